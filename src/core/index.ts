@@ -1,0 +1,5 @@
+// The core's public surface. Everything outside src/core imports from here, never from deeper files.
+export * from './model';
+export { loadPlan, detectFormat, MAX_PLAN_TEXT } from './load';
+export { derive, walk } from './metrics';
+export { analyze } from './findings/index';

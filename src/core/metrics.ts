@@ -1,0 +1,97 @@
+// One pass over a parsed plan: numbering, exclusive time and buffers, estimate factors, plan-wide maxima.
+// Parsers fill what the server printed; everything computed from it is computed here and only here.
+
+import { emptyMaxima, type Plan, type PlanNode } from './model';
+
+/** Visits nodes in preorder. */
+export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | undefined, depth: number) => void): void {
+  const stack: { node: PlanNode; parent: PlanNode | undefined; depth: number }[] = [{ node: root, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, parent, depth } = stack.pop()!;
+    visit(node, parent, depth);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node, depth: depth + 1 });
+  }
+}
+
+function sharedBlocks(node: PlanNode): number | undefined {
+  const b = node.metrics.buffers;
+  if (!b) return undefined;
+  if (b.sharedHit === undefined && b.sharedRead === undefined) return undefined;
+  return (b.sharedHit ?? 0) + (b.sharedRead ?? 0);
+}
+
+/**
+ * Completes a plan in place and returns it: ids in preorder, `nodes`, exclusive figures, estimate
+ * factors and maxima. Idempotent. Rejected plans get their own ids, independent of the main tree.
+ */
+export function derive(plan: Plan): Plan {
+  const nodes: PlanNode[] = [];
+  walk(plan.root, (node) => {
+    node.id = nodes.length;
+    nodes.push(node);
+  });
+  plan.nodes = nodes;
+  for (const r of plan.rejectedPlans) {
+    let i = 0;
+    walk(r.root, (node) => {
+      node.id = i++;
+    });
+    for (const n of collect(r.root)) deriveNode(n);
+  }
+  const max = emptyMaxima();
+  for (const node of nodes) {
+    deriveNode(node);
+    const m = node.metrics;
+    if (m.exclusiveTimeMs !== undefined) max.exclusiveTimeMs = Math.max(max.exclusiveTimeMs, m.exclusiveTimeMs);
+    if (m.rowsReturned !== undefined) max.rowsReturned = Math.max(max.rowsReturned, m.rowsReturned);
+    if (m.keysExamined !== undefined) max.keysExamined = Math.max(max.keysExamined, m.keysExamined);
+    if (m.docsExamined !== undefined) max.docsExamined = Math.max(max.docsExamined, m.docsExamined);
+    if (m.exclusiveSharedBlocks !== undefined) max.sharedBlocks = Math.max(max.sharedBlocks, m.exclusiveSharedBlocks);
+    if (m.estimateFactor !== undefined) max.estimateFactor = Math.max(max.estimateFactor, m.estimateFactor);
+  }
+  plan.maxima = max;
+  return plan;
+}
+
+function collect(root: PlanNode): PlanNode[] {
+  const out: PlanNode[] = [];
+  walk(root, (n) => out.push(n));
+  return out;
+}
+
+function deriveNode(node: PlanNode): void {
+  const m = node.metrics;
+  if (m.inclusiveTimeMs !== undefined) {
+    let childTime = 0;
+    for (const c of node.children) {
+      // A CTE or InitPlan child runs on its own account in PostgreSQL, but its time is still inside the
+      // parent's inclusive time, so it is subtracted like any other child.
+      childTime += c.metrics.inclusiveTimeMs ?? 0;
+    }
+    m.exclusiveTimeMs = Math.max(0, round3(m.inclusiveTimeMs - childTime));
+  }
+  const own = sharedBlocks(node);
+  if (own !== undefined) {
+    let childBlocks = 0;
+    for (const c of node.children) childBlocks += sharedBlocks(c) ?? 0;
+    m.exclusiveSharedBlocks = Math.max(0, own - childBlocks);
+  }
+  if (m.plannedRows !== undefined && m.rowsReturned !== undefined && !m.neverExecuted) {
+    const planned = Math.max(m.plannedRows, 1);
+    const actual = Math.max(m.rowsReturned, 1);
+    if (actual > planned) {
+      m.estimateFactor = round3(actual / planned);
+      m.estimateDirection = 'under';
+    } else if (planned > actual) {
+      m.estimateFactor = round3(planned / actual);
+      m.estimateDirection = 'over';
+    } else {
+      m.estimateFactor = 1;
+      m.estimateDirection = 'exact';
+    }
+  }
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
