@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run, type Io } from '../../src/cli/main';
+
+const corpus = join(__dirname, '..', 'fixtures', 'corpus');
+
+function capture(stdin = ''): Io & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: (s: string) => {
+      io.out += s;
+    },
+    stderr: (s: string) => {
+      io.err += s;
+    },
+    readStdin: () => stdin,
+    readFile: (p: string) => readFileSync(p, 'utf8'),
+  };
+  return io;
+}
+
+describe('qpi analyze', () => {
+  it('refuses a truncated plan from stdin with exit 2 and one sentence on stderr', async () => {
+    const io = capture('{"queryPlanner": {"winningPlan": {"stage": "COLLSCAN"');
+    const code = await run(['analyze', '-'], io);
+    assert.equal(code, 2);
+    assert.equal(io.out, '');
+    assert.match(io.err, /^[^\n]*truncated[^\n]*\.\n$/);
+  });
+
+  it('says when a file does not exist', async () => {
+    const io = capture();
+    assert.equal(await run(['analyze', join(corpus, 'no-such-file.json')], io), 2);
+    assert.match(io.err, /^There is no file .*no-such-file\.json\.\n$/);
+  });
+
+  it('rejects unknown options and commands as usage errors', async () => {
+    assert.equal(await run(['analyze', 'x', '--bogus'], capture()), 64);
+    assert.equal(await run(['frobnicate'], capture()), 64);
+    assert.equal(await run(['analyze'], capture()), 64);
+  });
+
+  it('prints the documented JSON document for a PostgreSQL plan', async () => {
+    const io = capture();
+    const code = await run(['analyze', join(corpus, 'pg-json-analyze-buffers-nested-loop-memoize-15.json'), '--json'], io);
+    assert.equal(code, 0, io.err);
+    const doc = JSON.parse(io.out) as Record<string, unknown>;
+    assert.equal(doc.engine, 'postgres');
+    assert.equal(doc.schemaVersion, 1);
+    assert.ok((doc.nodeCount as number) >= 3);
+    assert.ok(Array.isArray(doc.findings));
+    assert.ok(Array.isArray(doc.warnings));
+    const totals = doc.totals as Record<string, unknown>;
+    assert.equal(typeof totals.executionTimeMs, 'number');
+    assert.equal(typeof totals.rows, 'number');
+  });
+
+  it('runs as a built binary: exit 0 on a real MongoDB plan, 2 on garbage', () => {
+    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const ok = spawnSync(process.execPath, [cli, 'analyze', join(corpus, 'mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json'), '--json'], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stderr);
+    const doc = JSON.parse(ok.stdout) as { engine: string; totals: Record<string, number> };
+    assert.equal(doc.engine, 'mongodb');
+    assert.equal(typeof doc.totals.nReturned, 'number');
+    const bad = spawnSync(process.execPath, [cli, 'analyze', '-'], { input: 'hello world', encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stderr, 'This is not an explain output of MongoDB or PostgreSQL.\n');
+  });
+});
