@@ -1,0 +1,74 @@
+// Parse + analyse time of the plan engine, printed as medians and as a ratio to JSON.parse of the same
+// text in the same process (the baseline: reading the bytes at all). A benchmark prints figures; it
+// asserts nothing. Run: npm run bench [-- --runs N]
+
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyze, loadPlan } from '../src/core/index';
+import { generateMongoAllPlansExplain, generatePostgresJsonPlan } from './generate';
+
+const runsArg = process.argv.indexOf('--runs');
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 15;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Times fn RUNS times after two warm-ups, interleaved with the baseline so both see the same machine. */
+function measure(text: string, isJson: boolean): { engine: number; baseline: number | undefined; nodes: number } {
+  const engine: number[] = [];
+  const baseline: number[] = [];
+  let nodes = 0;
+  for (let i = 0; i < RUNS + 2; i++) {
+    let t = performance.now();
+    const r = loadPlan(text);
+    if (r.ok) {
+      analyze(r.plan);
+      nodes = r.plan.nodes.length;
+    }
+    const e = performance.now() - t;
+    let b = 0;
+    if (isJson) {
+      t = performance.now();
+      JSON.parse(text);
+      b = performance.now() - t;
+    }
+    if (i >= 2) {
+      engine.push(e);
+      baseline.push(b);
+    }
+  }
+  return { engine: median(engine), baseline: isJson ? median(baseline) : undefined, nodes };
+}
+
+function row(name: string, text: string): void {
+  const isJson = /^\s*[[{]/.test(text) && (() => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  const m = measure(text, isJson);
+  const kb = (text.length / 1024).toFixed(0).padStart(6);
+  const ratio = m.baseline ? `${(m.engine / m.baseline).toFixed(2)}x` : 'n/a (text)';
+  console.log(
+    `${name.padEnd(64)} ${kb} KB ${String(m.nodes).padStart(6)} nodes  engine ${m.engine.toFixed(2).padStart(8)} ms  JSON.parse ${m.baseline === undefined ? '       -' : m.baseline.toFixed(2).padStart(8)} ms  ratio ${ratio}`,
+  );
+}
+
+console.log(`Plan engine benchmark: median of ${RUNS} runs (after 2 warm-ups), Node ${process.version}`);
+console.log('ratio = (loadPlan + analyze) / JSON.parse of the same text; target <= 1.5x on JSON inputs');
+const corpus = join(__dirname, '..', 'test', 'fixtures', 'corpus');
+const largest = readdirSync(corpus)
+  .filter((f) => /\.(json|js|txt|yaml|xml)$/.test(f))
+  .map((f) => ({ f, size: statSync(join(corpus, f)).size }))
+  .sort((a, b) => b.size - a.size)
+  .slice(0, 6);
+for (const { f } of largest) row(`corpus/${f}`, readFileSync(join(corpus, f), 'utf8'));
+row('generated MongoDB allPlansExecution, ~10 MB', generateMongoAllPlansExplain(10 * 1024 * 1024));
+row('generated PostgreSQL JSON plan, 5,000 nodes', generatePostgresJsonPlan(5000));
+row('generated PostgreSQL JSON plan, 1,000 nodes', generatePostgresJsonPlan(1000));
