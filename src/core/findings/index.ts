@@ -1,5 +1,181 @@
-// Placeholder until the findings land (issue 2).
-import type { Finding, Plan } from '../model';
-export function analyze(_plan: Plan): Finding[] {
-  return [];
+// The findings: what a plan wastes, where, and by how much. `analyze` runs the engine's rules over every
+// node and orders the results; `summarize` turns them into the one-line verdict the CLI and the compare
+// view print. Codes, severities and thresholds are documented in docs/findings.md.
+
+import type { Finding, Plan, Severity } from '../model';
+import { mongoNodeRules, mongoPlanRules } from './mongo';
+import { postgresNodeRules, postgresPlanRules } from './postgres';
+import { buildCtx, type Ctx, fmt, fmtMs, type NodeRule, type PlanRule, plural, type Scored, severityRank } from './util';
+
+export { filterFields } from './mongo';
+
+/**
+ * Finds the waste in a plan. Never throws: a check that fails on an unexpected plan is skipped and
+ * reported as one `qpi.rule-error` finding, so the other checks still speak.
+ */
+export function analyze(plan: Plan): Finding[] {
+  let ctx: Ctx;
+  try {
+    ctx = buildCtx(plan);
+  } catch (err) {
+    return [ruleError(['reading the plan tree'], err)];
+  }
+  const nodeRules: NodeRule[] = plan.engine === 'mongodb' ? mongoNodeRules : postgresNodeRules;
+  const planRules: PlanRule[] = plan.engine === 'mongodb' ? mongoPlanRules : postgresPlanRules;
+  const scored: Scored[] = [];
+  const failed = new Set<string>();
+  let firstError: unknown;
+  for (const node of ctx.nodes) {
+    for (const rule of nodeRules) {
+      try {
+        const s = rule.run(ctx, node);
+        if (s) scored.push(s);
+      } catch (err) {
+        failed.add(rule.code);
+        firstError ??= err;
+      }
+    }
+  }
+  for (const rule of planRules) {
+    try {
+      const s = rule.run(ctx);
+      if (s) scored.push(s);
+    } catch (err) {
+      failed.add(rule.code);
+      firstError ??= err;
+    }
+  }
+  const efficient = efficiency(ctx, scored);
+  if (efficient) scored.push(efficient);
+  const findings = order(scored);
+  if (failed.size > 0) findings.push(ruleError([...failed], firstError));
+  return findings;
+}
+
+/** Severity first, then the amount of waste, then position in the tree: the order every view shows. */
+function order(scored: Scored[]): Finding[] {
+  return scored
+    .map((s, i) => ({ ...s, i }))
+    .sort((a, b) => {
+      const bySeverity = severityRank(a.finding.severity) - severityRank(b.finding.severity);
+      if (bySeverity !== 0) return bySeverity;
+      const byGood = Number(a.finding.good === true) - Number(b.finding.good === true);
+      if (byGood !== 0) return byGood;
+      if (b.score !== a.score) return b.score - a.score;
+      return (a.finding.nodeId ?? -1) - (b.finding.nodeId ?? -1) || a.i - b.i;
+    })
+    .map((s) => s.finding);
+}
+
+function ruleError(codes: string[], err: unknown): Finding {
+  const msg = err instanceof Error ? err.message : String(err);
+  return {
+    code: 'qpi.rule-error',
+    severity: 'info',
+    title: 'Some checks could not run',
+    message: `The ${codes.join(', ')} check${codes.length === 1 ? '' : 's'} failed on this plan because of an internal error (${msg.slice(0, 120)}); the findings shown come from the checks that ran.`,
+    numbers: {},
+  };
+}
+
+function isWaste(f: Finding): boolean {
+  return f.good !== true && f.severity !== 'info';
+}
+
+/** The "no waste" finding, for an executed plan where no check found anything to fix. */
+function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
+  if (!ctx.executed) return undefined;
+  if (scored.some((s) => isWaste(s.finding))) return undefined;
+  const t = ctx.plan.totals;
+  if (ctx.plan.engine === 'mongodb') {
+    if (scored.some((s) => s.finding.code === 'mongo.collscan')) return undefined;
+    const keys = t.keysExamined;
+    const docs = t.docsExamined;
+    const ret = t.nReturned;
+    if (keys === undefined || docs === undefined || ret === undefined) return undefined;
+    const exact = keys <= ret && docs <= ret;
+    const covered = docs === 0 && ret > 0 ? ' (covered: no document was fetched)' : '';
+    return {
+      score: 0,
+      finding: {
+        code: 'mongo.efficient',
+        severity: 'info',
+        good: true,
+        title: 'No wasted work',
+        message: `Examined ${plural(keys, 'index key')} and ${plural(docs, 'document')} to return ${fmt(ret)}${covered}: ${exact ? 'nothing was read for nothing' : 'close to one key and one document per result'}, and no stage sorts in memory.`,
+        numbers: { keysExamined: keys, docsExamined: docs, returned: ret },
+      },
+    };
+  }
+  const rows = t.rows ?? ctx.plan.root.metrics.rowsReturned;
+  const ms = t.executionTimeMs ?? ctx.plan.postgres?.executionTimeMs;
+  const numbers: Record<string, number> = {};
+  if (rows !== undefined) numbers['rows'] = rows;
+  if (ms !== undefined) numbers['executionMs'] = ms;
+  const blocks = sharedBlocks(ctx.plan);
+  if (blocks !== undefined) numbers['sharedBlocks'] = blocks;
+  return {
+    score: 0,
+    finding: {
+      code: 'pg.efficient',
+      severity: 'info',
+      good: true,
+      title: 'No wasted work found',
+      message: `No node reads rows it throws away, sorts or hashes on disk, or skips what it read${rows !== undefined ? `: ${plural(rows, 'row')}` : ''}${ms !== undefined ? ` in ${fmtMs(ms)}` : ''}${blocks !== undefined ? `, ${plural(blocks, 'buffer')} touched` : ''}.`,
+      numbers,
+    },
+  };
+}
+
+function sharedBlocks(plan: Plan): number | undefined {
+  const b = plan.totals.buffers ?? plan.root.metrics.buffers;
+  if (!b || (b.sharedHit === undefined && b.sharedRead === undefined)) return undefined;
+  return (b.sharedHit ?? 0) + (b.sharedRead ?? 0);
+}
+
+const SEVERITIES: Severity[] = ['high', 'medium', 'low'];
+
+/**
+ * One line for the CLI and the compare view: the verdict, the worst problems by title, and the plan's
+ * headline figures. Example: "2 problems (1 high, 1 medium): Collection scan; Blocking sort — 0 keys,
+ * 100,000 documents examined, 1 returned, 167 ms."
+ */
+export function summarize(plan: Plan, findings: Finding[]): string {
+  const waste = findings.filter(isWaste);
+  const figures = headline(plan);
+  const tail = figures ? ` — ${figures}.` : '.';
+  if (waste.length === 0) {
+    const executed = findings.every((f) => f.code !== 'mongo.no-execution-stats' && f.code !== 'pg.not-analyzed');
+    if (!executed) return `No problem visible in the plan's shape; run it with execution statistics to measure the work${tail}`;
+    const good = findings.filter((f) => f.good === true && f.code !== 'mongo.efficient' && f.code !== 'pg.efficient');
+    const extra = good.length > 0 ? ` (${good.map((f) => f.title).join('; ')})` : '';
+    return `Efficient: no wasted work found${extra}${tail}`;
+  }
+  const counts = SEVERITIES.map((s) => [s, waste.filter((f) => f.severity === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
+  const titles = [...new Set(waste.map((f) => f.title))];
+  const shown = titles.slice(0, 2).join('; ');
+  const more = titles.length > 2 ? `; +${titles.length - 2} more` : '';
+  return `${waste.length} ${waste.length === 1 ? 'problem' : 'problems'} (${counts}): ${shown}${more}${tail}`;
+}
+
+function headline(plan: Plan): string {
+  const t = plan.totals;
+  const parts: string[] = [];
+  if (plan.engine === 'mongodb') {
+    if (t.nReturned !== undefined) {
+      parts.push(`${plural(t.keysExamined ?? 0, 'key')}, ${plural(t.docsExamined ?? 0, 'document')} examined, ${fmt(t.nReturned)} returned`);
+    }
+    if (t.executionTimeMs !== undefined) parts.push(fmtMs(t.executionTimeMs));
+  } else {
+    const rows = t.rows ?? plan.root.metrics.rowsReturned;
+    if (rows !== undefined) parts.push(plural(rows, 'row'));
+    const ms = t.executionTimeMs ?? plan.postgres?.executionTimeMs;
+    if (ms !== undefined) parts.push(fmtMs(ms));
+    const blocks = sharedBlocks(plan);
+    if (blocks !== undefined) parts.push(plural(blocks, 'buffer'));
+  }
+  return parts.join(', ');
 }

@@ -1,0 +1,597 @@
+// MongoDB rules. Each looks at one kind of stage and reports the waste where it happens: the COLLSCAN
+// that reads the collection, the IXSCAN that examines keys it does not return, the FETCH whose filter
+// throws documents away, the SORT that blocks, the SKIP that reads what it discards. The thresholds are
+// documented in docs/findings.md.
+
+import type { PlanNode, Severity } from '../model';
+import {
+  brief,
+  type Ctx,
+  descendants,
+  fmt,
+  fmtRatio,
+  isRecord,
+  listNames,
+  num,
+  parentOf,
+  plural,
+  ratioOf,
+  type NodeRule,
+  type PlanRule,
+  type Scored,
+  wasteSeverity,
+} from './util';
+
+/** MongoDB merges in order at most this many point scans (internalQueryMaxScansToExplode). */
+const MAX_SCANS_TO_EXPLODE = 200;
+
+const INDEX_SCANS = new Set(['IXSCAN', 'EXPRESS_IXSCAN']);
+
+/** Rules run on every node of the drawn tree. */
+export const mongoNodeRules: NodeRule[] = [
+  { code: 'mongo.collscan', run: (ctx, n) => (n.kind === 'COLLSCAN' ? collscan(ctx, n) : undefined) },
+  { code: 'mongo.keys-examined-ratio', run: (_ctx, n) => (INDEX_SCANS.has(n.kind) ? indexScan(n) : undefined) },
+  { code: 'mongo.residual-fetch-filter', run: (_ctx, n) => (n.kind === 'FETCH' ? residualFetchFilter(n) : undefined) },
+  { code: 'mongo.docs-examined-ratio', run: (_ctx, n) => docsExaminedRatio(n) },
+  { code: 'mongo.blocking-sort', run: (ctx, n) => (n.kind === 'SORT' || n.kind === '$sort' ? blockingSort(ctx, n) : undefined) },
+  { code: 'mongo.sort-merge-explode', run: (_ctx, n) => (n.kind === 'SORT_MERGE' ? sortMerge(n) : undefined) },
+  { code: 'mongo.skip-reads', run: (_ctx, n) => (skipAmountOf(n) !== undefined ? skipReads(n) : undefined) },
+];
+
+/** Rules run once on the whole plan. */
+export const mongoPlanRules: PlanRule[] = [
+  { code: 'mongo.project-before-match', run: (ctx) => projectBeforeMatch(ctx) },
+  {
+    code: 'mongo.no-execution-stats',
+    run: (ctx) =>
+      ctx.executed
+        ? undefined
+        : {
+            score: 0,
+            finding: {
+              code: 'mongo.no-execution-stats',
+              severity: 'info',
+              title: 'No execution statistics',
+              message:
+                'This explain ran at queryPlanner verbosity, so it shows the chosen plan but not how many keys and documents it read. Explain with "executionStats" to measure the waste.',
+              numbers: {},
+            },
+          },
+  },
+];
+
+
+// ---------------------------------------------------------------------------------------------
+// Reading stage fields: typed details first, the raw server fields as a fallback.
+
+function keyPatternOf(node: PlanNode): Record<string, unknown> | undefined {
+  const k = node.details.keyPattern ?? node.raw['keyPattern'];
+  return isRecord(k) ? k : undefined;
+}
+
+function boundsOf(node: PlanNode): Record<string, string[]> | undefined {
+  const b = node.details.indexBounds ?? node.raw['indexBounds'];
+  if (!isRecord(b)) return undefined;
+  const out: Record<string, string[]> = {};
+  for (const [field, list] of Object.entries(b)) {
+    if (Array.isArray(list)) out[field] = list.map((x) => String(x));
+  }
+  return out;
+}
+
+function filterOf(node: PlanNode): unknown {
+  return node.details.filter ?? node.raw['filter'];
+}
+
+function indexNameOf(node: PlanNode): string | undefined {
+  const n = node.details.indexName ?? node.raw['indexName'];
+  return typeof n === 'string' ? n : undefined;
+}
+
+function sortPatternOf(node: PlanNode): Record<string, unknown> | undefined {
+  const p = node.details.sortPattern ?? node.raw['sortPattern'];
+  if (isRecord(p)) return p;
+  const agg = node.raw['$sort'];
+  if (isRecord(agg) && isRecord(agg['sortKey'])) return agg['sortKey'];
+  return undefined;
+}
+
+function skipAmountOf(node: PlanNode): number | undefined {
+  const s = node.metrics.skipAmount ?? num(node.raw['skipAmount']) ?? (node.kind === '$skip' ? num(node.raw['$skip']) : undefined);
+  return s !== undefined && s > 0 ? s : undefined;
+}
+
+/** Renders a key or sort pattern the way the shell prints it: { s: 1, r: -1 }. */
+function pattern(p: Record<string, unknown>): string {
+  const parts = Object.entries(p).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${brief(v, 20)}`);
+  return `{ ${parts.join(', ')} }`;
+}
+
+/** The first index scan under a node, not looking past another FETCH or a SORT. */
+function indexScanBelow(node: PlanNode): PlanNode | undefined {
+  return descendants(node, (n) => n.kind === 'FETCH' || n.kind === 'SORT').find((n) => INDEX_SCANS.has(n.kind));
+}
+
+/**
+ * Field paths a query filter reads, in order of appearance: through $and/$or/$nor/$not, and into
+ * $elemMatch sub-documents ("order_details.product_id").
+ */
+export function filterFields(filter: unknown, prefix = ''): string[] {
+  const out: string[] = [];
+  const add = (f: string): void => {
+    if (!out.includes(f)) out.push(f);
+  };
+  const visit = (f: unknown, pre: string): void => {
+    if (Array.isArray(f)) {
+      for (const x of f) visit(x, pre);
+      return;
+    }
+    if (!isRecord(f)) return;
+    for (const [k, v] of Object.entries(f)) {
+      if (k === '$and' || k === '$or' || k === '$nor') visit(v, pre);
+      else if (k === '$not') visit(v, pre);
+      else if (k.startsWith('$')) continue;
+      else {
+        const path = pre ? `${pre}.${k}` : k;
+        const elem = isRecord(v) ? v['$elemMatch'] : undefined;
+        if (isRecord(elem) && Object.keys(elem).some((x) => !x.startsWith('$'))) visit(elem, path);
+        else add(path);
+      }
+    }
+  };
+  visit(filter, prefix);
+  return out;
+}
+
+type BoundKind = 'point' | 'points' | 'full' | 'range';
+
+function classify(intervals: string[]): BoundKind {
+  if (intervals.length === 1 && /^\[(MinKey|MaxKey), (MinKey|MaxKey)\]$/.test(intervals[0]!) && intervals[0] !== '[MinKey, MinKey]' && intervals[0] !== '[MaxKey, MaxKey]') {
+    return 'full';
+  }
+  const points = intervals.every((i) => {
+    const m = /^\[(.*), (.*)\]$/.exec(i);
+    return m !== null && m[1] === m[2];
+  });
+  if (points) return intervals.length === 1 ? 'point' : 'points';
+  return 'range';
+}
+
+/** Number of point-interval combinations the bounds enumerate (the scans an explode would need). */
+function pointCombinations(bounds: Record<string, string[]>): number {
+  let n = 1;
+  for (const list of Object.values(bounds)) {
+    if (classify(list) === 'points') n *= list.length;
+  }
+  return n;
+}
+
+/** Why an index scan seeks: the first field that is not one value, ahead of a field that is bounded. */
+function hopReason(node: PlanNode): string | undefined {
+  const bounds = boundsOf(node);
+  if (!bounds) return undefined;
+  const fields = Object.keys(keyPatternOf(node) ?? bounds).filter((f) => bounds[f] !== undefined);
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const kind = classify(bounds[f]!);
+    if (kind === 'point') continue;
+    const later = fields.slice(i + 1).filter((g) => classify(bounds[g]!) !== 'full');
+    if (later.length === 0) return undefined;
+    const what =
+      kind === 'full'
+        ? `${f} is not bounded (${bounds[f]![0]})`
+        : kind === 'points'
+          ? `${f} has ${fmt(bounds[f]!.length)} separate values`
+          : `${f} is a range (${brief(bounds[f]!.join(', '), 40)})`;
+    return `${what} ahead of ${listNames(later)} in the index, so the scan jumps from one ${f} value to the next to apply the bounds on ${listNames(later)}`;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+
+const PASS_THROUGH = /^(PROJECTION_|PROJECTION$|SHARDING_FILTER$|\$project$|\$addFields$|\$set$|\$unset$|\$match$|\$cursor$)/;
+
+/** What the query keeps of a scan's output: its own count, or that of a $match above it in the pipeline. */
+function keptAfterScan(ctx: Ctx, node: PlanNode): { kept: number | undefined; match?: PlanNode } {
+  let kept = node.metrics.rowsReturned;
+  let match: PlanNode | undefined;
+  let p = parentOf(ctx, node);
+  while (p && PASS_THROUGH.test(p.kind)) {
+    if (p.kind === '$match' && p.metrics.rowsReturned !== undefined) {
+      kept = p.metrics.rowsReturned;
+      match = p;
+    }
+    p = parentOf(ctx, p);
+  }
+  return match ? { kept, match } : { kept };
+}
+
+function collscan(ctx: Ctx, node: PlanNode): Scored {
+  const examined = node.metrics.docsExamined;
+  const { kept, match } = keptAfterScan(ctx, node);
+  const filter = filterOf(node);
+  const hasFilter = filter !== undefined || match !== undefined;
+  const ns = ctx.plan.mongo?.namespace ? ` of ${ctx.plan.mongo.namespace}` : '';
+  const title = 'Collection scan';
+  if (examined === undefined || kept === undefined) {
+    return {
+      score: 0,
+      finding: {
+        code: 'mongo.collscan',
+        severity: hasFilter ? 'medium' : 'low',
+        nodeId: node.id,
+        title,
+        message: `Reads every document${ns}${filter !== undefined ? ` and applies the filter ${brief(filter, 60)} to each` : ''}: no index is used. Without execution statistics the number of documents read is unknown.`,
+        numbers: {},
+      },
+    };
+  }
+  const numbers = { docsExamined: examined, returned: kept, ratio: ratioOf(examined, kept) };
+  let severity: Severity;
+  let message: string;
+  const keptPct = examined > 0 ? Math.round((kept / examined) * 1000) / 10 : 100;
+  if (examined < 1_000) {
+    severity = 'info';
+    message = `Read all ${plural(examined, 'document')}${ns} to return ${fmt(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
+  } else if (!hasFilter) {
+    severity = 'info';
+    message = `Read ${plural(examined, 'document')}${ns} without a filter: the query asks for all of them, so an index would only help to return them in order or to stop early.`;
+  } else if (kept * 2 >= examined) {
+    severity = 'low';
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${keptPct}%). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
+  } else {
+    severity = wasteSeverity(examined, kept);
+    const where = match ? ' (the $match that filters them runs after the scan)' : '';
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${fmtRatio(examined / Math.max(kept, 1))})${where}: no index serves the filter, so every document is loaded and tested. An index on the filtered fields would read only the matching ones.`;
+  }
+  return { score: examined - kept, finding: { code: 'mongo.collscan', severity, nodeId: node.id, title, message, numbers } };
+}
+
+function indexScan(node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const keys = m.keysExamined;
+  const ret = m.rowsReturned;
+  if (keys === undefined || ret === undefined) return undefined;
+  const seeks = m.seeks;
+  const name = indexNameOf(node);
+  const idx = name ? ` on ${name}` : '';
+  if (seeks !== undefined && seeks > 1 && keys > ret) {
+    const reason = hopReason(node);
+    const severity = wasteSeverity(keys, ret);
+    const extra = keys - ret;
+    let advice: string;
+    if (extra < 100 || keys < ret * 1.5) {
+      advice = ' So few extra keys make this index good enough: it is cheaper to keep it than to add another index for this query.';
+    } else {
+      advice = ' An index with the bounded fields together, right after the equality fields, would read them in one seek.';
+    }
+    return {
+      score: extra / 10,
+      finding: {
+        code: 'mongo.skip-scan-seeks',
+        severity,
+        nodeId: node.id,
+        title: 'Index scan hops between key ranges',
+        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)}, with ${fmt(seeks)} seeks${reason ? `: ${reason}` : ': the key order makes the scan skip over entries'}.${advice}`,
+        numbers: { keysExamined: keys, returned: ret, seeks, ratio: ratioOf(keys, ret) },
+      },
+    };
+  }
+  const dups = m.dupsDropped ?? 0;
+  if (keys - dups > ret + 1) {
+    const filter = filterOf(node);
+    const fields = filter !== undefined ? filterFields(filter) : [];
+    const why =
+      fields.length > 0
+        ? `the condition on ${listNames(fields)} is not part of the index bounds, so it is tested key by key`
+        : 'the index bounds admit many keys the query does not want';
+    const dupNote = dups > 0 ? ` (${fmt(dups)} of them were duplicate entries of multikey documents)` : '';
+    return {
+      score: (keys - ret) / 10,
+      finding: {
+        code: 'mongo.keys-examined-ratio',
+        severity: wasteSeverity(keys - dups, ret),
+        nodeId: node.id,
+        title: 'Index keys examined but not returned',
+        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)} (${fmtRatio(keys / Math.max(ret, 1))})${dupNote}: ${why}.`,
+        numbers: { keysExamined: keys, returned: ret, ratio: ratioOf(keys, ret), ...(dups > 0 ? { dupsDropped: dups } : {}) },
+      },
+    };
+  }
+  return undefined;
+}
+
+function residualFetchFilter(node: PlanNode): Scored | undefined {
+  const docs = node.metrics.docsExamined;
+  const ret = node.metrics.rowsReturned;
+  const filter = filterOf(node);
+  if (docs === undefined || ret === undefined || docs <= ret || filter === undefined) return undefined;
+  const scan = indexScanBelow(node);
+  if (!scan) return undefined;
+  const keyFields = Object.keys(keyPatternOf(scan) ?? {});
+  const fields = filterFields(filter);
+  const missing = fields.filter((f) => !keyFields.includes(f));
+  const name = indexNameOf(scan) ?? 'the index';
+  let message = `Fetched ${plural(docs, 'document')} and kept ${fmt(ret)} (${fmtRatio(docs / Math.max(ret, 1))}): the filter ${brief(filter, 70)} is applied after the index scan. `;
+  if (missing.length > 0) {
+    message += `${name} does not contain ${listNames(missing)}; with ${missing.length === 1 ? 'it' : 'them'} in the index the scan would skip those documents.`;
+    const multikey = multikeyPrefix(scan, missing);
+    if (multikey) message += ` Because ${multikey} is an array, both conditions bound the index together only under $elemMatch.`;
+  } else {
+    message += `${name} has these fields but its bounds could not express the condition (an array field without $elemMatch, or an operator the bounds cannot take), so each document is checked after fetching.`;
+  }
+  return {
+    score: docs - ret,
+    finding: {
+      code: 'mongo.residual-fetch-filter',
+      severity: wasteSeverity(docs, ret),
+      nodeId: node.id,
+      title: 'Filter applied after fetching',
+      message,
+      numbers: { docsExamined: docs, returned: ret, ratio: ratioOf(docs, ret), fieldsNotInIndex: missing.length },
+    },
+  };
+}
+
+/** The array path shared by a multikey index field and one of the given fields, if any. */
+function multikeyPrefix(scan: PlanNode, fields: string[]): string | undefined {
+  const paths = scan.details.multiKeyPaths ?? (isRecord(scan.raw['multiKeyPaths']) ? (scan.raw['multiKeyPaths'] as Record<string, unknown>) : undefined);
+  if (!paths) return undefined;
+  for (const list of Object.values(paths)) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      if (typeof p === 'string' && fields.some((f) => f.startsWith(`${p}.`))) return p;
+    }
+  }
+  return undefined;
+}
+
+function docsExaminedRatio(node: PlanNode): Scored | undefined {
+  // Collection scans, index scans and FETCH stages with a residual filter have their own findings.
+  if (node.kind === 'COLLSCAN' || INDEX_SCANS.has(node.kind)) return undefined;
+  if (node.kind === 'FETCH' && residualFetchFilter(node) !== undefined) return undefined;
+  const docs = node.metrics.docsExamined;
+  const ret = node.metrics.rowsReturned;
+  if (docs === undefined || ret === undefined || docs <= ret) return undefined;
+  return {
+    score: docs - ret,
+    finding: {
+      code: 'mongo.docs-examined-ratio',
+      severity: wasteSeverity(docs, ret),
+      nodeId: node.id,
+      title: 'Documents examined but not returned',
+      message: `${node.kind} examined ${plural(docs, 'document')} to return ${fmt(ret)} (${fmtRatio(docs / Math.max(ret, 1))}): the rest were loaded and then discarded.`,
+      numbers: { docsExamined: docs, returned: ret, ratio: ratioOf(docs, ret) },
+    },
+  };
+}
+
+function blockingSort(ctx: Ctx, node: PlanNode): Scored {
+  const m = node.metrics;
+  const input = node.children[0]?.metrics.rowsReturned ?? previousStageRows(ctx, node);
+  const out = m.rowsReturned;
+  const usedDisk = m.usedDisk === true || node.raw['usedDisk'] === true || (num(node.raw['spills']) ?? 0) > 0;
+  const limit = m.limitAmount ?? num(node.raw['limitAmount']) ?? (isRecord(node.raw['$sort']) ? num(node.raw['$sort']['limit']) : undefined);
+  const sortPattern = sortPatternOf(node);
+  const order = sortPattern ? ` ${pattern(sortPattern)}` : '';
+  const scan = indexScanBelow(node);
+  const collscanBelow = descendants(node).some((n) => n.kind === 'COLLSCAN');
+  let severity: Severity;
+  if (usedDisk) severity = 'high';
+  else if (input === undefined) severity = 'medium';
+  else if (input >= 100_000) severity = 'high';
+  else if (input >= 1_000) severity = 'medium';
+  else severity = 'low';
+  const numbers: Record<string, number> = {};
+  if (input !== undefined) numbers['sortedDocs'] = input;
+  if (out !== undefined) numbers['returned'] = out;
+  if (limit !== undefined) numbers['limitAmount'] = limit;
+  const mem = m.memUsageBytes ?? num(node.raw['totalDataSizeSorted']) ?? num(node.raw['totalDataSizeSortedBytesEstimate']);
+  if (mem !== undefined) numbers['bytesSorted'] = mem;
+  numbers['usedDisk'] = usedDisk ? 1 : 0;
+
+  const parts: string[] = [];
+  const where = usedDisk ? 'and spilled to disk' : 'in memory';
+  if (input !== undefined) {
+    parts.push(`Sorted ${plural(input, 'document')} ${where}${out !== undefined ? ` to return ${fmt(out)}` : ''}${limit !== undefined ? ` (top-${fmt(limit)} sort)` : ''}.`);
+  } else {
+    parts.push(`Sorts the results${order} ${where} before returning the first one.`);
+  }
+  const name = scan ? indexNameOf(scan) : undefined;
+  if (scan) {
+    const bounds = boundsOf(scan);
+    const combos = bounds ? pointCombinations(bounds) : 1;
+    const keyFields = Object.keys(keyPatternOf(scan) ?? {});
+    const sortFirst = sortPattern ? Object.keys(sortPattern)[0] : undefined;
+    if (combos > MAX_SCANS_TO_EXPLODE && sortFirst !== undefined && keyFields.includes(sortFirst)) {
+      numbers['pointScans'] = combos;
+      parts.push(
+        `The $in list makes ${fmt(combos)} point scans on ${name ?? 'the index'}, more than the ${MAX_SCANS_TO_EXPLODE} MongoDB merges in order (explode-for-sort), so the index order is lost; for the index rule this $in counts as a range, after the sort fields.`,
+      );
+    } else {
+      parts.push(
+        `${name ?? 'The index'} does not deliver the order${order}, so every match is read before the first result; an index with the sort fields right after the equality fields (ESR) would return them in order.`,
+      );
+    }
+  } else if (collscanBelow) {
+    parts.push(`No index provides the order${order}; an index on the equality fields followed by the sort fields would return them in order.`);
+  } else if (node.kind === '$sort') {
+    parts.push('The $sort runs in the pipeline after stages that could not be pushed to the query layer, so no index can provide its order.');
+  }
+  return {
+    score: input ?? 0,
+    finding: { code: 'mongo.blocking-sort', severity, nodeId: node.id, title: usedDisk ? 'Blocking sort spilled to disk' : 'Blocking sort', message: parts.join(' '), numbers },
+  };
+}
+
+/** For pipeline stages drawn as siblings, the rows the previous stage produced. */
+function previousStageRows(ctx: Ctx, node: PlanNode): number | undefined {
+  const parent = parentOf(ctx, node);
+  if (!parent) return undefined;
+  const i = parent.children.indexOf(node);
+  return i > 0 ? parent.children[i - 1]!.metrics.rowsReturned : undefined;
+}
+
+function sortMerge(node: PlanNode): Scored {
+  const scans = descendants(node).filter((n) => INDEX_SCANS.has(n.kind));
+  const names = [...new Set(scans.map(indexNameOf).filter((x): x is string => x !== undefined))];
+  const sortPattern = sortPatternOf(node);
+  const order = sortPattern ? ` ${pattern(sortPattern)}` : '';
+  const keys = scans.reduce((s, n) => s + (n.metrics.keysExamined ?? 0), 0);
+  const branches = Math.max(scans.length, node.children.length);
+  const on = names.length === 1 ? ` on ${names[0]}` : names.length > 1 ? ` on ${listNames(names)}` : '';
+  const numbers: Record<string, number> = { branches };
+  if (node.metrics.rowsReturned !== undefined) numbers['returned'] = node.metrics.rowsReturned;
+  if (scans.some((s) => s.metrics.keysExamined !== undefined)) numbers['keysExamined'] = keys;
+  return {
+    score: 0,
+    finding: {
+      code: 'mongo.sort-merge-explode',
+      severity: 'info',
+      good: true,
+      nodeId: node.id,
+      title: 'Explode-for-sort: merged index scans, no blocking sort',
+      message: `The $in or $or values were split into ${fmt(branches)} index scans${on}, each already in the order${order}, and merged: no blocking sort is needed, and a limit stops every scan early. MongoDB does this for up to ${MAX_SCANS_TO_EXPLODE} point scans; a longer list falls back to a blocking SORT.`,
+      numbers,
+    },
+  };
+}
+
+function skipReads(node: PlanNode): Scored | undefined {
+  const skip = skipAmountOf(node)!;
+  const ret = node.metrics.rowsReturned;
+  const input = node.children[0]?.metrics.rowsReturned;
+  if (ret === undefined) return undefined;
+  const skipped = input !== undefined ? Math.max(0, Math.min(skip, input - ret)) : skip;
+  if (skipped <= 0) return undefined;
+  const below = descendants(node, (n) => n.kind === 'SORT' || n.kind === 'FETCH' || n.kind === 'COLLSCAN');
+  const scans = below.filter((n) => INDEX_SCANS.has(n.kind));
+  const keys = scans.length > 0 ? scans.reduce((s, n) => s + (n.metrics.keysExamined ?? 0), 0) : undefined;
+  const readWhat = keys !== undefined && keys > 0 ? plural(keys, 'index key') : plural(input ?? skipped + ret, 'document');
+  const severity: Severity = skipped >= 10_000 ? 'high' : skipped >= 1_000 ? 'medium' : 'low';
+  const numbers: Record<string, number> = { skipAmount: skip, skipped, returned: ret };
+  if (keys !== undefined) numbers['keysExamined'] = keys;
+  if (input !== undefined) numbers['read'] = input;
+  return {
+    score: skipped,
+    finding: {
+      code: 'mongo.skip-reads',
+      severity,
+      nodeId: node.id,
+      title: 'skip() reads what it skips',
+      message: `Read ${readWhat} to return ${fmt(ret)}: skip(${fmt(skip)}) discards what it reads, and each later page reads more. Paginate on the sort key instead ({ sortField: { $gt: lastValue } } with the same sort) so each page reads only its own entries.`,
+      numbers,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// $project/$addFields/$set before $match
+
+const RESHAPE_STAGES = ['$project', '$addFields', '$set'];
+
+/** Fields a projection computes, with the path they come from when it is a plain "$path" reference. */
+function computedFields(stage: string, spec: unknown): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  if (!isRecord(spec)) return out;
+  for (const [field, value] of Object.entries(spec)) {
+    if (field === '_id' && (value === 0 || value === 1 || value === true || value === false)) continue;
+    const inclusion = value === 0 || value === 1 || value === true || value === false;
+    if (stage === '$project' && inclusion) continue;
+    if (stage === '$project' && isRecord(value) && isInclusionTree(value)) continue;
+    out.set(field, typeof value === 'string' && value.startsWith('$') && !value.startsWith('$$') ? value.slice(1) : undefined);
+  }
+  return out;
+}
+
+function isInclusionTree(v: Record<string, unknown>): boolean {
+  return Object.entries(v).every(([k, x]) => !k.startsWith('$') && (x === 0 || x === 1 || x === true || x === false || (isRecord(x) && isInclusionTree(x))));
+}
+
+interface Reshape {
+  stage: string;
+  fields: Map<string, string | undefined>;
+  node?: PlanNode;
+}
+
+function projectBeforeMatch(ctx: Ctx): Scored | undefined {
+  // The user's pipeline, in order, when the explain kept the command; otherwise the stages drawn.
+  const reshapes: Reshape[] = [];
+  let matchFilter: unknown;
+  let matchNode: PlanNode | undefined;
+  const command = ctx.plan.mongo?.command;
+  const pipeline = isRecord(command) && Array.isArray(command['pipeline']) ? (command['pipeline'] as unknown[]) : undefined;
+  if (pipeline) {
+    for (const st of pipeline) {
+      if (!isRecord(st)) continue;
+      const name = Object.keys(st)[0];
+      if (name === undefined) continue;
+      if (name === '$match') {
+        if (reshapes.length > 0) matchFilter = st[name];
+        break;
+      }
+      if (RESHAPE_STAGES.includes(name)) reshapes.push({ stage: name, fields: computedFields(name, st[name]) });
+    }
+    matchNode = ctx.nodes.find((n) => n.kind === '$match');
+  }
+  if (matchFilter === undefined) {
+    matchNode = ctx.nodes.find((n) => n.kind === '$match');
+    if (!matchNode) return undefined;
+    matchFilter = matchNode.details.filter ?? matchNode.raw['$match'];
+    for (const n of ctx.nodes) {
+      if (/^PROJECTION_/.test(n.kind) && isRecord(n.raw['transformBy'])) {
+        reshapes.push({ stage: '$project', fields: computedFields('$project', n.raw['transformBy']), node: n });
+      } else if (RESHAPE_STAGES.includes(n.kind)) {
+        reshapes.push({ stage: n.kind, fields: computedFields(n.kind, n.raw[n.kind]), node: n });
+      }
+    }
+  }
+  if (matchFilter === undefined || reshapes.length === 0) return undefined;
+  const matched = filterFields(matchFilter);
+  let hit: { field: string; source: string | undefined; stage: string } | undefined;
+  for (const f of matched) {
+    for (const r of reshapes) {
+      const top = f.split('.')[0]!;
+      if (r.fields.has(f) || r.fields.has(top)) {
+        const key = r.fields.has(f) ? f : top;
+        hit = { field: f, source: r.fields.get(key), stage: r.stage };
+        break;
+      }
+    }
+    if (hit) break;
+  }
+  if (!hit) return undefined;
+  const scan = ctx.nodes.find((n) => n.kind === 'COLLSCAN');
+  const usesIndex = ctx.nodes.some((n) => INDEX_SCANS.has(n.kind));
+  if (!scan && usesIndex) return undefined;
+  const examined = scan?.metrics.docsExamined;
+  const kept = matchNode?.metrics.rowsReturned;
+  const numbers: Record<string, number> = {};
+  if (examined !== undefined) numbers['docsExamined'] = examined;
+  if (kept !== undefined) numbers['returned'] = kept;
+  const severity: Severity = examined !== undefined && kept !== undefined ? maxSeverity(wasteSeverity(examined, kept), 'medium') : 'medium';
+  const src = hit.source;
+  const read = examined !== undefined ? ` (read ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${fmt(kept)}` : ''})` : '';
+  const origin = src ? ` from "${src}"` : '';
+  const fix = src
+    ? `Match on "${src}" before the ${hit.stage}: MongoDB will not move the $match itself, because when ${src.split('.')[0]} holds arrays (or arrays of arrays) the computed field matches differently from the original path.`
+    : `Match on the original fields before the ${hit.stage}: MongoDB cannot move a $match across a stage that computes the field it tests.`;
+  return {
+    score: examined !== undefined && kept !== undefined ? examined - kept : 0,
+    finding: {
+      code: 'mongo.project-before-match',
+      severity,
+      nodeId: (matchNode ?? scan)?.id,
+      title: `${hit.stage} before $match hides the index`,
+      message: `The $match on ${hit.field} comes after a ${hit.stage} that computes ${hit.field}${origin}, so it cannot use an index and the collection is scanned${read}. ${fix}`,
+      numbers,
+    },
+  };
+}
+
+function maxSeverity(a: Severity, b: Severity): Severity {
+  const order: Severity[] = ['high', 'medium', 'low', 'info'];
+  return order[Math.min(order.indexOf(a), order.indexOf(b))]!;
+}

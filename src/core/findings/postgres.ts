@@ -1,0 +1,556 @@
+// PostgreSQL rules: rows read and thrown away (sequential scans, filters, join filters, rechecks),
+// blocking and spilling sorts, hashes in batches, OFFSET, estimates, parallel workers, heap fetches,
+// JIT and planning time. The thresholds are documented in docs/findings.md.
+
+import type { PlanNode, Severity } from '../model';
+import {
+  brief,
+  type Ctx,
+  descendants,
+  fmt,
+  fmtKb,
+  fmtMs,
+  fmtRatio,
+  lower,
+  parentOf,
+  plural,
+  ratioOf,
+  type NodeRule,
+  type PlanRule,
+  type Scored,
+  timeShare,
+  wasteSeverity,
+} from './util';
+
+/** Rules run on every node of the drawn tree. */
+export const postgresNodeRules: NodeRule[] = [
+  { code: 'pg.seq-scan', run: (ctx, n) => (isSeqScan(n.kind) ? seqScan(ctx, n) : undefined) },
+  { code: 'pg.rows-removed-by-filter', run: (ctx, n) => (isSeqScan(n.kind) ? undefined : rowsRemovedByFilter(ctx, n)) },
+  { code: 'pg.rows-removed-by-join-filter', run: rowsRemovedByJoinFilter },
+  { code: 'pg.index-recheck', run: indexRecheck },
+  { code: 'pg.sort', run: (ctx, n) => (n.kind === 'Sort' || n.kind === 'Incremental Sort' ? sort(ctx, n) : undefined) },
+  { code: 'pg.offset-reads', run: (_ctx, n) => (n.kind === 'Limit' ? offsetReads(n) : undefined) },
+  { code: 'pg.hash-batches', run: (ctx, n) => (n.kind === 'Hash' || isHashAggregate(n) ? hashBatches(ctx, n) : undefined) },
+  { code: 'pg.heap-fetches', run: (_ctx, n) => (n.kind === 'Index Only Scan' ? heapFetches(n) : undefined) },
+  { code: 'pg.workers-not-launched', run: (_ctx, n) => workersNotLaunched(n) },
+  { code: 'pg.misestimate', run: misestimate },
+  { code: 'pg.never-executed', run: neverExecuted },
+  { code: 'pg.temp-spill', run: tempSpill },
+];
+
+/** Rules run once on the whole plan. */
+export const postgresPlanRules: PlanRule[] = [
+  { code: 'pg.jit-time', run: jitTime },
+  { code: 'pg.planning-time', run: planningTime },
+  {
+    code: 'pg.not-analyzed',
+    run: (ctx) =>
+      ctx.executed
+        ? undefined
+        : {
+            score: 0,
+            finding: {
+              code: 'pg.not-analyzed',
+              severity: 'info',
+              title: 'Estimates only',
+              message:
+                "This is EXPLAIN without ANALYZE: every figure is the planner's estimate, so rows read for nothing cannot be measured. Run EXPLAIN (ANALYZE, BUFFERS) for actual figures (inside a transaction you roll back if the statement writes).",
+              numbers: {},
+            },
+          },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Shared readings
+
+function isSeqScan(kind: string): boolean {
+  return kind === 'Seq Scan' || kind === 'Parallel Seq Scan';
+}
+
+function isHashAggregate(node: PlanNode): boolean {
+  return node.kind === 'HashAggregate' || (node.kind === 'Aggregate' && /^Hashed$/i.test(node.details.strategy ?? ''));
+}
+
+function ran(node: PlanNode): boolean {
+  return node.metrics.rowsReturned !== undefined && node.metrics.neverExecuted !== true;
+}
+
+/**
+ * PostgreSQL prints "Rows Removed by ..." as an average per loop; the model keeps the printed figure,
+ * so the total is that times the loops.
+ */
+function perLoopTotal(node: PlanNode, perLoop: number | undefined): number | undefined {
+  if (perLoop === undefined) return undefined;
+  return Math.round(perLoop * Math.max(node.metrics.loops ?? 1, 1));
+}
+
+function where(node: PlanNode): string {
+  const d = node.details;
+  const rel = d.relationName ? ` on ${d.schema && d.schema !== 'public' ? `${d.schema}.` : ''}${d.relationName}${d.alias && d.alias !== d.relationName ? ` ${d.alias}` : ''}` : '';
+  const idx = d.indexName ? ` using ${d.indexName}` : '';
+  return `${node.kind}${idx}${rel}`;
+}
+
+function condition(node: PlanNode, name: string): string | undefined {
+  const c = node.details.conditions?.[name];
+  return typeof c === 'string' && c.trim() !== '' ? c : undefined;
+}
+
+function loopsNote(node: PlanNode): string {
+  const loops = node.metrics.loops ?? 1;
+  return loops > 1 ? ` over ${fmt(loops)} loops` : '';
+}
+
+/** Lowers a severity when the node took under 5% of the time, raises medium to high at 50% or more. */
+function weigh(sev: Severity, share: number | undefined): Severity {
+  if (share === undefined) return sev;
+  if (share < 0.05) return lower(sev);
+  if (share >= 0.5 && sev === 'medium') return 'high';
+  return sev;
+}
+
+function shareNote(share: number | undefined): string {
+  if (share === undefined) return '';
+  const pct = Math.round(share * 100);
+  return pct >= 1 ? `, ${pct}% of the execution time` : '';
+}
+
+function maybe(numbers: Record<string, number>, key: string, v: number | undefined): void {
+  if (v !== undefined) numbers[key] = v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows read for nothing
+
+function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  if (m.neverExecuted) return undefined;
+  const filter = condition(node, 'Filter');
+  if (!ran(node)) {
+    const planned = m.plannedRows;
+    if (filter) {
+      return {
+        score: 0,
+        finding: {
+          code: 'pg.seq-scan',
+          severity: 'low',
+          nodeId: node.id,
+          title: 'Sequential scan with a filter',
+          message: `${where(node)} reads the whole table and tests ${brief(filter, 70)} on every row${planned !== undefined ? ` to keep an estimated ${fmt(planned)}` : ''}. Without ANALYZE the rows it throws away are not measured.`,
+          numbers: planned !== undefined ? { plannedRows: planned } : {},
+        },
+      };
+    }
+    if (planned !== undefined && planned >= 10_000) {
+      return {
+        score: 0,
+        finding: {
+          code: 'pg.seq-scan',
+          severity: 'info',
+          nodeId: node.id,
+          title: 'Sequential scan',
+          message: `${where(node)} reads the whole table (an estimated ${fmt(planned)} rows); that is expected when the query needs every row.`,
+          numbers: { plannedRows: planned },
+        },
+      };
+    }
+    return undefined;
+  }
+  const kept = m.rowsReturned!;
+  const removed = perLoopTotal(node, m.rowsRemovedByFilter) ?? 0;
+  const read = kept + removed;
+  const share = timeShare(ctx, node);
+  const numbers: Record<string, number> = { rowsRead: read, rowsReturned: kept, rowsRemovedByFilter: removed };
+  maybe(numbers, 'loops', m.loops && m.loops > 1 ? m.loops : undefined);
+  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  const loops = loopsNote(node);
+  if (removed <= 0) {
+    if (read < 10_000) return undefined;
+    return {
+      score: 0,
+      finding: {
+        code: 'pg.seq-scan',
+        severity: 'info',
+        nodeId: node.id,
+        title: 'Sequential scan',
+        message: `${where(node)} read all ${plural(read, 'row')}${loops} and kept every one: expected when the query needs them all (for example the input of a hash join or an aggregate).`,
+        numbers,
+      },
+    };
+  }
+  let severity: Severity;
+  let message: string;
+  const pct = Math.round((kept / Math.max(read, 1)) * 1000) / 10;
+  const filt = filter ? ` the filter ${brief(filter, 70)}` : ' its filter';
+  if (read < 1_000) {
+    severity = 'info';
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)}. The table is small, so this costs little today; it grows with the table.`;
+  } else if (kept * 2 >= read) {
+    severity = 'low';
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%):${filt} keeps most rows, so an index would not read much less.`;
+  } else {
+    severity = weigh(wasteSeverity(read, kept), share);
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%${shareNote(share)}):${filt} removed ${fmt(removed)}. An index on the filtered columns would read only the matching rows.`;
+    if ((m.loops ?? 1) > 1) message += ' The scan runs once per outer row of a join, so the whole table is read again each time.';
+  }
+  return { score: removed, finding: { code: 'pg.seq-scan', severity, nodeId: node.id, title: 'Sequential scan with a filter', message, numbers } };
+}
+
+function rowsRemovedByFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const removed = perLoopTotal(node, m.rowsRemovedByFilter);
+  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
+  const kept = m.rowsReturned!;
+  const read = kept + removed;
+  const share = timeShare(ctx, node);
+  const filter = condition(node, 'Filter');
+  const numbers: Record<string, number> = { rowsRead: read, rowsReturned: kept, rowsRemovedByFilter: removed, ratio: ratioOf(read, kept) };
+  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  const isIndex = /Index Scan|Index Only Scan|Bitmap Heap Scan/.test(node.kind);
+  const advice = isIndex
+    ? ' The index finds rows by its condition and the filter then drops them; with the filtered columns in the index (after the equality columns) they would not be read.'
+    : '';
+  return {
+    score: removed,
+    finding: {
+      code: 'pg.rows-removed-by-filter',
+      severity: weigh(wasteSeverity(read, kept), share),
+      nodeId: node.id,
+      title: 'Rows removed by a filter',
+      message: `${where(node)} produced ${plural(read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${fmt(removed)}, keeping ${fmt(kept)} (${fmtRatio(read / Math.max(kept, 1))}${shareNote(share)}).${advice}`,
+      numbers,
+    },
+  };
+}
+
+function rowsRemovedByJoinFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const removed = perLoopTotal(node, m.rowsRemovedByJoinFilter);
+  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
+  const kept = m.rowsReturned!;
+  const read = kept + removed;
+  const share = timeShare(ctx, node);
+  const jf = condition(node, 'Join Filter');
+  const numbers: Record<string, number> = { pairsTested: read, rowsReturned: kept, rowsRemovedByJoinFilter: removed, ratio: ratioOf(read, kept) };
+  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  return {
+    score: removed,
+    finding: {
+      code: 'pg.rows-removed-by-join-filter',
+      severity: weigh(wasteSeverity(read, kept), share),
+      nodeId: node.id,
+      title: 'Row pairs removed by a join filter',
+      message: `${node.kind} built ${plural(read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${fmt(removed)}, keeping ${fmt(kept)}${shareNote(share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
+      numbers,
+    },
+  };
+}
+
+function indexRecheck(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const removed = perLoopTotal(node, m.rowsRemovedByIndexRecheck);
+  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
+  const kept = m.rowsReturned!;
+  const lossy = m.lossyHeapBlocks ?? 0;
+  const share = timeShare(ctx, node);
+  const numbers: Record<string, number> = { rowsRemovedByIndexRecheck: removed, rowsReturned: kept };
+  maybe(numbers, 'lossyHeapBlocks', m.lossyHeapBlocks);
+  maybe(numbers, 'exactHeapBlocks', m.exactHeapBlocks);
+  const why =
+    lossy > 0
+      ? `the bitmap became lossy (${plural(lossy, 'heap block')} kept as whole pages) because work_mem was too small to remember each row, so every row on those pages is rechecked. Raising work_mem keeps the bitmap exact.`
+      : 'the index answers the condition only approximately (a lossy operator or index type), so each row it points to is rechecked against the table.';
+  return {
+    score: removed,
+    finding: {
+      code: 'pg.index-recheck',
+      severity: weigh(removed >= 1_000 && lossy > 0 ? 'medium' : 'low', share),
+      nodeId: node.id,
+      title: 'Rows removed by the index recheck',
+      message: `${where(node)} fetched ${plural(removed, 'row')} that the recheck then removed, keeping ${fmt(kept)}: ${why}`,
+      numbers,
+    },
+  };
+}
+
+function heapFetches(node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const fetches = m.heapFetches;
+  if (fetches === undefined || fetches <= 0 || !ran(node)) return undefined;
+  const rows = m.rowsReturned!;
+  const frac = fetches / Math.max(rows, 1);
+  return {
+    score: fetches,
+    finding: {
+      code: 'pg.heap-fetches',
+      severity: fetches >= 1_000 && frac >= 0.1 ? 'medium' : 'low',
+      nodeId: node.id,
+      title: 'Index-only scan visits the table',
+      message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of ${fmt(rows)} (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
+      numbers: { heapFetches: fetches, rowsReturned: rows },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sorts, hashes, spills
+
+function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  if (m.neverExecuted) return undefined;
+  const methods = [m.sortMethod, ...(m.workers ?? []).map((w) => w.sortMethod)].filter((x): x is string => typeof x === 'string');
+  const spaceTypes = [m.sortSpaceType, ...(m.workers ?? []).map((w) => w.sortSpaceType)].filter((x): x is string => typeof x === 'string');
+  const disk = methods.some((x) => /external/i.test(x)) || spaceTypes.some((x) => /disk/i.test(x));
+  const input = node.children[0]?.metrics.rowsReturned;
+  const out = m.rowsReturned;
+  const share = timeShare(ctx, node);
+  const keys = node.details.sortKey ?? [];
+  const keyText = keys.length > 0 ? ` by ${brief(keys.join(', '), 60)}` : '';
+  const numbers: Record<string, number> = {};
+  maybe(numbers, 'rowsSorted', input);
+  maybe(numbers, 'rowsReturned', out);
+  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  const incremental = node.kind === 'Incremental Sort';
+
+  if (disk) {
+    const diskKb = Math.max(
+      m.sortSpaceType && /disk/i.test(m.sortSpaceType) ? (m.sortSpaceKb ?? 0) : 0,
+      ...(m.workers ?? []).map((w) => (w.sortSpaceType && /disk/i.test(w.sortSpaceType) ? (w.sortSpaceKb ?? 0) : 0)),
+      m.sortSpaceKb !== undefined && m.sortSpaceType === undefined ? m.sortSpaceKb : 0,
+    );
+    maybe(numbers, 'diskKb', diskKb > 0 ? diskKb : undefined);
+    const severity: Severity = (share !== undefined && share >= 0.3) || diskKb >= 100 * 1024 ? 'high' : 'medium';
+    const what = input !== undefined ? `Sorting ${plural(input, 'row')}${keyText}` : `The sort${keyText}`;
+    return {
+      score: input ?? diskKb,
+      finding: {
+        code: 'pg.sort-disk',
+        severity,
+        nodeId: node.id,
+        title: 'Sort spilled to disk',
+        message: `${what} did not fit in work_mem and spilled to disk (${methods.find((x) => /external/i.test(x)) ?? 'external sort'}${diskKb > 0 ? `, ${fmtKb(diskKb)}` : ''}${shareNote(share)}). Raise work_mem for this query, or let an index return the rows in order so no sort is needed.`,
+        numbers,
+      },
+    };
+  }
+
+  let severity: Severity;
+  if (!ran(node)) severity = 'low';
+  else if (incremental) severity = 'info';
+  else if ((input !== undefined && input >= 100_000) || (share !== undefined && share >= 0.3)) severity = 'medium';
+  else severity = 'low';
+  const parts: string[] = [];
+  const topN = methods.some((x) => /top-N/i.test(x));
+  if (input !== undefined) {
+    parts.push(
+      `${incremental ? 'Incremental sort of' : 'Sorted'} ${plural(input, 'row')}${keyText} in memory${out !== undefined && out !== input ? ` to return ${fmt(out)}` : ''}${shareNote(share)}${topN ? ': the top-N heapsort keeps only the first rows, but every input row is still read' : ''}.`,
+    );
+  } else {
+    parts.push(`Sorts${keyText} before returning the first row (estimate: ${fmt(m.plannedRows ?? 0)} rows).`);
+  }
+  if (incremental) {
+    parts.push('The input already comes ordered by the leading keys, so only small groups are sorted.');
+  } else if (anyArrayCondition(node)) {
+    parts.push(
+      'PostgreSQL does not merge per-value index scans for = ANY(...): rewriting the query as a UNION ALL of one ORDER BY ... LIMIT branch per value gives a Merge Append over index scans and no sort.',
+    );
+  } else {
+    parts.push('An index on the equality columns followed by the sort columns would return the rows already in order.');
+  }
+  return {
+    score: input ?? 0,
+    finding: { code: 'pg.sort', severity, nodeId: node.id, title: incremental ? 'Incremental sort' : 'Blocking sort', message: parts.join(' '), numbers },
+  };
+}
+
+function anyArrayCondition(node: PlanNode): boolean {
+  return descendants(node, (n) => n.kind === 'Sort').some((n) => {
+    const c = n.details.conditions ?? {};
+    return ['Index Cond', 'Filter', 'Recheck Cond'].some((k) => /=\s*ANY\s*\(/i.test(c[k] ?? ''));
+  });
+}
+
+function offsetReads(node: PlanNode): Scored | undefined {
+  if (!ran(node)) return undefined;
+  const child = node.children[0];
+  const input = child?.metrics.rowsReturned;
+  const out = node.metrics.rowsReturned!;
+  if (input === undefined || child?.metrics.neverExecuted) return undefined;
+  const skipped = input - out;
+  // A Limit pulls exactly offset + count rows from its input (one more under WITH TIES), so more
+  // than one extra row means an OFFSET was read and thrown away.
+  if (skipped < 2) return undefined;
+  const severity: Severity = skipped >= 10_000 ? 'high' : skipped >= 1_000 ? 'medium' : 'low';
+  const sortKeys = descendants(node, (n) => n.kind === 'Sort').find((n) => n.kind === 'Sort')?.details.sortKey;
+  const keyset = sortKeys && sortKeys.length > 0 ? sortKeys.join(', ') : 'the sort key';
+  return {
+    score: skipped,
+    finding: {
+      code: 'pg.offset-reads',
+      severity,
+      nodeId: node.id,
+      title: 'OFFSET reads what it skips',
+      message: `Read ${plural(input, 'row')} to return ${fmt(out)}: OFFSET ${fmt(skipped)} discards what it reads, and each later page reads more. Paginate with a keyset condition instead (WHERE (${keyset}) > (last values seen) ORDER BY ${keyset} LIMIT n) and an index on ${keyset}.`,
+      numbers: { rowsRead: input, rowsReturned: out, offset: skipped },
+    },
+  };
+}
+
+function hashBatches(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const batches = m.hashBatches;
+  if (batches === undefined || batches <= 1 || !ran(node)) return undefined;
+  const original = m.originalHashBatches;
+  const parent = parentOf(ctx, node);
+  const share = node.kind === 'Hash' && parent ? timeShare(ctx, parent) : timeShare(ctx, node);
+  const numbers: Record<string, number> = { batches };
+  maybe(numbers, 'originalBatches', original);
+  maybe(numbers, 'peakMemoryKb', m.peakMemoryKb);
+  maybe(numbers, 'diskUsageKb', m.diskUsageKb);
+  const grew = original !== undefined && original < batches ? ` (the planner expected ${fmt(original)}, so the input was larger than estimated)` : '';
+  const what = node.kind === 'Hash' ? 'The hash table of this join' : 'The hash aggregate';
+  const disk = m.diskUsageKb !== undefined && m.diskUsageKb > 0 ? `, writing ${fmtKb(m.diskUsageKb)} to disk` : '';
+  return {
+    score: node.children[0]?.metrics.rowsReturned ?? batches,
+    finding: {
+      code: 'pg.hash-batches',
+      severity: share !== undefined && share >= 0.3 ? 'high' : 'medium',
+      nodeId: node.id,
+      title: 'Hash split into batches on disk',
+      message: `${what} did not fit in work_mem and was split into ${fmt(batches)} batches${grew}${disk}; each batch is written to temporary files and read back. Raise work_mem (or hash_mem_multiplier) for this query, or hash a smaller input.`,
+      numbers,
+    },
+  };
+}
+
+function tempSpill(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const kind = node.kind;
+  if (kind === 'Sort' || kind === 'Incremental Sort' || kind === 'Hash' || isHashAggregate(node)) return undefined;
+  if (node.children.some((c) => c.kind === 'Hash' && (c.metrics.hashBatches ?? 1) > 1)) return undefined;
+  const own = node.metrics.buffers?.tempWritten;
+  if (own === undefined || own <= 0) return undefined;
+  const children = node.children.reduce((s, c) => s + (c.metrics.buffers?.tempWritten ?? 0), 0);
+  const exclusive = own - children;
+  if (exclusive <= 0) return undefined;
+  const kb = exclusive * 8;
+  const share = timeShare(ctx, node);
+  return {
+    score: exclusive,
+    finding: {
+      code: 'pg.temp-spill',
+      severity: weigh('medium', share),
+      nodeId: node.id,
+      title: 'Temporary files written',
+      message: `${where(node)} wrote ${plural(exclusive, 'temporary block')} (${fmtKb(kb)}) to disk${shareNote(share)}: its working set did not fit in work_mem. Raise work_mem for this query, or reduce the rows reaching this node.`,
+      numbers: { tempWrittenBlocks: exclusive },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Estimates, parallelism, never-executed parts
+
+/** Nodes whose row count merely repeats their input's, so their estimate error is not their own. */
+const ESTIMATE_PASSTHROUGH = new Set(['Hash', 'Materialize', 'Memoize', 'Gather', 'Gather Merge', 'Sort', 'Incremental Sort', 'Unique', 'LockRows']);
+
+function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const factor = m.estimateFactor;
+  const dir = m.estimateDirection;
+  if (factor === undefined || factor < 10 || dir === undefined || dir === 'exact' || m.neverExecuted) return undefined;
+  if (ESTIMATE_PASSTHROUGH.has(node.kind) || node.kind === 'Limit') return undefined;
+  const actual = m.rowsReturned;
+  const planned = m.plannedRows;
+  if (actual === undefined || planned === undefined || Math.max(actual, planned) < 100) return undefined;
+  // Report where an error starts, not every node it travels through: a child already off by at least
+  // half this factor in the same direction carries the blame.
+  const inherited = node.children.some((c) => c.metrics.estimateDirection === dir && (c.metrics.estimateFactor ?? 1) * 2 >= factor);
+  if (inherited) return undefined;
+  let severity: Severity = factor >= 1000 ? 'medium' : factor >= 100 ? 'low' : 'info';
+  const incl = m.inclusiveTimeMs;
+  if (factor >= 100 && incl !== undefined && ctx.totalTimeMs !== undefined && incl / ctx.totalTimeMs >= 0.3) severity = severity === 'medium' ? 'high' : 'medium';
+  const bucket = factor >= 1000 ? 1000 : factor >= 100 ? 100 : 10;
+  const words = dir === 'under' ? 'under-estimate' : 'over-estimate';
+  return {
+    score: Math.abs(actual - planned),
+    finding: {
+      code: 'pg.misestimate',
+      severity,
+      nodeId: node.id,
+      title: `Row estimate off by more than x${bucket}`,
+      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${fmt(actual)} (${fmtRatio(factor)} ${words}). Estimates this far off lead to the wrong join method or order above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
+      numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
+    },
+  };
+}
+
+function neverExecuted(ctx: Ctx, node: PlanNode): Scored | undefined {
+  if (!node.metrics.neverExecuted) return undefined;
+  const parent = parentOf(ctx, node);
+  if (parent?.metrics.neverExecuted) return undefined;
+  const below = descendants(node).length;
+  return {
+    score: 0,
+    finding: {
+      code: 'pg.never-executed',
+      severity: 'info',
+      nodeId: node.id,
+      title: 'Never executed',
+      message: `${where(node)}${below > 0 ? ` and the ${plural(below, 'node')} below it` : ''} never ran: the rows that would have driven it never came, so its cost did not count this time. With other parameters or data it may run.`,
+      numbers: { nodes: below + 1 },
+    },
+  };
+}
+
+function workersNotLaunched(node: PlanNode): Scored | undefined {
+  const planned = node.metrics.workersPlanned;
+  const launched = node.metrics.workersLaunched;
+  if (planned === undefined || launched === undefined || launched >= planned) return undefined;
+  return {
+    score: planned - launched,
+    finding: {
+      code: 'pg.workers-not-launched',
+      severity: launched === 0 ? 'medium' : 'low',
+      nodeId: node.id,
+      title: 'Parallel workers not launched',
+      message: `Planned ${plural(planned, 'parallel worker')} but ${launched === 0 ? 'none started' : `only ${fmt(launched)} started`}: the server's worker limits (max_parallel_workers, max_worker_processes) were used up by other work, so this part ran with less parallelism than the plan assumed.`,
+      numbers: { workersPlanned: planned, workersLaunched: launched },
+    },
+  };
+}
+
+function jitTime(ctx: Ctx): Scored | undefined {
+  const total = ctx.plan.postgres?.jit?.timingMs?.['Total'] ?? ctx.plan.totals.jitTimeMs;
+  const exec = ctx.totalTimeMs;
+  if (total === undefined || exec === undefined || total <= 0) return undefined;
+  const share = Math.min(1, total / exec);
+  if (share < 0.1) return undefined;
+  const severity: Severity = share >= 0.2 && total >= 50 ? 'medium' : 'low';
+  return {
+    score: total,
+    finding: {
+      code: 'pg.jit-time',
+      severity,
+      title: 'JIT compilation time',
+      message: `JIT compilation took ${fmtMs(total)} of the ${fmtMs(exec)} execution (${Math.round(share * 100)}%). For a query this short, compiling costs more than it saves: raise jit_above_cost or turn jit off for it.`,
+      numbers: { jitMs: total, executionMs: exec },
+    },
+  };
+}
+
+function planningTime(ctx: Ctx): Scored | undefined {
+  const planning = ctx.plan.totals.planningTimeMs ?? ctx.plan.postgres?.planningTimeMs;
+  const exec = ctx.plan.totals.executionTimeMs ?? ctx.plan.postgres?.executionTimeMs;
+  if (planning === undefined || exec === undefined || planning < 10 || planning <= exec) return undefined;
+  return {
+    score: planning,
+    finding: {
+      code: 'pg.planning-time',
+      severity: 'low',
+      title: 'Planning takes longer than execution',
+      message: `Planning took ${fmtMs(planning)}, longer than the ${fmtMs(exec)} execution. For a statement run often, a prepared statement plans once and saves this each time.`,
+      numbers: { planningMs: planning, executionMs: exec },
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// Helpers shared by the MongoDB and PostgreSQL rules: the tree context every rule reads, number
+// formatting for messages, and the severity scales documented in docs/findings.md.
+
+import type { Finding, Plan, PlanNode, Severity } from '../model';
+
+/** What every rule sees: the plan, its nodes in preorder and each node's parent. */
+export interface Ctx {
+  plan: Plan;
+  nodes: PlanNode[];
+  parents: Map<PlanNode, PlanNode | undefined>;
+  /** Wall-clock time of the whole statement in ms, when the plan reports it. */
+  totalTimeMs: number | undefined;
+  /** True when the plan carries execution figures (executionStats, EXPLAIN ANALYZE). */
+  executed: boolean;
+}
+
+/** A finding plus the amount of waste it stands for, used only to order findings of equal severity. */
+export interface Scored {
+  finding: Finding;
+  score: number;
+}
+
+/** A check run on every node; `code` names it when it fails. */
+export interface NodeRule {
+  code: string;
+  run: (ctx: Ctx, node: PlanNode) => Scored | undefined;
+}
+
+/** A check run once per plan. */
+export interface PlanRule {
+  code: string;
+  run: (ctx: Ctx) => Scored | undefined;
+}
+
+export function buildCtx(plan: Plan): Ctx {
+  // The tree is walked here rather than trusting plan.nodes, so a plan built by hand without derive()
+  // is still analysed; ids stay those the plan carries.
+  const nodes: PlanNode[] = [];
+  const parentById = new Map<PlanNode, PlanNode | undefined>();
+  const stack: { node: PlanNode; parent: PlanNode | undefined }[] = [{ node: plan.root, parent: undefined }];
+  while (stack.length > 0) {
+    const { node, parent } = stack.pop()!;
+    if (parentById.has(node)) continue;
+    parentById.set(node, parent);
+    nodes.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node });
+  }
+  const executed = nodes.some((n) => n.metrics.rowsReturned !== undefined) || plan.totals.nReturned !== undefined;
+  let totalTimeMs = plan.totals.executionTimeMs ?? plan.postgres?.executionTimeMs;
+  if (totalTimeMs === undefined || totalTimeMs <= 0) totalTimeMs = plan.root.metrics.inclusiveTimeMs;
+  if (totalTimeMs !== undefined && totalTimeMs <= 0) totalTimeMs = undefined;
+  return { plan, nodes, parents: parentById, totalTimeMs, executed };
+}
+
+/** The parent of a node in the context's tree. */
+export function parentOf(ctx: Ctx, node: PlanNode): PlanNode | undefined {
+  return ctx.parents.get(node);
+}
+
+/** A finite number or undefined: raw server values may be strings, null or NaN. */
+export function num(x: unknown): number | undefined {
+  if (typeof x === 'number' && Number.isFinite(x)) return x;
+  if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
+  return undefined;
+}
+
+/** Integers with thousands separators ("10,020"); fractions with at most one or two decimals. */
+export function fmt(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const neg = n < 0;
+  const a = Math.abs(n);
+  let s: string;
+  if (Number.isInteger(a)) s = groupDigits(String(a));
+  else if (a >= 100) s = groupDigits(String(Math.round(a)));
+  else if (a >= 10) s = trimZeros(a.toFixed(1));
+  else s = trimZeros(a.toFixed(2));
+  return neg ? `-${s}` : s;
+}
+
+function groupDigits(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function trimZeros(s: string): string {
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
+
+/** A ratio for messages: "95x", "1.6x". */
+export function fmtRatio(r: number): string {
+  if (r >= 100) return `${groupDigits(String(Math.round(r)))}x`;
+  if (r >= 10) return `${trimZeros(r.toFixed(0))}x`;
+  return `${trimZeros(r.toFixed(1))}x`;
+}
+
+/** Milliseconds for messages. */
+export function fmtMs(ms: number): string {
+  if (ms >= 1000) return `${trimZeros((ms / 1000).toFixed(2))} s`;
+  return `${fmt(ms >= 10 ? Math.round(ms * 10) / 10 : Math.round(ms * 1000) / 1000)} ms`;
+}
+
+/** Kilobytes for messages. */
+export function fmtKb(kb: number): string {
+  if (kb >= 1024 * 1024) return `${trimZeros((kb / 1024 / 1024).toFixed(1))} GB`;
+  if (kb >= 1024) return `${trimZeros((kb / 1024).toFixed(1))} MB`;
+  return `${fmt(Math.round(kb))} kB`;
+}
+
+/** "1 document" / "2 documents". */
+export function plural(n: number, one: string, many?: string): string {
+  return `${fmt(n)} ${n === 1 ? one : (many ?? `${one}s`)}`;
+}
+
+export function ratioOf(examined: number, returned: number): number {
+  return Math.round((examined / Math.max(returned, 1)) * 100) / 100;
+}
+
+const RANK: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
+
+export function severityRank(s: Severity): number {
+  return RANK[s];
+}
+
+export function lower(s: Severity): Severity {
+  return s === 'high' ? 'medium' : s === 'medium' ? 'low' : s;
+}
+
+/**
+ * The scale for "read N, kept M" waste (keys or documents examined against returned, rows read against
+ * rows kept): high when at least 10,000 were read for nothing and the ratio is 10 or more; medium when
+ * at least 1,000 were wasted at a ratio of 2 or more, or 100 at a ratio of 10 or more; low otherwise.
+ */
+export function wasteSeverity(examined: number, returned: number): Severity {
+  const waste = examined - returned;
+  const ratio = examined / Math.max(returned, 1);
+  if (waste >= 10_000 && ratio >= 10) return 'high';
+  if ((waste >= 1_000 && ratio >= 2) || (waste >= 100 && ratio >= 10)) return 'medium';
+  return 'low';
+}
+
+/** Share of the statement's time spent in this node alone, 0..1, when both figures are known. */
+export function timeShare(ctx: Ctx, node: PlanNode): number | undefined {
+  const ex = node.metrics.exclusiveTimeMs;
+  if (ex === undefined || ctx.totalTimeMs === undefined) return undefined;
+  return Math.min(1, Math.max(0, ex / ctx.totalTimeMs));
+}
+
+/** Descendants of a node in preorder, stopping below nodes for which `stop` says so. */
+export function descendants(node: PlanNode, stop?: (n: PlanNode) => boolean): PlanNode[] {
+  const out: PlanNode[] = [];
+  const stack = [...node.children].reverse();
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.push(n);
+    if (stop && stop(n)) continue;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
+}
+
+export function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** A short, single-line rendering of a value for messages (filters, key patterns). */
+export function brief(x: unknown, max = 80): string {
+  let s: string;
+  try {
+    s = typeof x === 'string' ? x : JSON.stringify(x) ?? String(x);
+  } catch {
+    s = String(x);
+  }
+  s = s.replace(/\s+/g, ' ');
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** Lists names for a sentence: "a", "a and b", "a, b and c". */
+export function listNames(names: string[]): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
