@@ -231,9 +231,13 @@ function skipRegex(text: string, i: number): number {
     const c = text[j]!;
     if (c === '\n') return -1;
     if (c === '\\') j += 2;
-    else if (c === '[') (inClass = true), j++;
-    else if (c === ']') (inClass = false), j++;
-    else if (c === '/' && !inClass) {
+    else if (c === '[') {
+      inClass = true;
+      j++;
+    } else if (c === ']') {
+      inClass = false;
+      j++;
+    } else if (c === '/' && !inClass) {
       j++;
       while (j < text.length && /[a-z]/i.test(text[j]!)) j++;
       return j;

@@ -1,0 +1,129 @@
+// The connection commands: add, edit, test, remove, choose for the current folder.
+
+import * as vscode from 'vscode';
+import { Dismissed, UserError } from '../commands';
+import type { Services } from '../explain';
+import { passwordFor } from '../explain';
+import { ENGINE_LABEL, engineOfDocument } from './bindings';
+import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';
+import { connectionFromInput, pickConnection, type ConnectionInput } from './ui';
+
+export interface TestResult {
+  ok: boolean;
+  serverVersion?: string;
+  error?: string;
+}
+
+function settingsTimeout(): number {
+  return Math.max(1, vscode.workspace.getConfiguration('queryPlanInspector').get<number>('connectTimeoutSeconds', 10)) * 1000;
+}
+
+/** Adds a connection (prompting for what `input` lacks unless `input.silent`), then tests it. */
+export async function addConnection(s: Services, input: (ConnectionInput & { silent?: boolean; test?: boolean }) | undefined): Promise<ConnectionSpec | undefined> {
+  const silent = input?.silent ?? (input !== undefined && (input.uri !== undefined || input.host !== undefined));
+  const { spec, password } = await connectionFromInput(s.store, input ?? {}, undefined, silent);
+  await s.store.save(spec, password);
+  s.log.info(`Saved the ${ENGINE_LABEL[spec.engine]} connection ${spec.name}.`);
+  const saved = s.store.get(spec.id)!;
+  if (input?.test !== false) {
+    const r = await testConnection(s, saved, !silent);
+    if (!silent && r.ok) void vscode.window.showInformationMessage(`Connected to ${saved.name} (${ENGINE_LABEL[saved.engine]}${r.serverVersion ? ` ${r.serverVersion}` : ''}).`);
+  }
+  return saved;
+}
+
+/** The connection a tree item, an id, or a prompt designates. */
+async function designated(s: Services, arg: ConnectionSpec | string | { id: string } | undefined, title: string): Promise<ConnectionSpec> {
+  const id = typeof arg === 'string' ? arg : arg?.id;
+  if (id) {
+    const spec = s.store.get(id);
+    if (!spec) throw new UserError('That connection no longer exists.');
+    return spec;
+  }
+  if (s.store.list().length === 0) throw new UserError('No connection is saved yet: add one first.');
+  const pick = await pickConnection(s.store, undefined, title);
+  if (pick === 'add') throw new Dismissed();
+  return pick;
+}
+
+export async function editConnection(s: Services, arg?: ConnectionSpec | string | ({ id: string } & ConnectionInput)): Promise<ConnectionSpec> {
+  const existing = await designated(s, arg, 'Edit which connection?');
+  const input: ConnectionInput = typeof arg === 'object' && arg !== null && !('engine' in arg && 'form' in arg) ? arg : {};
+  const silent = Object.keys(input).some((k) => k !== 'id');
+  const { spec, password } = await connectionFromInput(s.store, { ...input, ...(silent ? {} : { name: undefined }) }, existing, silent);
+  if (!silent) {
+    spec.name = (await vscode.window.showInputBox({ title: 'Name', value: existing.name, ignoreFocusOut: true })) || existing.name;
+  }
+  await s.store.save(spec, password);
+  s.log.info(`Updated the connection ${spec.name}.`);
+  return s.store.get(spec.id)!;
+}
+
+export async function removeConnection(s: Services, arg?: ConnectionSpec | string | { id: string; confirm?: boolean }): Promise<boolean> {
+  const spec = await designated(s, arg, 'Remove which connection?');
+  const confirm = typeof arg === 'object' && arg !== null && 'confirm' in arg ? arg.confirm !== false : true;
+  if (confirm) {
+    const ok = await vscode.window.showWarningMessage(`Remove the connection ${spec.name} and its saved password?`, { modal: true }, 'Remove');
+    if (ok !== 'Remove') return false;
+  }
+  await s.store.remove(spec.id);
+  await s.bindings.forget(spec.id);
+  s.log.info(`Removed the connection ${spec.name}.`);
+  return true;
+}
+
+/** Connects, reads the server version, disconnects; the tree shows the outcome. */
+export async function testConnection(s: Services, arg?: ConnectionSpec | string | { id: string }, notify = true): Promise<TestResult> {
+  const spec = await designated(s, arg, 'Test which connection?');
+  s.store.setState(spec.id, { kind: 'testing' });
+  const password = await passwordFor(s, spec);
+  try {
+    const gateway = await s.gateway();
+    const info = await gateway.test(spec.engine, connectionUri(spec, password), settingsTimeout());
+    s.store.setState(spec.id, { kind: 'ok', ...(info.serverVersion ? { serverVersion: info.serverVersion } : {}), ...(info.detail ? { detail: info.detail } : {}), at: Date.now() });
+    s.log.info(`Connection ${spec.name}: ${ENGINE_LABEL[spec.engine]} ${info.serverVersion ?? ''}${info.detail ? `, ${info.detail}` : ''}.`);
+    if (notify && typeof arg === 'object') void vscode.window.setStatusBarMessage(`$(pass) ${spec.name}: connected${info.serverVersion ? ` (${info.serverVersion})` : ''}.`, 4000);
+    const result: TestResult = { ok: true };
+    if (info.serverVersion) result.serverVersion = info.serverVersion;
+    return result;
+  } catch (err) {
+    const sentence = s.log.clean(err instanceof Error ? err.message : String(err));
+    s.store.setState(spec.id, { kind: 'failed', error: sentence, at: Date.now() });
+    s.log.error(`Connection ${spec.name} failed`, err);
+    if (notify) {
+      void vscode.window.showErrorMessage(`${spec.name}: ${sentence}`, 'Edit Connection', 'Show Log').then((c) => {
+        if (c === 'Show Log') s.log.show();
+        if (c === 'Edit Connection') void vscode.commands.executeCommand('queryPlanInspector.editConnection', spec);
+      });
+    }
+    return { ok: false, error: sentence };
+  }
+}
+
+/** Chooses the connection the current folder uses for an engine (the status bar item runs this). */
+export async function selectConnection(s: Services, arg?: ConnectionEngine | { engine?: ConnectionEngine; id?: string; uri?: string }): Promise<ConnectionSpec | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const uri = typeof arg === 'object' && arg.uri ? vscode.Uri.parse(arg.uri) : editor?.document.uri;
+  let engine = typeof arg === 'string' ? arg : arg?.engine;
+  if (typeof arg === 'object' && arg.id) {
+    const spec = s.store.get(arg.id);
+    if (!spec) throw new UserError('That connection no longer exists.');
+    await s.bindings.set(uri, spec);
+    return spec;
+  }
+  if (!engine && editor) engine = engineOfDocument(editor.document);
+  const current = engine ? s.bindings.get(uri, engine) : undefined;
+  const pick = await pickConnection(s.store, engine, `Connection for ${uri ? vscode.workspace.getWorkspaceFolder(uri)?.name ?? 'this file' : 'this workspace'}`, current);
+  const spec = pick === 'add' ? await addConnection(s, engine ? { engine } : undefined) : pick;
+  if (!spec) return undefined;
+  await s.bindings.set(uri, spec);
+  return spec;
+}
+
+/** From the tree: use this connection for the active editor's folder. */
+export async function useConnectionHere(s: Services, arg?: ConnectionSpec | string): Promise<ConnectionSpec> {
+  const spec = await designated(s, arg, 'Use which connection here?');
+  await s.bindings.set(vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri, spec);
+  void vscode.window.setStatusBarMessage(`Queries here are explained on ${spec.name}.`, 3000);
+  return spec;
+}

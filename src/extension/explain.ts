@@ -1,0 +1,360 @@
+// "Explain Query": from the query under the cursor (or the selection, or a CodeLens, or text given to
+// the command) to the plan panel. Picks the folder's connection, reads the options from the settings,
+// runs the explain under a cancellable progress notification (Cancel stops the work on the server), and
+// shows the plan with its findings. Also "Compare with previous run" and the CodeLens provider.
+
+import * as vscode from 'vscode';
+import { analyze } from '../core/index';
+import type { Finding, Plan } from '../core/model';
+import { parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/query/mongoShell';
+import { Commands, Dismissed, UserError } from './commands';
+import { ENGINE_LABEL, type Bindings } from './connections/bindings';
+import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
+import type { ConnectionStore } from './connections/store';
+import { pickConnection } from './connections/ui';
+import type { ExplainOutcome, Gateway } from './gateway';
+import type { Log } from './log';
+import { PlanPanel, type PanelHooks } from './planPanel';
+import { classifySelection, findQueries, isDataChanging, queryAt, sourceKind, sqlVerb, writesThroughPipeline, type DetectedQuery } from './queries';
+
+export const SETTINGS = 'queryPlanInspector';
+
+/** Arguments the explain command accepts (CodeLens, tests, keybindings). All optional. */
+export interface ExplainArgs {
+  uri?: string | vscode.Uri;
+  /** Offsets of the query in the document (a CodeLens passes them). */
+  start?: number;
+  end?: number;
+  /** Query text to explain instead of reading an editor. */
+  text?: string;
+  engine?: ConnectionEngine;
+  connectionId?: string;
+  verbosity?: ExplainVerbosity;
+  analyze?: boolean;
+  buffers?: boolean;
+}
+
+/** What the command returns: a summary tests and scripts can check. */
+export interface ExplainSummary {
+  engine: ConnectionEngine;
+  connection: string;
+  title: string;
+  nodeCount: number;
+  rootKind: string;
+  findings: string[];
+  durationMs: number;
+  rolledBack: boolean;
+  serverVersion?: string;
+}
+
+interface Run {
+  title: string;
+  plan: Plan;
+  findings: Finding[];
+  at: number;
+  label: string;
+}
+
+/** The services the commands share, built once on first use. */
+export interface Services {
+  context: vscode.ExtensionContext;
+  log: Log;
+  store: ConnectionStore;
+  bindings: Bindings;
+  gateway: () => Promise<Gateway>;
+  panelHooks: PanelHooks;
+  /** Connection add flow, used when a query needs a connection and none exists. */
+  addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
+}
+
+/** The last two runs of each query (by connection and text), for "Compare with previous run". */
+export class RunHistory {
+  private readonly runs = new Map<string, Run[]>();
+  lastKey: string | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  static key(engine: ConnectionEngine, text: string): string {
+    return `${engine}\u0000${text.replace(/\s+/g, ' ').trim()}`;
+  }
+
+  add(key: string, run: Run): void {
+    const list = this.runs.get(key) ?? [];
+    list.push(run);
+    if (list.length > 2) list.shift();
+    this.runs.set(key, list);
+    this.lastKey = key;
+    this.changed.fire();
+  }
+
+  get(key: string | undefined): Run[] {
+    return key ? this.runs.get(key) ?? [] : [];
+  }
+}
+
+export const history = new RunHistory();
+
+function settings() {
+  const c = vscode.workspace.getConfiguration(SETTINGS);
+  return {
+    verbosity: c.get<ExplainVerbosity>('mongodb.verbosity', 'executionStats'),
+    analyze: c.get<boolean>('postgres.analyze', true),
+    buffers: c.get<boolean>('postgres.buffers', true),
+    timeoutMs: Math.max(1, c.get<number>('explainTimeoutSeconds', 60)) * 1000,
+    connectTimeoutMs: Math.max(1, c.get<number>('connectTimeoutSeconds', 10)) * 1000,
+  };
+}
+
+/** The query the command is about, with the document it came from (if any). */
+interface Target {
+  query: DetectedQuery;
+  uri?: vscode.Uri;
+  range?: vscode.Range;
+}
+
+async function resolveTarget(args: ExplainArgs): Promise<Target> {
+  if (args.text !== undefined) {
+    const guess = classifySelection(args.text, args.engine === 'postgres' ? 'sql' : args.engine === 'mongodb' ? 'mongodb-playground' : 'script');
+    if (!guess) throw new UserError('The text is neither a mongo shell call such as db.orders.find({...}) nor a SQL statement.');
+    return { query: guess };
+  }
+  let doc: vscode.TextDocument | undefined;
+  let editor = vscode.window.activeTextEditor;
+  if (args.uri) {
+    const uri = typeof args.uri === 'string' ? vscode.Uri.parse(args.uri) : args.uri;
+    doc = await vscode.workspace.openTextDocument(uri);
+    if (editor?.document.uri.toString() !== uri.toString()) editor = undefined;
+  } else if (editor) doc = editor.document;
+  if (!doc) {
+    const typed = await vscode.window.showInputBox({
+      title: 'Explain Query',
+      prompt: 'A mongo shell call or a SQL statement',
+      placeHolder: 'db.orders.find({ country_id: 1 }).sort({ created_at: -1 }).limit(10)',
+      ignoreFocusOut: true,
+    });
+    if (typed === undefined) throw new Dismissed();
+    return resolveTarget({ ...args, text: typed });
+  }
+  const text = doc.getText();
+  const kind = sourceKind(doc.languageId, doc.fileName);
+  const rangeOf = (q: DetectedQuery) => new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.end));
+  if (args.start !== undefined) {
+    const queries = findQueries(text, kind);
+    const q = queries.find((x) => x.start === args.start) ?? queryAt(queries, args.start, text);
+    if (!q) throw new UserError('The query moved or changed since the CodeLens was drawn: try again.');
+    return { query: q, uri: doc.uri, range: rangeOf(q) };
+  }
+  if (editor && !editor.selection.isEmpty) {
+    const selStart = doc.offsetAt(editor.selection.start);
+    const q = classifySelection(doc.getText(editor.selection), kind);
+    if (!q) throw new UserError('The selection is neither a mongo shell call such as db.orders.find({...}) nor a SQL statement.');
+    const shifted = { ...q, start: q.start + selStart, end: q.end + selStart };
+    return { query: shifted, uri: doc.uri, range: rangeOf(shifted) };
+  }
+  const offset = editor ? doc.offsetAt(editor.selection.active) : 0;
+  const q = queryAt(findQueries(text, kind), offset, text);
+  if (!q) {
+    throw new UserError(kind === 'other'
+      ? 'Explain Query works in .sql, .mongodb.js, JavaScript and TypeScript files, or on a selected query.'
+      : 'No query at the cursor: put the cursor inside a mongo shell call or a SQL statement, or select one.');
+  }
+  return { query: q, uri: doc.uri, range: rangeOf(q) };
+}
+
+/** The connection to use, asking (and remembering the answer for the folder) when none is bound. */
+export async function connectionFor(s: Services, engine: ConnectionEngine, uri: vscode.Uri | undefined, connectionId?: string): Promise<ConnectionSpec> {
+  if (connectionId) {
+    const spec = s.store.get(connectionId);
+    if (!spec) throw new UserError('That connection no longer exists: choose another one.');
+    return spec;
+  }
+  const bound = s.bindings.get(uri, engine);
+  if (bound) return bound;
+  const existing = s.store.list(engine);
+  let spec: ConnectionSpec | undefined;
+  if (existing.length === 0) {
+    const choice = await vscode.window.showInformationMessage(`No ${ENGINE_LABEL[engine]} connection is saved yet. Add one to explain this query.`, 'Add Connection');
+    if (choice !== 'Add Connection') throw new Dismissed();
+    spec = await s.addConnection(engine);
+  } else {
+    const pick = await pickConnection(s.store, engine, `Explain on which ${ENGINE_LABEL[engine]} connection?`);
+    spec = pick === 'add' ? await s.addConnection(engine) : pick;
+  }
+  if (!spec) throw new Dismissed();
+  await s.bindings.set(uri, spec);
+  return spec;
+}
+
+export async function passwordFor(s: Services, spec: ConnectionSpec): Promise<string | undefined> {
+  const password = spec.hasPassword ? await s.store.password(spec.id) : undefined;
+  s.log.addSecret(password);
+  return password;
+}
+
+function titleOf(q: DetectedQuery): string {
+  if (q.engine === 'mongodb') {
+    const m = /^db\.(?:getCollection\(("[^"]*"|'[^']*')\)|([A-Za-z_$][\w$]*))\.(\w+)/.exec(q.text);
+    if (m) return `${m[1] ? JSON.parse(m[1].replace(/^'|'$/g, '"')) : m[2]}.${m[3]}`;
+  }
+  const one = q.text.replace(/\s+/g, ' ').trim();
+  return one.length > 48 ? `${one.slice(0, 47)}…` : one;
+}
+
+export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
+  const target = await resolveTarget(args);
+  const { query } = target;
+  if (query.problem) throw new UserError(query.problem);
+  const opts = settings();
+  const verbosity = args.verbosity ?? opts.verbosity;
+  const analyzeFlag = args.analyze ?? opts.analyze;
+  const buffers = args.buffers ?? opts.buffers;
+
+  // Read the query before connecting, so a typo costs no round trip.
+  let command: MongoCommand | undefined;
+  if (query.engine === 'mongodb') {
+    const parsed = parseMongoQuery(query.text);
+    if (!parsed.ok) throw new UserError(parsed.error);
+    command = parsed.command;
+  }
+
+  const spec = await connectionFor(s, query.engine, target.uri, args.connectionId);
+  let effectiveVerbosity = verbosity;
+  let allowWrites = false;
+  if (query.engine === 'mongodb' && verbosity !== 'queryPlanner' && writesThroughPipeline(query.text)) {
+    const choice = await vscode.window.showWarningMessage(
+      'This pipeline writes with $out or $merge: explaining it at executionStats runs it and writes the output collection.',
+      { modal: true },
+      'Explain Without Running',
+      'Run It (It Writes)',
+    );
+    if (choice === undefined) throw new Dismissed();
+    if (choice === 'Explain Without Running') effectiveVerbosity = 'queryPlanner';
+    else allowWrites = true;
+  }
+  const password = await passwordFor(s, spec);
+  const uri = connectionUri(spec, password);
+  const gateway = await s.gateway();
+  const title = titleOf(query);
+  const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${sqlVerb(query.text)}` : `explain (${effectiveVerbosity})`;
+  s.log.info(`Explaining ${title} on ${spec.name} (${what}).`);
+
+  const outcome = await vscode.window.withProgress<ExplainOutcome>(
+    { location: vscode.ProgressLocation.Notification, title: `Explaining ${title} on ${spec.name}`, cancellable: true },
+    async (_progress, token) => {
+      const running = gateway.explain({
+        engine: query.engine, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
+        analyze: analyzeFlag, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
+      });
+      const sub = token.onCancellationRequested(() => {
+        s.log.info(`Cancelling the explain of ${title} on the server.`);
+        running.cancel().catch((err: unknown) => s.log.error('Cancelling failed', err));
+      });
+      try {
+        return await running.done;
+      } catch (err) {
+        const kind = (err as { kind?: string }).kind;
+        if (kind === 'auth' || kind === 'network' || kind === 'config') {
+          s.store.setState(spec.id, { kind: 'failed', error: (err as Error).message, at: Date.now() });
+        }
+        if (token.isCancellationRequested || kind === 'cancelled') {
+          throw new UserError(`The explain of ${title} was cancelled and the server stopped the query.`);
+        }
+        throw err;
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  s.store.setState(spec.id, { kind: 'ok', ...(outcome.serverVersion ? { serverVersion: outcome.serverVersion } : {}), at: Date.now() });
+  for (const note of outcome.notes) s.log.info(note);
+  const findings = analyze(outcome.plan);
+  const key = RunHistory.key(query.engine, query.text);
+  const previous = history.get(key).at(-1);
+  history.add(key, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
+  PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
+  if (outcome.rolledBack) {
+    void vscode.window.showInformationMessage(`The ${sqlVerb(query.text)} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed (sequences may have advanced).`);
+  } else if (query.engine === 'postgres' && analyzeFlag && isDataChanging(query.text)) {
+    s.log.warn('A data-changing statement was explained with ANALYZE but the adapter did not report a rollback.');
+  }
+  if (previous) {
+    void vscode.window.showInformationMessage(`${title} was explained before in this session.`, 'Compare with Previous Run').then((c) => {
+      if (c) void vscode.commands.executeCommand(Commands.compareWithPrevious, { key });
+    });
+  }
+  const summary: ExplainSummary = {
+    engine: query.engine, connection: spec.name, title, nodeCount: outcome.plan.nodes.length, rootKind: outcome.plan.root.kind,
+    findings: findings.map((f) => f.code), durationMs: outcome.durationMs, rolledBack: outcome.rolledBack === true,
+  };
+  if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
+  return summary;
+}
+
+/** Shows the last two runs of a query side by side. */
+export async function compareWithPrevious(s: Services, args: { key?: string } | ExplainArgs = {}): Promise<boolean> {
+  let key = 'key' in args && args.key ? args.key : undefined;
+  if (!key) {
+    const editor = vscode.window.activeTextEditor;
+    if (editor) {
+      try {
+        const target = await resolveTarget(args as ExplainArgs);
+        key = RunHistory.key(target.query.engine, target.query.text);
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+      }
+    }
+    if (!key || history.get(key).length < 2) key = history.lastKey;
+  }
+  const runs = history.get(key);
+  if (runs.length < 2) throw new UserError('There is no previous run of this query to compare with: explain it, change something, and explain it again.');
+  const [before, after] = runs as [Run, Run];
+  PlanPanel.showComparison(s.context.extensionUri, s.log, s.panelHooks, {
+    title: after.title,
+    before: { label: before.label, plan: before.plan, findings: before.findings },
+    after: { label: after.label, plan: after.plan, findings: after.findings },
+  });
+  return true;
+}
+
+/** "Explain" above each query the file holds; "Compare with previous" when it ran twice. */
+export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly sub: vscode.Disposable[];
+
+  constructor() {
+    this.sub = [
+      history.onDidChange(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS}.codeLens.enabled`)) this.changed.fire();
+      }),
+    ];
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
+    const text = doc.getText();
+    if (text.length > 2_000_000) return [];
+    const lenses: vscode.CodeLens[] = [];
+    for (const q of findQueries(text, sourceKind(doc.languageId, doc.fileName))) {
+      const range = new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.start));
+      lenses.push(new vscode.CodeLens(range, {
+        title: q.problem ? '$(warning) Explain (needs literal values)' : `$(debug-start) Explain`,
+        tooltip: q.problem ?? `Explain this ${ENGINE_LABEL[q.engine]} query and show its plan`,
+        command: Commands.explainQueryAt,
+        arguments: [{ uri: doc.uri.toString(), start: q.start, end: q.end }],
+      }));
+      const key = RunHistory.key(q.engine, q.text);
+      if (history.get(key).length >= 2) {
+        lenses.push(new vscode.CodeLens(range, { title: 'Compare with previous run', command: Commands.compareWithPrevious, arguments: [{ key }] }));
+      }
+    }
+    return lenses;
+  }
+
+  dispose(): void {
+    for (const d of this.sub) d.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,93 @@
+// The composition root of the VS Code extension, and the only place that wires things together.
+// Activation only registers: commands, the Connections view, the status bar item and the CodeLens
+// provider. Nothing connects or loads a driver until a command needs it (the adapters are imported
+// lazily on the first explain or connection test).
+
+import * as vscode from 'vscode';
+import { Commands, commandState, registerCommand } from './commands';
+import { addConnection, editConnection, removeConnection, selectConnection, testConnection, useConnectionHere } from './connections/actions';
+import { Bindings, ConnectionStatusBar } from './connections/bindings';
+import { ConnectionStore } from './connections/store';
+import { ConnectionsTree } from './connections/tree';
+import { compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs, type Services } from './explain';
+import type { Gateway } from './gateway';
+import { Log } from './log';
+import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
+import { PlanPanel } from './planPanel';
+
+/** What activate() returns: a small handle the extension's own tests read. Not a public API. */
+export interface ExtensionHandle {
+  services: Services;
+  lastError(): string | undefined;
+  clearLastError(): void;
+  panel(): PlanPanel | undefined;
+  statusBarText(): string;
+  history: typeof history;
+}
+
+const CODE_FILES: vscode.DocumentSelector = [
+  { language: 'sql' },
+  { language: 'javascript' },
+  { language: 'typescript' },
+  { language: 'javascriptreact' },
+  { language: 'typescriptreact' },
+  { pattern: '**/*.mongodb.js' },
+];
+
+export function activate(context: vscode.ExtensionContext): ExtensionHandle {
+  const log = new Log('Query Plan Inspector');
+  const store = new ConnectionStore(context.globalState, context.secrets);
+  const bindings = new Bindings(context.workspaceState, store);
+  let gateway: Promise<Gateway> | undefined;
+  const services: Services = {
+    context,
+    log,
+    store,
+    bindings,
+    gateway: () => (gateway ??= import('./adapterGateway').then((m) => m.createGateway(log))),
+    panelHooks: {},
+    addConnection: (engine) => addConnection(services, { engine }),
+  };
+  const statusBar = new ConnectionStatusBar(bindings, store);
+  const tree = new ConnectionsTree(store);
+  const lenses = new ExplainCodeLens();
+  context.subscriptions.push(
+    log, store, bindings, statusBar, tree, lenses,
+    vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
+    vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
+    { dispose: () => PlanPanel.active?.dispose() },
+  );
+
+  const reg = <A extends unknown[], R>(id: (typeof Commands)[keyof typeof Commands], title: string, fn: (...a: A) => Promise<R> | R) => registerCommand(context, log, id, title, fn);
+  reg(Commands.explainQuery, 'Explain Query', (args?: ExplainArgs | vscode.Uri) => explainQuery(services, args instanceof vscode.Uri ? { uri: args } : args));
+  reg(Commands.explainQueryAt, 'Explain Query', (args?: ExplainArgs) => explainQuery(services, args));
+  reg(Commands.openPlan, 'Open Plan', (args?: OpenPlanArgs) => openPlan(services, args));
+  reg(Commands.openPlanFromClipboard, 'Open Plan', () => openPlan(services, { source: 'clipboard' }));
+  reg(Commands.compareWithPrevious, 'Compare with Previous Run', (args?: { key?: string }) => compareWithPrevious(services, args));
+  reg(Commands.comparePlans, 'Compare Plans', (args?: { before?: string; after?: string }) => comparePlans(services, args));
+  reg(Commands.addConnection, 'Add Connection', (input?: Parameters<typeof addConnection>[1]) => addConnection(services, input));
+  reg(Commands.editConnection, 'Edit Connection', (arg?: Parameters<typeof editConnection>[1]) => editConnection(services, arg));
+  reg(Commands.removeConnection, 'Remove Connection', (arg?: Parameters<typeof removeConnection>[1]) => removeConnection(services, arg));
+  reg(Commands.testConnection, 'Test Connection', (arg?: Parameters<typeof testConnection>[1]) => testConnection(services, arg));
+  reg(Commands.selectConnection, 'Choose Connection', (arg?: Parameters<typeof selectConnection>[1]) => selectConnection(services, arg));
+  reg(Commands.useConnectionHere, 'Use Connection Here', (arg?: Parameters<typeof useConnectionHere>[1]) => useConnectionHere(services, arg));
+  reg(Commands.refreshConnections, 'Refresh Connections', () => {
+    for (const spec of store.list()) store.setState(spec.id, { kind: 'unknown' });
+  });
+  reg(Commands.showLog, 'Show Log', () => log.show());
+
+  return {
+    services,
+    lastError: () => commandState.lastError,
+    clearLastError: () => {
+      delete commandState.lastError;
+    },
+    panel: () => PlanPanel.active,
+    statusBarText: () => statusBar.text,
+    history,
+  };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,200 @@
+// The plan panel: one webview that shows the plan view (dist/webview/webview.js). It runs under the
+// strict policy of src/protocol/webview.ts with a fresh crypto nonce per page, may read only
+// dist/webview, and is not kept alive when hidden: when it becomes visible again the view reloads,
+// says `ready`, and the panel posts the current message again. Every inbound message is validated and
+// handled inside try/catch, so a bad message costs one log line, never the panel.
+
+import * as vscode from 'vscode';
+import type { Finding, Plan } from '../core/model';
+import {
+  parseViewMessage, webviewHtml, WEBVIEW_PROTOCOL_VERSION,
+  type HostToViewMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ViewToHostMessage,
+} from '../protocol/webview';
+import type { Log } from './log';
+
+/** Where a plan came from, so a node can be revealed in the query it explains. */
+export interface PlanSource {
+  uri?: vscode.Uri;
+  range?: vscode.Range;
+}
+
+export interface PanelHooks {
+  /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
+  verify?: (id: string, post: (m: HostToViewMessage) => void) => Promise<void>;
+}
+
+export class PlanPanel implements vscode.Disposable {
+  private static current: PlanPanel | undefined;
+  static readonly viewType = 'queryPlanInspector.plan';
+
+  /** Messages the view sent, newest last (tests read them). */
+  readonly received: ViewToHostMessage[] = [];
+  private readonly panel: vscode.WebviewPanel;
+  private readonly disposables: vscode.Disposable[] = [];
+  private message: ShowPlanMessage | ShowComparisonMessage | undefined;
+  private ready = false;
+  private source: PlanSource | undefined;
+  private readyWaiters: ((ok: boolean) => void)[] = [];
+
+  private constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: Log,
+    private readonly hooks: PanelHooks,
+  ) {
+    const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+    this.panel = vscode.window.createWebviewPanel(PlanPanel.viewType, 'Query Plan', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+      enableScripts: true,
+      localResourceRoots: [root],
+      retainContextWhenHidden: false,
+      enableFindWidget: true,
+    });
+    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'activity.svg');
+    this.panel.webview.html = this.html();
+    this.disposables.push(
+      this.panel.webview.onDidReceiveMessage((data: unknown) => void this.receive(data)),
+      this.panel.onDidDispose(() => this.dispose()),
+      this.panel.onDidChangeViewState(() => {
+        // A hidden webview loses its page; the reloaded page says `ready` again.
+        if (!this.panel.visible) this.ready = false;
+      }),
+    );
+  }
+
+  /** Shows a plan in the panel (creating or revealing it). */
+  static showPlan(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: { title: string; plan: Plan; findings: Finding[]; rawText?: string; suggestions?: SuggestionView[] }, source?: PlanSource): PlanPanel {
+    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+    const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: m.plan, findings: m.findings };
+    if (m.rawText !== undefined) message.rawText = m.rawText;
+    if (m.suggestions) message.suggestions = m.suggestions;
+    panel.setMessage(message, m.title, source);
+    return panel;
+  }
+
+  static showComparison(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: Omit<ShowComparisonMessage, 'type'>): PlanPanel {
+    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+    panel.setMessage({ type: 'showComparison', ...m }, `Compare: ${m.title}`, undefined);
+    return panel;
+  }
+
+  static get active(): PlanPanel | undefined {
+    return PlanPanel.current;
+  }
+
+  private static reveal(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks): PlanPanel {
+    if (PlanPanel.current) {
+      PlanPanel.current.panel.reveal(undefined, true);
+      return PlanPanel.current;
+    }
+    PlanPanel.current = new PlanPanel(extensionUri, log, hooks);
+    return PlanPanel.current;
+  }
+
+  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined): void {
+    this.message = message;
+    this.source = source;
+    this.panel.title = title.length > 40 ? `${title.slice(0, 39)}…` : title;
+    if (this.ready) this.post(message);
+  }
+
+  /** Resolves once the view has said `ready` for the current page (tests and callers that need it). */
+  whenReady(timeoutMs = 30_000): Promise<boolean> {
+    if (this.ready) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.readyWaiters.push((ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      });
+    });
+  }
+
+  get title(): string {
+    return this.panel.title;
+  }
+
+  get lastMessage(): ShowPlanMessage | ShowComparisonMessage | undefined {
+    return this.message;
+  }
+
+  post(message: HostToViewMessage): void {
+    void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error('Posting to the plan view failed', err));
+  }
+
+  private async receive(data: unknown): Promise<void> {
+    try {
+      const parsed = parseViewMessage(data);
+      if (!parsed.ok) {
+        this.log.warn(`The plan view sent a message that was ignored: ${parsed.reason}.`);
+        return;
+      }
+      const m = parsed.message;
+      this.received.push(m);
+      if (this.received.length > 200) this.received.shift();
+      switch (m.type) {
+        case 'ready':
+          if (m.protocolVersion !== WEBVIEW_PROTOCOL_VERSION) this.log.warn(`The plan view speaks protocol ${m.protocolVersion}, the extension ${WEBVIEW_PROTOCOL_VERSION}.`);
+          this.ready = true;
+          if (this.message) this.post(this.message);
+          for (const w of this.readyWaiters.splice(0)) w(true);
+          break;
+        case 'copyText':
+          await vscode.env.clipboard.writeText(m.text);
+          void vscode.window.setStatusBarMessage(`Copied ${m.what ?? 'the text'}.`, 3000);
+          break;
+        case 'saveFile':
+          await this.save(m.fileName, m.encoding, m.content);
+          break;
+        case 'openNode':
+          if (this.source?.uri) {
+            const doc = await vscode.workspace.openTextDocument(this.source.uri);
+            const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+            if (this.source.range) {
+              editor.selection = new vscode.Selection(this.source.range.start, this.source.range.end);
+              editor.revealRange(this.source.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            }
+          }
+          break;
+        case 'verifySuggestion':
+          if (this.hooks.verify) await this.hooks.verify(m.id, (reply) => this.post(reply));
+          else this.post({ type: 'suggestionStatus', id: m.id, status: 'failed', detail: 'Verification needs a live connection: explain the query from its source file.' });
+          break;
+        case 'reportError':
+          this.log.error(`Plan view: ${m.message}`, m.detail);
+          break;
+      }
+    } catch (err) {
+      this.log.error('Handling a message from the plan view failed', err);
+    }
+  }
+
+  private async save(fileName: string, encoding: 'utf8' | 'base64', content: string): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, fileName) : undefined, saveLabel: 'Export' });
+    if (!target) return;
+    const bytes = encoding === 'base64' ? Buffer.from(content, 'base64') : Buffer.from(content, 'utf8');
+    await vscode.workspace.fs.writeFile(target, bytes);
+    void vscode.window.setStatusBarMessage(`Exported ${fileName}.`, 3000);
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const root = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
+    const bytes = new Uint8Array(18);
+    globalThis.crypto.getRandomValues(bytes);
+    const nonce = Buffer.from(bytes).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+    return webviewHtml({
+      cspSource: webview.cspSource,
+      nonce,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'webview.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
+      title: 'Query Plan',
+    });
+  }
+
+  dispose(): void {
+    if (PlanPanel.current === this) PlanPanel.current = undefined;
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+    for (const w of this.readyWaiters.splice(0)) w(false);
+  }
+}
