@@ -224,6 +224,8 @@ export interface MongoMeta {
   engineKind?: 'classic' | 'sbe';
   /** The slot-based plan kept verbatim (not drawn). */
   slotBasedPlan?: unknown;
+  /** The slot-based executionStages tree kept verbatim; its figures are mapped onto the drawn queryPlan by planNodeId. */
+  slotBasedExecutionStages?: unknown;
   sharded?: boolean;
   /** Aggregation pipeline stage names in order, when the explain came from aggregate. */
   pipeline?: string[];
