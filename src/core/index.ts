@@ -2,4 +2,4 @@
 export * from './model';
 export { loadPlan, detectFormat, MAX_PLAN_TEXT } from './load';
 export { derive, walk } from './metrics';
-export { analyze } from './findings/index';
+export { analyze, summarize } from './findings/index';

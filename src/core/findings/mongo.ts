@@ -474,6 +474,12 @@ function skipReads(node: PlanNode): Scored | undefined {
   const numbers: Record<string, number> = { skipAmount: skip, skipped, returned: ret };
   if (keys !== undefined) numbers['keysExamined'] = keys;
   if (input !== undefined) numbers['read'] = input;
+  // The field the pages advance on: the first index field that is not fixed to one value.
+  const scanBounds = scans[0] ? boundsOf(scans[0]) : undefined;
+  const pageField = scanBounds ? Object.keys(scanBounds).find((f) => classify(scanBounds[f]!) !== 'point') : undefined;
+  const keyset = pageField
+    ? `{ ${pageField}: { $gt: <last ${pageField}> } } with the same sort`
+    : '{ sortField: { $gt: lastValue } } with the same sort';
   return {
     score: skipped,
     finding: {
@@ -481,7 +487,7 @@ function skipReads(node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: 'skip() reads what it skips',
-      message: `Read ${readWhat} to return ${fmt(ret)}: skip(${fmt(skip)}) discards what it reads, and each later page reads more. Paginate on the sort key instead ({ sortField: { $gt: lastValue } } with the same sort) so each page reads only its own entries.`,
+      message: `Read ${readWhat} to return ${fmt(ret)}: skip(${skip}) discards what it reads, and each later page reads more. Paginate on the sort key instead (${keyset}) so each page reads only its own entries.`,
       numbers,
     },
   };

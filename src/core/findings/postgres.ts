@@ -391,7 +391,7 @@ function offsetReads(node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: 'OFFSET reads what it skips',
-      message: `Read ${plural(input, 'row')} to return ${fmt(out)}: OFFSET ${fmt(skipped)} discards what it reads, and each later page reads more. Paginate with a keyset condition instead (WHERE (${keyset}) > (last values seen) ORDER BY ${keyset} LIMIT n) and an index on ${keyset}.`,
+      message: `Read ${plural(input, 'row')} to return ${fmt(out)}: OFFSET ${skipped} discards what it reads, and each later page reads more. Paginate with a keyset condition instead (WHERE (${keyset}) > (last values seen) ORDER BY ${keyset} LIMIT n) and an index on ${keyset}.`,
       numbers: { rowsRead: input, rowsReturned: out, offset: skipped },
     },
   };

@@ -95,7 +95,10 @@ export function fmtRatio(r: number): string {
 /** Milliseconds for messages. */
 export function fmtMs(ms: number): string {
   if (ms >= 1000) return `${trimZeros((ms / 1000).toFixed(2))} s`;
-  return `${fmt(ms >= 10 ? Math.round(ms * 10) / 10 : Math.round(ms * 1000) / 1000)} ms`;
+  if (ms >= 100) return `${fmt(Math.round(ms))} ms`;
+  if (ms >= 10) return `${trimZeros(ms.toFixed(1))} ms`;
+  if (ms >= 1) return `${trimZeros(ms.toFixed(2))} ms`;
+  return `${trimZeros(ms.toFixed(3))} ms`;
 }
 
 /** Kilobytes for messages. */
