@@ -1,0 +1,501 @@
+// PostgreSQL adapter: connect, EXPLAIN one statement, list indexes, report the server and HypoPG, cancel.
+//
+// Safety rules, all enforced here:
+// - The text must be ONE statement (checked with PostgreSQL's own parser, and sent with the extended
+//   protocol, which the server itself refuses to run with several statements).
+// - Every explain runs inside BEGIN ... ROLLBACK with a local statement_timeout, so EXPLAIN ANALYZE of
+//   an INSERT/UPDATE/DELETE/MERGE (or of a CTE that writes) changes no rows; the result says so.
+// - Cancel stops the work on the server: pg_cancel_backend() from a second connection.
+// - The password is given by the caller, kept only in the driver's config, and never put in a message.
+
+import pg from 'pg';
+import { parse as parseSql, SqlError } from 'libpg-query';
+import { loadPlan } from '../core/load';
+import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
+import type { ExplainResult } from './types';
+
+export interface PostgresConnectOptions {
+  /** postgresql://user@host:port/db?...; a password in it is accepted but better given apart. */
+  uri: string;
+  /** Overrides any password in the URI. */
+  password?: string;
+  connectTimeoutMs?: number;
+  applicationName?: string;
+}
+
+export interface PostgresExplainOptions {
+  analyze?: boolean;
+  /** Buffers counters; sent with ANALYZE, or alone from PostgreSQL 13 on (planning buffers). */
+  buffers?: boolean;
+  /** Non-default planner settings (PostgreSQL 12 and later). */
+  settings?: boolean;
+  verbose?: boolean;
+  /** statement_timeout for the explain, in ms. Default 30 s. */
+  timeoutMs?: number;
+  /** Values for $1, $2... placeholders. */
+  params?: unknown[];
+  /** Aborting cancels the statement on the server. */
+  signal?: AbortSignal;
+  /**
+   * Indexes to try for this explain only, as CREATE INDEX statements. 'hypothetical' uses HypoPG (plain
+   * EXPLAIN only: ANALYZE ignores hypothetical indexes); 'transaction' really builds them inside the
+   * rolled-back transaction (exact, but it locks writes on the table while it builds).
+   */
+  indexes?: { ddl: string[]; mode: 'hypothetical' | 'transaction' };
+}
+
+export interface PostgresIndexColumn {
+  /** Column name, or the expression for an expression index. */
+  expression: string;
+  descending: boolean;
+  nullsFirst: boolean;
+}
+
+export interface PostgresIndexInfo {
+  schema: string;
+  table: string;
+  name: string;
+  /** btree, hash, gin, gist, brin... */
+  method: string;
+  unique: boolean;
+  primary: boolean;
+  valid: boolean;
+  /** CREATE INDEX statement as pg_get_indexdef prints it. */
+  definition: string;
+  /** WHERE clause of a partial index. */
+  predicate?: string;
+  columns: PostgresIndexColumn[];
+  /** INCLUDE columns. */
+  include: string[];
+  sizeBytes: number;
+}
+
+export interface HypopgStatus {
+  /** CREATE EXTENSION hypopg was run in this database. */
+  installed: boolean;
+  installedVersion?: string;
+  /** The extension files are on the server (it could be created). */
+  available: boolean;
+  availableVersion?: string;
+}
+
+/** What the parser says about a statement before it is sent. */
+export interface StatementInfo {
+  /** The statement to explain (an EXPLAIN prefix the user wrote is removed). */
+  sql: string;
+  /** Parse-tree node name of the statement: SelectStmt, UpdateStmt... */
+  kind: string;
+  /** INSERT/UPDATE/DELETE/MERGE anywhere in it (a CTE too), SELECT INTO, CREATE TABLE AS. */
+  writes: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Statements EXPLAIN accepts. */
+const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'ExecuteStmt', 'DeclareCursorStmt', 'CreateTableAsStmt']);
+const WRITING = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt']);
+
+const KIND_WORDS: Record<string, string> = {
+  SelectStmt: 'SELECT', InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
+  ExecuteStmt: 'EXECUTE', DeclareCursorStmt: 'DECLARE', CreateTableAsStmt: 'CREATE TABLE AS', IndexStmt: 'CREATE INDEX',
+  CreateStmt: 'CREATE TABLE', DropStmt: 'DROP', TruncateStmt: 'TRUNCATE', AlterTableStmt: 'ALTER TABLE',
+  VacuumStmt: 'VACUUM', TransactionStmt: 'transaction control', VariableSetStmt: 'SET', CopyStmt: 'COPY',
+};
+
+/**
+ * Checks that a text is one explainable statement and says whether it writes. Pure apart from the WASM
+ * parser; throws AdapterError (syntax or unsupported) in one sentence.
+ */
+export async function inspectStatement(text: string): Promise<StatementInfo> {
+  let sql = text.replace(/[\s;]+$/, '');
+  if (sql.trim() === '') throw new AdapterError('syntax', 'The SQL is empty: give one statement to explain.');
+  for (let pass = 0; pass < 2; pass++) {
+    let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
+    try {
+      tree = await parseSql(sql);
+    } catch (err) {
+      throw sqlSyntaxError(sql, err);
+    }
+    const stmts = tree.stmts ?? [];
+    if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one statement to explain.');
+    if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; explain them one at a time.`);
+    const stmt = stmts[0]!.stmt ?? {};
+    const kind = Object.keys(stmt)[0] ?? 'unknown';
+    if (kind === 'ExplainStmt' && pass === 0) {
+      // The user pasted "EXPLAIN (...) query": explain the query with the options asked of the adapter.
+      const inner = /^\s*explain\b\s*(?:\((?:[^()]|\([^()]*\))*\)\s*|(?:analy[sz]e|verbose)\b\s*)*/i.exec(sql);
+      if (!inner) throw new AdapterError('unsupported', 'The SQL is an EXPLAIN whose options could not be removed; give the query without EXPLAIN.');
+      sql = sql.slice(inner[0].length);
+      continue;
+    }
+    if (!EXPLAINABLE.has(kind)) {
+      const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '');
+      throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for a ${word} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
+    }
+    return { sql, kind, writes: writes(stmt) };
+  }
+  throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
+}
+
+/** True when the parse tree holds a data-changing statement anywhere (CTEs included). */
+function writes(tree: unknown): boolean {
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (Array.isArray(x)) stack.push(...x);
+    else if (typeof x === 'object' && x !== null) {
+      for (const [k, v] of Object.entries(x)) {
+        if (WRITING.has(k)) return true;
+        if (k === 'intoClause' && v) return true;
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}
+
+function sqlSyntaxError(sql: string, err: unknown): AdapterError {
+  if (err instanceof SqlError) {
+    const pos = err.sqlDetails?.cursorPosition;
+    const where = typeof pos === 'number' && pos >= 0 ? ` at ${lineColumn(sql, pos)}` : '';
+    return new AdapterError('syntax', `The SQL has an error${where}: ${firstLine(err.sqlDetails?.message ?? err.message)}.`);
+  }
+  return new AdapterError('syntax', `The SQL could not be parsed: ${firstLine(err)}.`);
+}
+
+function lineColumn(text: string, pos: number): string {
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}
+
+/** Connects and reads the server version; throws AdapterError (network, auth, config). */
+export async function connectPostgres(options: PostgresConnectOptions): Promise<PostgresConnection> {
+  const config = clientConfig(options);
+  const client = new pg.Client(config);
+  // An idle connection dropped by the server emits 'error'; without a listener Node would crash.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const r = await client.query<{ v: string; n: string; pid: number }>(
+      "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n, pg_backend_pid() AS pid",
+    );
+    const row = r.rows[0]!;
+    return new PostgresConnection(client, config, options, row.v, Number(row.n), row.pid);
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw pgError(err, options);
+  }
+}
+
+function clientConfig(options: PostgresConnectOptions): pg.ClientConfig {
+  if (typeof options.uri !== 'string' || !/^postgres(ql)?:\/\//i.test(options.uri.trim())) {
+    throw new AdapterError('config', 'The PostgreSQL connection must be a URI starting with postgresql://.');
+  }
+  try {
+    // Parse now so that a malformed URI is a config error, not a late driver exception.
+    new URL(options.uri.trim());
+  } catch {
+    throw new AdapterError('config', `The PostgreSQL URI for ${describeHost(options.uri)} is malformed.`);
+  }
+  const config: pg.ClientConfig = {
+    connectionString: options.uri.trim(),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    application_name: options.applicationName ?? 'query-plan-inspector',
+  };
+  if (options.password !== undefined) config.password = options.password;
+  return config;
+}
+
+/** Turns whatever pg threw into one AdapterError without credentials. */
+function pgError(err: unknown, options: PostgresConnectOptions, context: { cancelled?: boolean; timeoutMs?: number; sql?: string; prefixLength?: number } = {}): AdapterError {
+  if (err instanceof AdapterError) return err;
+  const secrets = [options.password, passwordOf(options.uri)];
+  const e = err as { code?: string; message?: string; position?: string; severity?: string };
+  const msg = scrub(firstLine(e?.message ?? err), secrets);
+  const host = describeHost(options.uri);
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  if (code === '28P01' || code === '28000') return new AdapterError('auth', `PostgreSQL at ${host} refused the login: ${msg}.`, { code });
+  if (code === '42501') return new AdapterError('auth', `PostgreSQL refused the statement: ${msg}.`, { code });
+  if (code === '57014') {
+    if (context.cancelled) return new AdapterError('cancelled', 'The explain was cancelled and the statement stopped on the server.', { code });
+    if (/statement timeout/i.test(msg) || context.timeoutMs !== undefined) {
+      return new AdapterError('timeout', `The statement ran longer than the ${formatMs(context.timeoutMs)} limit (statement_timeout) and was stopped on the server.`, { code });
+    }
+    return new AdapterError('cancelled', `The statement was cancelled on the server: ${msg}.`, { code });
+  }
+  if (code === '55P03') return new AdapterError('timeout', `The statement waited too long for a lock: ${msg}.`, { code });
+  if (code === '3D000') return new AdapterError('config', `PostgreSQL at ${host} has no such database: ${msg}.`, { code });
+  if (code === '57P03' || code === '53300') return new AdapterError('network', `PostgreSQL at ${host} is not accepting connections: ${msg}.`, { code });
+  if (code !== undefined && /^(42|22|2[0-9A-Z]|0A)/.test(code) && code.length === 5) {
+    const kind = code.startsWith('42') ? 'syntax' : code === '0A000' ? 'unsupported' : 'server';
+    // The server counts from the start of the EXPLAIN text; the user knows only their statement.
+    const pos = Number(e.position) - 1 - (context.prefixLength ?? 0);
+    const where = e.position && context.sql && pos >= 0 ? ` (at ${lineColumn(context.sql, pos)})` : '';
+    const verb = kind === 'server' ? 'stopped the statement with an error' : 'rejected the statement';
+    return new AdapterError(kind, `PostgreSQL ${verb}${where}: ${msg}.`, { code });
+  }
+  if (isNetworkCode(code)) return new AdapterError('network', `Cannot reach PostgreSQL at ${host}: ${networkReason(code!)}.`, { code });
+  if (/timeout expired|Connection terminated due to connection timeout/i.test(msg)) {
+    return new AdapterError('network', `Cannot reach PostgreSQL at ${host}: no answer within the connect timeout.`);
+  }
+  if (/Connection terminated|connection is closed|Client was closed|not queryable/i.test(msg)) {
+    return new AdapterError('network', `The connection to PostgreSQL at ${host} was lost: ${msg}.`);
+  }
+  if (/password|SASL|SCRAM/i.test(msg) && code === undefined) {
+    return new AdapterError('auth', `PostgreSQL at ${host} needs a password for this user, and none or an unusable one was given.`);
+  }
+  if (code !== undefined) return new AdapterError('server', `PostgreSQL reported an error: ${msg}.`, { code });
+  return new AdapterError('server', `The PostgreSQL operation failed: ${msg}.`);
+}
+
+function passwordOf(uri: string): string | undefined {
+  try {
+    const p = new URL(uri).password;
+    return p ? decodeURIComponent(p) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return 'configured';
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+export class PostgresConnection {
+  /** One explain at a time: its BEGIN ... ROLLBACK must not interleave with another's. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private running: { promise: Promise<unknown>; cancelled: boolean } | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly client: pg.Client,
+    private readonly config: pg.ClientConfig,
+    private readonly options: PostgresConnectOptions,
+    /** server_version as the server prints it, e.g. "15.20 (Debian 15.20-0+deb12u1)". */
+    readonly serverVersion: string,
+    /** server_version_num, e.g. 150020. */
+    readonly serverVersionNum: number,
+    /** Backend process id of this connection (what pg_cancel_backend needs). */
+    readonly backendPid: number,
+  ) {}
+
+  /** Explains one statement; see PostgresExplainOptions. Throws AdapterError. */
+  explain(text: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
+    return this.serial(() => this.explainNow(text, opts));
+  }
+
+  private async explainNow(text: string, opts: PostgresExplainOptions): Promise<ExplainResult> {
+    const info = await inspectStatement(text);
+    const analyze = opts.analyze === true;
+    const v = this.serverVersionNum;
+    const notes: string[] = [];
+    const parts = ['FORMAT JSON'];
+    if (analyze) parts.push('ANALYZE');
+    if (opts.buffers && (analyze || v >= 130000)) parts.push('BUFFERS');
+    else if (opts.buffers) notes.push('BUFFERS needs ANALYZE before PostgreSQL 13, so buffer counters were not asked for.');
+    if (opts.settings && v >= 120000) parts.push('SETTINGS');
+    if (opts.verbose) parts.push('VERBOSE');
+    const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    const indexes = opts.indexes;
+    if (indexes && indexes.mode === 'hypothetical' && analyze) {
+      throw new AdapterError('unsupported', 'Hypothetical indexes are ignored by EXPLAIN ANALYZE; try them with a plain EXPLAIN, or build them inside the rolled-back transaction.');
+    }
+    const ddl = indexes ? await Promise.all(indexes.ddl.map(checkIndexDdl)) : [];
+
+    const state = { promise: Promise.resolve() as Promise<unknown>, cancelled: false };
+    const onAbort = (): void => void this.cancel();
+    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const started = Date.now();
+    let hypothetical = false;
+    let began = false;
+    try {
+      this.running = state;
+      await this.client.query('BEGIN');
+      began = true;
+      await this.client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+      if (indexes?.mode === 'transaction') {
+        for (const d of ddl) await this.client.query(d);
+      } else if (indexes?.mode === 'hypothetical') {
+        hypothetical = true;
+        for (const d of ddl) await this.client.query('SELECT * FROM hypopg_create_index($1)', [d]);
+      }
+      if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled before the statement started.');
+      const query = { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}`, values: opts.params ?? [], queryMode: 'extended' } as pg.QueryConfig;
+      const run = this.client.query(query);
+      state.promise = run;
+      const result = await run;
+      const durationMs = Date.now() - started;
+      const value = (result.rows[0] as Record<string, unknown> | undefined)?.['QUERY PLAN'];
+      const rawText = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+      if (analyze && info.writes) {
+        const what = WRITING.has(info.kind) ? `${KIND_WORDS[info.kind] ?? 'statement'}` : 'statement (its WITH clause writes)';
+        notes.push(`The ${what} really ran, inside a transaction that was rolled back: no rows changed, but sequences advanced and dead row versions remain until vacuum.`);
+      }
+      if (indexes?.mode === 'transaction' && ddl.length > 0) {
+        notes.push(ddl.length === 1
+          ? 'The index was built inside the rolled-back transaction and no longer exists.'
+          : `The ${ddl.length} indexes were built inside the rolled-back transaction and no longer exist.`);
+      }
+      if (hypothetical) notes.push('The plan uses hypothetical indexes (HypoPG): costs are estimates and nothing was built.');
+      return {
+        engine: 'postgres',
+        rawText,
+        load: loadPlan(rawText),
+        serverVersion: this.serverVersion,
+        durationMs,
+        rolledBack: analyze && info.writes,
+        writes: info.writes,
+        notes,
+      };
+    } catch (err) {
+      throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length });
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (began) await this.client.query('ROLLBACK').catch(() => {});
+      if (hypothetical) await this.client.query('SELECT hypopg_reset()').catch(() => {});
+      this.running = null;
+    }
+  }
+
+  /**
+   * Stops the running explain on the server with pg_cancel_backend from a second connection, and
+   * waits until it has stopped. Resolves false when nothing was running.
+   */
+  async cancel(): Promise<boolean> {
+    const state = this.running;
+    if (!state) return false;
+    state.cancelled = true;
+    const other = new pg.Client(this.config);
+    other.on('error', () => {});
+    try {
+      await other.connect();
+      // A cancel that arrives between statements is lost, so repeat it until the statement has stopped.
+      for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
+        await other.query('SELECT pg_cancel_backend($1)', [this.backendPid]);
+        await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]);
+      }
+    } catch (err) {
+      throw pgError(err, this.options);
+    } finally {
+      await other.end().catch(() => {});
+    }
+    return true;
+  }
+
+  /** Indexes of one table, of one schema, or of every user table. */
+  listIndexes(filter: { table?: string; schema?: string } = {}): Promise<PostgresIndexInfo[]> {
+    return this.serial(async () => {
+      try {
+        const r = await this.client.query(LIST_INDEXES_SQL, [filter.table ?? null, filter.schema ?? null]);
+        return r.rows.map((row: Record<string, unknown>) => {
+          const all = row.columns as string[];
+          const options = (row.options as number[] | null) ?? [];
+          const nKey = Number(row.nkey);
+          const info: PostgresIndexInfo = {
+            schema: row.schema as string,
+            table: row.table as string,
+            name: row.name as string,
+            method: row.method as string,
+            unique: row.unique as boolean,
+            primary: row.primary as boolean,
+            valid: row.valid as boolean,
+            definition: row.definition as string,
+            columns: all.slice(0, nKey).map((expression, k) => ({
+              expression,
+              // indoption bit 0 is DESC, bit 1 is NULLS FIRST (pg_index.h).
+              descending: ((options[k] ?? 0) & 1) === 1,
+              nullsFirst: ((options[k] ?? 0) & 2) === 2,
+            })),
+            include: all.slice(nKey),
+            sizeBytes: Number(row.size_bytes),
+          };
+          if (row.predicate) info.predicate = row.predicate as string;
+          return info;
+        });
+      } catch (err) {
+        throw pgError(err, this.options);
+      }
+    });
+  }
+
+  /** Whether HypoPG is installed in this database or could be. */
+  hypopg(): Promise<HypopgStatus> {
+    return this.serial(async () => {
+      try {
+        const r = await this.client.query<{ installed: string | null; available: string | null }>(
+          "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'hypopg') AS installed, (SELECT default_version FROM pg_available_extensions WHERE name = 'hypopg') AS available",
+        );
+        const row = r.rows[0]!;
+        const status: HypopgStatus = { installed: row.installed !== null, available: row.available !== null };
+        if (row.installed !== null) status.installedVersion = row.installed;
+        if (row.available !== null) status.availableVersion = row.available;
+        return status;
+      } catch (err) {
+        throw pgError(err, this.options);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.end().catch(() => {});
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new AdapterError('network', 'The PostgreSQL connection is closed.'));
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+}
+
+/** A CREATE INDEX statement given for a trial: exactly one, and nothing else. */
+async function checkIndexDdl(ddl: string): Promise<string> {
+  const sql = ddl.replace(/[\s;]+$/, '');
+  let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
+  try {
+    tree = await parseSql(sql);
+  } catch (err) {
+    throw sqlSyntaxError(sql, err);
+  }
+  const stmts = tree.stmts ?? [];
+  if (stmts.length !== 1 || Object.keys(stmts[0]!.stmt ?? {})[0] !== 'IndexStmt') {
+    throw new AdapterError('unsupported', 'An index to try must be given as one CREATE INDEX statement.');
+  }
+  if (/\bconcurrently\b/i.test(sql)) throw new AdapterError('unsupported', 'CREATE INDEX CONCURRENTLY cannot run inside the explain transaction; give it without CONCURRENTLY.');
+  return sql;
+}
+
+const LIST_INDEXES_SQL = `
+SELECT n.nspname AS schema, t.relname AS table, i.relname AS name, am.amname AS method,
+       ix.indisunique AS unique, ix.indisprimary AS primary, ix.indisvalid AS valid,
+       pg_get_indexdef(ix.indexrelid) AS definition,
+       pg_get_expr(ix.indpred, ix.indrelid, true) AS predicate,
+       ix.indnkeyatts AS nkey,
+       ARRAY(SELECT pg_get_indexdef(ix.indexrelid, k, true) FROM generate_series(1, ix.indnatts) AS k ORDER BY k) AS columns,
+       ix.indoption::int2[] AS options,
+       pg_relation_size(ix.indexrelid) AS size_bytes
+  FROM pg_index ix
+  JOIN pg_class i ON i.oid = ix.indexrelid
+  JOIN pg_class t ON t.oid = ix.indrelid
+  JOIN pg_namespace n ON n.oid = t.relnamespace
+  JOIN pg_am am ON am.oid = i.relam
+ WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+   AND ($1::text IS NULL OR t.relname = $1) AND ($2::text IS NULL OR n.nspname = $2)
+ ORDER BY n.nspname, t.relname, i.relname`;
+
+/** Connects, explains one statement, closes. The CLI's one-shot path. */
+export async function explainPostgres(connect: PostgresConnectOptions, sql: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
+  const conn = await connectPostgres(connect);
+  try {
+    return await conn.explain(sql, opts);
+  } finally {
+    await conn.close();
+  }
+}
