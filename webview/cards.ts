@@ -1,0 +1,332 @@
+// What a node card says: the numbers that matter for the node's engine and kind, in a fixed order, each
+// with a level that the stylesheet turns into a colour. Pure functions of the plan model, so the same
+// text is drawn on screen and in exports.
+
+import type { Plan, PlanNode } from '../src/core/model';
+import { bytes, count, exact, factor, kb, ms, percent } from './format';
+
+export type Level = 'bad' | 'warn' | 'good' | 'muted' | undefined;
+
+export interface CardRow {
+  label: string;
+  value: string;
+  level?: Level;
+}
+
+/** Examined against returned on the node where the reading happens. */
+export interface Waste {
+  examined: number;
+  returned: number;
+  /** examined / returned; Infinity when nothing was returned. */
+  ratio: number;
+  /** What was examined: 'keys', 'docs', 'rows'. */
+  unit: string;
+  level: Level;
+  /** Short text for the card: '1,000 keys → 10 returned'. */
+  text: string;
+}
+
+export interface CardSpec {
+  title: string;
+  subtitle?: string;
+  /** Small tag above the title: the role when it matters (SubPlan, InitPlan, shard name). */
+  tag?: string;
+  rows: CardRow[];
+  waste?: Waste;
+  neverExecuted?: boolean;
+}
+
+const QUIET_ROLES = new Set(['inputStage', 'inputStages', 'Outer', 'Inner', 'Member', 'Subquery', 'child', 'stage', 'queryPlan', 'winningPlan']);
+
+function levelForFactor(f: number, warnAt: number, badAt: number): Level {
+  if (f >= badAt) return 'bad';
+  if (f >= warnAt) return 'warn';
+  return undefined;
+}
+
+/** A MongoDB keyPattern or sort pattern as `{ a: 1, b: -1 }`. */
+export function pattern(p: Record<string, number | string> | undefined): string {
+  if (!p) return '';
+  const parts = Object.entries(p).map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`);
+  return `{ ${parts.join(', ')} }`;
+}
+
+/** Index bounds summarised on one line: `a [1, 1] · b [MinKey, MaxKey]`, long lists counted. */
+export function boundsSummary(b: Record<string, string[]> | undefined): string {
+  if (!b) return '';
+  const parts: string[] = [];
+  for (const [field, intervals] of Object.entries(b)) {
+    if (intervals.length === 0) parts.push(`${field} ∅`);
+    else if (intervals.length === 1) parts.push(`${field} ${intervals[0]}`);
+    else parts.push(`${field} ${intervals.length} intervals`);
+  }
+  return parts.join(' · ');
+}
+
+/** Examined vs returned on this node, or undefined when there is no gap or no figures. */
+export function waste(node: PlanNode, engine: Plan['engine']): Waste | undefined {
+  const m = node.metrics;
+  if (m.neverExecuted) return undefined;
+  let examined: number | undefined;
+  let returned: number | undefined;
+  let unit = '';
+  if (engine === 'mongodb') {
+    returned = m.rowsReturned;
+    const keys = m.keysExamined ?? 0;
+    const docs = m.docsExamined ?? 0;
+    if (m.keysExamined === undefined && m.docsExamined === undefined) return undefined;
+    if (docs >= keys) {
+      examined = docs;
+      unit = 'docs';
+    } else {
+      examined = keys;
+      unit = 'keys';
+    }
+  } else {
+    // PostgreSQL prints rows removed per loop, like actual rows; compare per loop so loops cancel out.
+    const removed = (m.rowsRemovedByFilter ?? 0) + (m.rowsRemovedByJoinFilter ?? 0) + (m.rowsRemovedByIndexRecheck ?? 0);
+    if (removed <= 0) return undefined;
+    const loops = m.loops && m.loops > 0 ? m.loops : 1;
+    const kept = m.actualRowsPerLoop ?? (m.rowsReturned !== undefined ? m.rowsReturned / loops : undefined);
+    if (kept === undefined) return undefined;
+    returned = kept * loops;
+    examined = (kept + removed) * loops;
+    unit = 'rows';
+  }
+  if (returned === undefined || examined === undefined || examined <= returned) return undefined;
+  const ratio = returned > 0 ? examined / returned : Infinity;
+  const level: Level = ratio >= 10 ? 'bad' : ratio >= 2 ? 'warn' : 'muted';
+  const verb = engine === 'mongodb' ? 'returned' : 'kept';
+  const text = `${count(examined)} ${unit} → ${count(returned)} ${verb}`;
+  return { examined, returned, ratio, unit, level, text };
+}
+
+function mongoRows(node: PlanNode, plan: Plan, rows: CardRow[]): void {
+  const m = node.metrics;
+  const d = node.details;
+  if (m.rowsReturned !== undefined) rows.push({ label: 'returned', value: count(m.rowsReturned) });
+  if (m.keysExamined !== undefined) {
+    const seeks = m.seeks !== undefined ? ` · seeks ${count(m.seeks)}` : '';
+    const hops = m.seeks !== undefined && m.seeks > 1 && m.keysExamined > (m.rowsReturned ?? 0);
+    rows.push({ label: 'keys examined', value: `${count(m.keysExamined)}${seeks}`, level: hops ? 'warn' : undefined });
+  }
+  if (m.docsExamined !== undefined) rows.push({ label: 'docs examined', value: count(m.docsExamined) });
+  if (m.inclusiveTimeMs !== undefined) {
+    const share = percent(m.exclusiveTimeMs ?? 0, plan.totals.executionTimeMs ?? plan.maxima.exclusiveTimeMs);
+    rows.push({ label: 'time', value: `${ms(m.inclusiveTimeMs)}${share && m.exclusiveTimeMs ? ` · own ${share}` : ''}` });
+  }
+  if (d.indexBounds) rows.push({ label: 'bounds', value: boundsSummary(d.indexBounds) });
+  if (d.isMultiKey) rows.push({ label: 'multikey', value: 'yes', level: 'muted' });
+  if (d.sortPattern) rows.push({ label: 'sort', value: pattern(d.sortPattern) });
+  if (m.memUsageBytes !== undefined) rows.push({ label: 'memory', value: bytes(m.memUsageBytes) });
+  if (m.usedDisk) rows.push({ label: 'spilled', value: 'to disk', level: 'bad' });
+  if (m.limitAmount !== undefined) rows.push({ label: 'limit', value: exact(m.limitAmount) });
+  if (m.skipAmount !== undefined) rows.push({ label: 'skip', value: exact(m.skipAmount), level: m.skipAmount >= 1000 ? 'warn' : undefined });
+  if (m.dupsDropped) rows.push({ label: 'dups dropped', value: count(m.dupsDropped), level: 'muted' });
+}
+
+function postgresRows(node: PlanNode, plan: Plan, rows: CardRow[]): void {
+  const m = node.metrics;
+  const d = node.details;
+  const analyzed = plan.postgres?.analyzed !== false && (m.actualRowsPerLoop !== undefined || m.rowsReturned !== undefined || m.neverExecuted);
+  if (m.neverExecuted) {
+    rows.push({ label: 'rows', value: 'never executed', level: 'muted' });
+  } else if (m.actualRowsPerLoop !== undefined && m.loops !== undefined && m.loops > 1) {
+    rows.push({ label: 'rows', value: `${count(m.actualRowsPerLoop)} × ${count(m.loops)} loops` });
+  } else if (m.rowsReturned !== undefined) {
+    rows.push({ label: 'rows', value: count(m.rowsReturned) });
+  }
+  if (m.plannedRows !== undefined || m.planRowsPerLoop !== undefined) {
+    const planned = m.planRowsPerLoop ?? m.plannedRows!;
+    let value = count(planned);
+    let level: Level;
+    if (analyzed && m.estimateFactor !== undefined && m.estimateFactor > 1) {
+      const arrow = m.estimateDirection === 'under' ? '↑' : '↓';
+      value += ` · ${arrow} ${factor(m.estimateFactor)}`;
+      level = levelForFactor(m.estimateFactor, 10, 100);
+    }
+    rows.push({ label: analyzed ? 'planned' : 'est. rows', value, level });
+  }
+  if (m.exclusiveTimeMs !== undefined) {
+    const whole = plan.totals.executionTimeMs ?? plan.root.metrics.inclusiveTimeMs ?? 0;
+    const share = percent(m.exclusiveTimeMs, whole);
+    const p = whole > 0 ? m.exclusiveTimeMs / whole : 0;
+    rows.push({ label: 'own time', value: `${ms(m.exclusiveTimeMs)}${share ? ` · ${share}` : ''}`, level: p >= 0.5 ? 'bad' : p >= 0.2 ? 'warn' : undefined });
+  } else if (!analyzed && m.totalCost !== undefined) {
+    rows.push({ label: 'cost', value: count(m.totalCost) });
+  }
+  if (m.rowsRemovedByFilter !== undefined) rows.push({ label: 'removed by filter', value: count(m.rowsRemovedByFilter) });
+  if (m.rowsRemovedByJoinFilter !== undefined) rows.push({ label: 'removed by join filter', value: count(m.rowsRemovedByJoinFilter) });
+  if (m.rowsRemovedByIndexRecheck !== undefined) rows.push({ label: 'removed by recheck', value: count(m.rowsRemovedByIndexRecheck) });
+  if (m.heapFetches !== undefined) {
+    const rowsOut = m.rowsReturned ?? 0;
+    rows.push({ label: 'heap fetches', value: count(m.heapFetches), level: m.heapFetches > 0 && m.heapFetches >= rowsOut * 0.1 ? 'warn' : undefined });
+  }
+  if (m.indexSearches !== undefined && m.indexSearches > 1) rows.push({ label: 'index searches', value: count(m.indexSearches) });
+  const b = m.buffers;
+  if (b) {
+    const parts: string[] = [];
+    if (b.sharedHit) parts.push(`hit ${count(b.sharedHit)}`);
+    if (b.sharedRead) parts.push(`read ${count(b.sharedRead)}`);
+    if (b.sharedDirtied) parts.push(`dirtied ${count(b.sharedDirtied)}`);
+    if (b.sharedWritten) parts.push(`written ${count(b.sharedWritten)}`);
+    if (parts.length > 0) rows.push({ label: 'shared', value: parts.join(' · ') });
+    const local: string[] = [];
+    if (b.localHit) local.push(`hit ${count(b.localHit)}`);
+    if (b.localRead) local.push(`read ${count(b.localRead)}`);
+    if (local.length > 0) rows.push({ label: 'local', value: local.join(' · ') });
+    const temp: string[] = [];
+    if (b.tempRead) temp.push(`read ${count(b.tempRead)}`);
+    if (b.tempWritten) temp.push(`written ${count(b.tempWritten)}`);
+    if (temp.length > 0) rows.push({ label: 'temp', value: temp.join(' · '), level: 'warn' });
+  }
+  if (m.sortMethod !== undefined) {
+    const disk = m.sortSpaceType === 'Disk' || /external/i.test(m.sortMethod);
+    const space = m.sortSpaceKb !== undefined ? ` · ${kb(m.sortSpaceKb)}${m.sortSpaceType ? ` ${m.sortSpaceType.toLowerCase()}` : ''}` : '';
+    rows.push({ label: 'sort', value: `${m.sortMethod}${space}`, level: disk ? 'bad' : undefined });
+  }
+  if (m.hashBatches !== undefined && (m.hashBatches > 1 || (m.originalHashBatches ?? 1) > 1)) {
+    const orig = m.originalHashBatches !== undefined && m.originalHashBatches !== m.hashBatches ? ` (planned ${m.originalHashBatches})` : '';
+    rows.push({ label: 'batches', value: `${count(m.hashBatches)}${orig}`, level: 'bad' });
+  }
+  if (m.diskUsageKb !== undefined && m.diskUsageKb > 0) rows.push({ label: 'disk', value: kb(m.diskUsageKb), level: 'bad' });
+  if (m.peakMemoryKb !== undefined) rows.push({ label: 'memory', value: kb(m.peakMemoryKb), level: 'muted' });
+  if (m.workersPlanned !== undefined || m.workersLaunched !== undefined) {
+    const launched = m.workersLaunched ?? 0;
+    const planned = m.workersPlanned ?? launched;
+    rows.push({ label: 'workers', value: `${launched} of ${planned} launched`, level: launched < planned ? 'warn' : undefined });
+  }
+  if (m.lossyHeapBlocks) rows.push({ label: 'lossy blocks', value: count(m.lossyHeapBlocks), level: 'warn' });
+  if (m.walBytes !== undefined) rows.push({ label: 'WAL', value: bytes(m.walBytes), level: 'muted' });
+  const cond = d.conditions && (d.conditions['Index Cond'] ?? d.conditions['Hash Cond'] ?? d.conditions['Merge Cond'] ?? d.conditions['Filter'] ?? d.conditions['Join Filter'] ?? d.conditions['Recheck Cond']);
+  if (cond !== undefined) rows.push({ label: 'cond', value: cond, level: 'muted' });
+  else if (d.sortKey && d.sortKey.length > 0) rows.push({ label: 'key', value: d.sortKey.join(', '), level: 'muted' });
+  else if (d.groupKey && d.groupKey.length > 0) rows.push({ label: 'group', value: d.groupKey.join(', '), level: 'muted' });
+}
+
+function subtitleOf(node: PlanNode, engine: Plan['engine']): string | undefined {
+  const d = node.details;
+  if (engine === 'mongodb') {
+    if (d.indexName || d.keyPattern) return [d.indexName, d.keyPattern ? pattern(d.keyPattern) : ''].filter(Boolean).join(' ');
+    if (node.label && node.label !== node.kind) return node.label.startsWith(node.kind) ? node.label.slice(node.kind.length).trim() || undefined : node.label;
+    return undefined;
+  }
+  const parts: string[] = [];
+  if (d.indexName) parts.push(`using ${d.indexName}`);
+  if (d.relationName) {
+    const rel = d.schema && d.schema !== 'public' ? `${d.schema}.${d.relationName}` : d.relationName;
+    parts.push(`on ${rel}${d.alias && d.alias !== d.relationName ? ` ${d.alias}` : ''}`);
+  } else if (d.cteName) {
+    parts.push(`on ${d.cteName}${d.alias && d.alias !== d.cteName ? ` ${d.alias}` : ''}`);
+  } else if (d.alias) {
+    parts.push(`as ${d.alias}`);
+  }
+  if (parts.length > 0) return parts.join(' ');
+  if (node.label && node.label !== node.kind && !node.label.startsWith(node.kind)) return node.label;
+  if (node.label.startsWith(node.kind) && node.label.length > node.kind.length) return node.label.slice(node.kind.length).trim();
+  return undefined;
+}
+
+function titleOf(node: PlanNode, engine: Plan['engine']): string {
+  const d = node.details;
+  if (engine === 'postgres') {
+    // "Hash Join" with Join Type "Left" reads as "Hash Left Join", like PostgreSQL's text format.
+    if (d.joinType && d.joinType !== 'Inner' && /\bJoin$/.test(node.kind) && !node.kind.includes(d.joinType)) {
+      return node.kind.replace(/ Join$/, ` ${d.joinType} Join`);
+    }
+    if (d.strategy && node.kind === 'Aggregate') {
+      const s: Record<string, string> = { Hashed: 'HashAggregate', Sorted: 'GroupAggregate', Mixed: 'MixedAggregate' };
+      const t = s[d.strategy];
+      if (t) return t;
+    }
+    if (d.parallelAware && !node.kind.startsWith('Parallel')) return `Parallel ${node.kind}`;
+  }
+  return node.kind;
+}
+
+function tagOf(node: PlanNode): string | undefined {
+  const d = node.details;
+  if (d.shardName) return `shard ${d.shardName}`;
+  if (d.subplanName) return d.subplanName;
+  if (d.cteName && node.role === 'InitPlan') return `CTE ${d.cteName}`;
+  if (node.role && !QUIET_ROLES.has(node.role)) return node.role;
+  return undefined;
+}
+
+/** The card of one node. */
+export function cardSpec(node: PlanNode, plan: Plan): CardSpec {
+  const rows: CardRow[] = [];
+  if (plan.engine === 'mongodb') mongoRows(node, plan, rows);
+  else postgresRows(node, plan, rows);
+  const spec: CardSpec = { title: titleOf(node, plan.engine), rows };
+  const sub = subtitleOf(node, plan.engine);
+  if (sub) spec.subtitle = sub;
+  const tag = tagOf(node);
+  if (tag) spec.tag = tag;
+  const w = waste(node, plan.engine);
+  if (w) spec.waste = w;
+  if (node.metrics.neverExecuted) spec.neverExecuted = true;
+  return spec;
+}
+
+export type HeatMetric = 'none' | 'exclusiveTime' | 'rows' | 'keysExamined' | 'docsExamined' | 'sharedBlocks';
+
+export const HEAT_LABELS: Record<HeatMetric, string> = {
+  none: 'No heat',
+  exclusiveTime: 'Own time',
+  rows: 'Rows',
+  keysExamined: 'Keys examined',
+  docsExamined: 'Docs examined',
+  sharedBlocks: 'Shared buffers',
+};
+
+/** The value a node is coloured by, or undefined when the node has no such figure. */
+export function heatValue(node: PlanNode, metric: HeatMetric): number | undefined {
+  const m = node.metrics;
+  switch (metric) {
+    case 'exclusiveTime':
+      return m.exclusiveTimeMs;
+    case 'rows':
+      return m.rowsReturned;
+    case 'keysExamined':
+      return m.keysExamined;
+    case 'docsExamined':
+      return m.docsExamined;
+    case 'sharedBlocks':
+      return m.exclusiveSharedBlocks;
+    default:
+      return undefined;
+  }
+}
+
+/** The plan-wide maximum of a heat metric, from plan.maxima. */
+export function heatMax(plan: Plan, metric: HeatMetric): number {
+  const x = plan.maxima;
+  switch (metric) {
+    case 'exclusiveTime':
+      return x.exclusiveTimeMs;
+    case 'rows':
+      return x.rowsReturned;
+    case 'keysExamined':
+      return x.keysExamined;
+    case 'docsExamined':
+      return x.docsExamined;
+    case 'sharedBlocks':
+      return x.sharedBlocks;
+    default:
+      return 0;
+  }
+}
+
+/** The metrics worth offering for a plan: those with a non-zero maximum. */
+export function availableHeat(plan: Plan): HeatMetric[] {
+  const all: HeatMetric[] = ['exclusiveTime', 'rows', 'keysExamined', 'docsExamined', 'sharedBlocks'];
+  return all.filter((h) => heatMax(plan, h) > 0);
+}
+
+/** The metric a plan opens with: where the work is most visible for its engine. */
+export function defaultHeat(plan: Plan): HeatMetric {
+  const avail = availableHeat(plan);
+  const order: HeatMetric[] = plan.engine === 'mongodb' ? ['docsExamined', 'keysExamined', 'exclusiveTime', 'rows'] : ['exclusiveTime', 'sharedBlocks', 'rows'];
+  return order.find((h) => avail.includes(h)) ?? 'none';
+}

@@ -1,0 +1,535 @@
+// The plan view: builds the page, listens for the host's messages (each validated and handled inside
+// try/catch), draws the plan tree and its side panel, and answers with typed messages. It says `ready`
+// once it listens, so the host never has to guess with a delay.
+
+import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
+import {
+  parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
+  type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
+} from '../src/protocol/webview';
+import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './cards';
+import { append, button, clear, el } from './dom';
+import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
+import { exact, ms } from './format';
+import { connectHost, type ViewState } from './host';
+import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelActions } from './panels';
+import { TreeView } from './tree';
+
+type Tab = 'findings' | 'node' | 'raw' | 'plan';
+
+interface Shown {
+  title: string;
+  plan: Plan;
+  findings: Finding[];
+  rawText?: string;
+  suggestions: SuggestionView[];
+  comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: 'before' | 'after' };
+}
+
+const host = connectHost();
+let state: ViewState = host.getState();
+let shown: Shown | undefined;
+/** The tree being drawn: the shown plan, or one of its rejected plans. */
+let drawn: { plan: Plan; findings: Finding[]; rejected?: number } | undefined;
+let activeTab: Tab = 'findings';
+let selected: PlanNode | undefined;
+let searchHits: number[] = [];
+let searchPos = -1;
+
+// ---- page ----------------------------------------------------------------------------------------
+
+const app = document.getElementById('app') ?? document.body.appendChild(el('div'));
+app.className = 'app';
+
+const toolbar = el('header', 'toolbar');
+const titleEl = el('h1', 'title', 'Query plan');
+const summaryEl = el('span', 'summary');
+const heatLabel = el('label', 'heat');
+const heatSelect = el('select');
+heatSelect.setAttribute('aria-label', 'Colour nodes by');
+append(heatLabel, el('span', 'label-text', 'Heat'), heatSelect);
+const searchBox = el('div', 'search');
+const searchInput = el('input');
+searchInput.type = 'search';
+searchInput.placeholder = 'Find node  /';
+searchInput.setAttribute('aria-label', 'Find nodes by name');
+const searchCount = el('span', 'search-count');
+searchCount.setAttribute('aria-live', 'polite');
+append(searchBox, searchInput, searchCount);
+const fitButton = button('Fit', 'secondary', () => tree.fit(), 'Zoom to show the whole tree');
+const resetButton = button('Reset', 'secondary', () => tree.resetCollapse(), 'Collapse back to the opening view');
+const exportMenu = el('details', 'menu export');
+const exportSummary = el('summary', 'secondary', 'Export');
+const exportPanel = el('div', 'menu-panel');
+const placeholderLabel = el('label', 'check');
+const placeholderBox = el('input');
+placeholderBox.type = 'checkbox';
+placeholderBox.checked = state.placeholders ?? false;
+placeholderBox.addEventListener('change', () => saveState({ placeholders: placeholderBox.checked }));
+append(placeholderLabel, placeholderBox, el('span', undefined, 'Replace literal values with ?'));
+const exportButtons = el('div', 'menu-buttons');
+append(
+  exportButtons,
+  button('SVG', 'secondary', () => void runExport('svg'), 'Export the drawing as SVG'),
+  button('PNG', 'secondary', () => void runExport('png'), 'Export the drawing as PNG'),
+  button('JSON', 'secondary', () => void runExport('json'), 'Export the plan as JSON'),
+);
+append(exportPanel, placeholderLabel, exportButtons);
+append(exportMenu, exportSummary, exportPanel);
+const sideButton = button('Panel', 'secondary toggle-side', () => setSideHidden(!app.classList.contains('side-hidden')), 'Show or hide the side panel');
+const spacer = el('span', 'spacer');
+append(toolbar, titleEl, summaryEl, spacer, heatLabel, searchBox, fitButton, resetButton, exportMenu, sideButton);
+
+const notice = el('div', 'notice');
+notice.setAttribute('role', 'status');
+notice.hidden = true;
+const noticeText = el('span', 'notice-text');
+append(notice, noticeText, button('Dismiss', 'link', () => (notice.hidden = true)));
+
+const compareBar = el('div', 'compare-bar');
+compareBar.hidden = true;
+const rejectedBar = el('div', 'rejected-bar');
+rejectedBar.hidden = true;
+
+const body = el('main', 'body');
+const canvas = el('div', 'canvas');
+const emptyNote = el('div', 'empty-state', 'Waiting for a plan…');
+const legend = el('div', 'legend');
+const side = el('aside', 'side');
+const tabs = el('div', 'tabs');
+tabs.setAttribute('role', 'tablist');
+const panels: Record<Tab, HTMLElement> = {
+  findings: el('section', 'tab-panel findings-panel'),
+  node: el('section', 'tab-panel node-panel'),
+  raw: el('section', 'tab-panel raw-panel'),
+  plan: el('section', 'tab-panel plan-panel'),
+};
+const tabButtons: Record<Tab, HTMLButtonElement> = {
+  findings: button('Findings', 'tab', () => selectTab('findings')),
+  node: button('Node', 'tab', () => selectTab('node')),
+  raw: button('Raw', 'tab', () => selectTab('raw')),
+  plan: button('Plan', 'tab', () => selectTab('plan')),
+};
+for (const t of Object.keys(tabButtons) as Tab[]) {
+  const b = tabButtons[t];
+  b.setAttribute('role', 'tab');
+  b.id = `tab-${t}`;
+  b.dataset.tab = t;
+  panels[t].setAttribute('role', 'tabpanel');
+  panels[t].setAttribute('aria-labelledby', b.id);
+  panels[t].tabIndex = 0;
+  tabs.appendChild(b);
+}
+append(side, tabs, ...Object.values(panels));
+append(canvas, emptyNote, legend);
+append(body, canvas, side);
+const exportStage = el('div', 'export-stage');
+exportStage.setAttribute('aria-hidden', 'true');
+append(app, toolbar, notice, compareBar, rejectedBar, body, exportStage);
+
+const tree = new TreeView(canvas, {
+  onSelect: (node) => {
+    selected = node;
+    if (drawn) renderDetails(panels.node, node, drawn.plan, drawn.findings, actions);
+  },
+  onOpen: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+});
+
+const actions: PanelActions = {
+  focusNode: (id) => {
+    if (drawn?.rejected !== undefined) showRejected(undefined);
+    if (tree.focusNode(id, { highlight: true })) {
+      const n = tree.node(id);
+      if (n) {
+        selected = n;
+        if (drawn) renderDetails(panels.node, n, drawn.plan, drawn.findings, actions);
+      }
+    }
+  },
+  copy: (text, what) => host.post({ type: 'copyText', text, what }),
+  verify: (id) => {
+    setSuggestionStatus(id, 'verifying');
+    host.post({ type: 'verifySuggestion', id });
+  },
+  openNode: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+  showRejected: (index) => showRejected(index),
+};
+
+// ---- state and small helpers ---------------------------------------------------------------------
+
+function saveState(patch: Partial<ViewState>): void {
+  state = { ...state, ...patch };
+  host.setState(state);
+}
+
+function showNotice(text: string): void {
+  noticeText.textContent = text;
+  notice.hidden = false;
+}
+
+function setSideHidden(hidden: boolean): void {
+  app.classList.toggle('side-hidden', hidden);
+  sideButton.setAttribute('aria-pressed', String(!hidden));
+  saveState({ sideHidden: hidden });
+}
+setSideHidden(state.sideHidden ?? false);
+
+function selectTab(t: Tab): void {
+  activeTab = t;
+  for (const k of Object.keys(tabButtons) as Tab[]) {
+    tabButtons[k].setAttribute('aria-selected', String(k === t));
+    tabButtons[k].tabIndex = k === t ? 0 : -1;
+    panels[k].hidden = k !== t;
+  }
+  if (t === 'raw' && shown && !panels.raw.dataset.filled) {
+    renderRaw(panels.raw, shown.comparison ? undefined : shown.rawText, drawn?.plan ?? shown.plan);
+    panels.raw.dataset.filled = '1';
+  }
+}
+
+tabs.addEventListener('keydown', (ev) => {
+  const order: Tab[] = ['findings', 'node', 'raw', 'plan'];
+  const i = order.indexOf(activeTab);
+  let next: Tab | undefined;
+  if (ev.key === 'ArrowRight') next = order[(i + 1) % order.length];
+  else if (ev.key === 'ArrowLeft') next = order[(i + order.length - 1) % order.length];
+  if (next) {
+    ev.preventDefault();
+    selectTab(next);
+    tabButtons[next].focus();
+  }
+});
+
+function applyTheme(kind: ThemeKind): void {
+  const classes: Record<ThemeKind, string> = {
+    light: 'vscode-light',
+    dark: 'vscode-dark',
+    'high-contrast': 'vscode-high-contrast',
+    'high-contrast-light': 'vscode-high-contrast-light',
+  };
+  document.body.classList.remove(...Object.values(classes));
+  document.body.classList.add(classes[kind]);
+  if (kind === 'high-contrast-light') document.body.classList.add('vscode-high-contrast');
+  document.body.dataset.vscodeThemeKind = classes[kind];
+  // Card sizes depend on the font, which a theme can change: redraw.
+  if (drawn) drawTree(drawn.plan, drawn.findings, false);
+}
+
+// ---- drawing -------------------------------------------------------------------------------------
+
+function fillHeatOptions(plan: Plan): HeatMetric {
+  clear(heatSelect);
+  const avail = availableHeat(plan);
+  const options: HeatMetric[] = ['none', ...avail];
+  for (const h of options) {
+    const o = el('option', undefined, HEAT_LABELS[h]);
+    o.value = h;
+    heatSelect.appendChild(o);
+  }
+  const wanted = state.heat as HeatMetric | undefined;
+  const metric = wanted && options.includes(wanted) ? wanted : defaultHeat(plan);
+  heatSelect.value = metric;
+  return metric;
+}
+
+function renderLegend(metric: HeatMetric): void {
+  clear(legend);
+  if (metric !== 'none') {
+    append(legend, el('span', 'legend-label', HEAT_LABELS[metric]), el('span', 'legend-ramp'), el('span', 'legend-label', 'max'));
+  }
+  append(legend, el('span', 'legend-edge'), el('span', 'legend-label', 'edge width: rows'), el('span', 'legend-hint', 'scroll zoom · drag pan · / find · arrows move · Enter folds'));
+}
+
+heatSelect.addEventListener('change', () => {
+  const m = heatSelect.value as HeatMetric;
+  tree.setHeat(m);
+  renderLegend(m);
+  saveState({ heat: m });
+});
+
+function summaryOf(plan: Plan): string {
+  const parts: string[] = [];
+  parts.push(plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL');
+  if (plan.serverVersion) parts[0] += ` ${plan.serverVersion}`;
+  const t = plan.totals;
+  if (t.executionTimeMs !== undefined) parts.push(ms(t.executionTimeMs));
+  if (plan.engine === 'mongodb') {
+    if (t.nReturned !== undefined) parts.push(`${exact(t.nReturned)} returned`);
+    if (t.keysExamined !== undefined) parts.push(`${exact(t.keysExamined)} keys`);
+    if (t.docsExamined !== undefined) parts.push(`${exact(t.docsExamined)} docs`);
+  } else if (t.rows !== undefined) parts.push(`${exact(t.rows)} rows`);
+  parts.push(`${exact(plan.nodes.length)} nodes`);
+  return parts.join(' · ');
+}
+
+function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void {
+  emptyNote.hidden = true;
+  const metric = fillHeatOptions(plan);
+  tree.setPlan(plan, findings, metric);
+  renderLegend(metric);
+  summaryEl.textContent = summaryOf(plan);
+  if (resetSelection || !selected || !tree.node(selected.id)) selected = plan.root;
+  else selected = tree.node(selected.id);
+  renderDetails(panels.node, selected, plan, findings, actions);
+  runSearch();
+}
+
+function renderSide(): void {
+  if (!shown || !drawn) return;
+  renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
+  const cmp = shown.comparison;
+  renderPlanInfo(
+    panels.plan,
+    shown.plan,
+    drawn.rejected,
+    actions,
+    cmp ? { before: cmp.before.plan, after: cmp.after.plan, beforeLabel: cmp.before.label, afterLabel: cmp.after.label } : undefined,
+  );
+  delete panels.raw.dataset.filled;
+  if (activeTab === 'raw') selectTab('raw');
+  tabButtons.findings.textContent = shown.findings.length > 0 ? `Findings ${shown.findings.length}` : 'Findings';
+}
+
+/** Maxima of a rejected plan's tree, computed here because derive() runs only on the winning tree. */
+function maximaOf(root: PlanNode): PlanMaxima {
+  const max: PlanMaxima = { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1 };
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    const m = n.metrics;
+    if (m.exclusiveTimeMs !== undefined) max.exclusiveTimeMs = Math.max(max.exclusiveTimeMs, m.exclusiveTimeMs);
+    if (m.rowsReturned !== undefined) max.rowsReturned = Math.max(max.rowsReturned, m.rowsReturned);
+    if (m.keysExamined !== undefined) max.keysExamined = Math.max(max.keysExamined, m.keysExamined);
+    if (m.docsExamined !== undefined) max.docsExamined = Math.max(max.docsExamined, m.docsExamined);
+    if (m.exclusiveSharedBlocks !== undefined) max.sharedBlocks = Math.max(max.sharedBlocks, m.exclusiveSharedBlocks);
+    if (m.estimateFactor !== undefined) max.estimateFactor = Math.max(max.estimateFactor, m.estimateFactor);
+    stack.push(...n.children);
+  }
+  return max;
+}
+
+function showRejected(index: number | undefined): void {
+  if (!shown) return;
+  const base = shown.plan;
+  if (index === undefined) {
+    drawn = { plan: base, findings: shown.findings };
+    rejectedBar.hidden = true;
+  } else {
+    const r = base.rejectedPlans.find((x) => x.index === index);
+    if (!r) return;
+    const nodes: PlanNode[] = [];
+    const stack = [r.root];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      nodes.push(n);
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    }
+    nodes.sort((a, b) => a.id - b.id);
+    const plan: Plan = { ...base, root: r.root, nodes, rejectedPlans: base.rejectedPlans, maxima: maximaOf(r.root), totals: {} };
+    drawn = { plan, findings: [], rejected: index };
+    clear(rejectedBar);
+    append(
+      rejectedBar,
+      el('span', undefined, `Showing rejected plan #${index + 1}${r.shardName ? ` on shard ${r.shardName}` : ''}. Findings and heat refer to this candidate's trial.`),
+      button('Back to the winning plan', 'link', () => showRejected(undefined)),
+    );
+    rejectedBar.hidden = false;
+  }
+  drawTree(drawn.plan, drawn.findings);
+  renderSide();
+}
+
+function showPlan(m: ShowPlanMessage): void {
+  shown = { title: m.title, plan: m.plan, findings: m.findings, suggestions: m.suggestions ?? [] };
+  if (m.rawText !== undefined) shown.rawText = m.rawText;
+  titleEl.textContent = m.title;
+  titleEl.title = m.title;
+  document.title = m.title;
+  compareBar.hidden = true;
+  rejectedBar.hidden = true;
+  drawn = { plan: m.plan, findings: m.findings };
+  drawTree(m.plan, m.findings);
+  renderSide();
+  selectTab(activeTab);
+}
+
+function showComparison(m: ShowComparisonMessage, side: 'before' | 'after' = 'after'): void {
+  const pick = m[side];
+  shown = { title: m.title, plan: pick.plan, findings: pick.findings, suggestions: [], comparison: { before: m.before, after: m.after, side } };
+  titleEl.textContent = m.title;
+  document.title = m.title;
+  clear(compareBar);
+  for (const s of ['before', 'after'] as const) {
+    const b = button(`${s === 'before' ? 'Before' : 'After'}: ${m[s].label}`, s === side ? 'primary' : 'secondary', () => showComparison(m, s));
+    b.setAttribute('aria-pressed', String(s === side));
+    compareBar.appendChild(b);
+  }
+  compareBar.hidden = false;
+  rejectedBar.hidden = true;
+  drawn = { plan: pick.plan, findings: pick.findings };
+  drawTree(pick.plan, pick.findings);
+  renderSide();
+  selectTab(activeTab);
+}
+
+function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string): void {
+  if (!shown) return;
+  const s = shown.suggestions.find((x) => x.id === id);
+  if (!s) return;
+  if (status !== undefined) s.status = status;
+  if (detail !== undefined) s.statusDetail = detail;
+  else delete s.statusDetail;
+  renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
+}
+
+// ---- search --------------------------------------------------------------------------------------
+
+function searchText(n: PlanNode): string {
+  const d = n.details;
+  return [n.kind, n.label, d.relationName, d.indexName, d.alias, d.cteName, d.subplanName, d.shardName, d.schema].filter(Boolean).join(' ').toLowerCase();
+}
+
+function runSearch(): void {
+  const q = searchInput.value.trim().toLowerCase();
+  searchHits = [];
+  searchPos = -1;
+  if (q && drawn) {
+    const stack = [drawn.plan.root];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (searchText(n).includes(q)) searchHits.push(n.id);
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    }
+    searchHits.sort((a, b) => a - b);
+  }
+  tree.setMatches(searchHits);
+  searchCount.textContent = q ? (searchHits.length === 0 ? 'no match' : `${searchHits.length} found`) : '';
+}
+
+function gotoHit(step: 1 | -1): void {
+  if (searchHits.length === 0) return;
+  searchPos = (searchPos + step + searchHits.length) % searchHits.length;
+  const id = searchHits[searchPos]!;
+  tree.focusNode(id, { highlight: true, focus: false });
+  searchCount.textContent = `${searchPos + 1} of ${searchHits.length}`;
+}
+
+let searchTimer: number | undefined;
+searchInput.addEventListener('input', () => {
+  if (searchTimer !== undefined) window.clearTimeout(searchTimer);
+  searchTimer = window.setTimeout(runSearch, 120);
+});
+searchInput.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter') {
+    ev.preventDefault();
+    if (searchTimer !== undefined) {
+      window.clearTimeout(searchTimer);
+      searchTimer = undefined;
+      runSearch();
+    }
+    gotoHit(ev.shiftKey ? -1 : 1);
+  } else if (ev.key === 'Escape') {
+    ev.preventDefault();
+    if (searchInput.value === '') tree.focusActive();
+    searchInput.value = '';
+    runSearch();
+  } else if (ev.key === 'ArrowDown' && searchPos >= 0) {
+    ev.preventDefault();
+    tree.focusActive();
+  }
+});
+
+document.addEventListener('keydown', (ev) => {
+  const t = ev.target as HTMLElement | null;
+  const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
+  if (ev.key === '/' && !typing) {
+    ev.preventDefault();
+    searchInput.focus();
+    searchInput.select();
+  }
+});
+
+// ---- export --------------------------------------------------------------------------------------
+
+async function runExport(kind: 'svg' | 'png' | 'json'): Promise<void> {
+  if (!shown || !drawn) {
+    showNotice('There is no plan to export yet.');
+    return;
+  }
+  const placeholders = placeholderBox.checked;
+  exportMenu.open = false;
+  try {
+    let msg: SaveFileMessage;
+    if (kind === 'json') {
+      msg = { type: 'saveFile', fileName: fileNameFor(shown.title, 'json'), mimeType: 'application/json', encoding: 'utf8', content: exportJson(drawn.plan, drawn.findings, shown.title, placeholders) };
+    } else {
+      const svg = exportSvg(tree, drawn.plan, placeholders, exportStage);
+      if (kind === 'svg') {
+        msg = { type: 'saveFile', fileName: fileNameFor(shown.title, 'svg'), mimeType: 'image/svg+xml', encoding: 'utf8', content: svg.text };
+      } else {
+        const png = await svgToPng(svg.text, svg.width, svg.height);
+        msg = { type: 'saveFile', fileName: fileNameFor(shown.title, 'png'), mimeType: 'image/png', encoding: 'base64', content: png };
+      }
+    }
+    host.post(msg);
+    if (!host.embedded) download(msg);
+  } catch (err) {
+    reportError(`The ${kind.toUpperCase()} export failed`, err);
+  }
+}
+
+// ---- messages ------------------------------------------------------------------------------------
+
+function reportError(what: string, err: unknown): void {
+  const detail = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
+  showNotice(`${what}; the details went to the extension's log.`);
+  host.post({ type: 'reportError', message: what, detail });
+}
+
+const VIEW_MESSAGE_TYPES = new Set(['ready', 'copyText', 'verifySuggestion', 'openNode', 'reportError', 'saveFile']);
+
+function handle(m: HostToViewMessage): void {
+  switch (m.type) {
+    case 'showPlan':
+      showPlan(m);
+      break;
+    case 'showComparison':
+      showComparison(m);
+      break;
+    case 'setTheme':
+      applyTheme(m.kind);
+      break;
+    case 'focusNode':
+      if (drawn?.rejected !== undefined) showRejected(undefined);
+      if (!tree.focusNode(m.nodeId, { highlight: true })) showNotice(`The plan has no node ${m.nodeId}.`);
+      break;
+    case 'suggestionStatus':
+      setSuggestionStatus(m.id, m.status, m.detail);
+      break;
+  }
+}
+
+window.addEventListener('message', (ev: MessageEvent) => {
+  try {
+    const data: unknown = ev.data;
+    // Standalone, a parent page may echo our own messages back; they are not for us.
+    if (data && typeof data === 'object' && VIEW_MESSAGE_TYPES.has((data as { type?: unknown }).type as string)) return;
+    const parsed = parseHostMessage(data);
+    if (!parsed.ok) {
+      showNotice(`Ignored a malformed message: ${parsed.reason}.`);
+      return;
+    }
+    handle(parsed.message);
+  } catch (err) {
+    reportError('The view failed to show a message', err);
+  }
+});
+
+window.addEventListener('error', (ev) => {
+  host.post({ type: 'reportError', message: 'Uncaught error in the plan view', detail: String(ev.message) });
+});
+
+selectTab('findings');
+renderLegend('none');
+host.post({ type: 'ready', protocolVersion: WEBVIEW_PROTOCOL_VERSION });
+

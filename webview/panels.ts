@@ -1,0 +1,299 @@
+// The side panel's tabs: findings (and suggestions), the selected node's details with every raw field,
+// the raw explain text, and the plan summary with rejected plans. All text goes in with textContent.
+
+import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } from '../src/core/model';
+import type { SuggestionView } from '../src/protocol/webview';
+import { cardSpec } from './cards';
+import { append, button, clear, el, factTable } from './dom';
+import { bytes, exact, factor, ms } from './format';
+
+const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low', 'info'];
+const SEVERITY_LABEL: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
+
+export interface PanelActions {
+  focusNode(id: number): void;
+  copy(text: string, what: string): void;
+  verify(id: string): void;
+  openNode(node: PlanNode): void;
+  showRejected(index: number | undefined): void;
+}
+
+/** Short name of a node for links: 'Index Scan on orders', 'IXSCAN { a: 1 }'. */
+export function nodeName(node: PlanNode, plan: Plan): string {
+  const spec = cardSpec(node, plan);
+  return spec.subtitle ? `${spec.title} ${spec.subtitle}` : spec.title;
+}
+
+function sortFindings(findings: Finding[]): Finding[] {
+  return [...findings].sort((a, b) => {
+    if (!!a.good !== !!b.good) return a.good ? 1 : -1;
+    return SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity);
+  });
+}
+
+function findingItem(f: Finding, plan: Plan, nodes: Map<number, PlanNode>, act: PanelActions): HTMLLIElement {
+  const li = el('li', `finding sev-${f.good ? 'good' : f.severity}`);
+  li.dataset.code = f.code;
+  const head = el('div', 'f-head');
+  append(head, el('span', 'sev-pill', f.good ? 'Good' : SEVERITY_LABEL[f.severity]), el('span', 'f-title', f.title));
+  li.append(head, el('div', 'f-message', f.message));
+  const node = f.nodeId !== undefined ? nodes.get(f.nodeId) : undefined;
+  if (node) {
+    li.dataset.nodeId = String(node.id);
+    li.tabIndex = 0;
+    li.setAttribute('role', 'button');
+    li.setAttribute('aria-label', `${f.title}: show ${nodeName(node, plan)}`);
+    li.appendChild(el('div', 'f-node', `at ${nodeName(node, plan)}`));
+    const go = (): void => act.focusNode(node.id);
+    li.addEventListener('click', go);
+    li.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') {
+        ev.preventDefault();
+        go();
+      }
+    });
+  }
+  return li;
+}
+
+function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
+  const li = el('li', `suggestion status-${s.status ?? 'unverified'}`);
+  li.dataset.id = s.id;
+  li.appendChild(el('div', 'f-title', s.title));
+  if (s.detail) li.appendChild(el('div', 'f-message', s.detail));
+  if (s.ddl) li.appendChild(el('pre', 'ddl', s.ddl));
+  const bar = el('div', 'actions');
+  if (s.ddl) bar.appendChild(button('Copy', 'secondary', () => act.copy(s.ddl!, 'the index definition')));
+  if (s.verifiable) {
+    const b = button(s.status === 'verifying' ? 'Verifying…' : 'Verify', 'primary', () => act.verify(s.id), 'Check the suggestion against the server');
+    b.disabled = s.status === 'verifying';
+    bar.appendChild(b);
+  }
+  if (s.nodeIds && s.nodeIds.length > 0) {
+    const first = s.nodeIds[0]!;
+    bar.appendChild(button('Show node', 'secondary', () => act.focusNode(first)));
+  }
+  li.appendChild(bar);
+  if (s.status && s.status !== 'unverified') {
+    li.appendChild(el('div', 'status', `${s.status[0]!.toUpperCase()}${s.status.slice(1)}${s.statusDetail ? `: ${s.statusDetail}` : ''}`));
+  }
+  return li;
+}
+
+export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[], suggestions: SuggestionView[], act: PanelActions): void {
+  clear(root);
+  const nodes = new Map<number, PlanNode>();
+  const stack = [plan.root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    nodes.set(n.id, n);
+    stack.push(...n.children);
+  }
+  if (suggestions.length > 0) {
+    root.appendChild(el('h3', undefined, `Suggestions (${suggestions.length})`));
+    const ul = el('ul', 'suggestions');
+    for (const s of suggestions) ul.appendChild(suggestionItem(s, act));
+    root.appendChild(ul);
+  }
+  root.appendChild(el('h3', undefined, findings.length === 0 ? 'Findings' : `Findings (${findings.length})`));
+  if (findings.length === 0) {
+    root.appendChild(el('p', 'empty', 'No findings for this plan.'));
+    return;
+  }
+  const ul = el('ul', 'findings');
+  for (const f of sortFindings(findings)) ul.appendChild(findingItem(f, plan, nodes, act));
+  root.appendChild(ul);
+}
+
+function metricText(key: keyof NodeMetrics | string, v: unknown): string {
+  if (typeof v === 'number') {
+    if (/TimeMs$/.test(key)) return ms(v);
+    if (key === 'memUsageBytes' || key === 'walBytes') return `${exact(v)} (${bytes(v)})`;
+    if (/Kb$/.test(key)) return `${exact(v)} kB`;
+    if (key === 'estimateFactor') return factor(v);
+    return exact(v);
+  }
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') return v;
+  return JSON.stringify(v);
+}
+
+/** JSON for display: strings bare, everything else indented. */
+function show(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function fieldList(title: string, entries: [string, unknown][], className: string): HTMLElement {
+  const sec = el('section', className);
+  sec.appendChild(el('h3', undefined, title));
+  const dl = el('dl', 'fields');
+  for (const [k, v] of entries) {
+    if (v === undefined) continue;
+    const dt = el('dt', undefined, k);
+    const text = show(v);
+    const dd = el('dd');
+    if (text.includes('\n') || text.length > 60) dd.appendChild(el('pre', undefined, text));
+    else dd.textContent = text;
+    dl.append(dt, dd);
+  }
+  sec.appendChild(dl);
+  return sec;
+}
+
+export function renderDetails(root: HTMLElement, node: PlanNode | undefined, plan: Plan, findings: Finding[], act: PanelActions): void {
+  clear(root);
+  if (!node) {
+    root.appendChild(el('p', 'empty', 'Select a node to see its figures and raw fields.'));
+    return;
+  }
+  const spec = cardSpec(node, plan);
+  root.appendChild(el('h2', 'node-title', spec.title));
+  if (spec.subtitle) root.appendChild(el('div', 'node-sub', spec.subtitle));
+  if (node.label !== spec.title && node.label !== `${spec.title} ${spec.subtitle ?? ''}`.trim()) root.appendChild(el('div', 'node-label', node.label));
+  const bar = el('div', 'actions');
+  bar.append(
+    button('Reveal', 'secondary', () => act.openNode(node), 'Show this node in the explain output'),
+    button('Copy raw', 'secondary', () => act.copy(show(node.raw), 'the node’s raw fields')),
+  );
+  root.appendChild(bar);
+  if (spec.waste) {
+    root.appendChild(el('div', `waste-note level-${spec.waste.level ?? 'muted'}`, `Examined ${exact(spec.waste.examined)} ${spec.waste.unit} to return ${exact(spec.waste.returned)}: ${factor(spec.waste.ratio)}.`));
+  }
+  const mine = findings.filter((f) => f.nodeId === node.id);
+  if (mine.length > 0) {
+    const ul = el('ul', 'findings compact');
+    for (const f of sortFindings(mine)) {
+      const li = el('li', `finding sev-${f.good ? 'good' : f.severity}`);
+      append(li, el('span', 'sev-pill', f.good ? 'Good' : SEVERITY_LABEL[f.severity]), el('span', 'f-title', f.title));
+      li.appendChild(el('div', 'f-message', f.message));
+      ul.appendChild(li);
+    }
+    root.appendChild(ul);
+  }
+  const m = node.metrics;
+  const figures: [string, string | undefined][] = [];
+  for (const [k, v] of Object.entries(m)) {
+    if (v === undefined || k === 'buffers' || k === 'workers') continue;
+    figures.push([k, metricText(k, v)]);
+  }
+  if (m.buffers) for (const [k, v] of Object.entries(m.buffers)) if (v !== undefined) figures.push([`buffers.${k}`, metricText(k, v)]);
+  if (figures.length > 0) {
+    const sec = el('section', 'figures');
+    sec.appendChild(el('h3', undefined, 'Figures'));
+    sec.appendChild(factTable(figures));
+    root.appendChild(sec);
+  }
+  if (m.workers && m.workers.length > 0) root.appendChild(fieldList('Workers', m.workers.map((w) => [`worker ${w.worker}`, w]), 'workers'));
+  const det = Object.entries(node.details).filter(([, v]) => v !== undefined);
+  if (det.length > 0) root.appendChild(fieldList('Details', det, 'details'));
+  root.appendChild(fieldList('Raw fields', Object.entries(node.raw), 'raw-fields'));
+}
+
+export function renderRaw(root: HTMLElement, rawText: string | undefined, plan: Plan): void {
+  clear(root);
+  const text = rawText ?? JSON.stringify({ ...plan, nodes: undefined }, null, 2);
+  root.appendChild(el('div', 'raw-note', rawText !== undefined ? 'The explain output as given.' : 'No raw text was given; this is the plan as read.'));
+  root.appendChild(el('pre', 'raw', text));
+}
+
+function totalsRows(plan: Plan): [string, string | undefined][] {
+  const t = plan.totals;
+  const rows: [string, string | undefined][] = [
+    ['Engine', plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'],
+    ['Format', plan.format],
+    ['Server version', plan.serverVersion],
+    ['Namespace', plan.mongo?.namespace],
+    ['Verbosity', plan.mongo?.verbosity],
+    ['Query engine', plan.mongo?.engineKind === 'sbe' ? 'slot-based (SBE)' : plan.mongo?.engineKind],
+    ['Sharded', plan.mongo?.sharded ? 'yes' : undefined],
+    ['Execution time', t.executionTimeMs !== undefined ? ms(t.executionTimeMs) : undefined],
+    ['Planning time', t.planningTimeMs !== undefined ? ms(t.planningTimeMs) : undefined],
+    ['JIT time', t.jitTimeMs !== undefined ? ms(t.jitTimeMs) : undefined],
+    ['Trigger time', t.triggerTimeMs !== undefined ? ms(t.triggerTimeMs) : undefined],
+    ['Returned', t.nReturned !== undefined ? exact(t.nReturned) : t.rows !== undefined ? exact(t.rows) : undefined],
+    ['Keys examined', t.keysExamined !== undefined ? exact(t.keysExamined) : undefined],
+    ['Docs examined', t.docsExamined !== undefined ? exact(t.docsExamined) : undefined],
+    ['Nodes', exact(plan.nodes.length)],
+  ];
+  return rows;
+}
+
+function trialText(r: RejectedPlan): string {
+  const t = r.trial;
+  if (!t) return 'not executed in the trial';
+  const parts: string[] = [];
+  if (t.nReturned !== undefined) parts.push(`returned ${exact(t.nReturned)}`);
+  if (t.keysExamined !== undefined) parts.push(`keys ${exact(t.keysExamined)}`);
+  if (t.docsExamined !== undefined) parts.push(`docs ${exact(t.docsExamined)}`);
+  if (t.works !== undefined) parts.push(`works ${exact(t.works)}`);
+  if (t.score !== undefined) parts.push(`score ${t.score}`);
+  return parts.join(' · ');
+}
+
+export function renderPlanInfo(root: HTMLElement, plan: Plan, showing: number | undefined, act: PanelActions, comparison?: { before: Plan; after: Plan; beforeLabel: string; afterLabel: string }): void {
+  clear(root);
+  if (comparison) {
+    root.appendChild(el('h3', undefined, 'Comparison'));
+    const t = el('table', 'compare');
+    const head = el('tr');
+    append(head, el('th'), el('th', undefined, comparison.beforeLabel), el('th', undefined, comparison.afterLabel));
+    t.appendChild(head);
+    const a = new Map(totalsRows(comparison.before));
+    const b = new Map(totalsRows(comparison.after));
+    for (const k of new Set([...a.keys(), ...b.keys()])) {
+      if (a.get(k) === undefined && b.get(k) === undefined) continue;
+      const tr = el('tr');
+      append(tr, el('th', undefined, k), el('td', undefined, a.get(k) ?? '—'), el('td', undefined, b.get(k) ?? '—'));
+      t.appendChild(tr);
+    }
+    root.appendChild(t);
+  }
+  root.appendChild(el('h3', undefined, 'Plan'));
+  root.appendChild(factTable(totalsRows(plan)));
+  if (plan.warnings.length > 0) {
+    root.appendChild(el('h3', undefined, 'Reader notes'));
+    const ul = el('ul', 'warnings');
+    for (const w of plan.warnings) ul.appendChild(el('li', undefined, w));
+    root.appendChild(ul);
+  }
+  if (plan.rejectedPlans.length > 0) {
+    root.appendChild(el('h3', undefined, `Rejected plans (${plan.rejectedPlans.length})`));
+    const ul = el('ul', 'rejected');
+    if (showing !== undefined) {
+      const li = el('li', 'winning');
+      li.appendChild(button('Show the winning plan', 'primary', () => act.showRejected(undefined)));
+      ul.appendChild(li);
+    }
+    for (const r of plan.rejectedPlans) {
+      const li = el('li', showing === r.index ? 'rejected-plan shown' : 'rejected-plan');
+      li.dataset.index = String(r.index);
+      const chain: string[] = [];
+      let n: PlanNode | undefined = r.root;
+      while (n && chain.length < 6) {
+        chain.push(n.label || n.kind);
+        n = n.children[0];
+      }
+      append(
+        li,
+        el('div', 'f-title', `#${r.index + 1}${r.shardName ? ` on shard ${r.shardName}` : ''}`),
+        el('div', 'chain', chain.join(' ← ')),
+        el('div', 'f-message', trialText(r)),
+      );
+      if (showing !== r.index) li.appendChild(button('Draw', 'secondary', () => act.showRejected(r.index)));
+      ul.appendChild(li);
+    }
+    root.appendChild(ul);
+  }
+  const meta = plan.engine === 'mongodb' ? plan.mongo : plan.postgres;
+  if (meta) {
+    const entries = Object.entries(meta).filter(([k, v]) => v !== undefined && k !== 'slotBasedPlan');
+    if (entries.length > 0) root.appendChild(fieldList('Explain metadata', entries, 'meta'));
+  }
+}
+
+export { SEVERITY_LABEL };
