@@ -1,0 +1,378 @@
+// MongoDB adapter: connect, explain a MongoCommand, list indexes, say what server this is, cancel.
+//
+// Safety rules, all enforced here:
+// - Every operation, writes included, goes through the `explain` command: an update or delete is
+//   planned (and at executionStats run) without changing a document.
+// - A pipeline with $out or $merge is not explained with execution unless the caller passes consent.
+// - maxTimeMS bounds the explain on the server; cancel finds the operation by its comment in currentOp
+//   and kills it there (killOp), so the work stops on the server and not only the wait.
+// - The password is given by the caller, handed to the driver only, and never put in a message.
+
+import { randomBytes } from 'node:crypto';
+import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
+import { loadPlan } from '../core/load';
+import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
+import { explainWouldWrite, toServerCommand, writingStages } from '../core/query/mongoServerCommand';
+import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
+import type { ExplainResult } from './types';
+
+export interface MongoConnectOptions {
+  /** mongodb:// or mongodb+srv:// URI; a password in it is accepted but better given apart. */
+  uri: string;
+  /** With password: the user to log in as (default: the user named in the URI). */
+  username?: string;
+  password?: string;
+  connectTimeoutMs?: number;
+  appName?: string;
+}
+
+export interface MongoExplainOptions {
+  /** Default: what the query text asked for (`.explain(...)`), else queryPlanner. */
+  verbosity?: ExplainVerbosity;
+  /** maxTimeMS of the explain. Default 30 s. */
+  timeoutMs?: number;
+  /** Aborting kills the operation on the server. */
+  signal?: AbortSignal;
+  /** The user agreed that a $out/$merge pipeline may run (executionStats and above). */
+  allowWrites?: boolean;
+  /** Database to use when the query does not name one (getSiblingDB); default: the URI's, else "test". */
+  database?: string;
+}
+
+export type MongoServerKind = 'mongod' | 'mongos' | 'compatible';
+
+export interface MongoServerInfo {
+  /** buildInfo.version (a compatible API reports the MongoDB version it imitates). */
+  version: string;
+  kind: MongoServerKind;
+  /** MongoDB, or the product behind a compatible API. */
+  product: string;
+  /** The product's own version when it reports one (FerretDB). */
+  productVersion?: string;
+  replicaSet?: string;
+  maxWireVersion?: number;
+  /** One sentence for the user about what can be analysed on this server. */
+  detail: string;
+}
+
+export interface MongoIndexInfo {
+  name: string;
+  /** Key pattern in key order: 1, -1, "text", "2dsphere", "hashed"... */
+  key: Record<string, number | string>;
+  unique: boolean;
+  sparse: boolean;
+  hidden: boolean;
+  partialFilterExpression?: Document;
+  expireAfterSeconds?: number;
+  collation?: Document;
+  /** Every other field the server returned, as is (weights, 2dsphereIndexVersion, v...). */
+  options: Document;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Connects, reads hello and buildInfo; throws AdapterError (network, auth, config). */
+export async function connectMongo(options: MongoConnectOptions): Promise<MongoConnection> {
+  const { uri, clientOptions } = clientConfig(options);
+  let client: MongoClient;
+  try {
+    client = new MongoClient(uri, clientOptions);
+  } catch (err) {
+    // The constructor only parses the URI and options: whatever it rejects is a settings problem.
+    const msg = scrub(firstLine(err), [options.password, passwordOf(uri)]);
+    throw new AdapterError('config', `The MongoDB connection settings are not valid: ${msg}.`);
+  }
+  try {
+    await client.connect();
+    const admin = client.db('admin');
+    const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
+    const buildInfo = await admin.command({ buildInfo: 1 }).catch(() => ({}) as Document);
+    return new MongoConnection(client, options, describeServer(uri, hello, buildInfo));
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw mongoError(err, options);
+  }
+}
+
+function clientConfig(options: MongoConnectOptions): { uri: string; clientOptions: MongoClientOptions } {
+  const uri = typeof options.uri === 'string' ? options.uri.trim() : '';
+  if (!/^mongodb(\+srv)?:\/\//i.test(uri)) throw new AdapterError('config', 'The MongoDB connection must be a URI starting with mongodb:// or mongodb+srv://.');
+  const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const clientOptions: MongoClientOptions = {
+    serverSelectionTimeoutMS: timeout,
+    connectTimeoutMS: timeout,
+    appName: options.appName ?? 'query-plan-inspector',
+    // One explain and one cancel at a time need few sockets.
+    maxPoolSize: 4,
+    retryReads: false,
+    retryWrites: false,
+  };
+  if (options.password !== undefined) {
+    const username = options.username ?? userOf(uri);
+    if (!username) throw new AdapterError('config', 'A MongoDB password was given without a user name.');
+    clientOptions.auth = { username, password: options.password };
+  }
+  return { uri, clientOptions };
+}
+
+function userOf(uri: string): string | undefined {
+  const m = /^mongodb(?:\+srv)?:\/\/([^@/?#]*)@/i.exec(uri);
+  if (!m || !m[1]) return undefined;
+  const user = m[1].split(':')[0]!;
+  try {
+    return decodeURIComponent(user);
+  } catch {
+    return user;
+  }
+}
+
+function passwordOf(uri: string): string | undefined {
+  const m = /^mongodb(?:\+srv)?:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(uri);
+  if (!m || !m[1]) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
+
+/**
+ * What kind of server answers: mongod, mongos, or a compatible API (FerretDB, Amazon DocumentDB,
+ * Azure Cosmos DB, Oracle's MongoDB API) from buildInfo fields and the host name. Exported for tests.
+ */
+export function describeServer(uri: string, hello: Document, buildInfo: Document): MongoServerInfo {
+  const version = typeof buildInfo.version === 'string' ? buildInfo.version : 'unknown';
+  const host = describeHost(uri).toLowerCase();
+  const base: Pick<MongoServerInfo, 'version' | 'maxWireVersion' | 'replicaSet'> = { version };
+  if (typeof hello.maxWireVersion === 'number') base.maxWireVersion = hello.maxWireVersion;
+  if (typeof hello.setName === 'string') base.replicaSet = hello.setName;
+  const compatible = (product: string, productVersion?: string): MongoServerInfo => {
+    const info: MongoServerInfo = {
+      ...base,
+      kind: 'compatible',
+      product,
+      detail: `This is ${product}${productVersion ? ` ${productVersion}` : ''}, which speaks the MongoDB protocol but plans queries its own way: its explain output and index abilities differ from MongoDB's, so plans can be shown only as far as they resemble MongoDB's and index advice does not apply as is.`,
+    };
+    if (productVersion) info.productVersion = productVersion;
+    return info;
+  };
+  if (typeof buildInfo.ferretdbVersion === 'string' || buildInfo.ferretdbFeatures !== undefined) {
+    return compatible('FerretDB', typeof buildInfo.ferretdbVersion === 'string' ? buildInfo.ferretdbVersion : undefined);
+  }
+  if (/\.docdb(-elastic)?\.amazonaws\.com\b/.test(host) || /\.docdb(-elastic)?\.amazonaws\.com\.cn\b/.test(host)) return compatible('Amazon DocumentDB');
+  if (/\.(mongo\.)?cosmos\.azure\.com\b|\.mongocluster\.cosmos\.azure\.com\b|\.documents\.azure\.com\b/.test(host)) return compatible('Azure Cosmos DB');
+  if (/oraclecloudapps\.com\b|\.oraclecloud\.com\b/.test(host)) return compatible("Oracle Database API for MongoDB");
+  if (hello.msg === 'isdbgrid') {
+    return { ...base, kind: 'mongos', product: 'MongoDB', detail: `This is a mongos router of a sharded MongoDB ${version} cluster: explain shows each shard's plan.` };
+  }
+  return { ...base, kind: 'mongod', product: 'MongoDB', detail: `This is MongoDB ${version}${base.replicaSet ? ` (replica set ${base.replicaSet})` : ''}.` };
+}
+
+/** Error codes MongoDB returns when the query itself is malformed. */
+const QUERY_ERROR_CODES = new Set([2, 9, 14, 15, 17, 28, 31, 72, 168, 40323, 40324, 40352, 40353, 31249, 17276, 51024, 4822819]);
+
+function mongoError(err: unknown, options: MongoConnectOptions, context: { cancelled?: boolean; timeoutMs?: number } = {}): AdapterError {
+  if (err instanceof AdapterError) return err;
+  const e = err as { name?: string; code?: number | string; codeName?: string; message?: string; errmsg?: string; cause?: { code?: string } };
+  const secrets = [options.password, passwordOf(options.uri)];
+  const msg = scrub(firstLine(e?.message ?? err), secrets);
+  const host = describeHost(options.uri);
+  const code = e?.code;
+  const name = e?.name ?? '';
+  if (name === 'MongoParseError' || name === 'MongoInvalidArgumentError' || name === 'MongoAPIError') {
+    return new AdapterError('config', `The MongoDB connection settings are not valid: ${msg}.`);
+  }
+  if (code === 18 || code === 'AuthenticationFailed' || name === 'MongoMissingCredentialsError') {
+    return new AdapterError('auth', `MongoDB at ${host} refused the login: wrong user name or password, or the wrong authentication database.`, { code: 18 });
+  }
+  if (code === 13) return new AdapterError('auth', `MongoDB refused the command: ${msg}.`, { code });
+  if (code === 50 || code === 262) {
+    return new AdapterError('timeout', `The explain ran longer than the ${formatMs(context.timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
+  }
+  if (code === 11601 || code === 11600 || code === 11602) {
+    if (context.cancelled) return new AdapterError('cancelled', 'The explain was cancelled and the operation killed on the server.', { code });
+    return new AdapterError('server', `The operation was interrupted on the server: ${msg}.`, { code });
+  }
+  if (code === 59 || code === 115) return new AdapterError('unsupported', `This server cannot run that command: ${msg}.`, { code });
+  if (typeof code === 'number' && (QUERY_ERROR_CODES.has(code) || (e.codeName ?? '').startsWith('Location'))) {
+    return new AdapterError('syntax', `MongoDB rejected the query: ${msg}.`, { code });
+  }
+  if (/Network|ServerSelection|Topology|PoolClosed|Timeout/.test(name) || isNetworkCode(e?.cause?.code)) {
+    const reasonCode = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET)\b/.exec(msg)?.[1] ?? e?.cause?.code;
+    const reason = reasonCode ? networkReason(reasonCode) : /timed out|timeout/i.test(msg) ? 'no answer within the connect timeout' : msg;
+    return new AdapterError('network', `Cannot reach MongoDB at ${host}: ${reason}.`);
+  }
+  if (typeof code === 'number') return new AdapterError('server', `MongoDB reported an error: ${msg}.`, { code });
+  return new AdapterError('server', `The MongoDB operation failed: ${msg}.`);
+}
+
+function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return 'configured';
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Finds a failed execution inside an explain (top level, per shard, or in an aggregate's $cursor). */
+function failedExecution(doc: unknown): { errorCode?: number; errorMessage?: string } | undefined {
+  const stack: { v: unknown; depth: number }[] = [{ v: doc, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (depth > 6 || typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push({ v: x, depth: depth + 1 });
+      continue;
+    }
+    const o = v as Document;
+    if (o.executionSuccess === false) return { errorCode: o.errorCode as number, errorMessage: o.errorMessage as string };
+    for (const key of ['executionStats', 'shards', 'stages', '$cursor']) {
+      if (key in o) stack.push({ v: o[key], depth: depth + 1 });
+    }
+    if (!Array.isArray(o.shards) && typeof o.shards === 'object' && o.shards !== null) {
+      for (const s of Object.values(o.shards as Document)) stack.push({ v: s, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+export class MongoConnection {
+  private running: { tag: string; promise: Promise<unknown>; cancelled: boolean } | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly options: MongoConnectOptions,
+    readonly server: MongoServerInfo,
+  ) {}
+
+  get serverVersion(): string {
+    return this.server.version;
+  }
+
+  /** Explains one command; see MongoExplainOptions. Throws AdapterError. */
+  async explain(cmd: MongoCommand, opts: MongoExplainOptions = {}): Promise<ExplainResult> {
+    if (this.closed) throw new AdapterError('network', 'The MongoDB connection is closed.');
+    if (this.running) throw new AdapterError('unsupported', 'Another explain is still running on this connection; wait for it or cancel it.');
+    const verbosity: ExplainVerbosity = opts.verbosity ?? cmd.explain ?? 'queryPlanner';
+    if (verbosity !== 'queryPlanner' && explainWouldWrite(cmd) && opts.allowWrites !== true) {
+      const stage = writingStages(cmd)[0];
+      throw new AdapterError('unsupported', `The pipeline has ${stage}, which writes to a collection when it runs; explain it at queryPlanner, or agree explicitly to let it run.`);
+    }
+    const built = toServerCommand(cmd);
+    if (!built.ok) throw new AdapterError('syntax', built.error);
+    const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    const tag = `qpi-explain-${randomBytes(8).toString('hex')}`;
+    const inner = BSON.EJSON.deserialize(built.command, { relaxed: false }) as Document;
+    const explainCmd: Document = { explain: inner, verbosity, maxTimeMS: timeoutMs };
+    // The comment finds the operation in currentOp for cancel; servers before 4.4 (wire 9) refuse it there.
+    if ((this.server.maxWireVersion ?? 0) >= 9) explainCmd.comment = tag;
+    const db = this.database(cmd, opts);
+    const state = { tag, promise: Promise.resolve() as Promise<unknown>, cancelled: false };
+    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
+    const onAbort = (): void => void this.cancel();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const started = Date.now();
+    this.running = state;
+    try {
+      const run = db.command(explainCmd);
+      state.promise = run;
+      const result = await run;
+      const durationMs = Date.now() - started;
+      const rawText = BSON.EJSON.stringify(result, undefined, 2, { relaxed: true });
+      const failed = failedExecution(result);
+      if (failed) {
+        // Explain reports a time limit or a kill inside executionStats instead of failing the command.
+        const err = mongoError({ code: failed.errorCode, message: failed.errorMessage ?? 'the execution failed' }, this.options, { cancelled: state.cancelled, timeoutMs });
+        throw new AdapterError(err.kind, err.message, { ...(err.code !== undefined ? { code: err.code } : {}), partialRawText: rawText });
+      }
+      if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled; it had already finished on the server.');
+      const notes: string[] = [];
+      const writes = explainWouldWrite(cmd) || /^(update|replace|delete|findOneAnd)/.test(cmd.operation);
+      if (writes && !explainWouldWrite(cmd)) {
+        notes.push(`The ${cmd.operation} was explained through the explain command, which ${verbosity === 'queryPlanner' ? 'plans' : 'plans and runs'} it without changing any document.`);
+      }
+      if (explainWouldWrite(cmd) && verbosity !== 'queryPlanner') notes.push(`The pipeline's ${writingStages(cmd).join(' and ')} ran with your consent and may have written to its target collection.`);
+      if (this.server.kind === 'compatible') notes.push(this.server.detail);
+      notes.push(...built.warnings);
+      return { engine: 'mongodb', rawText, load: loadPlan(rawText), serverVersion: this.server.version, durationMs, rolledBack: false, writes, notes };
+    } catch (err) {
+      throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      this.running = null;
+    }
+  }
+
+  /**
+   * Kills the running explain on the server (killOp on the operation found by its comment) and waits
+   * until it has stopped. Resolves false when nothing was running.
+   */
+  async cancel(): Promise<boolean> {
+    const state = this.running;
+    if (!state) return false;
+    state.cancelled = true;
+    const admin = this.client.db('admin');
+    const filter: Document = (this.server.maxWireVersion ?? 0) >= 9
+      ? { 'command.comment': state.tag }
+      : { appName: this.options.appName ?? 'query-plan-inspector', 'command.explain': { $exists: true } };
+    try {
+      // The operation may not be registered yet when cancel comes early: look again until it stops.
+      for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
+        const ops = await admin.command({ currentOp: true, ...filter });
+        for (const op of (ops.inprog ?? []) as Document[]) {
+          await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
+        }
+        await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]);
+      }
+    } catch (err) {
+      throw mongoError(err, this.options);
+    }
+    return true;
+  }
+
+  /** Indexes of a collection (none when it does not exist). */
+  async listIndexes(collection: string, database?: string): Promise<MongoIndexInfo[]> {
+    try {
+      const db = database !== undefined ? this.client.db(database) : this.client.db();
+      const raw = await db.collection(collection).listIndexes().toArray();
+      return raw.map((ix) => {
+        const { name, key, unique, sparse, hidden, partialFilterExpression, expireAfterSeconds, collation, ...rest } = ix as Document;
+        const info: MongoIndexInfo = {
+          name: String(name),
+          key: key as Record<string, number | string>,
+          unique: unique === true,
+          sparse: sparse === true,
+          hidden: hidden === true,
+          options: rest,
+        };
+        if (partialFilterExpression !== undefined) info.partialFilterExpression = partialFilterExpression as Document;
+        if (typeof expireAfterSeconds === 'number') info.expireAfterSeconds = expireAfterSeconds;
+        if (collation !== undefined) info.collation = collation as Document;
+        return info;
+      });
+    } catch (err) {
+      if ((err as { code?: number }).code === 26) return [];
+      throw mongoError(err, this.options);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close().catch(() => {});
+  }
+
+  private database(cmd: MongoCommand, opts: MongoExplainOptions): Db {
+    const name = cmd.database ?? opts.database;
+    return name !== undefined ? this.client.db(name) : this.client.db();
+  }
+}
+
+/** Connects, explains one command, closes. The CLI's one-shot path. */
+export async function explainMongo(connect: MongoConnectOptions, cmd: MongoCommand, opts: MongoExplainOptions = {}): Promise<ExplainResult> {
+  const conn = await connectMongo(connect);
+  try {
+    return await conn.explain(cmd, opts);
+  } finally {
+    await conn.close();
+  }
+}
