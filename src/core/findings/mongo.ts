@@ -30,7 +30,7 @@ const INDEX_SCANS = new Set(['IXSCAN', 'EXPRESS_IXSCAN']);
 /** Rules run on every node of the drawn tree. */
 export const mongoNodeRules: NodeRule[] = [
   { code: 'mongo.collscan', run: (ctx, n) => (n.kind === 'COLLSCAN' ? collscan(ctx, n) : undefined) },
-  { code: 'mongo.keys-examined-ratio', run: (_ctx, n) => (INDEX_SCANS.has(n.kind) ? indexScan(n) : undefined) },
+  { code: 'mongo.keys-examined-ratio', run: (ctx, n) => (INDEX_SCANS.has(n.kind) && !underGeoNear(ctx, n) ? indexScan(n) : undefined) },
   { code: 'mongo.residual-fetch-filter', run: (_ctx, n) => (n.kind === 'FETCH' ? residualFetchFilter(n) : undefined) },
   { code: 'mongo.docs-examined-ratio', run: (_ctx, n) => docsExaminedRatio(n) },
   { code: 'mongo.blocking-sort', run: (ctx, n) => (n.kind === 'SORT' || n.kind === '$sort' ? blockingSort(ctx, n) : undefined) },
@@ -98,7 +98,15 @@ function sortPatternOf(node: PlanNode): Record<string, unknown> | undefined {
 
 function skipAmountOf(node: PlanNode): number | undefined {
   const s = node.metrics.skipAmount ?? num(node.raw['skipAmount']) ?? (node.kind === '$skip' ? num(node.raw['$skip']) : undefined);
-  return s !== undefined && s > 0 ? s : undefined;
+  if (s !== undefined && s > 0) return s;
+  // Before 3.4 the SKIP stage counts its amount down while it runs and prints what is left (0):
+  // the rows it took in and did not pass on are the skipped ones.
+  if (node.kind === 'SKIP' || node.kind === '$skip') {
+    const input = node.children[0]?.metrics.rowsReturned;
+    const ret = node.metrics.rowsReturned;
+    if (input !== undefined && ret !== undefined && input > ret) return input - ret;
+  }
+  return undefined;
 }
 
 /** Renders a key or sort pattern the way the shell prints it: { s: 1, r: -1 }. */
@@ -107,9 +115,9 @@ function pattern(p: Record<string, unknown>): string {
   return `{ ${parts.join(', ')} }`;
 }
 
-/** The first index scan under a node, not looking past another FETCH or a SORT. */
-function indexScanBelow(node: PlanNode): PlanNode | undefined {
-  return descendants(node, (n) => n.kind === 'FETCH' || n.kind === 'SORT').find((n) => INDEX_SCANS.has(n.kind));
+/** The first index scan under a node, not looking past a SORT (nor past another FETCH when asked). */
+function indexScanBelow(node: PlanNode, stopAtFetch: boolean): PlanNode | undefined {
+  return descendants(node, (n) => (stopAtFetch && n.kind === 'FETCH') || n.kind === 'SORT').find((n) => INDEX_SCANS.has(n.kind));
 }
 
 /**
@@ -208,10 +216,11 @@ function keptAfterScan(ctx: Ctx, node: PlanNode): { kept: number | undefined; ma
   return match ? { kept, match } : { kept };
 }
 
-function collscan(ctx: Ctx, node: PlanNode): Scored {
+function collscan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const examined = node.metrics.docsExamined;
   const { kept, match } = keptAfterScan(ctx, node);
-  const filter = filterOf(node);
+  const raw = filterOf(node);
+  const filter = isRecord(raw) && Object.keys(raw).length === 0 ? undefined : raw;
   const hasFilter = filter !== undefined || match !== undefined;
   const ns = ctx.plan.mongo?.namespace ? ` of ${ctx.plan.mongo.namespace}` : '';
   const title = 'Collection scan';
@@ -228,13 +237,14 @@ function collscan(ctx: Ctx, node: PlanNode): Scored {
       },
     };
   }
+  if (examined === 0) return undefined;
   const numbers = { docsExamined: examined, returned: kept, ratio: ratioOf(examined, kept) };
   let severity: Severity;
   let message: string;
   const keptPct = examined > 0 ? Math.round((kept / examined) * 1000) / 10 : 100;
   if (examined < 1_000) {
     severity = 'info';
-    message = `Read all ${plural(examined, 'document')}${ns} to return ${fmt(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
   } else if (!hasFilter) {
     severity = 'info';
     message = `Read ${plural(examined, 'document')}${ns} without a filter: the query asks for all of them, so an index would only help to return them in order or to stop early.`;
@@ -249,6 +259,20 @@ function collscan(ctx: Ctx, node: PlanNode): Scored {
   return { score: examined - kept, finding: { code: 'mongo.collscan', severity, nodeId: node.id, title, message, numbers } };
 }
 
+/** Index scans feeding a $near search read ring after ring by design; their extra keys are not waste. */
+function underGeoNear(ctx: Ctx, node: PlanNode): boolean {
+  for (let p = parentOf(ctx, node); p; p = parentOf(ctx, p)) {
+    if (/^GEO_NEAR/.test(p.kind)) return true;
+  }
+  return false;
+}
+
+/** True for a plain btree key pattern (every value 1 or -1); 2dsphere, text and hashed keys seek by cells or tokens. */
+function ordinaryKeys(node: PlanNode): boolean {
+  const kp = keyPatternOf(node);
+  return kp === undefined || Object.values(kp).every((v) => v === 1 || v === -1 || v === 1.0);
+}
+
 function indexScan(node: PlanNode): Scored | undefined {
   const m = node.metrics;
   const keys = m.keysExamined;
@@ -257,7 +281,7 @@ function indexScan(node: PlanNode): Scored | undefined {
   const seeks = m.seeks;
   const name = indexNameOf(node);
   const idx = name ? ` on ${name}` : '';
-  if (seeks !== undefined && seeks > 1 && keys > ret) {
+  if (seeks !== undefined && seeks > 1 && keys > ret && ordinaryKeys(node)) {
     const reason = hopReason(node);
     const severity = wasteSeverity(keys, ret);
     const extra = keys - ret;
@@ -308,7 +332,7 @@ function residualFetchFilter(node: PlanNode): Scored | undefined {
   const ret = node.metrics.rowsReturned;
   const filter = filterOf(node);
   if (docs === undefined || ret === undefined || docs <= ret || filter === undefined) return undefined;
-  const scan = indexScanBelow(node);
+  const scan = indexScanBelow(node, true);
   if (!scan) return undefined;
   const keyFields = Object.keys(keyPatternOf(scan) ?? {});
   const fields = filterFields(filter);
@@ -368,7 +392,7 @@ function docsExaminedRatio(node: PlanNode): Scored | undefined {
   };
 }
 
-function blockingSort(ctx: Ctx, node: PlanNode): Scored {
+function blockingSort(ctx: Ctx, node: PlanNode): Scored | undefined {
   const m = node.metrics;
   const input = node.children[0]?.metrics.rowsReturned ?? previousStageRows(ctx, node);
   const out = m.rowsReturned;
@@ -376,14 +400,18 @@ function blockingSort(ctx: Ctx, node: PlanNode): Scored {
   const limit = m.limitAmount ?? num(node.raw['limitAmount']) ?? (isRecord(node.raw['$sort']) ? num(node.raw['$sort']['limit']) : undefined);
   const sortPattern = sortPatternOf(node);
   const order = sortPattern ? ` ${pattern(sortPattern)}` : '';
-  const scan = indexScanBelow(node);
-  const collscanBelow = descendants(node).some((n) => n.kind === 'COLLSCAN');
+  const direct = node.kind !== '$sort' || feedsFromQueryLayer(node);
+  const scan = direct ? indexScanBelow(node, false) : undefined;
+  const collscanBelow = direct && descendants(node, (n) => n.kind === 'SORT').some((n) => n.kind === 'COLLSCAN');
+  if (input === 0 && !usedDisk) return undefined;
+  // A $sort after $group, $unwind or $lookup can never take its order from an index: only its size matters.
+  const lateInPipeline = node.kind === '$sort' && !scan && !collscanBelow;
   let severity: Severity;
   if (usedDisk) severity = 'high';
-  else if (input === undefined) severity = 'medium';
+  else if (input === undefined) severity = lateInPipeline ? 'low' : 'medium';
   else if (input >= 100_000) severity = 'high';
   else if (input >= 1_000) severity = 'medium';
-  else severity = 'low';
+  else severity = lateInPipeline ? 'info' : 'low';
   const numbers: Record<string, number> = {};
   if (input !== undefined) numbers['sortedDocs'] = input;
   if (out !== undefined) numbers['returned'] = out;
@@ -424,6 +452,15 @@ function blockingSort(ctx: Ctx, node: PlanNode): Scored {
     score: input ?? 0,
     finding: { code: 'mongo.blocking-sort', severity, nodeId: node.id, title: usedDisk ? 'Blocking sort spilled to disk' : 'Blocking sort', message: parts.join(' '), numbers },
   };
+}
+
+/** True when a pipeline stage's input comes from the query layer through stages that keep documents as they are. */
+function feedsFromQueryLayer(node: PlanNode): boolean {
+  for (let n = node.children[0]; n; n = n.children[0]) {
+    if (n.kind === '$cursor' || !n.kind.startsWith('$')) return true;
+    if (!PASS_THROUGH.test(n.kind)) return false;
+  }
+  return false;
 }
 
 /** For pipeline stages drawn as siblings, the rows the previous stage produced. */
@@ -529,24 +566,27 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
   let matchNode: PlanNode | undefined;
   const command = ctx.plan.mongo?.command;
   const pipeline = isRecord(command) && Array.isArray(command['pipeline']) ? (command['pipeline'] as unknown[]) : undefined;
+  // Only reshaping stages may precede the $match: after a $unwind, $group or $lookup the $match could
+  // not move to the query layer anyway, and the advice would be wrong.
   if (pipeline) {
     for (const st of pipeline) {
-      if (!isRecord(st)) continue;
+      if (!isRecord(st)) break;
       const name = Object.keys(st)[0];
-      if (name === undefined) continue;
       if (name === '$match') {
         if (reshapes.length > 0) matchFilter = st[name];
         break;
       }
-      if (RESHAPE_STAGES.includes(name)) reshapes.push({ stage: name, fields: computedFields(name, st[name]) });
+      if (name === undefined || !RESHAPE_STAGES.includes(name)) break;
+      reshapes.push({ stage: name, fields: computedFields(name, st[name]) });
     }
-    matchNode = ctx.nodes.find((n) => n.kind === '$match');
+    if (matchFilter !== undefined) matchNode = ctx.nodes.find((n) => n.kind === '$match' && feedsFromQueryLayer(n));
   }
   if (matchFilter === undefined) {
-    matchNode = ctx.nodes.find((n) => n.kind === '$match');
+    reshapes.length = 0;
+    matchNode = ctx.nodes.find((n) => n.kind === '$match' && feedsFromQueryLayer(n));
     if (!matchNode) return undefined;
     matchFilter = matchNode.details.filter ?? matchNode.raw['$match'];
-    for (const n of ctx.nodes) {
+    for (let n = matchNode.children[0]; n; n = n.children[0]) {
       if (/^PROJECTION_/.test(n.kind) && isRecord(n.raw['transformBy'])) {
         reshapes.push({ stage: '$project', fields: computedFields('$project', n.raw['transformBy']), node: n });
       } else if (RESHAPE_STAGES.includes(n.kind)) {
@@ -556,15 +596,19 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
   }
   if (matchFilter === undefined || reshapes.length === 0) return undefined;
   const matched = filterFields(matchFilter);
-  let hit: { field: string; source: string | undefined; stage: string } | undefined;
+  let hit: { field: string; computed: string; computedFrom: string | undefined; source: string | undefined; stage: string } | undefined;
   for (const f of matched) {
     for (const r of reshapes) {
-      const top = f.split('.')[0]!;
-      if (r.fields.has(f) || r.fields.has(top)) {
-        const key = r.fields.has(f) ? f : top;
-        hit = { field: f, source: r.fields.get(key), stage: r.stage };
-        break;
+      // The matched path itself, or the computed field it reads into ("lineitems" for "lineitems.date").
+      const parts = f.split('.');
+      for (let i = parts.length; i >= 1 && !hit; i--) {
+        const key = parts.slice(0, i).join('.');
+        if (!r.fields.has(key)) continue;
+        const src = r.fields.get(key);
+        const rest = parts.slice(i).join('.');
+        hit = { field: f, computed: key, computedFrom: src, source: src !== undefined && rest ? `${src}.${rest}` : src, stage: r.stage };
       }
+      if (hit) break;
     }
     if (hit) break;
   }
@@ -580,7 +624,7 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
   const severity: Severity = examined !== undefined && kept !== undefined ? maxSeverity(wasteSeverity(examined, kept), 'medium') : 'medium';
   const src = hit.source;
   const read = examined !== undefined ? ` (read ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${fmt(kept)}` : ''})` : '';
-  const origin = src ? ` from "${src}"` : '';
+  const origin = hit.computedFrom ? ` from "${hit.computedFrom}"` : '';
   const fix = src
     ? `Match on "${src}" before the ${hit.stage}: MongoDB will not move the $match itself, because when ${src.split('.')[0]} holds arrays (or arrays of arrays) the computed field matches differently from the original path.`
     : `Match on the original fields before the ${hit.stage}: MongoDB cannot move a $match across a stage that computes the field it tests.`;
@@ -591,7 +635,7 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
       severity,
       nodeId: (matchNode ?? scan)?.id,
       title: `${hit.stage} before $match hides the index`,
-      message: `The $match on ${hit.field} comes after a ${hit.stage} that computes ${hit.field}${origin}, so it cannot use an index and the collection is scanned${read}. ${fix}`,
+      message: `The $match on ${hit.field} comes after a ${hit.stage} that computes ${hit.computed}${origin}, so it cannot use an index and the collection is scanned${read}. ${fix}`,
       numbers,
     },
   };

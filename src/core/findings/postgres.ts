@@ -265,7 +265,7 @@ function indexRecheck(ctx: Ctx, node: PlanNode): Scored | undefined {
     score: removed,
     finding: {
       code: 'pg.index-recheck',
-      severity: weigh(removed >= 1_000 && lossy > 0 ? 'medium' : 'low', share),
+      severity: weigh(wasteSeverity(kept + removed, kept), share),
       nodeId: node.id,
       title: 'Rows removed by the index recheck',
       message: `${where(node)} fetched ${plural(removed, 'row')} that the recheck then removed, keeping ${fmt(kept)}: ${why}`,
@@ -338,13 +338,14 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
   let severity: Severity;
   if (!ran(node)) severity = 'low';
   else if (incremental) severity = 'info';
-  else if ((input !== undefined && input >= 100_000) || (share !== undefined && share >= 0.3)) severity = 'medium';
+  else if ((input !== undefined && input >= 100_000) || (share !== undefined && share >= 0.3)) severity = weigh('medium', share);
+  else if (input !== undefined && input < 1_000 && (share === undefined || share < 0.1)) severity = 'info';
   else severity = 'low';
   const parts: string[] = [];
   const topN = methods.some((x) => /top-N/i.test(x));
   if (input !== undefined) {
     parts.push(
-      `${incremental ? 'Incremental sort of' : 'Sorted'} ${plural(input, 'row')}${keyText} in memory${out !== undefined && out !== input ? ` to return ${fmt(out)}` : ''}${shareNote(share)}${topN ? ': the top-N heapsort keeps only the first rows, but every input row is still read' : ''}.`,
+      `${incremental ? 'Incremental sort of' : 'Sorted'} ${plural(input, 'row')}${keyText} in memory${out !== undefined && out < input ? ` to return ${fmt(out)}` : ''}${shareNote(share)}${topN ? ': the top-N heapsort keeps only the first rows, but every input row is still read' : ''}.`,
     );
   } else {
     parts.push(`Sorts${keyText} before returning the first row (estimate: ${fmt(m.plannedRows ?? 0)} rows).`);
@@ -364,11 +365,13 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
   };
 }
 
+/** True when the sort's input is a scan (through single-input nodes) whose condition is `= ANY(...)`. */
 function anyArrayCondition(node: PlanNode): boolean {
-  return descendants(node, (n) => n.kind === 'Sort').some((n) => {
+  for (let n: PlanNode | undefined = node.children[0]; n; n = n.children.length === 1 ? n.children[0] : undefined) {
     const c = n.details.conditions ?? {};
-    return ['Index Cond', 'Filter', 'Recheck Cond'].some((k) => /=\s*ANY\s*\(/i.test(c[k] ?? ''));
-  });
+    if (['Index Cond', 'Filter', 'Recheck Cond'].some((k) => /=\s*ANY\s*\(/i.test(c[k] ?? ''))) return true;
+  }
+  return false;
 }
 
 function offsetReads(node: PlanNode): Scored | undefined {
