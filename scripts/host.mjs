@@ -79,3 +79,217 @@ export function install() {
 
 const command = process.argv[2] ?? 'test';
 if (command === 'install') install();
+
+// ---- running ------------------------------------------------------------------------------------
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitFor(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Bundles the in-host test suite next to the repository's node_modules, so it can require mocha and pg. */
+async function buildHostTests() {
+  const { build } = await import('esbuild');
+  const outdir = join(ROOT, 'out', 'host-tests');
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints: [join(ROOT, 'test', 'host', 'suite', 'index.ts')],
+    outfile: join(outdir, 'index.js'),
+    bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'inline',
+    external: ['vscode', 'mocha', 'mongodb', 'pg', 'pg-native'],
+    logLevel: 'warning',
+  });
+  return join(outdir, 'index.js');
+}
+
+/**
+ * Starts code-server on a copy of samples/ with isolated XDG folders. Returns the URL, the workspace
+ * folder and a stop function that ends the whole process group.
+ */
+export async function startHost({ env = {} } = {}) {
+  install();
+  const run = mkdtempSync(join(tmpdir(), 'qpi-host-'));
+  const ws = join(run, 'workspace');
+  mkdirSync(join(run, 'ud', 'User'), { recursive: true });
+  mkdirSync(join(run, 'ext'), { recursive: true });
+  for (const d of ['config', 'data', 'cache']) mkdirSync(join(run, d), { recursive: true });
+  spawnSync('cp', ['-r', join(ROOT, 'samples'), ws]);
+  writeFileSync(join(run, 'ud', 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none', 'chat.disableAIFeatures': true, 'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'update.mode': 'none',
+    'workbench.enableExperiments': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'workbench.tips.enabled': false, 'security.workspace.trust.enabled': false, 'git.enabled': false,
+    'window.commandCenter': false, 'editor.minimap.enabled': false,
+  }, null, 2));
+  writeFileSync(join(run, 'config.yaml'), 'auth: none\n');
+  const port = await freePort();
+  const logFile = join(run, 'code-server.log');
+  const { openSync } = await import('node:fs');
+  const out = openSync(logFile, 'a');
+  const child = spawn(NODE_BIN, [CS_BIN, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+    '--user-data-dir', join(run, 'ud'), '--extensions-dir', join(run, 'ext'), '--config', join(run, 'config.yaml'),
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--ignore-last-opened', '--reconnection-grace-time', '5', '--vscode-option', 'enable-smoke-test-driver', ws], {
+    detached: true, // its own process group, ended as a whole below
+    stdio: ['ignore', out, out],
+    env: {
+      ...process.env, ...env,
+      XDG_CONFIG_HOME: join(run, 'config'), XDG_DATA_HOME: join(run, 'data'), XDG_CACHE_HOME: join(run, 'cache'),
+      PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH}`,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const stop = async () => {
+    if (!exited) {
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+      await waitFor(() => exited, 10_000, 'code-server to stop').catch(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } });
+    }
+    if (!process.env.QPI_KEEP_HOST) rmSync(run, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(async () => {
+      if (exited) throw new Error(`code-server exited early:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+      try { return (await fetch(`${url}/healthz`)).ok; } catch { return false; }
+    }, 60_000, 'code-server');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  log(`code-server ${CODE_SERVER_VERSION} on ${url}, workspace ${ws}`);
+  return { url, ws, run, logFile, stop };
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Runs test/host/suite inside the real extension host; resolves to the suite's exit code. */
+async function runInHost() {
+  const tests = await buildHostTests();
+  const { chromium } = await import('playwright-core');
+  const udd = mkdtempSync(join(tmpdir(), 'qpi-chromium-'));
+  const ctx = await chromium.launchPersistentContext(udd, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    let finish;
+    const exited = new Promise((r) => (finish = r));
+    const { format } = await import('node:util');
+    await page.exposeFunction('codeAutomationLog', (type, args) => {
+      const line = format(...(args ?? []));
+      console.log(/^\d+ passed, \d+ failed/.test(line) ? line : `  ${line}`);
+    });
+    await page.exposeFunction('codeAutomationExit', (code) => finish(code));
+    const host = new URL(hostUrl);
+    const remote = (p) => `vscode-remote://${host.host}${p}`;
+    const payload = JSON.stringify([
+      ['extensionDevelopmentPath', remote(ROOT)],
+      ['extensionTestsPath', remote(tests)],
+      ['skipWelcome', 'true'],
+    ]);
+    await page.goto(`${hostUrl}/?folder=${encodeURIComponent(hostWs)}&payload=${encodeURIComponent(payload)}`);
+    const limit = Number(process.env.QPI_HOST_TIMEOUT_MS ?? 300_000);
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), limit))]);
+    if (code === 'timeout') {
+      console.error(`the in-host suite did not finish within ${limit} ms`);
+      return 124;
+    }
+    return code;
+  } finally {
+    await ctx.close();
+    rmSync(udd, { recursive: true, force: true });
+  }
+}
+
+let hostUrl = '';
+let hostWs = '';
+
+async function runUi(host) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--node-option', 'import=tsx', '--timeout', '180000', '--reporter', 'spec', join(ROOT, 'test', 'host', 'ui.test.ts')], {
+    stdio: 'inherit',
+    cwd: ROOT,
+    env: { ...process.env, QPI_HOST_URL: host.url, QPI_HOST_WS: host.ws, QPI_HOST_EXT: ROOT },
+  });
+  return r.status ?? 1;
+}
+
+/**
+ * With the test servers of scripts/with-servers.mjs, loads the samples' data into them (a database
+ * qpi_samples on MongoDB, the postgres database on PostgreSQL) and returns the URIs for the tests.
+ */
+function sampleServers() {
+  const env = {};
+  const mongo = process.env.QPI_TEST_MONGO_URI;
+  const pgUri = process.env.QPI_TEST_PG_URI;
+  if (mongo) {
+    const u = new URL(mongo);
+    u.pathname = '/qpi_samples';
+    env.QPI_SAMPLES_MONGO_URI = u.toString();
+  }
+  if (pgUri) env.QPI_SAMPLES_PG_URI = pgUri;
+  if (mongo || pgUri) {
+    log('loading the sample data');
+    const args = [join(ROOT, 'samples', 'load-sample-data.mjs')];
+    if (env.QPI_SAMPLES_MONGO_URI) args.push('--mongo', env.QPI_SAMPLES_MONGO_URI);
+    if (env.QPI_SAMPLES_PG_URI) args.push('--pg', env.QPI_SAMPLES_PG_URI);
+    run(process.execPath, args, { cwd: ROOT });
+    Object.assign(process.env, env);
+  } else {
+    log('no test servers (QPI_TEST_MONGO_URI / QPI_TEST_PG_URI): run through npm run test:host');
+  }
+  return env;
+}
+
+async function main() {
+  if (command === 'install') return 0;
+  if (!['test', 'ui', 'serve', 'suite'].includes(command)) {
+    console.error('usage: node scripts/host.mjs install|test|suite|ui|serve');
+    return 64;
+  }
+  run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT });
+  const env = sampleServers();
+  const host = await startHost({ env });
+  hostUrl = host.url;
+  hostWs = host.ws;
+  const stopOnSignal = () => host.stop().then(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  try {
+    if (command === 'serve') {
+      console.log(`open ${host.url}/?folder=${encodeURIComponent(host.ws)}  (Ctrl-C stops)`);
+      await new Promise(() => {});
+    }
+    let code = 0;
+    if (command === 'test' || command === 'suite') {
+      log('extension tests inside the host');
+      code = await runInHost();
+      log(`in-host suite exited with ${code}`);
+    }
+    if (command === 'ui' || (command === 'test' && code === 0) || (command === 'test' && process.env.QPI_HOST_UI_ALWAYS)) {
+      log('UI flows driven by Playwright');
+      const ui = await runUi(host);
+      code = code || ui;
+    }
+    if (code !== 0) console.error(`code-server log: ${host.logFile} (kept when QPI_KEEP_HOST=1)`);
+    return code;
+  } finally {
+    await host.stop();
+  }
+}
+
+if (command !== 'install') process.exitCode = await main();

@@ -2,15 +2,58 @@
 // command that needs a server, so activation never loads a driver.
 
 import { UserError } from './commands';
-import type { Gateway } from './gateway';
+import type { ExplainOutcome, ExplainRequest, Gateway, RunningExplain, ServerInfo } from './gateway';
 import type { Log } from './log';
+import type { ExplainResult } from '../adapters/types';
 
-export function createGateway(_log: Log): Gateway {
-  const unavailable = (): never => {
-    throw new UserError('Live explain is not available in this build yet: open a saved plan with Open Plan instead.');
+/** Turns an adapter result into what the extension shows; a plan the core refuses is one sentence. */
+function outcomeOf(result: ExplainResult): ExplainOutcome {
+  if (!result.load.ok) throw new UserError(result.load.refusal);
+  const outcome: ExplainOutcome = {
+    plan: result.load.plan, rawText: result.rawText, durationMs: result.durationMs, rolledBack: result.rolledBack && result.writes, notes: result.notes,
   };
+  if (result.serverVersion) outcome.serverVersion = result.serverVersion;
+  return outcome;
+}
+
+export function createGateway(log: Log): Gateway {
   return {
-    test: async () => unavailable(),
-    explain: () => ({ done: Promise.resolve().then(unavailable), cancel: async () => undefined }),
+    async test(engine, uri, connectTimeoutMs): Promise<ServerInfo> {
+      if (engine === 'postgres') {
+        const pg = await import('../adapters/postgres');
+        const conn = await pg.connectPostgres({ uri, connectTimeoutMs });
+        try {
+          const hypo = await conn.hypopg().catch(() => undefined);
+          return { serverVersion: conn.serverVersion.split(' ')[0]!, detail: hypo?.installed ? 'HypoPG is installed: suggested indexes can be checked without building them.' : undefined };
+        } finally {
+          await conn.close();
+        }
+      }
+      throw new UserError('MongoDB connections are not available in this build yet.');
+    },
+
+    explain(request: ExplainRequest): RunningExplain {
+      const controller = new AbortController();
+      let done: Promise<ExplainOutcome>;
+      if (request.engine === 'postgres') {
+        done = import('../adapters/postgres').then(async (pg) => {
+          const result = await pg.explainPostgres(
+            { uri: request.uri, connectTimeoutMs: request.connectTimeoutMs },
+            request.text,
+            { analyze: request.analyze, buffers: request.buffers, timeoutMs: request.timeoutMs, signal: controller.signal },
+          );
+          return outcomeOf(result);
+        });
+      } else {
+        done = Promise.reject(new UserError('MongoDB explain is not available in this build yet.'));
+      }
+      return {
+        done,
+        cancel: async () => {
+          log.info('Cancel requested: stopping the statement on the server.');
+          controller.abort();
+        },
+      };
+    },
   };
 }

@@ -94,6 +94,9 @@ export class RunHistory {
 
 export const history = new RunHistory();
 
+/** The explain in progress, if any: its cancel is what the notification's Cancel button runs. */
+export const activeExplain: { cancel?: () => void } = {};
+
 function settings() {
   const c = vscode.workspace.getConfiguration(SETTINGS);
   return {
@@ -245,10 +248,15 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
         engine: query.engine, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
         analyze: analyzeFlag, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
       });
-      const sub = token.onCancellationRequested(() => {
+      let cancelled = false;
+      const cancel = () => {
+        if (cancelled) return;
+        cancelled = true;
         s.log.info(`Cancelling the explain of ${title} on the server.`);
         running.cancel().catch((err: unknown) => s.log.error('Cancelling failed', err));
-      });
+      };
+      activeExplain.cancel = cancel;
+      const sub = token.onCancellationRequested(cancel);
       try {
         return await running.done;
       } catch (err) {
@@ -256,12 +264,13 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
         if (kind === 'auth' || kind === 'network' || kind === 'config') {
           s.store.setState(spec.id, { kind: 'failed', error: (err as Error).message, at: Date.now() });
         }
-        if (token.isCancellationRequested || kind === 'cancelled') {
+        if (cancelled || kind === 'cancelled') {
           throw new UserError(`The explain of ${title} was cancelled and the server stopped the query.`);
         }
         throw err;
       } finally {
         sub.dispose();
+        if (activeExplain.cancel === cancel) delete activeExplain.cancel;
       }
     },
   );

@@ -9,7 +9,7 @@ import { addConnection, editConnection, removeConnection, selectConnection, test
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
-import { compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs, type Services } from './explain';
+import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs, type Services } from './explain';
 import type { Gateway } from './gateway';
 import { Log } from './log';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
@@ -23,6 +23,8 @@ export interface ExtensionHandle {
   panel(): PlanPanel | undefined;
   statusBarText(): string;
   history: typeof history;
+  /** Does what the progress notification's Cancel button does; false when nothing runs. */
+  cancelRunningExplain(): boolean;
 }
 
 const CODE_FILES: vscode.DocumentSelector = [
@@ -85,6 +87,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     panel: () => PlanPanel.active,
     statusBarText: () => statusBar.text,
     history,
+    cancelRunningExplain: () => {
+      if (!activeExplain.cancel) return false;
+      activeExplain.cancel();
+      return true;
+    },
   };
 }
 

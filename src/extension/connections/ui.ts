@@ -75,7 +75,7 @@ export async function connectionFromInput(
   };
 
   if (form === 'uri') {
-    let uri = input.uri;
+    let uri = input.uri ?? (silent ? existing?.uri : undefined);
     if (uri === undefined) {
       if (silent) throw new UserError('A connection string is required.');
       uri = await ask(vscode.window.showInputBox({

@@ -1,0 +1,230 @@
+// Extension tests that run INSIDE code-server's extension host (scripts/host.mjs), with the full vscode
+// API and the real test servers of scripts/with-servers.mjs (sample data loaded by host.mjs). They drive
+// the extension through its commands, as a user's clicks would, and read the handle activate() returns.
+
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import pg from 'pg';
+import * as vscode from 'vscode';
+import { Commands } from '../../../src/extension/commands';
+import type { ConnectionSpec } from '../../../src/extension/connections/spec';
+import type { ExplainSummary } from '../../../src/extension/explain';
+import type { ExtensionHandle } from '../../../src/extension/main';
+import type { OpenPlanSummary } from '../../../src/extension/openPlan';
+
+const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
+
+function env(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run these tests with npm run test:host (it starts the servers).`);
+  return v;
+}
+
+/** Checks the text is one sentence: one line, ends with a full stop, no stack trace. */
+function assertOneSentence(text: string | undefined, pattern?: RegExp): void {
+  assert.ok(text, 'no sentence was shown');
+  assert.ok(!text.includes('\n'), `more than one line: ${text}`);
+  assert.match(text, /[.!?]$/, `not a sentence: ${text}`);
+  assert.doesNotMatch(text, /\bat .+:\d+:\d+/, `looks like a stack trace: ${text}`);
+  if (pattern) assert.match(text, pattern);
+}
+
+async function openAt(relative: string, needle: string): Promise<vscode.TextEditor> {
+  const folder = vscode.workspace.workspaceFolders![0]!.uri;
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, relative));
+  const editor = await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+  const offset = doc.getText().indexOf(needle);
+  assert.ok(offset >= 0, `${needle} is not in ${relative}`);
+  const pos = doc.positionAt(offset + 1);
+  editor.selection = new vscode.Selection(pos, pos);
+  return editor;
+}
+
+export function extensionTests(): void {
+  let handle: ExtensionHandle;
+  let root: string;
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID);
+    assert.ok(ext, `${EXTENSION_ID} is not installed in the host`);
+    handle = await ext.activate();
+    root = ext.extensionPath;
+  });
+
+  beforeEach(() => handle.clearLastError());
+
+  describe('activation', () => {
+    it('registers every command of the Commands object', async () => {
+      const all = new Set(await vscode.commands.getCommands(true));
+      const missing = Object.values(Commands).filter((id) => !all.has(id));
+      assert.deepEqual(missing, []);
+      console.log(`    host: VS Code ${vscode.version}, ${vscode.env.appName}, Node ${process.version}`);
+    });
+  });
+
+  describe('Open Plan', () => {
+    it('opens a saved MongoDB explain in the plan panel, and the view says ready', async () => {
+      const file = vscode.Uri.file(path.join(root, 'test', 'fixtures', 'corpus', 'mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json'));
+      const summary = await vscode.commands.executeCommand<OpenPlanSummary | undefined>(Commands.openPlan, file);
+      assert.ok(summary, `Open Plan failed: ${handle.lastError()}`);
+      assert.equal(summary.engine, 'mongodb');
+      assert.ok(summary.nodeCount >= 2, `only ${summary.nodeCount} nodes`);
+      const panel = handle.panel();
+      assert.ok(panel, 'no plan panel');
+      assert.equal(await panel.whenReady(30_000), true, 'the view never said ready');
+      assert.ok(panel.received.some((m) => m.type === 'ready'));
+      assert.equal(panel.lastMessage?.type, 'showPlan');
+    });
+
+    it('refuses a text that is not a plan with one sentence and keeps working', async () => {
+      const r = await vscode.commands.executeCommand(Commands.openPlan, { text: 'this is not a plan at all' });
+      assert.equal(r, undefined);
+      assertOneSentence(handle.lastError(), /could not be read as a plan/);
+      const again = await vscode.commands.executeCommand<OpenPlanSummary | undefined>(Commands.openPlan, {
+        text: JSON.stringify({ queryPlanner: { namespace: 'db.c', winningPlan: { stage: 'COLLSCAN', direction: 'forward' }, rejectedPlans: [] } }),
+      });
+      assert.equal(again?.engine, 'mongodb');
+    });
+  });
+
+  describe('connections', () => {
+    let pwSpec: ConnectionSpec;
+
+    it('keeps the password in SecretStorage only, never in the saved metadata', async () => {
+      const pgUri = new URL(env('QPI_SAMPLES_PG_URI'));
+      const user = env('QPI_TEST_PW_USER');
+      const password = env('QPI_TEST_PW_PASSWORD');
+      const uri = `postgresql://${user}:${encodeURIComponent(password)}@${pgUri.host}${pgUri.pathname}`;
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'pw user', uri, test: false });
+      assert.ok(spec, `adding failed: ${handle.lastError()}`);
+      pwSpec = spec;
+      assert.equal(spec.hasPassword, true);
+      assert.equal(spec.uri, `postgresql://${user}@${pgUri.host}${pgUri.pathname}`);
+      const stored = JSON.stringify(handle.services.context.globalState.get('queryPlanInspector.connections'));
+      assert.ok(stored.includes('pw user'));
+      assert.ok(!stored.includes(password), 'the password is in globalState');
+      assert.equal(await handle.services.store.password(spec.id), password);
+      const settings = JSON.stringify(vscode.workspace.getConfiguration('queryPlanInspector'));
+      assert.ok(!settings.includes(password), 'the password is in the settings');
+    });
+
+    it('tests a connection and shows its state and server version', async () => {
+      const r = await vscode.commands.executeCommand<{ ok: boolean; serverVersion?: string }>(Commands.testConnection, pwSpec.id);
+      assert.equal(r?.ok, true, handle.lastError());
+      assert.match(r.serverVersion ?? '', /^\d+\.\d+/);
+      assert.equal(handle.services.store.state(pwSpec.id).kind, 'ok');
+    });
+
+    it('a wrong password gives one sentence, marks the connection failed, and the extension keeps working', async () => {
+      const bad = await vscode.commands.executeCommand<ConnectionSpec>(Commands.editConnection, { id: pwSpec.id, password: 'not-the-password' });
+      assert.ok(bad);
+      const editor = await openAt('orders.sql', 'SELECT id, created_at FROM orders ORDER BY');
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: bad.id, uri: editor.document.uri.toString() });
+      const r = await vscode.commands.executeCommand(Commands.explainQuery);
+      assert.equal(r, undefined);
+      assertOneSentence(handle.lastError(), /refused the login|password/i);
+      assert.ok(!handle.lastError()!.includes('not-the-password'));
+      assert.equal(handle.services.store.state(bad.id).kind, 'failed');
+      // Still working: the right password explains.
+      await vscode.commands.executeCommand(Commands.editConnection, { id: pwSpec.id, password: env('QPI_TEST_PW_PASSWORD') });
+      handle.clearLastError();
+      const ok = await vscode.commands.executeCommand<{ ok: boolean }>(Commands.testConnection, pwSpec.id);
+      assert.equal(ok?.ok, true, handle.lastError());
+    });
+
+    it('removes a connection and its password', async () => {
+      assert.equal(await vscode.commands.executeCommand(Commands.removeConnection, { id: pwSpec.id, confirm: false }), true);
+      assert.equal(handle.services.store.get(pwSpec.id), undefined);
+      assert.equal(await handle.services.store.password(pwSpec.id), undefined);
+    });
+  });
+
+  describe('Explain Query on PostgreSQL', () => {
+    let spec: ConnectionSpec;
+
+    before(async () => {
+      const added = await vscode.commands.executeCommand<ConnectionSpec>(Commands.addConnection, { name: 'samples pg', uri: env('QPI_SAMPLES_PG_URI') });
+      assert.ok(added, handle.lastError());
+      spec = added;
+    });
+
+    it('explains the statement under the cursor in orders.sql and shows the plan', async () => {
+      const editor = await openAt('orders.sql', 'SELECT id, created_at FROM orders ORDER BY created_at DESC, id DESC OFFSET');
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
+      assert.match(handle.statusBarText(), /samples pg/);
+      const t0 = Date.now();
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      console.log(`    explained in ${Date.now() - t0} ms: ${r.rootKind}, ${r.nodeCount} nodes, findings ${r.findings.join(', ')}`);
+      assert.equal(r.engine, 'postgres');
+      assert.equal(r.rootKind, 'Limit');
+      assert.ok(r.findings.includes('pg.offset-reads'), `findings: ${r.findings.join(', ')}`);
+      const panel = handle.panel();
+      assert.ok(panel && (await panel.whenReady(30_000)));
+      assert.equal(panel.lastMessage?.type, 'showPlan');
+    });
+
+    it('explains SQL passed to client.query in JavaScript', async () => {
+      const editor = await openAt('app/report.js', 'WHERE country_id');
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      assert.equal(r.engine, 'postgres');
+      assert.ok(r.findings.includes('pg.sort'), `findings: ${r.findings.join(', ')}`);
+    });
+
+    it('offers a CodeLens above each statement', async () => {
+      const editor = await openAt('orders.sql', 'UPDATE orders');
+      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
+      const ours = lenses.filter((l) => l.command?.command === Commands.explainQueryAt);
+      assert.equal(ours.length, 6);
+    });
+
+    it('ANALYZE on an UPDATE is rolled back: the rows do not change', async () => {
+      const client = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
+      await client.connect();
+      try {
+        const before = (await client.query('SELECT sum(country_id)::int AS s, count(*)::int AS n FROM orders WHERE id < 100')).rows[0];
+        await openAt('orders.sql', 'UPDATE orders');
+        const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { analyze: true });
+        assert.ok(r, handle.lastError());
+        assert.equal(r.rolledBack, true);
+        const after = (await client.query('SELECT sum(country_id)::int AS s, count(*)::int AS n FROM orders WHERE id < 100')).rows[0];
+        assert.deepEqual(after, before);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('Cancel stops the statement on the server', async () => {
+      const client = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
+      await client.connect();
+      try {
+        const pending = vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, {
+          text: 'SELECT pg_sleep(30), count(*) FROM orders', engine: 'postgres', connectionId: spec.id, analyze: true,
+        });
+        // Wait until the statement runs on the server, then press Cancel.
+        const seen = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
+        const deadline = Date.now() + 20_000;
+        while ((await seen()) === 0) {
+          assert.ok(Date.now() < deadline, 'the statement never showed up in pg_stat_activity');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const t0 = Date.now();
+        assert.equal(handle.cancelRunningExplain(), true);
+        assert.equal(await pending, undefined);
+        const took = Date.now() - t0;
+        assertOneSentence(handle.lastError(), /cancelled/);
+        assert.ok(took < 10_000, `cancel took ${took} ms`);
+        const until = Date.now() + 5_000;
+        while ((await seen()) > 0) {
+          assert.ok(Date.now() < until, 'the statement still runs on the server');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        console.log(`    cancelled on the server in ${took} ms`);
+      } finally {
+        await client.end();
+      }
+    });
+  });
+}

@@ -1,0 +1,18 @@
+// Entry point code-server's extension host calls (extensionTestsPath): runs the mocha suite inside the
+// real host, with the full vscode API, and prints the plain closing line "N passed, N failed".
+
+import Mocha from 'mocha';
+import { extensionTests } from './extension.test';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
+  mocha.suite.emit('pre-require', globalThis, 'extension.test', mocha);
+  extensionTests();
+  return new Promise((resolve, reject) => {
+    const runner = mocha.run((failures) => {
+      console.log(`${runner.stats?.passes ?? 0} passed, ${runner.stats?.failures ?? 0} failed, ${runner.stats?.pending ?? 0} skipped`);
+      if (failures) reject(new Error(`${failures} tests failed`));
+      else resolve();
+    });
+  });
+}

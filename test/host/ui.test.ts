@@ -1,0 +1,117 @@
+// UI flows in a real VS Code (code-server started by scripts/host.mjs), driven through Chromium by
+// playwright-core as a user would: command palette, quick picks, the editor's context menu, and the plan
+// view inside the webview's nested frames. Screenshots go to test-results/host/.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+const URL_ = process.env.QPI_HOST_URL;
+const WS = process.env.QPI_HOST_WS;
+const EXT = process.env.QPI_HOST_EXT;
+const PG_URI = process.env.QPI_SAMPLES_PG_URI;
+const SHOTS = join(process.cwd(), 'test-results', 'host');
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('VS Code UI flows (code-server + Chromium)', function () {
+  let ctx: BrowserContext;
+  let page: Page;
+  let udd: string;
+  const errors: string[] = [];
+
+  before(async function () {
+    assert.ok(URL_ && WS && EXT, 'run through scripts/host.mjs: QPI_HOST_URL, QPI_HOST_WS and QPI_HOST_EXT are not set');
+    assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
+    mkdirSync(SHOTS, { recursive: true });
+    udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
+    ctx = await chromium.launchPersistentContext(udd, { executablePath: process.env.QPI_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS, viewport: { width: 1500, height: 900 } });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The extension is loaded from the repository as a development extension, the way the in-host
+    // tests load it (code-server honours the payload with --vscode-option enable-smoke-test-driver).
+    const host = new URL(URL_!).host;
+    const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`], ['skipWelcome', 'true']]);
+    await page.goto(`${URL_}/?folder=${encodeURIComponent(WS!)}&payload=${encodeURIComponent(payload)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    await page.getByRole('treeitem', { name: /orders\.sql/ }).waitFor({ timeout: 90_000 });
+  });
+
+  after(async () => {
+    await ctx?.close();
+    if (udd) rmSync(udd, { recursive: true, force: true });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(SHOTS, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`) });
+  });
+
+  async function palette(command: string): Promise<void> {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${command}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().click();
+  }
+
+  async function pick(label: string | RegExp): Promise<void> {
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ timeout: 30_000 });
+    await row.click();
+  }
+
+  async function answer(text: string | undefined): Promise<void> {
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    if (text !== undefined) await input.fill(text);
+    await page.keyboard.press('Enter');
+  }
+
+  async function openFile(name: string): Promise<void> {
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+    await page.locator('.editor-group-container .monaco-editor .view-lines').first().waitFor();
+  }
+
+  it('adds a PostgreSQL connection through the command palette and quick picks', async () => {
+    await palette('Query Plan Inspector: Add Connection...');
+    await pick('PostgreSQL');
+    await pick('Connection string');
+    await answer(PG_URI);
+    await answer(''); // no password for this user
+    await answer('ui pg');
+    await page.getByText(/Connected to ui pg/).first().waitFor({ timeout: 30_000 });
+  });
+
+  it('right-click > Explain Query on a SQL statement opens the plan view with its nodes', async () => {
+    await openFile('orders.sql');
+    const line = page.locator('.view-lines .view-line', { hasText: 'OFFSET 10000 LIMIT 20' }).first();
+    await line.waitFor();
+    await line.click();
+    await line.click({ button: 'right' });
+    const item = page.getByRole('menuitem', { name: /Explain Query/ });
+    await item.waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
+    await item.click();
+    await pick('ui pg');
+    const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    await view.getByText('Limit', { exact: false }).first().waitFor({ timeout: 60_000 });
+    const text = await view.locator('body').innerText();
+    assert.match(text, /Index Scan/);
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(SHOTS, 'explain-sql.png') });
+  });
+
+  it('the status bar shows the folder connection and the Connections view lists it', async () => {
+    await openFile('orders.sql');
+    await page.locator('.statusbar-item', { hasText: 'ui pg' }).first().waitFor({ timeout: 15_000 });
+    await palette('View: Show Query Plan Inspector');
+    await page.getByRole('treeitem', { name: /ui pg/ }).first().waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(SHOTS, 'connections-view.png') });
+    assert.deepEqual(errors.filter((e) => /queryPlanInspector|query-plan-inspector/i.test(e)), []);
+  });
+});
