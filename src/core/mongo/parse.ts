@@ -15,6 +15,8 @@
 // - aggregate: `stages[]`, drawn as data flow like PostgreSQL: the last stage is the root, each stage's
 //   child is the previous stage, and `$cursor` / `$geoNearCursor` hold the query layer's plan as their
 //   child. A pipeline pushed down entirely prints a top-level queryPlanner and is read like find.
+//   Totals: keys and documents examined are the cursor's; nReturned is the last stage's output when
+//   stage figures were printed (the pipeline's result), else the cursor's.
 // - sharded: mongos find (`winningPlan.shards[]` under SHARD_MERGE / SINGLE_SHARD / SHARD_MERGE_SORT) and
 //   mongos aggregate (`shards{}` + `splitPipeline`): one child per shard, role 'shard'.
 // - rejected plans, with trial figures from allPlansExecution matched by plan shape, then by position.
@@ -563,8 +565,11 @@ function readPipeline(stages: unknown[], ctx: Ctx, shardName: string | undefined
     prev = node;
   }
   if (!prev) prev = makeNode('(empty pipeline)', '(empty pipeline)', {});
-  // The pipeline's own time is cumulative at its last stage; the cursor's executionTimeMillis may be
-  // smaller, so the larger of the two is reported.
+  // The pipeline's result is what its last stage returned (a $match after the cursor may keep 1 of
+  // 100000 documents: that gap is the waste to show). Its time is cumulative at the last stage; the
+  // cursor's executionTimeMillis may be smaller, so the larger of the two is reported.
+  totals = { ...totals };
+  if (prev.metrics.rowsReturned !== undefined) totals.nReturned = prev.metrics.rowsReturned;
   const last = prev.metrics.inclusiveTimeMs;
   if (last !== undefined && (totals.executionTimeMs === undefined || last > totals.executionTimeMs)) totals.executionTimeMs = last;
   return { root: prev, rejected, totals };
