@@ -284,6 +284,7 @@ describe('MongoDB reader details, file by file', () => {
     const plan = f('mongo-agg-rankfusion-vectorsearch-unionwith-setwindowfields-8.1.json');
     const union = only(plan, '$unionWith');
     assert.deepEqual(union.children.map((c) => c.role), ['inputStage', 'unionWith']);
+    assert.deepEqual(union.raw.$unionWith, { coll: 'embedded_movies' });
     const sub = union.children[1]!;
     assert.deepEqual(all(sub).map((n) => n.kind).reverse().slice(0, 2), ['$vectorSearch', '$_internalSearchIdLookup']);
     assert.equal(only(plan, '$vectorSearch').metrics.rowsReturned, 50);
@@ -409,6 +410,18 @@ describe('MongoDB reader on odd and hostile documents', () => {
     assert.equal(only(p, 'IXSCAN').metrics.rowsReturned, 34);
     assert.equal(p.totals.executionTimeMs, 4.186);
     assert.match(p.warnings.join(' '), /Amazon DocumentDB/);
+  });
+
+  it('draws each explained $facet branch as an input of the $facet stage', () => {
+    const p = plan({
+      stages: [
+        { $cursor: { queryPlanner: { namespace: 'a.b', winningPlan: { stage: 'COLLSCAN', direction: 'forward' } } } },
+        { $facet: { byA: [{ $group: { _id: '$a' } }], top: [{ $sort: { sortKey: { b: -1 } } }, { $limit: 3 }] } },
+      ],
+      ok: 1,
+    });
+    assert.deepEqual(p.root.children.map((c) => `${c.role}:${c.label}`), ['inputStage:$cursor', 'facet byA:$group', 'facet top:$limit 3']);
+    assert.deepEqual(p.root.raw.$facet, {});
   });
 
   it('draws an unknown stage with a warning, never a refusal', () => {

@@ -622,17 +622,25 @@ function noteStageFigures(ctx: Ctx, s: Obj): void {
 function addSubPipelines(node: PlanNode, kind: string, body: unknown, ctx: Ctx, shardName: string | undefined, depth: number): void {
   if (!isObj(body)) return;
   const isStageList = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0 && v.every((x) => isObj(x) && Object.keys(x).some((k) => k.startsWith('$')));
+  // The drawn sub-pipelines leave the stage's raw fields, like every child stage does.
   if (kind === '$unionWith' && isStageList(body.pipeline)) {
     const sub = readPipeline(body.pipeline, ctx, shardName, depth + 1);
     sub.root.role = 'unionWith';
     node.children.push(sub.root);
+    const { pipeline: _p, ...rest } = body;
+    node.raw = { ...node.raw, [kind]: rest };
   } else if (kind === '$facet') {
+    const rest: Obj = {};
     for (const [facet, stages] of Object.entries(body)) {
-      if (!isStageList(stages)) continue;
+      if (!isStageList(stages)) {
+        rest[facet] = stages;
+        continue;
+      }
       const sub = readPipeline(stages, ctx, shardName, depth + 1);
       sub.root.role = `facet ${facet}`;
       node.children.push(sub.root);
     }
+    node.raw = { ...node.raw, [kind]: rest };
   }
 }
 
