@@ -1,0 +1,77 @@
+// The servers the integration tests use, as exported by scripts/with-servers.mjs, and small helpers to
+// read plans. Tests fail with a clear sentence when run without the wrapper instead of being skipped.
+
+import { strict as assert } from 'node:assert';
+import { createServer } from 'node:net';
+import type { ExplainResult } from '../../../src/adapters/types';
+import type { Plan, PlanNode } from '../../../src/core/model';
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the integration tests with "npm run test:integration", which starts the servers.`);
+  return v;
+}
+
+export const env = {
+  get mongoUri(): string {
+    return required('QPI_TEST_MONGO_URI');
+  },
+  get pgUri(): string {
+    return required('QPI_TEST_PG_URI');
+  },
+  get pwUser(): string {
+    return required('QPI_TEST_PW_USER');
+  },
+  get pwPassword(): string {
+    return required('QPI_TEST_PW_PASSWORD');
+  },
+};
+
+/** The plan of an explain result; fails the test with the loader's sentence when it was refused. */
+export function planOf(result: ExplainResult): Plan {
+  if (!result.load.ok) assert.fail(`the explain output was not read: ${result.load.refusal}`);
+  return result.load.plan;
+}
+
+export function nodesOf(plan: Plan, kind: string): PlanNode[] {
+  return plan.nodes.filter((n) => n.kind === kind);
+}
+
+export function onlyNode(plan: Plan, kind: string): PlanNode {
+  const found = nodesOf(plan, kind);
+  assert.equal(found.length, 1, `one ${kind} node expected, found ${found.length} in ${shape(plan)}`);
+  return found[0]!;
+}
+
+/** The tree as "A>B>C" (children in brackets when there are several), for messages and shape checks. */
+export function shape(plan: Plan): string {
+  const draw = (n: PlanNode): string => {
+    if (n.children.length === 0) return n.kind;
+    if (n.children.length === 1) return `${n.kind}>${draw(n.children[0]!)}`;
+    return `${n.kind}(${n.children.map(draw).join(', ')})`;
+  };
+  return draw(plan.root);
+}
+
+/** A port on which nothing listens: a server that is down. */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) assert.fail(`${what}: not seen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
