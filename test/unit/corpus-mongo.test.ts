@@ -412,6 +412,25 @@ describe('MongoDB reader on odd and hostile documents', () => {
     assert.match(p.warnings.join(' '), /Amazon DocumentDB/);
   });
 
+  it('slot-based rejected plans get their trial by the index they read, whatever the trial order', () => {
+    // A real 6.0.5 slot-based explain, with a rejected collection-scan candidate added in memory: the
+    // trials list the rejected plan first and the winner second.
+    const doc = JSON.parse(readFileSync(join(CORPUS, 'mongo-agg-sbe-group-execstats-6.0.5-local.json'), 'utf8')) as { stages: { $cursor: { queryPlanner: Obj; executionStats: Obj } }[] };
+    const cursor = doc.stages[0]!.$cursor;
+    cursor.queryPlanner.rejectedPlans = [{ queryPlan: { stage: 'GROUP', planNodeId: 2, inputStage: { stage: 'COLLSCAN', planNodeId: 1, direction: 'forward' } }, slotBasedPlan: { stages: 'scan' } }];
+    cursor.executionStats.allPlansExecution = [
+      { nReturned: 5, executionTimeMillisEstimate: 1, totalKeysExamined: 0, totalDocsExamined: 101, executionStages: { stage: 'group', planNodeId: 2, nReturned: 5, inputStage: { stage: 'scan', planNodeId: 1, nReturned: 101, numReads: 101 } } },
+      { nReturned: 5, executionTimeMillisEstimate: 0, totalKeysExamined: 50, totalDocsExamined: 50, executionStages: cursor.executionStats.executionStages },
+    ];
+    const p = plan(doc);
+    assert.equal(p.rejectedPlans.length, 1);
+    const rej = p.rejectedPlans[0]!;
+    assert.deepEqual(rej.trial, { nReturned: 5, keysExamined: 0, docsExamined: 101 });
+    assert.equal(only({ ...p, nodes: all(rej.root) }, 'COLLSCAN').metrics.docsExamined, 101);
+    assert.equal(p.mongo?.verbosity, 'allPlansExecution');
+    assert.deepEqual(p.warnings, []);
+  });
+
   it('draws each explained $facet branch as an input of the $facet stage', () => {
     const p = plan({
       stages: [
