@@ -16,6 +16,7 @@ import {
   parentOf,
   plural,
   ratioOf,
+  lower,
   type NodeRule,
   type PlanRule,
   type Scored,
@@ -30,7 +31,7 @@ const INDEX_SCANS = new Set(['IXSCAN', 'EXPRESS_IXSCAN']);
 /** Rules run on every node of the drawn tree. */
 export const mongoNodeRules: NodeRule[] = [
   { code: 'mongo.collscan', run: (ctx, n) => (n.kind === 'COLLSCAN' ? collscan(ctx, n) : undefined) },
-  { code: 'mongo.keys-examined-ratio', run: (ctx, n) => (INDEX_SCANS.has(n.kind) && !underGeoNear(ctx, n) ? indexScan(n) : undefined) },
+  { code: 'mongo.keys-examined-ratio', run: (ctx, n) => (INDEX_SCANS.has(n.kind) && !underGeoNear(ctx, n) ? indexScan(ctx, n) : undefined) },
   { code: 'mongo.residual-fetch-filter', run: (_ctx, n) => (n.kind === 'FETCH' ? residualFetchFilter(n) : undefined) },
   { code: 'mongo.docs-examined-ratio', run: (_ctx, n) => docsExaminedRatio(n) },
   { code: 'mongo.blocking-sort', run: (ctx, n) => (n.kind === 'SORT' || n.kind === '$sort' ? blockingSort(ctx, n) : undefined) },
@@ -174,26 +175,44 @@ function pointCombinations(bounds: Record<string, string[]>): number {
   return n;
 }
 
-/** Why an index scan seeks: the first field that is not one value, ahead of a field that is bounded. */
-function hopReason(node: PlanNode): string | undefined {
+/** Why an index scan seeks: the field whose values the scan hops over, and the words for it. */
+function hopReason(node: PlanNode): { field: string; kind: BoundKind; later: { field: string; kind: BoundKind }[]; text: string } | undefined {
   const bounds = boundsOf(node);
   if (!bounds) return undefined;
   const fields = Object.keys(keyPatternOf(node) ?? bounds).filter((f) => bounds[f] !== undefined);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
-    const kind = classify(bounds[f]!);
+    const list = bounds[f]!;
+    const kind = classify(list);
     if (kind === 'point') continue;
     const later = fields.slice(i + 1).filter((g) => classify(bounds[g]!) !== 'full');
-    if (later.length === 0) return undefined;
+    if (later.length === 0) {
+      // Nothing bounded follows: the seeks go from one interval of this field to the next.
+      if (list.length > 1) return { field: f, kind, later: [], text: `${f} has ${fmt(list.length)} separate intervals (${brief(list.join(', '), 40)}) and the scan seeks to each` };
+      continue;
+    }
     const what =
       kind === 'full'
-        ? `${f} is not bounded (${bounds[f]![0]})`
+        ? `${f} is not bounded (${list[0]})`
         : kind === 'points'
-          ? `${f} has ${fmt(bounds[f]!.length)} separate values`
-          : `${f} is a range (${brief(bounds[f]!.join(', '), 40)})`;
-    return `${what} ahead of ${listNames(later)} in the index, so the scan jumps from one ${f} value to the next to apply the bounds on ${listNames(later)}`;
+          ? `${f} has ${fmt(list.length)} separate values`
+          : `${f} is a range (${brief(list.join(', '), 40)})`;
+    return { field: f, kind, later: later.map((g) => ({ field: g, kind: classify(bounds[g]!) })), text: `${what} ahead of ${listNames(later)} in the index, so the scan jumps from one ${f} value to the next to apply the bounds on ${listNames(later)}` };
   }
   return undefined;
+}
+
+/** The fields the query sorts on, from the command (find or the first $sort of a pipeline). */
+function querySortFields(ctx: Ctx): string[] {
+  const cmd = ctx.plan.mongo?.command;
+  if (!isRecord(cmd)) return [];
+  if (isRecord(cmd['sort'])) return Object.keys(cmd['sort']);
+  if (Array.isArray(cmd['pipeline'])) {
+    for (const st of cmd['pipeline'] as unknown[]) {
+      if (isRecord(st) && isRecord(st['$sort'])) return Object.keys(st['$sort']);
+    }
+  }
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,7 +292,7 @@ function ordinaryKeys(node: PlanNode): boolean {
   return kp === undefined || Object.values(kp).every((v) => v === 1 || v === -1 || v === 1.0);
 }
 
-function indexScan(node: PlanNode): Scored | undefined {
+function indexScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const m = node.metrics;
   const keys = m.keysExamined;
   const ret = m.rowsReturned;
@@ -283,11 +302,26 @@ function indexScan(node: PlanNode): Scored | undefined {
   const idx = name ? ` on ${name}` : '';
   if (seeks !== undefined && seeks > 1 && keys > ret && ordinaryKeys(node)) {
     const reason = hopReason(node);
-    const severity = wasteSeverity(keys, ret);
+    let severity = wasteSeverity(keys, ret);
     const extra = keys - ret;
+    // An unbounded field the query sorts on is there on purpose (Equality, Sort, Range): the hops are
+    // the price of returning documents in order without a blocking SORT.
+    const forSort =
+      reason !== undefined && reason.kind === 'full' && querySortFields(ctx).includes(reason.field) && !ctx.nodes.some((n) => n.kind === 'SORT');
+    const equalitiesAfter = reason !== undefined && reason.later.length > 0 && reason.later.every((l) => l.kind === 'point' || l.kind === 'points');
     let advice: string;
-    if (extra < 100 || keys < ret * 1.5) {
+    if (extra <= 10 || keys <= ret * 1.5) {
       advice = ' So few extra keys make this index good enough: it is cheaper to keep it than to add another index for this query.';
+    } else if (forSort && equalitiesAfter) {
+      const eq = listNames(reason!.later.map((l) => l.field));
+      advice = ` Equality fields go before the sort field (Equality, Sort, Range): with ${eq} ahead of ${reason!.field} the scan would read only the keys it returns, still in order.`;
+    } else if (forSort) {
+      severity = lower(severity);
+      const rng = listNames(reason!.later.map((l) => l.field));
+      advice = ` The index puts the sort field ${reason!.field} before the range on ${rng} so that no blocking SORT is needed (Equality, Sort, Range); with the range first it would read fewer keys but sort them in memory, a trade-off that pays when the range is very selective.`;
+    } else if (reason !== undefined && equalitiesAfter) {
+      const eq = listNames(reason.later.map((l) => l.field));
+      advice = ` Equality fields go before range fields: with ${eq} ahead of ${reason.field} the scan would read one contiguous run of keys.`;
     } else {
       advice = ' An index with the bounded fields together, right after the equality fields, would read them in one seek.';
     }
@@ -298,7 +332,7 @@ function indexScan(node: PlanNode): Scored | undefined {
         severity,
         nodeId: node.id,
         title: 'Index scan hops between key ranges',
-        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)}, with ${fmt(seeks)} seeks${reason ? `: ${reason}` : ': the key order makes the scan skip over entries'}.${advice}`,
+        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)}, with ${fmt(seeks)} seeks${reason ? `: ${reason.text}` : ': the key order makes the scan skip over entries'}.${advice}`,
         numbers: { keysExamined: keys, returned: ret, seeks, ratio: ratioOf(keys, ret) },
       },
     };

@@ -338,7 +338,8 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
   let severity: Severity;
   if (!ran(node)) severity = 'low';
   else if (incremental) severity = 'info';
-  else if ((input !== undefined && input >= 100_000) || (share !== undefined && share >= 0.3)) severity = weigh('medium', share);
+  // An in-memory sort is medium at most: high is kept for sorts that spill to disk.
+  else if ((input !== undefined && input >= 100_000) || (share !== undefined && share >= 0.3)) severity = share !== undefined && share < 0.05 ? 'low' : 'medium';
   else if (input !== undefined && input < 1_000 && (share === undefined || share < 0.1)) severity = 'info';
   else severity = 'low';
   const parts: string[] = [];
@@ -466,6 +467,7 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
   const actual = m.rowsReturned;
   const planned = m.plannedRows;
   if (actual === undefined || planned === undefined || Math.max(actual, planned) < 100) return undefined;
+  if (dir === 'over' && mayStopEarly(ctx, node)) return undefined;
   // Report where an error starts, not every node it travels through: a child already off by at least
   // half this factor in the same direction carries the blame.
   const inherited = node.children.some((c) => c.metrics.estimateDirection === dir && (c.metrics.estimateFactor ?? 1) * 2 >= factor);
@@ -486,6 +488,21 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
       numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
     },
   };
+}
+
+/**
+ * True when the node's consumer can stop reading it before it is exhausted: under a Limit, on either
+ * side of a Merge Join, or inside a semi or anti join. Its planned rows are then the full count while the
+ * actual rows are what was pulled, so fewer actual rows are not a misestimate.
+ */
+function mayStopEarly(ctx: Ctx, node: PlanNode): boolean {
+  let child = node;
+  for (let p = parentOf(ctx, node); p; child = p, p = parentOf(ctx, p)) {
+    if (p.kind === 'Limit' || p.kind === 'Merge Join') return true;
+    if (/Semi|Anti/i.test(p.details.joinType ?? '') || /Semi|Anti/.test(p.kind)) return true;
+    if (child.role === 'SubPlan' || child.role === 'InitPlan' || child.details.parentRelationship === 'SubPlan' || child.details.parentRelationship === 'InitPlan') return true;
+  }
+  return false;
 }
 
 function neverExecuted(ctx: Ctx, node: PlanNode): Scored | undefined {
