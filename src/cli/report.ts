@@ -17,7 +17,7 @@ export function nodeFigures(plan: Plan, node: PlanNode): string[] {
     push('returned', m.rowsReturned);
     push('keys', m.keysExamined);
     push('docs', m.docsExamined);
-    if (m.seeks !== undefined && m.seeks !== 1) push('seeks', m.seeks);
+    push('seeks', m.seeks);
     if (m.exclusiveTimeMs) push('ms', m.exclusiveTimeMs);
   } else {
     if (m.neverExecuted) {
