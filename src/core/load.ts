@@ -26,13 +26,16 @@ export function detectFormat(text: string): DetectedFormat {
   }
   if (/\b(cost=|actual time=|actual rows=|never executed|Seq Scan|Index Scan|Result\b)/.test(t.slice(0, 20000))) return 'postgres-text';
   if (/^"/.test(t) && /(cost=|actual )/.test(t.slice(0, 20000))) return 'postgres-text';
+  // COSTS OFF without ANALYZE prints bare node names; the "->" of child nodes still gives it away.
+  if (/^\s*->\s{2}\S/m.test(t.slice(0, 20000))) return 'postgres-text';
   if (/^(QUERY PLAN|Query Text:|.*duration: [\d.]+ ms\s+plan:)/m.test(t.slice(0, 2000))) return 'postgres-text';
   return 'unknown';
 }
 
 function looksLikePostgresJson(doc: unknown): boolean {
   const first = Array.isArray(doc) ? doc[0] : doc;
-  return typeof first === 'object' && first !== null && 'Plan' in first;
+  // Clients also save the bare plan node, or wrap the document in a "QUERY PLAN" column.
+  return typeof first === 'object' && first !== null && ('Plan' in first || 'QUERY PLAN' in first || 'Node Type' in first);
 }
 
 function looksLikeMongo(doc: unknown): boolean {

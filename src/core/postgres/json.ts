@@ -1,5 +1,490 @@
-// Placeholder until the PostgreSQL reader lands (issue 2): refuses everything.
-import type { LoadResult, PlanFormat } from '../model';
-export function parsePostgresJson(_doc: unknown, _format: PlanFormat): LoadResult {
-  return { ok: false, refusal: 'Reading PostgreSQL json plans is not implemented yet.' };
+// Reads `EXPLAIN (FORMAT JSON)` output, of any server from 9.x to 18 and any option set, into the plan
+// model. The text, YAML and XML readers rewrite their input into this same JSON shape and call
+// `planFromQuery`, so this file is the single place where PostgreSQL fields become model fields.
+
+import {
+  emptyMaxima,
+  makeNode,
+  type Buffers,
+  type LoadResult,
+  type NodeDetails,
+  type NodeMetrics,
+  type Plan,
+  type PlanFormat,
+  type PlanNode,
+  type PostgresMeta,
+  type WorkerStats,
+} from '../model';
+import { CONDITION_KEYS, bool, isObj, num, quoteIdent, round3, str, strList, type Doc } from './shape';
+
+/** Plans nested deeper than this are refused rather than risking the call stack. */
+const MAX_DEPTH = 1000;
+
+/** Reads a parsed JSON explain document (array form, bare object, or a client's "QUERY PLAN" wrapper). */
+export function parsePostgresJson(doc: unknown, format: PlanFormat): LoadResult {
+  const warnings: string[] = [];
+  const query = findQuery(doc, warnings, 0);
+  if (typeof query === 'string') return { ok: false, refusal: query };
+  return planFromQuery(query, format, warnings);
+}
+
+/**
+ * Finds the one query object ({ Plan, Planning Time, ... }) in what a client saved. Returns a refusal
+ * sentence when there is none.
+ */
+function findQuery(doc: unknown, warnings: string[], depth: number): Doc | string {
+  const none = 'This JSON has no PostgreSQL plan in it: no "Plan" object with a "Node Type" was found.';
+  if (depth > 3) return none;
+  if (typeof doc === 'string') {
+    // Some clients export the QUERY PLAN column as a string holding the JSON document.
+    try {
+      return findQuery(JSON.parse(doc), warnings, depth + 1);
+    } catch {
+      return none;
+    }
+  }
+  if (Array.isArray(doc)) {
+    if (doc.length === 0) return 'The JSON array is empty: it holds no plan.';
+    const found: Doc[] = [];
+    for (const item of doc) {
+      const q = findQuery(item, [], depth + 1);
+      if (typeof q !== 'string') found.push(q);
+    }
+    if (found.length === 0) return none;
+    if (found.length > 1) warnings.push(`The output holds ${found.length} plans (one per statement); only the first is shown.`);
+    return found[0]!;
+  }
+  if (!isObj(doc)) return none;
+  if ('Plan' in doc) {
+    if (!isObj(doc.Plan)) return 'The JSON\'s "Plan" is not an object, so it is not an explain output.';
+    if (typeof doc.Plan['Node Type'] !== 'string') return 'The JSON\'s "Plan" has no "Node Type", so it is not an explain output.';
+    return doc;
+  }
+  if (typeof doc['Node Type'] === 'string') {
+    warnings.push('The JSON is a bare plan node without its explain document, so planning and execution times are unknown.');
+    return { Plan: doc };
+  }
+  if ('QUERY PLAN' in doc) return findQuery(doc['QUERY PLAN'], warnings, depth + 1);
+  return none;
+}
+
+interface Ctx {
+  /**
+   * Participants sharing the work of the node, 1 outside parallel sections. See `inclusiveTime`.
+   */
+  divisor: number;
+}
+
+/** Builds the model from one query object in the JSON shape. Never throws on bad values. */
+export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]): LoadResult {
+  const planDoc = query.Plan;
+  if (!isObj(planDoc)) return { ok: false, refusal: 'The explain output has no "Plan" object.' };
+  const root = convertNode(planDoc, { divisor: 1 }, 0);
+  if (typeof root === 'string') return { ok: false, refusal: root };
+  const unknown = countUnknown(root);
+  if (unknown > 0) warnings.push(`${unknown} plan node(s) had no "Node Type" and are shown as "Unknown".`);
+
+  const meta = readMeta(query, root);
+  const plan: Plan = {
+    engine: 'postgres',
+    format,
+    root,
+    nodes: [],
+    rejectedPlans: [],
+    totals: {},
+    maxima: emptyMaxima(),
+    postgres: meta,
+    warnings,
+  };
+  const t = plan.totals;
+  if (meta.planningTimeMs !== undefined) t.planningTimeMs = meta.planningTimeMs;
+  if (meta.executionTimeMs !== undefined) t.executionTimeMs = meta.executionTimeMs;
+  if (root.metrics.rowsReturned !== undefined) t.rows = root.metrics.rowsReturned;
+  if (root.metrics.buffers) t.buffers = { ...root.metrics.buffers };
+  const jitTotal = meta.jit?.timingMs?.Total;
+  if (jitTotal !== undefined) t.jitTimeMs = jitTotal;
+  if (meta.triggers && meta.triggers.some((x) => x.timeMs !== undefined)) {
+    t.triggerTimeMs = round3(meta.triggers.reduce((s, x) => s + (x.timeMs ?? 0), 0));
+  }
+  return { ok: true, plan };
+}
+
+function convertNode(o: Doc, ctx: Ctx, depth: number): PlanNode | string {
+  if (depth > MAX_DEPTH) return `The plan is nested more than ${MAX_DEPTH} levels deep, more than this reader follows.`;
+  const raw: Doc = {};
+  for (const [k, v] of Object.entries(o)) if (k !== 'Plans') raw[k] = v;
+  let kind = str(o['Node Type']);
+  if (kind === undefined || kind === '') kind = 'Unknown';
+  const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']));
+  node.details = readDetails(o);
+  node.metrics = readMetrics(o, ctx.divisor);
+
+  const plans = Array.isArray(o.Plans) ? o.Plans.filter(isObj) : [];
+  const childDivisor = parallelDivisor(o, kind, plans) ?? ctx.divisor;
+  for (const child of plans) {
+    // InitPlans and SubPlans hung on a Gather run in the leader alone, outside the parallel section.
+    const rel = str(child['Parent Relationship']);
+    const divisor = rel === 'InitPlan' || rel === 'SubPlan' ? ctx.divisor : childDivisor;
+    const c = convertNode(child, { divisor }, depth + 1);
+    if (typeof c === 'string') return c;
+    node.children.push(c);
+  }
+  return node;
+}
+
+function countUnknown(node: PlanNode): number {
+  let n = node.kind === 'Unknown' ? 1 : 0;
+  for (const c of node.children) n += countUnknown(c);
+  return n;
+}
+
+/**
+ * Inside a Gather or Gather Merge every participant (the workers and, usually, the leader) runs the
+ * nodes below, and PostgreSQL reports for each node the sum of all participants' times divided by the
+ * sum of their loops; `loops` counts participants times rescans. So `time x loops` is the time summed
+ * over participants (CPU time, not elapsed time): taken as is, a section run by 3 processes would look
+ * three times longer than the Gather above it. The rule used here divides every node of the section by
+ * the same number of participants, measured as the loops of the Gather's outer child per loop of the
+ * Gather (it already tells whether the leader took part and how many workers were launched), or, when
+ * that is missing, workers launched + 1. The result is each node's average share of the section's
+ * elapsed time; one divisor for the whole section keeps every parent's time at least the sum of its
+ * children's (the sums preserve that order), so exclusive time stays non-negative. A node run by only one
+ * participant (a Bitmap Index Scan feeding a Parallel Bitmap Heap Scan) is shown below its own elapsed
+ * time by that factor; its per-worker figures, when VERBOSE printed them, give the exact split.
+ */
+function parallelDivisor(o: Doc, kind: string, plans: Doc[]): number | undefined {
+  if (kind !== 'Gather' && kind !== 'Gather Merge') return undefined;
+  const loops = num(o['Actual Loops']);
+  if (loops === undefined || loops <= 0) return undefined;
+  const outer = plans.find((p) => str(p['Parent Relationship']) === 'Outer') ?? plans.find((p) => p['Parent Relationship'] === undefined);
+  const childLoops = outer ? num(outer['Actual Loops']) : undefined;
+  if (childLoops !== undefined && childLoops > 0) return Math.max(1, Math.round(childLoops / loops));
+  const workers = num(o['Workers Launched']) ?? num(o['Workers Planned']);
+  return workers !== undefined ? workers + 1 : undefined;
+}
+
+const AGG_NAMES: Record<string, string> = { Hashed: 'HashAggregate', Sorted: 'GroupAggregate', Mixed: 'MixedAggregate', Plain: 'Aggregate' };
+const JOIN_BASES: Record<string, string> = { 'Nested Loop': 'Nested Loop', 'Hash Join': 'Hash', 'Merge Join': 'Merge' };
+
+/** The one-line label, close to PostgreSQL's own text rendering so users recognise it. */
+export function buildLabel(o: Doc, kind: string): string {
+  let name = kind;
+  const strategy = str(o.Strategy);
+  const op = str(o.Operation);
+  if (kind === 'Aggregate') {
+    name = (strategy && AGG_NAMES[strategy]) ?? 'Aggregate';
+    const partial = str(o['Partial Mode']);
+    if (partial && partial !== 'Simple') name += ` (${partial})`;
+  } else if (kind === 'SetOp') {
+    name = strategy === 'Hashed' ? 'HashSetOp' : 'SetOp';
+    const cmd = str(o.Command);
+    if (cmd) name += ` ${cmd}`;
+  } else if (kind === 'ModifyTable') {
+    name = op ?? kind;
+  } else if (kind === 'Foreign Scan' && op && op !== 'Select') {
+    name = `Foreign ${op}`;
+  } else if (kind === 'Custom Scan') {
+    const provider = str(o['Custom Plan Provider']);
+    if (provider) name = `Custom Scan (${provider})`;
+  } else if (JOIN_BASES[kind]) {
+    const jt = str(o['Join Type']);
+    if (jt && jt !== 'Inner') name = `${JOIN_BASES[kind]} ${jt} Join`;
+  }
+  if (bool(o['Async Capable']) === true) name = `Async ${name}`;
+  if (bool(o['Parallel Aware']) === true) name = `Parallel ${name}`;
+
+  const index = str(o['Index Name']);
+  if (kind === 'Index Scan' || kind === 'Index Only Scan') {
+    if (str(o['Scan Direction']) === 'Backward') name += ' Backward';
+    if (index) name += ` using ${quoteIdent(index)}`;
+  } else if (kind === 'Bitmap Index Scan' && index) {
+    name += ` on ${quoteIdent(index)}`;
+  }
+  const target =
+    str(o['Relation Name']) ?? str(o['Function Name']) ?? str(o['CTE Name']) ?? str(o['Tuplestore Name']) ?? str(o['Table Function Name']);
+  const alias = str(o.Alias);
+  if (target !== undefined) {
+    name += ` on ${quoteIdent(target)}`;
+    if (alias !== undefined && alias !== target) name += ` ${quoteIdent(alias)}`;
+  } else if (alias !== undefined) {
+    name += ` on ${quoteIdent(alias)}`;
+  }
+  return name;
+}
+
+function readDetails(o: Doc): NodeDetails {
+  const d: NodeDetails = {};
+  const setStr = (key: keyof NodeDetails, field: string): void => {
+    const v = str(o[field]);
+    if (v !== undefined) (d as Record<string, unknown>)[key] = v;
+  };
+  setStr('indexName', 'Index Name');
+  setStr('direction', 'Scan Direction');
+  setStr('relationName', 'Relation Name');
+  setStr('schema', 'Schema');
+  setStr('alias', 'Alias');
+  setStr('joinType', 'Join Type');
+  setStr('strategy', 'Strategy');
+  setStr('operation', 'Operation');
+  setStr('parentRelationship', 'Parent Relationship');
+  setStr('subplanName', 'Subplan Name');
+  setStr('cteName', 'CTE Name');
+  const conditions: Record<string, string> = {};
+  for (const key of CONDITION_KEYS) {
+    const v = str(o[key]);
+    if (v !== undefined) conditions[key] = v;
+  }
+  if (Object.keys(conditions).length > 0) d.conditions = conditions;
+  const sortKey = strList(o['Sort Key']);
+  if (sortKey) d.sortKey = sortKey;
+  const groupKey = strList(o['Group Key']) ?? groupingSetKeys(o['Grouping Sets']);
+  if (groupKey) d.groupKey = groupKey;
+  const presorted = strList(o['Presorted Key']);
+  if (presorted) d.presortedKey = presorted;
+  const output = strList(o.Output);
+  if (output) d.output = output;
+  const pa = bool(o['Parallel Aware']);
+  if (pa !== undefined) d.parallelAware = pa;
+  return d;
+}
+
+/** The distinct keys of all grouping sets, in order of first appearance. */
+function groupingSetKeys(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const keys: string[] = [];
+  for (const set of v) {
+    if (!isObj(set)) continue;
+    for (const field of ['Group Keys', 'Hash Keys']) {
+      const lists = set[field];
+      if (!Array.isArray(lists)) continue;
+      for (const list of lists) for (const k of strList(list) ?? []) if (!keys.includes(k)) keys.push(k);
+    }
+  }
+  return keys;
+}
+
+function readMetrics(o: Doc, divisor: number): NodeMetrics {
+  const m: NodeMetrics = {};
+  const set = (key: keyof NodeMetrics, field: string): void => {
+    const v = num(o[field]);
+    if (v !== undefined) (m as Record<string, unknown>)[key] = v;
+  };
+  set('startupCost', 'Startup Cost');
+  set('totalCost', 'Total Cost');
+  set('planRowsPerLoop', 'Plan Rows');
+  set('actualStartupTimeMs', 'Actual Startup Time');
+  set('actualTotalTimeMs', 'Actual Total Time');
+  set('actualRowsPerLoop', 'Actual Rows');
+  set('loops', 'Actual Loops');
+  const loops = m.loops;
+  if (loops !== undefined) {
+    if (loops === 0) m.neverExecuted = true;
+    if (m.actualRowsPerLoop !== undefined) m.rowsReturned = Math.round(m.actualRowsPerLoop * loops);
+    if (m.actualTotalTimeMs !== undefined) m.inclusiveTimeMs = round3((m.actualTotalTimeMs * loops) / divisor);
+  }
+  if (m.planRowsPerLoop !== undefined) {
+    // A node that never ran keeps the planner's figure for one execution, so the view can still show it.
+    m.plannedRows = loops !== undefined && loops > 0 ? Math.round(m.planRowsPerLoop * loops) : m.planRowsPerLoop;
+  }
+  // "Rows Removed by ..." are printed as an average per loop and kept as printed.
+  set('rowsRemovedByFilter', 'Rows Removed by Filter');
+  set('rowsRemovedByJoinFilter', 'Rows Removed by Join Filter');
+  set('rowsRemovedByIndexRecheck', 'Rows Removed by Index Recheck');
+  set('heapFetches', 'Heap Fetches');
+  set('indexSearches', 'Index Searches');
+  const buffers = readBuffers(o);
+  if (buffers) m.buffers = buffers;
+  readSort(o, m);
+  set('hashBuckets', 'Hash Buckets');
+  set('hashBatches', 'Hash Batches');
+  set('originalHashBatches', 'Original Hash Batches');
+  if (m.hashBatches === undefined) set('hashBatches', 'HashAgg Batches');
+  set('diskUsageKb', 'Disk Usage');
+  set('peakMemoryKb', 'Peak Memory Usage');
+  set('workersPlanned', 'Workers Planned');
+  set('workersLaunched', 'Workers Launched');
+  set('exactHeapBlocks', 'Exact Heap Blocks');
+  set('lossyHeapBlocks', 'Lossy Heap Blocks');
+  set('walRecords', 'WAL Records');
+  set('walFpi', 'WAL FPI');
+  set('walBytes', 'WAL Bytes');
+  if (Array.isArray(o.Workers)) {
+    const workers = o.Workers.filter(isObj).map(readWorker);
+    if (workers.length > 0) m.workers = workers;
+  }
+  return m;
+}
+
+/** Sort method and space of a Sort node, or the summary of an Incremental Sort's groups. */
+function readSort(o: Doc, m: NodeMetrics | WorkerStats): void {
+  const method = str(o['Sort Method']);
+  if (method !== undefined) m.sortMethod = method;
+  const space = num(o['Sort Space Used']);
+  if (space !== undefined) m.sortSpaceKb = space;
+  const type = str(o['Sort Space Type']);
+  if (type !== undefined) m.sortSpaceType = type;
+  if (method !== undefined) return;
+  const methods: string[] = [];
+  let peakMem: number | undefined;
+  let peakDisk: number | undefined;
+  for (const groupKey of ['Full-sort Groups', 'Pre-sorted Groups']) {
+    const g = o[groupKey];
+    if (!isObj(g)) continue;
+    for (const x of strList(g['Sort Methods Used']) ?? []) if (!methods.includes(x)) methods.push(x);
+    const mem = isObj(g['Sort Space Memory']) ? num(g['Sort Space Memory']['Peak Sort Space Used']) : undefined;
+    const disk = isObj(g['Sort Space Disk']) ? num(g['Sort Space Disk']['Peak Sort Space Used']) : undefined;
+    if (mem !== undefined) peakMem = Math.max(peakMem ?? 0, mem);
+    if (disk !== undefined) peakDisk = Math.max(peakDisk ?? 0, disk);
+  }
+  if (methods.length > 0) m.sortMethod = methods.join(', ');
+  if (peakDisk !== undefined) {
+    m.sortSpaceKb = peakDisk;
+    m.sortSpaceType = 'Disk';
+  } else if (peakMem !== undefined) {
+    m.sortSpaceKb = peakMem;
+    m.sortSpaceType = 'Memory';
+  }
+}
+
+function readWorker(w: Doc): WorkerStats {
+  const s: WorkerStats = { worker: num(w['Worker Number']) ?? -1 };
+  const rows = num(w['Actual Rows']);
+  if (rows !== undefined) s.actualRows = rows;
+  const time = num(w['Actual Total Time']);
+  if (time !== undefined) s.actualTotalTimeMs = time;
+  const loops = num(w['Actual Loops']);
+  if (loops !== undefined) s.loops = loops;
+  const buffers = readBuffers(w);
+  if (buffers) s.buffers = buffers;
+  readSort(w, s);
+  return s;
+}
+
+const BUFFER_FIELDS: [keyof Buffers, string][] = [
+  ['sharedHit', 'Shared Hit Blocks'],
+  ['sharedRead', 'Shared Read Blocks'],
+  ['sharedDirtied', 'Shared Dirtied Blocks'],
+  ['sharedWritten', 'Shared Written Blocks'],
+  ['localHit', 'Local Hit Blocks'],
+  ['localRead', 'Local Read Blocks'],
+  ['localDirtied', 'Local Dirtied Blocks'],
+  ['localWritten', 'Local Written Blocks'],
+  ['tempRead', 'Temp Read Blocks'],
+  ['tempWritten', 'Temp Written Blocks'],
+  ['tempIoReadTimeMs', 'Temp I/O Read Time'],
+  ['tempIoWriteTimeMs', 'Temp I/O Write Time'],
+];
+
+/** Buffer counters and I/O times of a node, a worker or the planning phase; undefined when none. */
+export function readBuffers(o: Doc): Buffers | undefined {
+  const b: Buffers = {};
+  let any = false;
+  for (const [key, field] of BUFFER_FIELDS) {
+    const v = num(o[field]);
+    if (v !== undefined) {
+      b[key] = v;
+      any = true;
+    }
+  }
+  // Up to 16 one pair of I/O times covers shared and local blocks; from 17 they are split.
+  const read = num(o['I/O Read Time']) ?? sumDefined(num(o['Shared I/O Read Time']), num(o['Local I/O Read Time']));
+  const write = num(o['I/O Write Time']) ?? sumDefined(num(o['Shared I/O Write Time']), num(o['Local I/O Write Time']));
+  if (read !== undefined) {
+    b.ioReadTimeMs = read;
+    any = true;
+  }
+  if (write !== undefined) {
+    b.ioWriteTimeMs = write;
+    any = true;
+  }
+  return any ? b : undefined;
+}
+
+function sumDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined && b === undefined) return undefined;
+  return round3((a ?? 0) + (b ?? 0));
+}
+
+function readMeta(q: Doc, root: PlanNode): PostgresMeta {
+  const meta: PostgresMeta = {};
+  const planning = num(q['Planning Time']);
+  if (planning !== undefined) meta.planningTimeMs = planning;
+  const execution = num(q['Execution Time']) ?? num(q['Total Runtime']);
+  if (execution !== undefined) meta.executionTimeMs = execution;
+  meta.analyzed = root.metrics.loops !== undefined || root.metrics.actualRowsPerLoop !== undefined;
+  const planningDoc = isObj(q.Planning) ? q.Planning : undefined;
+  const planningBuffers = planningDoc ? readBuffers(planningDoc) : undefined;
+  if (planningBuffers) meta.planningBuffers = planningBuffers;
+  meta.buffersReported = planningBuffers !== undefined || anyBuffers(root);
+  if (planningDoc && (planningDoc['Memory Used'] !== undefined || planningDoc['Memory Allocated'] !== undefined)) {
+    const mem: Record<string, unknown> = {};
+    for (const k of ['Memory Used', 'Memory Allocated']) if (planningDoc[k] !== undefined) mem[k] = num(planningDoc[k]) ?? planningDoc[k];
+    meta.planningMemory = mem;
+  }
+  if (isObj(q.Settings)) {
+    const settings: Record<string, string> = {};
+    for (const [k, v] of Object.entries(q.Settings)) settings[k] = str(v) ?? JSON.stringify(v);
+    meta.settings = settings;
+  }
+  if (isObj(q.JIT)) meta.jit = readJit(q.JIT);
+  if (Array.isArray(q.Triggers)) {
+    const triggers = q.Triggers.filter(isObj).map((t) => {
+      const constraint = str(t['Constraint Name']);
+      const out: { name: string; relation?: string; timeMs?: number; calls?: number } = {
+        name: str(t['Trigger Name']) ?? (constraint ? `constraint ${constraint}` : 'trigger'),
+      };
+      const rel = str(t.Relation);
+      if (rel !== undefined) out.relation = rel;
+      const time = num(t.Time);
+      if (time !== undefined) out.timeMs = time;
+      const calls = num(t.Calls);
+      if (calls !== undefined) out.calls = calls;
+      return out;
+    });
+    if (triggers.length > 0) meta.triggers = triggers;
+  }
+  const text = str(q['Query Text']);
+  if (text !== undefined) meta.queryText = text;
+  const id = str(q['Query Identifier']);
+  if (id !== undefined) meta.queryIdentifier = id;
+  if (isObj(q.Serialization)) meta.serialization = { ...q.Serialization };
+  return meta;
+}
+
+function anyBuffers(node: PlanNode): boolean {
+  if (node.metrics.buffers) return true;
+  return node.children.some(anyBuffers);
+}
+
+function readJit(j: Doc): NonNullable<PostgresMeta['jit']> {
+  const jit: NonNullable<PostgresMeta['jit']> = {};
+  const functions = num(j.Functions);
+  if (functions !== undefined) jit.functions = functions;
+  if (isObj(j.Options)) {
+    const options: Record<string, boolean> = {};
+    for (const [k, v] of Object.entries(j.Options)) {
+      const b = bool(v);
+      if (b !== undefined) options[k] = b;
+    }
+    jit.options = options;
+  }
+  if (isObj(j.Timing)) {
+    const timing: Record<string, number> = {};
+    for (const [k, v] of Object.entries(j.Timing)) {
+      if (isObj(v)) {
+        // From 17 "Generation" is a group holding its total and the deform part of it.
+        const total = num(v.Total);
+        if (total !== undefined) timing[k] = total;
+        for (const [k2, v2] of Object.entries(v)) {
+          const n = num(v2);
+          if (k2 !== 'Total' && n !== undefined) timing[k2] = n;
+        }
+      } else {
+        const n = num(v);
+        if (n !== undefined) timing[k] = n;
+      }
+    }
+    jit.timingMs = timing;
+  }
+  return jit;
 }
