@@ -200,12 +200,19 @@ function clientConfig(options: PostgresConnectOptions): pg.ClientConfig {
   } catch {
     throw new AdapterError('config', `The PostgreSQL URI for ${describeHost(options.uri)} is malformed.`);
   }
+  let connectionString = options.uri.trim();
+  if (options.password !== undefined) {
+    // pg lets fields parsed from the connection string override the config's own, so the password
+    // goes into the URI (percent-encoded by URL) rather than beside it.
+    const u = new URL(connectionString);
+    u.password = options.password;
+    connectionString = u.toString();
+  }
   const config: pg.ClientConfig = {
-    connectionString: options.uri.trim(),
+    connectionString,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     application_name: options.applicationName ?? 'query-plan-inspector',
   };
-  if (options.password !== undefined) config.password = options.password;
   return config;
 }
 
