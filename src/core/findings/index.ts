@@ -5,7 +5,7 @@
 import type { Finding, Plan, Severity } from '../model';
 import { mongoNodeRules, mongoPlanRules } from './mongo';
 import { postgresNodeRules, postgresPlanRules } from './postgres';
-import { buildCtx, type Ctx, fmt, fmtMs, type NodeRule, type PlanRule, plural, type Scored, severityRank } from './util';
+import { buildCtx, type Ctx, fmt, fmtMs, type NodeRule, num, type PlanRule, plural, type Scored, severityRank } from './util';
 
 export { filterFields } from './mongo';
 
@@ -97,6 +97,22 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
     // a few results: the query layer's own output is what the examined counts compare with.
     const cursors = ctx.nodes.filter((n) => n.kind === '$cursor' || n.kind === '$geoNearCursor');
     const fromQuery = cursors.length > 0 ? cursors.reduce((sum, c) => sum + (c.metrics.rowsReturned ?? 0), 0) : ret;
+    // A count returns no document: what it counted is the result.
+    const count = ctx.nodes.find((n) => n.kind === 'COUNT');
+    const counted = count ? (num(count.raw['nCounted']) ?? count.children[0]?.metrics.rowsReturned) : undefined;
+    if (counted !== undefined && docs === 0) {
+      return {
+        score: 0,
+        finding: {
+          code: 'mongo.efficient',
+          severity: 'info',
+          good: true,
+          title: 'No wasted work',
+          message: `Counted ${plural(counted, 'document')} from ${plural(keys, 'index key')} without fetching any document: ${keys <= counted + 1 ? 'nothing was read for nothing' : 'no stage reads enough for nothing to be worth a change'}.`,
+          numbers: { keysExamined: keys, docsExamined: docs, counted },
+        },
+      };
+    }
     const exact = keys <= fromQuery && docs <= fromQuery;
     const near = keys <= fromQuery * 1.25 + 2 && docs <= fromQuery * 1.25 + 2;
     const covered = docs === 0 && fromQuery > 0 ? ' (covered: no document was fetched)' : '';

@@ -272,8 +272,10 @@ function collscan(ctx: Ctx, node: PlanNode): Scored | undefined {
     message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${keptPct}%). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
   } else {
     severity = wasteSeverity(examined, kept);
-    const where = match ? ' (the $match that filters them runs after the scan)' : '';
-    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${fmtRatio(examined / Math.max(kept, 1))})${where}: no index serves the filter, so every document is loaded and tested. An index on the filtered fields would read only the matching ones.`;
+    const ratio = fmtRatio(examined / Math.max(kept, 1));
+    message = match
+      ? `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${ratio}): the $match that filters them runs in the pipeline after the scan, so no index narrows the read.`
+      : `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${ratio}): no index serves the filter, so every document is loaded and tested. An index on the filtered fields would read only the matching ones.`;
   }
   return { score: examined - kept, finding: { code: 'mongo.collscan', severity, nodeId: node.id, title, message, numbers } };
 }
@@ -648,16 +650,21 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
   }
   if (!hit) return undefined;
   const scan = ctx.nodes.find((n) => n.kind === 'COLLSCAN');
-  const usesIndex = ctx.nodes.some((n) => INDEX_SCANS.has(n.kind));
-  if (!scan && usesIndex) return undefined;
-  const examined = scan?.metrics.docsExamined;
+  // An index scan over its whole range (a hint, or an index picked for another reason) serves the
+  // $match no better than a collection scan.
+  const indexScans = ctx.nodes.filter((n) => INDEX_SCANS.has(n.kind));
+  const wholeIndex = indexScans.length > 0 && indexScans.every((n) => Object.values(boundsOf(n) ?? {}).every((list) => classify(list) === 'full'));
+  const input = matchNode?.children[0]?.metrics.rowsReturned;
   const kept = matchNode?.metrics.rowsReturned;
+  const discards = input !== undefined && kept !== undefined && kept < input;
+  if (!scan && !wholeIndex && !discards) return undefined;
+  const examined = scan?.metrics.docsExamined ?? ctx.plan.totals.docsExamined ?? input;
   const numbers: Record<string, number> = {};
   if (examined !== undefined) numbers['docsExamined'] = examined;
   if (kept !== undefined) numbers['returned'] = kept;
   const severity: Severity = examined !== undefined && kept !== undefined ? maxSeverity(wasteSeverity(examined, kept), 'medium') : 'medium';
   const src = hit.source;
-  const read = examined !== undefined ? ` (read ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${fmt(kept)}` : ''})` : '';
+  const read = examined !== undefined ? `: ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${fmt(kept)}` : ''}` : '';
   const origin = hit.computedFrom ? ` from "${hit.computedFrom}"` : '';
   const fix = src
     ? `Match on "${src}" before the ${hit.stage}: MongoDB will not move the $match itself, because when ${src.split('.')[0]} holds arrays (or arrays of arrays) the computed field matches differently from the original path.`
@@ -669,7 +676,7 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
       severity,
       nodeId: (matchNode ?? scan)?.id,
       title: `${hit.stage} before $match hides the index`,
-      message: `The $match on ${hit.field} comes after a ${hit.stage} that computes ${hit.computed}${origin}, so it cannot use an index and the collection is scanned${read}. ${fix}`,
+      message: `The $match on ${hit.field} comes after a ${hit.stage} that computes ${hit.computed}${origin}, so it cannot use an index and every document is read${read}. ${fix}`,
       numbers,
     },
   };
