@@ -148,7 +148,7 @@ describe('MongoDB failure paths', function () {
     client = await MongoClient.connect(env.mongoUri);
     db = client.db(DB);
     await db.dropDatabase();
-    await db.collection('slow').insertMany(Array.from({ length: 600 }, (_, i) => ({ _id: i, a: i % 7 })));
+    await db.collection<{ _id: number; a: number }>('slow').insertMany(Array.from({ length: 600 }, (_, i) => ({ _id: i, a: i % 7 })));
     conn = await connectMongo({ uri: env.mongoUri });
   });
 

@@ -7,7 +7,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { connectMongo, type MongoConnection } from '../../src/adapters/mongodb';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
 import { env, nodesOf, onlyNode, planOf, shape } from './support/env';
-import { ARTICLE_DEMOESR, customerDocs, esrDocs, orderDocs } from './support/seed';
+import { ARTICLE_DEMOESR, customerDocs, esrDocs, orderDocs, type CustomerDoc, type EsrDoc, type OrderDoc } from './support/seed';
 
 const DB = 'qpi_scenarios';
 
@@ -30,9 +30,9 @@ describe('MongoDB scenarios on a real server', function () {
     const esr = esrDocs(20_000);
     const customers = customerDocs(5_000);
     await Promise.all([
-      db.collection('orders').insertMany(orders, { ordered: false }),
-      db.collection('esr').insertMany(esr, { ordered: false }),
-      db.collection('customers').insertMany(customers, { ordered: false }),
+      db.collection<OrderDoc>('orders').insertMany(orders, { ordered: false }),
+      db.collection<EsrDoc>('esr').insertMany(esr, { ordered: false }),
+      db.collection<CustomerDoc>('customers').insertMany(customers, { ordered: false }),
       db.collection('demoesr').insertMany(ARTICLE_DEMOESR.map((d) => ({ ...d }))),
     ]);
     await db.collection('orders').createIndex({ country_id: 1, 'order_details.product_id': 1, created_at: -1 });
