@@ -97,9 +97,15 @@ function condition(node: PlanNode, name: string): string | undefined {
   return typeof c === 'string' && c.trim() !== '' ? c : undefined;
 }
 
+/** A parallel-aware node's loops are the processes sharing one scan, not repeated executions. */
+function isParallel(node: PlanNode): boolean {
+  return node.details.parallelAware === true || node.kind.startsWith('Parallel ');
+}
+
 function loopsNote(node: PlanNode): string {
   const loops = node.metrics.loops ?? 1;
-  return loops > 1 ? ` over ${fmt(loops)} loops` : '';
+  if (loops <= 1) return '';
+  return isParallel(node) ? ` across ${fmt(loops)} parallel processes` : ` over ${fmt(loops)} loops`;
 }
 
 /** Lowers a severity when the node took under 5% of the time, raises medium to high at 50% or more. */
@@ -187,12 +193,12 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
     severity = 'info';
     message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)}. The table is small, so this costs little today; it grows with the table.`;
   } else if (kept * 2 >= read) {
-    severity = 'low';
+    severity = removed * 100 < read ? 'info' : 'low';
     message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%):${filt} keeps most rows, so an index would not read much less.`;
   } else {
     severity = weigh(wasteSeverity(read, kept), share);
     message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%${shareNote(share)}):${filt} removed ${fmt(removed)}. An index on the filtered columns would read only the matching rows.`;
-    if ((m.loops ?? 1) > 1) message += ' The scan runs once per outer row of a join, so the whole table is read again each time.';
+    if ((m.loops ?? 1) > 1 && !isParallel(node)) message += ' The scan runs once per outer row of a join, so the whole table is read again each time.';
   }
   return { score: removed, finding: { code: 'pg.seq-scan', severity, nodeId: node.id, title: 'Sequential scan with a filter', message, numbers } };
 }
@@ -278,7 +284,8 @@ function heapFetches(node: PlanNode): Scored | undefined {
   const m = node.metrics;
   const fetches = m.heapFetches;
   if (fetches === undefined || fetches <= 0 || !ran(node)) return undefined;
-  const rows = m.rowsReturned!;
+  // Rows a filter removed were fetched too: compare with every row the scan read.
+  const rows = m.rowsReturned! + (perLoopTotal(node, m.rowsRemovedByFilter) ?? 0);
   const frac = fetches / Math.max(rows, 1);
   return {
     score: fetches,
@@ -287,8 +294,8 @@ function heapFetches(node: PlanNode): Scored | undefined {
       severity: fetches >= 1_000 && frac >= 0.1 ? 'medium' : 'low',
       nodeId: node.id,
       title: 'Index-only scan visits the table',
-      message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of ${fmt(rows)} (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
-      numbers: { heapFetches: fetches, rowsReturned: rows },
+      message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of the ${fmt(rows)} it read (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
+      numbers: { heapFetches: fetches, rowsRead: rows },
     },
   };
 }
@@ -463,7 +470,10 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
   const factor = m.estimateFactor;
   const dir = m.estimateDirection;
   if (factor === undefined || factor < 10 || dir === undefined || dir === 'exact' || m.neverExecuted) return undefined;
-  if (ESTIMATE_PASSTHROUGH.has(node.kind) || node.kind === 'Limit') return undefined;
+  if (ESTIMATE_PASSTHROUGH.has(node.kind) || node.kind === 'Limit' || node.kind === 'ModifyTable') return undefined;
+  // An estimate matters for the decisions taken above it: join methods and orders, hash and sort
+  // memory. With none of those above, being wrong changed nothing.
+  if (!hasDecisionAbove(ctx, node)) return undefined;
   const actual = m.rowsReturned;
   const planned = m.plannedRows;
   if (actual === undefined || planned === undefined || Math.max(actual, planned) < 100) return undefined;
@@ -484,21 +494,31 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: `Row estimate off by more than x${bucket}`,
-      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${fmt(actual)} (${fmtRatio(factor)} ${words}). Estimates this far off lead to the wrong join method or order above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
+      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${fmt(actual)} (${fmtRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
       numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
     },
   };
 }
 
+const DECISIONS = /Join|Nested Loop|^Hash$|Sort|Aggregate|HashAggregate|GroupAggregate|SetOp|Memoize|Materialize|Unique|WindowAgg/;
+
+function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
+  for (let p = parentOf(ctx, node); p; p = parentOf(ctx, p)) {
+    if (DECISIONS.test(p.kind)) return true;
+  }
+  return false;
+}
+
 /**
- * True when the node's consumer can stop reading it before it is exhausted: under a Limit, on either
- * side of a Merge Join, or inside a semi or anti join. Its planned rows are then the full count while the
+ * True when the node's consumer can stop reading it before it is exhausted: under a Limit, a WindowAgg
+ * with a Run Condition, on either side of a Merge Join, inside a semi or anti join, or in a subplan. Its planned rows are then the full count while the
  * actual rows are what was pulled, so fewer actual rows are not a misestimate.
  */
 function mayStopEarly(ctx: Ctx, node: PlanNode): boolean {
   let child = node;
   for (let p = parentOf(ctx, node); p; child = p, p = parentOf(ctx, p)) {
     if (p.kind === 'Limit' || p.kind === 'Merge Join') return true;
+    if (p.kind === 'WindowAgg' && condition(p, 'Run Condition')) return true;
     if (/Semi|Anti/i.test(p.details.joinType ?? '') || /Semi|Anti/.test(p.kind)) return true;
     if (child.role === 'SubPlan' || child.role === 'InitPlan' || child.details.parentRelationship === 'SubPlan' || child.details.parentRelationship === 'InitPlan') return true;
   }
