@@ -268,7 +268,8 @@ export class MongoConnection {
     const db = this.database(cmd, opts);
     const state = { tag, promise: Promise.resolve() as Promise<unknown>, cancelled: false };
     if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
-    const onAbort = (): void => void this.cancel();
+    // A failed cancel surfaces through the explain itself; it must not become an unhandled rejection.
+    const onAbort = (): void => void this.cancel().catch(() => {});
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const started = Date.now();
     this.running = state;

@@ -275,7 +275,7 @@ function formatMs(ms: number | undefined): string {
 export class PostgresConnection {
   /** One explain at a time: its BEGIN ... ROLLBACK must not interleave with another's. */
   private queue: Promise<unknown> = Promise.resolve();
-  private running: { promise: Promise<unknown>; cancelled: boolean } | null = null;
+  private running: { promise: Promise<unknown>; cancelled: boolean; settled: boolean } | null = null;
   private closed = false;
 
   constructor(
@@ -313,8 +313,10 @@ export class PostgresConnection {
     }
     const ddl = indexes ? await Promise.all(indexes.ddl.map(checkIndexDdl)) : [];
 
-    const state = { promise: Promise.resolve() as Promise<unknown>, cancelled: false };
-    const onAbort = (): void => void this.cancel();
+    // Until the EXPLAIN is sent there is nothing to wait on: a pending promise makes cancel pace itself.
+    const state = { promise: new Promise<unknown>(() => {}), cancelled: false, settled: false };
+    // A failed cancel surfaces through the explain itself; it must not become an unhandled rejection.
+    const onAbort = (): void => void this.cancel().catch(() => {});
     if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const started = Date.now();
@@ -335,6 +337,7 @@ export class PostgresConnection {
       const query = { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}`, values: opts.params ?? [], queryMode: 'extended' } as pg.QueryConfig;
       const run = this.client.query(query);
       state.promise = run;
+      void run.then(() => (state.settled = true), () => (state.settled = true));
       const result = await run;
       const durationMs = Date.now() - started;
       const value = (result.rows[0] as Record<string, unknown> | undefined)?.['QUERY PLAN'];
@@ -363,7 +366,12 @@ export class PostgresConnection {
       throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length });
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (began) await this.client.query('ROLLBACK').catch(() => {});
+      // A cancel sent just as the statement ended can land on the ROLLBACK: try again so that no
+      // transaction is ever left open on this connection.
+      for (let attempt = 0; began && attempt < 3; attempt++) {
+        const ok = await this.client.query('ROLLBACK').then(() => true, () => false);
+        if (ok) break;
+      }
       if (hypothetical) await this.client.query('SELECT hypopg_reset()').catch(() => {});
       this.running = null;
     }
@@ -382,7 +390,7 @@ export class PostgresConnection {
     try {
       await other.connect();
       // A cancel that arrives between statements is lost, so repeat it until the statement has stopped.
-      for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
+      for (let attempt = 0; attempt < 40 && this.running === state && !state.settled; attempt++) {
         await other.query('SELECT pg_cancel_backend($1)', [this.backendPid]);
         await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]);
       }
