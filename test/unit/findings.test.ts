@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { analyze, summarize } from '../../src/core/findings/index';
+import { loadPlan } from '../../src/core/load';
 import { derive } from '../../src/core/metrics';
 import { emptyMaxima, makeNode, type Engine, type Finding, type NodeDetails, type NodeMetrics, type Plan, type PlanNode, type PlanTotals } from '../../src/core/model';
 
@@ -391,5 +394,286 @@ describe('findings: robustness', () => {
     assert.ok(fs.length > 0);
     assert.ok(!fs.some((f) => f.code === 'qpi.rule-error'), JSON.stringify(fs.filter((f) => f.code === 'qpi.rule-error')));
     assert.equal(typeof summarize(p, fs), 'string');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Real explain outputs: the corpus (servers and tools in the wild) and the truth plans measured on
+// MongoDB 6.0.5 and PostgreSQL 15.
+
+const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
+const TRUTH = join(__dirname, '..', 'fixtures', 'truth-plans');
+
+function corpusPlan(file: string): Plan {
+  const r = loadPlan(readFileSync(join(CORPUS, file), 'utf8'));
+  if (!r.ok) assert.fail(`${file} should load: ${r.refusal}`);
+  return r.plan;
+}
+
+/** Truth plans keep the explain under `hinted_explain` (MongoDB) or `natural` (PostgreSQL). */
+function truthPlan(caseId: string, file: string): Plan {
+  const doc = JSON.parse(readFileSync(join(TRUTH, caseId, file), 'utf8')) as { hinted_explain?: unknown; natural?: unknown };
+  const r = loadPlan(JSON.stringify(doc.hinted_explain ?? doc.natural));
+  if (!r.ok) assert.fail(`${caseId}/${file} should load: ${r.refusal}`);
+  return r.plan;
+}
+
+const RANKS = { high: 0, medium: 1, low: 2, info: 3 } as const;
+
+/** What every finding on every plan must satisfy, whatever the rule. */
+function checkWellFormed(plan: Plan, fs: Finding[], what: string): void {
+  assert.ok(!fs.some((f) => f.code === 'qpi.rule-error'), `${what}: ${fs.find((f) => f.code === 'qpi.rule-error')?.message}`);
+  const prefix = plan.engine === 'mongodb' ? 'mongo.' : 'pg.';
+  let last = 0;
+  for (const f of fs) {
+    assert.ok(f.code.startsWith(prefix), `${what}: ${f.code} belongs to ${plan.engine}`);
+    assert.match(f.code, /^[a-z]+\.[a-z-]+$/);
+    assert.ok(RANKS[f.severity] >= last, `${what}: findings sorted by severity`);
+    last = RANKS[f.severity];
+    assert.ok(f.title.length > 0 && !/\n/.test(f.title));
+    assert.match(f.message, /\.$/, `${what}: ${f.code} message ends a sentence`);
+    const sentences = f.message.split(/(?<=[.!?])\s+(?=[A-Z$])/).length;
+    assert.ok(sentences >= 1 && sentences <= 3, `${what}: ${f.code} has ${sentences} sentences: ${f.message}`);
+    if (f.nodeId !== undefined) assert.ok(plan.nodes[f.nodeId] !== undefined, `${what}: ${f.code} points at node ${f.nodeId}`);
+    for (const [k, v] of Object.entries(f.numbers)) assert.ok(Number.isFinite(v), `${what}: ${f.code} number ${k} is finite`);
+  }
+  const line = summarize(plan, fs);
+  assert.ok(line.length > 10 && !/\n/.test(line), `${what}: summary is one line`);
+}
+
+describe('findings: every real plan', () => {
+  it('analyses every corpus file that loads, without throwing, with well-formed findings', () => {
+    const files = readdirSync(CORPUS, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile() && !/^(INDEX\.tsv|README\.md)$/.test(d.name) && !d.parentPath.includes('_provenance'))
+      .map((d) => join(d.parentPath, d.name));
+    let analysed = 0;
+    for (const path of files) {
+      const r = loadPlan(readFileSync(path, 'utf8'));
+      if (!r.ok) continue;
+      const fs = analyze(r.plan);
+      checkWellFormed(r.plan, fs, path.slice(CORPUS.length + 1));
+      analysed++;
+    }
+    assert.ok(analysed >= 90, `analysed ${analysed} corpus plans`);
+  });
+
+  it('analyses every truth plan of both engines', () => {
+    let analysed = 0;
+    for (const c of readdirSync(TRUTH)) {
+      for (const file of readdirSync(join(TRUTH, c)).filter((f) => f !== 'case.json')) {
+        const plan = truthPlan(c, file);
+        checkWellFormed(plan, analyze(plan), `${c}/${file}`);
+        analysed++;
+      }
+    }
+    assert.ok(analysed >= 100, `analysed ${analysed} truth plans`);
+  });
+});
+
+describe('findings: MongoDB truth plans (6.0.5)', () => {
+  it('the seed orders query: 10 keys, 10 documents, 10 returned, no waste', () => {
+    const plan = truthPlan('m01_orders_elemmatch_sort', 'oracle__country_id_1_order_details.product_id_1_created_at_-1.json');
+    const fs = analyze(plan);
+    assert.deepEqual(waste(fs), []);
+    assert.deepEqual(one(fs, 'mongo.efficient').numbers, { keysExamined: 10, docsExamined: 10, returned: 10 });
+  });
+
+  it('an index without the $elemMatch field filters after fetching: 10,222 documents for 10', () => {
+    const plan = truthPlan('m01_orders_elemmatch_sort', 'loser4_instructive__country_id_1_created_at_-1.json');
+    const f = one(analyze(plan), 'mongo.residual-fetch-filter');
+    assert.equal(plan.nodes[f.nodeId!]!.kind, 'FETCH');
+    assert.equal(f.severity, 'high');
+    assert.deepEqual([f.numbers['docsExamined'], f.numbers['returned']], [10_222, 10]);
+    assert.match(f.message, /does not contain order_details\.product_id/);
+  });
+
+  it('skip scans: the RE index hops 413 times and is good enough; the ESR index hops for the sort', () => {
+    const re = one(analyze(truthPlan('m02a_er_nosort_range64', 'loser1_runnerUp__r_1_e_1.json')), 'mongo.skip-scan-seeks');
+    assert.deepEqual([re.numbers['keysExamined'], re.numbers['returned'], re.numbers['seeks']], [13_637, 13_225, 413]);
+    assert.equal(re.severity, 'low');
+    assert.match(re.message, /r is a range .* ahead of e/);
+    assert.match(re.message, /good enough/);
+    const esr = one(analyze(truthPlan('m02b_esr_sort_range64', 'oracle__e_1_s_1_r_1.json')), 'mongo.skip-scan-seeks');
+    assert.deepEqual([esr.numbers['keysExamined'], esr.numbers['returned'], esr.numbers['seeks']], [20_617, 13_225, 7_392]);
+    assert.match(esr.message, /sort field s before the range on r so that no blocking SORT is needed/);
+    const er = analyze(truthPlan('m02a_er_nosort_range64', 'oracle__e_1_r_1.json'));
+    assert.deepEqual(waste(er), [], 'E,R: one seek, keys = docs = returned');
+  });
+
+  it('$in with 2 values is explode-for-sort (good); with 250 values the SORT blocks', () => {
+    const in2 = analyze(truthPlan('m03a_in2_explode_sort_merge', 'oracle__e_1_r_1_s_1.json'));
+    const good = one(in2, 'mongo.sort-merge-explode');
+    assert.equal(good.good, true);
+    assert.equal(good.numbers['branches'], 2);
+    assert.deepEqual(waste(in2), []);
+    const in250 = analyze(truthPlan('m03b_in250_no_explode', 'loser2_bestWithBlockingSort__e_1_r_1_s_1.json'));
+    const sort = one(in250, 'mongo.blocking-sort');
+    assert.deepEqual([sort.numbers['sortedDocs'], sort.numbers['returned'], sort.numbers['pointScans']], [10_462, 5, 250]);
+    assert.match(sort.message, /250 point scans .* more than the 200/);
+    assert.ok(!in250.some((f) => f.code === 'mongo.sort-merge-explode'));
+  });
+
+  it('$or on one field explodes the same way', () => {
+    const fs = analyze(truthPlan('m04_or_explode', 'oracle__e_1_r_1_s_1.json'));
+    assert.equal(one(fs, 'mongo.sort-merge-explode').good, true);
+    assert.deepEqual(waste(fs), []);
+  });
+
+  it('skip(5000) with the ideal index reads 5,020 keys for 20; keyset pagination reads 20', () => {
+    const skip = one(analyze(truthPlan('m05a_skip_pagination', 'oracle__e_1_s_1.json')), 'mongo.skip-reads');
+    assert.deepEqual([skip.numbers['keysExamined'], skip.numbers['skipped'], skip.numbers['returned']], [5_020, 5_000, 20]);
+    assert.match(skip.message, /^Read 5,020 index keys to return 20: skip\(5000\) discards what it reads/);
+    const keyset = analyze(truthPlan('m05b_keyset_pagination', 'oracle__e_1_s_1.json'));
+    assert.deepEqual(waste(keyset), []);
+    assert.deepEqual(one(keyset, 'mongo.efficient').numbers, { keysExamined: 20, docsExamined: 20, returned: 20 });
+  });
+
+  it('an unanchored regex examines 2,175 keys to return 23 on the IXSCAN', () => {
+    const plan = truthPlan('m06d_regex_unanchored', 'oracle__tenant_1_name_1.json');
+    const f = one(analyze(plan), 'mongo.keys-examined-ratio');
+    assert.equal(plan.nodes[f.nodeId!]!.kind, 'IXSCAN');
+    assert.deepEqual([f.numbers['keysExamined'], f.numbers['returned']], [2_175, 23]);
+    assert.equal(f.severity, 'medium');
+  });
+
+  it('$project before $match: reported on the $match, with the original path to match on', () => {
+    for (const file of ['oracle__COLLSCAN.json', 'loser1_runnerUp__contact.email_1.json']) {
+      const plan = truthPlan('m09a_agg_project_then_match', file);
+      const f = one(analyze(plan), 'mongo.project-before-match');
+      assert.equal(plan.nodes[f.nodeId!]!.kind, '$match', file);
+      assert.equal(f.severity, 'high');
+      assert.deepEqual([f.numbers['docsExamined'], f.numbers['returned']], [100_000, 1]);
+      assert.match(f.message, /Match on "contact\.email" before the \$project/);
+    }
+    const first = analyze(truthPlan('m09b_agg_match_then_project', 'oracle__contact.email_1.json'));
+    assert.deepEqual(waste(first), []);
+  });
+
+  it('a multikey index without $elemMatch leaves the quantity to the FETCH filter', () => {
+    const f = one(analyze(truthPlan('m10_multikey_compound_no_elemmatch', 'oracle__order_details.product_id_1.json')), 'mongo.residual-fetch-filter');
+    assert.deepEqual([f.numbers['docsExamined'], f.numbers['returned']], [2_168, 1_911]);
+    assert.match(f.message, /Because order_details is an array/);
+  });
+
+  it('a low-selectivity collection scan is low, and a count reads no document', () => {
+    assert.equal(one(analyze(truthPlan('m16_low_selectivity', 'oracle__COLLSCAN.json')), 'mongo.collscan').severity, 'low');
+    const count = one(analyze(truthPlan('m14_count_er', 'oracle__e_1_r_1.json')), 'mongo.efficient');
+    assert.deepEqual(count.numbers, { keysExamined: 13_226, docsExamined: 0, counted: 13_225 });
+  });
+});
+
+describe('findings: PostgreSQL truth plans (15)', () => {
+  it('LIMIT 20 OFFSET 10000: the Limit reads 10,020 rows to return 20', () => {
+    for (const file of ['oracle__none_PK_only_.json', 'loser2_textbook___a_b_.json']) {
+      const plan = truthPlan('p10e1_offset_pagination', file);
+      const f = one(analyze(plan), 'pg.offset-reads');
+      assert.equal(plan.nodes[f.nodeId!]!.kind, 'Limit');
+      assert.equal(f.severity, 'high');
+      assert.deepEqual(f.numbers, { rowsRead: 10_020, rowsReturned: 20, offset: 10_000 });
+      assert.match(f.message, /^Read 10,020 rows to return 20: OFFSET 10000 discards what it reads/);
+    }
+  });
+
+  it('keyset pagination and the covering index are efficient', () => {
+    for (const [c, file] of [
+      ['p10e2_keyset_pagination', 'oracle___a_b_.json'],
+      ['p12_index_only_scan', 'oracle___a_b_c_.json'],
+      ['p10c1_esr_limit_range64', 'oracle___a_b_c_.json'],
+    ] as const) {
+      const fs = analyze(truthPlan(c, file));
+      assert.deepEqual(codes(fs), ['pg.efficient'], `${c}: ${JSON.stringify(codes(fs))}`);
+    }
+  });
+
+  it('rows under a Limit are not a misestimate: the UNION ALL rewrite has no finding', () => {
+    const fs = analyze(truthPlan('p10d2_union_all_rewrite', 'oracle___a_b_.json'));
+    assert.deepEqual(codes(fs), ['pg.efficient']);
+  });
+
+  it('a sequential scan keeping 13,225 of 200,000 rows is high', () => {
+    const f = one(analyze(truthPlan('p10c0_er_nosort', 'oracle__none_PK_only_.json')), 'pg.seq-scan');
+    assert.equal(f.severity, 'high');
+    assert.deepEqual([f.numbers['rowsRead'], f.numbers['rowsReturned'], f.numbers['rowsRemovedByFilter']], [200_000, 13_225, 186_775]);
+  });
+
+  it('= ANY with ORDER BY LIMIT sorts, and the finding suggests the UNION ALL rewrite', () => {
+    const f = one(analyze(truthPlan('p10d1_any_sort_limit', 'loser2_textbook___a_b_.json')), 'pg.sort');
+    assert.equal(f.numbers['rowsSorted'], 26_144);
+    assert.match(f.message, /UNION ALL/);
+  });
+});
+
+describe('findings: corpus plans', () => {
+  it('PostgreSQL external merge sorts are pg.sort-disk', () => {
+    const fs = analyze(corpusPlan('pg-text-analyze-buffers-sort-external-merge-hash-32-batches-temp-io-jit-15.txt'));
+    const disk = one(fs, 'pg.sort-disk');
+    assert.equal(disk.numbers['rowsSorted'], 400_000);
+    assert.equal(disk.severity, 'high');
+    assert.equal(one(fs, 'pg.hash-batches').numbers['batches'], 32);
+    const job = analyze(corpusPlan('pg-json-analyze-buffers-job-1a-merge-joins-external-merge-sorts-temp-blocks.json'));
+    assert.equal(job.filter((f) => f.code === 'pg.sort-disk').length, 5);
+  });
+
+  it('a hash aggregate that spilled in 193 batches, and hash batches that grew past the plan', () => {
+    const agg = one(analyze(corpusPlan('pg-text-analyze-hashagg-planned-partitions-disk-usage-13.txt')), 'pg.hash-batches');
+    assert.equal(agg.numbers['batches'], 193);
+    assert.match(agg.message, /hash aggregate/);
+    const grew = one(analyze(corpusPlan('pg-text-analyze-buffers-hash-batches-originally-jit-deform-18.txt')), 'pg.hash-batches');
+    assert.deepEqual([grew.numbers['batches'], grew.numbers['originalBatches']], [2_048, 8]);
+  });
+
+  it('a lossy bitmap recheck, heap fetches, workers not launched, never-executed nodes', () => {
+    const rc = one(analyze(corpusPlan('pg-text-analyze-initplan-bitmap-lossy-rows-removed-by-index-recheck.txt')), 'pg.index-recheck');
+    assert.equal(rc.numbers['rowsRemovedByIndexRecheck'], 14_687_029);
+    assert.equal(rc.numbers['lossyHeapBlocks'], 79_844);
+    const hf = one(analyze(corpusPlan('pg-text-analyze-buffers-delete-triggers-any-subquery.txt')), 'pg.heap-fetches');
+    assert.equal(hf.numbers['heapFetches'], 609);
+    const w = one(analyze(corpusPlan('pg-text-analyze-verbose-gather-24-planned-7-launched-function-scan.txt')), 'pg.workers-not-launched');
+    assert.deepEqual(w.numbers, { workersPlanned: 24, workersLaunched: 7 });
+    const plan = corpusPlan('pg-json-analyze-verbose-buffers-nestloop-bitmap-materialize.json');
+    const ne = one(analyze(plan), 'pg.never-executed');
+    assert.equal(plan.nodes[ne.nodeId!]!.kind, 'Materialize');
+  });
+
+  it('parallel scans are read across processes, not once per outer row', () => {
+    const f = one(analyze(corpusPlan('pg-text-analyze-tpch-q3-limit-topn-gather-merge-nested-loops-12.txt')), 'pg.seq-scan');
+    assert.match(f.message, /across 3 parallel processes/);
+    assert.doesNotMatch(f.message, /once per outer row/);
+  });
+
+  it('EXPLAIN without ANALYZE says so', () => {
+    const fs = analyze(corpusPlan('pg-json-plain-subquery-scan-limit-seqscan-no-analyze-14.json'));
+    one(fs, 'pg.not-analyzed');
+    assert.deepEqual(waste(fs), []);
+  });
+
+  it('MongoDB 3.2: a blocking sort of 191,665 documents and a SKIP of 20 that printed skipAmount 0', () => {
+    const fs = analyze(corpusPlan('mongo-find-sort-skip-limit-keep-mutations-3.2.json'));
+    const sort = one(fs, 'mongo.blocking-sort');
+    assert.equal(sort.severity, 'high');
+    assert.equal(sort.numbers['sortedDocs'], 191_665);
+    assert.match(sort.message, /age_1 does not deliver the order \{ email: -1 \}/);
+    assert.equal(one(fs, 'mongo.skip-reads').numbers['skipped'], 20);
+  });
+
+  it('$or over two indexes merged in order is good; geo index scans are not called skip scans', () => {
+    const or = analyze(corpusPlan('mongo-find-or-subplan-limit-sort-merge-execstats-7.0.json'));
+    assert.equal(one(or, 'mongo.sort-merge-explode').good, true);
+    assert.deepEqual(waste(or), []);
+    const geo = analyze(corpusPlan('mongo-sharded-agg-geonear-group-sort-singleshard-5.3.json'));
+    assert.ok(!geo.some((f) => f.code === 'mongo.skip-scan-seeks' || f.code === 'mongo.keys-examined-ratio'));
+  });
+
+  it('a $match after $unwind is not blamed on the $project before it', () => {
+    const fs = analyze(corpusPlan('mongo-shell-agg-tpch-q3-collscan-unwind-group-sort-4.4.js'));
+    assert.ok(!fs.some((f) => f.code === 'mongo.project-before-match'));
+    assert.equal(one(fs, 'mongo.collscan').numbers['docsExamined'], 150_000);
+  });
+
+  it('a sharded FETCH filter names the fields the index lacks', () => {
+    const fs = analyze(corpusPlan('mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json'));
+    const top = fs.find((f) => f.code === 'mongo.residual-fetch-filter' && f.severity === 'high');
+    assert.ok(top);
+    assert.match(top.message, /does not contain membership_status and last_position/);
   });
 });
