@@ -118,6 +118,16 @@ describe('PostgreSQL failure paths', function () {
     assert.equal(await conn.cancel(), false, 'nothing left to cancel');
   });
 
+  it('a cancel that comes before the statement starts stops it too, and the connection stays usable', async function () {
+    const controller = new AbortController();
+    const running = conn.explain('SELECT pg_sleep(30)', { analyze: true, signal: controller.signal });
+    controller.abort();
+    const started = Date.now();
+    await failsWith('cancelled', running);
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(planOf(await conn.explain('SELECT 2')).root.kind, 'Result');
+  });
+
   it('EXPLAIN ANALYZE of an UPDATE runs it, rolls it back, and says so; the rows are unchanged', async function () {
     const before = (await admin.query('SELECT sum(balance)::int AS s, count(*)::int AS n FROM accounts')).rows[0];
     const result = await conn.explain('UPDATE accounts SET balance = balance + 1000 WHERE id <= 2500', { analyze: true, buffers: true });

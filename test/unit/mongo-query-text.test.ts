@@ -232,7 +232,7 @@ describe('mongo query text', () => {
       'db.c.find({ [globalThis.qpiRan = 1]: 1 })',
       'db.c.find({}).limit(globalThis.qpiRan = 1)',
       'db.c.find({ a: import("node:fs") })',
-      'db.c.find({ a: require("child_process").execSync("touch /tmp/qpi-owned") })',
+      'db.c.find({ a: require("child_process").execSync("touch owned") })',
     ];
     for (const text of hostile) {
       it(`refuses ${text}`, () => {
