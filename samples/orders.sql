@@ -18,7 +18,8 @@ WHERE (created_at, id) < ('2024-01-08 00:00:00+00', 10000)
 ORDER BY created_at DESC, id DESC
 LIMIT 20;
 
--- = ANY(...) with ORDER BY ... LIMIT sorts: PostgreSQL does not merge per-value index scans.
+-- = ANY(...) with ORDER BY ... LIMIT: PostgreSQL does not merge one index scan per value (no
+-- explode-for-sort); it sorts, or walks the created_at index and filters out other countries' rows.
 SELECT id, created_at FROM orders WHERE country_id = ANY ('{1,2,3}') ORDER BY created_at DESC LIMIT 10;
 
 -- The UNION ALL rewrite reads ten rows per value and merges them without a sort.

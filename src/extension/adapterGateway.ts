@@ -12,7 +12,8 @@ function outcomeOf(result: ExplainResult): ExplainOutcome {
   const outcome: ExplainOutcome = {
     plan: result.load.plan, rawText: result.rawText, durationMs: result.durationMs, rolledBack: result.rolledBack && result.writes, notes: result.notes,
   };
-  if (result.serverVersion) outcome.serverVersion = result.serverVersion;
+  // PostgreSQL prints "15.20 (Debian 15.20-0+deb12u1)": the number is what a list has room for.
+  if (result.serverVersion) outcome.serverVersion = result.serverVersion.split(' ')[0]!;
   return outcome;
 }
 
@@ -29,7 +30,13 @@ export function createGateway(log: Log): Gateway {
           await conn.close();
         }
       }
-      throw new UserError('MongoDB connections are not available in this build yet.');
+      const mongo = await import('../adapters/mongodb');
+      const conn = await mongo.connectMongo({ uri, connectTimeoutMs });
+      try {
+        return { serverVersion: conn.server.version, detail: conn.server.detail };
+      } finally {
+        await conn.close();
+      }
     },
 
     explain(request: ExplainRequest): RunningExplain {
@@ -45,7 +52,16 @@ export function createGateway(log: Log): Gateway {
           return outcomeOf(result);
         });
       } else {
-        done = Promise.reject(new UserError('MongoDB explain is not available in this build yet.'));
+        const command = request.command;
+        if (!command) throw new Error('a MongoDB explain request needs its parsed command');
+        done = import('../adapters/mongodb').then(async (mongo) => {
+          const result = await mongo.explainMongo(
+            { uri: request.uri, connectTimeoutMs: request.connectTimeoutMs },
+            command,
+            { verbosity: request.verbosity, timeoutMs: request.timeoutMs, signal: controller.signal, allowWrites: request.allowWrites },
+          );
+          return outcomeOf(result);
+        });
       }
       return {
         done,

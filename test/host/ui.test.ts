@@ -99,9 +99,12 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await item.click();
     await pick('ui pg');
     const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
-    await view.getByText('Limit', { exact: false }).first().waitFor({ timeout: 60_000 });
-    const text = await view.locator('body').innerText();
-    assert.match(text, /Index Scan/);
+    const titles = view.locator('g.card .card-title');
+    await titles.first().waitFor({ timeout: 60_000 });
+    const kinds = await titles.allTextContents();
+    assert.deepEqual(kinds.slice(0, 1), ['Limit']);
+    assert.ok(kinds.some((k) => /Index (Only )?Scan/.test(k)), `cards: ${kinds.join(', ')}`);
+    await view.getByText('OFFSET reads what it skips').first().waitFor();
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(SHOTS, 'explain-sql.png') });
   });

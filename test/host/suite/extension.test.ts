@@ -170,7 +170,10 @@ export function extensionTests(): void {
       const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
       assert.ok(r, `explain failed: ${handle.lastError()}`);
       assert.equal(r.engine, 'postgres');
-      assert.ok(r.findings.includes('pg.sort'), `findings: ${r.findings.join(', ')}`);
+      assert.match(r.title, /^SELECT id, created_at FROM orders WHERE/);
+      assert.equal(r.rootKind, 'Limit');
+      // The 20,000 sample orders: walking an index in created_at order rejects rows of other countries.
+      assert.ok(r.findings.includes('pg.rows-removed-by-filter') || r.findings.includes('pg.sort'), `findings: ${r.findings.join(', ')}`);
     });
 
     it('offers a CodeLens above each statement', async () => {
@@ -225,6 +228,57 @@ export function extensionTests(): void {
       } finally {
         await client.end();
       }
+    });
+  });
+
+  describe('Explain Query on MongoDB', () => {
+    let spec: ConnectionSpec;
+
+    before(async () => {
+      const added = await vscode.commands.executeCommand<ConnectionSpec>(Commands.addConnection, { name: 'samples mongo', uri: env('QPI_SAMPLES_MONGO_URI') });
+      assert.ok(added, handle.lastError());
+      spec = added;
+    });
+
+    it('explains the orders query of the playground: the ESR index reads exactly what it returns', async () => {
+      const editor = await openAt('orders.mongodb.js', 'db.orders.find({ country_id: 1, order_details');
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      console.log(`    ${r.title}: ${r.rootKind}, ${r.nodeCount} nodes, MongoDB ${r.serverVersion}, findings ${r.findings.join(', ')}`);
+      assert.equal(r.engine, 'mongodb');
+      assert.equal(r.title, 'orders.find');
+      const message = handle.panel()?.lastMessage;
+      assert.equal(message?.type, 'showPlan');
+      if (message?.type !== 'showPlan') return;
+      assert.deepEqual(message.plan.nodes.map((n) => n.kind), ['LIMIT', 'FETCH', 'IXSCAN']);
+      assert.equal(message.plan.totals.keysExamined, 10);
+      assert.equal(message.plan.totals.docsExamined, 10);
+      assert.equal(message.plan.totals.nReturned, 10);
+      assert.ok(!r.findings.includes('mongo.blocking-sort'));
+    });
+
+    it('explains a driver call in TypeScript: $project before $match scans the collection', async () => {
+      const editor = await openAt('app/ordersRepository.ts', "db.collection('customers')");
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      assert.equal(r.title, 'customers.aggregate');
+      assert.ok(r.findings.includes('mongo.project-before-match') || r.findings.includes('mongo.collscan'), `findings: ${r.findings.join(', ')}`);
+    });
+
+    it('explaining the same query twice offers Compare with previous run', async () => {
+      await openAt('orders.mongodb.js', 'db.orders.find({ country_id: 1, order_details');
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, handle.lastError());
+      assert.equal(await vscode.commands.executeCommand(Commands.compareWithPrevious), true);
+      assert.equal(handle.panel()?.lastMessage?.type, 'showComparison');
+    });
+
+    it('a query the reader cannot read is one sentence, before any connection is made', async () => {
+      const r = await vscode.commands.executeCommand(Commands.explainQuery, { text: 'db.orders.find({ country_id: 1 ', engine: 'mongodb', connectionId: spec.id });
+      assert.equal(r, undefined);
+      assertOneSentence(handle.lastError());
     });
   });
 }
