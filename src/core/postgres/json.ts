@@ -46,11 +46,13 @@ function findQuery(doc: unknown, warnings: string[], depth: number): Doc | strin
   if (Array.isArray(doc)) {
     if (doc.length === 0) return 'The JSON array is empty: it holds no plan.';
     const found: Doc[] = [];
+    let firstRefusal: string | undefined;
     for (const item of doc) {
       const q = findQuery(item, [], depth + 1);
       if (typeof q !== 'string') found.push(q);
+      else firstRefusal ??= q;
     }
-    if (found.length === 0) return none;
+    if (found.length === 0) return firstRefusal ?? none;
     if (found.length > 1) warnings.push(`The output holds ${found.length} plans (one per statement); only the first is shown.`);
     return found[0]!;
   }

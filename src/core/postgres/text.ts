@@ -83,10 +83,12 @@ function prepare(input: string, warnings: string[]): Prepared {
   }
 
   // psql frames (border 2, ASCII or Unicode): drop the rules, strip the side bars.
-  const framed = nonEmpty(lines).filter((l) => /^\s*[|│║]/.test(l.s) && /[|│║]$/.test(l.s)).length;
-  if (framed > 0 && framed >= nonEmpty(lines).length * 0.5) {
+  const rule = /^\s*[+┌├└╔╠╚╒╞╘][-+─═┬┼┴┐┤┘╗╣╝╤╪╧╕╡╛]*$/;
+  const inner = nonEmpty(lines).filter((l) => !rule.test(l.s));
+  const framed = inner.filter((l) => /^\s*[|│║]/.test(l.s) && /[|│║]$/.test(l.s)).length;
+  if (framed > 0 && framed >= inner.length * 0.5) {
     lines = lines
-      .filter((l) => !/^\s*[+┌├└╔╠╚╒╞╘][-+─═┬┼┴┐┤┘╗╣╝╤╪╧╕╡╛]*$/.test(l.s))
+      .filter((l) => !rule.test(l.s))
       .map((l) => ({ no: l.no, s: l.s.replace(/^\s*[|│║] ?/, '').replace(/ ?[|│║]$/, '').replace(/\s+$/, '') }));
   }
 
@@ -509,7 +511,7 @@ class TreeReader {
       if (format) doc.Format = format[1];
       this.query.Serialization = doc;
       this.footerBlock = { doc, indent: line.indent, kind: 'Serialization' };
-    } else if ((m = /^Trigger(?: (.+?))?(?: for constraint (.+?))?(?: on (\S+))?: (?:time=(\S+) )?calls=(\S+)$/.exec(t))) {
+    } else if ((m = /^Trigger(?: (?!for constraint )(.+?))?(?: for constraint (.+?))?(?: on (\S+))?: (?:time=(\S+) )?calls=(\S+)$/.exec(t))) {
       const trig: Doc = {};
       if (m[1] !== undefined) trig['Trigger Name'] = m[1];
       if (m[2] !== undefined) trig['Constraint Name'] = m[2];

@@ -24,13 +24,11 @@ export function parsePostgresXml(text: string): LoadResult {
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const { msg, line } = valid.err;
-    const cut = /not closed|unclosed|end of|closing tag|expected/i.test(msg) && isCutShort(text);
-    return {
-      ok: false,
-      refusal: cut
-        ? `The XML plan stops before its end (near line ${line}): it looks truncated, copy it again in full.`
-        : `The XML is malformed at line ${line}: ${msg.replace(/\.$/, '')}.`,
-    };
+    if (isCutShort(text)) {
+      const lastLine = text.trimEnd().split(/\r\n|\r|\n/).length;
+      return { ok: false, refusal: `The XML plan stops at line ${lastLine} before its closing </explain>: it looks truncated, copy it again in full.` };
+    }
+    return { ok: false, refusal: `The XML is malformed at line ${line}: ${msg.replace(/\.$/, '')}.` };
   }
   let parsed: unknown;
   try {
