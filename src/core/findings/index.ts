@@ -45,10 +45,10 @@ export function analyze(plan: Plan): Finding[] {
       firstError ??= err;
     }
   }
-  capMisestimates(scored);
-  const efficient = efficiency(ctx, scored);
-  if (efficient) scored.push(efficient);
-  const findings = order(scored);
+  const kept = capMisestimates(scored);
+  const efficient = efficiency(ctx, kept);
+  if (efficient) kept.push(efficient);
+  const findings = order(kept);
   if (failed.size > 0) findings.push(ruleError([...failed], firstError));
   return findings;
 }
@@ -56,13 +56,11 @@ export function analyze(plan: Plan): Finding[] {
 /** Most estimate errors follow from a few: the three largest are kept, the rest would be noise. */
 const MAX_MISESTIMATES = 3;
 
-function capMisestimates(scored: Scored[]): void {
+function capMisestimates(scored: Scored[]): Scored[] {
   const mis = scored.filter((s) => s.finding.code === 'pg.misestimate');
-  if (mis.length <= MAX_MISESTIMATES) return;
+  if (mis.length <= MAX_MISESTIMATES) return scored;
   const keep = new Set(mis.sort((a, b) => (b.finding.numbers['factor'] ?? 0) - (a.finding.numbers['factor'] ?? 0)).slice(0, MAX_MISESTIMATES));
-  for (let i = scored.length - 1; i >= 0; i--) {
-    if (scored[i]!.finding.code === 'pg.misestimate' && !keep.has(scored[i]!)) scored.splice(i, 1);
-  }
+  return scored.filter((s) => s.finding.code !== 'pg.misestimate' || keep.has(s));
 }
 
 /** Severity first, then the amount of waste, then position in the tree: the order every view shows. */

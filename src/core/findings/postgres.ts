@@ -502,11 +502,41 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
 
 const DECISIONS = /Join|Nested Loop|^Hash$|Sort|Aggregate|HashAggregate|GroupAggregate|SetOp|Memoize|Materialize|Unique|WindowAgg/;
 
-function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
-  for (let p = parentOf(ctx, node); p; p = parentOf(ctx, p)) {
-    if (DECISIONS.test(p.kind)) return true;
+interface Above {
+  decision: boolean;
+  stopsEarly: boolean;
+}
+
+/** Facts about each node's ancestors, computed in one preorder pass per plan so deep trees stay linear. */
+const aboveCache = new WeakMap<Ctx, Map<PlanNode, Above>>();
+
+function above(ctx: Ctx, node: PlanNode): Above {
+  let map = aboveCache.get(ctx);
+  if (!map) {
+    map = new Map();
+    for (const n of ctx.nodes) {
+      const p = parentOf(ctx, n);
+      if (!p) {
+        map.set(n, { decision: false, stopsEarly: false });
+        continue;
+      }
+      const pa = map.get(p) ?? { decision: false, stopsEarly: false };
+      const subplan = n.role === 'SubPlan' || n.role === 'InitPlan' || n.details.parentRelationship === 'SubPlan' || n.details.parentRelationship === 'InitPlan';
+      const stops =
+        p.kind === 'Limit' ||
+        p.kind === 'Merge Join' ||
+        (p.kind === 'WindowAgg' && condition(p, 'Run Condition') !== undefined) ||
+        /Semi|Anti/i.test(p.details.joinType ?? '') ||
+        /Semi|Anti/.test(p.kind);
+      map.set(n, { decision: pa.decision || DECISIONS.test(p.kind), stopsEarly: pa.stopsEarly || stops || subplan });
+    }
+    aboveCache.set(ctx, map);
   }
-  return false;
+  return map.get(node) ?? { decision: false, stopsEarly: false };
+}
+
+function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
+  return above(ctx, node).decision;
 }
 
 /**
@@ -515,14 +545,7 @@ function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
  * actual rows are what was pulled, so fewer actual rows are not a misestimate.
  */
 function mayStopEarly(ctx: Ctx, node: PlanNode): boolean {
-  let child = node;
-  for (let p = parentOf(ctx, node); p; child = p, p = parentOf(ctx, p)) {
-    if (p.kind === 'Limit' || p.kind === 'Merge Join') return true;
-    if (p.kind === 'WindowAgg' && condition(p, 'Run Condition')) return true;
-    if (/Semi|Anti/i.test(p.details.joinType ?? '') || /Semi|Anti/.test(p.kind)) return true;
-    if (child.role === 'SubPlan' || child.role === 'InitPlan' || child.details.parentRelationship === 'SubPlan' || child.details.parentRelationship === 'InitPlan') return true;
-  }
-  return false;
+  return above(ctx, node).stopsEarly;
 }
 
 function neverExecuted(ctx: Ctx, node: PlanNode): Scored | undefined {
