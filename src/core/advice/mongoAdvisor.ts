@@ -75,6 +75,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
       rule: 'match-first',
       description: `The $match at stage ${hm.stageIndex + 1} filters on ${renamed}, a field an earlier stage renamed, so the optimizer cannot move it before that stage and the collection is scanned. Matching on the original path first lets an index serve it.`,
       text: aggregateText(shape.collection, hm.rewritten),
+      structured: { collection: shape.collection, operation: 'aggregate', pipeline: hm.rewritten },
       caveat: 'Equivalent when the renamed path holds a single value per document; if it runs through arrays, the stage turned it into an array of values and the two forms can return different documents, so check the results.',
     };
     allRewrites.push(rewrite);
@@ -314,6 +315,8 @@ function candidatesFor(ctx: Context): Candidate[] {
     if (scan.decided === 'above') {
       const none = noneCandidate(ctx, `Fewer than ${Math.round(COLLSCAN_SHARE * 100)}% of documents would need to match for an index to read less than a collection scan; here about ${pct(scan.observed!, stats!.total!)} do.`);
       none.conditions.push(scan);
+      const scanEst = estimateFit('collscan', shape, preds, stats);
+      if (scanEst) none.est = scanEst;
       ranked = [none, ...ranked];
     }
   }
@@ -575,6 +578,7 @@ function keysetRewrite(shape: MongoShape): Rewrite | undefined {
     rule: 'keyset',
     description: `skip(${shape.skip}) still examines the ${shape.skip} index keys it skips, so every page costs more than the one before. Keyset pagination starts after the last sort key of the previous page and reads only the page.`,
     text: findText(shape.collection, filter, sortDoc, shape.limit),
+    structured: { collection: shape.collection, operation: 'find', filter, sort: sortDoc, ...(shape.limit !== undefined ? { limit: shape.limit } : {}) },
     parameters: names.map((n, i) => `${n}: the ${sort[i]!.path} of the last document of the previous page`),
     ...(unique ? {} : { caveat: `If ${sort.map((s) => s.path).join(', ')} can repeat, add _id as the last sort key (and to the condition) so no document is skipped or shown twice between pages.` }),
   };
@@ -602,6 +606,7 @@ function elemMatchRewrite(shape: MongoShape, preds: readonly MongoPredicate[], l
     rule: 'elem-match',
     description: `If one element of ${arr} must satisfy ${group.map((p) => p.path).join(' and ')} together, say so with $elemMatch: the bounds then combine and an index {${keys}} reads only matching elements.`,
     text: findText(shape.collection, filter, sortDoc, shape.limit),
+    structured: { collection: shape.collection, operation: 'find', filter, ...(sortDoc ? { sort: sortDoc } : {}), ...(shape.limit !== undefined ? { limit: shape.limit } : {}) },
     caveat: `Not the same query: without $elemMatch the conditions may be met by different elements of ${arr}. Use it only if that is what you meant.`,
   };
 }

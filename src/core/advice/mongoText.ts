@@ -8,7 +8,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A key as the shell accepts it unquoted, else double-quoted. */
 export function shellKey(key: string): string {
-  return IDENTIFIER.test(key) && !key.startsWith('$') ? key : JSON.stringify(key);
+  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
 }
 
 /** `db.name` when the name is a plain identifier, `db.getCollection("name")` otherwise. */

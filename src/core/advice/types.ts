@@ -211,6 +211,8 @@ export interface Rewrite {
   parameters?: string[];
   /** What to check before using it (semantics that may differ). */
   caveat?: string;
+  /** MongoDB: the rewritten query in structured form (parameters as {$placeholder: name}), ready to explain. */
+  structured?: MongoQueryInput;
 }
 
 /** Figures the advisor estimated from statistics; absent without statistics. */
