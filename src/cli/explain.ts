@@ -1,6 +1,82 @@
-// `qpi explain`: placeholder until the adapters land; refuses in one sentence.
-import type { Io } from './main';
-export async function runExplain(_flags: Map<string, string | true>, io: Io): Promise<number> {
-  io.stderr('qpi explain is not available in this build yet.\n');
-  return 2;
+// `qpi explain --uri URI --query TEXT`: explain on a live server through the adapters, then report on
+// the plan exactly like `qpi analyze`. The password may come from the URI or from QPI_PASSWORD (so it
+// stays out of shell history); it never appears in any output.
+
+import { explainMongo } from '../adapters/mongodb';
+import { explainPostgres } from '../adapters/postgres';
+import { isAdapterError } from '../adapters/errors';
+import type { ExplainResult } from '../adapters/types';
+import { parseMongoQuery, type ExplainVerbosity } from '../core/query/mongoShell';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, report, type Io } from './main';
+
+const VERBOSITIES: readonly ExplainVerbosity[] = ['queryPlanner', 'executionStats', 'allPlansExecution'];
+
+export function engineOfUri(uri: string): 'mongodb' | 'postgres' | undefined {
+  if (/^mongodb(\+srv)?:\/\//i.test(uri)) return 'mongodb';
+  if (/^postgres(ql)?:\/\//i.test(uri)) return 'postgres';
+  return undefined;
+}
+
+export async function runExplain(flags: Map<string, string | true>, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const uri = flags.get('--uri');
+  const query = flags.get('--query');
+  if (typeof uri !== 'string' || typeof query !== 'string') {
+    io.stderr('qpi explain needs --uri URI and --query TEXT.\n');
+    return EXIT_USAGE;
+  }
+  const engine = engineOfUri(uri);
+  if (engine === undefined) {
+    io.stderr('The URI must start with mongodb://, mongodb+srv://, postgres:// or postgresql://.\n');
+    return EXIT_USAGE;
+  }
+  const timeoutRaw = flags.get('--timeout-ms');
+  const timeoutMs = typeof timeoutRaw === 'string' ? Number(timeoutRaw) : 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    io.stderr('--timeout-ms must be a positive number of milliseconds.\n');
+    return EXIT_USAGE;
+  }
+  const password = env.QPI_PASSWORD || undefined;
+  // Ctrl-C stops the work on the server, not only the wait.
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  let result: ExplainResult;
+  try {
+    if (engine === 'mongodb') {
+      const parsed = parseMongoQuery(query);
+      if (!parsed.ok) {
+        io.stderr(`${parsed.error}\n`);
+        return EXIT_REFUSED;
+      }
+      const v = flags.get('--verbosity');
+      if (v !== undefined && !VERBOSITIES.includes(v as ExplainVerbosity)) {
+        io.stderr(`--verbosity must be one of ${VERBOSITIES.join(', ')}.\n`);
+        return EXIT_USAGE;
+      }
+      result = await explainMongo(
+        { uri, ...(password ? { password } : {}), appName: 'qpi' },
+        parsed.command,
+        { timeoutMs, signal: abort.signal, allowWrites: flags.has('--allow-write-stages'), ...(v ? { verbosity: v as ExplainVerbosity } : {}) },
+      );
+    } else {
+      result = await explainPostgres({ uri, ...(password ? { password } : {}), applicationName: 'qpi' }, query, {
+        analyze: flags.has('--analyze'),
+        buffers: flags.has('--buffers'),
+        settings: flags.has('--settings'),
+        timeoutMs,
+        signal: abort.signal,
+      });
+    }
+  } catch (err) {
+    if (isAdapterError(err)) {
+      io.stderr(`${err.message}\n`);
+      return EXIT_REFUSED;
+    }
+    throw err;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  for (const note of result.notes) io.stderr(`note: ${note}\n`);
+  const code = report(result.rawText, `${engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} ${result.serverVersion}`, flags.has('--json'), io);
+  return code === EXIT_OK ? EXIT_OK : code;
 }
