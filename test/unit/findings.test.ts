@@ -240,6 +240,14 @@ describe('findings: MongoDB rules on constructed trees', () => {
     assert.ok(fs.some((f) => f.code === 'mongo.efficient'));
   });
 
+  it('documents examined and dropped by a stage without its own rule are a docs-examined ratio', () => {
+    const text = n('TEXT_MATCH', { rowsReturned: 40, docsExamined: 4_000 }, {}, [n('IXSCAN', { rowsReturned: 4_000, keysExamined: 4_000, seeks: 1 })]);
+    const f = one(analyze(plan('mongodb', text, { keysExamined: 4_000, docsExamined: 4_000, nReturned: 40 })), 'mongo.docs-examined-ratio');
+    assert.equal(f.nodeId, text.id);
+    assert.equal(f.severity, 'medium');
+    assert.deepEqual([f.numbers['docsExamined'], f.numbers['returned']], [4_000, 40]);
+  });
+
   it('queryPlanner output: a COLLSCAN with a filter is medium and the missing statistics are said', () => {
     const p = plan('mongodb', n('COLLSCAN', {}, { filter: { a: { $eq: 1 } } }), {});
     const fs = analyze(p);
@@ -373,6 +381,16 @@ describe('findings: PostgreSQL rules on constructed trees', () => {
     const fs = analyze(p);
     assert.deepEqual(codes(fs), ['pg.efficient']);
     assert.equal(summarize(p, fs), 'Efficient: no wasted work found — 20 rows, 0.023 ms, 23 buffers.');
+  });
+
+  it('JIT compiling longer than the query runs, and planning longer than execution', () => {
+    const scan = n('Seq Scan', { rowsReturned: 10, loops: 1, inclusiveTimeMs: 2 }, { relationName: 't' });
+    const p = plan('postgres', scan, { executionTimeMs: 150, planningTimeMs: 400 }, { postgres: { analyzed: true, jit: { functions: 4, timingMs: { Total: 120 } } } });
+    const fs = analyze(p);
+    const jit = one(fs, 'pg.jit-time');
+    assert.equal(jit.severity, 'medium');
+    assert.match(jit.message, /JIT compilation took 120 ms of the 150 ms execution \(80%\)/);
+    assert.deepEqual(one(fs, 'pg.planning-time').numbers, { planningMs: 400, executionMs: 150 });
   });
 
   it('a plan without ANALYZE says so and still flags a filtered sequential scan', () => {
