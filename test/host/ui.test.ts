@@ -24,10 +24,12 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
   before(async function () {
     assert.ok(URL_ && WS && EXT, 'run through scripts/host.mjs: QPI_HOST_URL, QPI_HOST_WS and QPI_HOST_EXT are not set');
     assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
+    rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
     ctx = await chromium.launchPersistentContext(udd, { executablePath: process.env.QPI_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS, viewport: { width: 1500, height: 900 } });
     page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.setDefaultTimeout(30_000);
     page.on('pageerror', (e) => errors.push(e.message));
     // The extension is loaded from the repository as a development extension, the way the in-host
     // tests load it (code-server honours the payload with --vscode-option enable-smoke-test-driver).
@@ -36,6 +38,10 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await page.goto(`${URL_}/?folder=${encodeURIComponent(WS!)}&payload=${encodeURIComponent(payload)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await page.getByRole('treeitem', { name: /orders\.sql/ }).waitFor({ timeout: 90_000 });
+    // The extension's contributions are registered once its host has started; its view container in
+    // the activity bar says so.
+    await page.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Query Plan Inspector"]') }).first().waitFor({ timeout: 90_000 })
+      .catch(() => page.locator('.activitybar [aria-label^="Query Plan Inspector"]').first().waitFor({ timeout: 30_000 }));
   });
 
   after(async () => {
@@ -47,12 +53,24 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(SHOTS, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`) });
   });
 
+  /** Runs a command from the palette; retries while the command is not listed yet (the host may still be starting). */
   async function palette(command: string): Promise<void> {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`>${command}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().click();
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(`>${command}`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first();
+      try {
+        await row.waitFor({ timeout: 3_000 });
+        await row.click();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
   }
 
   async function pick(label: string | RegExp): Promise<void> {
