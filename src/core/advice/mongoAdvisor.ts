@@ -570,7 +570,8 @@ function keysetRewrite(shape: MongoShape): Rewrite | undefined {
       }),
     };
   }
-  const simple = sort.length === 1 && !(sort[0]!.path in shape.filter) && !('$or' in shape.filter);
+  // Merge into the filter when no key collides; otherwise AND the two documents.
+  const simple = Object.keys(page).every((k) => !(k in shape.filter));
   const filter: MongoDoc = Object.keys(shape.filter).length === 0 ? page : simple ? { ...shape.filter, ...page } : { $and: [shape.filter, page] };
   const sortDoc: MongoDoc = Object.fromEntries(sort.map((s) => [s.path, s.direction]));
   const unique = sort.some((s) => s.path === '_id');

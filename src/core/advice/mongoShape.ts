@@ -99,6 +99,9 @@ export function mongoShape(query: MongoQueryInput): MongoShapeResult {
   if (query.filter !== undefined && query.filter !== null && !isPlainObject(query.filter)) {
     return { ok: false, refusal: 'The filter is not a document.' };
   }
+  if (typeof filter['$placeholder'] === 'string') {
+    return { ok: false, refusal: `The filter is the variable ${filter['$placeholder']}, so the fields it tests are unknown here.` };
+  }
   let sort = isPlainObject(query.sort) ? query.sort : undefined;
   let projection = isPlainObject(query.projection) ? query.projection : undefined;
   let limit = positiveNumber(query.limit);
