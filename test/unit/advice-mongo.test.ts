@@ -172,7 +172,8 @@ describe('advice: MongoDB existing indexes', () => {
   const q: MongoQueryInput = { collection: 'c', filter: { e: 42, r: { $gt: 10 } }, sort: { s: 1 }, limit: 10 };
 
   it('keeps an existing index the ideal one is a prefix of, or its mirror image', () => {
-    for (const key of [{ e: 1, s: 1, r: 1, x: 1 }, { e: -1, s: -1, r: -1 }]) {
+    const keys: Record<string, number>[] = [{ e: 1, s: 1, r: 1, x: 1 }, { e: -1, s: -1, r: -1 }];
+    for (const key of keys) {
       const a = adviseMongo(q, { existing: [{ name: '_id_', key: { _id: 1 } }, { name: 'ix', key }] });
       const s = a.suggestions[0]!;
       assert.equal(s.action, 'keep', JSON.stringify(key));
@@ -205,6 +206,18 @@ describe('advice: MongoDB existing indexes', () => {
   it('does not count a partial index whose filter the query does not imply, nor a hidden one', () => {
     const a = adviseMongo(q, { existing: [{ name: 'p', key: { e: 1, s: 1, r: 1 }, partialFilterExpression: { status: 'A' } }, { name: 'h', key: { e: 1, s: 1, r: 1 }, hidden: true }] });
     assert.equal(a.suggestions[0]!.action, 'create');
+  });
+
+  it('orders equality fields so the new index extends an existing one', () => {
+    const a = adviseMongo({ collection: 'c', filter: { tenant: 7, status: 'x' }, sort: { created: -1 } }, { existing: [{ name: 'status_1', key: { status: 1 } }] });
+    assert.deepEqual(pattern(a.suggestions[0]), { status: 1, tenant: 1, created: -1 });
+    assert.deepEqual(a.suggestions[0]!.replaces, ['status_1']);
+  });
+
+  it('never puts two parallel arrays in one compound index', () => {
+    const a = adviseMongo({ collection: 'c', filter: { tags: 'x', 'sizes.v': 3 } }, { stats: { arrays: ['tags', 'sizes'] } });
+    assert.deepEqual(pattern(a.suggestions[0]), { tags: 1 });
+    assert.ok(a.notes.some((n) => /parallel arrays/.test(n)));
   });
 
   it('reads multikey paths from existing indexes to keep array siblings apart', () => {

@@ -44,6 +44,8 @@ interface Context extends FitContext {
   preds: MongoPredicate[];
   stats?: MongoStats;
   notes: string[];
+  /** Key patterns of the existing indexes, to order equality fields so a new index extends one. */
+  existingKeys: MongoIndexKey[][];
 }
 
 /** Advice for one MongoDB query. Never throws on bad input: an unreadable query gets a refusal sentence. */
@@ -81,7 +83,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
     allRewrites.push(rewrite);
     const moved = mongoShape({ collection: shape.collection, operation: 'aggregate', pipeline: hm.rewritten });
     if (!moved.ok) continue;
-    const ctx = context(moved.shape, moved.shape.predicates, arrays, options.stats, notes);
+    const ctx = context(moved.shape, moved.shape.predicates, arrays, options.stats, notes, existing);
     for (const c of candidatesFor(ctx)) {
       c.servesAsWritten = false;
       c.rewrites = [rewrite, ...c.rewrites];
@@ -95,7 +97,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
   const main: Candidate[] = [];
   for (const [b, branch] of branches.entries()) {
     const preds = [...shape.predicates, ...branch];
-    const ctx = context(shape, preds, arrays, options.stats, notes);
+    const ctx = context(shape, preds, arrays, options.stats, notes, existing);
     let cands = candidatesFor(ctx);
     if (shape.orBranches.length > 0) {
       cands = cands.filter((c) => c.rule !== 'collection-scan');
@@ -126,8 +128,9 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
   return advice;
 }
 
-function context(shape: MongoShape, preds: MongoPredicate[], arrays: Set<string>, stats: MongoStats | undefined, notes: string[]): Context {
-  const ctx: Context = { shape, preds, arrays, notes };
+function context(shape: MongoShape, preds: MongoPredicate[], arrays: Set<string>, stats: MongoStats | undefined, notes: string[], existing: ExistingMongoIndex[] = []): Context {
+  const exKeys = existing.map(existingKeys).filter((k): k is MongoIndexKey[] => k !== undefined);
+  const ctx: Context = { shape, preds, arrays, notes, existingKeys: exKeys };
   if (stats) ctx.stats = stats;
   return ctx;
 }
@@ -206,7 +209,7 @@ function candidatesFor(ctx: Context): Candidate[] {
       ctx.notes.push(`The $in on ${p.path} lists ${p.values} values: with the sort, more than ${MAX_SCANS_TO_EXPLODE} point combinations cannot be merged in order, so it is placed after the sort fields, like a range.`);
     }
   }
-  const E = [...eqs, ...exploded.filter((p) => !sortPaths.has(p.path))];
+  const E = orderEqualities([...eqs, ...exploded.filter((p) => !sortPaths.has(p.path))], ctx);
   const rangePreds = usable.filter((p) => p.kind === 'range' && !sortPaths.has(p.path));
   const R = [...notExploded, ...orderRanges(rangePreds, ctx)];
   const S = sort;
@@ -218,6 +221,8 @@ function candidatesFor(ctx: Context): Candidate[] {
   if (shape.distinctField !== undefined && !esrKeys.some((k) => k.field === shape.distinctField)) {
     esrKeys = dedupeKeys([...eKeys, { field: shape.distinctField, direction: 1 }, ...sKeys, ...rKeys]);
   }
+
+  esrKeys = withoutParallelArrays(esrKeys, ctx);
 
   if (esrKeys.length === 0) {
     out.push(noneCandidate(ctx, shape.operation === 'count' && preds.length === 0
@@ -321,6 +326,44 @@ function candidatesFor(ctx: Context): Candidate[] {
     }
   }
   return ranked;
+}
+
+/**
+ * Equality fields read the same keys in any order (measured: all orders tie), so the order is chosen for
+ * reuse: first the fields an existing index starts with, so the new index extends it; then, with
+ * statistics, the most selective first, so the index's own prefixes stay useful to other queries.
+ */
+function orderEqualities(E: MongoPredicate[], ctx: Context): MongoPredicate[] {
+  let lead: string[] = [];
+  for (const keys of ctx.existingKeys) {
+    const prefix: string[] = [];
+    for (const k of keys) {
+      if (!E.some((p) => p.path === k.field && p.kind === 'equality')) break;
+      prefix.push(k.field);
+    }
+    if (prefix.length > lead.length) lead = prefix;
+  }
+  const rest = E.filter((p) => !lead.includes(p.path));
+  const sel = (p: MongoPredicate) => selectivity([p.path], ctx.preds, ctx.stats);
+  const sorted = rest.every((p) => sel(p) !== undefined) ? [...rest].sort((a, b) => sel(a)! - sel(b)!) : rest;
+  return [...lead.map((f) => E.find((p) => p.path === f)!), ...sorted];
+}
+
+/** MongoDB cannot build a compound index over two different arrays: keep the first array path only. */
+function withoutParallelArrays(keys: MongoIndexKey[], ctx: Context): MongoIndexKey[] {
+  const seen: string[] = [];
+  const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  return keys.filter((k) => {
+    const arr = arrayOf(k.field, ctx.arrays);
+    if (arr === undefined) return true;
+    const clash = seen.find((s) => !related(s, arr));
+    if (clash === undefined) {
+      seen.push(arr);
+      return true;
+    }
+    ctx.notes.push(`${k.field} is left out of the index: ${clash} and ${arr} both hold arrays, and MongoDB cannot index two parallel arrays in one compound index.`);
+    return false;
+  });
 }
 
 function kindOrder(p: MongoPredicate): number {

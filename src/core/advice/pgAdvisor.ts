@@ -73,7 +73,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
     advice.shapes.push(...summaries(shape));
     advice.notes.push(...shape.notes);
     advice.warnings.push(...shape.warnings);
-    candidates.push(...shapeCandidates(shape, options.stats, advice.notes));
+    candidates.push(...shapeCandidates(shape, options.stats, advice.notes, existing));
   }
   const suggestions = candidates.map((c) => toSuggestion(c));
   applyExisting(suggestions, candidates, shapes, existing);
@@ -96,7 +96,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
 
 // ---- candidates per shape -----------------------------------------------------------------------------
 
-function shapeCandidates(shape: PgShape, stats: PgStats | undefined, notes: string[]): PgCandidate[] {
+function shapeCandidates(shape: PgShape, stats: PgStats | undefined, notes: string[], existing: ExistingPgIndex[]): PgCandidate[] {
   const semi: PgCandidate[] = [];
   const driving: PgCandidate[] = [];
   const others: PgCandidate[] = [];
@@ -122,7 +122,7 @@ function shapeCandidates(shape: PgShape, stats: PgStats | undefined, notes: stri
       if (c) others.push(c);
       continue;
     }
-    driving.push(...tableCandidates(shape, table.key, table.name, table.schema, preds, order, tstats, notes, single));
+    driving.push(...tableCandidates(shape, table.key, table.name, table.schema, preds, order, tstats, notes, single, existing.filter((ix) => ix.table === table.name)));
   }
   // A filtered subquery side first: its index serves every join strategy. The driving table's order index
   // helps only when the rows that pass the semi-join are spread evenly along the order.
@@ -196,7 +196,7 @@ function joinCandidate(shape: PgShape, key: string, name: string, schema: string
 }
 
 function tableCandidates(shape: PgShape, key: string, name: string, schema: string | undefined, preds: PgPredicate[], order: PgOrder[],
-  stats: PgTableStats | undefined, notes: string[], single: boolean): PgCandidate[] {
+  stats: PgTableStats | undefined, notes: string[], single: boolean, existing: ExistingPgIndex[]): PgCandidate[] {
   const out: PgCandidate[] = [];
   const sortCols = new Set(order.map((o) => o.column));
   const eq = preds.filter((p) => p.kind === 'equality' && !sortCols.has(p.column));
@@ -208,7 +208,7 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
   const insAsRange = sort.length === 0 ? [] : ins.filter((p) => !sortCols.has(p.column));
   const ranges = preds.filter((p) => p.kind === 'range' && !sortCols.has(p.column));
   const R = [...insAsRange, ...orderRanges(ranges, stats)];
-  const E = [...eq, ...insAsEq];
+  const E = reuseOrder([...eq, ...insAsEq], existing);
   const gin = preds.filter((p) => p.kind === 'gin');
   const sKeys = sort.map((o) => keyOf(o, o.desc, o.nullsFirst));
   const keys = dedupe([...E.map((p) => keyOf(p)), ...sKeys, ...R.map((p) => keyOf(p))]);
@@ -308,7 +308,7 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
     }
 
     // OFFSET: keyset pagination reads only the page.
-    if (shape.offset !== undefined && sort.length > 0) {
+    if ((shape.offset !== undefined || shape.offsetParam !== undefined) && sort.length > 0) {
       const rw = keysetRewrite(shape, order);
       if (rw) esr.rewrites.push(rw);
       const deep = offsetDecision(shape, stats);
@@ -316,7 +316,7 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
       if (deep.asWritten === false && rw) {
         esr.servesAsWritten = false;
         esr.ruleText = `With keyset pagination: ${esr.ruleText}`;
-        esr.tradeOff = `As written, OFFSET ${shape.offset} makes any index read ${shape.offset + (shape.limit ?? 0)} rows in order and throw ${shape.offset} away: past about the table's page count a sequential scan and a top-N sort read less. With the keyset rewrite the same index reads only the page.`;
+        esr.tradeOff = `As written, OFFSET ${shape.offset ?? 0} makes any index read ${(shape.offset ?? 0) + (shape.limit ?? 0)} rows in order and throw ${shape.offset ?? 0} away: past about the table's page count a sequential scan and a top-N sort read less. With the keyset rewrite the same index reads only the page.`;
       }
     }
 
@@ -371,6 +371,22 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
     }
   }
   return out;
+}
+
+/** Equality columns in any order read the same rows: start with those an existing index starts with. */
+function reuseOrder(E: PgPredicate[], existing: ExistingPgIndex[]): PgPredicate[] {
+  let lead: string[] = [];
+  for (const ix of existing) {
+    if (ix.predicate || (ix.method ?? 'btree') !== 'btree') continue;
+    const prefix: string[] = [];
+    for (const c of ix.columns) {
+      const name = c.column ?? c.expression;
+      if (name === undefined || !E.some((p) => p.column === name && p.kind === 'equality')) break;
+      prefix.push(name);
+    }
+    if (prefix.length > lead.length) lead = prefix;
+  }
+  return [...lead.map((c) => E.find((p) => p.column === c)!), ...E.filter((p) => !lead.includes(p.column))];
 }
 
 function orderRanges(ranges: PgPredicate[], stats: PgTableStats | undefined): PgPredicate[] {
@@ -501,7 +517,20 @@ function seqScanCondition(best: PgCandidate, shape: PgShape, preds: PgPredicate[
 }
 
 function offsetDecision(shape: PgShape, stats: PgTableStats | undefined): { condition: DecidingCondition; asWritten: boolean } {
-  const offset = shape.offset ?? 0;
+  if (shape.offset === undefined) {
+    const param = shape.offsetParam ?? '?';
+    return {
+      condition: {
+        quantity: `rows read and discarded by OFFSET ${param}`,
+        formula: "the table's page count (pg_class.relpages)",
+        below: 'the index serves the query as written',
+        above: 'keyset pagination (the index alone reads every skipped row)',
+        text: `OFFSET ${param} is only known at run time: every page reads all the rows before it, so deep pages cost the most; past about the table's page count a sequential scan reads less. Keyset pagination reads only the page at any depth.`,
+      },
+      asWritten: true,
+    };
+  }
+  const offset = shape.offset;
   const read = offset + (shape.limit ?? 0);
   const pages = stats?.pages;
   const cond: DecidingCondition = {
@@ -698,10 +727,10 @@ function keysetRewrite(shape: PgShape, order: readonly PgOrder[]): Rewrite | und
   text = text.replace(/[ \t]+$/gm, '').trim();
   return {
     rule: 'keyset',
-    description: `OFFSET ${shape.offset} reads and discards ${shape.offset} rows on every call, so deep pages cost the most. Keyset pagination continues after the last row of the previous page and reads only the page, at any depth, through the same index.`,
+    description: `OFFSET ${shape.offset ?? shape.offsetParam ?? ''} reads and discards every row before the page on every call, so deep pages cost the most. Keyset pagination continues after the last row of the previous page and reads only the page, at any depth, through the same index.`,
     text,
     parameters: order.map((o, i) => `${params[i]}: the ${o.column} of the last row of the previous page`),
-    caveat: `The ORDER BY must be unique to page without gaps or repeats: add the primary key as its last column (and to the comparison) if ${order.map((o) => o.column).join(', ')} can repeat. Rows with NULL in a sort column are never reached by the comparison.`,
+    caveat: `${shape.offsetParam !== undefined ? `The OFFSET parameter ${shape.offsetParam} is gone: renumber the parameters or stop passing it. ` : ''}The ORDER BY must be unique to page without gaps or repeats: add the primary key as its last column (and to the comparison) if ${order.map((o) => o.column).join(', ')} can repeat. Rows with NULL in a sort column are never reached by the comparison.`,
   };
 }
 
