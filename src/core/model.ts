@@ -94,9 +94,11 @@ export interface NodeMetrics {
   actualStartupTimeMs?: number;
   /** Actual total time per loop as printed. */
   actualTotalTimeMs?: number;
+  /** "Rows Removed by ..." as printed: an average per loop (multiply by loops for the total). */
   rowsRemovedByFilter?: number;
   rowsRemovedByJoinFilter?: number;
   rowsRemovedByIndexRecheck?: number;
+  /** Heap Fetches and Index Searches are totals over all loops, as printed. */
   heapFetches?: number;
   indexSearches?: number;
   buffers?: Buffers;

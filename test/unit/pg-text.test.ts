@@ -262,6 +262,45 @@ describe('PostgreSQL text plans as pasted', () => {
     assert.deepEqual(p.warnings, []);
   });
 
+  it('reads the detail lines added in 17 and 18', () => {
+    const p = ok(
+      [
+        'Nested Loop  (cost=0.29..20.00 rows=10 width=8) (actual time=0.050..0.300 rows=10.00 loops=1)',
+        '  Buffers: shared hit=25',
+        '  WAL: records=3 fpi=1 bytes=512 buffers full=2',
+        '  ->  Seq Scan on a  (cost=0.00..1.10 rows=10 width=4) (actual time=0.010..0.020 rows=10.00 loops=1)',
+        '        Disabled: true',
+        '        Buffers: shared hit=1',
+        '  ->  Memoize  (cost=0.30..2.00 rows=1 width=4) (actual time=0.020..0.020 rows=1.00 loops=10)',
+        '        Cache Key: a.x',
+        '        Cache Mode: logical',
+        '        Hits: 7  Misses: 3  Evictions: 0  Overflows: 0  Memory Usage: 1kB',
+        '        Buffers: shared hit=24',
+        '        ->  Index Scan using b_pkey on b  (cost=0.29..1.90 rows=1 width=4) (actual time=0.010..0.010 rows=1.00 loops=3)',
+        '              Index Cond: (x = a.x)',
+        '              Index Searches: 3',
+        '              Buffers: shared hit=24',
+        'Planning Time: 0.100 ms',
+        'Serialization: time=0.010 ms  output=1kB  format=text',
+        'Execution Time: 0.400 ms',
+      ].join('\n'),
+    );
+    assert.deepEqual([p.root.metrics.walRecords, p.root.metrics.walFpi, p.root.metrics.walBytes, p.root.raw['WAL Buffers Full']], [3, 1, 512, 2]);
+    assert.equal(p.nodes[1]!.raw.Disabled, true);
+    const memo = p.nodes[2]!;
+    assert.deepEqual([memo.raw['Cache Hits'], memo.raw['Cache Misses'], memo.metrics.peakMemoryKb, memo.details.conditions?.['Cache Key']], [7, 3, 1, 'a.x']);
+    assert.deepEqual([p.nodes[3]!.metrics.indexSearches, p.nodes[3]!.metrics.rowsReturned], [3, 3]);
+    assert.deepEqual(p.postgres?.serialization, { Time: 0.01, 'Output Volume': 1, Format: 'text' });
+    assert.deepEqual(p.warnings, []);
+  });
+
+  it('reads deep indentation in linear time', () => {
+    const started = Date.now();
+    const p = ok(`Limit  (cost=0.00..1.00 rows=1 width=4)\n${' '.repeat(200000)}->  Result  (cost=0.00..0.01 rows=1 width=4)`);
+    assert.equal(p.nodes.length, 2);
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  });
+
   it('never throws, whatever prefix of a real plan it is given', function () {
     this.timeout(60000);
     const texts = readdirSync(CORPUS)

@@ -12,7 +12,7 @@ export function isObj(v: unknown): v is Doc {
 /** A number from a JSON number or a numeric string (YAML, XML and text give strings). */
 export function num(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) return Number(v);
+  if (typeof v === 'string' && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(v)) return Number(v);
   return undefined;
 }
 

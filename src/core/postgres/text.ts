@@ -61,7 +61,7 @@ const FOOTER_ROWS = /^\((\d+) [^\s()]+\)$/;
 const LOG_RECORD = /^\S.*\b(LOG|ERROR|WARNING|STATEMENT|DETAIL|HINT|CONTEXT|NOTICE|INFO|FATAL|PANIC|DEBUG\d?):\s/;
 
 function prepare(input: string, warnings: string[]): Prepared {
-  let lines: RawLine[] = input.split(/\r\n|\r|\n/).map((s, i) => ({ no: i + 1, s: expandLeadingTabs(s).replace(/\s+$/, '') }));
+  let lines: RawLine[] = input.split(/\r\n|\r|\n/).map((s, i) => ({ no: i + 1, s: expandLeadingTabs(s).trimEnd() }));
   const nonEmpty = (ls: RawLine[]): RawLine[] => ls.filter((l) => l.s.trim() !== '');
   if (nonEmpty(lines).length === 0) return { kind: 'refusal', refusal: 'The input is empty: paste or open an explain output.' };
 
@@ -79,7 +79,7 @@ function prepare(input: string, warnings: string[]): Prepared {
   if (lines.some((l) => /^QUERY PLAN\s*\| ?/.test(l.s.trimStart()))) {
     lines = lines
       .filter((l) => !/^-\[ RECORD \d+ \]/.test(l.s.trim()))
-      .map((l) => ({ no: l.no, s: l.s.replace(/^\s*(QUERY PLAN)?\s*\| ?/, '') }));
+      .map((l) => ({ no: l.no, s: l.s.replace(/^\s*(?:QUERY PLAN\s*)?\| ?/, '') }));
   }
 
   // psql frames (border 2, ASCII or Unicode): drop the rules, strip the side bars.
@@ -89,7 +89,7 @@ function prepare(input: string, warnings: string[]): Prepared {
   if (framed > 0 && framed >= inner.length * 0.5) {
     lines = lines
       .filter((l) => !rule.test(l.s))
-      .map((l) => ({ no: l.no, s: l.s.replace(/^\s*[|│║] ?/, '').replace(/ ?[|│║]$/, '').replace(/\s+$/, '') }));
+      .map((l) => ({ no: l.no, s: l.s.replace(/^\s*[|│║] ?/, '').replace(/ ?[|│║]$/, '').trimEnd() }));
   }
 
   // psql header: everything up to the dashes under "QUERY PLAN" (prompts, the echoed statement) goes.
@@ -108,7 +108,7 @@ function prepare(input: string, warnings: string[]): Prepared {
   // psql aligned mode marks a value's inner newlines with a trailing "+" (a JSON plan in one cell).
   const plus = nonEmpty(lines).filter((l) => /\s\+$/.test(l.s)).length;
   if (plus > 0 && plus >= (nonEmpty(lines).length - 1) * 0.5) {
-    lines = lines.map((l) => ({ no: l.no, s: l.s.replace(/\s*\+$/, '') }));
+    lines = lines.map((l) => ({ no: l.no, s: /\s\+$/.test(l.s) ? l.s.slice(0, -1).trimEnd() : l.s }));
   }
 
   // auto_explain: "... LOG:  duration: 12.3 ms  plan:" then the plan, up to the next log record.
@@ -130,7 +130,7 @@ function prepare(input: string, warnings: string[]): Prepared {
   if (head.startsWith('[') || head.startsWith('{')) return { kind: 'delegate', format: 'json', body: head };
   if (head.startsWith('<')) return { kind: 'delegate', format: 'xml', body: head };
   // YAML: psql's list form, or auto_explain's mapping with "Query Text:" before "Plan:".
-  if (/^-\s+Plan:/.test(head) || (/^(- )?Plan:\s*$/m.test(head) && /^\s+Node Type:/m.test(head))) {
+  if (/^-\s+Plan:/.test(head) || (/^(- )?Plan:[ \t]*$/m.test(head) && /^[ \t]+Node Type:/m.test(head))) {
     return { kind: 'delegate', format: 'yaml', body };
   }
 
@@ -222,8 +222,8 @@ interface TNode {
   unparsed: string[];
 }
 
-const COST_RE = /\s+\(cost=(\d+\.?\d*)\.\.(\d+\.?\d*) rows=(\d+\.?\d*) width=(\d+)\)$/;
-const ACTUAL_RE = /\s+\((?:actual (?:time=(\d+\.?\d*)\.\.(\d+\.?\d*) )?rows=(\d+\.?\d*) loops=(\d+)|(never executed))\)$/;
+const COST_RE = /\s+\(cost=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) rows=(\d+(?:\.\d+)?) width=(\d+)\)$/;
+const ACTUAL_RE = /\s+\((?:actual (?:time=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) )?rows=(\d+(?:\.\d+)?) loops=(\d+)|(never executed))\)$/;
 const NODE_START =
   /^(Parallel |Async )*(Seq Scan|Sample Scan|Index Scan|Index Only Scan|Bitmap Index Scan|Bitmap Heap Scan|Tid Scan|Tid Range Scan|Subquery Scan|Function Scan|Table Function Scan|Values Scan|CTE Scan|Named Tuplestore Scan|WorkTable Scan|Foreign Scan|Foreign Insert|Foreign Update|Foreign Delete|Custom Scan|Result|ProjectSet|Insert|Update|Delete|Merge|Append|Merge Append|Recursive Union|BitmapAnd|BitmapOr|Nested Loop|Hash|Gather|Gather Merge|Materialize|Memoize|Sort|Incremental Sort|Group|Aggregate|GroupAggregate|HashAggregate|MixedAggregate|Partial|Finalize|WindowAgg|Unique|SetOp|HashSetOp|LockRows|Limit)\b/;
 const KEY_VALUE = /^([A-Za-z][A-Za-z0-9 /_-]*?):(?:\s+(.*))?$/;
@@ -843,7 +843,7 @@ function readIoTimingsText(value: string, target: Doc): string[] {
     const scope = m[1];
     const prefix = scope === 'temp' ? 'Temp I/O' : scope === 'shared' ? 'Shared I/O' : scope === 'local' ? 'Local I/O' : 'I/O';
     if (scope === 'shared/local') set.push('shared/local');
-    for (const [, op, n] of m[2]!.matchAll(/(read|write)=(\d+\.?\d*)/g)) {
+    for (const [, op, n] of m[2]!.matchAll(/(read|write)=(\d+(?:\.\d+)?)/g)) {
       const key = `${prefix} ${cap(op!)} Time`;
       target[key] = Number(n);
       set.push(key);
@@ -936,7 +936,7 @@ function readJitLine(key: string, value: string, jit: Doc): void {
   } else if (key === 'Timing') {
     const timing: Doc = {};
     for (const part of splitTopLevel(value)) {
-      const m = /^(\w+) (\d+\.?\d*) ms(?: \((\w+) (\d+\.?\d*) ms\))?$/.exec(part);
+      const m = /^(\w+) (\d+(?:\.\d+)?) ms(?: \((\w+) (\d+(?:\.\d+)?) ms\))?$/.exec(part);
       if (!m) continue;
       // From 17 the deform time is printed inside Generation, as the JSON format's Generation group.
       timing[m[1]!] = m[3] !== undefined ? { [m[3]]: Number(m[4]), Total: Number(m[2]) } : Number(m[2]);

@@ -55,7 +55,7 @@ export function parsePostgresXml(text: string): LoadResult {
 
 /** True when the document does not end with the closing </explain>. */
 function isCutShort(text: string): boolean {
-  return !/<\/(\w+:)?explain>\s*$/.test(text);
+  return !/<\/(\w+:)?explain>$/.test(text.trimEnd().slice(-64));
 }
 
 function asArray(v: unknown): unknown[] {

@@ -42,7 +42,7 @@ export function parsePostgresYaml(text: string): LoadResult {
  * without it has lost its tail.
  */
 function truncatedTree(text: string, value: unknown): string | undefined {
-  if (!Array.isArray(value) || !/^\s*Actual Loops:/m.test(text) || /^\s*Execution Time:/m.test(text)) return undefined;
+  if (!Array.isArray(value) || !/^[ \t]*Actual Loops:/m.test(text) || /^[ \t]*Execution Time:/m.test(text)) return undefined;
   const lines = text.split(/\r\n|\r|\n/);
   let lastNo = lines.length;
   while (lastNo > 0 && lines[lastNo - 1]!.trim() === '') lastNo--;
@@ -54,7 +54,7 @@ function truncatedTree(text: string, value: unknown): string | undefined {
 
 /** Query identifiers are 64-bit and lose digits as YAML numbers; the text keeps them exact. */
 function restoreQueryIdentifiers(text: string, value: unknown): void {
-  const ids = [...text.matchAll(/^\s*(?:-\s+)?Query Identifier:\s*(-?\d+)\s*$/gm)].map((m) => m[1]!);
+  const ids = [...text.matchAll(/^[ \t]*(?:-[ \t]+)?Query Identifier:[ \t]*(-?\d+)[ \t]*$/gm)].map((m) => m[1]!);
   const queries = Array.isArray(value) ? value : [value];
   let i = 0;
   for (const q of queries) {
