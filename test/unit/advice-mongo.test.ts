@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
@@ -258,5 +259,27 @@ describe('advice: from the shell-text reader', () => {
     const a = adviseMongo(m.query);
     assert.deepEqual(pattern(a.suggestions[0]), { a: 1, s: 1 });
     assert.ok(a.suggestions[0]!.conditions.some((c) => /at most 200 values/.test(c.text)));
+  });
+});
+
+describe('advice: MongoDB never throws on odd input', () => {
+  it('returns advice or a refusal for arbitrary filters, sorts and pipelines', () => {
+    const key = fc.constantFrom('a', 'b', 'c.d', '$or', '$and', '$in', '$gt', '$elemMatch', '$ne', '$regex', '$options', '$exists', '$nor', '$expr', '$placeholder', '$regularExpression', 'pattern', '$not', '$all', '$eq');
+    const val: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string(), fc.constant(null), fc.boolean(), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
+    })).v;
+    const stage = fc.dictionary(fc.constantFrom('$match', '$project', '$sort', '$limit', '$group', '$skip', '$addFields'), val, { maxKeys: 1 });
+    fc.assert(fc.property(fc.dictionary(key, val, { maxKeys: 5 }), fc.dictionary(key, fc.oneof(fc.constant(1), fc.constant(-1), val), { maxKeys: 3 }),
+      fc.array(stage, { maxLength: 4 }), fc.option(fc.integer()), (filter, sort, pipeline, limit) => {
+        const options = { stats: { total: 100, equality: 10, result: 3, arrays: ['c'] }, existing: [{ name: 'x', key: { a: 1, b: -1 } }] };
+        for (const q of [
+          { collection: 'c', filter, sort, limit, skip: limit, projection: sort },
+          { collection: 'c', operation: 'aggregate' as const, pipeline },
+        ] as MongoQueryInput[]) {
+          const a = adviseMongo(q, options);
+          assert.ok(a.refusal !== undefined || a.suggestions.length > 0);
+          assert.doesNotThrow(() => JSON.stringify(a));
+        }
+      }), { numRuns: Number(process.env['QPI_FUZZ_RUNS'] ?? 300) });
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModule, parseSync } from 'libpg-query';
@@ -194,5 +195,29 @@ describe('advice: PostgreSQL existing indexes', () => {
   it('keeps an existing index with the equality columns in another order', async () => {
     const a = await advisePostgres('SELECT * FROM t WHERE x = 1 AND y = 2', { existing: [{ name: 't_y_x', table: 't', columns: [{ column: 'y' }, { column: 'x' }] }] });
     assert.equal(a.suggestions[0]!.action, 'keep');
+  });
+});
+
+describe('advice: PostgreSQL never throws on odd input', () => {
+  it('returns advice or a refusal for generated statements and for noise', async () => {
+    const pred = fc.constantFrom('a = 1', 't.b > $1', 'c IN (1, 2)', "d LIKE 'x%'", 'e = ANY($2)', 'f IS NULL', "lower(g) = 'q'", '(h = 1 OR i = 2)',
+      "j @> '{}'", 'NOT k', 'EXISTS (SELECT 1 FROM u WHERE u.x = t.y AND u.z = 3)', 't.m IN (SELECT n FROM v WHERE w = 1)', 'a BETWEEN 1 AND 2', "o <> 'p'", 'q = r');
+    const from = fc.constantFrom('t', 't JOIN s ON s.id = t.sid', 't, s', 't LEFT JOIN s USING (k)', '(SELECT * FROM t) t', 't AS x');
+    const order = fc.constantFrom('', ' ORDER BY a', ' ORDER BY t.b DESC NULLS LAST, c', ' ORDER BY 1', ' ORDER BY lower(g)', ' ORDER BY s.z');
+    const tail = fc.constantFrom('', ' LIMIT 10', ' LIMIT $3 OFFSET 100', ' OFFSET 5000', ' LIMIT ALL', ' FOR UPDATE');
+    const stmt = fc.tuple(fc.constantFrom('SELECT *', 'SELECT a, b', 'UPDATE t SET a = 1', 'DELETE', 'WITH c AS (SELECT 1) SELECT *'), from, fc.array(pred, { maxLength: 4 }), order, tail)
+      .map(([head, f, ps, o, l]) => {
+        const where = ps.length > 0 ? ` WHERE ${ps.join(' AND ')}` : '';
+        if (head.startsWith('UPDATE')) return `${head}${where}`;
+        if (head === 'DELETE') return `DELETE FROM t${where}`;
+        return `${head} FROM ${f}${where}${o}${l}`;
+      });
+    await fc.assert(fc.asyncProperty(fc.oneof(stmt, fc.string({ maxLength: 40 })), async (sql) => {
+      const a = await advisePostgres(sql);
+      if (a.refusal !== undefined) assert.equal(a.suggestions.length, 0);
+      else assert.ok(a.shapes.length > 0);
+      assert.doesNotThrow(() => JSON.stringify(a));
+      for (const r of a.rewrites) assert.doesNotThrow(() => parseSync(r.text), `${sql} -> ${r.text}`);
+    }), { numRuns: Number(process.env['QPI_FUZZ_RUNS'] ?? 300) });
   });
 });

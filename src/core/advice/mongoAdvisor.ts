@@ -93,13 +93,18 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
     }
   }
 
-  const branches = shape.orBranches.length > 0 ? shape.orBranches : [[]];
+  let useBranches = shape.orBranches.length > 0;
+  if (useBranches && shape.orBranches.some((b) => !b.some((p) => p.kind !== 'unindexable'))) {
+    notes.push('A $or branch has no condition an index can bound, so the $or scans the collection whatever the indexes; the advice covers the conditions outside the $or.');
+    useBranches = false;
+  }
+  const branches = useBranches ? shape.orBranches : [[]];
   const main: Candidate[] = [];
   for (const [b, branch] of branches.entries()) {
     const preds = [...shape.predicates, ...branch];
     const ctx = context(shape, preds, arrays, options.stats, notes, existing);
     let cands = candidatesFor(ctx);
-    if (shape.orBranches.length > 0) {
+    if (useBranches) {
       cands = cands.filter((c) => c.rule !== 'collection-scan');
       for (const c of cands) {
         c.rule = 'or-branch';
