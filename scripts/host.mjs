@@ -192,6 +192,8 @@ async function runInHost() {
     const { format } = await import('node:util');
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const line = format(...(args ?? []));
+      // The workbench's own complaints (no extension gallery offline, no vsda) are noise here.
+      if (/\/static\/out\/vs\/|gallery|vsda/i.test(line)) return;
       console.log(/^\d+ passed, \d+ failed/.test(line) ? line : `  ${line}`);
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));

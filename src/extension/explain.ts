@@ -12,6 +12,7 @@ import { ENGINE_LABEL, type Bindings } from './connections/bindings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
 import type { ConnectionStore } from './connections/store';
 import { pickConnection } from './connections/ui';
+import { adviseOutcome, suggestionViews, verifier } from './advice';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
@@ -45,6 +46,8 @@ export interface ExplainSummary {
   durationMs: number;
   rolledBack: boolean;
   serverVersion?: string;
+  /** Titles of the index suggestions shown, best first. */
+  suggestions: string[];
 }
 
 interface Run {
@@ -277,10 +280,14 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   s.store.setState(spec.id, { kind: 'ok', ...(outcome.serverVersion ? { serverVersion: outcome.serverVersion } : {}), at: Date.now() });
   for (const note of outcome.notes) s.log.info(note);
   const findings = analyze(outcome.plan);
+  const advice = await adviseOutcome(s.log, query.engine, query.text, command, outcome);
+  const suggestions = suggestionViews(advice, query.engine);
+  for (const note of advice?.notes ?? []) s.log.info(`Advice: ${note}`);
+  s.panelHooks.verify = query.engine === 'postgres' ? verifier(s.log, s.gateway, uri, query.text, suggestions, opts.timeoutMs) : undefined;
   const key = RunHistory.key(query.engine, query.text);
   const previous = history.get(key).at(-1);
   history.add(key, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
-  PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
     void vscode.window.showInformationMessage(`The ${sqlVerb(query.text)} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed (sequences may have advanced).`);
@@ -294,7 +301,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   }
   const summary: ExplainSummary = {
     engine: query.engine, connection: spec.name, title, nodeCount: outcome.plan.nodes.length, rootKind: outcome.plan.root.kind,
-    findings: findings.map((f) => f.code), durationMs: outcome.durationMs, rolledBack: outcome.rolledBack === true,
+    findings: findings.map((f) => f.code), durationMs: outcome.durationMs, rolledBack: outcome.rolledBack === true, suggestions: suggestions.map((v) => v.title),
   };
   if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
   return summary;

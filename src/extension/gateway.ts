@@ -2,6 +2,7 @@
 // implementation is in adapterGateway.ts; keeping the extension's needs in this small interface keeps
 // the commands independent of driver details and lets tests substitute a gateway.
 
+import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
 import type { Plan } from '../core/model';
 import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
 import type { ConnectionEngine } from './connections/spec';
@@ -33,6 +34,17 @@ export interface ExplainOutcome {
   rolledBack?: boolean;
   /** Sentences the adapter wants the user to read (compatible-API server, verbosity lowered...). */
   notes: string[];
+  /** The indexes that exist on the collection / in the database, for the advisor (absent when listing failed). */
+  existing?: { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] };
+}
+
+/** The outcome of checking a suggested PostgreSQL index without building it for real. */
+export interface IndexCheck {
+  method: 'hypopg' | 'trial-index';
+  costBefore: number;
+  costAfter: number;
+  /** The index appears in the plan with it. */
+  used: boolean;
 }
 
 export interface RunningExplain {
@@ -50,4 +62,6 @@ export interface ServerInfo {
 export interface Gateway {
   test(engine: ConnectionEngine, uri: string, connectTimeoutMs: number): Promise<ServerInfo>;
   explain(request: ExplainRequest): RunningExplain;
+  /** PostgreSQL: plain EXPLAIN of the statement without and with a hypothetical (HypoPG) or rolled-back index. */
+  checkIndex(uri: string, sql: string, createIndex: string, allowTrialBuild: boolean, timeoutMs: number): Promise<IndexCheck>;
 }

@@ -85,6 +85,8 @@ export async function openPlan(s: Services, args: OpenPlanArgs): Promise<OpenPla
   else src = await pickSource();
   const plan = read(src.text, src.title);
   const findings = analyze(plan);
+  // A saved plan has no live connection to check suggestions against.
+  s.panelHooks.verify = undefined;
   PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title: src.title, plan, findings, rawText: src.text }, src.uri ? { uri: src.uri } : undefined);
   for (const w of plan.warnings) s.log.warn(`${src.title}: ${w}`);
   return { engine: plan.engine, format: plan.format, nodeCount: plan.nodes.length, findings: findings.map((f) => f.code), title: src.title };

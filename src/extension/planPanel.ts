@@ -20,7 +20,7 @@ export interface PlanSource {
 
 export interface PanelHooks {
   /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
-  verify?: (id: string, post: (m: HostToViewMessage) => void) => Promise<void>;
+  verify?: ((id: string, post: (m: HostToViewMessage) => void) => Promise<void>) | undefined;
 }
 
 export class PlanPanel implements vscode.Disposable {

@@ -164,6 +164,39 @@ export function extensionTests(): void {
       assert.equal(panel.lastMessage?.type, 'showPlan');
     });
 
+    it('suggests an index and checks it on the server with a hypothetical index', async () => {
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, {
+        text: 'SELECT order_id, line FROM order_details WHERE quantity = 7 AND product_id = 9 ORDER BY order_id LIMIT 10', engine: 'postgres', connectionId: spec.id,
+      });
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      console.log(`    suggestions: ${r.suggestions.join(' | ')}`);
+      const message = handle.panel()?.lastMessage;
+      assert.equal(message?.type, 'showPlan');
+      if (message?.type !== 'showPlan') return;
+      const create = message.suggestions?.find((v) => v.verifiable && v.ddl?.startsWith('CREATE INDEX'));
+      assert.ok(create, `no verifiable CREATE INDEX among: ${r.suggestions.join(' | ')}`);
+      const verify = handle.services.panelHooks.verify;
+      assert.ok(verify, 'no verify hook after a live explain');
+      const statuses: { status: string; detail?: string }[] = [];
+      await verify(create.id, (m) => {
+        if (m.type === 'suggestionStatus') statuses.push({ status: m.status, ...(m.detail ? { detail: m.detail } : {}) });
+      });
+      console.log(`    ${create.ddl}: ${statuses.map((x) => `${x.status} ${x.detail ?? ''}`).join(' / ')}`);
+      assert.equal(statuses[0]?.status, 'verifying');
+      const last = statuses.at(-1)!;
+      assert.ok(last.status === 'verified' || last.status === 'rejected', `ended ${last.status}: ${last.detail}`);
+      assert.match(last.detail ?? '', /HypoPG/);
+      // Nothing was built: the index does not exist afterwards.
+      const client = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
+      await client.connect();
+      try {
+        const n = (await client.query("SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'order_details'")).rows[0].n;
+        assert.equal(n, 2);
+      } finally {
+        await client.end();
+      }
+    });
+
     it('explains SQL passed to client.query in JavaScript', async () => {
       const editor = await openAt('app/report.js', 'WHERE country_id');
       await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
@@ -256,6 +289,8 @@ export function extensionTests(): void {
       assert.equal(message.plan.totals.docsExamined, 10);
       assert.equal(message.plan.totals.nReturned, 10);
       assert.ok(!r.findings.includes('mongo.blocking-sort'));
+      console.log(`    suggestions: ${r.suggestions.join(' | ')}`);
+      assert.match(r.suggestions[0] ?? '', /^Keep using country_id_1_order_details\.product_id_1_created_at_-1$/);
     });
 
     it('explains a driver call in TypeScript: $project before $match scans the collection', async () => {
