@@ -141,6 +141,12 @@ describe('advice: MongoDB candidates', () => {
     assert.match(a.suggestions[0]!.expectedPlan, /^COUNT_SCAN/);
   });
 
+  it('gives distinct the equality fields then the distinct field, read by DISTINCT_SCAN', () => {
+    const a = adviseMongo({ collection: 'c', operation: 'distinct', field: 'city', filter: { country: 'FR' } });
+    assert.deepEqual(pattern(a.suggestions[0]), { country: 1, city: 1 });
+    assert.match(a.suggestions[0]!.expectedPlan, /DISTINCT_SCAN/);
+  });
+
   it('advises nothing for a query with nothing to bound', () => {
     const a = adviseMongo({ collection: 'c', filter: {} });
     assert.equal(a.suggestions[0]!.action, 'none');

@@ -507,7 +507,7 @@ function esrRuleText(E: MongoPredicate[], S: { path: string; direction: 1 | -1 }
     }
   }
   if (S.length > 0) parts.push(`then the sort (${S.map((s) => `${s.path}: ${s.direction}`).join(', ')}) so no blocking SORT is needed`);
-  if (R.length > 0) parts.push(`then the range${R.length > 1 ? 's' : ''} (${R.map((p) => `${p.path}: ${p.detail}`).join(', ')})`);
+  if (R.length > 0) parts.push(`then the range${R.length > 1 ? 's' : ''} (${R.map((p) => `${p.path}: ${p.kind === 'in' ? `${p.detail} of ${p.values} values, past the explode limit` : p.detail}`).join(', ')})`);
   if (parts.length > 0) parts[0] = parts[0]!.replace(/^then /, '');
   let text = `ESR: ${parts.join(', ')}.`;
   if (S.length === 0 && R.length > 0) text = `ER: ${parts.join(', ')}: one contiguous scan, nothing to sort.`;
@@ -540,12 +540,19 @@ function expectedPlanText(c: Candidate, shape: MongoShape): string {
   if (shape.operation === 'count' && f.covered && f.inFields.length === 0 && f.filteredInIndex.length === 0) {
     return `COUNT_SCAN ${keyPatternText(c.keys)} (keys only, no FETCH)`;
   }
-  if (!f.covered) stages.push(f.missing.length > 0 ? `FETCH (filter on ${f.missing.join(', ')})` : 'FETCH');
+  const elem = [...new Set(shape.predicates.filter((p) => p.elemMatch !== undefined).map((p) => p.elemMatch!))];
+  const fetchFilter = [...f.missing, ...elem.map((e) => `$elemMatch on ${e}`)];
+  if (shape.operation === 'distinct' && f.covered) {
+    return `PROJECTION_COVERED > DISTINCT_SCAN ${keyPatternText(c.keys)} (one key per distinct value, no FETCH)`;
+  }
+  if (!f.covered) stages.push(fetchFilter.length > 0 ? `FETCH (filter: ${fetchFilter.join(', ')})` : 'FETCH');
   else if (shape.operation !== 'count') stages.push('PROJECTION_COVERED');
   stages.push(`${leaf} ${keyPatternText(c.keys)}`);
   const facts: string[] = [];
   if (shape.sort.length > 0) facts.push(f.blockingSort ? 'blocking SORT in memory' : 'no blocking SORT');
-  if (f.missing.length === 0 && f.filteredInIndex.length === 0 && !f.blockingSort) facts.push('keys examined ≈ documents returned');
+  if (f.missing.length === 0 && f.filteredInIndex.length === 0 && !f.blockingSort) {
+    facts.push(shape.skip !== undefined ? `keys examined ≈ skip + limit (the ${shape.skip} skipped keys are read too)` : 'keys examined ≈ documents returned');
+  }
   if (f.filteredInIndex.length > 0) facts.push(`${f.filteredInIndex.join(', ')} checked on keys (extra seeks)`);
   return `${stages.join(' > ')}${facts.length > 0 ? `; ${facts.join(', ')}` : ''}`;
 }

@@ -153,6 +153,8 @@ export function fitIndex(keys: readonly MongoIndexKey[], shape: MongoShape, pred
   const noFetchNeeded = fit.missing.length === 0 && preds.every((p) => !p.needsFetch) && preds.every((p) => p.kind !== 'unindexable') && !anyArray;
   if (shape.operation === 'count') {
     fit.covered = noFetchNeeded;
+  } else if (shape.operation === 'distinct' && shape.distinctField !== undefined) {
+    fit.covered = noFetchNeeded && inIndex.has(shape.distinctField);
   } else if (shape.projection?.coverable) {
     const needed = [...shape.projection.fields, ...(shape.projection.includesId ? ['_id'] : [])];
     fit.covered = noFetchNeeded && needed.every((f) => inIndex.has(f));
