@@ -38,9 +38,10 @@ export function derive(plan: Plan): Plan {
     });
     for (const n of collect(r.root)) deriveNode(n);
   }
+  for (const node of nodes) deriveNode(node);
+  chargeCtesOnce(nodes);
   const max = emptyMaxima();
   for (const node of nodes) {
-    deriveNode(node);
     const m = node.metrics;
     if (m.exclusiveTimeMs !== undefined) max.exclusiveTimeMs = Math.max(max.exclusiveTimeMs, m.exclusiveTimeMs);
     if (m.rowsReturned !== undefined) max.rowsReturned = Math.max(max.rowsReturned, m.rowsReturned);
@@ -51,6 +52,29 @@ export function derive(plan: Plan): Plan {
   }
   plan.maxima = max;
   return plan;
+}
+
+/**
+ * PostgreSQL runs a CTE on demand from the CTE Scans that read it, so a CTE Scan's printed time holds
+ * the CTE's own work, which the CTE's nodes already show. That time is taken back from the scans (the
+ * first ones to read, in plan order) so that each millisecond is shown once.
+ */
+function chargeCtesOnce(nodes: PlanNode[]): void {
+  const cteTime = new Map<string, number>();
+  for (const n of nodes) {
+    const name = /^CTE (.+)$/.exec(n.details.subplanName ?? '')?.[1];
+    if (name !== undefined && n.metrics.inclusiveTimeMs !== undefined) cteTime.set(name, n.metrics.inclusiveTimeMs);
+  }
+  if (cteTime.size === 0) return;
+  for (const n of nodes) {
+    const name = n.details.cteName;
+    if (n.kind !== 'CTE Scan' || name === undefined || n.metrics.exclusiveTimeMs === undefined) continue;
+    const remaining = cteTime.get(name);
+    if (!remaining) continue;
+    const take = Math.min(remaining, n.metrics.exclusiveTimeMs);
+    n.metrics.exclusiveTimeMs = round3(n.metrics.exclusiveTimeMs - take);
+    cteTime.set(name, round3(remaining - take));
+  }
 }
 
 function collect(root: PlanNode): PlanNode[] {
@@ -64,8 +88,10 @@ function deriveNode(node: PlanNode): void {
   if (m.inclusiveTimeMs !== undefined) {
     let childTime = 0;
     for (const c of node.children) {
-      // A CTE or InitPlan child runs on its own account in PostgreSQL, but its time is still inside the
-      // parent's inclusive time, so it is subtracted like any other child.
+      // A PostgreSQL InitPlan (a CTE is printed as one) runs when its result is first needed, inside
+      // whichever node asks for it (a CTE Scan, a Filter): its time is already counted in that
+      // descendant, so subtracting it here as well would count it twice.
+      if (c.role === 'InitPlan') continue;
       childTime += c.metrics.inclusiveTimeMs ?? 0;
     }
     m.exclusiveTimeMs = Math.max(0, round3(m.inclusiveTimeMs - childTime));
