@@ -234,6 +234,7 @@ function titleOf(node: PlanNode, engine: Plan['engine']): string {
     if (d.joinType && d.joinType !== 'Inner' && /\bJoin$/.test(node.kind) && !node.kind.includes(d.joinType)) {
       return node.kind.replace(/ Join$/, ` ${d.joinType} Join`);
     }
+    if (d.joinType && d.joinType !== 'Inner' && node.kind === 'Nested Loop') return `Nested Loop ${d.joinType} Join`;
     if (d.strategy && node.kind === 'Aggregate') {
       const s: Record<string, string> = { Hashed: 'HashAggregate', Sorted: 'GroupAggregate', Mixed: 'MixedAggregate' };
       const t = s[d.strategy];
@@ -260,7 +261,7 @@ export function cardSpec(node: PlanNode, plan: Plan): CardSpec {
   else postgresRows(node, plan, rows);
   const spec: CardSpec = { title: titleOf(node, plan.engine), rows };
   const sub = subtitleOf(node, plan.engine);
-  if (sub) spec.subtitle = sub;
+  if (sub && sub !== spec.title && !spec.title.endsWith(sub)) spec.subtitle = sub;
   const tag = tagOf(node);
   if (tag) spec.tag = tag;
   const w = waste(node, plan.engine);

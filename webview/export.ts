@@ -31,6 +31,7 @@ function inlineStyles(svg: SVGSVGElement): void {
     }
   }
   for (const e of svg.querySelectorAll('[class]')) e.removeAttribute('class');
+  svg.removeAttribute('class');
   for (const e of svg.querySelectorAll('[tabindex]')) e.removeAttribute('tabindex');
 }
 

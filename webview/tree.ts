@@ -535,7 +535,8 @@ export class TreeView {
     const { w, h } = this.size();
     const e = this.extent();
     const m = 24;
-    const k = Math.max(0.03, Math.min(1, (w - 2 * m) / (e.x1 - e.x0), (h - 2 * m) / (e.y1 - e.y0)));
+    // The legend sits over the bottom edge: leave it room.
+    const k = Math.max(0.03, Math.min(1, (w - 2 * m) / (e.x1 - e.x0), (h - 2 * m - 20) / (e.y1 - e.y0)));
     const tx = (w - (e.x1 - e.x0) * k) / 2 - e.x0 * k;
     const ty = m - e.y0 * k;
     this.setTransform(zoomIdentity.translate(tx, ty).scale(k));

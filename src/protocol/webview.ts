@@ -36,7 +36,8 @@ export type SuggestionStatus = 'unverified' | 'verifying' | 'verified' | 'reject
 
 /**
  * Sent by the host after `ready`, and again whenever the user explains another query: draws the plan,
- * its findings and suggestions. Replaces whatever the view showed.
+ * its findings and suggestions. Replaces whatever the view showed. Post the plan through `wirePlan`:
+ * VS Code serialises messages as JSON, and `plan.nodes` would repeat every subtree once per ancestor.
  */
 export interface ShowPlanMessage {
   type: 'showPlan';
@@ -306,11 +307,20 @@ function plan(v: unknown, path: string): Plan {
   optStr(p.serverVersion, `${path}.serverVersion`);
   const budget = { left: MAX_NODES };
   const count = tree(p.root, `${path}.root`, budget);
-  if (!Array.isArray(p.nodes)) fail(`${path}.nodes`, 'is not a list');
-  if (p.nodes.length !== count) fail(`${path}.nodes`, `lists ${p.nodes.length} nodes but the tree has ${count}`);
-  p.nodes.forEach((n, i) => {
-    if (!isRecord(n) || n.id !== i) fail(`${path}.nodes[${i}]`, 'does not have id ' + i);
+  const order = preorder(p.root as PlanNode);
+  order.forEach((n, i) => {
+    if (n.id !== i) fail(`${path}.root`, `numbers node ${n.id} at preorder position ${i}`);
   });
+  if (p.nodes === undefined || (Array.isArray(p.nodes) && p.nodes.length === 0 && count > 0)) {
+    // Sent slim (see wirePlan): the index is rebuilt here, in the same preorder derive() uses.
+    p.nodes = order;
+  } else {
+    if (!Array.isArray(p.nodes)) fail(`${path}.nodes`, 'is not a list');
+    if (p.nodes.length !== count) fail(`${path}.nodes`, `lists ${p.nodes.length} nodes but the tree has ${count}`);
+    p.nodes.forEach((n, i) => {
+      if (!isRecord(n) || n.id !== i) fail(`${path}.nodes[${i}]`, 'does not have id ' + i);
+    });
+  }
   if (!Array.isArray(p.rejectedPlans)) fail(`${path}.rejectedPlans`, 'is not a list');
   p.rejectedPlans.forEach((r, i) => {
     const rp = record(r, `${path}.rejectedPlans[${i}]`);
@@ -464,6 +474,26 @@ export function parseViewMessage(data: unknown): Parsed<ViewToHostMessage> {
         return fail('message.type', typeof m.type === 'string' ? `"${m.type.slice(0, 40)}" is not a message the host knows` : 'is missing');
     }
   });
+}
+
+/** Nodes of a tree in preorder, without recursion (plans can be thousands of levels deep). */
+function preorder(root: PlanNode): PlanNode[] {
+  const out: PlanNode[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.push(n);
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
+}
+
+/**
+ * The plan as it should cross the boundary: `nodes` emptied, because it repeats the tree and JSON
+ * serialisation would copy each subtree once per ancestor. The view's guard rebuilds it.
+ */
+export function wirePlan(plan: Plan): Plan {
+  return { ...plan, nodes: [] };
 }
 
 /** Counts nodes of a tree; exported for hosts that want to warn before posting a huge plan. */

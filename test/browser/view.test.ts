@@ -1,0 +1,475 @@
+// The plan view in real Chromium under the extension's Content Security Policy: real corpus plans
+// drawn and asserted on through the DOM, findings linked to nodes, keyboard navigation, collapse,
+// search, exports, hostile plans kept inert, and a 5,000-node plan kept responsive. Screenshots go to
+// test-results/ for a person to look at.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Plan, PlanNode } from '../../src/core/model';
+import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
+import { openView, pageViolations, RESULTS, startHarness, toWire, type Harness, type ViewPage } from './harness';
+import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load } from './plans';
+
+const PG_MISSING_INDEX = 'pg-json-analyze-sort-hashjoins-seqscans-missing-index.json';
+const PG_BIG_REAL = 'pg-json-very-large-plan-hash-joins-190kb.json';
+const MONGO_RANGE = 'mongo-find-ixscan-fetch-range-3.2.json';
+const MONGO_SHARDED = 'mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json';
+const MONGO_AGG = 'mongo-shell-agg-tpch-q22-cursor-projection-default-rejected-lookup-group-allplans-4.4.js';
+
+function all(plan: Plan): PlanNode[] {
+  const out: PlanNode[] = [];
+  const stack = [plan.root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.push(n);
+    stack.push(...n.children);
+  }
+  return out;
+}
+
+async function cardCount(v: ViewPage): Promise<number> {
+  return v.page.locator('svg.tree g.card').count();
+}
+
+async function cardText(v: ViewPage, id: number): Promise<string> {
+  return v.page.locator(`svg.tree g.card[data-id="${id}"]`).evaluate((g) => Array.from(g.querySelectorAll('text')).map((t) => t.textContent).join('|'));
+}
+
+async function activeCardId(v: ViewPage): Promise<number | undefined> {
+  return v.page.evaluate(() => {
+    const g = document.activeElement?.closest('g.card');
+    return g ? Number(g.getAttribute('data-id')) : undefined;
+  });
+}
+
+/** Whether a card's box lies inside the tree's visible area. */
+async function cardOnScreen(v: ViewPage, id: number): Promise<boolean> {
+  return v.page.evaluate((cid) => {
+    const g = document.querySelector(`svg.tree g.card[data-id="${cid}"] rect.card-bg`);
+    const svg = document.querySelector('svg.tree');
+    if (!g || !svg) return false;
+    const a = g.getBoundingClientRect();
+    const b = svg.getBoundingClientRect();
+    return a.left >= b.left - 1 && a.top >= b.top - 1 && a.right <= b.right + 1 && a.bottom <= b.bottom + 1;
+  }, id);
+}
+
+async function lastSave(v: ViewPage): Promise<SaveFileMessage> {
+  const out = await v.outbox();
+  const saves = out.filter((m): m is SaveFileMessage => m.type === 'saveFile');
+  assert.ok(saves.length > 0, 'the view sent no saveFile message');
+  return saves[saves.length - 1]!;
+}
+
+async function shot(v: ViewPage, name: string): Promise<void> {
+  await v.page.screenshot({ path: join(RESULTS, `${name}.png`) });
+}
+
+describe('plan view in Chromium', function () {
+  this.timeout(180_000);
+  let h: Harness;
+
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  describe('a PostgreSQL plan from the corpus', () => {
+    let v: ViewPage;
+    let msg: ShowPlanMessage;
+    before(async () => {
+      v = await openView(h, 'light');
+      msg = corpusMessage(PG_MISSING_INDEX);
+      await v.send(msg);
+    });
+    after(async () => v.page.close());
+
+    it('draws one card per node with the kinds, relations and figures of the plan', async () => {
+      assert.equal(await cardCount(v), msg.plan.nodes.length);
+      for (const n of all(msg.plan)) {
+        const text = await cardText(v, n.id);
+        assert.ok(text.includes(n.kind.split(' ')[0]!), `card ${n.id} lacks its kind ${n.kind}: ${text}`);
+        if (n.details.relationName) assert.ok(text.includes(n.details.relationName), `card ${n.id} lacks relation ${n.details.relationName}`);
+      }
+      // Rows removed by filter show on the scan that removed them, with the examined/kept ratio.
+      const filtered = all(msg.plan).find((n) => (n.metrics.rowsRemovedByFilter ?? 0) > 1000)!;
+      assert.ok(filtered, 'the fixture has a scan removing rows by filter');
+      const text = await cardText(v, filtered.id);
+      const perLoop = filtered.metrics.actualRowsPerLoop!;
+      const ratio = (perLoop + filtered.metrics.rowsRemovedByFilter!) / perLoop;
+      assert.ok(text.includes(`${Math.round(ratio).toLocaleString('en-US')}×`), `no ${Math.round(ratio)}× on card: ${text}`);
+      assert.ok(text.includes(filtered.metrics.rowsRemovedByFilter!.toLocaleString('en-US')), `removed count missing: ${text}`);
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${filtered.id}"].waste-bad`).count(), 1);
+    });
+
+    it('draws edges as wide as the rows flowing up', async () => {
+      const widths = await v.page.$$eval('svg.tree path.edge', (ps) => ps.map((p) => Number(p.getAttribute('stroke-width'))));
+      assert.equal(widths.length, msg.plan.nodes.length - 1);
+      assert.ok(Math.max(...widths) > Math.min(...widths), 'all edges have the same width');
+    });
+
+    it('links each finding to its node: click focuses, highlights and scrolls to it', async () => {
+      const linked = msg.findings.filter((f) => f.nodeId !== undefined);
+      assert.ok(linked.length > 0, 'the fixture has findings on nodes');
+      // Zoom far out and pan away so the jump has to move the view.
+      await v.page.mouse.move(300, 300);
+      await v.page.mouse.wheel(0, 2500);
+      await v.page.mouse.down();
+      await v.page.mouse.move(1200, 800, { steps: 4 });
+      await v.page.mouse.up();
+      const f = linked[linked.length - 1]!;
+      const item = v.page.locator(`.findings li.finding[data-node-id="${f.nodeId}"]`).first();
+      await item.click();
+      assert.equal(await activeCardId(v), f.nodeId);
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${f.nodeId}"].flash`).count(), 1);
+      assert.ok(await cardOnScreen(v, f.nodeId!), 'the finding’s node is not on screen after the click');
+      // Enter on a finding does the same.
+      const other = linked.find((x) => x.nodeId !== f.nodeId);
+      if (other) {
+        await v.page.locator(`.findings li.finding[data-node-id="${other.nodeId}"]`).first().focus();
+        await v.page.keyboard.press('Enter');
+        assert.equal(await activeCardId(v), other.nodeId);
+      }
+      // The node panel shows the node's raw fields as text.
+      await v.page.locator('button.tab[data-tab="node"]').click();
+      const raw = await v.page.locator('.node-panel .raw-fields').textContent();
+      const node = msg.plan.nodes[(other ?? f).nodeId!]!;
+      assert.ok(raw!.includes(String(node.raw['Node Type'])), 'raw fields do not list the node type');
+    });
+
+    it('moves between nodes with the arrow keys and folds with Enter', async () => {
+      await v.page.locator('button', { hasText: 'Fit' }).click();
+      await v.page.locator(`svg.tree g.card[data-id="0"]`).click();
+      assert.equal(await activeCardId(v), 0);
+      await v.page.keyboard.press('ArrowDown');
+      const first = msg.plan.root.children[0]!;
+      assert.equal(await activeCardId(v), first.id);
+      const focusRing = await v.page.evaluate(() => document.activeElement?.matches(':focus-visible') ?? false);
+      assert.ok(focusRing, 'keyboard focus is not visible');
+      await v.page.keyboard.press('ArrowUp');
+      assert.equal(await activeCardId(v), 0);
+      await v.page.keyboard.press('ArrowDown');
+      const before = await cardCount(v);
+      await v.page.keyboard.press('Enter');
+      const descendants = all({ ...msg.plan, root: first } as Plan).length - 1;
+      assert.equal(await cardCount(v), before - descendants);
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${first.id}"]`).getAttribute('aria-expanded'), 'false');
+      const toggle = await v.page.locator(`svg.tree g.card[data-id="${first.id}"] .toggle-text`).textContent();
+      assert.equal(toggle, `+${descendants}`);
+      await v.page.keyboard.press('Enter');
+      assert.equal(await cardCount(v), before);
+      if (first.children.length > 1) {
+        await v.page.keyboard.press('ArrowDown');
+        await v.page.keyboard.press('ArrowRight');
+        assert.equal(await activeCardId(v), first.children[1]!.id);
+      }
+    });
+
+    it('finds nodes with / and Enter', async () => {
+      const target = all(msg.plan).find((n) => n.details.relationName === 'answer')!;
+      await v.page.locator('button', { hasText: 'Fit' }).click();
+      await v.page.locator('svg.tree g.card[data-id="0"]').click();
+      await v.page.keyboard.press('/');
+      assert.equal(await v.page.evaluate(() => document.activeElement?.getAttribute('type')), 'search');
+      await v.page.keyboard.type('answer');
+      await v.page.keyboard.press('Enter');
+      assert.match((await v.page.locator('.search-count').textContent())!, /^1 of \d+$/);
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${target.id}"].match`).count(), 1);
+      assert.equal(await v.page.locator('svg.tree g.card.active').getAttribute('data-id'), String(target.id));
+      await v.page.keyboard.press('Escape');
+    });
+
+    it('recolours by another heat metric', async () => {
+      const before = await v.page.$$eval('svg.tree g.card', (gs) => gs.map((g) => g.getAttribute('class')).join());
+      await v.page.selectOption('.heat select', 'rows');
+      const after = await v.page.$$eval('svg.tree g.card', (gs) => gs.map((g) => g.getAttribute('class')).join());
+      assert.notEqual(after, before);
+      const hottest = all(msg.plan).reduce((a, b) => ((b.metrics.rowsReturned ?? 0) > (a.metrics.rowsReturned ?? 0) ? b : a));
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${hottest.id}"].heat-4`).count(), 1);
+      await v.page.selectOption('.heat select', 'exclusiveTime');
+    });
+
+    it('exports SVG, PNG and JSON, with literals replaced when asked', async () => {
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'JSON' }).click();
+      const plainJson = await lastSave(v);
+      assert.equal(plainJson.mimeType, 'application/json');
+      assert.ok(plainJson.content.includes("'nicolas1'"), 'the plain JSON lost a filter literal');
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export input[type=checkbox]').check();
+      await v.page.locator('.export button', { hasText: 'JSON' }).click();
+      const redacted = await lastSave(v);
+      assert.ok(!redacted.content.includes('nicolas1'), 'a literal survived the placeholders');
+      const doc = JSON.parse(redacted.content) as { plan: Plan; placeholders: boolean };
+      assert.equal(doc.placeholders, true);
+      assert.ok(JSON.stringify(doc.plan).includes('rel_users_exams'), 'placeholders removed a relation name');
+
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'SVG' }).click();
+      const svg = await lastSave(v);
+      assert.equal(svg.mimeType, 'image/svg+xml');
+      assert.ok(!svg.content.includes('nicolas1'));
+      const parsed = await v.page.evaluate((text) => {
+        const d = new DOMParser().parseFromString(text, 'image/svg+xml');
+        return {
+          error: d.querySelector('parsererror') !== null,
+          cards: d.querySelectorAll('g > g > g').length,
+          text: d.documentElement.textContent ?? '',
+          classes: d.querySelectorAll('[class]').length,
+          filled: d.querySelectorAll('rect[fill]').length,
+        };
+      }, svg.content);
+      assert.equal(parsed.error, false);
+      assert.ok(parsed.text.includes('Seq Scan') && parsed.text.includes('rel_users_exams'), 'card text missing from the SVG');
+      assert.equal(parsed.classes, 0, 'exported SVG still depends on the stylesheet');
+      assert.ok(parsed.filled > msg.plan.nodes.length, 'exported shapes carry no colours');
+
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'PNG' }).click();
+      await v.page.waitForFunction(() => (window as unknown as { qpiOutbox: { type: string; mimeType?: string }[] }).qpiOutbox.some((m) => m.mimeType === 'image/png'));
+      const png = await lastSave(v);
+      assert.equal(png.encoding, 'base64');
+      const bytes = Buffer.from(png.content, 'base64');
+      assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+      assert.ok(bytes.length > 5000, 'the PNG is suspiciously small');
+      assert.deepEqual(await pageViolations(v), []);
+    });
+
+    it('asks the host to copy and to reveal, by message', async () => {
+      await v.page.locator('button.tab[data-tab="node"]').click();
+      await v.page.locator('.node-panel button', { hasText: 'Copy raw' }).click();
+      await v.page.locator('.node-panel button', { hasText: 'Reveal' }).click();
+      const out = await v.outbox();
+      assert.ok(out.some((m) => m.type === 'copyText' && m.text.includes('Node Type')));
+      assert.ok(out.some((m) => m.type === 'openNode'));
+      await v.page.locator('button.tab[data-tab="raw"]').click();
+      const raw = await v.page.locator('pre.raw').textContent();
+      assert.equal(raw, msg.rawText);
+    });
+
+    it('ignores a malformed message with a one-line notice and keeps the plan', async () => {
+      const count = await cardCount(v);
+      await v.send({ type: 'showPlan', title: 'broken', plan: { engine: 'postgres', root: { id: 0 } }, findings: [] });
+      const notice = v.page.locator('.notice');
+      assert.equal(await notice.isVisible(), true);
+      const text = (await notice.locator('.notice-text').textContent())!;
+      assert.match(text, /^Ignored a malformed message: showPlan\.plan\.\S+ .+\.$/);
+      assert.ok(!text.includes('\n'));
+      assert.equal(await cardCount(v), count);
+      await v.send({ type: 'nonsense' });
+      assert.match((await notice.locator('.notice-text').textContent())!, /"nonsense" is not a message the view knows/);
+      await v.send('just a string');
+      assert.equal(await cardCount(v), count);
+    });
+
+    it('shows suggestions and asks the host to verify them', async () => {
+      const target = msg.findings.find((f) => f.nodeId !== undefined)!;
+      await v.send({
+        ...msg,
+        suggestions: [{ id: 's1', title: 'Index on answer(question_id)', ddl: 'CREATE INDEX ON answer (question_id);', verifiable: true, nodeIds: [target.nodeId!] }],
+      });
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      await v.page.locator('.suggestion button', { hasText: 'Verify' }).click();
+      const out = await v.outbox();
+      assert.ok(out.some((m) => m.type === 'verifySuggestion' && m.id === 's1'));
+      await v.send({ type: 'suggestionStatus', id: 's1', status: 'verified', detail: 'Cost 1,200 → 14.' });
+      assert.match((await v.page.locator('.suggestion .status').textContent())!, /^Verified: Cost 1,200 → 14\.$/);
+      assert.deepEqual(await pageViolations(v), []);
+      assert.deepEqual(v.errors, []);
+    });
+  });
+
+  describe('MongoDB plans from the corpus', () => {
+    it('shows keys and docs examined against returned on the stage that reads them', async () => {
+      const v = await openView(h, 'light');
+      const msg = corpusMessage(MONGO_RANGE);
+      await v.send(msg);
+      assert.equal(await cardCount(v), msg.plan.nodes.length);
+      const ix = all(msg.plan).find((n) => n.kind === 'IXSCAN')!;
+      const text = await cardText(v, ix.id);
+      assert.ok(text.includes(ix.details.indexName!), `index name missing: ${text}`);
+      assert.ok(text.includes(ix.metrics.keysExamined!.toLocaleString('en-US')) || text.includes('192k'), `keys examined missing: ${text}`);
+      assert.ok(text.includes('[33, 40]'), `bounds missing: ${text}`);
+      const wasteful = all(msg.plan).find((n) => (n.metrics.docsExamined ?? 0) > (n.metrics.rowsReturned ?? 0));
+      if (wasteful) {
+        const wt = await cardText(v, wasteful.id);
+        const ratio = wasteful.metrics.docsExamined! / Math.max(1, wasteful.metrics.rowsReturned!);
+        assert.ok(wt.includes('docs →'), `no examined→returned mark: ${wt}`);
+        assert.ok(wt.includes(`${ratio < 10 ? Math.round(ratio * 10) / 10 : Math.round(ratio).toLocaleString('en-US')}×`), `ratio missing: ${wt}`);
+      }
+      await shot(v, 'mongo-range-light');
+      assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+
+    it('labels shard subtrees and lists and draws rejected plans', async () => {
+      const v = await openView(h, 'dark');
+      const msg = corpusMessage(MONGO_SHARDED);
+      await v.send(msg);
+      const shards = all(msg.plan).filter((n) => n.details.shardName !== undefined);
+      assert.ok(shards.length >= 2, 'the fixture is sharded over several shards');
+      const lanes = await v.page.$$eval('svg.tree g.lane text', (ts) => ts.map((t) => t.textContent));
+      assert.deepEqual(lanes.sort(), shards.map((s) => `shard ${s.details.shardName}`).sort());
+      await shot(v, 'mongo-sharded-dark');
+      await v.page.locator('button.tab[data-tab="plan"]').click();
+      const listed = await v.page.locator('.plan-panel li.rejected-plan').count();
+      assert.equal(listed, msg.plan.rejectedPlans.length);
+      const r = msg.plan.rejectedPlans[0]!;
+      await v.page.locator('.plan-panel li.rejected-plan').first().locator('button', { hasText: 'Draw' }).click();
+      assert.equal(await v.page.locator('.rejected-bar').isVisible(), true);
+      assert.equal(await cardCount(v), all({ ...msg.plan, root: r.root } as Plan).length);
+      await shot(v, 'mongo-sharded-rejected-dark');
+      await v.page.locator('.rejected-bar button').click();
+      assert.equal(await cardCount(v), msg.plan.nodes.length);
+      assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+
+    it('draws an aggregation with lookups and its rejected candidate in high contrast', async () => {
+      const v = await openView(h, 'high-contrast');
+      const msg = corpusMessage(MONGO_AGG);
+      await v.send(msg);
+      assert.equal(await cardCount(v), msg.plan.nodes.length);
+      await shot(v, 'mongo-agg-high-contrast');
+      assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+  });
+
+  describe('hostile plans', () => {
+    for (const [name, text] of [
+      ['PostgreSQL', hostilePostgresText()],
+      ['MongoDB', hostileMongoText()],
+    ] as const) {
+      it(`keeps markup in a ${name} plan inert`, async () => {
+        const v = await openView(h, 'light');
+        const plan = load(text, `hostile ${name}`);
+        const msg: ShowPlanMessage = {
+          type: 'showPlan',
+          title: HOSTILE[1]!,
+          plan,
+          rawText: text,
+          findings: [{ code: HOSTILE[0]!, severity: 'high', nodeId: plan.nodes.length - 1, title: HOSTILE[0]!, message: HOSTILE[1]!, numbers: {} }],
+          suggestions: [{ id: HOSTILE[2]!, title: HOSTILE[0]!, ddl: HOSTILE[1]!, detail: HOSTILE[3]!, verifiable: true }],
+        };
+        const before = await v.page.evaluate(() => ({ scripts: document.scripts.length, styles: document.querySelectorAll('style, link').length }));
+        await v.send(msg);
+        await v.page.locator('li.finding').first().click();
+        for (const tab of ['node', 'raw', 'plan', 'findings']) await v.page.locator(`button.tab[data-tab="${tab}"]`).click();
+        await v.page.locator('.search input').fill('img');
+        await v.page.keyboard.press('Enter');
+        await v.page.locator('.export summary').click();
+        await v.page.locator('.export button', { hasText: 'SVG' }).click();
+        const dom = await v.page.evaluate(() => ({
+          scripts: document.scripts.length,
+          styles: document.querySelectorAll('style, link').length,
+          injected: document.querySelectorAll('img, iframe, object, embed, b, svg svg').length,
+          handlers: Array.from(document.querySelectorAll('*')).filter((e) => Array.from(e.attributes).some((a) => a.name.startsWith('on'))).length,
+          text: document.body.textContent ?? '',
+        }));
+        assert.equal(dom.scripts, before.scripts);
+        assert.equal(dom.styles, before.styles);
+        assert.equal(dom.injected, 0);
+        assert.equal(dom.handlers, 0);
+        // The markup is there, as text.
+        assert.ok(dom.text.includes(HOSTILE[0]!), 'the hostile text is not shown as text');
+        const svg = await lastSave(v);
+        const exported = await v.page.evaluate((t) => {
+          const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+          return { error: d.querySelector('parsererror') !== null, foreign: d.querySelectorAll('script, foreignObject, img, iframe').length };
+        }, svg.content);
+        assert.deepEqual(exported, { error: false, foreign: 0 });
+        await v.page.waitForTimeout(300);
+        assert.deepEqual(v.dialogs, []);
+        assert.deepEqual(await pageViolations(v), []);
+        assert.deepEqual(v.errors, []);
+        await shot(v, `hostile-${name.toLowerCase()}`);
+        await v.page.close();
+      });
+    }
+  });
+
+  describe('big plans', () => {
+    it('keeps a 5,000-node PostgreSQL plan usable', async () => {
+      const { text, deepRelation } = bigPostgresText(5000);
+      const plan = load(text, 'generated plan');
+      assert.equal(plan.nodes.length, 5000);
+      const v = await openView(h, 'dark');
+      const msg: ShowPlanMessage = { type: 'showPlan', title: 'Generated 5,000-node plan', plan, findings: [] };
+      const tti = await v.page.evaluate(
+        (json) =>
+          new Promise<number>((resolve) => {
+            const t0 = performance.now();
+            window.addEventListener('message', () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0)), { once: true });
+            window.postMessage(JSON.parse(json), '*');
+          }),
+        JSON.stringify(toWire(msg)),
+      );
+      const drawn = await cardCount(v);
+      assert.ok(drawn > 20 && drawn <= 400, `drew ${drawn} cards of 5,000`);
+      // Search reveals a node 120 levels down and focuses it.
+      const target = plan.nodes.find((n) => n.details.relationName === deepRelation)!;
+      const searchMs = await v.page.evaluate(async (rel) => {
+        const input = document.querySelector<HTMLInputElement>('.search input')!;
+        const t0 = performance.now();
+        input.value = rel;
+        input.dispatchEvent(new Event('input'));
+        input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - t0;
+      }, deepRelation);
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${target.id}"].active`).count(), 1);
+      assert.ok(await cardOnScreen(v, target.id));
+      const afterSearch = await cardCount(v);
+      assert.ok(afterSearch <= drawn + 400, `revealing one path drew ${afterSearch - drawn} more cards`);
+      // Expanding a collapsed node adds a bounded number of cards.
+      const collapsedId = Number(await v.page.locator('svg.tree g.card.collapsed').first().getAttribute('data-id'));
+      const toggleMs = await v.page.evaluate(async (id) => {
+        const t0 = performance.now();
+        document.querySelector(`svg.tree g.card[data-id="${id}"] .toggle rect`)!.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - t0;
+      }, collapsedId);
+      assert.ok((await cardCount(v)) > afterSearch);
+      await v.page.locator(`svg.tree g.card[data-id="${collapsedId}"]`).focus();
+      const keyMs = await v.page.evaluate(async () => {
+        const t0 = performance.now();
+        document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now() - t0;
+      });
+      console.log(`      5,000 nodes: interactive after ${tti.toFixed(0)} ms with ${drawn} cards; search+reveal ${searchMs.toFixed(0)} ms; expand ${toggleMs.toFixed(0)} ms; arrow key ${keyMs.toFixed(0)} ms`);
+      await v.page.locator('.search input').fill('');
+      await v.page.locator('button', { hasText: 'Reset' }).click();
+      await shot(v, 'big-5000-dark');
+      assert.deepEqual(await pageViolations(v), []);
+      assert.deepEqual(v.errors, []);
+      await v.page.close();
+    });
+
+    it('draws the largest corpus plan in light and dark themes', async () => {
+      for (const theme of ['light', 'dark'] as const) {
+        const v = await openView(h, theme);
+        const msg = corpusMessage(PG_BIG_REAL);
+        await v.send(msg);
+        assert.ok((await cardCount(v)) > 0);
+        await shot(v, `pg-large-${theme}`);
+        await v.page.locator('button', { hasText: 'Fit' }).click();
+        await shot(v, `pg-large-fit-${theme}`);
+        assert.deepEqual(await pageViolations(v), []);
+        await v.page.close();
+      }
+    });
+
+    it('draws the missing-index plan in light and dark themes', async () => {
+      for (const theme of ['light', 'dark'] as const) {
+        const v = await openView(h, theme);
+        await v.send(corpusMessage(PG_MISSING_INDEX));
+        await shot(v, `pg-missing-index-${theme}`);
+        await v.page.close();
+      }
+    });
+  });
+});
