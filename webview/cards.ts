@@ -140,7 +140,8 @@ function postgresRows(node: PlanNode, plan: Plan, rows: CardRow[]): void {
     const planned = m.planRowsPerLoop ?? m.plannedRows!;
     let value = count(planned);
     let level: Level;
-    if (analyzed && m.estimateFactor !== undefined && m.estimateFactor > 1) {
+    // Factors under 2 are the planner doing well; printing them would drown the ones that matter.
+    if (analyzed && m.estimateFactor !== undefined && m.estimateFactor >= 2) {
       const arrow = m.estimateDirection === 'under' ? '↑' : '↓';
       value += ` · ${arrow} ${factor(m.estimateFactor)}`;
       level = levelForFactor(m.estimateFactor, 10, 100);

@@ -268,6 +268,7 @@ function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void 
   tree.setPlan(plan, findings, metric);
   renderLegend(metric);
   summaryEl.textContent = summaryOf(plan);
+  summaryEl.title = summaryEl.textContent;
   if (resetSelection || !selected || !tree.node(selected.id)) selected = plan.root;
   else selected = tree.node(selected.id);
   renderDetails(panels.node, selected, plan, findings, actions);

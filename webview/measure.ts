@@ -4,6 +4,8 @@
 export interface Fonts {
   title: string;
   body: string;
+  /** Body text at the weight the stylesheet gives warnings. */
+  bodyBold: string;
   small: string;
 }
 
@@ -22,6 +24,7 @@ export class Measurer {
     this.fonts = {
       title: `600 ${FONT_PX.title}px ${fam}`,
       body: `${FONT_PX.body}px ${fam}`,
+      bodyBold: `600 ${FONT_PX.body}px ${fam}`,
       small: `${FONT_PX.small}px ${fam}`,
     };
   }

@@ -319,13 +319,13 @@ export class TreeView {
     this.ensureVisible(id);
   }
 
-  /** Back to the state the plan opened with. */
+  /** Back to the state and view the plan opened with. */
   resetCollapse(): void {
     if (!this.plan) return;
     this.collapsed.clear();
     this.applyBudget(this.plan.root.id, INITIAL_BUDGET);
     this.render();
-    this.fit();
+    this.initialView();
   }
 
   // ---- geometry --------------------------------------------------------------------------------
@@ -472,7 +472,7 @@ export class TreeView {
         y1 = Math.max(y1, c.y + c.geom.h);
         stack.push(...c.children);
       }
-      lanes.push({ id: l.node.id, name, x0: x0 - 14, x1: x1 + 14, y0: l.y - 26, y1: y1 + 18 });
+      lanes.push({ id: l.node.id, name, x0: x0 - 14, x1: x1 + 14, y0: l.y - 14, y1: y1 + 34 });
     }
     void plan;
     const sel = target
@@ -494,7 +494,7 @@ export class TreeView {
     sel
       .select('text')
       .attr('x', (d) => d.x0 + 10)
-      .attr('y', (d) => d.y0 + 15)
+      .attr('y', (d) => d.y1 - 9)
       .text((d) => `shard ${d.name}`);
   }
 
@@ -517,10 +517,10 @@ export class TreeView {
       y1 = Math.max(y1, l.y + l.geom.h + 10);
     }
     if (this.lanesG.select('g.lane').size() > 0) {
-      y0 -= 30;
+      y0 -= 16;
       x0 -= 18;
       x1 += 18;
-      y1 += 20;
+      y1 += 36;
     }
     return { x0, y0, x1, y1 };
   }
@@ -546,13 +546,13 @@ export class TreeView {
   private initialView(): void {
     const { w, h } = this.size();
     const e = this.extent();
-    const kFit = Math.min((w - 48) / (e.x1 - e.x0), (h - 48) / (e.y1 - e.y0));
-    if (kFit >= 0.55) {
+    const kFit = Math.min((w - 48) / (e.x1 - e.x0), (h - 68) / (e.y1 - e.y0));
+    if (kFit >= 0.75) {
       this.fit();
       return;
     }
     const root = this.laid.get(this.plan!.root.id)!;
-    const k = 0.85;
+    const k = 0.9;
     this.setTransform(zoomIdentity.translate(w / 2 - (root.x + root.geom.w / 2) * k, 24 - root.y * k).scale(k));
   }
 
@@ -812,13 +812,14 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
   want = Math.max(want, ms.width(spec.title, f.title) + 2 * PAD_X + badgeW);
   if (spec.subtitle) want = Math.max(want, ms.width(spec.subtitle, f.body) + 2 * PAD_X);
   if (spec.tag) want = Math.max(want, ms.width(spec.tag, f.small) + 2 * PAD_X);
-  for (const r of spec.rows) want = Math.max(want, ms.width(r.label, f.body) + labelGap + ms.width(r.value, f.body) + 2 * PAD_X);
+  const valueFont = (level: Level): string => (level === 'bad' || level === 'warn' ? f.bodyBold : f.body);
+  for (const r of spec.rows) want = Math.max(want, ms.width(r.label, f.body) + labelGap + ms.width(r.value, valueFont(r.level)) + 2 * PAD_X);
   let ratioText: string | undefined;
   let wasteText: string | undefined;
   if (spec.waste) {
     ratioText = factor(spec.waste.ratio);
     wasteText = spec.waste.text;
-    want = Math.max(want, ms.width(wasteText, f.body) + labelGap + ms.width(ratioText, f.title) + 2 * PAD_X);
+    want = Math.max(want, ms.width(wasteText, f.bodyBold) + labelGap + ms.width(ratioText, f.title) + 2 * PAD_X);
   }
   const w = Math.ceil(forceWidth ?? Math.min(MAX_W, want));
   const inner = w - 2 * PAD_X;
@@ -840,7 +841,7 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
   for (const r of spec.rows) {
     y += ROW_H;
     const lw = ms.width(r.label, f.body);
-    const value = ms.fit(r.value, f.body, Math.max(30, inner - lw - labelGap));
+    const value = ms.fit(r.value, valueFont(r.level), Math.max(30, inner - lw - labelGap));
     const label = lw > inner - 40 ? ms.fit(r.label, f.body, inner - 40) : r.label;
     rows.push({ label, value, level: r.level, y });
   }
@@ -849,7 +850,7 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     y += 6;
     wasteY = y;
     y += WASTE_H;
-    wasteText = ms.fit(`${wasteText}`, f.body, inner - ms.width(ratioText!, f.title) - labelGap);
+    wasteText = ms.fit(`${wasteText}`, f.bodyBold, inner - ms.width(ratioText!, f.title) - labelGap);
   }
   const h = Math.ceil(y + 8);
   const geom: CardGeom = {

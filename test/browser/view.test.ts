@@ -409,6 +409,7 @@ describe('plan view in Chromium', function () {
       );
       const drawn = await cardCount(v);
       assert.ok(drawn > 20 && drawn <= 400, `drew ${drawn} cards of 5,000`);
+      await shot(v, 'big-5000-initial-dark');
       // Search reveals a node 120 levels down and focuses it.
       const target = plan.nodes.find((n) => n.details.relationName === deepRelation)!;
       const searchMs = await v.page.evaluate(async (rel) => {
