@@ -46,15 +46,27 @@ function looksLikeMongo(doc: unknown): boolean {
   );
 }
 
-/** Turns JSON.parse's message into the one sentence the user reads. */
+/** Turns JSON.parse's message into the one sentence the user reads (never V8's multi-line snippet). */
 function jsonRefusal(text: string, err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   const pos = /position (\d+)/.exec(msg);
-  if (/end of JSON input|Unterminated string/i.test(msg) || (pos && Number(pos[1]) >= text.trimEnd().length - 1)) {
-    return `The JSON ends early at position ${text.trimEnd().length}: the plan looks truncated, copy it again in full.`;
+  const end = text.trimEnd().length;
+  if (/end of JSON input|Unterminated string/i.test(msg) || (pos && Number(pos[1]) >= end - 1)) {
+    return `The JSON ends early at position ${end}: the plan looks truncated, copy it again in full.`;
   }
-  if (pos) return `The JSON is malformed at position ${pos[1]}: ${msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\.$/, '')}.`;
-  return `The JSON is malformed: ${msg.replace(/\.$/, '')}.`;
+  const what = msg
+    .replace(/,\s*".*$/s, '')
+    .replace(/\s*in JSON at position \d+.*$/s, '')
+    .replace(/\s+/g, ' ')
+    .replace(/[.\s]+$/, '')
+    .slice(0, 120);
+  if (pos) {
+    const before = text.slice(0, Number(pos[1]));
+    const line = before.split('\n').length;
+    const column = Number(pos[1]) - before.lastIndexOf('\n');
+    return `The JSON is malformed at line ${line}, column ${column}: ${what}.`;
+  }
+  return `The JSON is malformed: ${what}.`;
 }
 
 /** Reads a saved or pasted explain output of either engine. Never throws. */
