@@ -73,8 +73,11 @@ function checkResult(r: LoadResult, what: string): void {
 /** Every path to a value inside a JSON document, for picking one to mutate. */
 function paths(doc: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = [], depth = 0): (string | number)[][] {
   if (depth > 40 || out.length > 5000) return out;
-  if (Array.isArray(doc)) doc.forEach((v, i) => (out.push([...prefix, i]), paths(v, [...prefix, i], out, depth + 1)));
-  else if (doc && typeof doc === 'object') for (const [k, v] of Object.entries(doc)) (out.push([...prefix, k]), paths(v, [...prefix, k], out, depth + 1));
+  const entries: [string | number, unknown][] = Array.isArray(doc) ? doc.map((v, i) => [i, v]) : doc && typeof doc === 'object' ? Object.entries(doc) : [];
+  for (const [k, v] of entries) {
+    out.push([...prefix, k]);
+    paths(v, [...prefix, k], out, depth + 1);
+  }
   return out;
 }
 
