@@ -72,6 +72,8 @@ export function factor(x: number): string {
 export function percent(part: number, whole: number): string {
   if (!(whole > 0)) return '';
   const p = (100 * part) / whole;
-  if (p > 0 && p < 1) return `${(Math.round(p * 10) / 10).toString()}%`;
+  // Below a tenth of a percent the share says nothing a reader can use.
+  if (p < 0.1) return '';
+  if (p < 1) return `${(Math.round(p * 10) / 10).toString()}%`;
   return `${Math.round(p)}%`;
 }

@@ -22,6 +22,14 @@ const LANE_GAP = 44;
 const HEAT_BAR_H = 4;
 const WASTE_H = 19;
 
+/** Below this zoom cards show their overview text instead of their rows. */
+const FAR_ZOOM = 0.55;
+/** The opening view never zooms out further than this; a wider tree opens on its root. */
+const MIN_OPEN_ZOOM = 0.3;
+const FAR_TITLE_PX = 26;
+const FAR_DETAIL_PX = 21;
+const FAR_MIN_PX = 17;
+
 /** Cards shown when a plan opens; deeper or wider parts start collapsed. */
 export const INITIAL_BUDGET = 250;
 /** Cards revealed at most by one expand of a collapsed node (its direct children always show). */
@@ -52,6 +60,11 @@ export interface CardGeom {
   wasteText?: string;
   ratioText?: string;
   tooltip: string;
+  /** Overview text for low zoom: the title and one figure, in large type. */
+  farTitle: string;
+  farTitlePx: number;
+  farDetail?: string;
+  farLevel: Level;
 }
 
 interface Laid {
@@ -134,6 +147,8 @@ export class TreeView {
       .on('zoom', (ev: { transform: ZoomTransform }) => {
         this.transform = ev.transform;
         this.viewport.attr('transform', ev.transform.toString());
+        // Zoomed out, card text is too small to read: cards switch to one large title and one figure.
+        this.element.classList.toggle('far', ev.transform.k < FAR_ZOOM);
       });
     this.svg.call(this.zoomer).on('dblclick.zoom', null);
     this.element.addEventListener('keydown', (ev) => this.onKey(ev));
@@ -542,17 +557,20 @@ export class TreeView {
     this.setTransform(zoomIdentity.translate(tx, ty).scale(k));
   }
 
-  /** Opening view: the whole tree when it is legible that way, else the root at a readable zoom. */
+  /**
+   * Opening view: the whole tree, where heat shows at a glance where the work went (cards switch to
+   * overview text when small); a tree too big even for that opens on its root.
+   */
   private initialView(): void {
     const { w, h } = this.size();
     const e = this.extent();
     const kFit = Math.min((w - 48) / (e.x1 - e.x0), (h - 68) / (e.y1 - e.y0));
-    if (kFit >= 0.75) {
+    if (kFit >= MIN_OPEN_ZOOM) {
       this.fit();
       return;
     }
     const root = this.laid.get(this.plan!.root.id)!;
-    const k = 0.9;
+    const k = MIN_OPEN_ZOOM;
     this.setTransform(zoomIdentity.translate(w / 2 - (root.x + root.geom.w / 2) * k, 24 - root.y * k).scale(k));
   }
 
@@ -773,7 +791,7 @@ export class TreeView {
       const g = cards.append('g').attr('class', `card ${heatClass(frac)}`).attr('transform', `translate(${l.x},${l.y})`) as unknown as G;
       if (l.geom.spec.waste && l.geom.spec.waste.level !== 'muted') g.classed(`waste-${l.geom.spec.waste.level}`, true);
       if (l.geom.spec.neverExecuted) g.classed('never', true);
-      drawCard(g, l.geom, this.marks.get(l.node.id));
+      drawCard(g, l.geom, this.marks.get(l.node.id), false);
       g.select('rect.heat-bar').attr('width', Math.max(0, (l.geom.w - 2) * frac));
       if (l.node.children.length > 0 && this.collapsed.has(l.node.id)) {
         const label = `+${count(this.descendants.get(l.node.id) ?? 0)}`;
@@ -853,6 +871,20 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     wasteText = ms.fit(`${wasteText}`, f.bodyBold, inner - ms.width(ratioText!, f.title) - labelGap);
   }
   const h = Math.ceil(y + 8);
+  const farFont = `700 ${FAR_TITLE_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
+  const farDetailFont = `600 ${FAR_DETAIL_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
+  let farDetail: string | undefined;
+  let farLevel: Level;
+  if (spec.waste && spec.waste.level !== 'muted') {
+    farDetail = `${ratioText} ${spec.waste.unit === 'rows' ? 'read/kept' : 'read/returned'}`;
+    farLevel = spec.waste.level;
+  } else {
+    const pick = spec.rows.find((r) => r.label === 'own time' || r.label === 'time') ?? spec.rows[0];
+    if (pick) {
+      farDetail = pick.value;
+      farLevel = pick.level;
+    }
+  }
   const geom: CardGeom = {
     w,
     h,
@@ -863,7 +895,18 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     subY,
     rows,
     tooltip: [node.label, spec.subtitle].filter(Boolean).join('\n'),
+    farTitle: spec.title,
+    farTitlePx: FAR_TITLE_PX,
+    farLevel,
   };
+  // A long title shrinks before it is cut: at overview zoom the kind is the whole message.
+  const titleW = ms.width(spec.title, farFont);
+  if (titleW > w - 2 * PAD_X) {
+    const px = Math.max(FAR_MIN_PX, Math.floor((FAR_TITLE_PX * (w - 2 * PAD_X)) / titleW));
+    geom.farTitlePx = px;
+    geom.farTitle = ms.fit(spec.title, farFont.replace(`${FAR_TITLE_PX}px`, `${px}px`), w - 2 * PAD_X);
+  }
+  if (farDetail !== undefined && h >= 64) geom.farDetail = ms.fit(farDetail, farDetailFont, w - 2 * PAD_X);
   if (spec.tag) geom.tag = ms.fit(spec.tag, f.small, inner);
   if (spec.subtitle) geom.subtitle = ms.fit(spec.subtitle, f.body, inner);
   if (wasteY !== undefined) {
@@ -874,8 +917,8 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
   return geom;
 }
 
-/** Draws a card's static parts into an empty group. */
-function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined): void {
+/** Draws a card's static parts into an empty group; `far` adds the overview text for low zoom. */
+function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = true): void {
   g.append('title').text(geom.tooltip);
   g.append('rect').attr('class', 'card-bg').attr('width', geom.w).attr('height', geom.h).attr('rx', 4);
   g.append('rect').attr('class', 'heat-bar').attr('x', 1).attr('y', 1).attr('height', HEAT_BAR_H).attr('width', 0);
@@ -910,6 +953,24 @@ function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined): void {
       .attr('y', geom.wasteY + 13.5)
       .attr('text-anchor', 'end')
       .text(geom.ratioText ?? '');
+  }
+  if (far) {
+    const cy = geom.farDetail ? geom.h / 2 - 4 : geom.h / 2 + FAR_TITLE_PX / 3;
+    g.append('text')
+      .attr('class', 'far far-title')
+      .attr('x', geom.w / 2)
+      .attr('y', cy)
+      .attr('text-anchor', 'middle')
+      .attr('font-size', geom.farTitlePx)
+      .text(geom.farTitle);
+    if (geom.farDetail) {
+      g.append('text')
+        .attr('class', `far far-detail${geom.farLevel ? ` level-${geom.farLevel}` : ''}`)
+        .attr('x', geom.w / 2)
+        .attr('y', cy + FAR_DETAIL_PX + 6)
+        .attr('text-anchor', 'middle')
+        .text(geom.farDetail);
+    }
   }
   if (mark) {
     const b = g
