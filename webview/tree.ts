@@ -23,7 +23,7 @@ const HEAT_BAR_H = 4;
 const WASTE_H = 19;
 
 /** Below this zoom cards show their overview text instead of their rows. */
-const FAR_ZOOM = 0.55;
+const FAR_ZOOM = 0.65;
 /** The opening view never zooms out further than this; a wider tree opens on its root. */
 const MIN_OPEN_ZOOM = 0.3;
 const FAR_TITLE_PX = 26;

@@ -338,6 +338,59 @@ describe('plan view in Chromium', function () {
     });
   });
 
+  describe('host messages', () => {
+    it('shows a comparison of two plans and switches between them', async () => {
+      const v = await openView(h, 'light');
+      const before = corpusMessage(PG_MISSING_INDEX);
+      const after = corpusMessage(PG_BIG_REAL);
+      await v.send({
+        type: 'showComparison',
+        title: 'before and after',
+        before: { label: 'seq scans', plan: before.plan, findings: before.findings },
+        after: { label: 'big', plan: after.plan, findings: after.findings },
+      });
+      assert.equal(await v.page.locator('.compare-bar').isVisible(), true);
+      assert.equal(await v.page.locator('.summary').textContent(), await v.page.locator('.summary').getAttribute('title'));
+      assert.match((await v.page.locator('.summary').textContent())!, new RegExp(`${after.plan.nodes.length} nodes`));
+      await v.page.locator('.compare-bar button', { hasText: 'Before' }).click();
+      assert.equal(await cardCount(v), before.plan.nodes.length);
+      await v.page.locator('button.tab[data-tab="plan"]').click();
+      const header = await v.page.$$eval('.plan-panel table.compare tr:first-child th', (ths) => ths.map((t) => t.textContent));
+      assert.deepEqual(header, ['', 'seq scans', 'big']);
+      assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+
+    it('focuses a node the host points at, expanding its ancestors', async () => {
+      const { text } = bigPostgresText(1500);
+      const plan = load(text, 'generated plan');
+      const v = await openView(h, 'light');
+      await v.send({ type: 'showPlan', title: 'focus', plan, findings: [] });
+      const hidden = plan.nodes.filter((n) => n.children.length === 0).pop()!;
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${hidden.id}"]`).count(), 0);
+      await v.send({ type: 'focusNode', nodeId: hidden.id });
+      assert.equal(await activeCardId(v), hidden.id);
+      assert.ok(await cardOnScreen(v, hidden.id));
+      await v.send({ type: 'focusNode', nodeId: 99_999 });
+      assert.match((await v.page.locator('.notice-text').textContent())!, /no node 99999/);
+      await v.page.close();
+    });
+
+    it('would see a policy violation if the page had one', async () => {
+      // The CSP assertions above are only worth something if a violation is actually recorded.
+      const v = await openView(h, 'light');
+      await v.page.evaluate(() => {
+        const s = document.createElement('style');
+        s.textContent = 'body { color: red; }';
+        document.head.appendChild(s);
+        document.body.setAttribute('style', 'color: red');
+      });
+      await v.page.waitForTimeout(200);
+      assert.ok((await pageViolations(v)).some((x) => /style-src/.test(x)), 'no violation recorded for an inline style');
+      await v.page.close();
+    });
+  });
+
   describe('hostile plans', () => {
     for (const [name, text] of [
       ['PostgreSQL', hostilePostgresText()],

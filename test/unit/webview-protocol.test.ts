@@ -1,0 +1,95 @@
+// The webview message guards on real corpus plans: valid messages pass (slim or not), malformed ones
+// are refused with a reason that names the field, and nothing throws.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyze, loadPlan } from '../../src/core/index';
+import type { Plan } from '../../src/core/model';
+import { parseHostMessage, parseViewMessage, webviewCsp, webviewHtml, wirePlan } from '../../src/protocol/webview';
+
+const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
+
+function plan(name: string): Plan {
+  const r = loadPlan(readFileSync(join(CORPUS, name), 'utf8'));
+  if (!r.ok) throw new Error(r.refusal);
+  return r.plan;
+}
+
+/** What arrives after VS Code's JSON transport. */
+function overJson<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+describe('webview protocol guards', () => {
+  const pg = plan('pg-json-analyze-sort-hashjoins-seqscans-missing-index.json');
+  const mongo = plan('mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json');
+
+  it('accepts showPlan for real plans and rebuilds the node index of a slim plan', () => {
+    for (const p of [pg, mongo]) {
+      const findings = analyze(p);
+      const r = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlan(p), findings }));
+      assert.ok(r.ok, r.ok ? '' : r.reason);
+      if (r.ok && r.message.type === 'showPlan') {
+        assert.equal(r.message.plan.nodes.length, p.nodes.length);
+        r.message.plan.nodes.forEach((n, i) => assert.equal(n.id, i));
+        assert.equal(r.message.plan.nodes[0], r.message.plan.root);
+      }
+      const full = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: p, findings }));
+      assert.ok(full.ok);
+    }
+  });
+
+  it('keeps a slim plan small on the wire', () => {
+    const full = JSON.stringify(pg).length;
+    const slim = JSON.stringify(wirePlan(pg)).length;
+    assert.ok(slim < full * 0.6, `slim ${slim} vs full ${full}`);
+  });
+
+  it('refuses malformed plans with the field that is wrong', () => {
+    const cases: [unknown, RegExp][] = [
+      [null, /^message is not an object$/],
+      [{ type: 'showPlan', title: 1 }, /^showPlan\.title is not a string$/],
+      [{ type: 'showPlan', title: 't', plan: { ...overJson(wirePlan(pg)), engine: 'oracle' }, findings: [] }, /showPlan\.plan\.engine/],
+      [{ type: 'bogus' }, /"bogus" is not a message the view knows/],
+    ];
+    for (const [msg, re] of cases) {
+      const r = parseHostMessage(msg);
+      assert.equal(r.ok, false);
+      if (!r.ok) assert.match(r.reason, re);
+    }
+    const broken = overJson(wirePlan(pg));
+    (broken.root.children[0]!.metrics as Record<string, unknown>).rowsReturned = '12';
+    const r1 = parseHostMessage({ type: 'showPlan', title: 't', plan: broken, findings: [] });
+    assert.ok(!r1.ok && r1.reason === 'showPlan.plan.root.children[0].metrics.rowsReturned is not a number');
+    const renumbered = overJson(wirePlan(pg));
+    renumbered.root.children[0]!.id = 5;
+    const r2 = parseHostMessage({ type: 'showPlan', title: 't', plan: renumbered, findings: [] });
+    assert.ok(!r2.ok && /repeats id 5|preorder position/.test(r2.reason), r2.ok ? '' : r2.reason);
+    const badFinding = parseHostMessage({ type: 'showPlan', title: 't', plan: overJson(wirePlan(pg)), findings: [{ code: 'x', severity: 'high', title: 't', message: 'm', numbers: {}, nodeId: 999 }] });
+    assert.ok(!badFinding.ok && /points at no node/.test(badFinding.reason));
+  });
+
+  it('refuses a tree that contains itself instead of walking it forever', () => {
+    const p = overJson(wirePlan(pg));
+    p.root.children.push(p.root);
+    const r = parseHostMessage({ type: 'showPlan', title: 't', plan: p, findings: [] });
+    assert.ok(!r.ok && /appears twice/.test(r.reason));
+  });
+
+  it('checks what the view sends', () => {
+    assert.ok(parseViewMessage({ type: 'ready', protocolVersion: 1 }).ok);
+    assert.ok(parseViewMessage({ type: 'saveFile', fileName: 'plan.svg', mimeType: 'image/svg+xml', encoding: 'utf8', content: '<svg/>' }).ok);
+    const escape = parseViewMessage({ type: 'saveFile', fileName: '../../.bashrc', mimeType: 'application/json', encoding: 'utf8', content: '' });
+    assert.ok(!escape.ok && /plain file name/.test(escape.reason));
+    assert.ok(!parseViewMessage({ type: 'openNode', nodeId: 'x' }).ok);
+  });
+
+  it('writes a page with the strict policy and no inline code', () => {
+    const html = webviewHtml({ cspSource: 'https://x.example', nonce: 'abc123', scriptUri: 'https://x.example/w.js', styleUri: 'https://x.example/s.css' });
+    assert.ok(html.includes(webviewCsp('https://x.example', 'abc123')));
+    assert.match(webviewCsp('S', 'N'), /^default-src 'none'; img-src data: S; style-src S; script-src 'nonce-N';$/);
+    assert.equal((html.match(/<script/g) ?? []).length, 1);
+    assert.ok(!/<style|\sstyle=|\son\w+=/.test(html));
+  });
+});
