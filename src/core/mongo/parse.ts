@@ -265,11 +265,21 @@ function readRejected(qp: Obj, wp: Obj, trials: unknown[] | undefined, ctx: Ctx,
     return looksSlotBased(stages) ? { shape: '', access: accessOf(stages) } : { shape: shapeOf(stages), access: accessOf(stages) };
   };
   const sigs = entries.map(entrySig);
+  // Trial entries by signature, in order, so each candidate finds its own in constant time.
+  const byLevel = { shape: new Map<string, number[]>(), access: new Map<string, number[]>() };
+  sigs.forEach((s, i) => {
+    for (const level of ['shape', 'access'] as const) {
+      if (!s[level]) continue;
+      const list = byLevel[level].get(s[level]);
+      if (list) list.push(i);
+      else byLevel[level].set(s[level], [i]);
+    }
+  });
   const take = (sig: { shape: string; access: string }): number | undefined => {
     for (const level of ['shape', 'access'] as const) {
       if (!sig[level]) continue;
-      const hits = sigs.map((s, i) => (s[level] === sig[level] && !used.has(i) ? i : -1)).filter((i) => i >= 0);
-      if (hits.length > 0) return hits[0];
+      const hit = byLevel[level].get(sig[level])?.find((i) => !used.has(i));
+      if (hit !== undefined) return hit;
     }
     return undefined;
   };
@@ -335,11 +345,8 @@ function readRejected(qp: Obj, wp: Obj, trials: unknown[] | undefined, ctx: Ctx,
 function buildStage(obj: Obj, role: string | undefined, ctx: Ctx, ns: string | undefined, depth: number, twin?: Obj): PlanNode {
   const kind = typeof obj.stage === 'string' ? obj.stage : '(unnamed stage)';
   if (!KNOWN_STAGES.has(kind) && !(ctx.documentDb && DOCUMENTDB_STAGES.has(kind)) && !looksSbeName(kind)) ctx.unknownKinds.add(kind);
-  const raw: Obj = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if ((CHILD_KEYS as readonly string[]).includes(k)) continue;
-    raw[k] = v;
-  }
+  // Rest destructuring copies the fields without the per-field pairs Object.entries would allocate.
+  const { inputStage: _a, inputStages: _b, outerStage: _c, innerStage: _d, thenStage: _e, elseStage: _f, ...raw } = obj;
   const node = makeNode(kind, '', raw, role);
   readStageFigures(node.metrics, obj, kind);
   if (twin && twin.stage === obj.stage) readStageDetails(node.details, twin);

@@ -113,8 +113,8 @@ export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]
 
 function convertNode(o: Doc, ctx: Ctx, depth: number): PlanNode | string {
   if (depth > MAX_DEPTH) return `The plan is nested more than ${MAX_DEPTH} levels deep, more than this reader follows.`;
-  const raw: Doc = {};
-  for (const [k, v] of Object.entries(o)) if (k !== 'Plans') raw[k] = v;
+  // Rest destructuring copies the fields without the per-field pairs Object.entries would allocate.
+  const { Plans: _children, ...raw } = o;
   let kind = str(o['Node Type']);
   if (kind === undefined || kind === '') kind = 'Unknown';
   const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']));
