@@ -1,0 +1,40 @@
+// The architecture's import rules are lint rules (eslint.config.mjs); this proves they bite: a file that
+// breaks one is reported, a file that keeps it is not.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+
+const root = join(__dirname, '..', '..');
+const eslint = new ESLint({ cwd: root });
+
+async function violations(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('layer rules', function () {
+  this.timeout(60_000);
+
+  const cases: [string, string, boolean][] = [
+    ['src/core/probe.ts', "import { readFileSync } from 'fs';", true],
+    ['src/core/probe.ts', "import { readFileSync } from 'node:fs';", true],
+    ['src/core/probe.ts', "import { MongoClient } from 'mongodb';", true],
+    ['src/core/probe.ts', "import * as vscode from 'vscode';", true],
+    ['src/core/probe.ts', "import { connectPostgres } from '../adapters/postgres';", true],
+    ['src/core/probe.ts', "import { derive } from './metrics';", false],
+    ['src/server/probe.ts', "import * as vscode from 'vscode';", true],
+    ['src/server/probe.ts', "import { Client } from 'pg';", true],
+    ['src/adapters/probe.ts', "import * as vscode from 'vscode';", true],
+    ['src/adapters/probe.ts', "import { Client } from 'pg';", false],
+    ['webview/probe.ts', "import { Client } from 'pg';", true],
+    ['webview/probe.ts', "import { select } from 'd3-selection';", false],
+    ['src/cli/probe.ts', "import * as vscode from 'vscode';", true],
+  ];
+  for (const [file, code, broken] of cases) {
+    it(`${broken ? 'reports' : 'allows'} \`${code}\` in ${file.replace(/probe\.ts$/, '')}`, async () => {
+      const found = await violations(file, `${code}\nexport const x = 1;\n`);
+      assert.equal(found.length > 0, broken, found.join('; '));
+    });
+  }
+});
