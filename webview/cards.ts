@@ -112,7 +112,7 @@ function mongoRows(node: PlanNode, plan: Plan, rows: CardRow[]): void {
   }
   if (m.docsExamined !== undefined) rows.push({ label: 'docs examined', value: count(m.docsExamined) });
   if (m.inclusiveTimeMs !== undefined) {
-    const share = percent(m.exclusiveTimeMs ?? 0, plan.totals.executionTimeMs ?? plan.maxima.exclusiveTimeMs);
+    const share = plan.totals.executionTimeMs !== undefined ? percent(m.exclusiveTimeMs ?? 0, plan.totals.executionTimeMs) : '';
     rows.push({ label: 'time', value: `${ms(m.inclusiveTimeMs)}${share && m.exclusiveTimeMs ? ` · own ${share}` : ''}` });
   }
   if (d.indexBounds) rows.push({ label: 'bounds', value: boundsSummary(d.indexBounds) });

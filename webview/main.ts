@@ -309,14 +309,14 @@ function maximaOf(root: PlanNode): PlanMaxima {
   return max;
 }
 
-function showRejected(index: number | undefined): void {
+function showRejected(position: number | undefined): void {
   if (!shown) return;
   const base = shown.plan;
-  if (index === undefined) {
+  if (position === undefined) {
     drawn = { plan: base, findings: shown.findings };
     rejectedBar.hidden = true;
   } else {
-    const r = base.rejectedPlans.find((x) => x.index === index);
+    const r = base.rejectedPlans[position];
     if (!r) return;
     const nodes: PlanNode[] = [];
     const stack = [r.root];
@@ -327,11 +327,11 @@ function showRejected(index: number | undefined): void {
     }
     nodes.sort((a, b) => a.id - b.id);
     const plan: Plan = { ...base, root: r.root, nodes, rejectedPlans: base.rejectedPlans, maxima: maximaOf(r.root), totals: {} };
-    drawn = { plan, findings: [], rejected: index };
+    drawn = { plan, findings: [], rejected: position };
     clear(rejectedBar);
     append(
       rejectedBar,
-      el('span', undefined, `Showing rejected plan #${index + 1}${r.shardName ? ` on shard ${r.shardName}` : ''}. Findings and heat refer to this candidate's trial.`),
+      el('span', undefined, `Showing rejected plan #${r.index + 1}${r.shardName ? ` on shard ${r.shardName}` : ''}: its figures are from the planner's trial run.`),
       button('Back to the winning plan', 'link', () => showRejected(undefined)),
     );
     rejectedBar.hidden = false;

@@ -15,7 +15,8 @@ export interface PanelActions {
   copy(text: string, what: string): void;
   verify(id: string): void;
   openNode(node: PlanNode): void;
-  showRejected(index: number | undefined): void;
+  /** Draws a rejected plan, by its position in plan.rejectedPlans, or with undefined the winning plan. */
+  showRejected(position: number | undefined): void;
 }
 
 /** Short name of a node for links: 'Index Scan on orders', 'IXSCAN { a: 1 }'. */
@@ -269,9 +270,10 @@ export function renderPlanInfo(root: HTMLElement, plan: Plan, showing: number | 
       li.appendChild(button('Show the winning plan', 'primary', () => act.showRejected(undefined)));
       ul.appendChild(li);
     }
-    for (const r of plan.rejectedPlans) {
-      const li = el('li', showing === r.index ? 'rejected-plan shown' : 'rejected-plan');
-      li.dataset.index = String(r.index);
+    // Positions, not `index`: each shard numbers its own candidates from 0.
+    plan.rejectedPlans.forEach((r, pos) => {
+      const li = el('li', showing === pos ? 'rejected-plan shown' : 'rejected-plan');
+      li.dataset.position = String(pos);
       const chain: string[] = [];
       let n: PlanNode | undefined = r.root;
       while (n && chain.length < 6) {
@@ -284,9 +286,9 @@ export function renderPlanInfo(root: HTMLElement, plan: Plan, showing: number | 
         el('div', 'chain', chain.join(' ← ')),
         el('div', 'f-message', trialText(r)),
       );
-      if (showing !== r.index) li.appendChild(button('Draw', 'secondary', () => act.showRejected(r.index)));
+      if (showing !== pos) li.appendChild(button('Draw', 'secondary', () => act.showRejected(pos)));
       ul.appendChild(li);
-    }
+    });
     root.appendChild(ul);
   }
   const meta = plan.engine === 'mongodb' ? plan.mongo : plan.postgres;

@@ -879,8 +879,11 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     farDetail = `${ratioText} ${spec.waste.unit === 'rows' ? 'read/kept' : 'read/returned'}`;
     farLevel = spec.waste.level;
   } else {
-    const pick = spec.rows.find((r) => r.label === 'own time' || r.label === 'time') ?? spec.rows[0];
-    if (pick) {
+    // PostgreSQL: where the time went; MongoDB: how many documents flowed (its times are estimates).
+    const returned = spec.rows.find((r) => r.label === 'returned');
+    const pick = spec.rows.find((r) => r.label === 'own time') ?? spec.rows[0];
+    if (returned) farDetail = `${returned.value} returned`;
+    else if (pick) {
       farDetail = pick.value;
       farLevel = pick.level;
     }
@@ -906,7 +909,7 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     geom.farTitlePx = px;
     geom.farTitle = ms.fit(spec.title, farFont.replace(`${FAR_TITLE_PX}px`, `${px}px`), w - 2 * PAD_X);
   }
-  if (farDetail !== undefined && h >= 64) geom.farDetail = ms.fit(farDetail, farDetailFont, w - 2 * PAD_X);
+  if (farDetail !== undefined && h >= 54) geom.farDetail = ms.fit(farDetail, farDetailFont, w - 2 * PAD_X);
   if (spec.tag) geom.tag = ms.fit(spec.tag, f.small, inner);
   if (spec.subtitle) geom.subtitle = ms.fit(spec.subtitle, f.body, inner);
   if (wasteY !== undefined) {
@@ -955,7 +958,7 @@ function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = tru
       .text(geom.ratioText ?? '');
   }
   if (far) {
-    const cy = geom.farDetail ? geom.h / 2 - 4 : geom.h / 2 + FAR_TITLE_PX / 3;
+    const cy = geom.farDetail ? geom.h / 2 - 2 : geom.h / 2 + FAR_TITLE_PX / 3;
     g.append('text')
       .attr('class', 'far far-title')
       .attr('x', geom.w / 2)
@@ -967,7 +970,7 @@ function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = tru
       g.append('text')
         .attr('class', `far far-detail${geom.farLevel ? ` level-${geom.farLevel}` : ''}`)
         .attr('x', geom.w / 2)
-        .attr('y', cy + FAR_DETAIL_PX + 6)
+        .attr('y', cy + FAR_DETAIL_PX + 1)
         .attr('text-anchor', 'middle')
         .text(geom.farDetail);
     }

@@ -4,6 +4,7 @@
 // test-results/ for a person to look at.
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan, PlanNode } from '../../src/core/model';
 import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
@@ -233,6 +234,8 @@ describe('plan view in Chromium', function () {
       assert.equal(png.encoding, 'base64');
       const bytes = Buffer.from(png.content, 'base64');
       assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+      writeFileSync(join(RESULTS, 'export-pg-placeholders.png'), bytes);
+      writeFileSync(join(RESULTS, 'export-pg-placeholders.svg'), svg.content);
       assert.ok(bytes.length > 5000, 'the PNG is suspiciously small');
       assert.deepEqual(await pageViolations(v), []);
     });
@@ -321,6 +324,11 @@ describe('plan view in Chromium', function () {
       assert.equal(await v.page.locator('.rejected-bar').isVisible(), true);
       assert.equal(await cardCount(v), all({ ...msg.plan, root: r.root } as Plan).length);
       await shot(v, 'mongo-sharded-rejected-dark');
+      assert.equal(await v.page.locator('.plan-panel li.rejected-plan.shown').count(), 1);
+      const last = msg.plan.rejectedPlans[msg.plan.rejectedPlans.length - 1]!;
+      await v.page.locator('.plan-panel li.rejected-plan').last().locator('button', { hasText: 'Draw' }).click();
+      assert.equal(await cardCount(v), all({ ...msg.plan, root: last.root } as Plan).length);
+      assert.match((await v.page.locator('.rejected-bar').textContent())!, new RegExp(`#${last.index + 1} on shard ${last.shardName}`));
       await v.page.locator('.rejected-bar button').click();
       assert.equal(await cardCount(v), msg.plan.nodes.length);
       assert.deepEqual(await pageViolations(v), []);
