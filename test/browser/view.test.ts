@@ -384,6 +384,29 @@ describe('plan view in Chromium', function () {
       await v.page.close();
     });
 
+    it('takes its colours from the --vscode-* variables VS Code sets on the page', async () => {
+      const v = await openView(h, 'dark');
+      // VS Code writes the theme as custom properties on <html>; a CSSOM write is what it amounts to.
+      await v.page.evaluate(() => {
+        const st = document.documentElement.style;
+        st.setProperty('--vscode-editor-background', 'rgb(1, 2, 3)');
+        st.setProperty('--vscode-editorWidget-background', 'rgb(10, 20, 30)');
+        st.setProperty('--vscode-editor-foreground', 'rgb(200, 201, 202)');
+        st.setProperty('--vscode-charts-red', 'rgb(250, 0, 0)');
+      });
+      await v.send(corpusMessage(PG_MISSING_INDEX));
+      const colours = await v.page.evaluate(() => ({
+        body: getComputedStyle(document.body).backgroundColor,
+        card: getComputedStyle(document.querySelector('svg.tree g.card.heat-0 rect.card-bg')!).fill,
+        text: getComputedStyle(document.querySelector('svg.tree g.card text.card-title')!).fill,
+        heat: getComputedStyle(document.querySelector('svg.tree rect.heat-bar')!).fill,
+      }));
+      assert.deepEqual(colours, { body: 'rgb(1, 2, 3)', card: 'rgb(10, 20, 30)', text: 'rgb(200, 201, 202)', heat: 'rgb(250, 0, 0)' });
+      await shot(v, 'pg-missing-index-vscode-variables');
+      assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+
     it('would see a policy violation if the page had one', async () => {
       // The CSP assertions above are only worth something if a violation is actually recorded.
       const v = await openView(h, 'light');
