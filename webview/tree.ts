@@ -870,7 +870,8 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     y += WASTE_H;
     wasteText = ms.fit(`${wasteText}`, f.bodyBold, inner - ms.width(ratioText!, f.title) - labelGap);
   }
-  const h = Math.ceil(y + 8);
+  // The fold toggle sits on the bottom edge: a card with children keeps its last line clear of it.
+  const h = Math.ceil(y + (node.children.length > 0 ? 14 : 8));
   const farFont = `700 ${FAR_TITLE_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
   const farDetailFont = `600 ${FAR_DETAIL_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
   let farDetail: string | undefined;
