@@ -91,125 +91,76 @@ export function generatePostgresJsonPlan(nodes: number, seed = 1): string {
   return JSON.stringify([{ Plan: root, Planning: { 'Shared Hit Blocks': 12 }, 'Planning Time': 3.2, Triggers: [], 'Execution Time': 5012.3 }], null, 2);
 }
 
-function ixscan(r: () => number, fields: string[]): Record<string, unknown> {
-  const keyPattern: Record<string, number> = {};
-  const indexBounds: Record<string, string[]> = {};
-  for (const f of fields) {
-    keyPattern[f] = r() < 0.5 ? 1 : -1;
-    indexBounds[f] = [`[${Math.floor(r() * 100)}, ${Math.floor(r() * 100) + 100}]`];
-  }
-  const keys = Math.floor(r() * 100000);
-  return {
-    stage: 'IXSCAN',
-    nReturned: Math.floor(keys / 3),
-    executionTimeMillisEstimate: Math.floor(r() * 50),
-    works: keys + 1,
-    advanced: Math.floor(keys / 3),
-    needTime: keys - Math.floor(keys / 3),
-    needYield: 0,
-    saveState: 10,
-    restoreState: 10,
-    isEOF: 0,
-    keyPattern,
-    indexName: fields.map((f) => `${f}_1`).join('_'),
-    isMultiKey: false,
-    multiKeyPaths: Object.fromEntries(fields.map((f) => [f, []])),
-    isUnique: false,
-    isSparse: false,
-    isPartial: false,
-    indexVersion: 2,
-    direction: 'forward',
-    indexBounds,
-    keysExamined: keys,
-    seeks: 1 + Math.floor(r() * 3),
-    dupsTested: 0,
-    dupsDropped: 0,
-  };
-}
-
-function fetchOver(r: () => number, input: Record<string, unknown>): Record<string, unknown> {
-  return {
-    stage: 'FETCH',
-    filter: { status: { $eq: 'open' }, total: { $gt: Math.floor(r() * 1000) } },
-    nReturned: Math.floor(((input.nReturned as number) ?? 0) / 2),
-    executionTimeMillisEstimate: Math.floor(r() * 80),
-    works: input.works,
-    advanced: 5,
-    needTime: 100,
-    needYield: 0,
-    saveState: 10,
-    restoreState: 10,
-    isEOF: 0,
-    docsExamined: input.nReturned,
-    alreadyHasObj: 0,
-    inputStage: input,
-  };
-}
-
 /**
- * A MongoDB find explain at allPlansExecution of about `targetBytes`, made of many candidate plans
- * (what a collection with many overlapping indexes and an $or produces). Real shape: queryPlanner with
- * winningPlan and rejectedPlans, executionStats with allPlansExecution trial stats, serverInfo.
+ * A MongoDB find explain at allPlansExecution of about `targetBytes`, shaped like the big outputs real
+ * servers print: the planner keeps few candidates (it stops enumerating after a handful), so size comes
+ * from index bounds: an `$in` over tens of thousands of values lists one point interval per value, in
+ * every candidate plan and again in every trial's stages. Real field names and nesting (MongoDB 6.0).
  */
 export function generateMongoAllPlansExplain(targetBytes: number, seed = 2): string {
   const r = rng(seed);
-  const fields = ['status', 'customer_id', 'created_at', 'total', 'region', 'sku'];
-  const candidate = (): Record<string, unknown> => {
-    const k = 1 + Math.floor(r() * 3);
-    const chosen = Array.from({ length: k }, () => fields[Math.floor(r() * fields.length)]!);
-    const inputs = Array.from({ length: 1 + Math.floor(r() * 4) }, () => fetchOver(r, ixscan(r, [...new Set(chosen)])));
-    return {
-      stage: 'LIMIT',
-      nReturned: 10,
-      executionTimeMillisEstimate: 3,
-      works: 1000,
-      advanced: 10,
-      needTime: 990,
-      needYield: 0,
-      isEOF: 1,
-      limitAmount: 10,
-      inputStage: { stage: 'SORT_MERGE', sortPattern: { created_at: -1 }, nReturned: 10, works: 1000, dupsTested: 10, dupsDropped: 0, inputStages: inputs },
+  const indexes = [
+    ['customer_id', 'created_at'],
+    ['customer_id', 'status', 'created_at'],
+    ['customer_id', 'total'],
+    ['customer_id', 'region', 'created_at'],
+    ['customer_id'],
+  ];
+  const candidates = indexes.length;
+  // Each value's interval appears in the candidate's queryPlanner tree and in its trial stages.
+  const values = Math.max(1, Math.floor(targetBytes / (candidates * 2 * 44)));
+  const ids = Array.from({ length: values }, (_, i) => 100000 + i * 7 + Math.floor(r() * 7));
+  const points = ids.map((v) => `[${v}, ${v}]`);
+  const plan = (fields: string[], withStats: boolean): Record<string, unknown> => {
+    const keyPattern = Object.fromEntries(fields.map((f) => [f, f === 'created_at' ? -1 : 1]));
+    const indexBounds = Object.fromEntries(fields.map((f, i) => [f, i === 0 ? points : ['[MaxKey, MinKey]']]));
+    const keys = Math.floor(r() * 50000);
+    const ix: Record<string, unknown> = {
+      stage: 'IXSCAN',
+      keyPattern,
+      indexName: fields.map((f) => `${f}_${keyPattern[f]}`).join('_'),
+      isMultiKey: false,
+      multiKeyPaths: Object.fromEntries(fields.map((f) => [f, []])),
+      isUnique: false,
+      isSparse: false,
+      isPartial: false,
+      indexVersion: 2,
+      direction: 'forward',
+      indexBounds,
     };
+    const fetch: Record<string, unknown> = { stage: 'FETCH', filter: { status: { $eq: 'open' } }, inputStage: ix };
+    const limit: Record<string, unknown> = { stage: 'LIMIT', limitAmount: 100, inputStage: fetch };
+    if (withStats) {
+      Object.assign(ix, { nReturned: Math.floor(keys / 4), executionTimeMillisEstimate: 12, works: keys + 1, advanced: Math.floor(keys / 4), needTime: keys - Math.floor(keys / 4), needYield: 0, saveState: 3, restoreState: 3, isEOF: 0, keysExamined: keys, seeks: values, dupsTested: 0, dupsDropped: 0 });
+      Object.assign(fetch, { nReturned: 100, executionTimeMillisEstimate: 15, works: keys + 1, advanced: 100, needTime: keys, needYield: 0, saveState: 3, restoreState: 3, isEOF: 0, docsExamined: Math.floor(keys / 4), alreadyHasObj: 0 });
+      Object.assign(limit, { nReturned: 100, executionTimeMillisEstimate: 15, works: keys + 2, advanced: 100, needTime: keys, needYield: 0, saveState: 3, restoreState: 3, isEOF: 1 });
+    }
+    return limit;
   };
-  const strip = (p: Record<string, unknown>): Record<string, unknown> =>
-    JSON.parse(JSON.stringify(p, (k, v) => (['nReturned', 'works', 'advanced', 'needTime', 'needYield', 'isEOF', 'executionTimeMillisEstimate', 'keysExamined', 'docsExamined', 'seeks', 'saveState', 'restoreState', 'dupsTested', 'dupsDropped', 'alreadyHasObj'].includes(k) ? undefined : v))) as Record<string, unknown>;
-  const winning = candidate();
-  const rejected: Record<string, unknown>[] = [];
-  const trials: Record<string, unknown>[] = [];
-  let size = 0;
-  while (size < targetBytes) {
-    const c = candidate();
-    const stripped = strip(c);
-    rejected.push(stripped);
-    const trial = { nReturned: 10, executionTimeMillisEstimate: 1, totalKeysExamined: Math.floor(r() * 5000), totalDocsExamined: Math.floor(r() * 5000), executionStages: c };
-    trials.push(trial);
-    // Counted as printed (indented by two more levels than here), so the total lands near the target.
-    size += (JSON.stringify(stripped, null, 2).length + JSON.stringify(trial, null, 2).length) * 1.25;
-  }
   const doc = {
     explainVersion: '1',
     queryPlanner: {
       namespace: 'shop.orders',
       indexFilterSet: false,
-      parsedQuery: { $or: [{ status: { $eq: 'open' } }, { region: { $in: ['eu', 'us'] } }] },
+      parsedQuery: { $and: [{ status: { $eq: 'open' } }, { customer_id: { $in: ids } }] },
       queryHash: 'A1B2C3D4',
       planCacheKey: 'E5F6A7B8',
       maxIndexedOrSolutionsReached: false,
       maxIndexedAndSolutionsReached: false,
-      maxScansToExplodeReached: false,
-      winningPlan: strip(winning),
-      rejectedPlans: rejected,
+      maxScansToExplodeReached: true,
+      winningPlan: plan(indexes[0]!, false),
+      rejectedPlans: indexes.slice(1).map((f) => plan(f, false)),
     },
     executionStats: {
       executionSuccess: true,
-      nReturned: 10,
+      nReturned: 100,
       executionTimeMillis: 42,
       totalKeysExamined: 1234,
       totalDocsExamined: 1200,
-      executionStages: winning,
-      allPlansExecution: trials,
+      executionStages: plan(indexes[0]!, true),
+      allPlansExecution: indexes.map((f) => ({ nReturned: 100, executionTimeMillisEstimate: 10, totalKeysExamined: Math.floor(r() * 5000), totalDocsExamined: Math.floor(r() * 5000), score: 1.5, executionStages: plan(f, true) })),
     },
-    command: { find: 'orders', filter: { $or: [{ status: 'open' }, { region: { $in: ['eu', 'us'] } }] }, sort: { created_at: -1 }, limit: 10, $db: 'shop' },
+    command: { find: 'orders', filter: { status: 'open', customer_id: { $in: ids } }, limit: 100, $db: 'shop' },
     serverInfo: { host: 'db1', port: 27017, version: '6.0.5', gitVersion: 'c9a99c120371d4d4c52cbb15dac34a36ce8d3b1d' },
     ok: 1,
   };

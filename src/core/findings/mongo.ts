@@ -75,7 +75,7 @@ function boundsOf(node: PlanNode): Record<string, string[]> | undefined {
   if (!isRecord(b)) return undefined;
   const out: Record<string, string[]> = {};
   for (const [field, list] of Object.entries(b)) {
-    if (Array.isArray(list)) out[field] = list.map((x) => String(x));
+    if (Array.isArray(list)) out[field] = list.every((x) => typeof x === 'string') ? (list as string[]) : list.map((x) => String(x));
   }
   return out;
 }

@@ -166,13 +166,36 @@ export function isRecord(x: unknown): x is Record<string, unknown> {
 
 /** A short, single-line rendering of a value for messages (filters, key patterns). */
 export function brief(x: unknown, max = 80): string {
-  let s: string;
-  try {
-    s = typeof x === 'string' ? x : JSON.stringify(x) ?? String(x);
-  } catch {
-    s = String(x);
-  }
-  s = s.replace(/\s+/g, ' ');
+  // Serialises only as much as will be shown: a filter with an $in of 50,000 values costs the same as a
+  // short one.
+  const out: string[] = [];
+  let used = 0;
+  const push = (t: string): boolean => {
+    out.push(t);
+    used += t.length;
+    return used <= max;
+  };
+  const write = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'string') return push(JSON.stringify(v.length > max ? v.slice(0, max) : v));
+    if (v === null || typeof v !== 'object') return push(v === undefined ? 'undefined' : String(v));
+    if (depth > 20) return push('…');
+    if (Array.isArray(v)) {
+      if (!push('[')) return false;
+      for (let i = 0; i < v.length; i++) if ((i > 0 && !push(',')) || !write(v[i], depth + 1)) return false;
+      return push(']');
+    }
+    if (!push('{')) return false;
+    let first = true;
+    for (const k in v as Record<string, unknown>) {
+      if (!first && !push(',')) return false;
+      first = false;
+      if (!push(`${JSON.stringify(k)}:`) || !write((v as Record<string, unknown>)[k], depth + 1)) return false;
+    }
+    return push('}');
+  };
+  if (typeof x === 'string') out.push(x.length > max * 2 ? x.slice(0, max * 2) : x);
+  else write(x, 0);
+  const s = out.join('').replace(/\s+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 

@@ -875,7 +875,7 @@ function shapeOf(o: Obj, depth = 0): string {
   if (depth > MAX_DEPTH) return '';
   const parts = [String(o.stage ?? '?')];
   if (typeof o.indexName === 'string') parts.push(`[${o.indexName}]`);
-  if ('indexBounds' in o) parts.push(JSON.stringify(o.indexBounds));
+  if ('indexBounds' in o) parts.push(boundsSignature(o.indexBounds));
   const kids: string[] = [];
   for (const key of CHILD_KEYS) {
     const v = o[key];
@@ -883,6 +883,20 @@ function shapeOf(o: Obj, depth = 0): string {
     else if (Array.isArray(v)) for (const c of v) if (isObj(c)) kids.push(shapeOf(c, depth + 1));
   }
   return parts.join('') + (kids.length > 0 ? `(${kids.join(',')})` : '');
+}
+
+/**
+ * Index bounds reduced to what tells candidate plans apart (per field: the interval count and the first
+ * and last interval), so that a plan with an `$in` of 50,000 values is not serialised whole to compare it.
+ */
+function boundsSignature(b: unknown): string {
+  if (!isObj(b)) return JSON.stringify(b ?? null);
+  let out = '{';
+  for (const k in b) {
+    const list = b[k];
+    out += Array.isArray(list) ? `${k}:${list.length}:${String(list[0])}:${String(list[list.length - 1])};` : `${k}:${JSON.stringify(list)};`;
+  }
+  return `${out}}`;
 }
 
 /** The indexes (and collection scans) a plan reads, sorted: comparable across classic and SBE trees. */
