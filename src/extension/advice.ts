@@ -49,7 +49,10 @@ export function suggestionViews(advice: Advice | undefined, engine: 'mongodb' | 
       .join(' ');
     const view: SuggestionView = { id: `s${s.rank}`, title: titleOf(s), detail, status: 'unverified' };
     if (s.createText) view.ddl = s.createText;
+    // With nothing to build, the text worth copying is the rewritten query (keyset pagination, UNION ALL...).
+    else if (s.rewrites[0]?.text) view.ddl = s.rewrites[0].text;
     view.verifiable = engine === 'postgres' && s.action === 'create' && !!s.createText && s.servesQueryAsWritten;
+    if (!view.verifiable) delete view.status;
     return view;
   });
 }

@@ -12,6 +12,7 @@ const URL_ = process.env.QPI_HOST_URL;
 const WS = process.env.QPI_HOST_WS;
 const EXT = process.env.QPI_HOST_EXT;
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
+const MONGO_URI = process.env.QPI_SAMPLES_MONGO_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'host');
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -79,11 +80,32 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await row.click();
   }
 
-  async function answer(text: string | undefined): Promise<void> {
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    if (text !== undefined) await input.fill(text);
-    await page.keyboard.press('Enter');
+  /** Answers the input box titled `title` (waiting for that box, not the one before it). */
+  async function answer(title: string | RegExp, text: string): Promise<void> {
+    const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title, .quick-input-header', { hasText: title }) });
+    await widget.waitFor({ timeout: 30_000 });
+    const input = widget.locator('input').first();
+    await input.fill(text);
+    await input.press('Enter');
+    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 }).catch(() => undefined);
+  }
+
+  /**
+   * Clicks a button of a notification. The workbench does not always pop a toast up (it may count the
+   * notification in the status bar instead), so the notification centre is opened when no toast shows.
+   */
+  async function notificationButton(label: string): Promise<void> {
+    const toast = page.locator('.notification-toast .monaco-button', { hasText: label }).first();
+    try {
+      await toast.waitFor({ timeout: 5_000 });
+      await toast.click();
+      return;
+    } catch {
+      await palette('Notifications: Show Notifications');
+      const inCentre = page.locator('.notifications-center .monaco-button', { hasText: label }).first();
+      await inCentre.waitFor({ timeout: 15_000 });
+      await inCentre.click();
+    }
   }
 
   async function openFile(name: string): Promise<void> {
@@ -99,10 +121,14 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await palette('Query Plan Inspector: Add Connection...');
     await pick('PostgreSQL');
     await pick('Connection string');
-    await answer(PG_URI);
-    await answer(''); // no password for this user
-    await answer('ui pg');
-    await page.getByText(/Connected to ui pg/).first().waitFor({ timeout: 30_000 });
+    await answer(/connection string/, PG_URI!);
+    await answer(/Password for postgres/, ''); // no password for this user
+    await answer(/name/, 'ui pg');
+    // The connection is tested right after it is saved; its state shows in the Connections view.
+    await palette('View: Show Query Plan Inspector');
+    await page.getByRole('treeitem', { name: /ui pg/ }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.monaco-list-row', { hasText: 'ui pg' }).locator('.codicon-pass').first().waitFor({ timeout: 30_000 });
+    await palette('View: Show Explorer');
   });
 
   it('right-click > Explain Query on a SQL statement opens the plan view with its nodes', async () => {
@@ -125,6 +151,27 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await view.getByText('OFFSET reads what it skips').first().waitFor();
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(SHOTS, 'explain-sql.png') });
+  });
+
+  it('a first-time user clicks the Explain CodeLens in a playground, adds a MongoDB connection, and sees the plan', async () => {
+    assert.ok(MONGO_URI, 'QPI_SAMPLES_MONGO_URI is not set: run npm run test:host');
+    await openFile('orders.mongodb.js');
+    const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Explain' }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(300); // CodeLenses are redrawn while the editor settles
+    await lens.click();
+    await notificationButton('Add Connection');
+    await pick('Connection string');
+    await answer(/connection string/, MONGO_URI);
+    await answer(/name/, 'ui mongo');
+    const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    const titles = view.locator('g.card .card-title');
+    await titles.nth(2).waitFor({ timeout: 60_000 });
+    assert.deepEqual(await titles.allTextContents(), ['LIMIT', 'FETCH', 'IXSCAN']);
+    await view.getByText('Keep using country_id_1_order_details.product_id_1_created_at_-1').first().waitFor();
+    await palette('Notifications: Clear All Notifications');
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(SHOTS, 'explain-mongo-codelens.png') });
   });
 
   it('the status bar shows the folder connection and the Connections view lists it', async () => {
