@@ -1,0 +1,276 @@
+// Index advice with a connection: the indexes that exist, bounded selectivity from the server, the pure
+// advisor, then verification on the server. Front ends (`qpi advise --uri`, the extension) call
+// adviseMongoLive / advisePostgresLive with a session opened here; the pieces are in stats.ts and verify.ts.
+//
+// A session holds the adapter's connection (explain with time limits, server-side cancel, listIndexes,
+// HypoPG) and one more driver handle for what the adapter does not do: counts and $sample for MongoDB (and
+// the trial's scratch collection), read-only catalog queries for PostgreSQL.
+
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import pg from 'pg';
+import { adviseMongo } from '../core/advice/mongoAdvisor';
+import { fromMongoCommand } from '../core/advice/fromMongoCommand';
+import { mongoShape } from '../core/advice/mongoShape';
+import { advisePostgresShapes } from '../core/advice/pgAdvisor';
+import { parsePostgresQuery } from '../core/advice/pgShape';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgIndexColumn, PgStats } from '../core/advice/types';
+import type { MongoCommand } from '../core/query/mongoShell';
+import { AdapterError, firstLine, scrub } from './errors';
+import { mongoOpError } from './mongoOps';
+import { connectMongo, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
+import { connectPostgres, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
+import { mongoStats, postgresStats, type PgCatalog } from './stats';
+import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
+
+export interface LiveAdviceOptions {
+  /**
+   * MongoDB: the user's consent to the sampled trial (a random sample is copied into a scratch collection
+   * on the server, indexed, queried, and dropped). PostgreSQL verifies with HypoPG whenever it can, since
+   * that builds nothing; this flag changes nothing there.
+   */
+  verify?: boolean;
+  /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
+  allowBuild?: boolean;
+  /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
+  sampleSize?: number;
+  /** Consent to exact counts on whole collections and tables, whatever their size. */
+  exactCounts?: boolean;
+  /** Time limit of each server operation. Default 30 s. */
+  timeoutMs?: number;
+  /** Aborting stops the running operation on the server; a trial's scratch collection is dropped anyway. */
+  signal?: AbortSignal;
+  /** MongoDB: database when the query does not name one; default the URI's. */
+  database?: string;
+  /** MongoDB: called at each step of the trial. */
+  onTrialStep?: (step: TrialStep) => void;
+}
+
+export interface LiveAdvice {
+  advice: Advice;
+  engine: 'mongodb' | 'postgres';
+  serverVersion: string;
+  /** Names of the indexes that exist on the collection or tables advised on. */
+  existingIndexes: string[];
+  /** The selectivity figures the advisor was given. */
+  stats?: MongoStats | PgStats;
+  statsMethod?: 'exact' | 'sampled' | 'estimated';
+  /** How the suggestions were verified, and on how many documents for a MongoDB trial. */
+  verification: { method: 'sampled-trial' | 'hypopg' | 'trial-index' | 'none'; sampleSize?: number; collectionSize?: number };
+}
+
+// ---- sessions -----------------------------------------------------------------------------------------
+
+export interface MongoAdviceSession {
+  conn: MongoConnection;
+  db: Db;
+  close(): Promise<void>;
+}
+
+export interface PostgresAdviceSession {
+  conn: PostgresConnection;
+  catalog: PgCatalog;
+  close(): Promise<void>;
+}
+
+/** Connects for advice; throws AdapterError like connectMongo. */
+export async function openMongoAdvice(options: MongoConnectOptions & { database?: string }): Promise<MongoAdviceSession> {
+  const conn = await connectMongo(options);
+  const clientOptions: MongoClientOptions = {
+    serverSelectionTimeoutMS: options.connectTimeoutMs ?? 10_000,
+    connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
+    appName: options.appName ?? 'query-plan-inspector',
+    maxPoolSize: 4,
+    retryReads: false,
+    retryWrites: false,
+  };
+  if (options.password !== undefined) {
+    const user = options.username ?? decodeURIComponent(/^mongodb(?:\+srv)?:\/\/([^:@/?#]*)[^@/?#]*@/i.exec(options.uri.trim())?.[1] ?? '');
+    clientOptions.auth = { username: user, password: options.password };
+  }
+  const client = new MongoClient(options.uri.trim(), clientOptions);
+  try {
+    await client.connect();
+  } catch (err) {
+    await conn.close();
+    await client.close().catch(() => {});
+    throw mongoOpError(err, false, [options.password]);
+  }
+  const db = options.database !== undefined ? client.db(options.database) : client.db();
+  return {
+    conn,
+    db,
+    async close() {
+      await conn.close();
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+/** Connects for advice; the catalog connection is read-only and bounded by statement_timeout. */
+export async function openPostgresAdvice(options: PostgresConnectOptions & { timeoutMs?: number }): Promise<PostgresAdviceSession> {
+  const conn = await connectPostgres(options);
+  let connectionString = options.uri.trim();
+  if (options.password !== undefined) {
+    const u = new URL(connectionString);
+    u.password = options.password;
+    connectionString = u.toString();
+  }
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, application_name: options.applicationName ?? 'query-plan-inspector' });
+  client.on('error', () => {});
+  const secrets = [options.password, safePassword(options.uri)];
+  try {
+    await client.connect();
+    // The catalog connection only reads: the server refuses any write on it.
+    await client.query(`SET default_transaction_read_only = on; SET statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs ?? 30_000))}`);
+  } catch (err) {
+    await conn.close();
+    await client.end().catch(() => {});
+    throw new AdapterError('network', `The second PostgreSQL connection (for the catalog) failed: ${scrub(firstLine(err), secrets)}.`);
+  }
+  return {
+    conn,
+    catalog: {
+      async query(sql, values) {
+        try {
+          return (await client.query(sql, values as unknown[] | undefined)).rows as Record<string, unknown>[];
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          const msg = scrub(firstLine(err), secrets);
+          if (code === '57014') throw new AdapterError('timeout', `A statistics query ran past its time limit (statement_timeout): ${msg}.`, { code });
+          throw new AdapterError(code === '42501' ? 'auth' : 'server', `PostgreSQL refused a statistics query: ${msg}.`, code !== undefined ? { code } : {});
+        }
+      },
+    },
+    async close() {
+      await conn.close();
+      await client.end().catch(() => {});
+    },
+  };
+}
+
+function safePassword(uri: string): string | undefined {
+  try {
+    const p = new URL(uri).password;
+    return p ? decodeURIComponent(p) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- MongoDB ------------------------------------------------------------------------------------------
+
+export function existingMongo(ix: MongoIndexInfo): ExistingMongoIndex {
+  const out: ExistingMongoIndex = { name: ix.name, key: ix.key };
+  if (ix.unique) out.unique = true;
+  if (ix.sparse) out.sparse = true;
+  if (ix.hidden) out.hidden = true;
+  if (ix.partialFilterExpression) out.partialFilterExpression = ix.partialFilterExpression;
+  return out;
+}
+
+function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
+  return { engine, shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: sentence };
+}
+
+/**
+ * Advice for one MongoDB command on a live collection. Throws AdapterError for server failures (lost
+ * connection, cancel, refused login); a query the advisor cannot read comes back as a refusal.
+ */
+export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+  const conn = session.conn;
+  const base: LiveAdvice = { advice: refused('mongodb', ''), engine: 'mongodb', serverVersion: conn.server.version, existingIndexes: [], verification: { method: 'none' } };
+  const input = fromMongoCommand(cmd);
+  if (!input.ok) return { ...base, advice: refused('mongodb', input.refusal) };
+  const shape = mongoShape(input.query);
+  if (!shape.ok) return { ...base, advice: refused('mongodb', shape.refusal) };
+  const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
+  const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
+
+  const indexes = await conn.listIndexes(cmd.collection, dbName);
+  const stats = await mongoStats(db, cmd.collection, shape.shape, { ...common, ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}), ...(opts.exactCounts ? { exactCounts: true } : {}) });
+  const empty = (stats.stats.total ?? 0) === 0;
+  const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }) });
+  advice.notes.unshift(...input.notes);
+  if (empty) advice.notes.push(`${cmd.collection} is empty or does not exist in ${dbName}, so the advice is static: it uses no counts.`);
+  else advice.notes.push(...stats.notes);
+  if (conn.server.kind === 'compatible') advice.warnings.push(conn.server.detail);
+  const live: LiveAdvice = {
+    ...base,
+    advice,
+    existingIndexes: indexes.map((ix) => ix.name),
+    stats: stats.stats,
+    statsMethod: stats.method,
+  };
+  if (advice.refusal !== undefined || !opts.verify || empty) return live;
+
+  // Leftovers of a run that was killed before it could drop its scratch collection.
+  const stale = await dropStaleTrials(db).catch(() => [] as string[]);
+  if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
+  const trial = await mongoTrial(db, conn, { ...cmd, database: dbName }, advice, {
+    ...common,
+    existing: indexes,
+    ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
+    ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
+  });
+  advice.notes.push(...trial.notes);
+  advice.warnings.push(...trial.warnings);
+  live.verification = { method: trial.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: trial.sampleSize, collectionSize: trial.collectionSize };
+  return live;
+}
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------------
+
+/** One column of pg_get_indexdef: a plain (maybe quoted) name is a column, anything else an expression. */
+function pgColumn(c: PostgresIndexInfo['columns'][number]): PgIndexColumn {
+  const e = c.expression.trim();
+  const out: PgIndexColumn = /^[a-z_][a-z0-9_$]*$/.test(e) ? { column: e } : /^"(?:[^"]|"")+"$/.test(e) ? { column: e.slice(1, -1).replace(/""/g, '"') } : { expression: e };
+  if (c.descending) out.desc = true;
+  if (c.nullsFirst !== c.descending) out.nullsFirst = c.nullsFirst;
+  return out;
+}
+
+export function existingPg(ix: PostgresIndexInfo): ExistingPgIndex {
+  const out: ExistingPgIndex = { name: ix.name, table: ix.table, schema: ix.schema, method: ix.method, columns: ix.columns.map(pgColumn) };
+  if (ix.include.length > 0) out.include = ix.include;
+  if (ix.unique) out.unique = true;
+  if (ix.primary) out.primary = true;
+  if (ix.predicate) out.predicate = ix.predicate;
+  if (!ix.valid) out.invalid = true;
+  return out;
+}
+
+/**
+ * Advice for one SQL statement on a live PostgreSQL database. Throws AdapterError for server failures;
+ * SQL the advisor cannot read comes back as a refusal.
+ */
+export async function advisePostgresLive(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+  const conn = session.conn;
+  const base: LiveAdvice = { advice: refused('postgres', ''), engine: 'postgres', serverVersion: conn.serverVersion, existingIndexes: [], verification: { method: 'none' } };
+  const parsed = await parsePostgresQuery(sql);
+  if (!parsed.ok) return { ...base, advice: refused('postgres', parsed.refusal) };
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
+
+  const indexes: PostgresIndexInfo[] = [];
+  const seen = new Set<string>();
+  for (const shape of parsed.shapes) {
+    for (const t of shape.tables) {
+      const id = `${t.schema ?? ''}.${t.name}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      indexes.push(...(await conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })));
+    }
+  }
+  const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(opts.exactCounts ? { exactCounts: true } : {}) });
+  const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
+  advice.notes.push(...stats.notes);
+  const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
+  if (advice.refusal !== undefined) return live;
+  const report = await verifyPostgres(conn, sql, advice, { ...common, existingNames: live.existingIndexes, ...(opts.allowBuild ? { allowBuild: true } : {}) });
+  advice.notes.push(...report.notes);
+  advice.warnings.push(...report.warnings);
+  live.verification = { method: report.method };
+  return live;
+}

@@ -1,0 +1,584 @@
+// Verification of the advisor's suggestions on a live server, before any is offered as verified. It fills
+// each Suggestion.verification the pure advisor left 'not-run'.
+//
+// MongoDB has no hypothetical indexes, so the check is a sampled trial, run only with the user's consent:
+// a bounded random sample of the collection ($sample) is copied into a scratch collection on the same
+// server, the collection's own indexes and the candidates are built there, and the query is explained at
+// executionStats: without a hint (what the planner does with today's indexes) and with a hint on each
+// candidate. Work is keys examined + documents examined + documents a blocking SORT holds. The scratch
+// collection is always dropped, after success, error or cancel.
+//
+// PostgreSQL: plain EXPLAIN without and with the index, hypothetical through HypoPG when it is installed
+// (nothing is built), otherwise, only when the user allows it, built inside a transaction that is rolled
+// back (the build locks writes to the table while it runs).
+
+import type { Db, Document } from 'mongodb';
+import type { Advice, MongoIndexSpec, MongoQueryInput, PgIndexSpec, Suggestion, Verification } from '../core/advice/types';
+import type { Plan, PlanNode } from '../core/model';
+import type { MongoCommand } from '../core/query/mongoShell';
+import { explainWouldWrite } from '../core/query/mongoServerCommand';
+import { AdapterError } from './errors';
+import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps';
+import type { MongoConnection, MongoIndexInfo } from './mongodb';
+import type { PostgresConnection } from './postgres';
+import { DEFAULT_SAMPLE_SIZE } from './stats';
+
+/** What one explain of the trial measured. */
+export interface TrialNumbers {
+  keysExamined: number;
+  docsExamined: number;
+  nReturned: number;
+  /** Documents (or keys) that entered a blocking SORT; 0 without one. */
+  sorted: number;
+  blockingSort: boolean;
+  /** keysExamined + docsExamined + sorted: the unit the trial compares. */
+  work: number;
+  /** The stages, as "LIMIT > FETCH > IXSCAN {a: 1}". */
+  plan: string;
+  /** The index scanned, or undefined for a collection scan. */
+  index?: string;
+}
+
+/** A verification with the facts behind its numbers (a subtype of the advisor's Verification). */
+export type LiveVerification = Extract<Verification, { status: 'verified' | 'refuted' | 'failed' }> & {
+  /** MongoDB trial: documents in the sample the numbers rest on, and the collection's size. */
+  sampleSize?: number;
+  collectionSize?: number;
+  /** The plan without the index and with it. */
+  planBefore?: string;
+  planAfter?: string;
+  /** The planner chose the index by itself (MongoDB: unhinted once it existed; PostgreSQL: in the plan). */
+  usedByPlanner?: boolean;
+  numbersBefore?: TrialNumbers;
+  numbersAfter?: TrialNumbers;
+};
+
+export const TRIAL_PREFIX = 'qpi_trial_';
+const DEFAULT_TIMEOUT_MS = 30_000;
+const WORK_UNIT = 'keys + documents examined + documents sorted in memory';
+/** An index must cut the work (or the estimated cost) by at least this share to count as an improvement. */
+const BETTER = 0.9;
+
+const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+
+// ---- plans --------------------------------------------------------------------------------------------
+
+/** The plan's stages as one line: "LIMIT > FETCH > IXSCAN {a: 1}", branches in parentheses. */
+export function planShape(plan: Plan): string {
+  const label = (n: PlanNode): string => {
+    if (plan.engine === 'mongodb') {
+      const kp = n.details.keyPattern;
+      return kp ? `${n.kind} {${Object.entries(kp).map(([k, v]) => `${k}: ${v}`).join(', ')}}` : n.kind;
+    }
+    const on = n.details.indexName !== undefined ? ` using ${n.details.indexName}` : n.details.relationName !== undefined ? ` on ${n.details.relationName}` : '';
+    return `${n.kind}${on}`;
+  };
+  const draw = (n: PlanNode): string => {
+    if (n.children.length === 0) return label(n);
+    if (n.children.length === 1) return `${label(n)} > ${draw(n.children[0]!)}`;
+    return `${label(n)}(${n.children.map(draw).join(', ')})`;
+  };
+  return draw(plan.root);
+}
+
+/** Keys, documents and in-memory sort of a MongoDB executionStats plan. */
+export function mongoNumbers(plan: Plan): TrialNumbers {
+  const t = plan.totals;
+  const keys = t.keysExamined ?? sum(plan.nodes, (n) => n.metrics.keysExamined);
+  const docs = t.docsExamined ?? sum(plan.nodes, (n) => n.metrics.docsExamined);
+  const sorts = plan.nodes.filter((n) => n.kind === 'SORT' || n.kind === 'SORT_KEY_GENERATOR' || n.kind === '$sort');
+  const sorted = sorts.reduce((acc, n) => acc + (n.children[0]?.metrics.rowsReturned ?? n.metrics.rowsReturned ?? 0), 0);
+  const scans = plan.nodes.filter((n) => n.details.indexName !== undefined);
+  const out: TrialNumbers = {
+    keysExamined: keys,
+    docsExamined: docs,
+    nReturned: t.nReturned ?? plan.root.metrics.rowsReturned ?? 0,
+    sorted,
+    blockingSort: sorts.length > 0,
+    work: keys + docs + sorted,
+    plan: planShape(plan),
+  };
+  if (scans.length > 0) out.index = scans[0]!.details.indexName!;
+  return out;
+}
+
+function sum(nodes: PlanNode[], f: (n: PlanNode) => number | undefined): number {
+  return nodes.reduce((acc, n) => acc + (f(n) ?? 0), 0);
+}
+
+function numbersText(n: TrialNumbers): string {
+  return `${fmt(n.keysExamined)} keys + ${fmt(n.docsExamined)} documents${n.blockingSort ? ` + ${fmt(n.sorted)} sorted in memory` : ''} = ${fmt(n.work)}`;
+}
+
+// ---- MongoDB sampled trial ----------------------------------------------------------------------------
+
+export type TrialStep = 'copy' | 'indexes' | 'explain' | 'drop';
+
+export interface MongoTrialOptions {
+  /** Documents copied into the scratch collection. Default 1,000. */
+  sampleSize?: number;
+  /** maxTimeMS of each operation. Default 30 s. */
+  timeoutMs?: number;
+  /** Aborting kills the running operation on the server; the scratch collection is dropped anyway. */
+  signal?: AbortSignal;
+  /** Suggestions tried, in rank order. Default 3. */
+  maxSuggestions?: number;
+  /** The collection's indexes (listIndexes), rebuilt on the sample so the "before" plan is today's. */
+  existing?: MongoIndexInfo[];
+  /** Called as the trial moves from one step to the next. */
+  onStep?: (step: TrialStep) => void;
+}
+
+export interface MongoTrialReport {
+  /** The scratch collection's name (dropped by the time this returns). */
+  scratch: string;
+  /** Documents the sample held. */
+  sampleSize: number;
+  collectionSize: number;
+  /** False only when dropping failed; the warnings then say which collection to drop by hand. */
+  dropped: boolean;
+  notes: string[];
+  warnings: string[];
+}
+
+/** A name that says what the collection is, unique per run, with its creation time for stale sweeps. */
+function scratchName(collection: string): string {
+  const base = collection.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
+  return `${TRIAL_PREFIX}${base}_${Date.now().toString(36)}_${operationTag('x').slice(-6)}`;
+}
+
+/** The structured form of a rewrite as a command the adapter can explain, when it has every value. */
+function commandFromInput(q: MongoQueryInput, base: MongoCommand): MongoCommand | undefined {
+  if (hasPlaceholder(q)) return undefined;
+  const cmd: MongoCommand = { collection: q.collection, operation: 'find', hasPlaceholders: false, ranges: {} };
+  if (base.database !== undefined) cmd.database = base.database;
+  if (q.operation === 'aggregate' || (q.operation === undefined && q.pipeline)) {
+    cmd.operation = 'aggregate';
+    cmd.pipeline = q.pipeline ?? [];
+    return cmd;
+  }
+  if (q.operation !== undefined && q.operation !== 'find') return undefined;
+  if (q.filter) cmd.filter = q.filter;
+  if (q.sort) cmd.sort = q.sort;
+  if (q.projection) cmd.projection = q.projection;
+  if (typeof q.limit === 'number') cmd.limit = q.limit;
+  if (typeof q.skip === 'number') cmd.skip = q.skip;
+  return cmd;
+}
+
+/** Index options worth copying onto the sample: what changes which documents an index holds or how it compares. */
+function indexSpecOf(ix: MongoIndexInfo): Document {
+  const spec: Document = { key: ix.key, name: ix.name };
+  if (ix.sparse) spec['sparse'] = true;
+  if (ix.hidden) spec['hidden'] = true;
+  if (ix.partialFilterExpression) spec['partialFilterExpression'] = ix.partialFilterExpression;
+  if (ix.collation) spec['collation'] = ix.collation;
+  for (const k of ['weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection']) {
+    if (ix.options[k] !== undefined) spec[k] = ix.options[k];
+  }
+  return spec;
+}
+
+function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
+}
+
+/**
+ * Tries the advice's suggestions on a random sample of the collection and fills their verification.
+ * Throws AdapterError when the sample cannot be made (no write permission, cancelled...); the scratch
+ * collection is dropped in every case.
+ */
+export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoCommand, advice: Advice, opts: MongoTrialOptions = {}): Promise<MongoTrialReport> {
+  const sampleSize = Math.max(1, Math.floor(opts.sampleSize ?? DEFAULT_SAMPLE_SIZE));
+  const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+  const signal = opts.signal;
+  const scratch = scratchName(cmd.collection);
+  const report: MongoTrialReport = { scratch, sampleSize: 0, collectionSize: 0, dropped: true, notes: [], warnings: [] };
+  if (cmd.hasPlaceholders) {
+    report.notes.push('The query holds values that are variables in the code, so it cannot run on the sample: the suggestions were not tried.');
+    return report;
+  }
+  if (explainWouldWrite(cmd)) {
+    report.notes.push('The pipeline writes with $out or $merge, so it is not run on a sample: the suggestions were not tried.');
+    return report;
+  }
+  const tag = operationTag('trial');
+  const source = db.collection(cmd.collection);
+  const target = db.collection(scratch);
+  try {
+    opts.onStep?.('copy');
+    report.collectionSize = await killable(db, tag, signal, () => source.estimatedDocumentCount({ maxTimeMS, comment: tag }));
+    // $sample reads at most `sampleSize` documents (a random cursor) unless they are 5% of the collection
+    // or more, in which case the collection is small enough to read: the copy is bounded either way.
+    await killable(db, tag, signal, () => source.aggregate([{ $sample: { size: sampleSize } }, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
+    report.sampleSize = await killable(db, tag, signal, () => target.countDocuments({}, { maxTimeMS, comment: tag }));
+    if (report.sampleSize === 0) {
+      report.notes.push(`${cmd.collection} holds no documents, so there was nothing to try the indexes on.`);
+      return report;
+    }
+
+    opts.onStep?.('indexes');
+    const existing = (opts.existing ?? []).filter((ix) => ix.name !== '_id_');
+    await buildIndexes(db, tag, signal, scratch, existing.map(indexSpecOf), maxTimeMS, report);
+
+    opts.onStep?.('explain');
+    const on = (c: MongoCommand, hint?: Document): MongoCommand => {
+      const out: MongoCommand = { ...c, collection: scratch, hasPlaceholders: false };
+      delete out.explain;
+      if (hint) out.hint = hint;
+      else delete out.hint;
+      return out;
+    };
+    const database = db.databaseName;
+    const run = async (c: MongoCommand): Promise<{ numbers: TrialNumbers; ok: true } | { ok: false; message: string }> => {
+      try {
+        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database, ...(signal ? { signal } : {}) });
+        if (!r.load.ok) return { ok: false, message: r.load.refusal };
+        return { ok: true, numbers: mongoNumbers(r.load.plan) };
+      } catch (err) {
+        if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
+        return { ok: false, message: err instanceof Error ? err.message : String(err) };
+      }
+    };
+    const before = await run(on(cmd));
+
+    // The candidates: create suggestions in rank order, the query as written or a rewrite with all its values.
+    const tried: { s: Suggestion; query: MongoCommand; key: Record<string, 1 | -1> }[] = [];
+    for (const s of advice.suggestions) {
+      if (tried.length >= (opts.maxSuggestions ?? 3)) break;
+      if (s.action !== 'create' || s.index?.engine !== 'mongodb') continue;
+      let query: MongoCommand | undefined = cmd;
+      if (!s.servesQueryAsWritten) {
+        const rw = s.rewrites.find((r) => r.structured !== undefined);
+        query = rw?.structured ? commandFromInput(rw.structured, cmd) : undefined;
+        if (!query) {
+          report.notes.push(`Suggestion ${s.rank} serves only the rewritten query, which needs values from the previous page: it was not tried.`);
+          continue;
+        }
+      }
+      tried.push({ s, query, key: (s.index as MongoIndexSpec).keyPattern });
+    }
+    const toBuild = tried.filter((t, i) => !existing.some((ix) => sameKey(ix.key, t.key)) && tried.findIndex((u) => sameKey(u.key, t.key)) === i);
+    opts.onStep?.('indexes');
+    await buildIndexes(db, tag, signal, scratch, toBuild.map((t) => ({ key: t.key })), maxTimeMS, report);
+    opts.onStep?.('explain');
+
+    const base = { method: 'sampled' as const, unit: WORK_UNIT, sampleSize: report.sampleSize, collectionSize: report.collectionSize };
+    const where = `on a random sample of ${report.sampleSize >= report.collectionSize ? `all ${fmt(report.sampleSize)}` : `${fmt(report.sampleSize)} of ${fmt(report.collectionSize)}`} documents`;
+    const collscan = await run(on(cmd, { $natural: 1 }));
+    const measured = new Map<Suggestion, TrialNumbers>();
+    for (const t of tried) {
+      const after = await run(on(t.query, t.key));
+      const baseline = t.query === cmd ? before : await run(on(t.query));
+      if (!after.ok || !baseline.ok) {
+        const why = !after.ok ? after.message : !baseline.ok ? baseline.message : '';
+        setVerification(t.s, { status: 'failed', ...base, message: `The trial ${where} failed: ${why}` });
+        continue;
+      }
+      measured.set(t.s, after.numbers);
+      const unhinted = await run(on(t.query));
+      const b = baseline.numbers;
+      const a = after.numbers;
+      const better = a.work < b.work * BETTER || (a.work <= b.work && b.blockingSort && !a.blockingSort);
+      const v: LiveVerification = {
+        status: better ? 'verified' : 'refuted',
+        ...base,
+        before: b.work,
+        after: a.work,
+        planBefore: b.plan,
+        planAfter: a.plan,
+        numbersBefore: b,
+        numbersAfter: a,
+        message: `${better ? 'Verified' : 'Not better'} ${where}, copied to a scratch collection: ${numbersText(b)} today (${b.plan}), ${numbersText(a)} with the index (${a.plan}).`,
+      };
+      if (unhinted.ok) {
+        v.usedByPlanner = sameIndex(unhinted.numbers, a);
+        if (!v.usedByPlanner) v.message += ' Without a hint the planner chose another plan on the sample.';
+      }
+      t.s.verification = v;
+    }
+
+    // "Keep using X": the existing index against a collection scan, and whether the planner picks it.
+    for (const s of advice.suggestions) {
+      if (s.action !== 'keep' || !s.keep || s.index?.engine !== 'mongodb') continue;
+      const ix = existing.find((e) => e.name === s.keep!.name) ?? (opts.existing ?? []).find((e) => e.name === s.keep!.name);
+      if (!ix || !collscan.ok || !before.ok) continue;
+      const kept = await run(on(cmd, ix.key as Document));
+      if (!kept.ok) continue;
+      const k = kept.numbers;
+      const c = collscan.numbers;
+      const good = k.work <= c.work;
+      setVerification(s, {
+        status: good ? 'verified' : 'refuted',
+        ...base,
+        before: c.work,
+        after: k.work,
+        planBefore: c.plan,
+        planAfter: k.plan,
+        numbersBefore: c,
+        numbersAfter: k,
+        usedByPlanner: before.numbers.index === ix.name,
+        message: `${good ? 'Verified' : 'Not better than a collection scan'} ${where}: ${numbersText(k)} through ${ix.name} against ${numbersText(c)} for a collection scan${before.numbers.index === ix.name ? '; the planner already chooses it' : `; the planner chose ${before.numbers.index ?? 'a collection scan'} on the sample`}.`,
+      });
+    }
+
+    // "No index": the collection scan against the best index tried.
+    for (const s of advice.suggestions) {
+      if (s.action !== 'none' || !collscan.ok) continue;
+      const best = [...measured.values()].sort((x, y) => x.work - y.work)[0];
+      if (!best) continue;
+      const c = collscan.numbers;
+      const good = c.work <= best.work / BETTER;
+      setVerification(s, {
+        status: good ? 'verified' : 'refuted',
+        ...base,
+        before: best.work,
+        after: c.work,
+        planBefore: best.plan,
+        planAfter: c.plan,
+        numbersBefore: best,
+        numbersAfter: c,
+        message: `${good ? 'Verified' : 'Refuted'} ${where}: a collection scan does ${numbersText(c)}, the best index tried ${numbersText(best)}.`,
+      });
+    }
+    report.notes.push(`The suggestions were tried ${where}, copied to a scratch collection that was then dropped: figures are for the sample, not the whole collection.`);
+    return report;
+  } finally {
+    opts.onStep?.('drop');
+    try {
+      // Not tied to the signal: the scratch collection goes even when the trial was cancelled.
+      await target.drop({ comment: tag });
+    } catch (err) {
+      const code = (err as { code?: number }).code;
+      if (code !== 26 && !/ns not found/i.test(String((err as Error).message))) {
+        report.dropped = false;
+        report.warnings.push(`The scratch collection ${scratch} could not be dropped (${mongoOpError(err).message.replace(/\.$/, '')}): drop it by hand.`);
+      }
+    }
+  }
+}
+
+/** Stores a verification with its extra facts (LiveVerification is a subtype of the advisor's Verification). */
+function setVerification(s: Suggestion, v: LiveVerification): void {
+  s.verification = v;
+}
+
+function sameIndex(unhinted: TrialNumbers, hinted: TrialNumbers): boolean {
+  return unhinted.index !== undefined && unhinted.index === hinted.index;
+}
+
+async function buildIndexes(db: Db, tag: string, signal: AbortSignal | undefined, scratch: string, specs: Document[], maxTimeMS: number, report: MongoTrialReport): Promise<void> {
+  if (specs.length === 0) return;
+  const coll = db.collection(scratch);
+  try {
+    await killable(db, tag, signal, () => coll.createIndexes(specs as never, { maxTimeMS, comment: tag }));
+    return;
+  } catch (err) {
+    if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
+  }
+  // One bad specification fails the whole batch: build them one by one and name those that fail.
+  for (const spec of specs) {
+    try {
+      await killable(db, tag, signal, () => coll.createIndexes([spec] as never, { maxTimeMS, comment: tag }));
+    } catch (err) {
+      if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
+      report.notes.push(`The index ${JSON.stringify(spec['key'])} could not be built on the sample (${err instanceof Error ? err.message.replace(/\.$/, '') : String(err)}), so the trial went on without it.`);
+    }
+  }
+}
+
+/** Drops scratch collections of earlier runs that were killed before they could clean up (older than `olderThanMs`). */
+export async function dropStaleTrials(db: Db, olderThanMs = 3_600_000): Promise<string[]> {
+  const names = await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }, { nameOnly: true }).toArray();
+  const dropped: string[] = [];
+  for (const { name } of names) {
+    const stamp = /_([0-9a-z]+)_[0-9a-f]{6}$/.exec(name)?.[1];
+    const created = stamp !== undefined ? parseInt(stamp, 36) : NaN;
+    if (!Number.isFinite(created) || Date.now() - created < olderThanMs) continue;
+    await db.collection(name).drop().then(() => dropped.push(name), () => {});
+  }
+  return dropped;
+}
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------------
+
+export interface PgVerifyOptions {
+  /** Without HypoPG: build each index inside a transaction that is rolled back (it locks writes while it builds). */
+  allowBuild?: boolean;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Suggestions tried, in rank order. Default 3. */
+  maxSuggestions?: number;
+  /** Names of the indexes that exist, so a new index is told apart in the plan. */
+  existingNames?: string[];
+}
+
+export interface PgVerifyReport {
+  method: 'hypopg' | 'trial-index' | 'none';
+  notes: string[];
+  warnings: string[];
+}
+
+function rootCost(plan: Plan): number {
+  return plan.root.metrics.totalCost ?? NaN;
+}
+
+function indexNames(plan: Plan): Set<string> {
+  return new Set(plan.nodes.map((n) => n.details.indexName).filter((x): x is string => x !== undefined));
+}
+
+/** The CREATE INDEX a trial can run: CONCURRENTLY cannot run inside a transaction, and one statement has no semicolon. */
+export function trialDdl(createText: string): string {
+  return createText.replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, '');
+}
+
+/**
+ * Fills the verification of the PostgreSQL suggestions: plain EXPLAIN of the statement without and with
+ * each index (HypoPG, or a trial build when allowed). Throws AdapterError only for a lost connection or
+ * a cancel; a failed check is reported on its suggestion.
+ */
+export async function verifyPostgres(conn: PostgresConnection, sql: string, advice: Advice, opts: PgVerifyOptions = {}): Promise<PgVerifyReport> {
+  const report: PgVerifyReport = { method: 'none', notes: [], warnings: [] };
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
+  const hypo = await conn.hypopg();
+  const pass = (err: unknown): void => {
+    if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
+  };
+  let before: Plan;
+  try {
+    const r = await conn.explain(sql, common);
+    if (!r.load.ok) {
+      report.notes.push(`The plan of the statement could not be read, so nothing was verified: ${r.load.refusal}`);
+      return report;
+    }
+    before = r.load.plan;
+  } catch (err) {
+    pass(err);
+    report.notes.push(`The statement could not be explained, so nothing was verified: ${err instanceof Error ? err.message : String(err)}`);
+    return report;
+  }
+  const known = new Set([...(opts.existingNames ?? []), ...indexNames(before)]);
+  const costBefore = rootCost(before);
+  const shapeBefore = planShape(before);
+  const tables = new Set<string>();
+  let declined = false;
+
+  /** The statement's plan with one index added; `declined` without HypoPG and without consent to build. */
+  const withIndex = async (spec: PgIndexSpec, ddl: string, text: string): Promise<{ plan: Plan; method: 'hypopg' | 'trial-index' } | { error: string } | 'declined'> => {
+    const hypothetical = hypo.installed && spec.method === 'btree';
+    if (!hypothetical && !opts.allowBuild) {
+      declined = true;
+      return 'declined';
+    }
+    try {
+      const r = await conn.explain(text, { ...common, indexes: { ddl: [ddl], mode: hypothetical ? 'hypothetical' : 'transaction' } });
+      if (!r.load.ok) return { error: r.load.refusal };
+      if (!hypothetical) tables.add(spec.table);
+      return { plan: r.load.plan, method: hypothetical ? 'hypopg' : 'trial-index' };
+    } catch (err) {
+      pass(err);
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  };
+  const how = (m: 'hypopg' | 'trial-index') => (m === 'hypopg' ? 'a hypothetical index (HypoPG, nothing built)' : 'the index built inside a transaction that was rolled back');
+
+  let tried = 0;
+  const measured: { s: Suggestion; used: boolean; cost: number; plan: Plan; method: 'hypopg' | 'trial-index' }[] = [];
+  for (const s of advice.suggestions) {
+    if (tried >= (opts.maxSuggestions ?? 3)) break;
+    if (s.action !== 'create' || !s.createText || s.index?.engine !== 'postgres') continue;
+    let text = sql;
+    if (!s.servesQueryAsWritten) {
+      const rw = s.rewrites.find((r) => (r.parameters ?? []).length === 0);
+      if (!rw) {
+        report.notes.push(`Suggestion ${s.rank} serves only the rewritten query, which needs values from the previous page: it was not verified.`);
+        continue;
+      }
+      text = rw.text;
+    }
+    tried++;
+    const got = await withIndex(s.index, trialDdl(s.createText), text);
+    if (got === 'declined') continue;
+    if ('error' in got) {
+      s.verification = { status: 'failed', method: hypo.installed && s.index.method === 'btree' ? 'hypopg' : 'trial-index', message: `The check failed: ${got.error}` };
+      continue;
+    }
+    const after = got.plan;
+    const newNames = [...indexNames(after)].filter((n) => !known.has(n));
+    const used = newNames.length > 0;
+    const costAfter = rootCost(after);
+    const better = used && costAfter < costBefore * BETTER;
+    const rewritten = text !== sql ? ' (the rewritten query)' : '';
+    const v: LiveVerification = {
+      status: better ? 'verified' : 'refuted',
+      method: got.method === 'hypopg' ? 'hypopg' : 'trial-index',
+      before: costBefore,
+      after: costAfter,
+      unit: 'estimated cost',
+      planBefore: shapeBefore,
+      planAfter: planShape(after),
+      usedByPlanner: used,
+      message: used
+        ? `${better ? 'Verified' : 'Not better'} with ${how(got.method)}: estimated cost ${fmt(costBefore)} → ${fmt(costAfter)}${rewritten}; plan ${shapeBefore} → ${planShape(after)}.`
+        : `The planner did not use the index${rewritten}: estimated cost ${fmt(costBefore)} without it, ${fmt(costAfter)} with ${how(got.method)}; the plan stays ${planShape(after)}.`,
+    };
+    s.verification = v;
+    measured.push({ s, used, cost: costAfter, plan: after, method: got.method });
+  }
+
+  for (const s of advice.suggestions) {
+    if (s.action === 'keep' && s.keep) {
+      const uses = indexNames(before).has(s.keep.name);
+      setVerification(s, {
+        status: uses ? 'verified' : 'refuted',
+        method: 'hinted-explain',
+        before: costBefore,
+        after: costBefore,
+        unit: 'estimated cost',
+        planBefore: shapeBefore,
+        planAfter: shapeBefore,
+        usedByPlanner: uses,
+        message: uses
+          ? `Verified: the planner already uses ${s.keep.name} (estimated cost ${fmt(costBefore)}; plan ${shapeBefore}).`
+          : `The planner does not choose ${s.keep.name} for this statement today (plan ${shapeBefore}, estimated cost ${fmt(costBefore)}).`,
+      });
+    }
+    if (s.action === 'none') {
+      const next = advice.suggestions.find((x) => x.rank > s.rank && x.action === 'create' && x.servesQueryAsWritten && x.createText && x.index?.engine === 'postgres');
+      if (!next) continue;
+      const m = measured.find((x) => x.s === next);
+      const got = m ? { plan: m.plan, method: m.method } : await withIndex(next.index as PgIndexSpec, trialDdl(next.createText!), sql);
+      if (got === 'declined' || 'error' in got) continue;
+      const used = [...indexNames(got.plan)].some((n) => !known.has(n));
+      const costWith = rootCost(got.plan);
+      const good = !used || costWith >= costBefore * BETTER;
+      setVerification(s, {
+        status: good ? 'verified' : 'refuted',
+        method: got.method === 'hypopg' ? 'hypopg' : 'trial-index',
+        before: costWith,
+        after: costBefore,
+        unit: 'estimated cost',
+        planBefore: planShape(got.plan),
+        planAfter: shapeBefore,
+        usedByPlanner: !used,
+        message: good
+          ? `Verified with ${how(got.method)}: ${used ? `the index would cost ${fmt(costWith)} against ${fmt(costBefore)} without it` : `even with the index the planner keeps ${shapeBefore} (estimated cost ${fmt(costBefore)})`}.`
+          : `Refuted with ${how(got.method)}: the planner would use the index, at an estimated cost of ${fmt(costWith)} against ${fmt(costBefore)} without it.`,
+      });
+    }
+  }
+
+  if (measured.some((m) => m.method === 'trial-index') || tables.size > 0) {
+    report.method = 'trial-index';
+    report.warnings.push(`Each trial index was built inside a transaction that was rolled back, so nothing remains; while it was being built it locked writes to ${[...tables].join(', ')}.`);
+  } else if (measured.length > 0) {
+    report.method = 'hypopg';
+  }
+  if (declined) {
+    report.notes.push(hypo.installed
+      ? 'Some suggestions were not verified: HypoPG cannot simulate them, and a trial build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.'
+      : `The suggestions were not verified: HypoPG is not installed in this database${hypo.available ? ' (CREATE EXTENSION hypopg would add it)' : ''}, and a trial build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.`);
+  }
+  return report;
+}
