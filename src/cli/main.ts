@@ -11,6 +11,10 @@ const USAGE = `Usage:
   qpi explain --uri URI --query TEXT [--json] [--verbosity queryPlanner|executionStats|allPlansExecution]
               [--analyze] [--buffers] [--timeout-ms N]
                                        explain a query on a live server (mongodb:// or postgres:// URI)
+  qpi advise --query TEXT [--uri URI] [--engine mongodb|postgres] [--json] [--verify] [--sample N]
+             [--allow-build] [--exact-counts] [--timeout-ms N]
+                                       index advice; with --uri it uses the existing indexes, the data's
+                                       selectivity, and verifies on the server
   qpi help                             this text
 `;
 
@@ -35,7 +39,7 @@ const processIo: Io = {
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string | true> } | string {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
-  const valued = new Set(['--uri', '--query', '--verbosity', '--timeout-ms', '--engine']);
+  const valued = new Set(['--uri', '--query', '--verbosity', '--timeout-ms', '--engine', '--sample']);
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a.startsWith('--')) {
@@ -45,7 +49,7 @@ function parseFlags(args: string[]): { positional: string[]; flags: Map<string, 
         const v = eq > 0 ? a.slice(eq + 1) : args[++i];
         if (v === undefined) return `${name} needs a value.`;
         flags.set(name, v);
-      } else if (['--json', '--analyze', '--buffers', '--settings', '--allow-write-stages'].includes(name)) flags.set(name, true);
+      } else if (['--json', '--analyze', '--buffers', '--settings', '--allow-write-stages', '--verify', '--allow-build', '--exact-counts'].includes(name)) flags.set(name, true);
       else return `Unknown option ${name}.`;
     } else positional.push(a);
   }
@@ -80,6 +84,14 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
     case 'explain': {
       const { runExplain } = await import('./explain');
       return runExplain(flags, io);
+    }
+    case 'advise': {
+      if (positional.length > 0) {
+        io.stderr(`qpi advise takes the query with --query, not as an argument.\n${USAGE}`);
+        return EXIT_USAGE;
+      }
+      const { runAdvise } = await import('./advise');
+      return runAdvise(flags, io);
     }
     case 'help':
     case '--help':

@@ -1,0 +1,244 @@
+// `qpi advise --query TEXT [--uri URI]`: index advice for one MongoDB shell query or SQL statement.
+// Offline (no --uri) the advice is static: the engine is read from the text (or --engine) and nothing is
+// counted. With --uri the advice uses the indexes that exist, bounded selectivity counts from the server,
+// and verification: HypoPG for PostgreSQL (or a build inside a rolled-back transaction with --allow-build),
+// a sampled trial on a scratch collection for MongoDB with --verify. The password may come from
+// QPI_PASSWORD; it never appears in any output.
+
+import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
+import { isAdapterError } from '../adapters/errors';
+import { adviseMongo } from '../core/advice/mongoAdvisor';
+import { fromMongoCommand } from '../core/advice/fromMongoCommand';
+import { advisePostgres } from '../core/advice/pgAdvisor';
+import type { Advice, MongoIndexSpec, PgIndexSpec, Suggestion } from '../core/advice/types';
+import { parseMongoQuery } from '../core/query/mongoShell';
+import { engineOfUri } from './explain';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './main';
+
+const MAX_SAMPLE = 100_000;
+
+/** mongodb when the text is a shell call on `db`, else postgres: each reader then refuses what it cannot read. */
+export function detectEngine(text: string): 'mongodb' | 'postgres' {
+  const code = text.replace(/^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
+  return /^(?:db|\(\s*db)\s*[.[]|^use\s+\w+\s*;?\s*\n\s*db\b/.test(code) ? 'mongodb' : 'postgres';
+}
+
+export async function runAdvise(flags: Map<string, string | true>, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const usage = (sentence: string): number => {
+    io.stderr(`${sentence}\n`);
+    return EXIT_USAGE;
+  };
+  const query = flags.get('--query');
+  if (typeof query !== 'string') return usage('qpi advise needs --query TEXT (mongo shell text or SQL).');
+  const uri = flags.get('--uri');
+  const engineFlag = flags.get('--engine');
+  if (engineFlag !== undefined && engineFlag !== 'mongodb' && engineFlag !== 'postgres') return usage('--engine must be mongodb or postgres.');
+  const uriEngine = typeof uri === 'string' ? engineOfUri(uri) : undefined;
+  if (typeof uri === 'string' && uriEngine === undefined) return usage('The URI must start with mongodb://, mongodb+srv://, postgres:// or postgresql://.');
+  if (engineFlag !== undefined && uriEngine !== undefined && engineFlag !== uriEngine) return usage(`--engine ${engineFlag} does not match the ${uriEngine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} URI.`);
+  const liveOnly = ['--verify', '--sample', '--allow-build', '--exact-counts'].filter((f) => flags.has(f));
+  if (uri === undefined && liveOnly.length > 0) return usage(`${liveOnly.join(', ')} need${liveOnly.length > 1 ? '' : 's'} a connection: give --uri.`);
+  let sampleSize: number | undefined;
+  const sampleRaw = flags.get('--sample');
+  if (sampleRaw !== undefined) {
+    sampleSize = Number(sampleRaw);
+    if (!Number.isInteger(sampleSize) || sampleSize < 1 || sampleSize > MAX_SAMPLE) return usage(`--sample must be a whole number of documents from 1 to ${MAX_SAMPLE.toLocaleString('en-US')}.`);
+  }
+  const timeoutRaw = flags.get('--timeout-ms');
+  const timeoutMs = typeof timeoutRaw === 'string' ? Number(timeoutRaw) : 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) return usage('--timeout-ms must be a positive number of milliseconds.');
+  const engine = uriEngine ?? (engineFlag as 'mongodb' | 'postgres' | undefined) ?? detectEngine(query);
+  const json = flags.has('--json');
+
+  let advice: Advice;
+  let live: LiveAdvice | undefined;
+  const abort = new AbortController();
+  const onSigint = (): void => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    if (engine === 'mongodb') {
+      const parsed = parseMongoQuery(query, { placeholders: true });
+      if (!parsed.ok) {
+        io.stderr(`${parsed.error}\n`);
+        return EXIT_REFUSED;
+      }
+      if (typeof uri === 'string') {
+        const password = env.QPI_PASSWORD || undefined;
+        const session = await openMongoAdvice({ uri, appName: 'qpi', ...(password ? { password } : {}) });
+        try {
+          live = await adviseMongoLive(session, parsed.command, {
+            verify: flags.has('--verify'),
+            exactCounts: flags.has('--exact-counts'),
+            timeoutMs,
+            signal: abort.signal,
+            ...(sampleSize !== undefined ? { sampleSize } : {}),
+          });
+        } finally {
+          await session.close();
+        }
+        advice = live.advice;
+      } else {
+        const input = fromMongoCommand(parsed.command);
+        if (!input.ok) {
+          io.stderr(`${input.refusal}\n`);
+          return EXIT_REFUSED;
+        }
+        advice = adviseMongo(input.query);
+        advice.notes.unshift(...input.notes);
+      }
+    } else if (typeof uri === 'string') {
+      const password = env.QPI_PASSWORD || undefined;
+      const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, ...(password ? { password } : {}) });
+      try {
+        live = await advisePostgresLive(session, query, {
+          allowBuild: flags.has('--allow-build'),
+          exactCounts: flags.has('--exact-counts'),
+          timeoutMs,
+          signal: abort.signal,
+        });
+      } finally {
+        await session.close();
+      }
+      advice = live.advice;
+    } else {
+      advice = await advisePostgres(query);
+    }
+  } catch (err) {
+    if (isAdapterError(err)) {
+      io.stderr(`${err.message}\n`);
+      return EXIT_REFUSED;
+    }
+    throw err;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  if (advice.refusal !== undefined) {
+    io.stderr(`${advice.refusal}\n`);
+    return EXIT_REFUSED;
+  }
+  const hints = cliHints(advice, live, flags);
+  if (json) io.stdout(`${JSON.stringify(adviceJson(advice, live, hints), null, 2)}\n`);
+  else io.stdout(adviceText(advice, live, hints));
+  return EXIT_OK;
+}
+
+/** What the user could add on the command line to learn more, as sentences. */
+function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<string, string | true>): string[] {
+  const hints: string[] = [];
+  if (!live) {
+    hints.push('Offline advice: give --uri to use the indexes that exist and the selectivity of your data, and to verify the suggestions on the server.');
+  } else if (advice.engine === 'mongodb' && !flags.has('--verify') && advice.suggestions.length > 0) {
+    hints.push('Not verified: --verify tries the suggestions on a random sample copied into a scratch collection on the server (dropped afterwards; --sample N sets its size).');
+  } else if (advice.engine === 'postgres' && !flags.has('--allow-build') && advice.notes.some((n) => /needs your consent/.test(n))) {
+    hints.push('--allow-build builds each index inside a transaction that is rolled back, to verify it without HypoPG; the build locks writes to the table while it runs.');
+  }
+  return hints;
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------------
+
+/** The documented `--json` document (docs/cli.md, "qpi advise"). */
+export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: string[] = []): Record<string, unknown> {
+  return {
+    schemaVersion: 1,
+    engine: advice.engine,
+    connected: live !== undefined,
+    serverVersion: live?.serverVersion ?? null,
+    targets: advice.shapes.map((s) => s.target),
+    suggestions: advice.suggestions.map(suggestionJson),
+    rewrites: advice.rewrites.map((r) => ({ rule: r.rule, description: r.description, text: r.text, parameters: r.parameters ?? [], caveat: r.caveat ?? null })),
+    existingIndexes: live ? live.existingIndexes : null,
+    stats: live?.stats ?? null,
+    statsMethod: live?.statsMethod ?? null,
+    verificationMethod: live?.verification.method ?? null,
+    sampleSize: live?.verification.sampleSize ?? null,
+    writeCost: advice.writeCost ?? null,
+    notes: [...advice.notes, ...hints],
+    warnings: advice.warnings,
+  };
+}
+
+function suggestionJson(s: Suggestion): Record<string, unknown> {
+  const out: Record<string, unknown> = { rank: s.rank, action: s.action, rule: s.rule };
+  const ix = s.index;
+  if (ix?.engine === 'mongodb') {
+    out['collection'] = ix.collection;
+    out['keyPattern'] = ix.keyPattern;
+  } else if (ix?.engine === 'postgres') {
+    out['table'] = ix.table;
+    out['schema'] = ix.schema ?? null;
+    out['method'] = ix.method;
+    out['columns'] = ix.keys.map((k) => ({
+      column: k.column,
+      expression: k.expression === true,
+      direction: k.desc ? 'desc' : 'asc',
+      nulls: (k.nullsFirst ?? !!k.desc) ? 'first' : 'last',
+    }));
+    out['include'] = ix.include ?? [];
+  }
+  out['createIndex'] = s.createText ?? null;
+  out['keep'] = s.keep ?? null;
+  out['replaces'] = s.replaces ?? [];
+  out['servesQueryAsWritten'] = s.servesQueryAsWritten;
+  out['ruleText'] = s.ruleText;
+  out['expectedPlan'] = s.expectedPlan;
+  out['tradeOff'] = s.tradeOff;
+  out['conditions'] = s.conditions.map((c) => ({
+    text: c.text,
+    quantity: c.quantity,
+    threshold: c.threshold ?? null,
+    observed: c.observed ?? null,
+    decided: c.decided ?? null,
+  }));
+  out['rewrites'] = s.rewrites.map((r) => ({ rule: r.rule, text: r.text, parameters: r.parameters ?? [] }));
+  out['estimate'] = s.estimate ?? null;
+  out['verification'] = s.verification;
+  return out;
+}
+
+// ---- text ---------------------------------------------------------------------------------------------
+
+function indexText(s: Suggestion): string {
+  const ix = s.index;
+  if (!ix) return '';
+  if (ix.engine === 'mongodb') return `{${(ix as MongoIndexSpec).keys.map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k.field) ? k.field : JSON.stringify(k.field)}: ${k.direction}`).join(', ')}}`;
+  const p = ix as PgIndexSpec;
+  return `${p.table} (${p.keys.map((k) => `${k.column}${k.desc ? ' DESC' : ''}`).join(', ')})${p.include ? ` INCLUDE (${p.include.join(', ')})` : ''}`;
+}
+
+function headline(s: Suggestion): string {
+  if (s.action === 'keep' && s.keep) return `Keep using ${s.keep.name} ${indexText(s)}`;
+  if (s.action === 'none') return 'No new index: a full scan reads less';
+  return s.createText ?? `Create ${indexText(s)}`;
+}
+
+const wrap = (label: string, text: string): string => `   ${label}: ${text}\n`;
+
+export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: string[] = []): string {
+  const engine = advice.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
+  const where = live ? `${engine} ${live.serverVersion}, ${live.existingIndexes.length} existing index${live.existingIndexes.length === 1 ? '' : 'es'}` : `${engine}, offline`;
+  let out = `Index advice for ${advice.shapes.map((s) => s.target).join(', ') || 'the query'} (${where})\n\n`;
+  if (advice.suggestions.length === 0) out += 'No suggestion: nothing in the query can use an index.\n';
+  for (const s of advice.suggestions) {
+    out += `${s.rank}. ${headline(s)}\n`;
+    out += wrap(`Why (${s.rule})`, s.action === 'keep' && s.keep ? s.keep.reason : s.ruleText);
+    if (s.expectedPlan) out += wrap('Expected plan', s.expectedPlan);
+    out += wrap('Trade-off', s.tradeOff);
+    if (!s.servesQueryAsWritten) out += wrap('Note', 'this index serves the rewritten query below, not the query as written.');
+    for (const c of s.conditions) out += wrap(c.decided ? `Condition (${c.decided === 'below' ? 'met' : 'not met'}, observed ${c.observed?.toLocaleString('en-US') ?? '?'})` : 'Condition', c.text);
+    for (const r of s.rewrites) out += wrap(`Rewrite (${r.rule})`, `${r.description}\n${indent(r.text, 6)}`);
+    const v = s.verification;
+    out += wrap('Verification', v.status === 'not-run' ? 'not run' : `${v.status}: ${v.message}`);
+    out += '\n';
+  }
+  const listed = new Set(advice.suggestions.flatMap((s) => s.rewrites.map((r) => r.text)));
+  for (const r of advice.rewrites.filter((x) => !listed.has(x.text))) out += `Rewrite (${r.rule}): ${r.description}\n${indent(r.text, 3)}\n\n`;
+  if (advice.writeCost) out += `Write cost: ${advice.writeCost}\n`;
+  for (const n of [...advice.notes, ...hints]) out += `note: ${n}\n`;
+  for (const w of advice.warnings) out += `warning: ${w}\n`;
+  return out;
+}
+
+function indent(text: string, n: number): string {
+  return text.split('\n').map((l) => `${' '.repeat(n)}${l}`).join('\n');
+}
