@@ -4,8 +4,14 @@
 // rebuilt only when absent, so a fresh machine and CI get the same host as a developer.
 //
 //   node scripts/host.mjs install         install the host (idempotent)
-//   node scripts/host.mjs test [--ui]     build, start code-server, run test/host/suite inside it (and the UI flows)
+//   node scripts/host.mjs test            build, start code-server, run test/host/suite inside it, then the UI flows
+//   node scripts/host.mjs suite           only the in-host suite
 //   node scripts/host.mjs ui              only the Playwright UI flows
+//   node scripts/host.mjs package         pack the extension into out/query-plan-inspector.vsix
+//
+// The in-host suite loads the repository as a development extension; the UI flows run against the
+// packed .vsix installed into code-server (the artefact a user installs), or against the repository
+// folder with QPI_HOST_DEV=1.
 //   node scripts/host.mjs serve           start code-server on the samples workspace and keep it running
 //
 // Real database servers come from scripts/with-servers.mjs (QPI_TEST_MONGO_URI, QPI_TEST_PG_URI), which
@@ -20,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 
 export const NODE_VERSION = '24.21.0';
 export const CODE_SERVER_VERSION = '4.139.1';
+/** The packager run through npx (from the npm registry; it works offline once cached). */
+export const VSCE_VERSION = '3.9.2';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, '.cache', 'host');
@@ -122,35 +130,51 @@ async function buildHostTests() {
  * Starts code-server on a copy of samples/ with isolated XDG folders. Returns the URL, the workspace
  * folder and a stop function that ends the whole process group.
  */
-export async function startHost({ env = {} } = {}) {
+/** Packs the extension with vsce (bundles must be built first); returns the .vsix path. */
+export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')) {
+  mkdirSync(dirname(out), { recursive: true });
+  rmSync(out, { force: true });
+  log(`packing ${out} with @vscode/vsce@${VSCE_VERSION}`);
+  run('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'package', '--no-rewrite-relative-links', '--allow-missing-repository', '--skip-license', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  return out;
+}
+
+export async function startHost({ env = {}, vsix } = {}) {
   install();
-  const run = mkdtempSync(join(tmpdir(), 'qpi-host-'));
-  const ws = join(run, 'workspace');
-  mkdirSync(join(run, 'ud', 'User'), { recursive: true });
-  mkdirSync(join(run, 'ext'), { recursive: true });
-  for (const d of ['config', 'data', 'cache']) mkdirSync(join(run, d), { recursive: true });
+  const runDir = mkdtempSync(join(tmpdir(), 'qpi-host-'));
+  const ws = join(runDir, 'workspace');
+  mkdirSync(join(runDir, 'ud', 'User'), { recursive: true });
+  mkdirSync(join(runDir, 'ext'), { recursive: true });
+  for (const d of ['config', 'data', 'cache']) mkdirSync(join(runDir, d), { recursive: true });
   spawnSync('cp', ['-r', join(ROOT, 'samples'), ws]);
-  writeFileSync(join(run, 'ud', 'User', 'settings.json'), JSON.stringify({
+  writeFileSync(join(runDir, 'ud', 'User', 'settings.json'), JSON.stringify({
     'workbench.startupEditor': 'none', 'chat.disableAIFeatures': true, 'telemetry.telemetryLevel': 'off',
     'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'update.mode': 'none',
     'workbench.enableExperiments': false, 'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'workbench.tips.enabled': false, 'security.workspace.trust.enabled': false, 'git.enabled': false,
     'window.commandCenter': false, 'editor.minimap.enabled': false,
   }, null, 2));
-  writeFileSync(join(run, 'config.yaml'), 'auth: none\n');
+  writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');
+  if (vsix) {
+    run(NODE_BIN, [CS_BIN, '--config', join(runDir, 'config.yaml'), '--user-data-dir', join(runDir, 'ud'), '--extensions-dir', join(runDir, 'ext'), '--install-extension', vsix], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, XDG_CONFIG_HOME: join(runDir, 'config'), XDG_DATA_HOME: join(runDir, 'data'), XDG_CACHE_HOME: join(runDir, 'cache') },
+    });
+    log(`installed ${vsix} into code-server`);
+  }
   const port = await freePort();
-  const logFile = join(run, 'code-server.log');
+  const logFile = join(runDir, 'code-server.log');
   const { openSync } = await import('node:fs');
   const out = openSync(logFile, 'a');
   const child = spawn(NODE_BIN, [CS_BIN, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', join(run, 'ud'), '--extensions-dir', join(run, 'ext'), '--config', join(run, 'config.yaml'),
+    '--user-data-dir', join(runDir, 'ud'), '--extensions-dir', join(runDir, 'ext'), '--config', join(runDir, 'config.yaml'),
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
     '--ignore-last-opened', '--reconnection-grace-time', '5', '--vscode-option', 'enable-smoke-test-driver', ws], {
     detached: true, // its own process group, ended as a whole below
     stdio: ['ignore', out, out],
     env: {
       ...process.env, ...env,
-      XDG_CONFIG_HOME: join(run, 'config'), XDG_DATA_HOME: join(run, 'data'), XDG_CACHE_HOME: join(run, 'cache'),
+      XDG_CONFIG_HOME: join(runDir, 'config'), XDG_DATA_HOME: join(runDir, 'data'), XDG_CACHE_HOME: join(runDir, 'cache'),
       PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH}`,
     },
   });
@@ -162,7 +186,7 @@ export async function startHost({ env = {} } = {}) {
       try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
       await waitFor(() => exited, 10_000, 'code-server to stop').catch(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } });
     }
-    if (!process.env.QPI_KEEP_HOST) rmSync(run, { recursive: true, force: true });
+    if (!process.env.QPI_KEEP_HOST) rmSync(runDir, { recursive: true, force: true });
   };
   try {
     await waitFor(async () => {
@@ -174,7 +198,7 @@ export async function startHost({ env = {} } = {}) {
     throw err;
   }
   log(`code-server ${CODE_SERVER_VERSION} on ${url}, workspace ${ws}`);
-  return { url, ws, run, logFile, stop };
+  return { url, ws, run: runDir, logFile, stop };
 }
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -193,7 +217,7 @@ async function runInHost() {
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       const line = format(...(args ?? []));
       // The workbench's own complaints (no extension gallery offline, no vsda) are noise here.
-      if (/\/static\/out\/vs\/|gallery|vsda/i.test(line)) return;
+      if (/\/static\/out\/vs\/|gallery|vsda|connection token|Creating a socket|\[AgentHost/i.test(line)) return;
       console.log(/^\d+ passed, \d+ failed/.test(line) ? line : `  ${line}`);
     });
     await page.exposeFunction('codeAutomationExit', (code) => finish(code));
@@ -225,7 +249,7 @@ async function runUi(host) {
   const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--node-option', 'import=tsx', '--timeout', '180000', '--reporter', 'spec', join(ROOT, 'test', 'host', 'ui.test.ts')], {
     stdio: 'inherit',
     cwd: ROOT,
-    env: { ...process.env, QPI_HOST_URL: host.url, QPI_HOST_WS: host.ws, QPI_HOST_EXT: ROOT },
+    env: { ...process.env, QPI_HOST_URL: host.url, QPI_HOST_WS: host.ws, ...(host.dev ? { QPI_HOST_EXT: ROOT } : {}) },
   });
   return r.status ?? 1;
 }
@@ -259,13 +283,20 @@ function sampleServers() {
 
 async function main() {
   if (command === 'install') return 0;
-  if (!['test', 'ui', 'serve', 'suite'].includes(command)) {
-    console.error('usage: node scripts/host.mjs install|test|suite|ui|serve');
+  if (!['test', 'ui', 'serve', 'suite', 'package'].includes(command)) {
+    console.error('usage: node scripts/host.mjs install|test|suite|ui|serve|package');
     return 64;
   }
   run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT });
+  if (command === 'package') {
+    packageVsix();
+    return 0;
+  }
+  const dev = process.env.QPI_HOST_DEV === '1' || command === 'suite';
+  const vsix = dev ? undefined : packageVsix();
   const env = sampleServers();
-  const host = await startHost({ env });
+  const host = await startHost({ env, vsix });
+  host.dev = dev;
   hostUrl = host.url;
   hostWs = host.ws;
   const stopOnSignal = () => host.stop().then(() => process.exit(130));

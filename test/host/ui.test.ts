@@ -23,7 +23,7 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
   const errors: string[] = [];
 
   before(async function () {
-    assert.ok(URL_ && WS && EXT, 'run through scripts/host.mjs: QPI_HOST_URL, QPI_HOST_WS and QPI_HOST_EXT are not set');
+    assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
     assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
@@ -32,10 +32,11 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     page = ctx.pages()[0] ?? (await ctx.newPage());
     page.setDefaultTimeout(30_000);
     page.on('pageerror', (e) => errors.push(e.message));
-    // The extension is loaded from the repository as a development extension, the way the in-host
-    // tests load it (code-server honours the payload with --vscode-option enable-smoke-test-driver).
+    // Normally the packed .vsix is installed in code-server; with QPI_HOST_EXT the repository folder is
+    // loaded as a development extension instead (code-server honours the payload with
+    // --vscode-option enable-smoke-test-driver).
     const host = new URL(URL_!).host;
-    const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`], ['skipWelcome', 'true']]);
+    const payload = JSON.stringify([...(EXT ? [['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`]] : []), ['skipWelcome', 'true']]);
     await page.goto(`${URL_}/?folder=${encodeURIComponent(WS!)}&payload=${encodeURIComponent(payload)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await page.getByRole('treeitem', { name: /orders\.sql/ }).waitFor({ timeout: 90_000 });
