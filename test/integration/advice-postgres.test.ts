@@ -3,10 +3,10 @@
 // advisor runs live (existing indexes, planner statistics, HypoPG verification); then every candidate
 // index of the case (the measured list in test/fixtures/truth) is built alone and the query run with
 // EXPLAIN (ANALYZE, BUFFERS), the planner free to choose: the first suggestion, built for real (and with
-// its rewrite when it needs one), must read within 10% of the fewest shared buffers found (at least one
-// page of slack, the unit being a page). Around every
-// live run the table's content and its indexes must not change. A second database without HypoPG checks
-// the trial build inside a rolled-back transaction, allowed or not.
+// its rewrite when it needs one), must read within 10% of the fewest shared buffers found (with one page
+// of slack, a page being the unit). Around every live run the table's content and its indexes must not
+// change. A second database without HypoPG checks the trial build inside a rolled-back transaction,
+// allowed or not.
 
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
@@ -164,7 +164,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
         }
         const q = await queryFor(first, c.sql, c.offset);
         const got = await withIndex(first.action === 'create' ? first.createText! : null, () => buffers(q.text, q.params));
-        if (process.env.QPI_TEST_VERBOSE) console.log(c.id, first.createText, got, leastIndex, least, v.status === 'not-run' ? '' : v.message);
+        if (process.env.QPI_TEST_VERBOSE) console.log(c.id, first.createText, got, leastIndex, least, first.verification.status === 'not-run' ? '' : first.verification.message);
         // Buffers count whole pages: where 50 entries fall across leaf pages can cost one page more or less.
         assert.ok(got.blocks <= Math.max(least * 1.1, least + 1), `${c.id}: ${first.createText ?? first.action} reads ${got.blocks} buffers (${got.shape}), ${leastIndex} reads ${least}`);
       });
