@@ -1,0 +1,172 @@
+// The messages between the extension (the language client) and the language server (src/server/), on
+// top of the standard LSP ones. The server finds queries in the open files and advises without any
+// database; everything it knows about a live database (index lists, statistics) reaches it through these
+// messages, sent by the extension after the extension itself connected through the adapters. The server
+// never sees a connection string, a password or a driver.
+//
+// Types and names only (no library import): both sides send them with their own LSP library.
+
+import type { ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/advice/types';
+
+/** Bumped when a message below changes shape; sent by the client in initializationOptions. */
+export const LANGUAGE_SERVER_PROTOCOL_VERSION = 1;
+
+/** What the client passes in `initializationOptions`. */
+export interface ServerInitOptions {
+  protocolVersion: number;
+  /** Wait after an edit before re-analysing a burst of edits, in ms; the first edit of a pause runs at once. */
+  debounceMs?: number;
+  /** Show the "Suggest index" CodeLens (the extension draws "Explain" itself). */
+  codeLens?: boolean;
+}
+
+// ---- server -> client ---------------------------------------------------------------------------------
+
+/**
+ * Notification, server -> client: the collections and tables an open document's queries use, sent when
+ * the server has no schema for some of them. The extension answers (if the document's folder has a
+ * connection bound; it never prompts for one) with `schema` requests. Sent again only for new targets.
+ */
+export const SchemaNeeded = 'queryPlanInspector/schemaNeeded';
+export interface SchemaNeededParams {
+  uri: string;
+  mongodb: { database?: string; collection: string }[];
+  postgres: { schema?: string; table: string }[];
+}
+
+// ---- client -> server ---------------------------------------------------------------------------------
+
+/**
+ * Request, client -> server: the indexes (and optional statistics) of some collections or tables, as
+ * the connection bound to these documents' folder reports them. The server stores them for the given
+ * documents, re-analyses them with the indexes that exist, and answers with how many queries it advised.
+ */
+export const SetSchema = 'queryPlanInspector/schema';
+export interface SetSchemaParams {
+  /** The documents this schema applies to (those whose folder uses the connection). */
+  uris: string[];
+  engine: 'mongodb' | 'postgres';
+  /** The connection's display name, for messages ("on Local Mongo"); never its address or password. */
+  connectionName: string;
+  collections?: { database?: string; name: string; indexes: ExistingMongoIndex[]; stats?: MongoStats }[];
+  tables?: { schema?: string; name: string; indexes: ExistingPgIndex[]; stats?: PgTableStats }[];
+}
+export interface SetSchemaResult {
+  /** Queries in those documents advised with the schema. */
+  advised: number;
+}
+
+/**
+ * Notification, client -> server: forget the schema of these documents (all when `uris` is absent), as
+ * when the folder's connection changed or was removed. Diagnostics fall back to advice without a database.
+ */
+export const ClearSchema = 'queryPlanInspector/clearSchema';
+export interface ClearSchemaParams {
+  uris?: string[];
+}
+
+/**
+ * Request, client -> server: the queries found in a document with their positions, for the extension's
+ * tests and the "Explain" command. Answers from the server's cache; no analysis is run for it.
+ */
+export const ListQueries = 'queryPlanInspector/queries';
+export interface ListQueriesParams {
+  uri: string;
+}
+export interface ListedQuery {
+  engine: 'mongodb' | 'postgres';
+  /** Offsets in the document. */
+  start: number;
+  end: number;
+  /** Collection or table names. */
+  targets: string[];
+  /** The index the advisor wants first, as text to run, if any. */
+  createText?: string;
+}
+
+// ---- diagnostics --------------------------------------------------------------------------------------
+
+/** Stable diagnostic codes (the `code` of every diagnostic this server publishes); docs/language-server.md lists them. */
+export const DiagnosticCodes = {
+  /** A $match on a field a $project/$addFields/$set renamed from a dotted path: the index on the path is not used. */
+  matchAfterRename: 'qpi.match-after-rename',
+  /** skip()/$skip/OFFSET pagination: every page reads all the rows it skips. */
+  skipPagination: 'qpi.skip-pagination',
+  /** A regex without a ^ anchor: every key of the index (or every document) is read. */
+  unanchoredRegex: 'qpi.regex-unanchored',
+  /** A case-insensitive regex: no tight index bounds, even when anchored. */
+  caseInsensitiveRegex: 'qpi.regex-case-insensitive',
+  /** $ne/$nin leading the filter: nothing bounds the scan. */
+  leadingNegation: 'qpi.leading-negation',
+  /** $in over 200 values with a sort: the planner no longer merges per value, so it sorts in memory. */
+  inTooLargeForSort: 'qpi.in-over-200-with-sort',
+  /** A function wraps a column in WHERE: a plain index on the column cannot be used. */
+  functionOnColumn: 'qpi.function-on-column',
+  /** LIKE/ILIKE with a leading wildcard: a B-tree cannot seek it. */
+  leadingWildcard: 'qpi.like-leading-wildcard',
+  /** With a connection: no existing index bounds the filter, so the whole collection or table is read. */
+  collectionScan: 'qpi.collection-scan',
+  /** With a connection: the query sorts and no usable index gives the order. */
+  blockingSort: 'qpi.blocking-sort',
+  /** With a connection: an existing index already serves the query. */
+  indexServes: 'qpi.index-serves',
+} as const;
+
+export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
+
+/** A text edit in the document version the diagnostic was published for (LSP positions, 0-based). */
+export interface DataEdit {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  newText: string;
+}
+
+/**
+ * The `data` of every diagnostic: what code actions and hovers need, so they never analyse again. The
+ * edits are for `version` of the document; a code action on another version is not offered.
+ */
+export interface DiagnosticData {
+  code: DiagnosticCode;
+  version: number;
+  engine: 'mongodb' | 'postgres';
+  /** The query the diagnostic belongs to, as document offsets. */
+  query: { start: number; end: number };
+  /** The index the advice suggests, when there is one to build. */
+  suggestion?: { createText: string; target: string; keys: string; rule: string };
+  /** The existing index that serves the query (indexServes). */
+  keep?: string;
+  /** A mechanical fix: "Move $match before $project", "Rewrite to keyset pagination". */
+  fix?: { title: string; edits: DataEdit[] };
+  /** A rewrite that is not mechanical here, as text to copy. */
+  rewriteText?: string;
+}
+
+// ---- commands the server's code actions and lenses run on the client ----------------------------------
+
+/** Command ids the server puts in code actions and lenses; the extension registers them. */
+export const ClientCommands = {
+  /** Opens the plan of the query at [start, end) (the extension's Explain Query). Args: ExplainAtArgs. */
+  explainQueryAt: 'queryPlanInspector.explainQueryAt',
+  /** Copies text to the clipboard and says so. Args: { text: string; what: string }. */
+  copyText: 'queryPlanInspector.copyText',
+  /** Shows the exact index command and asks before anything runs. Args: CreateIndexArgs. */
+  createIndex: 'queryPlanInspector.createIndex',
+  /** Shows the index the query wants, with Copy and Create actions. Args: CreateIndexArgs. */
+  suggestIndex: 'queryPlanInspector.suggestIndex',
+} as const;
+
+export interface ExplainAtArgs {
+  uri: string;
+  start: number;
+  end: number;
+}
+
+export interface CreateIndexArgs {
+  uri: string;
+  engine: 'mongodb' | 'postgres';
+  createText: string;
+  target: string;
+  /** One sentence: why this index. */
+  reason?: string;
+  /** MongoDB: the database named in the code (`client.db('x')`), when it names one. */
+  database?: string;
+}

@@ -1,0 +1,608 @@
+// What the language server says about one query: the findings that hold whatever the data (a $match
+// hidden behind a rename, skip/OFFSET pagination, unanchored or case-insensitive regex, a leading
+// $ne/$nin, a $in too long to explode for the sort, a function around a column, LIKE '%x'), and with the
+// indexes of a live database the findings that depend on them (a collection scan, a blocking sort, an
+// index that serves). Also the hover text and the suggestion the CodeLens offers.
+//
+// Positions are kept as anchors to the query's own range objects (which the finder moves in place when
+// text before them changes) or as offsets into the SQL text (mapped through the query's runs), so one
+// analysis stays right across edits elsewhere in the file and is computed once per query.
+
+import {
+  adviseMongo, advisePostgresShapes, fromMongoCommand, mongoShape, parsePostgresQuerySync, MAX_SCANS_TO_EXPLODE, DEEP_OFFSET,
+  type Advice, type ExistingMongoIndex, type ExistingPgIndex, type MongoShape, type MongoStats, type PgShape, type PgTableStats, type Suggestion,
+} from '../core/index';
+import { classifyRegex } from '../core/advice/mongoShape';
+import { effectiveSort, fitIndex } from '../core/advice/mongoFit';
+import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../core/query/find';
+import { DiagnosticCodes, type DiagnosticCode } from '../protocol/languageServer';
+
+/** Where a finding is: a live file range of the query, or a span of its SQL text. */
+export type Anchor = { file: SourceRange } | { sql: [number, number] };
+
+export type FindingSeverity = 'warning' | 'information' | 'hint';
+
+export interface InlineFinding {
+  code: DiagnosticCode;
+  severity: FindingSeverity;
+  anchor: Anchor;
+  message: string;
+  suggestion?: { createText: string; target: string; keys: string; rule: string };
+  keep?: string;
+  fix?: { title: string; edits: { anchor: Anchor; newText: string }[] };
+  rewriteText?: string;
+}
+
+/** The indexes and statistics of one collection or table, as the extension sent them. */
+export interface MongoTarget { indexes: ExistingMongoIndex[]; stats?: MongoStats }
+export interface PgTarget { indexes: ExistingPgIndex[]; stats?: PgTableStats }
+
+/** A document's schema: per collection name and per table name; `connection` names it in messages. */
+export interface DocumentSchema {
+  connection: { mongodb?: string; postgres?: string };
+  collections: Map<string, MongoTarget>;
+  tables: Map<string, PgTarget>;
+}
+
+export interface QueryAnalysis {
+  engine: 'mongodb' | 'postgres';
+  targets: string[];
+  findings: InlineFinding[];
+  /** Markdown for the hover over the query. */
+  hover: string;
+  /** The first suggestion: an index to build, or the existing one to keep. */
+  top?: { createText?: string; keep?: string; keys: string; rule: string; target: string };
+  /** Whether the findings used a schema from a connection. */
+  connected: boolean;
+}
+
+/** Advice is pure and depends only on the query's content and the schema: cached across documents. */
+const adviceCache = new Map<string, { advice: Advice; shape?: MongoShape; shapes?: PgShape[] }>();
+const ADVICE_CACHE_LIMIT = 4000;
+
+function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
+  const hit = adviceCache.get(key) as T | undefined;
+  if (hit) return hit;
+  const v = make();
+  if (adviceCache.size >= ADVICE_CACHE_LIMIT) adviceCache.delete(adviceCache.keys().next().value!);
+  adviceCache.set(key, v);
+  return v;
+}
+
+export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
+  return q.engine === 'mongodb' ? analyzeMongo(q, text, schema) : analyzeSql(q, text, schema);
+}
+
+// ---- MongoDB ------------------------------------------------------------------------------------------
+
+function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
+  const cmd = q.command;
+  const target = cmd.collection;
+  const out: QueryAnalysis = { engine: 'mongodb', targets: [target], findings: [], hover: '', connected: false };
+  const input = fromMongoCommand(cmd);
+  if (!input.ok) {
+    out.hover = `**MongoDB** \`${target}.${cmd.operation}\`\n\n${input.refusal}`;
+    return out;
+  }
+  const contentKey = JSON.stringify([input.query, cmd.skip]);
+  const base = cached(`m:${contentKey}`, () => {
+    const shapeRead = mongoShape(input.query);
+    return { advice: adviseMongo(input.query), ...(shapeRead.ok ? { shape: shapeRead.shape } : {}) };
+  });
+  const shape = base.shape;
+  const collectionSchema = schema?.collections.get(target);
+  let advice = base.advice;
+  if (collectionSchema) {
+    advice = cached(`m:${contentKey}:${JSON.stringify(collectionSchema)}`, () => ({
+      advice: adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }),
+    })).advice;
+    out.connected = true;
+  }
+  const top = advice.suggestions[0];
+  const suggestion = suggestionData(top, target);
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), keys: keysText(top), rule: top.rule, target };
+  if (shape) {
+    hiddenMatchFindings(q, shape, text, out.findings, suggestion);
+    skipFindings(q, shape, text, out.findings, advice);
+    conditionFindings(q, shape, out.findings);
+    if (collectionSchema) connectedMongoFindings(q, shape, advice, collectionSchema, schema!.connection.mongodb ?? 'the connection', out.findings);
+  }
+  out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined);
+  return out;
+}
+
+function suggestionData(s: Suggestion | undefined, target: string): InlineFinding['suggestion'] | undefined {
+  if (!s || s.action !== 'create' || !s.createText) return undefined;
+  return { createText: s.createText, target, keys: keysText(s), rule: s.rule };
+}
+
+function keysText(s: Suggestion): string {
+  const ix = s.index;
+  if (!ix) return '';
+  if (ix.engine === 'mongodb') return `{ ${ix.keys.map((k) => `${k.field}: ${k.direction}`).join(', ')} }`;
+  return `(${ix.keys.map((k) => `${k.column}${k.desc ? ' DESC' : ''}`).join(', ')})`;
+}
+
+function loc(q: FoundMongoQuery, path: string): Located | undefined {
+  return q.locations[path];
+}
+
+/** The part of the file a whole command part occupies, or the operation name when it is not written. */
+function anchorOf(q: FoundMongoQuery, ...paths: string[]): Anchor {
+  for (const p of paths) {
+    const l = loc(q, p);
+    if (l) return { file: l.key ?? l.member ?? l.value };
+  }
+  return { file: q.command.ranges.operation ?? q.range };
+}
+
+function hiddenMatchFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: InlineFinding[], suggestion: InlineFinding['suggestion']): void {
+  const pipeline = q.command.pipeline ?? [];
+  for (const hm of shape.hiddenMatches) {
+    const renamed = Object.entries(hm.renames);
+    if (renamed.length === 0) continue;
+    const stageName = (i: number) => Object.keys(pipeline[i] ?? {})[0] ?? 'stage';
+    const byStage = pipeline.findIndex((st, i) => i < hm.stageIndex && ['$project', '$addFields', '$set'].includes(Object.keys(st)[0]!));
+    const what = renamed.map(([to, from]) => `${to} (renamed from ${from}${byStage >= 0 ? ` by ${stageName(byStage)}` : ''})`).join(', ');
+    const first = renamed[0]![0];
+    const finding: InlineFinding = {
+      code: DiagnosticCodes.matchAfterRename,
+      severity: 'warning',
+      anchor: anchorOf(q, `pipeline/${hm.stageIndex}/$match/${escapeKey(first)}`, `pipeline/${hm.stageIndex}/$match`),
+      message: `This $match filters on ${what}, so no index on the original path can serve it and the collection is scanned. Match on ${renamed.map(([, from]) => from).join(', ')} before the ${byStage >= 0 ? stageName(byStage) : 'stage that renames it'} instead (if the path runs through arrays, the renamed field is an array and the results can differ).`,
+    };
+    if (suggestion) finding.suggestion = suggestion;
+    const fix = moveMatchFix(q, hm.stageIndex, hm.renames, hm.computed, text);
+    if (fix) finding.fix = fix;
+    out.push(finding);
+  }
+}
+
+/** The pipeline array rewritten with the renamed part of the $match first, built from the user's own text. */
+function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<string, string>, computed: string[], text: string): InlineFinding['fix'] | undefined {
+  const pl = loc(q, 'pipeline');
+  if (!pl || q.partial || q.variableParts.includes('pipeline')) return undefined;
+  const arrayText = text.slice(pl.value.start, pl.value.end);
+  if (!arrayText.startsWith('[') || !arrayText.endsWith(']')) return undefined;
+  const stages = q.command.pipeline ?? [];
+  const stageTexts: string[] = [];
+  for (let i = 0; i < stages.length; i++) {
+    const l = loc(q, `pipeline/${i}`);
+    if (!l) return undefined;
+    stageTexts.push(text.slice(l.value.start, l.value.end));
+  }
+  const match = stages[stageIndex]?.['$match'];
+  if (typeof match !== 'object' || match === null) return undefined;
+  const moved: string[] = [];
+  const kept: string[] = [];
+  for (const field of Object.keys(match)) {
+    const l = loc(q, `pipeline/${stageIndex}/$match/${escapeKey(field)}`);
+    if (!l?.member) return undefined;
+    const cond = text.slice(l.value.start, l.value.end);
+    if (field in renames) moved.push(`${JSON.stringify(renames[field]).replace(/^"|"$/g, "'")}: ${cond}`);
+    else if (computed.includes(field) || field.startsWith('$')) kept.push(text.slice(l.member.start, l.member.end));
+    else moved.push(text.slice(l.member.start, l.member.end));
+  }
+  if (moved.length === 0) return undefined;
+  const out = [`{ $match: { ${moved.join(', ')} } }`];
+  stageTexts.forEach((t, i) => {
+    if (i !== stageIndex) out.push(t);
+    else if (kept.length > 0) out.push(`{ $match: { ${kept.join(', ')} } }`);
+  });
+  const firstStage = loc(q, 'pipeline/0');
+  const lead = firstStage ? text.slice(pl.value.start + 1, firstStage.value.start) : '';
+  const multiline = lead.includes('\n');
+  const indent = multiline ? lead.slice(lead.lastIndexOf('\n')) : ' ';
+  const closing = multiline ? text.slice(loc(q, `pipeline/${stages.length - 1}`)!.value.end, pl.value.end - 1).replace(/^,/, '') : ' ';
+  const newText = multiline ? `[${indent}${out.join(`,${indent}`)}${closing}]` : `[${out.join(', ')}]`;
+  return { title: 'Move $match before $project', edits: [{ anchor: { file: pl.value }, newText }] };
+}
+
+function skipFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: InlineFinding[], advice: Advice): void {
+  const cmd = q.command;
+  const variable = q.variableParts.includes('skip');
+  const pipeSkip = (cmd.pipeline ?? []).findIndex((st) => '$skip' in st);
+  if (!(cmd.skip !== undefined && cmd.skip > 0) && !variable && pipeSkip < 0) return;
+  const amount = cmd.skip !== undefined ? String(cmd.skip) : variable ? text.slice(cmd.ranges.skip!.start, cmd.ranges.skip!.end) : String((cmd.pipeline![pipeSkip] as { $skip: unknown }).$skip);
+  const deep = variable || (cmd.skip ?? 0) >= DEEP_OFFSET;
+  const keysetRewrite = advice.rewrites.find((r) => r.rule === 'keyset');
+  const f: InlineFinding = {
+    code: DiagnosticCodes.skipPagination,
+    severity: deep ? 'warning' : 'information',
+    anchor: pipeSkip >= 0 && cmd.skip === undefined && !variable ? anchorOf(q, `pipeline/${pipeSkip}/$skip`) : anchorOf(q, 'skip'),
+    message: `skip(${amount}) still reads the ${variable ? 'keys and documents it skips' : `${amount} keys or documents it skips`}, so every page costs more than the one before. Keyset pagination (a range on the sort key after the last page) reads only the page.`,
+  };
+  if (keysetRewrite) f.rewriteText = keysetRewrite.text;
+  const fix = keysetFix(q, shape, text);
+  if (fix) f.fix = fix;
+  out.push(f);
+}
+
+/**
+ * `.skip(n)` after a sort on one field, with the filter written as an object here: remove the skip and
+ * add `field: { $gt: lastField }` to the filter. The name of the last value is left for the user to bind.
+ */
+function keysetFix(q: FoundMongoQuery, shape: MongoShape, text: string): InlineFinding['fix'] | undefined {
+  const cmd = q.command;
+  if (cmd.operation !== 'find' || shape.sort.length !== 1 || !cmd.ranges.skip) return undefined;
+  const skipLoc = loc(q, 'skip');
+  if (!skipLoc || skipLoc.member) return undefined; // given in an options document: not a chained call
+  const { path, direction } = shape.sort[0]!;
+  if (cmd.filter && path in cmd.filter) return undefined;
+  // The `.skip(` before the argument and the `)` after it.
+  const dot = text.lastIndexOf('.', cmd.ranges.skip.start);
+  const close = text.indexOf(')', cmd.ranges.skip.end);
+  if (dot < q.range.start || close < 0 || close >= q.range.end || !/^\.\s*skip\s*\($/.test(text.slice(dot, cmd.ranges.skip.start).replace(/\s+$/, ''))) return undefined;
+  const name = `last${path.split('.').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('').replace(/[^A-Za-z0-9_$]/g, '')}`;
+  const key = /^[A-Za-z_$][\w$]*$/.test(path) ? path : `'${path}'`;
+  const cond = `${key}: { ${direction === 1 ? '$gt' : '$lt'}: ${name} }`;
+  const edits: { anchor: Anchor; newText: string }[] = [];
+  const fl = loc(q, 'filter');
+  if (fl) {
+    const ft = text.slice(fl.value.start, fl.value.end);
+    if (!ft.startsWith('{') || !ft.endsWith('}') || fl.value.start < q.range.start || fl.value.end > q.range.end) return undefined;
+    const inner = ft.slice(1, -1).trim();
+    edits.push({ anchor: { file: fl.value }, newText: inner === '' ? `{ ${cond} }` : `{ ${inner.replace(/,$/, '')}, ${cond} }` });
+  } else {
+    // find() without a filter: put one in.
+    const open = text.indexOf('(', cmd.ranges.operation!.end);
+    if (open < 0 || text.slice(open + 1, open + 2) !== ')') return undefined;
+    edits.push({ anchor: { file: { start: open + 1, end: open + 1 } }, newText: `{ ${cond} }` });
+  }
+  edits.push({ anchor: { file: { start: dot, end: close + 1 } }, newText: '' });
+  return { title: `Rewrite to keyset pagination (after ${name})`, edits };
+}
+
+/** Regexes, negations and long $in lists, found by walking the filter as written, with their positions. */
+function conditionFindings(q: FoundMongoQuery, shape: MongoShape, out: InlineFinding[]): void {
+  const roots: { doc: Record<string, unknown>; path: string }[] = [];
+  const cmd = q.command;
+  if (cmd.operation === 'aggregate') {
+    (cmd.pipeline ?? []).forEach((st, i) => {
+      const m = st['$match'];
+      if (isDoc(m)) roots.push({ doc: m, path: `pipeline/${i}/$match` });
+    });
+  } else if (cmd.filter) roots.push({ doc: cmd.filter, path: 'filter' });
+  const negations: Anchor[] = [];
+  const sorts = effectiveSort(shape, shape.predicates).length > 0;
+  const visit = (doc: Record<string, unknown>, path: string, prefix: string, depth: number) => {
+    if (depth > 32) return;
+    for (const [k, v] of Object.entries(doc)) {
+      const p = `${path}/${escapeKey(k)}`;
+      if (k === '$and' || k === '$or' || k === '$nor') {
+        if (Array.isArray(v)) v.forEach((x, j) => isDoc(x) && visit(x, `${p}/${j}`, prefix, depth + 1));
+        continue;
+      }
+      if (k.startsWith('$')) continue;
+      const field = prefix === '' ? k : `${prefix}.${k}`;
+      const re = regexOf(v);
+      if (re) {
+        regexFinding(field, re.pattern, re.options, { file: (loc(q, p)?.value) ?? q.range }, out);
+        continue;
+      }
+      if (!isDoc(v)) continue;
+      const keys = Object.keys(v);
+      if (!keys.every((x) => x.startsWith('$'))) continue;
+      if ('$elemMatch' in v && isDoc(v['$elemMatch'])) {
+        const em = v['$elemMatch'];
+        if (Object.keys(em).some((x) => !x.startsWith('$'))) visit(em, `${p}/$elemMatch`, field, depth + 1);
+      }
+      if ('$regex' in v) {
+        const r = regexOf(v['$regex']);
+        const pattern = r ? r.pattern : typeof v['$regex'] === 'string' ? v['$regex'] : undefined;
+        const options = typeof v['$options'] === 'string' ? v['$options'] : r?.options ?? '';
+        // new RegExp(variable, 'i'): the pattern is unknown but the flags are not.
+        if (pattern !== undefined || options.includes('i')) regexFinding(field, pattern ?? '', options, loc(q, `${p}/$regex`) ? anchorOf(q, `${p}/$regex`) : { file: loc(q, p)?.value ?? q.range }, out);
+      }
+      for (const neg of ['$ne', '$nin']) if (neg in v) negations.push(anchorOf(q, `${p}/${neg}`, p));
+      const list = v['$in'];
+      if (Array.isArray(list) && list.length > MAX_SCANS_TO_EXPLODE && sorts) {
+        out.push({
+          code: DiagnosticCodes.inTooLargeForSort,
+          severity: 'warning',
+          anchor: anchorOf(q, `${p}/$in`, p),
+          message: `This $in lists ${list.length} values, more than the ${MAX_SCANS_TO_EXPLODE} the planner explodes into one index scan per value merged in order, so the sort is done in memory (a blocking SORT) and the index must place ${field} like a range (after the sort fields).`,
+        });
+      }
+    }
+  };
+  for (const r of roots) visit(r.doc, r.path, '', 0);
+  const bounded = shape.predicates.some((p) => p.kind === 'equality' || p.kind === 'in' || (p.kind === 'range' && p.tight));
+  if (!bounded && shape.orBranches.length === 0) {
+    for (const a of negations) {
+      out.push({
+        code: DiagnosticCodes.leadingNegation,
+        severity: 'warning',
+        anchor: a,
+        message: 'Nothing but $ne/$nin bounds this filter: an index on the field is read almost entirely (every value but the excluded ones), and without one the collection is scanned. Add an equality or a range on a selective field, or match the values you want instead of excluding some.',
+      });
+    }
+  }
+}
+
+function regexFinding(field: string, pattern: string, options: string, anchor: Anchor, out: InlineFinding[]): void {
+  const c = classifyRegex(pattern, options);
+  if (c.detail === 'case-insensitive regex') {
+    out.push({
+      code: DiagnosticCodes.caseInsensitiveRegex,
+      severity: 'warning',
+      anchor,
+      message: `A case-insensitive regex on ${field} gets no tight index bounds, even anchored: every key of an index on ${field} is checked. Store a lower-cased copy and match an anchored prefix on it, or use an index with a case-insensitive collation and an equality.`,
+    });
+  } else if (c.detail === 'unanchored regex' || c.detail === 'anchored regex without a literal prefix') {
+    out.push({
+      code: DiagnosticCodes.unanchoredRegex,
+      severity: 'warning',
+      anchor,
+      message: `The regex on ${field} has no anchored literal prefix (^abc), so it cannot seek: every key of an index on ${field} is read, or every document without one. Anchor it if the values start with the text; for a search inside values use a text or Atlas Search index.`,
+    });
+  }
+}
+
+function connectedMongoFindings(q: FoundMongoQuery, shape: MongoShape, advice: Advice, target: MongoTarget, connection: string, out: InlineFinding[]): void {
+  const top = advice.suggestions[0];
+  const opAnchor: Anchor = { file: q.command.ranges.operation ?? q.range };
+  if (top?.action === 'keep' && top.keep) {
+    out.push({ code: DiagnosticCodes.indexServes, severity: 'hint', anchor: opAnchor, keep: top.keep.name, message: `Index ${top.keep.name} serves this query on ${connection}: ${top.keep.reason.replace(/^Keep using [^:]+: /, '')}` });
+    return;
+  }
+  if (shape.orBranches.length > 0) return;
+  const suggestion = suggestionData(advice.suggestions.find((s) => s.action === 'create'), q.command.collection);
+  const arrays = new Set<string>();
+  for (const ix of target.indexes) for (const paths of Object.values(ix.multikeyPaths ?? {})) for (const p of paths) arrays.add(p);
+  const fits = target.indexes
+    .filter((ix) => !ix.hidden && Object.values(ix.key).every((d) => typeof d === 'number'))
+    .map((ix) => ({ ix, fit: fitIndex(Object.entries(ix.key).map(([field, d]) => ({ field, direction: (d as number) < 0 ? -1 : 1 as const })), shape, shape.predicates, { arrays }) }));
+  const filtered = shape.predicates.some((p) => p.kind !== 'unindexable');
+  const usable = fits.filter((f) => f.fit.usable && f.fit.pointFields.length + (f.fit.boundedRange ? 1 : 0) > 0);
+  if (filtered && usable.length === 0) {
+    const f: InlineFinding = {
+      code: DiagnosticCodes.collectionScan,
+      severity: 'warning',
+      anchor: anchorOf(q, 'filter', 'pipeline'),
+      message: `No index on ${q.command.collection} supports this filter on ${connection}: the query reads the whole collection (COLLSCAN).${suggestion ? ` ${suggestion.createText} would serve it.` : ''}`,
+    };
+    if (suggestion) f.suggestion = suggestion;
+    out.push(f);
+  }
+  const sort = effectiveSort(shape, shape.predicates);
+  if (sort.length > 0 && !fits.some((f) => f.fit.usable && f.fit.sortServed)) {
+    const f: InlineFinding = {
+      code: DiagnosticCodes.blockingSort,
+      severity: 'warning',
+      anchor: anchorOf(q, 'sort', 'pipeline'),
+      message: `No index on ${q.command.collection} provides this order on ${connection}: the documents are sorted in memory (a blocking SORT, limited to 100 MB) before the first one is returned.${suggestion ? ` ${suggestion.createText} would give the order.` : ''}`,
+    };
+    if (suggestion) f.suggestion = suggestion;
+    out.push(f);
+  }
+}
+
+function mongoHover(q: FoundMongoQuery, advice: Advice, shape: MongoShape | undefined, connection: string | undefined): string {
+  const cmd = q.command;
+  const lines: string[] = [`**MongoDB** \`${cmd.collection}.${cmd.operation}\``, ''];
+  if (advice.refusal) return [...lines, advice.refusal].join('\n');
+  const s = advice.shapes[0];
+  if (s && (s.fields.length > 0 || s.sort.length > 0)) {
+    lines.push('| field | classified as |', '|---|---|');
+    for (const f of s.fields) lines.push(`| \`${f.path}\` | ${fieldClass(f)} |`);
+    for (const o of s.sort) lines.push(`| \`${o.path}\` | sort ${o.direction === 1 ? 'ascending' : 'descending'} |`);
+    lines.push('');
+  }
+  if (shape && (shape.limit !== undefined || shape.skip !== undefined)) lines.push(`${shape.skip !== undefined ? `skip ${shape.skip} ` : ''}${shape.limit !== undefined ? `limit ${shape.limit}` : ''}`.trim(), '');
+  lines.push(...suggestionLines(advice, connection));
+  if (q.variableParts.length > 0 || cmd.hasPlaceholders) lines.push('', '_Values that are variables in the code are read as placeholders; their operators still count._');
+  return lines.join('\n');
+}
+
+function fieldClass(f: { kind: string; detail: string; values?: number; explodes?: boolean }): string {
+  switch (f.kind) {
+    case 'equality':
+      return `equality (${f.detail})`;
+    case 'in':
+      return f.explodes
+        ? `${f.detail} of ${f.values ?? 'unknown'} values, exploded for the sort: counts as equality`
+        : `${f.detail} of ${f.values ?? 'unknown'} values, over ${MAX_SCANS_TO_EXPLODE}: placed like a range`;
+    case 'range':
+      return `range (${f.detail})`;
+    default:
+      return `not indexable by a B-tree (${f.detail})`;
+  }
+}
+
+function suggestionLines(advice: Advice, connection: string | undefined): string[] {
+  const top = advice.suggestions[0];
+  const lines: string[] = [];
+  if (!top) {
+    if (advice.notes.length > 0) lines.push(advice.notes[0]!);
+    return lines;
+  }
+  if (top.action === 'keep' && top.keep) {
+    lines.push(`**Index ${top.keep.name} serves this query**${connection ? ` on ${connection}` : ''}. ${top.keep.reason}`);
+  } else if (top.action === 'create' && top.createText) {
+    lines.push(`**Index it wants** (key order ${ruleName(top.rule)}): \`${keysText(top)}\``, '', '```', top.createText, '```');
+  } else {
+    lines.push(top.ruleText);
+  }
+  if (top.expectedPlan) lines.push('', `Expected plan: ${top.expectedPlan}`);
+  if (top.action === 'create') lines.push('', top.ruleText);
+  for (const c of top.conditions) lines.push('', `_${c.text}_`);
+  lines.push('', `Verification: ${top.verification.status === 'not-run' ? 'not run (explain the query on a connection to check it)' : top.verification.message}`);
+  return lines;
+}
+
+function ruleName(rule: string): string {
+  return ({ esr: 'equality, sort, range', ers: 'equality, range, sort', er: 'equality, range', 'explode-in': 'equality with the $in exploded, then sort', covered: 'equality, sort, range, covering the projection' } as Record<string, string>)[rule] ?? rule;
+}
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------------
+
+function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
+  const out: QueryAnalysis = { engine: 'postgres', targets: [], findings: [], hover: '', connected: false };
+  const base = cached(`p:${q.sql}`, () => {
+    const parsed = parsePostgresQuerySync(q.sql);
+    if (!parsed.ok) return { advice: { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal } as Advice, shapes: [] as PgShape[] };
+    return { advice: advisePostgresShapes(parsed.shapes, {}, parsed.warnings), shapes: parsed.shapes };
+  });
+  const shapes = base.shapes ?? [];
+  out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
+  let advice = base.advice;
+  const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
+  if (schema && tables.length > 0) {
+    const existing = tables.flatMap((t) => schema.tables.get(t)!.indexes);
+    const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
+    advice = cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats } }) })).advice;
+    out.connected = true;
+  }
+  const top = advice.suggestions[0];
+  const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
+  const suggestion = suggestionData(top, topTarget);
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), keys: keysText(top), rule: top.rule, target: topTarget };
+  for (const shape of shapes) {
+    for (const p of shape.predicates) {
+      if (!p.span) continue;
+      const anchor: Anchor = { sql: [p.span.start, p.span.end] };
+      if (p.expression && p.kind !== 'gin') {
+        const f: InlineFinding = {
+          code: DiagnosticCodes.functionOnColumn,
+          severity: 'warning',
+          anchor,
+          message: `${p.column} wraps the column in a function or cast, so a plain index on the column cannot be used for this condition. Compare the bare column (move the function to the other side), or create an expression index on ${p.column}.`,
+        };
+        if (suggestion) f.suggestion = suggestion;
+        out.findings.push(f);
+      }
+      if (/^I?LIKE '%/.test(p.detail) || /\bI?LIKE\s+(E?')[%_]/i.test(p.text)) {
+        out.findings.push({
+          code: DiagnosticCodes.leadingWildcard,
+          severity: 'warning',
+          anchor,
+          message: `${p.text.replace(/\s+/g, ' ')} starts with a wildcard, so a B-tree index on ${p.column} cannot seek it and every row (or every index entry) is read. Search a prefix, or index it with pg_trgm (CREATE INDEX ... USING gin (${p.column} gin_trgm_ops)).`,
+        });
+      }
+    }
+    if (shape.offset !== undefined || shape.offsetParam !== undefined) {
+      const span = shape.clauses.offset;
+      const amount = shape.offset !== undefined ? String(shape.offset) : shape.offsetParam!;
+      const f: InlineFinding = {
+        code: DiagnosticCodes.skipPagination,
+        severity: shape.offsetParam !== undefined || (shape.offset ?? 0) >= DEEP_OFFSET ? 'warning' : 'information',
+        anchor: span ? { sql: [span.start, span.end] } : { file: q.range },
+        message: `OFFSET ${amount} still reads and throws away the rows it skips, so every page costs more than the one before. Keyset pagination (WHERE (sort key) > (last row's key)) reads only the page.`,
+      };
+      const keyset = advice.rewrites.find((r) => r.rule === 'keyset');
+      if (keyset) {
+        f.rewriteText = keyset.text;
+        const fix = sqlReplaceFix(q, text, keyset.text, 'Rewrite to keyset pagination');
+        if (fix) f.fix = fix;
+      }
+      out.findings.push(f);
+    }
+  }
+  if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion);
+  out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined);
+  return out;
+}
+
+/** Replaces the whole SQL text when that is safe to write back (no escapes, no `${...}`, no clash with the quotes). */
+function sqlReplaceFix(q: FoundSqlQuery, text: string, sql: string, title: string): InlineFinding['fix'] | undefined {
+  if (q.params.length > 0 || q.runs.some((r) => r[2] !== r[3])) return undefined;
+  if (q.origin !== 'sql-file') {
+    const quote = text[q.textRange.start - 1];
+    if (quote === '`' ? /`|\$\{/.test(sql) : quote !== undefined && (sql.includes(quote) || sql.includes('\\') || sql.includes('\n'))) return undefined;
+  }
+  return { title, edits: [{ anchor: { file: q.textRange }, newText: sql }] };
+}
+
+function connectedSqlFindings(q: FoundSqlQuery, shapes: PgShape[], advice: Advice, schema: DocumentSchema, out: InlineFinding[], suggestion: InlineFinding['suggestion']): void {
+  const connection = schema.connection.postgres ?? 'the connection';
+  const top = advice.suggestions[0];
+  const whole: Anchor = { sql: [0, q.sql.length] };
+  if (top?.action === 'keep' && top.keep) {
+    out.push({ code: DiagnosticCodes.indexServes, severity: 'hint', anchor: whole, keep: top.keep.name, message: `Index ${top.keep.name} serves this query on ${connection}: ${top.keep.reason.replace(/^Keep using [^:]+: /, '')}` });
+    return;
+  }
+  for (const shape of shapes) {
+    for (const t of shape.tables) {
+      const info = schema.tables.get(t.name);
+      if (!info) continue;
+      const preds = shape.predicates.filter((p) => p.table === t.key && (p.kind === 'equality' || p.kind === 'in' || p.kind === 'range') && !p.expression);
+      const indexes = info.indexes.filter((ix) => !ix.invalid && (ix.method ?? 'btree') === 'btree');
+      const leading = (ix: ExistingPgIndex) => ix.columns[0]?.column;
+      const usable = indexes.filter((ix) => preds.some((p) => p.column === leading(ix)));
+      if (preds.length > 0 && usable.length === 0) {
+        const first = preds[0]!;
+        const f: InlineFinding = {
+          code: DiagnosticCodes.collectionScan,
+          severity: 'warning',
+          anchor: first.span ? { sql: [first.span.start, first.span.end] } : whole,
+          message: `No index on ${t.name} supports this filter on ${connection}: the table is read in full (a sequential scan), unless it is small.${suggestion && suggestion.target === t.name ? ` ${suggestion.createText} would serve it.` : ''}`,
+        };
+        if (suggestion) f.suggestion = suggestion;
+        out.push(f);
+      }
+      const order = shape.orderBy.filter((o) => o.table === t.key || (o.table === undefined && shape.tables.length === 1));
+      if (order.length > 0 && order.length === shape.orderBy.length) {
+        const eq = new Set(shape.predicates.filter((p) => p.table === t.key && p.kind === 'equality').map((p) => p.column));
+        const gives = indexes.some((ix) => {
+          const cols = ix.columns.filter((c) => c.column !== undefined);
+          let i = 0;
+          while (i < cols.length && eq.has(cols[i]!.column!) && !order.some((o) => o.column === cols[i]!.column)) i++;
+          const rel = order.map((o, k) => {
+            const c = cols[i + k];
+            if (!c || c.column !== o.column || o.expression) return 0;
+            return (c.desc === true) === o.desc ? 1 : -1;
+          });
+          return rel.every((r) => r === 1) || rel.every((r) => r === -1);
+        });
+        if (!gives) {
+          const span = shape.clauses.orderBy;
+          const f: InlineFinding = {
+            code: DiagnosticCodes.blockingSort,
+            severity: shape.limit !== undefined ? 'warning' : 'information',
+            anchor: span ? { sql: [span.start, span.end] } : whole,
+            message: `No index on ${t.name} provides this order on ${connection}: every matching row is read and sorted before the first is returned${shape.limit !== undefined ? `, even for LIMIT ${shape.limit}` : ''}.${suggestion && suggestion.target === t.name ? ` ${suggestion.createText} would give the order.` : ''}`,
+          };
+          if (suggestion) f.suggestion = suggestion;
+          out.push(f);
+        }
+      }
+    }
+  }
+}
+
+function sqlHover(advice: Advice, connection: string | undefined): string {
+  const lines: string[] = ['**PostgreSQL**', ''];
+  if (advice.refusal) return [...lines, advice.refusal].join('\n');
+  for (const s of advice.shapes) {
+    if (s.fields.length === 0 && s.sort.length === 0) continue;
+    lines.push(`Table \`${s.target}\``, '', '| column | classified as |', '|---|---|');
+    for (const f of s.fields) lines.push(`| \`${f.path}\` | ${fieldClass(f)} |`);
+    for (const o of s.sort) lines.push(`| \`${o.path}\` | ORDER BY ${o.direction === 1 ? 'ASC' : 'DESC'}${o.nullsFirst !== undefined ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''} |`);
+    lines.push('');
+  }
+  lines.push(...suggestionLines(advice, connection));
+  return lines.join('\n');
+}
+
+// ---- helpers ------------------------------------------------------------------------------------------
+
+/** A file range for an anchor of this query. */
+export function anchorRange(q: FoundQuery, a: Anchor): SourceRange {
+  if ('file' in a) return a.file;
+  if (q.engine !== 'postgres') return q.range;
+  return sqlRangeToSource(q, a.sql[0], a.sql[1]);
+}
+
+function isDoc(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function regexOf(v: unknown): { pattern: string; options: string } | undefined {
+  if (!isDoc(v)) return undefined;
+  const keys = Object.keys(v);
+  if (typeof v['$regex'] === 'string' && keys.every((k) => k === '$regex' || k === '$options')) {
+    return { pattern: v['$regex'], options: typeof v['$options'] === 'string' ? v['$options'] : '' };
+  }
+  return undefined;
+}

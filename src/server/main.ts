@@ -1,0 +1,64 @@
+// The language server process (dist/server.js): inline index advice while coding. The extension starts
+// it over node IPC (src/extension/languageClient.ts). It reads only the open documents and what the
+// extension sends through the messages of src/protocol/languageServer.ts; it has no database driver and
+// never sees a connection string or a password.
+
+import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { loadSqlParser } from '../core/query/find';
+import {
+  ClearSchema, ListQueries, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
+  type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetSchemaParams,
+} from '../protocol/languageServer';
+import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+let service: InlineAdviceService | undefined;
+
+connection.onInitialize(async (params): Promise<InitializeResult> => {
+  const init = (params.initializationOptions ?? {}) as Partial<ServerInitOptions>;
+  if (init.protocolVersion !== undefined && init.protocolVersion !== LANGUAGE_SERVER_PROTOCOL_VERSION) {
+    connection.console.warn(`The extension speaks protocol ${init.protocolVersion}, this server ${LANGUAGE_SERVER_PROTOCOL_VERSION}; custom messages may be ignored.`);
+  }
+  // The SQL parser is WASM and loads asynchronously; after this every read is synchronous.
+  await loadSqlParser().catch((err: unknown) => connection.console.error(`The SQL parser could not be loaded, so SQL is not analysed: ${String(err)}`));
+  service = new InlineAdviceService(
+    {
+      sendDiagnostics: (p) => void connection.sendDiagnostics(p),
+      sendNotification: (method, p) => void connection.sendNotification(method, p),
+      log: (m) => connection.console.log(m),
+    },
+    {
+      ...DEFAULT_OPTIONS,
+      ...(typeof init.debounceMs === 'number' && init.debounceMs >= 0 ? { debounceMs: init.debounceMs } : {}),
+      ...(typeof init.codeLens === 'boolean' ? { codeLens: init.codeLens } : {}),
+    },
+  );
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      hoverProvider: true,
+      codeActionProvider: { codeActionKinds: ['quickfix', ''] },
+      codeLensProvider: { resolveProvider: false },
+    },
+    serverInfo: { name: 'Query Plan Inspector', version: '0.1.0' },
+  };
+});
+
+documents.onDidOpen((e) => service?.open(e.document.uri, e.document.languageId, e.document.version, e.document.getText()));
+documents.onDidChangeContent((e) => service?.change(e.document.uri, e.document.version, e.document.getText()));
+documents.onDidClose((e) => service?.close(e.document.uri));
+
+connection.onHover((p) => service?.hover(p.textDocument.uri, p.position) ?? null);
+connection.onCodeAction((p) => service?.codeActions(p) ?? []);
+connection.onCodeLens((p) => service?.codeLenses(p.textDocument.uri) ?? []);
+connection.onRequest(SetSchema, (p: SetSchemaParams) => service?.setSchema(p) ?? { advised: 0 });
+connection.onNotification(ClearSchema, (p: ClearSchemaParams) => service?.clearSchema(p ?? {}));
+connection.onRequest(ListQueries, async (p: ListQueriesParams) => {
+  await service?.settled(p.uri);
+  return service?.listQueries(p.uri) ?? [];
+});
+
+documents.listen(connection);
+connection.listen();

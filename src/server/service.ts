@@ -1,0 +1,351 @@
+// The language server's behaviour, independent of the transport: open documents, their queries and
+// analyses (cached per query, so an edit re-analyses only the statements it touched), diagnostics,
+// hovers, code actions, lenses and the schema the extension sends. main.ts wires it to a real LSP
+// connection; the unit tests drive it through a fake one.
+
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type {
+  CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
+} from 'vscode-languageserver';
+import { findSqlStatements, querySourceKind, scriptDialect, ScriptQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
+import {
+  ClientCommands, SchemaNeeded,
+  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type DiagnosticData, type ExplainAtArgs, type ListedQuery, type SchemaNeededParams,
+  type SetSchemaParams, type SetSchemaResult,
+} from '../protocol/languageServer';
+import { analyzeQuery, anchorRange, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from './analysis';
+
+/** What the service needs from a connection: publish diagnostics, notify the client, log. */
+export interface ServerPort {
+  sendDiagnostics(params: PublishDiagnosticsParams): void;
+  sendNotification(method: string, params: unknown): void;
+  log(message: string): void;
+}
+
+export interface ServiceOptions {
+  /** Minimum time between two analyses of one document during a burst of edits, in ms. */
+  debounceMs: number;
+  codeLens: boolean;
+  /** Files longer than this are not analysed (generated bundles, minified code). */
+  maxTextLength: number;
+}
+
+export const DEFAULT_OPTIONS: ServiceOptions = { debounceMs: 150, codeLens: true, maxTextLength: 4_000_000 };
+
+const SOURCE = 'Query Plan Inspector';
+const SEVERITY = { warning: 2, information: 3, hint: 4 } as const;
+
+interface DocState {
+  uri: string;
+  kind: QuerySourceKind;
+  doc: TextDocument;
+  index?: ScriptQueryIndex;
+  queries: FoundQuery[];
+  /** The version the queries and diagnostics were computed for. */
+  analysedVersion: number;
+  analyses: WeakMap<FoundQuery, { schemaVersion: number; analysis: QueryAnalysis }>;
+  schema?: DocumentSchema;
+  schemaVersion: number;
+  /** Targets already announced in SchemaNeeded. */
+  announced: Set<string>;
+  timer?: ReturnType<typeof setTimeout>;
+  lastRun: number;
+  /** Resolves when the pending analysis has run (tests and the benchmark wait on it). */
+  waiters: (() => void)[];
+}
+
+export class InlineAdviceService {
+  private readonly docs = new Map<string, DocState>();
+  /** Analysis time of the last runs, in ms, for the log and the benchmark. */
+  readonly timings: number[] = [];
+
+  constructor(private readonly port: ServerPort, readonly options: ServiceOptions = DEFAULT_OPTIONS) {}
+
+  // ---- documents --------------------------------------------------------------------------------------
+
+  open(uri: string, languageId: string, version: number, text: string): void {
+    const kind = querySourceKind(languageId, uri);
+    if (kind === 'other') return;
+    const state: DocState = {
+      uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
+      analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), lastRun: 0, waiters: [],
+    };
+    if (kind !== 'sql') state.index = new ScriptQueryIndex(kind, scriptDialect(languageId, uri));
+    this.docs.set(uri, state);
+    this.run(state);
+  }
+
+  /** The whole new text of a document (the LSP layer applies incremental changes before calling this). */
+  change(uri: string, version: number, text: string): void {
+    const state = this.docs.get(uri);
+    if (!state) return;
+    state.doc = TextDocument.create(uri, state.doc.languageId, version, text);
+    this.schedule(state);
+  }
+
+  close(uri: string): void {
+    const state = this.docs.get(uri);
+    if (!state) return;
+    if (state.timer) clearTimeout(state.timer);
+    this.docs.delete(uri);
+    this.port.sendDiagnostics({ uri, diagnostics: [] });
+    for (const w of state.waiters.splice(0)) w();
+  }
+
+  /** Resolves once the document's latest version has been analysed and its diagnostics published. */
+  settled(uri: string): Promise<void> {
+    const state = this.docs.get(uri);
+    if (!state || (state.analysedVersion === state.doc.version && !state.timer)) return Promise.resolve();
+    return new Promise((resolve) => state.waiters.push(resolve));
+  }
+
+  /**
+   * The first edit after a pause runs at once (on the next turn of the event loop); edits that follow
+   * within `debounceMs` of the last run are folded into one run when that time is up.
+   */
+  private schedule(state: DocState): void {
+    if (state.timer) return;
+    const since = Date.now() - state.lastRun;
+    const wait = since >= this.options.debounceMs ? 0 : this.options.debounceMs - since;
+    state.timer = setTimeout(() => {
+      delete state.timer;
+      this.run(state);
+    }, wait);
+  }
+
+  private run(state: DocState): void {
+    const t0 = performance.now();
+    const text = state.doc.getText();
+    try {
+      if (text.length > this.options.maxTextLength) {
+        state.queries = [];
+      } else if (state.kind === 'sql') {
+        state.queries = findSqlStatements(text).queries;
+      } else {
+        state.index!.update(text);
+        state.queries = state.index!.result().queries;
+      }
+      state.analysedVersion = state.doc.version;
+      this.publish(state);
+      this.announce(state);
+    } catch (err) {
+      // A bug in a rule must not take the server down: log it and leave the last diagnostics.
+      this.port.log(`Analysing ${state.uri} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    } finally {
+      state.lastRun = Date.now();
+      this.timings.push(performance.now() - t0);
+      if (this.timings.length > 1000) this.timings.splice(0, this.timings.length - 1000);
+      if (!state.timer) for (const w of state.waiters.splice(0)) w();
+    }
+  }
+
+  private analysis(state: DocState, q: FoundQuery): QueryAnalysis {
+    const hit = state.analyses.get(q);
+    if (hit && hit.schemaVersion === state.schemaVersion) return hit.analysis;
+    let analysis: QueryAnalysis;
+    try {
+      analysis = analyzeQuery(q, state.doc.getText(), state.schema);
+    } catch (err) {
+      this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
+    }
+    state.analyses.set(q, { schemaVersion: state.schemaVersion, analysis });
+    return analysis;
+  }
+
+  // ---- diagnostics ------------------------------------------------------------------------------------
+
+  private publish(state: DocState): void {
+    this.port.sendDiagnostics({ uri: state.uri, version: state.doc.version, diagnostics: this.diagnostics(state) });
+  }
+
+  diagnostics(state: DocState): Diagnostic[] {
+    const out: Diagnostic[] = [];
+    for (const q of state.queries) {
+      const a = this.analysis(state, q);
+      for (const f of a.findings) out.push(this.diagnostic(state, q, f));
+    }
+    return out;
+  }
+
+  private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding): Diagnostic {
+    const data: DiagnosticData = { code: f.code, version: state.doc.version, engine: q.engine, query: { start: q.range.start, end: q.range.end } };
+    if (f.suggestion) data.suggestion = f.suggestion;
+    if (f.keep) data.keep = f.keep;
+    if (f.rewriteText) data.rewriteText = f.rewriteText;
+    if (f.fix) data.fix = { title: f.fix.title, edits: f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText)) };
+    const d: Diagnostic = { range: this.range(state, anchorRange(q, f.anchor)), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
+    return d;
+  }
+
+  private edit(state: DocState, q: FoundQuery, anchor: Anchor, newText: string): DataEdit {
+    return { range: this.range(state, anchorRange(q, anchor)), newText };
+  }
+
+  private range(state: DocState, r: SourceRange): Range {
+    return { start: state.doc.positionAt(r.start), end: state.doc.positionAt(r.end) };
+  }
+
+  // ---- hover, code actions, lenses --------------------------------------------------------------------
+
+  private queryAt(state: DocState, offset: number): FoundQuery | undefined {
+    let best: FoundQuery | undefined;
+    for (const q of state.queries) {
+      if (q.range.start <= offset && offset <= q.range.end && (!best || q.range.end - q.range.start < best.range.end - best.range.start)) best = q;
+    }
+    return best;
+  }
+
+  /** Only while the analysed version is the document's: a hover on stale positions would point wrong. */
+  private current(uri: string): DocState | undefined {
+    const state = this.docs.get(uri);
+    if (!state) return undefined;
+    if (state.analysedVersion !== state.doc.version) {
+      if (state.timer) clearTimeout(state.timer);
+      delete state.timer;
+      this.run(state);
+    }
+    return state;
+  }
+
+  hover(uri: string, position: Position): Hover | null {
+    const state = this.current(uri);
+    if (!state) return null;
+    const q = this.queryAt(state, state.doc.offsetAt(position));
+    if (!q) return null;
+    const a = this.analysis(state, q);
+    if (a.hover === '') return null;
+    return { contents: { kind: 'markdown', value: a.hover }, range: this.range(state, q.range) };
+  }
+
+  codeActions(params: CodeActionParams): CodeAction[] {
+    const state = this.current(params.textDocument.uri);
+    if (!state) return [];
+    const out: CodeAction[] = [];
+    const uri = state.uri;
+    const version = state.doc.version;
+    const seen = new Set<string>();
+    const add = (a: CodeAction) => {
+      const key = `${a.title}\u0000${JSON.stringify(a.command?.arguments ?? a.edit ?? '')}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      out.push(a);
+    };
+    for (const d of params.context.diagnostics) {
+      const data = d.data as DiagnosticData | undefined;
+      if (d.source !== SOURCE || !data || typeof data.code !== 'string') continue;
+      if (data.fix && data.version === version) {
+        add({
+          title: data.fix.title, kind: 'quickfix', diagnostics: [d], isPreferred: true,
+          edit: { documentChanges: [{ textDocument: { uri, version }, edits: data.fix.edits }] },
+        });
+      }
+      if (data.suggestion) this.suggestionActions(uri, data.engine, data.suggestion.createText, data.suggestion.target, [d], add);
+      if (data.rewriteText && !data.fix) {
+        add({ title: 'Copy the rewritten query', kind: 'quickfix', diagnostics: [d], command: { title: 'Copy', command: ClientCommands.copyText, arguments: [{ text: data.rewriteText, what: 'The rewritten query' }] } });
+      }
+    }
+    const q = this.queryAt(state, state.doc.offsetAt(params.range.start));
+    if (q) {
+      const explain: ExplainAtArgs = { uri, start: q.range.start, end: q.range.end };
+      add({ title: 'Explain this query', kind: '', command: { title: 'Explain this query', command: ClientCommands.explainQueryAt, arguments: [explain] } });
+      const a = this.analysis(state, q);
+      if (a.top?.createText) this.suggestionActions(uri, q.engine, a.top.createText, a.top.target, undefined, add, this.database(q));
+    }
+    return out;
+  }
+
+  private database(q: FoundQuery): string | undefined {
+    return q.engine === 'mongodb' ? q.command.database : undefined;
+  }
+
+  private suggestionActions(uri: string, engine: 'mongodb' | 'postgres', createText: string, target: string, diagnostics: Diagnostic[] | undefined, add: (a: CodeAction) => void, database?: string): void {
+    const what = engine === 'mongodb' ? 'createIndex' : 'CREATE INDEX';
+    const args: CreateIndexArgs = { uri, engine, createText, target, ...(database !== undefined ? { database } : {}) };
+    add({ title: `Copy ${what}: ${createText}`, kind: diagnostics ? 'quickfix' : '', ...(diagnostics ? { diagnostics } : {}), command: { title: `Copy ${what}`, command: ClientCommands.copyText, arguments: [{ text: createText, what: `The ${what} command` }] } });
+    add({ title: 'Create index...', kind: diagnostics ? 'quickfix' : '', ...(diagnostics ? { diagnostics } : {}), command: { title: 'Create index...', command: ClientCommands.createIndex, arguments: [args] } });
+  }
+
+  codeLenses(uri: string): CodeLens[] {
+    if (!this.options.codeLens) return [];
+    const state = this.current(uri);
+    if (!state) return [];
+    const out: CodeLens[] = [];
+    for (const q of state.queries) {
+      const a = this.analysis(state, q);
+      const at = state.doc.positionAt(q.range.start);
+      const range = { start: at, end: at };
+      if (a.top?.createText) {
+        const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
+        out.push({ range, command: { title: '$(lightbulb) Suggest index', tooltip: `The index this query wants: ${a.top.createText}`, command: ClientCommands.suggestIndex, arguments: [args] } });
+      } else if (a.top?.keep) {
+        out.push({ range, command: { title: `$(check) Index ${a.top.keep} serves it`, command: '' } });
+      }
+    }
+    return out;
+  }
+
+  // ---- schema from the extension ----------------------------------------------------------------------
+
+  setSchema(params: SetSchemaParams): SetSchemaResult {
+    let advised = 0;
+    for (const uri of params.uris) {
+      const state = this.docs.get(uri);
+      if (!state) continue;
+      const schema: DocumentSchema = state.schema ?? { connection: {}, collections: new Map(), tables: new Map() };
+      schema.connection[params.engine] = params.connectionName;
+      for (const c of params.collections ?? []) schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}) });
+      for (const t of params.tables ?? []) schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
+      state.schema = schema;
+      state.schemaVersion++;
+      this.current(uri);
+      this.publish(state);
+      advised += state.queries.filter((q) => this.analysis(state, q).connected).length;
+    }
+    return { advised };
+  }
+
+  clearSchema(params: ClearSchemaParams): void {
+    for (const state of this.docs.values()) {
+      if (params.uris && !params.uris.includes(state.uri)) continue;
+      if (!state.schema) continue;
+      delete state.schema;
+      state.schemaVersion++;
+      state.announced.clear();
+      this.publish(state);
+      this.announce(state);
+    }
+  }
+
+  /** Tells the client which collections and tables it has no schema for yet (each once). */
+  private announce(state: DocState): void {
+    const need: SchemaNeededParams = { uri: state.uri, mongodb: [], postgres: [] };
+    for (const q of state.queries) {
+      if (q.engine === 'mongodb') {
+        const key = `m\u0000${q.command.database ?? ''}\u0000${q.command.collection}`;
+        if (state.announced.has(key) || state.schema?.collections.has(q.command.collection)) continue;
+        state.announced.add(key);
+        need.mongodb.push({ collection: q.command.collection, ...(q.command.database !== undefined ? { database: q.command.database } : {}) });
+      } else {
+        for (const t of this.analysis(state, q).targets) {
+          const key = `p\u0000${t}`;
+          if (state.announced.has(key) || state.schema?.tables.has(t)) continue;
+          state.announced.add(key);
+          need.postgres.push({ table: t });
+        }
+      }
+    }
+    if (need.mongodb.length > 0 || need.postgres.length > 0) this.port.sendNotification(SchemaNeeded, need);
+  }
+
+  listQueries(uri: string): ListedQuery[] {
+    const state = this.current(uri);
+    if (!state) return [];
+    return state.queries.map((q) => {
+      const a = this.analysis(state, q);
+      const l: ListedQuery = { engine: q.engine, start: q.range.start, end: q.range.end, targets: a.targets };
+      if (a.top?.createText) l.createText = a.top.createText;
+      return l;
+    });
+  }
+}

@@ -1,0 +1,226 @@
+// The query finder (src/core/query/find.ts) on the language-server fixtures and on focused cases:
+// what is found, with which values and placeholders, and where, character for character.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  findQueries, loadSqlParser, querySourceKind, scriptDialect, sqlRangeToSource, ScriptQueryIndex,
+  type FoundMongoQuery, type FoundSqlQuery,
+} from '../../src/core/query/find';
+import { describeDiagnostics, describeQueries, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
+
+interface Expected {
+  queries: DescribedQuery[];
+  diagnostics: DescribedDiagnostic[];
+}
+
+const SOURCES = readdirSync(LSP_FIXTURES).filter((f) => !f.endsWith('.expected.json')).sort();
+
+function find(text: string, name: string) {
+  return findQueries(text, querySourceKind(languageOf(name), name), scriptDialect(languageOf(name), name));
+}
+
+function mongo(text: string, kind: 'script' | 'mongodb-playground' = 'script'): FoundMongoQuery[] {
+  const r = findQueries(text, kind, 'ts');
+  assert.deepEqual(r.warnings, []);
+  return r.queries.filter((q): q is FoundMongoQuery => q.engine === 'mongodb');
+}
+
+function sqls(text: string): FoundSqlQuery[] {
+  return findQueries(text, 'script', 'ts').queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+}
+
+describe('language server: finding queries', () => {
+  before(async () => {
+    await loadSqlParser();
+  });
+
+  it('has fixtures to read', () => {
+    assert.ok(SOURCES.length >= 5, SOURCES.join(', '));
+  });
+
+  for (const name of SOURCES) {
+    it(`finds the queries of ${name} with their ranges`, () => {
+      const text = readFileSync(join(LSP_FIXTURES, name), 'utf8');
+      const found = find(text, name);
+      const queries = describeQueries(text, found.queries.map((q) => ({ engine: q.engine, start: q.range.start, end: q.range.end })));
+      const expectFile = join(LSP_FIXTURES, `${name}.expected.json`);
+      if (process.env.QPI_UPDATE_LSP_FIXTURES === '1') {
+        const { port, uri } = openFixture(name);
+        const expected: Expected = { queries, diagnostics: describeDiagnostics(text, port.last(uri)) };
+        writeFileSync(expectFile, `${JSON.stringify(expected, null, 2)}\n`);
+      }
+      assert.ok(existsSync(expectFile), `${expectFile} is missing`);
+      const expected = JSON.parse(readFileSync(expectFile, 'utf8')) as Expected;
+      assert.deepEqual(queries, expected.queries);
+    });
+  }
+
+  it('reads driver calls through constants, options documents and cursor methods', () => {
+    const text = readFileSync(join(LSP_FIXTURES, 'driver.ts'), 'utf8');
+    const qs = find(text, 'driver.ts').queries as FoundMongoQuery[];
+    const page = qs[0]!;
+    assert.equal(page.flavour, 'driver');
+    assert.equal(page.command.collection, 'orders');
+    assert.equal(page.command.database, 'shop');
+    assert.deepEqual(page.command.filter, { customer_id: { $placeholder: 'customerId' }, status: 'shipped' });
+    assert.deepEqual(page.command.sort, { created_at: -1 }, 'the sort comes from the constant `recent`');
+    assert.deepEqual(page.variableParts.sort(), ['limit', 'skip']);
+    const search = qs[1]!;
+    assert.deepEqual(search.command.projection, { name: 1 }, 'the driver takes options second');
+    assert.equal(search.command.limit, 20);
+    assert.deepEqual(search.command.filter, { name: { $regex: { $placeholder: 'name' }, $options: 'i' }, deleted: { $ne: true } });
+    const agg = qs[3]!;
+    assert.deepEqual(agg.command.pipeline, [{ $project: { email: '$contact.email', total: 1 } }, { $match: { email: 'ann@example.com' } }]);
+    // The $match's field is located inside the constant, where it is written.
+    const l = agg.locations['pipeline/1/$match/email']!;
+    assert.equal(text.slice(l.key!.start, l.key!.end), 'email');
+    assert.equal(text.slice(l.value.start, l.value.end), "'ann@example.com'");
+    const fou = qs.find((q) => q.command.operation === 'findOneAndUpdate')!;
+    assert.deepEqual(fou.command.sort, { created_at: 1 });
+    assert.deepEqual(fou.command.update, { $set: { status: 'paid' } });
+  });
+
+  it('reads the shell form: projection second, getCollection, getSiblingDB, shorthand properties from constants', () => {
+    const text = readFileSync(join(LSP_FIXTURES, 'playground.mongodb.js'), 'utf8');
+    const qs = find(text, 'playground.mongodb.js').queries as FoundMongoQuery[];
+    assert.deepEqual(qs.map((q) => q.command.collection), ['orders', 'orders', 'order items', 'customers', 'tickets']);
+    assert.deepEqual(qs[2]!.command.projection, { sku: 1, _id: 0 });
+    assert.equal(qs[3]!.command.database, 'crm');
+    assert.deepEqual(qs[4]!.command.filter, { status: 'open', title: { $regex: 'timeout', $options: 'i' } });
+    assert.equal(qs[1]!.command.skip, 5000);
+    assert.ok(qs.every((q) => q.flavour === 'shell'));
+  });
+
+  it('keeps non-literal values as placeholders and never trusts a constant that is changed later', () => {
+    const text = [
+      'async function f(coll, x) {',
+      '  const filter = { a: 1 };',
+      '  filter.b = x;',
+      '  const pipeline = [{ $match: { c: 1 } }];',
+      '  pipeline.push({ $sort: { d: 1 } });',
+      '  const fixed = { e: 2 };',
+      '  const c = client.db().collection("t");',
+      '  await c.find(filter).toArray();',
+      '  await c.aggregate(pipeline).toArray();',
+      '  await c.find({ ...fixed, f: x.y, g: `v${x}`, h: -3, i: null, j: [1, "2", true] }).toArray();',
+      '}',
+    ].join('\n');
+    const qs = mongo(text);
+    assert.equal(qs.length, 3);
+    assert.deepEqual(qs[0]!.command.filter, { $placeholder: 'filter' });
+    assert.deepEqual(qs[0]!.variableParts, ['filter']);
+    assert.deepEqual(qs[1]!.command.pipeline, []);
+    assert.deepEqual(qs[1]!.variableParts, ['pipeline']);
+    assert.deepEqual(qs[2]!.command.filter, { e: 2, f: { $placeholder: 'x.y' }, g: { $placeholder: '`v${x}`' }, h: -3, i: null, j: [1, '2', true] });
+    assert.equal(qs[2]!.command.hasPlaceholders, true);
+  });
+
+  it('does not take array methods or an ORM client named db for MongoDB calls', () => {
+    const text = [
+      "import { db } from './prisma';",
+      'const items = [1, 2, 3];',
+      'items.find((x) => x > 1);',
+      'await db.user.findOne({ where: { id: 1 } });',
+      'await db.user.deleteMany({ where: { id: 1 } });',
+      "const rows = await other.collection('a').find({}).toArray();",
+      'rows.find((r) => r.ok);',
+    ].join('\n');
+    const qs = mongo(text);
+    assert.deepEqual(qs.map((q) => q.command.collection), ['a']);
+  });
+
+  it('maps SQL in templates back to the file, ${} parts to their $n and escapes to the escape', () => {
+    const text = 'const r = await pool.query(`SELECT *\\tFROM t WHERE a = ${id} AND b LIKE \'%\\u00e9\' AND c = $${n}`);';
+    const [q] = sqls(text);
+    assert.ok(q);
+    assert.equal(q.sql, "SELECT *\tFROM t WHERE a = $1 AND b LIKE '%é' AND c = $$2");
+    const at = (s: string) => {
+      const i = q.sql.indexOf(s);
+      const r = sqlRangeToSource(q, i, i + s.length);
+      return text.slice(r.start, r.end);
+    };
+    assert.equal(at('$1'), '${id}');
+    assert.equal(at("'%é'"), "'%\\u00e9'");
+    assert.equal(at('\t'), '\\t');
+    assert.equal(at('FROM t'), 'FROM t');
+    assert.deepEqual(q.params.map((p) => [p.n, p.text]), [[1, 'id'], [2, 'n']]);
+  });
+
+  it('finds SQL held in a constant, in query({ text }), and in sql`` tags, but not other strings', () => {
+    const text = [
+      "const q = 'SELECT 1 FROM t WHERE id = $1';",
+      'await client.query(q, [1]);',
+      "await client.query({ text: 'DELETE FROM t WHERE id = 2' });",
+      'const s = sql`UPDATE t SET a = ${a} WHERE id = ${id}`;',
+      "await client.query('LISTEN channel');",
+      "router.query('select an option');",
+      "const notSql = 'SELECT is a word';",
+    ].join('\n');
+    const found = sqls(text);
+    assert.deepEqual(found.map((q) => q.sql), ['SELECT 1 FROM t WHERE id = $1', 'DELETE FROM t WHERE id = 2', 'UPDATE t SET a = $1 WHERE id = $2', 'select an option']);
+    assert.deepEqual(found.map((q) => q.origin), ['string', 'string', 'tagged-template', 'string']);
+    // The constant's text is where the SQL is written; the call is where the query is used.
+    assert.equal(text.slice(found[0]!.textRange.start, found[0]!.textRange.end), 'SELECT 1 FROM t WHERE id = $1');
+    assert.equal(text.slice(found[0]!.range.start, found[0]!.range.end), 'client.query(q, [1])');
+  });
+
+  it('splits .sql files at the parser statement locations, also after non-ASCII text', () => {
+    const text = "SELECT 'é' FROM t;\n-- ü comment\nSELECT * FROM u WHERE name = 'ø';\nCREATE INDEX i ON u (name);\n";
+    const r = findQueries(text, 'sql');
+    assert.deepEqual(r.queries.map((q) => text.slice(q.range.start, q.range.end)), ["SELECT 'é' FROM t", "SELECT * FROM u WHERE name = 'ø'"]);
+  });
+
+  it('reads an edited file again statement by statement, with the same result as reading it whole', () => {
+    const base = readFileSync(join(LSP_FIXTURES, 'driver.ts'), 'utf8');
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(base);
+    let text = base;
+    let seed = 11;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const inserts = ["'x'", '1', ' ', '\n', '{', '}', ';', 'status: 2, ', 'recent', '`', '(', ')', '[', '// ', 'const z = 1;\n'];
+    let compared = 0;
+    let partial = 0;
+    for (let k = 0; k < 300; k++) {
+      const pos = Math.floor(rnd() * text.length);
+      const del = rnd() < 0.5 ? Math.floor(rnd() * 6) : 0;
+      const next = text.slice(0, pos) + inserts[Math.floor(rnd() * inserts.length)] + text.slice(pos + del);
+      index.update(next);
+      if (!index.lastUpdate.full) partial++;
+      const whole = findQueries(next, 'script', 'ts');
+      if (whole.warnings.length === 0) {
+        compared++;
+        assert.deepEqual(index.result().queries, whole.queries, `after edit ${k} at ${pos}`);
+        text = next;
+      } else {
+        // Typing went through a broken state: undo it, as an editor's next keystrokes would.
+        index.update(text);
+        assert.deepEqual(index.result().queries, findQueries(text, 'script', 'ts').queries, `after undoing edit ${k}`);
+      }
+    }
+    assert.ok(compared > 50, `only ${compared} edits left the file readable`);
+    assert.ok(partial > 200, `only ${partial} updates were partial`);
+  });
+
+  it('re-reads a statement that uses a module constant when the constant changes elsewhere', () => {
+    const a = "const f = { a: 1 };\n\nfunction g() { return db.collection('c').find(f); }\n";
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    index.update(a.replace('a: 1', 'a: 2'));
+    assert.deepEqual((index.result().queries[0] as FoundMongoQuery).command.filter, { a: 2 });
+    assert.equal(index.lastUpdate.reparsed, 1, 'only the changed statement is parsed');
+    assert.equal(index.lastUpdate.reextracted, 2, 'the statement using the constant is read again');
+  });
+
+  it('never throws on text that is not code', () => {
+    for (const text of ['', '(((', '`${', '\u0000\uffff', 'db.', "db.c.find({a: 1}", '/* open']) {
+      const r = findQueries(text, 'script', 'ts');
+      assert.ok(Array.isArray(r.queries));
+    }
+    assert.deepEqual(findQueries('SELEC x;', 'sql').queries, []);
+  });
+});
