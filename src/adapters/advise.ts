@@ -189,13 +189,19 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
   const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
 
   const indexes = await conn.listIndexes(cmd.collection, dbName);
+  if (conn.server.kind === 'compatible') {
+    // Counts, $sample and a trial would measure another engine's planner: the advice stays static.
+    const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo) });
+    advice.notes.unshift(...input.notes);
+    advice.warnings.push(conn.server.detail);
+    return { ...base, advice, existingIndexes: indexes.map((ix) => ix.name) };
+  }
   const stats = await mongoStats(db, cmd.collection, shape.shape, { ...common, ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}), ...(opts.exactCounts ? { exactCounts: true } : {}) });
   const empty = (stats.stats.total ?? 0) === 0;
   const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }) });
   advice.notes.unshift(...input.notes);
   if (empty) advice.notes.push(`${cmd.collection} is empty or does not exist in ${dbName}, so the advice is static: it uses no counts.`);
   else advice.notes.push(...stats.notes);
-  if (conn.server.kind === 'compatible') advice.warnings.push(conn.server.detail);
   const live: LiveAdvice = {
     ...base,
     advice,

@@ -162,8 +162,9 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
   sets.forEach((s, i) => {
     facet[`s${i}`] = [{ $match: mongoSetFilter(s.preds) }, { $count: 'n' }];
   });
-  const tops = [...new Set(paths.map((p) => p.split('.')[0]!))];
-  facet['docs'] = [{ $project: { _id: 0, ...Object.fromEntries(tops.map((t) => [t, 1])) } }];
+  // Only the referenced paths travel back (a path under another one would collide in $project).
+  const kept = paths.filter((p) => !paths.some((q) => q !== p && p.startsWith(`${q}.`)) && p !== '_id');
+  facet['docs'] = [{ $project: { _id: 0, ...Object.fromEntries(kept.map((p) => [p, 1])) } }];
   const pipeline: Document[] = [{ $sample: { size: sampleSize } }, { $facet: facet }];
   const sampled = await killable(db, tag, opts.signal, () => coll.aggregate(pipeline, { maxTimeMS, comment: tag }).toArray());
   const row = (sampled[0] ?? {}) as Document;

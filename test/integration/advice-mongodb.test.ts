@@ -254,6 +254,30 @@ describe('MongoDB index advice with a connection (real server)', function () {
       });
     }
 
+    it('after a cancel that kills a running explain on the server', async function () {
+      const before = await fingerprint('demoesr');
+      // A filter that costs 20 ms a document keeps the trial's explain running for seconds.
+      const slow = 'db.demoesr.find({e: 42, $expr: {$function: {body: "function() { var t = Date.now(); while (Date.now() - t < 20) {} return true; }", args: [], lang: "js"}}}).sort({s: 1})';
+      const abort = new AbortController();
+      let started = 0;
+      const p = adviseMongoLive(session, command(slow), {
+        verify: true,
+        signal: abort.signal,
+        onTrialStep: (s) => {
+          if (s === 'explain' && started === 0) {
+            started = Date.now();
+            setTimeout(() => abort.abort(), 300);
+          }
+        },
+      });
+      await assert.rejects(p, (err: unknown) => err instanceof AdapterError && err.kind === 'cancelled');
+      assert.ok(Date.now() - started < 5_000, `the cancel took ${Date.now() - started} ms`);
+      const running = await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ });
+      assert.deepEqual(running['inprog'], []);
+      assert.deepEqual(await scratchLeft(), []);
+      assert.equal(await fingerprint('demoesr'), before);
+    });
+
     it('after an error in the middle of the trial', async function () {
       const before = await fingerprint('customers');
       // The indexes step starts once the sample has been copied into the scratch collection.
