@@ -127,6 +127,12 @@ function loc(q: FoundMongoQuery, path: string): Located | undefined {
   return q.locations[path];
 }
 
+/** The anchor when it lies in the query itself; else (a constant declared elsewhere) the operation name. */
+function inQuery(q: FoundMongoQuery, a: Anchor): Anchor {
+  if ('file' in a && a.file.start >= q.range.start && a.file.end <= q.range.end) return a;
+  return { file: q.command.ranges.operation ?? q.range };
+}
+
 /** The part of the file a whole command part occupies, or the operation name when it is not written. */
 function anchorOf(q: FoundMongoQuery, ...paths: string[]): Anchor {
   for (const p of paths) {
@@ -193,7 +199,7 @@ function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<st
   const lead = firstStage ? text.slice(pl.value.start + 1, firstStage.value.start) : '';
   const multiline = lead.includes('\n');
   const indent = multiline ? lead.slice(lead.lastIndexOf('\n')) : ' ';
-  const closing = multiline ? text.slice(loc(q, `pipeline/${stages.length - 1}`)!.value.end, pl.value.end - 1).replace(/^,/, '') : ' ';
+  const closing = multiline ? text.slice(loc(q, `pipeline/${stages.length - 1}`)!.value.end, pl.value.end - 1) : ' ';
   const newText = multiline ? `[${indent}${out.join(`,${indent}`)}${closing}]` : `[${out.join(', ')}]`;
   return { title: 'Move $match before $project', edits: [{ anchor: { file: pl.value }, newText }] };
 }
@@ -233,7 +239,7 @@ function keysetFix(q: FoundMongoQuery, shape: MongoShape, text: string): InlineF
   const dot = text.lastIndexOf('.', cmd.ranges.skip.start);
   const close = text.indexOf(')', cmd.ranges.skip.end);
   if (dot < q.range.start || close < 0 || close >= q.range.end || !/^\.\s*skip\s*\($/.test(text.slice(dot, cmd.ranges.skip.start).replace(/\s+$/, ''))) return undefined;
-  const name = `last${path.split('.').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('').replace(/[^A-Za-z0-9_$]/g, '')}`;
+  const name = `last${path.split(/[._]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('').replace(/[^A-Za-z0-9$]/g, '')}`;
   const key = /^[A-Za-z_$][\w$]*$/.test(path) ? path : `'${path}'`;
   const cond = `${key}: { ${direction === 1 ? '$gt' : '$lt'}: ${name} }`;
   const edits: { anchor: Anchor; newText: string }[] = [];
@@ -359,7 +365,7 @@ function connectedMongoFindings(q: FoundMongoQuery, shape: MongoShape, advice: A
     const f: InlineFinding = {
       code: DiagnosticCodes.collectionScan,
       severity: 'warning',
-      anchor: anchorOf(q, 'filter', 'pipeline'),
+      anchor: inQuery(q, anchorOf(q, 'filter', 'pipeline')),
       message: `No index on ${q.command.collection} supports this filter on ${connection}: the query reads the whole collection (COLLSCAN).${suggestion ? ` ${suggestion.createText} would serve it.` : ''}`,
     };
     if (suggestion) f.suggestion = suggestion;
@@ -370,7 +376,7 @@ function connectedMongoFindings(q: FoundMongoQuery, shape: MongoShape, advice: A
     const f: InlineFinding = {
       code: DiagnosticCodes.blockingSort,
       severity: 'warning',
-      anchor: anchorOf(q, 'sort', 'pipeline'),
+      anchor: inQuery(q, anchorOf(q, 'sort', 'pipeline')),
       message: `No index on ${q.command.collection} provides this order on ${connection}: the documents are sorted in memory (a blocking SORT, limited to 100 MB) before the first one is returned.${suggestion ? ` ${suggestion.createText} would give the order.` : ''}`,
     };
     if (suggestion) f.suggestion = suggestion;

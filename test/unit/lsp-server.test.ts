@@ -1,0 +1,214 @@
+// The language server's handlers driven through a fake connection: diagnostics per fixture (codes and
+// ranges), hovers, code actions whose edits are applied and re-analysed, the schema messages with the
+// extension, and debouncing.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CodeAction, Diagnostic, TextEdit } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { loadSqlParser } from '../../src/core/query/find';
+import { ClientCommands, DiagnosticCodes, SchemaNeeded, type DiagnosticData, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { InlineAdviceService } from '../../src/server/service';
+import { describeDiagnostics, FakePort, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic } from './lsp-fixtures';
+
+const SOURCES = readdirSync(LSP_FIXTURES).filter((f) => !f.endsWith('.expected.json')).sort();
+
+function codes(ds: Diagnostic[]): string[] {
+  return ds.map((d) => String(d.code));
+}
+
+function hoverText(service: InlineAdviceService, uri: string, text: string, needle: string): string {
+  const doc = TextDocument.create(uri, 'x', 1, text);
+  const h = service.hover(uri, doc.positionAt(text.indexOf(needle)));
+  assert.ok(h, `no hover at ${needle}`);
+  return (h.contents as { value: string }).value;
+}
+
+function actionsFor(service: InlineAdviceService, uri: string, d: Diagnostic): CodeAction[] {
+  return service.codeActions({ textDocument: { uri }, range: d.range, context: { diagnostics: [d] } });
+}
+
+function applyEdits(text: string, edits: TextEdit[]): string {
+  const doc = TextDocument.create('file:///x', 'x', 1, text);
+  return TextDocument.applyEdits(doc, edits);
+}
+
+function fixOf(actions: CodeAction[], title: RegExp): TextEdit[] {
+  const a = actions.find((x) => title.test(x.title));
+  assert.ok(a, `no action ${title} among ${actions.map((x) => x.title).join(' | ')}`);
+  const change = a.edit?.documentChanges?.[0] as { edits: TextEdit[] } | undefined;
+  assert.ok(change, `${a.title} has no edit`);
+  return change.edits;
+}
+
+describe('language server: handlers', () => {
+  before(async () => {
+    await loadSqlParser();
+  });
+
+  for (const name of SOURCES) {
+    it(`publishes the expected diagnostics for ${name}`, () => {
+      const { port, text, uri } = openFixture(name);
+      const expected = JSON.parse(readFileSync(join(LSP_FIXTURES, `${name}.expected.json`), 'utf8')) as { diagnostics: DescribedDiagnostic[] };
+      const got = port.last(uri);
+      assert.deepEqual(describeDiagnostics(text, got), expected.diagnostics);
+      for (const d of got) {
+        const data = d.data as DiagnosticData;
+        assert.equal(data.code, d.code, 'data repeats the code');
+        assert.equal(data.version, 1);
+        assert.equal(d.source, 'Query Plan Inspector');
+        assert.match(d.message, /[.!]$/, 'messages are sentences');
+      }
+    });
+  }
+
+  it('hovers with each field classified and the index key order the query wants', () => {
+    const { service, uri, text } = openFixture('playground.mongodb.js');
+    const h = hoverText(service, uri, text, 'db.orders.find({ country_id: 1');
+    assert.match(h, /\| `country_id` \| equality \(=\) \|/);
+    assert.match(h, /\| `order_details\.product_id` \| equality \(=\) \|/);
+    assert.match(h, /\| `created_at` \| sort descending \|/);
+    assert.match(h, /Index it wants.*`\{ country_id: 1, order_details\.product_id: 1, created_at: -1 \}`/);
+    assert.match(h, /db\.orders\.createIndex\(/);
+  });
+
+  it('hovers an $in as exploded for the sort up to 200 values, and as a range above', () => {
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    const many = Array.from({ length: 201 }, (_, i) => i).join(', ');
+    const text = `db.c.find({ e: 42, r: { $in: [10, 30] } }).sort({ s: 1 });\ndb.c.find({ e: 42, r: { $in: [${many}] } }).sort({ s: 1 });\n`;
+    service.open('file:///in.mongodb.js', 'javascript', 1, text);
+    const small = hoverText(service, 'file:///in.mongodb.js', text, 'db.c.find({ e: 42, r: { $in: [10');
+    assert.match(small, /`r` \| \$in of 2 values, exploded for the sort: counts as equality/);
+    assert.match(small, /\{ e: 1, r: 1, s: 1 \}/);
+    const big = hoverText(service, 'file:///in.mongodb.js', text, `db.c.find({ e: 42, r: { $in: [0`);
+    assert.match(big, /`r` \| \$in of 201 values, over 200: placed like a range/);
+    assert.match(big, /\{ e: 1, s: 1, r: 1 \}/);
+    assert.deepEqual(codes(port.last('file:///in.mongodb.js')), [DiagnosticCodes.inTooLargeForSort]);
+  });
+
+  it('moves the $match before the $project, and the diagnostic goes away', () => {
+    const { service, port, uri, text } = openFixture('driver.ts');
+    const d = port.last(uri).find((x) => x.code === DiagnosticCodes.matchAfterRename)!;
+    const edits = fixOf(actionsFor(service, uri, d), /^Move \$match before \$project$/);
+    const fixed = applyEdits(text, edits);
+    assert.ok(fixed.includes("    { $match: { 'contact.email': 'ann@example.com' } },\n    { $project: { email: '$contact.email', total: 1 } },\n  ];"), fixed.slice(fixed.indexOf('const pipeline'), fixed.indexOf('return db.collection')));
+    service.change(uri, 2, fixed);
+    return service.settled(uri).then(() => {
+      assert.ok(!codes(port.last(uri)).includes(DiagnosticCodes.matchAfterRename));
+    });
+  });
+
+  it('rewrites skip() to keyset pagination on the sort key', async () => {
+    const { service, port, uri, text } = openFixture('playground.mongodb.js');
+    const d = port.last(uri).find((x) => x.code === DiagnosticCodes.skipPagination)!;
+    const edits = fixOf(actionsFor(service, uri, d), /^Rewrite to keyset pagination/);
+    const fixed = applyEdits(text, edits);
+    assert.ok(fixed.includes('db.orders.find({ country_id: 2, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);'), fixed);
+    service.change(uri, 2, fixed);
+    await service.settled(uri);
+    assert.ok(!codes(port.last(uri)).includes(DiagnosticCodes.skipPagination));
+  });
+
+  it('rewrites OFFSET to keyset pagination in a .sql file', async () => {
+    const { service, port, uri, text } = openFixture('queries.sql');
+    const d = port.last(uri).find((x) => x.code === DiagnosticCodes.skipPagination)!;
+    const edits = fixOf(actionsFor(service, uri, d), /^Rewrite to keyset pagination$/);
+    const fixed = applyEdits(text, edits);
+    assert.ok(!/OFFSET 2000/.test(fixed));
+    assert.match(fixed, /WHERE email LIKE '%@example\.com'[\s\S]*\bid > \$1[\s\S]*ORDER BY id[\s\S]*LIMIT 20/);
+    service.change(uri, 2, fixed);
+    await service.settled(uri);
+    assert.ok(!codes(port.last(uri)).includes(DiagnosticCodes.skipPagination));
+  });
+
+  it('offers Explain, Copy and Create index for a query, with the arguments the extension commands take', () => {
+    const { service, uri, text } = openFixture('playground.mongodb.js');
+    const doc = TextDocument.create(uri, 'javascript', 1, text);
+    const at = doc.positionAt(text.indexOf('db.orders.find({ country_id: 1'));
+    const actions = service.codeActions({ textDocument: { uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
+    const explain = actions.find((a) => a.title === 'Explain this query')!;
+    assert.equal(explain.command?.command, ClientCommands.explainQueryAt);
+    const args = explain.command!.arguments![0] as { uri: string; start: number; end: number };
+    assert.equal(text.slice(args.start, args.end), 'db.orders.find({ country_id: 1, order_details: { $elemMatch: { product_id: 5 } } }).sort({ created_at: -1 }).limit(10)');
+    const copy = actions.find((a) => a.title.startsWith('Copy createIndex'))!;
+    assert.deepEqual(copy.command!.arguments, [{ text: 'db.orders.createIndex({country_id: 1, "order_details.product_id": 1, created_at: -1})', what: 'The createIndex command' }]);
+    const create = actions.find((a) => a.title === 'Create index...')!;
+    assert.equal(create.command!.command, ClientCommands.createIndex);
+    const lenses = service.codeLenses(uri);
+    assert.equal(lenses.length, 5);
+    assert.ok(lenses.every((l) => l.command?.title === '$(lightbulb) Suggest index'));
+  });
+
+  it('offers no edit from a diagnostic of an older version', async () => {
+    const { service, port, uri, text } = openFixture('playground.mongodb.js');
+    const d = port.last(uri).find((x) => x.code === DiagnosticCodes.skipPagination)!;
+    service.change(uri, 2, `${text}\n// edited\n`);
+    await service.settled(uri);
+    assert.ok(actionsFor(service, uri, d).every((a) => a.edit === undefined));
+  });
+
+  it('asks the extension for the schema of the collections a document uses, and advises with it', async () => {
+    const { service, port, uri } = openFixture('driver.ts');
+    const need = port.notifications.filter((n) => n.method === SchemaNeeded).map((n) => n.params as SchemaNeededParams);
+    assert.equal(need.length, 1);
+    assert.deepEqual(need[0]!.mongodb, [{ collection: 'orders', database: 'shop' }, { collection: 'customers', database: 'shop' }]);
+    const base = codes(port.last(uri));
+
+    // Only _id: the customer filter scans the collection and the sort is done in memory.
+    let r = service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', database: 'shop', indexes: [{ name: '_id_', key: { _id: 1 } }] }] });
+    assert.ok(r.advised >= 5, `advised ${r.advised}`);
+    let ds = port.last(uri);
+    const page = ds.filter((d) => d.range.start.line === 12);
+    assert.deepEqual(codes(page).sort(), [DiagnosticCodes.blockingSort, DiagnosticCodes.collectionScan, DiagnosticCodes.skipPagination].sort());
+    const scan = page.find((d) => d.code === DiagnosticCodes.collectionScan)!;
+    assert.match(scan.message, /No index on orders supports this filter on Local/);
+    assert.equal((scan.data as DiagnosticData).suggestion?.createText, 'db.orders.createIndex({customer_id: 1, status: 1, created_at: -1})');
+
+    // With the index it wants, the query is served.
+    r = service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', indexes: [{ name: '_id_', key: { _id: 1 } }, { name: 'cust_status_created', key: { customer_id: 1, status: 1, created_at: -1 } }] }] });
+    ds = port.last(uri);
+    const served = ds.filter((d) => d.range.start.line === 12);
+    assert.deepEqual(codes(served).sort(), [DiagnosticCodes.indexServes, DiagnosticCodes.skipPagination].sort());
+    assert.match(served.find((d) => d.code === DiagnosticCodes.indexServes)!.message, /^Index cust_status_created serves this query on Local/);
+
+    service.clearSchema({});
+    assert.deepEqual(codes(port.last(uri)), base);
+  });
+
+  it('says when no PostgreSQL index supports a filter or gives the order', () => {
+    const { service, port, uri } = openFixture('queries.sql');
+    const need = port.notifications.filter((n) => n.method === SchemaNeeded).map((n) => n.params as SchemaNeededParams);
+    assert.deepEqual(need[0]!.postgres, [{ table: 'orders' }]);
+    service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_pkey', table: 'orders', columns: [{ column: 'id' }], primary: true, unique: true }] }] });
+    const first = port.last(uri).filter((d) => d.range.start.line === 3);
+    assert.deepEqual(codes(first).sort(), [DiagnosticCodes.blockingSort, DiagnosticCodes.collectionScan].sort());
+    service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_cust_created', table: 'orders', columns: [{ column: 'customer_id' }, { column: 'created_at', desc: true }] }] }] });
+    assert.deepEqual(codes(port.last(uri).filter((d) => d.range.start.line === 3)), [DiagnosticCodes.indexServes]);
+  });
+
+  it('folds a burst of edits into few analyses and ends on the last text', async () => {
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 40, codeLens: true, maxTextLength: 1e6 });
+    const uri = 'file:///burst.mongodb.js';
+    service.open(uri, 'javascript', 1, 'db.c.find({ a: /x/ });\n');
+    const before = port.published.length;
+    for (let v = 2; v <= 11; v++) service.change(uri, v, `db.c.find({ a: /x/ });\n${'db.c.find({ b: 1 }).skip(5);\n'.repeat(v - 1)}`);
+    await service.settled(uri);
+    const runs = port.published.length - before;
+    assert.ok(runs >= 1 && runs <= 2, `${runs} analyses for 10 edits`);
+    const last = port.published.at(-1)!;
+    assert.equal(last.version, 11);
+    assert.equal(last.diagnostics.filter((d) => d.code === DiagnosticCodes.skipPagination).length, 10);
+  });
+
+  it('clears the diagnostics of a closed document and ignores other languages', () => {
+    const { service, port, uri } = openFixture('driver.ts');
+    service.close(uri);
+    assert.deepEqual(port.published.at(-1), { uri, diagnostics: [] });
+    service.open('file:///notes.md', 'markdown', 1, 'db.c.find({ a: /x/ })');
+    assert.equal(port.published.at(-1)!.uri, uri);
+    assert.equal(languageOf('x.sql'), 'sql');
+  });
+});
