@@ -15,6 +15,8 @@ const USAGE = `Usage:
              [--allow-build] [--exact-counts] [--timeout-ms N]
                                        index advice; with --uri it uses the existing indexes, the data's
                                        selectivity, and verifies on the server
+  qpi compare BEFORE AFTER [--json]    compare two saved explain outputs of one query: nodes matched,
+                                       what changed, the figures before and after, and a verdict
   qpi help                             this text
 `;
 
@@ -92,6 +94,10 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
       }
       const { runAdvise } = await import('./advise');
       return runAdvise(flags, io);
+    }
+    case 'compare': {
+      const { runCompare } = await import('./compare');
+      return runCompare(positional, flags.has('--json'), io);
     }
     case 'help':
     case '--help':
