@@ -25,6 +25,17 @@ export const DEFAULT_SAMPLE_SIZE = 1000;
 /** Collections up to this size are counted exactly (a count reads at most this many documents). */
 export const EXACT_COUNT_LIMIT = 100_000;
 const DEFAULT_STATS_TIMEOUT_MS = 10_000;
+/** $sample reads only the documents it returns (a random cursor) while they are under 5% of the collection. */
+const RANDOM_CURSOR_SHARE = 0.049;
+
+/**
+ * The sample size that keeps $sample on its random cursor for a big collection: from 5% of the collection
+ * on, $sample scans and sorts the whole of it. Small collections (up to `exactUpTo`) may be read whole.
+ */
+export function boundedSampleSize(requested: number, total: number, exactUpTo = EXACT_COUNT_LIMIT, allowScan = false): number {
+  if (allowScan || total <= exactUpTo) return requested;
+  return Math.max(1, Math.min(requested, Math.floor(total * RANDOM_CURSOR_SHARE)));
+}
 
 export interface MongoStatsOptions {
   /** Documents in the random sample (ratios on big collections, array detection). Default 1,000. */
@@ -146,7 +157,7 @@ function arrayPrefixes(doc: unknown, segments: readonly string[], i: number, pre
 }
 
 export async function mongoStats(db: Db, collection: string, shape: MongoShape, opts: MongoStatsOptions = {}): Promise<MongoStatsReport> {
-  const sampleSize = Math.max(1, Math.floor(opts.sampleSize ?? DEFAULT_SAMPLE_SIZE));
+  const requested = Math.max(1, Math.floor(opts.sampleSize ?? DEFAULT_SAMPLE_SIZE));
   const exactUpTo = Math.max(0, Math.floor(opts.exactUpTo ?? EXACT_COUNT_LIMIT));
   const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_STATS_TIMEOUT_MS));
   const coll = db.collection(collection);
@@ -155,6 +166,8 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
 
   const total = await killable(db, tag, opts.signal, () => coll.estimatedDocumentCount({ maxTimeMS, comment: tag }));
   const { sets, equalityKey, resultKey } = mongoCountSets(shape);
+  const sampleSize = boundedSampleSize(requested, total, exactUpTo, opts.exactCounts === true);
+  if (sampleSize < requested) notes.push(`The sample was cut to ${sampleSize.toLocaleString('en-US')} documents: from 5% of the collection on, $sample reads all of it.`);
   const paths = referencedPaths(shape);
 
   // One random sample: every set counted on it, and the referenced paths kept to find arrays.

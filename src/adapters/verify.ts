@@ -21,7 +21,7 @@ import { AdapterError } from './errors';
 import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
 import type { PostgresConnection } from './postgres';
-import { DEFAULT_SAMPLE_SIZE } from './stats';
+import { boundedSampleSize, DEFAULT_SAMPLE_SIZE } from './stats';
 
 /** What one explain of the trial measured. */
 export interface TrialNumbers {
@@ -208,9 +208,11 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
   try {
     opts.onStep?.('copy');
     report.collectionSize = await killable(db, tag, signal, () => source.estimatedDocumentCount({ maxTimeMS, comment: tag }));
-    // $sample reads at most `sampleSize` documents (a random cursor) unless they are 5% of the collection
-    // or more, in which case the collection is small enough to read: the copy is bounded either way.
-    await killable(db, tag, signal, () => source.aggregate([{ $sample: { size: sampleSize } }, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
+    // $sample reads only what it returns (a random cursor) while that is under 5% of the collection; a
+    // bigger share reads the whole collection, which only a small collection may cost.
+    const size = boundedSampleSize(sampleSize, report.collectionSize);
+    if (size < sampleSize) report.notes.push(`The trial sample was cut to ${fmt(size)} documents: from 5% of the collection on, $sample reads all of it.`);
+    await killable(db, tag, signal, () => source.aggregate([{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
     report.sampleSize = await killable(db, tag, signal, () => target.countDocuments({}, { maxTimeMS, comment: tag }));
     if (report.sampleSize === 0) {
       report.notes.push(`${cmd.collection} holds no documents, so there was nothing to try the indexes on.`);
