@@ -12,6 +12,7 @@ import { ConnectionsTree } from './connections/tree';
 import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs, type Services } from './explain';
 import type { Gateway } from './gateway';
 import { Log } from './log';
+import { startLanguageClient } from './languageClient';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
 
@@ -77,6 +78,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     for (const spec of store.list()) store.setState(spec.id, { kind: 'unknown' });
   });
   reg(Commands.showLog, 'Show Log', () => log.show());
+  // Inline advice while coding: the language server starts in the background; activation does not wait for it.
+  void startLanguageClient(context, services);
 
   return {
     services,

@@ -58,7 +58,7 @@ describe('language server: handlers', () => {
         assert.equal(data.code, d.code, 'data repeats the code');
         assert.equal(data.version, 1);
         assert.equal(d.source, 'Query Plan Inspector');
-        assert.match(d.message, /[.!]$/, 'messages are sentences');
+        assert.match(String(d.message), /[.!]$/, 'messages are sentences');
       }
     });
   }
@@ -163,7 +163,7 @@ describe('language server: handlers', () => {
     const page = ds.filter((d) => d.range.start.line === 12);
     assert.deepEqual(codes(page).sort(), [DiagnosticCodes.blockingSort, DiagnosticCodes.collectionScan, DiagnosticCodes.skipPagination].sort());
     const scan = page.find((d) => d.code === DiagnosticCodes.collectionScan)!;
-    assert.match(scan.message, /No index on orders supports this filter on Local/);
+    assert.match(String(scan.message), /No index on orders supports this filter on Local/);
     assert.equal((scan.data as DiagnosticData).suggestion?.createText, 'db.orders.createIndex({customer_id: 1, status: 1, created_at: -1})');
 
     // With the index it wants, the query is served.
@@ -171,7 +171,7 @@ describe('language server: handlers', () => {
     ds = port.last(uri);
     const served = ds.filter((d) => d.range.start.line === 12);
     assert.deepEqual(codes(served).sort(), [DiagnosticCodes.indexServes, DiagnosticCodes.skipPagination].sort());
-    assert.match(served.find((d) => d.code === DiagnosticCodes.indexServes)!.message, /^Index cust_status_created serves this query on Local/);
+    assert.match(String(served.find((d) => d.code === DiagnosticCodes.indexServes)!.message), /^Index cust_status_created serves this query on Local/);
 
     service.clearSchema({});
     assert.deepEqual(codes(port.last(uri)), base);

@@ -1,0 +1,200 @@
+// Starts the language server (dist/server.js, node IPC) that gives inline index advice while coding, and
+// is the server's only window on live databases: when the server asks for the schema of the collections
+// and tables an open document uses, and that document's folder has a connection bound (this never
+// prompts for one), the extension connects through the adapters, lists the indexes and sends them with
+// the typed messages of src/protocol/languageServer.ts. No address or password ever reaches the server.
+// Also registers the commands the server's code actions and lenses run: copy text, suggest index,
+// create index (shows the exact command and asks first).
+
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
+import {
+  ClearSchema, ClientCommands, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetSchema,
+  type CreateIndexArgs, type SchemaNeededParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+} from '../protocol/languageServer';
+import { connectionUri, type ConnectionSpec } from './connections/spec';
+import { passwordFor, SETTINGS, type Services } from './explain';
+
+/** How long a fetched index list is trusted before the server's next request fetches it again. */
+const SCHEMA_TTL_MS = 5 * 60_000;
+
+const SELECTOR: LanguageClientOptions['documentSelector'] = [
+  ...['file', 'untitled'].flatMap((scheme) => ['sql', 'javascript', 'typescript', 'javascriptreact', 'typescriptreact'].map((language) => ({ scheme, language }))),
+  { pattern: '**/*.mongodb.js' },
+];
+
+/** Starts the client and server; resolves once the server answered initialize (or undefined when it could not start). */
+export async function startLanguageClient(context: vscode.ExtensionContext, services: Services): Promise<LanguageClient | undefined> {
+  const module = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const init: ServerInitOptions = {
+    protocolVersion: LANGUAGE_SERVER_PROTOCOL_VERSION,
+    codeLens: vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true),
+  };
+  const client = new LanguageClient('queryPlanInspector', 'Query Plan Inspector Language Server', serverOptions, {
+    documentSelector: SELECTOR,
+    initializationOptions: init,
+  });
+  registerCommands(context, services);
+  const schemas = new SchemaFetcher(client, services);
+  context.subscriptions.push(
+    client,
+    client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
+    // Another connection for a folder: the server forgets what it knew and asks again.
+    services.bindings.onDidChange(() => {
+      schemas.forget();
+      void client.sendNotification(ClearSchema, {});
+    }),
+  );
+  try {
+    await client.start();
+    services.log.info('The language server started: inline index advice is on for SQL, JavaScript, TypeScript and .mongodb.js files.');
+    return client;
+  } catch (err) {
+    services.log.error('The language server could not start; inline advice is off', err);
+    return undefined;
+  }
+}
+
+/** Fetches index lists for the server, at most once per connection and target in SCHEMA_TTL_MS. */
+class SchemaFetcher {
+  private readonly fetched = new Map<string, number>();
+
+  constructor(private readonly client: LanguageClient, private readonly s: Services) {}
+
+  forget(): void {
+    this.fetched.clear();
+  }
+
+  async fetch(p: SchemaNeededParams): Promise<void> {
+    const uri = vscode.Uri.parse(p.uri);
+    try {
+      if (p.mongodb.length > 0) {
+        const spec = this.s.bindings.get(uri, 'mongodb');
+        if (spec) await this.mongo(p.uri, spec, p.mongodb);
+      }
+      if (p.postgres.length > 0) {
+        const spec = this.s.bindings.get(uri, 'postgres');
+        if (spec) await this.postgres(p.uri, spec, p.postgres.map((t) => t.table));
+      }
+    } catch (err) {
+      // Background work: a server that is down costs a log line, not a notification.
+      this.s.log.warn(`Inline advice without index lists: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private fresh(key: string): boolean {
+    const at = this.fetched.get(key);
+    if (at !== undefined && Date.now() - at < SCHEMA_TTL_MS) return true;
+    this.fetched.set(key, Date.now());
+    return false;
+  }
+
+  private async mongo(docUri: string, spec: ConnectionSpec, targets: { database?: string; collection: string }[]): Promise<void> {
+    const todo = targets.filter((t) => !this.fresh(`${spec.id}\u0000${t.database ?? ''}\u0000${t.collection}`));
+    if (todo.length === 0) return;
+    const mongo = await import('../adapters/mongodb');
+    const conn = await mongo.connectMongo({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
+    try {
+      const collections: NonNullable<SetSchemaParams['collections']> = [];
+      for (const t of todo) {
+        const list = await conn.listIndexes(t.collection, t.database);
+        const indexes = list.map((ix) => {
+          const e: ExistingMongoIndex = { name: ix.name, key: ix.key, unique: ix.unique, sparse: ix.sparse, hidden: ix.hidden };
+          if (ix.partialFilterExpression) e.partialFilterExpression = ix.partialFilterExpression;
+          return e;
+        });
+        collections.push({ name: t.collection, indexes, ...(t.database !== undefined ? { database: t.database } : {}) });
+      }
+      const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'mongodb', connectionName: spec.name, collections } satisfies SetSchemaParams);
+      this.s.log.info(`Inline advice: index lists of ${collections.map((c) => c.name).join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
+    } finally {
+      await conn.close();
+    }
+  }
+
+  private async postgres(docUri: string, spec: ConnectionSpec, tables: string[]): Promise<void> {
+    const todo = tables.filter((t) => !this.fresh(`${spec.id}\u0000${t}`));
+    if (todo.length === 0) return;
+    const pg = await import('../adapters/postgres');
+    const conn = await pg.connectPostgres({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
+    try {
+      const all = await conn.listIndexes();
+      const byTable = new Map<string, ExistingPgIndex[]>(todo.map((t) => [t, []]));
+      for (const ix of all) {
+        const list = byTable.get(ix.table);
+        if (!list) continue;
+        const e: ExistingPgIndex = {
+          name: ix.name, table: ix.table, schema: ix.schema, method: ix.method, unique: ix.unique, primary: ix.primary, invalid: !ix.valid,
+          columns: ix.columns.map((c) => (/^[A-Za-z_][A-Za-z0-9_]*$|^"[^"]+"$/.test(c.expression)
+            ? { column: c.expression.replace(/^"|"$/g, ''), desc: c.descending, nullsFirst: c.nullsFirst }
+            : { expression: c.expression, desc: c.descending, nullsFirst: c.nullsFirst })),
+        };
+        if (ix.include.length > 0) e.include = ix.include;
+        if (ix.predicate) e.predicate = ix.predicate;
+        list.push(e);
+      }
+      const tablesParam = [...byTable].map(([name, indexes]) => ({ name, indexes }));
+      const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'postgres', connectionName: spec.name, tables: tablesParam } satisfies SetSchemaParams);
+      this.s.log.info(`Inline advice: index lists of ${todo.join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
+    } finally {
+      await conn.close();
+    }
+  }
+}
+
+function registerCommands(context: vscode.ExtensionContext, s: Services): void {
+  const reg = (id: string, fn: (...args: never[]) => Promise<unknown> | unknown) => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        s.log.error(`${id} failed`, err);
+        void vscode.window.showErrorMessage(`${err instanceof Error ? err.message : String(err)}`.replace(/([^.!?])$/, '$1.'));
+        return undefined;
+      }
+    }));
+  };
+  reg(ClientCommands.copyText, async (args: { text: string; what?: string }) => {
+    await vscode.env.clipboard.writeText(args.text);
+    vscode.window.setStatusBarMessage(`${args.what ?? 'The text'} is on the clipboard.`, 4000);
+  });
+  reg(ClientCommands.suggestIndex, async (args: CreateIndexArgs) => {
+    const choice = await vscode.window.showInformationMessage(`This query on ${args.target} wants the index: ${args.createText}`, 'Copy', 'Create Index...');
+    if (choice === 'Copy') await vscode.commands.executeCommand(ClientCommands.copyText, { text: args.createText, what: 'The index command' });
+    if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
+  });
+  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
+}
+
+/**
+ * Shows the exact command and asks before anything happens. The adapters have no index-building call
+ * yet, so nothing is run on the server from here: the command is copied, or opened as a script for the
+ * user's own shell or client, where they see the connection they run it on.
+ */
+async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
+  const spec = s.bindings.get(vscode.Uri.parse(args.uri), args.engine);
+  const where = spec ? ` on ${spec.name}` : '';
+  const lock = args.engine === 'postgres'
+    ? 'CREATE INDEX blocks writes to the table while it builds; CREATE INDEX CONCURRENTLY does not, but takes longer.'
+    : 'The build reads the whole collection and uses memory and I/O while it runs; writes go on meanwhile.';
+  const choice = await vscode.window.showWarningMessage(
+    `Create this index${where}?`,
+    { modal: true, detail: `${args.createText}\n\n${lock}${args.reason ? `\n\n${args.reason}` : ''}` },
+    'Copy Command', 'Open as Script',
+  );
+  if (choice === 'Copy Command') {
+    await vscode.env.clipboard.writeText(args.createText);
+    vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
+  } else if (choice === 'Open as Script') {
+    const content = args.engine === 'mongodb'
+      ? `// Run in mongosh${where} (or a MongoDB playground).\n${args.database ? `use('${args.database}');\n` : ''}${args.createText}\n`
+      : `-- Run with psql${where}.\n${args.createText.replace(/;?$/, ';')}\n`;
+    const doc = await vscode.workspace.openTextDocument({ language: args.engine === 'mongodb' ? 'javascript' : 'sql', content });
+    await vscode.window.showTextDocument(doc);
+  }
+}
