@@ -255,7 +255,7 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
         const rw = s.rewrites.find((r) => r.structured !== undefined);
         query = rw?.structured ? commandFromInput(rw.structured, cmd) : undefined;
         if (!query) {
-          report.notes.push(`Suggestion ${s.rank} serves only the rewritten query, which needs values from the previous page: it was not tried.`);
+          report.notes.push(`Suggestion ${s.rank} serves only the rewritten query, which needs values known only at run time (such as the previous page's last key): it was not tried.`);
           continue;
         }
       }
@@ -274,7 +274,8 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
       // A hint forces one index on every $or branch; the branch indexes are judged by the planner's own plan.
       const orBranch = t.s.rule === 'or-branch';
       const after = await run(orBranch ? on(t.query) : on(t.query, t.key));
-      const baseline = t.query === cmd ? before : await run(on(t.query));
+      // Before is always the query as written today; a rewrite is judged by what it saves against that.
+      const baseline = before;
       if (!after.ok || !baseline.ok) {
         const why = !after.ok ? after.message : !baseline.ok ? baseline.message : '';
         setVerification(t.s, { status: 'failed', ...base, message: `The trial ${where} failed: ${why}` });
@@ -294,7 +295,7 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
         planAfter: a.plan,
         numbersBefore: b,
         numbersAfter: a,
-        message: `${better ? 'Verified' : 'Not better'} ${where}, copied to a scratch collection: ${numbersText(b)} today (${b.plan}), ${numbersText(a)} with ${orBranch ? "the $or branches' indexes" : 'the index'} (${a.plan}).`,
+        message: `${better ? 'Verified' : 'Not better'} ${where}, copied to a scratch collection: ${numbersText(b)} today (${b.plan}), ${numbersText(a)} with ${orBranch ? "the $or branches' indexes" : 'the index'}${t.query === cmd ? '' : ' and the rewritten query'} (${a.plan}).`,
       };
       if (orBranch) {
         v.usedByPlanner = a.plan.includes(`IXSCAN {${Object.entries(t.key).map(([k, d]) => `${k}: ${d}`).join(', ')}}`);
