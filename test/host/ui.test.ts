@@ -3,9 +3,10 @@
 // view inside the webview's nested frames. Screenshots go to test-results/host/.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const URL_ = process.env.QPI_HOST_URL;
@@ -25,6 +26,8 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
   before(async function () {
     assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
     assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
+    // A statement that runs for half a minute, for the Cancel flow, in the (temporary) workspace.
+    writeFileSync(join(WS!, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
@@ -173,6 +176,37 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await palette('Notifications: Clear All Notifications');
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(SHOTS, 'explain-mongo-codelens.png') });
+  });
+
+  it('Cancel in the progress notification stops the statement on the server', async () => {
+    const client = new pg.Client({ connectionString: PG_URI });
+    await client.connect();
+    try {
+      const running = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
+      await openFile('slow.sql');
+      const line = page.locator('.view-lines .view-line', { hasText: 'pg_sleep' }).first();
+      await line.click();
+      await line.click({ button: 'right' });
+      const item = page.getByRole('menuitem', { name: /Explain Query/ });
+      await item.waitFor();
+      await page.waitForTimeout(300);
+      await item.click();
+      const deadline = Date.now() + 20_000;
+      while ((await running()) === 0) {
+        assert.ok(Date.now() < deadline, 'the statement never started on the server');
+        await page.waitForTimeout(100);
+      }
+      await page.screenshot({ path: join(SHOTS, 'explain-progress.png') });
+      await notificationButton('Cancel');
+      const t0 = Date.now();
+      while ((await running()) > 0) {
+        assert.ok(Date.now() - t0 < 10_000, 'the statement still runs on the server 10 s after Cancel');
+        await page.waitForTimeout(100);
+      }
+      console.log(`      stopped on the server ${Date.now() - t0} ms after Cancel`);
+    } finally {
+      await client.end();
+    }
   });
 
   it('the status bar shows the folder connection and the Connections view lists it', async () => {

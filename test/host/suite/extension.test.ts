@@ -87,6 +87,26 @@ export function extensionTests(): void {
     });
   });
 
+  describe('Compare Plans', () => {
+    it('shows two saved plans of the same engine side by side, and refuses to mix engines', async () => {
+      const corpus = (name: string) => vscode.Uri.file(path.join(root, 'test', 'fixtures', 'corpus', name)).toString();
+      const ok = await vscode.commands.executeCommand(Commands.comparePlans, {
+        before: corpus('mongo-find-collscan-empty-filter-allplans-5.0.json'), after: corpus('mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json'),
+      });
+      assert.equal(ok, true, handle.lastError());
+      const message = handle.panel()?.lastMessage;
+      assert.equal(message?.type, 'showComparison');
+      if (message?.type !== 'showComparison') return;
+      assert.equal(message.before.plan.engine, 'mongodb');
+      assert.ok(message.after.plan.nodes.length >= 2);
+      const mixed = await vscode.commands.executeCommand(Commands.comparePlans, {
+        before: corpus('mongo-find-idhack-3.2.json'), after: corpus('pg-json-analyze-verbose-buffers-nestloop-bitmap-materialize.json'),
+      });
+      assert.equal(mixed, undefined);
+      assertOneSentence(handle.lastError(), /different engines/);
+    });
+  });
+
   describe('connections', () => {
     let pwSpec: ConnectionSpec;
 
