@@ -24,6 +24,8 @@ import { analyze } from '../src/core/index';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { findQueries, sourceKind, isDataChanging } from '../src/extension/queries';
 import { textReport } from '../src/cli/report';
+import { adviceText } from '../src/cli/advise';
+import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
 
 const ROOT = join(__dirname, '..');
 const keep = process.argv.includes('--keep');
@@ -114,6 +116,8 @@ async function main(): Promise<void> {
     loadSampleData(mongoUri, postgres.uri);
     const mconn = await connectMongo({ uri: mongoUri, appName: 'qpi-demo' });
     const pconn = await connectPostgres({ uri: postgres.uri, applicationName: 'qpi-demo' });
+    const madvice = await openMongoAdvice({ uri: mongoUri, appName: 'qpi-demo' });
+    const padvice = await openPostgresAdvice({ uri: postgres.uri, applicationName: 'qpi-demo' });
     try {
       const files = readdirSync(join(ROOT, 'samples'))
         .filter((f) => f.endsWith('.mongodb.js') || f.endsWith('.sql'))
@@ -149,11 +153,25 @@ async function main(): Promise<void> {
           const findings = analyze(result.load.plan);
           process.stdout.write(textReport(result.load.plan, findings, `${q.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} ${result.serverVersion}`));
           if (q.engine === 'postgres' && isDataChanging(q.text)) console.log('(the statement ran inside a transaction that was rolled back: no row changed)');
+          // The advice, with the server's indexes and selectivity; the data is the demo's own, so the
+          // MongoDB suggestions are also verified by a sampled trial (a scratch collection, dropped after).
+          try {
+            const parsed = q.engine === 'mongodb' ? parseMongoQuery(q.text, { placeholders: true }) : undefined;
+            const live =
+              q.engine === 'mongodb'
+                ? parsed?.ok
+                  ? await adviseMongoLive(madvice, parsed.command, { verify: true, timeoutMs: 30_000 })
+                  : undefined
+                : await advisePostgresLive(padvice, q.text, { timeoutMs: 30_000 });
+            if (live && live.advice.refusal === undefined) process.stdout.write(`\nIndex advice:\n${adviceText(live.advice, live)}`);
+            else if (live?.advice.refusal) console.log(`\nIndex advice: ${live.advice.refusal}`);
+          } catch (err) {
+            console.log(`\nIndex advice failed: ${isAdapterError(err) ? err.message : String(err)}`);
+          }
         }
       }
     } finally {
-      await mconn.close();
-      await pconn.close();
+      await Promise.all([mconn.close(), pconn.close(), madvice.close(), padvice.close()]);
     }
     if (keep) {
       console.log(`\nThe servers keep running; use them from the extension or with qpi:\n  qpi explain --uri '${mongoUri}' --query 'db.orders.find({country_id: 1})'\n  qpi explain --uri '${postgres.uri}' --query 'SELECT * FROM orders LIMIT 5'\nPress Ctrl-C to stop them.`);
