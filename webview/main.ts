@@ -8,6 +8,7 @@ import {
   type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
 } from '../src/protocol/webview';
 import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './cards';
+import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, type CompareLinks, type Side } from './compare';
 import { append, button, clear, el } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
 import { exact, ms } from './format';
@@ -16,6 +17,8 @@ import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelAct
 import { TreeView } from './tree';
 
 type Tab = 'findings' | 'node' | 'raw' | 'plan';
+/** How a comparison is shown: the two trees side by side, or one of the plans alone. */
+type CompareMode = 'both' | 'before' | 'after';
 
 interface Shown {
   title: string;
@@ -23,7 +26,7 @@ interface Shown {
   findings: Finding[];
   rawText?: string;
   suggestions: SuggestionView[];
-  comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: 'before' | 'after' };
+  comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: CompareMode };
 }
 
 const host = connectHost();
@@ -33,7 +36,8 @@ let shown: Shown | undefined;
 let drawn: { plan: Plan; findings: Finding[]; rejected?: number } | undefined;
 let activeTab: Tab = 'findings';
 let selected: PlanNode | undefined;
-let searchHits: number[] = [];
+/** Search hits in tree order; `side` is set when the comparison's two trees are searched. */
+let searchHits: { id: number; side?: Side }[] = [];
 let searchPos = -1;
 
 // ---- page ----------------------------------------------------------------------------------------
@@ -56,8 +60,8 @@ searchInput.setAttribute('aria-label', 'Find nodes by name');
 const searchCount = el('span', 'search-count');
 searchCount.setAttribute('aria-live', 'polite');
 append(searchBox, searchInput, searchCount);
-const fitButton = button('Fit', 'secondary', () => tree.fit(), 'Zoom to show the whole tree');
-const resetButton = button('Reset', 'secondary', () => tree.resetCollapse(), 'Collapse back to the opening view');
+const fitButton = button('Fit', 'secondary', () => (compareView.active ? compareView.fit() : tree.fit()), 'Zoom to show the whole tree');
+const resetButton = button('Reset', 'secondary', () => (compareView.active ? compareView.resetCollapse() : tree.resetCollapse()), 'Collapse back to the opening view');
 const exportMenu = el('details', 'menu export');
 const exportSummary = el('summary', 'secondary', 'Export');
 const exportPanel = el('div', 'menu-panel');
@@ -88,6 +92,9 @@ append(notice, noticeText, button('Dismiss', 'link', () => (notice.hidden = true
 
 const compareBar = el('div', 'compare-bar');
 compareBar.hidden = true;
+const compareHead = el('section', 'compare-head');
+compareHead.setAttribute('aria-label', 'Comparison');
+compareHead.hidden = true;
 const rejectedBar = el('div', 'rejected-bar');
 rejectedBar.hidden = true;
 
@@ -125,7 +132,7 @@ append(canvas, emptyNote, legend);
 append(body, canvas, side);
 const exportStage = el('div', 'export-stage');
 exportStage.setAttribute('aria-hidden', 'true');
-append(app, toolbar, notice, compareBar, rejectedBar, body, exportStage);
+append(app, toolbar, notice, compareBar, compareHead, rejectedBar, body, exportStage);
 
 const tree = new TreeView(canvas, {
   onSelect: (node) => {
@@ -154,6 +161,36 @@ const actions: PanelActions = {
   openNode: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
   showRejected: (index) => showRejected(index),
 };
+
+const compareLinks: CompareLinks = {
+  focus: (side, id) => {
+    if (!compareView.focus(side, id)) showNotice(`The ${side} plan has no node ${id}.`);
+  },
+};
+
+/** Panel actions for a node of one side of the comparison. */
+function sideActions(side: Side): PanelActions {
+  return { ...actions, focusNode: (id) => compareLinks.focus(side, id) };
+}
+
+const compareView = new CompareView(canvas, compareHead, {
+  onSelect: (side, node) => {
+    selected = node;
+    renderCompareNodePanel(side, node);
+  },
+  onOpen: (_side, node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+});
+
+function renderCompareNodePanel(side: Side, node: PlanNode): void {
+  const plan = compareView.plan(side);
+  if (!plan) return;
+  clear(panels.node);
+  const cmpBox = el('div', 'cmp-node-box');
+  const detailBox = el('div', 'node-details-box');
+  append(panels.node, cmpBox, detailBox);
+  renderCompareNode(cmpBox, compareView, side, node, compareLinks);
+  renderDetails(detailBox, node, plan, compareView.findings(side), sideActions(side));
+}
 
 // ---- state and small helpers ---------------------------------------------------------------------
 
@@ -212,7 +249,8 @@ function applyTheme(kind: ThemeKind): void {
   if (kind === 'high-contrast-light') document.body.classList.add('vscode-high-contrast');
   document.body.dataset.vscodeThemeKind = classes[kind];
   // Card sizes depend on the font, which a theme can change: redraw.
-  if (drawn) drawTree(drawn.plan, drawn.findings, false);
+  if (compareView.active) compareView.redraw();
+  else if (drawn) drawTree(drawn.plan, drawn.findings, false);
 }
 
 // ---- drawing -------------------------------------------------------------------------------------
@@ -243,6 +281,7 @@ function renderLegend(metric: HeatMetric): void {
 heatSelect.addEventListener('change', () => {
   const m = heatSelect.value as HeatMetric;
   tree.setHeat(m);
+  compareView.setHeat(m);
   renderLegend(m);
   saveState({ heat: m });
 });
@@ -277,7 +316,8 @@ function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void 
 
 function renderSide(): void {
   if (!shown || !drawn) return;
-  renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
+  if (compareView.active) renderCompareFindings(panels.findings, compareView, compareLinks);
+  else renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
   const cmp = shown.comparison;
   renderPlanInfo(
     panels.plan,
@@ -288,7 +328,9 @@ function renderSide(): void {
   );
   delete panels.raw.dataset.filled;
   if (activeTab === 'raw') selectTab('raw');
-  tabButtons.findings.textContent = shown.findings.length > 0 ? `Findings ${shown.findings.length}` : 'Findings';
+  const changedFindings = compareView.comparison ? compareView.comparison.findings.appeared.length + compareView.comparison.findings.disappeared.length : undefined;
+  const findingCount = changedFindings ?? shown.findings.length;
+  tabButtons.findings.textContent = findingCount > 0 ? `Findings ${findingCount}` : 'Findings';
 }
 
 /** Maxima of a rejected plan's tree, computed here because derive() runs only on the winning tree. */
@@ -311,6 +353,9 @@ function maximaOf(root: PlanNode): PlanMaxima {
 
 function showRejected(position: number | undefined): void {
   if (!shown) return;
+  // Rejected plans are drawn alone: leave the side-by-side view for the after plan first.
+  const cmpMsg = compareView.message;
+  if (cmpMsg) showComparison(cmpMsg, 'after');
   const base = shown.plan;
   if (position === undefined) {
     drawn = { plan: base, findings: shown.findings };
@@ -346,6 +391,7 @@ function showPlan(m: ShowPlanMessage): void {
   titleEl.textContent = m.title;
   titleEl.title = m.title;
   document.title = m.title;
+  compareView.hide();
   compareBar.hidden = true;
   rejectedBar.hidden = true;
   drawn = { plan: m.plan, findings: m.findings };
@@ -354,23 +400,60 @@ function showPlan(m: ShowPlanMessage): void {
   selectTab(activeTab);
 }
 
-function showComparison(m: ShowComparisonMessage, side: 'before' | 'after' = 'after'): void {
-  const pick = m[side];
+/**
+ * Shows two plans: side by side by default, or one of them alone (the buttons switch). The comparison is
+ * computed here from the two plans (see compare.ts); plans that cannot be compared fall back to the
+ * after plan alone with the reason in the notice bar.
+ */
+function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): void {
+  let side = mode;
+  if (side === 'both') {
+    const refusal = compareView.show(m, heatFor(sharedScale(m).after));
+    if (refusal !== undefined) {
+      showNotice(refusal);
+      side = 'after';
+    }
+  }
+  if (side !== 'both') compareView.hide();
+  const pick = m[side === 'before' ? 'before' : 'after'];
   shown = { title: m.title, plan: pick.plan, findings: pick.findings, suggestions: [], comparison: { before: m.before, after: m.after, side } };
   titleEl.textContent = m.title;
+  titleEl.title = m.title;
   document.title = m.title;
   clear(compareBar);
-  for (const s of ['before', 'after'] as const) {
-    const b = button(`${s === 'before' ? 'Before' : 'After'}: ${m[s].label}`, s === side ? 'primary' : 'secondary', () => showComparison(m, s));
-    b.setAttribute('aria-pressed', String(s === side));
+  const modes: [CompareMode, string, string][] = [
+    ['both', 'Side by side', 'Both plans, nodes matched'],
+    ['before', `Before: ${m.before.label}`, 'The before plan alone'],
+    ['after', `After: ${m.after.label}`, 'The after plan alone'],
+  ];
+  for (const [k, label, tip] of modes) {
+    const b = button(label, k === side ? 'primary' : 'secondary', () => showComparison(m, k), tip);
+    b.setAttribute('aria-pressed', String(k === side));
+    b.dataset.mode = k;
     compareBar.appendChild(b);
   }
   compareBar.hidden = false;
   rejectedBar.hidden = true;
   drawn = { plan: pick.plan, findings: pick.findings };
-  drawTree(pick.plan, pick.findings);
+  if (side === 'both') {
+    emptyNote.hidden = true;
+    renderLegend(heatSelect.value as HeatMetric);
+    const engine = m.after.plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
+    summaryEl.textContent = `${engine} · before ${exact(m.before.plan.nodes.length)} nodes · after ${exact(m.after.plan.nodes.length)} nodes`;
+    summaryEl.title = summaryEl.textContent;
+    selected = m.after.plan.root;
+    renderCompareNodePanel('after', m.after.plan.root);
+    runSearch();
+  } else {
+    drawTree(pick.plan, pick.findings);
+  }
   renderSide();
   selectTab(activeTab);
+}
+
+/** Fills the heat menu for a plan and returns the metric to draw with. */
+function heatFor(plan: Plan): HeatMetric {
+  return fillHeatOptions(plan);
 }
 
 function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string): void {
@@ -390,28 +473,41 @@ function searchText(n: PlanNode): string {
   return [n.kind, n.label, d.relationName, d.indexName, d.alias, d.cteName, d.subplanName, d.shardName, d.schema].filter(Boolean).join(' ').toLowerCase();
 }
 
+function hitsIn(root: PlanNode, q: string, side?: Side): { id: number; side?: Side }[] {
+  const out: { id: number; side?: Side }[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (searchText(n).includes(q)) out.push(side ? { id: n.id, side } : { id: n.id });
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out.sort((a, b) => a.id - b.id);
+}
+
 function runSearch(): void {
   const q = searchInput.value.trim().toLowerCase();
   searchHits = [];
   searchPos = -1;
-  if (q && drawn) {
-    const stack = [drawn.plan.root];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      if (searchText(n).includes(q)) searchHits.push(n.id);
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  if (compareView.active) {
+    for (const side of ['before', 'after'] as const) {
+      const plan = compareView.plan(side);
+      const hits = q && plan ? hitsIn(plan.root, q, side) : [];
+      compareView.setMatches(side, hits.map((h) => h.id));
+      searchHits.push(...hits);
     }
-    searchHits.sort((a, b) => a - b);
+  } else {
+    if (q && drawn) searchHits = hitsIn(drawn.plan.root, q);
+    tree.setMatches(searchHits.map((h) => h.id));
   }
-  tree.setMatches(searchHits);
   searchCount.textContent = q ? (searchHits.length === 0 ? 'no match' : `${searchHits.length} found`) : '';
 }
 
 function gotoHit(step: 1 | -1): void {
   if (searchHits.length === 0) return;
   searchPos = (searchPos + step + searchHits.length) % searchHits.length;
-  const id = searchHits[searchPos]!;
-  tree.focusNode(id, { highlight: true, focus: false });
+  const hit = searchHits[searchPos]!;
+  if (hit.side) compareView.focus(hit.side, hit.id, { highlight: true, focus: false });
+  else tree.focusNode(hit.id, { highlight: true, focus: false });
   searchCount.textContent = `${searchPos + 1} of ${searchHits.length}`;
 }
 
@@ -431,12 +527,13 @@ searchInput.addEventListener('keydown', (ev) => {
     gotoHit(ev.shiftKey ? -1 : 1);
   } else if (ev.key === 'Escape') {
     ev.preventDefault();
-    if (searchInput.value === '') tree.focusActive();
+    if (searchInput.value === '') activeTree().focusActive();
     searchInput.value = '';
     runSearch();
   } else if (ev.key === 'ArrowDown' && searchPos >= 0) {
     ev.preventDefault();
-    tree.focusActive();
+    const hit = searchHits[searchPos];
+    (hit?.side ? (compareView.tree(hit.side) ?? tree) : tree).focusActive();
   }
 });
 
@@ -452,6 +549,11 @@ document.addEventListener('keydown', (ev) => {
 
 // ---- export --------------------------------------------------------------------------------------
 
+/** The tree the toolbar acts on: the after plan's when the two are side by side. */
+function activeTree(): TreeView {
+  return compareView.tree('after') ?? tree;
+}
+
 async function runExport(kind: 'svg' | 'png' | 'json'): Promise<void> {
   if (!shown || !drawn) {
     showNotice('There is no plan to export yet.');
@@ -464,7 +566,7 @@ async function runExport(kind: 'svg' | 'png' | 'json'): Promise<void> {
     if (kind === 'json') {
       msg = { type: 'saveFile', fileName: fileNameFor(shown.title, 'json'), mimeType: 'application/json', encoding: 'utf8', content: exportJson(drawn.plan, drawn.findings, shown.title, placeholders) };
     } else {
-      const svg = exportSvg(tree, drawn.plan, placeholders, exportStage);
+      const svg = exportSvg(activeTree(), drawn.plan, placeholders, exportStage);
       if (kind === 'svg') {
         msg = { type: 'saveFile', fileName: fileNameFor(shown.title, 'svg'), mimeType: 'image/svg+xml', encoding: 'utf8', content: svg.text };
       } else {
@@ -501,6 +603,11 @@ function handle(m: HostToViewMessage): void {
       applyTheme(m.kind);
       break;
     case 'focusNode':
+      if (compareView.active) {
+        // The host's node ids are the after plan's, the one it explained last.
+        if (!compareView.focus('after', m.nodeId)) showNotice(`The plan has no node ${m.nodeId}.`);
+        break;
+      }
       if (drawn?.rejected !== undefined) showRejected(undefined);
       if (!tree.focusNode(m.nodeId, { highlight: true })) showNotice(`The plan has no node ${m.nodeId}.`);
       break;

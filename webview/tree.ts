@@ -7,7 +7,7 @@ import { select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
 import { flextree, type FlexHierarchyNode } from 'd3-flextree';
 import type { Finding, Plan, PlanNode, Severity } from '../src/core/model';
-import { cardSpec, heatMax, heatValue, type CardSpec, type HeatMetric, type Level } from './cards';
+import { cardSpec, heatMax, heatValue, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
 import { count, factor } from './format';
 import { Measurer, FONT_PX } from './measure';
 
@@ -65,6 +65,7 @@ export interface CardGeom {
   farTitlePx: number;
   farDetail?: string;
   farLevel: Level;
+  decoration?: CardDecoration;
 }
 
 interface Laid {
@@ -85,11 +86,25 @@ interface FindingMark {
 
 const SEVERITY_RANK: Record<Severity, number> = { high: 3, medium: 2, low: 1, info: 0 };
 
+/** What a caller adds to a node's card: the comparison marks a card changed, added or removed. */
+export interface CardDecoration {
+  /** A class on the card's group, for the stylesheet. */
+  className?: string;
+  /** A word shown above the title, before the card's own tag. */
+  tag?: string;
+  /** Rows drawn after the card's own. */
+  rows?: CardRow[];
+  /** Words appended to the card's accessible name. */
+  label?: string;
+}
+
 export interface TreeCallbacks {
   /** The active node changed by click, keyboard or a finding link. */
   onSelect(node: PlanNode): void;
   /** The user double-clicked a node. */
   onOpen(node: PlanNode): void;
+  /** Extra marks for a node's card; asked once per node and plan. */
+  decorate?(node: PlanNode): CardDecoration | undefined;
 }
 
 function heatClass(frac: number | undefined): string {
@@ -349,7 +364,7 @@ export class TreeView {
   geom(node: PlanNode, plan: Plan = this.plan!, forceWidth?: number): CardGeom {
     const cached = forceWidth === undefined ? this.geoms.get(node.id) : undefined;
     if (cached) return cached;
-    const g = computeGeom(node, plan, this.measurer!, this.marks.has(node.id), forceWidth);
+    const g = computeGeom(node, plan, this.measurer!, this.marks.has(node.id), forceWidth, this.cb.decorate?.(node));
     if (forceWidth === undefined) this.geoms.set(node.id, g);
     return g;
   }
@@ -415,7 +430,7 @@ export class TreeView {
               .attr('data-id', d.node.id)
               .attr('tabindex', -1)
               .attr('role', 'treeitem')
-              .attr('aria-label', `${d.geom.title}${d.geom.subtitle ? ` ${d.geom.subtitle}` : ''}`);
+              .attr('aria-label', `${d.geom.title}${d.geom.subtitle ? ` ${d.geom.subtitle}` : ''}${d.geom.decoration?.label ? `, ${d.geom.decoration.label}` : ''}`);
             drawCard(g, d.geom, this.marks.get(d.node.id));
           }),
         (update) => update,
@@ -439,6 +454,7 @@ export class TreeView {
         const cls = ['card', heatClass(max > 0 && v !== undefined ? v / max : undefined)];
         if (d.geom.spec.waste && d.geom.spec.waste.level !== 'muted') cls.push(`waste-${d.geom.spec.waste.level}`);
         if (d.geom.spec.neverExecuted) cls.push('never');
+        if (d.geom.decoration?.className) cls.push(d.geom.decoration.className);
         if (this.collapsed.has(d.node.id)) cls.push('collapsed');
         if (d.node.id === this.activeId) cls.push('active');
         if (this.matches.has(d.node.id)) cls.push('match');
@@ -764,7 +780,7 @@ export class TreeView {
     const laid = new Map<number, Laid>();
     for (const l of this.order) {
       const n = byId.get(l.node.id) ?? l.node;
-      const geom = computeGeom(n, textPlan, this.measurer!, this.marks.has(n.id), l.geom.w);
+      const geom = computeGeom(n, textPlan, this.measurer!, this.marks.has(n.id), l.geom.w, l.geom.decoration);
       const copy: Laid = { node: n, x: l.x, y: l.y, geom, children: [], depth: l.depth };
       laid.set(n.id, copy);
     }
@@ -791,6 +807,7 @@ export class TreeView {
       const g = cards.append('g').attr('class', `card ${heatClass(frac)}`).attr('transform', `translate(${l.x},${l.y})`) as unknown as G;
       if (l.geom.spec.waste && l.geom.spec.waste.level !== 'muted') g.classed(`waste-${l.geom.spec.waste.level}`, true);
       if (l.geom.spec.neverExecuted) g.classed('never', true);
+      if (l.geom.decoration?.className) g.classed(l.geom.decoration.className, true);
       drawCard(g, l.geom, this.marks.get(l.node.id), false);
       g.select('rect.heat-bar').attr('width', Math.max(0, (l.geom.w - 2) * frac));
       if (l.node.children.length > 0 && this.collapsed.has(l.node.id)) {
@@ -821,8 +838,8 @@ export function edgeWidth(rows: number | undefined, maxRows: number): number {
 }
 
 /** Computes a card's size and its text lines cut to fit. */
-export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: boolean, forceWidth?: number): CardGeom {
-  const spec = cardSpec(node, plan);
+export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: boolean, forceWidth?: number, decoration?: CardDecoration): CardGeom {
+  const spec = decorated(cardSpec(node, plan), decoration);
   const f = ms.fonts;
   const badgeW = hasBadge ? 22 : 0;
   const labelGap = 12;
@@ -912,6 +929,7 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
   }
   if (farDetail !== undefined && h >= 54) geom.farDetail = ms.fit(farDetail, farDetailFont, w - 2 * PAD_X);
   if (spec.tag) geom.tag = ms.fit(spec.tag, f.small, inner);
+  if (decoration) geom.decoration = decoration;
   if (spec.subtitle) geom.subtitle = ms.fit(spec.subtitle, f.body, inner);
   if (wasteY !== undefined) {
     geom.wasteY = wasteY;
@@ -919,6 +937,13 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
     geom.ratioText = ratioText!;
   }
   return geom;
+}
+
+function decorated(spec: CardSpec, d: CardDecoration | undefined): CardSpec {
+  if (!d) return spec;
+  const out: CardSpec = { ...spec, rows: d.rows ? [...spec.rows, ...d.rows] : spec.rows };
+  if (d.tag) out.tag = spec.tag ? `${d.tag} · ${spec.tag}` : d.tag;
+  return out;
 }
 
 /** Draws a card's static parts into an empty group; `far` adds the overview text for low zoom. */

@@ -3,7 +3,7 @@
 // went away or appeared. The comparison itself is core's comparePlans; this file reads and prints.
 
 import {
-  analyze, comparePlans, deltaText, deltaValue, loadPlan,
+  analyze, changeText, comparePlans, deltaText, deltaValue, loadPlan,
   type ComparedPlans, type Finding, type MetricDelta, type NodeComparison, type Plan, type PlanNode,
 } from '../core/index';
 import type { Io } from './main';
@@ -82,18 +82,6 @@ function pad(cells: string[][]): string[] {
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + 2))).join('').trimEnd());
 }
 
-/** "102x fewer", "4x faster", "new", "gone": the change column of the totals table. */
-function changeWord(d: MetricDelta): string {
-  if (!d.material) return '';
-  const text = deltaText(d);
-  const ratio = /\(([^)]*)\)$/.exec(text)?.[1];
-  if (ratio) return ratio;
-  if (d.unit === 'ms' && d.before !== undefined && d.after !== undefined) return d.after < d.before ? 'faster' : 'slower';
-  if (d.before === undefined || d.before === 0) return d.after === 0 ? '' : 'was none';
-  if (d.after === undefined || d.after === 0) return 'now none';
-  return '';
-}
-
 function nodeLine(e: NodeComparison, before: Plan, after: Plan): string {
   const a = e.beforeId !== undefined ? before.nodes[e.beforeId] : undefined;
   const b = e.afterId !== undefined ? after.nodes[e.afterId] : undefined;
@@ -118,7 +106,7 @@ export function textComparison(c: ComparedPlans, before: Plan, after: Plan, name
   for (const n of c.notes) lines.push(`Note: ${n}`);
   lines.push('');
   const rows: string[][] = [['', 'before', 'after', 'change']];
-  for (const d of c.totals) rows.push([d.label, deltaValue(d, 'before'), deltaValue(d, 'after'), changeWord(d)]);
+  for (const d of c.totals) rows.push([d.label, deltaValue(d, 'before'), deltaValue(d, 'after'), changeText(d)]);
   for (const f of c.flags) {
     if (!f.before && !f.after) continue;
     rows.push([f.label, f.before ? 'yes' : 'no', f.after ? 'yes' : 'no', f.trend === 'same' ? '' : f.trend]);

@@ -1039,3 +1039,14 @@ export function deltaText(d: MetricDelta): string {
   const word = d.unit === 'ms' ? (d.after < d.before ? 'faster' : 'slower') : d.unit === 'count' || d.unit === 'blocks' ? (d.after < d.before ? 'fewer' : 'more') : d.after < d.before ? 'less' : 'more';
   return `${base} (${timesText(d.before, d.after)} ${word})`;
 }
+
+/** The change column of a table: "102x fewer", "4x faster", "was none", "now none", or '' when immaterial. */
+export function changeText(d: MetricDelta): string {
+  if (!d.material) return '';
+  const ratio = /\(([^)]*)\)$/.exec(deltaText(d))?.[1];
+  if (ratio) return ratio;
+  if (d.unit === 'ms' && d.before !== undefined && d.after !== undefined) return d.after < d.before ? 'faster' : 'slower';
+  if (d.before === undefined || d.before === 0) return d.after === 0 ? '' : 'was none';
+  if (d.after === undefined || d.after === 0) return 'now none';
+  return '';
+}
