@@ -51,8 +51,10 @@ export interface ShowPlanMessage {
 }
 
 /**
- * Sent by the host to show two plans of the same query (before/after an index, or two runs). The view
- * draws either plan and a table of their totals side by side.
+ * Sent by the host to show two plans of the same query (before/after an index, a rewrite, or two runs).
+ * The view computes the comparison itself with core's comparePlans (pure code, no DOM and no driver, so
+ * the host posts only the plans it already has) and draws the two trees side by side with nodes matched,
+ * changed nodes marked, the verdict and the totals; buttons switch to either plan alone.
  */
 export interface ShowComparisonMessage {
   type: 'showComparison';

@@ -145,6 +145,9 @@ describe('plan comparison in Chromium', function () {
       await v.page.locator('button.tab[data-tab="node"]').click();
       assert.match((await v.page.locator('.node-panel .cmp-status').textContent())!, /^Changed between COLLSCAN and /);
       assert.ok((await v.page.locator('.node-panel .cmp-differences').textContent())!.includes('COLLSCAN → IXSCAN'));
+      const docsRow = await v.page.$$eval('.node-panel .cmp-node-deltas tr.material', (trs) => trs.map((t) => t.textContent));
+      assert.ok(docsRow.includes('docs examined200,000—'), docsRow.join(' / '));
+      await shot(v, 'compare-mongo-partner-selected');
       // A node with no partner says so and moves nothing.
       const limit = m.after.plan.nodes.find((n) => n.kind === 'LIMIT')!;
       await v.page.locator(card('after', limit.id)).click();
