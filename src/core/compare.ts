@@ -88,8 +88,8 @@ export interface ComparedPlans {
   totals: MetricDelta[];
   flags: FlagDelta[];
   findings: FindingsDelta;
-  /** Where the whole plan went, as the verdict says it. */
-  direction: 'better' | 'worse' | 'mixed' | 'same';
+  /** Where the whole plan went, as the verdict says it; 'unmeasured' when the shapes differ but a side has no figures. */
+  direction: 'better' | 'worse' | 'mixed' | 'same' | 'unmeasured';
   /** One sentence: "After reads 10 keys instead of 1,020 (102x fewer) and no longer sorts in memory." */
   verdict: string;
   /** Sentences about what limits the comparison: different queries, different results, missing figures. */
@@ -778,7 +778,16 @@ function sentence(main: Clause[], extra: Clause[]): { direction: ComparedPlans['
   return { direction: 'worse', text: `Worse: after ${joinClauses(bad)}${good.length > 0 ? ` but ${joinClauses(good)}` : ''}.` };
 }
 
-function mongoVerdict(totals: MetricDelta[], flags: FlagDelta[]): { direction: ComparedPlans['direction']; text: string } {
+/** The verdict when there is nothing measured to judge by: whether the shapes differ at all. */
+function unmeasured(differing: number): { direction: ComparedPlans['direction']; text: string } {
+  if (differing === 0) return { direction: 'same', text: 'No change in the plan\u2019s shape; neither plan has execution figures to compare the work.' };
+  return {
+    direction: 'unmeasured',
+    text: `The plans differ in shape (${plural(differing, 'node')} changed, added or removed), but without execution figures on both sides the work cannot be compared.`,
+  };
+}
+
+function mongoVerdict(totals: MetricDelta[], flags: FlagDelta[], differing: number): { direction: ComparedPlans['direction']; text: string } {
   const keys = byKey(totals, 'keysExamined');
   const docs = byKey(totals, 'docsExamined');
   const time = byKey(totals, 'executionTime');
@@ -810,12 +819,12 @@ function mongoVerdict(totals: MetricDelta[], flags: FlagDelta[]): { direction: C
           : `No material change: ${fmt(keys.before)} → ${fmt(keys.after)} keys and ${fmt(docs.before)} → ${fmt(docs.after)} documents examined.`,
       };
     }
-    return { direction: 'same', text: 'No material change in the plan\u2019s shape; neither side has execution figures to compare.' };
+    return unmeasured(differing);
   }
   return sentence(main, extra);
 }
 
-function postgresVerdict(totals: MetricDelta[], flags: FlagDelta[]): { direction: ComparedPlans['direction']; text: string } {
+function postgresVerdict(totals: MetricDelta[], flags: FlagDelta[], differing: number): { direction: ComparedPlans['direction']; text: string } {
   const time = byKey(totals, 'executionTime');
   const blocks = byKey(totals, 'sharedBlocks');
   const removed = byKey(totals, 'rowsRemoved');
@@ -840,6 +849,7 @@ function postgresVerdict(totals: MetricDelta[], flags: FlagDelta[]): { direction
     if (both(time)) parts.push(`${fmtMs(time.before)} → ${fmtMs(time.after)}`);
     if (both(blocks)) parts.push(blocks.before === blocks.after ? `${plural(blocks.after, 'buffer')} each` : `${fmt(blocks.before)} → ${fmt(blocks.after)} buffers`);
     if (parts.length === 0 && both(cost)) parts.push(`estimated cost ${fmt(Math.round(cost.before))} → ${fmt(Math.round(cost.after))}`);
+    if (parts.length === 0) return unmeasured(differing);
     return { direction: 'same', text: `No material change${parts.length > 0 ? ` (${parts.join(', ')})` : ''}.` };
   }
   return sentence(main, extra);
@@ -968,7 +978,8 @@ function compareUnsafe(before: Plan, after: Plan, options: CompareOptions): Comp
 
   const totals = planTotals(before, after, A, B);
   const flags = planFlags(A, B, engine);
-  const verdict = engine === 'mongodb' ? mongoVerdict(totals, flags) : postgresVerdict(totals, flags);
+  const differing = counts.changed + counts.added + counts.removed;
+  const verdict = engine === 'mongodb' ? mongoVerdict(totals, flags, differing) : postgresVerdict(totals, flags, differing);
   const beforeFindings = options.beforeFindings ?? analyze(before);
   const afterFindings = options.afterFindings ?? analyze(after);
   return {

@@ -154,6 +154,36 @@ describe('comparePlans', () => {
     });
   });
 
+  describe('plans without execution figures (queryPlanner verbosity)', () => {
+    /** The same measured explain with its executionStats section removed, as queryPlanner prints it. */
+    function plannerOnly(caseId: string, prefix: string): Plan {
+      const doc = JSON.parse(readFileSync(join(TRUTH, caseId, truthFile(caseId, prefix)), 'utf8')) as { hinted_explain: Record<string, unknown> };
+      const { executionStats: _dropped, ...rest } = doc.hinted_explain;
+      const r = loadPlan(JSON.stringify(rest));
+      if (!r.ok) assert.fail(r.refusal);
+      return r.plan;
+    }
+    const id = 'm01_orders_elemmatch_sort';
+
+    it('judges by shape when the shape says something: the sort and the collection scan go', () => {
+      const scan = plannerOnly(id, 'loser3_COLLSCAN');
+      const oracle = plannerOnly(id, 'oracle');
+      assert.equal(scan.totals.keysExamined, undefined);
+      const c = compare(scan, oracle);
+      assertConsistent(c, scan, oracle);
+      assert.equal(c.verdict, 'After no longer sorts in memory and no longer scans the whole collection.');
+      assert.ok(c.notes.some((n) => /^Neither plan has execution figures/.test(n)));
+    });
+
+    it('says the work cannot be compared when only the index differs', () => {
+      const loser = plannerOnly(id, 'loser4');
+      const oracle = plannerOnly(id, 'oracle');
+      const c = compare(loser, oracle);
+      assert.equal(c.direction, 'unmeasured');
+      assert.equal(c.verdict, 'The plans differ in shape (1 node changed, added or removed), but without execution figures on both sides the work cannot be compared.');
+    });
+  });
+
   describe('a rewrite: skip pagination against keyset pagination (MongoDB)', () => {
     const skip = truthPlan('m05a_skip_pagination', truthFile('m05a_skip_pagination', 'oracle'));
     const keyset = truthPlan('m05b_keyset_pagination', truthFile('m05b_keyset_pagination', 'oracle'));
