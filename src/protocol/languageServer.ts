@@ -134,8 +134,12 @@ export interface DiagnosticData {
   suggestion?: { createText: string; target: string; keys: string; rule: string };
   /** The existing index that serves the query (indexServes). */
   keep?: string;
-  /** A mechanical fix: "Move $match before $project", "Rewrite to keyset pagination". */
-  fix?: { title: string; edits: DataEdit[] };
+  /**
+   * A mechanical fix: "Move $match before $project", "Rewrite to keyset pagination". Its edits are built
+   * by the code action from the server's cached analysis of this version (not re-analysed), which keeps
+   * the published diagnostics small; `edits` is set when they were sent along.
+   */
+  fix?: { title: string; edits?: DataEdit[] };
   /** A rewrite that is not mechanical here, as text to copy. */
   rewriteText?: string;
 }

@@ -7,7 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
-import { findSqlStatements, querySourceKind, scriptDialect, ScriptQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
+import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
 import {
   ClientCommands, SchemaNeeded,
   type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type DiagnosticData, type ExplainAtArgs, type ListedQuery, type SchemaNeededParams,
@@ -39,7 +39,7 @@ interface DocState {
   uri: string;
   kind: QuerySourceKind;
   doc: TextDocument;
-  index?: ScriptQueryIndex;
+  index: ScriptQueryIndex | SqlQueryIndex;
   queries: FoundQuery[];
   /** The version the queries and diagnostics were computed for. */
   analysedVersion: number;
@@ -68,9 +68,9 @@ export class InlineAdviceService {
     if (kind === 'other') return;
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
+      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), lastRun: 0, waiters: [],
     };
-    if (kind !== 'sql') state.index = new ScriptQueryIndex(kind, scriptDialect(languageId, uri));
     this.docs.set(uri, state);
     this.run(state);
   }
@@ -119,11 +119,9 @@ export class InlineAdviceService {
     try {
       if (text.length > this.options.maxTextLength) {
         state.queries = [];
-      } else if (state.kind === 'sql') {
-        state.queries = findSqlStatements(text).queries;
       } else {
-        state.index!.update(text);
-        state.queries = state.index!.result().queries;
+        state.index.update(text);
+        state.queries = state.index.result().queries;
       }
       state.analysedVersion = state.doc.version;
       this.publish(state);
@@ -173,7 +171,7 @@ export class InlineAdviceService {
     if (f.suggestion) data.suggestion = f.suggestion;
     if (f.keep) data.keep = f.keep;
     if (f.rewriteText) data.rewriteText = f.rewriteText;
-    if (f.fix) data.fix = { title: f.fix.title, edits: f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText)) };
+    if (f.fix) data.fix = { title: f.fix.title };
     const d: Diagnostic = { range: this.range(state, anchorRange(q, f.anchor)), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
     return d;
   }
@@ -234,10 +232,11 @@ export class InlineAdviceService {
     for (const d of params.context.diagnostics) {
       const data = d.data as DiagnosticData | undefined;
       if (d.source !== SOURCE || !data || typeof data.code !== 'string') continue;
-      if (data.fix && data.version === version) {
+      const edits = data.fix && data.version === version ? data.fix.edits ?? this.fixEdits(state, data, d) : undefined;
+      if (data.fix && edits) {
         add({
           title: data.fix.title, kind: 'quickfix', diagnostics: [d], isPreferred: true,
-          edit: { documentChanges: [{ textDocument: { uri, version }, edits: data.fix.edits }] },
+          edit: { documentChanges: [{ textDocument: { uri, version }, edits }] },
         });
       }
       if (data.suggestion) this.suggestionActions(uri, data.engine, data.suggestion.createText, data.suggestion.target, [d], add);
@@ -253,6 +252,19 @@ export class InlineAdviceService {
       if (a.top?.createText) this.suggestionActions(uri, q.engine, a.top.createText, a.top.target, undefined, add, this.database(q));
     }
     return out;
+  }
+
+  /** The edits of a diagnostic's fix, from the cached analysis of the query it belongs to. */
+  private fixEdits(state: DocState, data: DiagnosticData, d: Diagnostic): DataEdit[] | undefined {
+    const q = state.queries.find((x) => x.range.start === data.query.start && x.range.end === data.query.end);
+    if (!q) return undefined;
+    for (const f of this.analysis(state, q).findings) {
+      if (f.code !== data.code || !f.fix || f.fix.title !== data.fix?.title) continue;
+      const r = this.range(state, anchorRange(q, f.anchor));
+      if (r.start.line !== d.range.start.line || r.start.character !== d.range.start.character) continue;
+      return f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText));
+    }
+    return undefined;
   }
 
   private database(q: FoundQuery): string | undefined {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  findQueries, loadSqlParser, querySourceKind, scriptDialect, sqlRangeToSource, ScriptQueryIndex,
+  findQueries, loadSqlParser, querySourceKind, scriptDialect, sqlRangeToSource, ScriptQueryIndex, SqlQueryIndex,
   type FoundMongoQuery, type FoundSqlQuery,
 } from '../../src/core/query/find';
 import { describeDiagnostics, describeQueries, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
@@ -206,14 +206,41 @@ describe('language server: finding queries', () => {
     assert.ok(partial > 200, `only ${partial} updates were partial`);
   });
 
+  it('reads an edited .sql file again statement by statement, with the same result as reading it whole', () => {
+    let text = ['queries.sql', 'broken.sql'].map((n) => readFileSync(join(LSP_FIXTURES, n), 'utf8')).join('\n').replace('SELEC broken FROM;', '');
+    const index = new SqlQueryIndex();
+    index.update(text);
+    let seed = 5;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const inserts = [';', ' ', '\n', "'", 'x', '1', '-- c\n', '/*', '*/', 'SELECT 1;', '$$', '('];
+    let partial = 0;
+    for (let k = 0; k < 200; k++) {
+      const pos = Math.floor(rnd() * text.length);
+      const next = text.slice(0, pos) + inserts[Math.floor(rnd() * inserts.length)] + text.slice(pos + (rnd() < 0.4 ? 3 : 0));
+      index.update(next);
+      if (!index.lastUpdate.full) partial++;
+      const whole = findQueries(next, 'sql');
+      assert.deepEqual(index.result().queries, whole.queries, `after edit ${k} at ${pos}`);
+      if (whole.warnings.length === 0) text = next;
+      else {
+        index.update(text);
+        assert.deepEqual(index.result().queries, findQueries(text, 'sql').queries);
+      }
+    }
+    assert.ok(partial > 60, `only ${partial} updates were partial`);
+  });
+
   it('re-reads a statement that uses a module constant when the constant changes elsewhere', () => {
-    const a = "const f = { a: 1 };\n\nfunction g() { return db.collection('c').find(f); }\n";
+    const a = "const f = { a: 1 };\nconst other = 1;\nfunction h() { return other; }\nfunction g() { return db.collection('c').find(f); }\n";
     const index = new ScriptQueryIndex('script', 'ts');
     index.update(a);
     index.update(a.replace('a: 1', 'a: 2'));
     assert.deepEqual((index.result().queries[0] as FoundMongoQuery).command.filter, { a: 2 });
-    assert.equal(index.lastUpdate.reparsed, 1, 'only the changed statement is parsed');
-    assert.equal(index.lastUpdate.reextracted, 2, 'the statement using the constant is read again');
+    assert.equal(index.lastUpdate.reparsed, 2, 'the changed statement and its neighbour are parsed');
+    assert.equal(index.lastUpdate.reextracted, 3, 'those two and the statement using the constant are read again, not h');
   });
 
   it('never throws on text that is not code', () => {

@@ -157,34 +157,137 @@ const SQL_QUERY_KEYWORDS = new Set(['select', 'with', 'update', 'delete', 'inser
  */
 export function findSqlStatements(text: string): FindResult {
   if (!sqlParserLoaded()) return { queries: [], warnings: ['The SQL parser is not loaded yet.'] };
+  const r = sqlChunks(text, 0, true);
+  return { queries: r.chunks.flatMap((c) => (c.query ? [c.query] : [])), warnings: r.warnings };
+}
+
+/**
+ * Where two versions of a text differ: `p` is the length of their common prefix, `oldEnd` the end of the
+ * changed part in the old text (its common suffix follows). Compares in blocks first, natively.
+ */
+export function changedSpan(old: string, text: string): { p: number; oldEnd: number } {
+  const max = Math.min(old.length, text.length);
+  const BLOCK = 2048;
+  let p = 0;
+  while (p + BLOCK <= max && old.slice(p, p + BLOCK) === text.slice(p, p + BLOCK)) p += BLOCK;
+  while (p < max && old.charCodeAt(p) === text.charCodeAt(p)) p++;
+  let s = 0;
+  while (s + BLOCK <= max - p && old.slice(old.length - s - BLOCK, old.length - s) === text.slice(text.length - s - BLOCK, text.length - s)) s += BLOCK;
+  while (s < max - p && old.charCodeAt(old.length - 1 - s) === text.charCodeAt(text.length - 1 - s)) s++;
+  return { p, oldEnd: old.length - s };
+}
+
+/** One statement of a .sql file (trimmed of comments and the semicolon), with its query if it is one. */
+interface SqlChunk {
+  start: number;
+  end: number;
+  query?: FoundSqlQuery;
+}
+
+/**
+ * The statements of `text` (which sits at `offset` in the file). With `fallback`, a text that does not
+ * parse is split at the scanner's semicolons; without, it gives undefined (the caller reads more).
+ */
+function sqlChunks(text: string, offset: number, fallback: true): { chunks: SqlChunk[]; warnings: string[] };
+function sqlChunks(text: string, offset: number, fallback: false): { chunks: SqlChunk[]; warnings: string[] } | undefined;
+function sqlChunks(text: string, offset: number, fallback: boolean): { chunks: SqlChunk[]; warnings: string[] } | undefined {
   const bytes = new ByteMap(text);
   const spans: { start: number; end: number; kind?: string }[] = [];
   const warnings: string[] = [];
   try {
     const tree = pgParseSync(text) as { stmts?: { stmt?: Record<string, unknown>; stmt_location?: number; stmt_len?: number }[] };
-    for (const s of tree.stmts ?? []) {
-      const loc = s.stmt_location ?? 0;
-      const end = s.stmt_len === undefined || s.stmt_len === 0 ? bytes.byteLength : loc + s.stmt_len;
-      spans.push({ start: bytes.char(loc), end: bytes.char(end), kind: Object.keys(s.stmt ?? {})[0] ?? '' });
+    for (const st of tree.stmts ?? []) {
+      const loc = st.stmt_location ?? 0;
+      const end = st.stmt_len === undefined || st.stmt_len === 0 ? bytes.byteLength : loc + st.stmt_len;
+      spans.push({ start: bytes.char(loc), end: bytes.char(end), kind: Object.keys(st.stmt ?? {})[0] ?? '' });
     }
   } catch (err) {
+    if (!fallback) return undefined;
     const e = err as { message?: string };
     warnings.push(`The SQL file does not parse as a whole (${e.message ?? 'syntax error'}); its statements were split at semicolons.`);
     spans.push(...splitWithScanner(text, bytes));
   }
-  const queries: FoundQuery[] = [];
+  const chunks: SqlChunk[] = [];
   for (const sp of spans) {
     const start = sp.start + leadingTrivia(text.slice(sp.start, sp.end));
     let end = sp.end;
     while (end > start && /[\s;]/.test(text[end - 1]!)) end--;
     if (end <= start) continue;
     const sql = text.slice(start, end);
-    if (sp.kind !== undefined ? !SQL_QUERY_STATEMENTS.has(sp.kind) : !SQL_QUERY_KEYWORDS.has(firstWord(sql))) continue;
-    queries.push({
-      engine: 'postgres', origin: 'sql-file', range: { start, end }, sql, runs: [[0, start, sql.length, sql.length]], textRange: { start, end }, params: [], warnings: [],
-    });
+    const chunk: SqlChunk = { start: start + offset, end: end + offset };
+    const isQuery = sp.kind !== undefined ? SQL_QUERY_STATEMENTS.has(sp.kind) : SQL_QUERY_KEYWORDS.has(firstWord(sql));
+    if (isQuery) {
+      const s0 = start + offset;
+      const e0 = end + offset;
+      chunk.query = { engine: 'postgres', origin: 'sql-file', range: { start: s0, end: e0 }, sql, runs: [[0, s0, sql.length, sql.length]], textRange: { start: s0, end: e0 }, params: [], warnings: [] };
+    }
+    chunks.push(chunk);
   }
-  return { queries, warnings };
+  return { chunks, warnings };
+}
+
+/**
+ * The statements of a .sql file, kept between edits: an edit re-parses only the statements it touched
+ * (from the end of the untouched one before to the start of the untouched one after), and the others
+ * keep their query objects, moved if the edit was before them.
+ */
+export class SqlQueryIndex {
+  private chunks: SqlChunk[] = [];
+  private text = '';
+  private warnings: string[] = [];
+  lastUpdate = { reparsed: 0, full: true };
+
+  result(): FindResult {
+    return { queries: this.chunks.flatMap((c) => (c.query ? [c.query] : [])), warnings: [...this.warnings] };
+  }
+
+  update(text: string): void {
+    if (!sqlParserLoaded()) {
+      this.text = '';
+      this.chunks = [];
+      this.warnings = ['The SQL parser is not loaded yet.'];
+      return;
+    }
+    const old = this.text;
+    if (old === '' || this.warnings.length > 0 || this.chunks.length === 0) {
+      this.full(text);
+      return;
+    }
+    const { p, oldEnd } = changedSpan(old, text);
+    if (p === old.length && p === text.length) return;
+    const delta = text.length - old.length;
+    let first = this.chunks.findIndex((c) => c.end >= p);
+    if (first < 0) first = this.chunks.length;
+    let last = first - 1;
+    for (let i = first; i < this.chunks.length && this.chunks[i]!.start <= oldEnd; i++) last = i;
+    // One more statement on each side: removing a semicolon merges two statements.
+    first = Math.max(0, first - 1);
+    last = Math.min(this.chunks.length - 1, last + 1);
+    const from = first > 0 ? this.chunks[first - 1]!.end : 0;
+    const to = Math.max(last + 1 < this.chunks.length ? this.chunks[last + 1]!.start : old.length, oldEnd);
+    const region = sqlChunks(text.slice(from, to + delta), from, false);
+    if (!region) {
+      this.full(text);
+      return;
+    }
+    const after = this.chunks.slice(last + 1);
+    for (const c of after) {
+      c.start += delta;
+      c.end += delta;
+      if (c.query) shiftQuery(c.query, delta, oldEnd);
+    }
+    this.chunks = [...this.chunks.slice(0, first), ...region.chunks, ...after];
+    this.text = text;
+    this.lastUpdate = { reparsed: region.chunks.length, full: false };
+  }
+
+  private full(text: string): void {
+    const r = sqlChunks(text, 0, true);
+    this.chunks = r.chunks;
+    this.warnings = r.warnings;
+    this.text = text;
+    this.lastUpdate = { reparsed: r.chunks.length, full: true };
+  }
 }
 
 function splitWithScanner(text: string, bytes: ByteMap): { start: number; end: number }[] {
@@ -368,6 +471,8 @@ class Scope {
 /** Module-level names shared by all top-level statements, with who declared them. */
 class ModuleScope {
   readonly names = new Map<string, Binding>();
+  /** The statement that declares each name, so its tree can be brought up to date before it is read. */
+  readonly owner = new Map<string, { flush(): void }>();
   /** Names some statement mutates (`x.push(...)`, `x.a = ...`): their constant value is not trusted. */
   readonly mutated = new Set<string>();
 }
@@ -466,6 +571,8 @@ interface Chunk {
   queries: FoundQuery[];
   /** The file text of the statement, to tell whether it changed. */
   text: string;
+  /** How far the statement moved since its tree's offsets were last brought up to date. */
+  pending: number;
 }
 
 /** Which syntax a script is written in: TypeScript, TypeScript with JSX, or JavaScript (with JSX). */
@@ -512,23 +619,21 @@ export class ScriptQueryIndex {
     }
     const old = this.text;
     // The changed span: the longest common prefix and suffix of the old and new texts.
-    let p = 0;
-    const max = Math.min(old.length, text.length);
-    while (p < max && old.charCodeAt(p) === text.charCodeAt(p)) p++;
+    const { p, oldEnd } = changedSpan(old, text);
     if (p === old.length && p === text.length) {
       this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
       return;
     }
-    let s = 0;
-    while (s < max - p && old.charCodeAt(old.length - 1 - s) === text.charCodeAt(text.length - 1 - s)) s++;
-    const oldEnd = old.length - s;
     const delta = text.length - old.length;
     // Statements touching [p, oldEnd] in the old text (touching their ends too: typing right after one).
     let first = this.chunks.findIndex((c) => c.end >= p);
     if (first < 0) first = this.chunks.length;
     let last = first - 1;
     for (let i = first; i < this.chunks.length && this.chunks[i]!.start <= oldEnd; i++) last = i;
-    // Re-read from the end of the untouched statement before to the start of the untouched one after.
+    // Re-read one more statement on each side (a removed separator can merge statements), from the end
+    // of the untouched statement before them to the start of the untouched one after.
+    first = Math.max(0, first - 1);
+    last = Math.min(this.chunks.length - 1, last + 1);
     const from = first > 0 ? this.chunks[first - 1]!.end : 0;
     const to = Math.max(last + 1 < this.chunks.length ? this.chunks[last + 1]!.start : old.length, oldEnd);
     const parsed = this.parse(text.slice(from, to + delta), from);
@@ -629,30 +734,46 @@ export class ScriptQueryIndex {
     declareStatements([node], declares);
     const mutates = new Set<string>();
     collectMutations(node, mutates);
-    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start, node.end) };
+    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start, node.end), pending: 0 };
   }
 
   private rebuildModule(): void {
     this.module.names.clear();
     this.module.mutated.clear();
+    this.module.owner.clear();
     for (const c of this.chunks) {
-      for (const [k, v] of c.declares) this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
+      for (const [k, v] of c.declares) {
+        this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
+        this.module.owner.set(k, { flush: () => flushChunk(c) });
+      }
       for (const m of c.mutates) this.module.mutated.add(m);
     }
   }
 
   private extract(c: Chunk): void {
+    flushChunk(c);
     c.uses = new Set();
-    const ex = new Extractor(this.text, this.module, c.uses, this.kind);
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind);
     c.queries = ex.run(c.node);
   }
 }
 
-/** Moves every offset of a statement's tree by `delta` (the edit happened before it). */
+/**
+ * Moves a statement by `delta` (the edit happened before it). Its tree is moved only when it is read
+ * again (flushChunk): most statements never are, and walking every tree after each keystroke would cost
+ * more than the rest of the update.
+ */
 function shiftChunk(c: Chunk, delta: number): void {
   if (delta === 0) return;
   c.start += delta;
   c.end += delta;
+  c.pending += delta;
+}
+
+function flushChunk(c: Chunk): void {
+  const delta = c.pending;
+  if (delta === 0) return;
+  c.pending = 0;
   const stack: BNode[] = [c.node];
   while (stack.length > 0) {
     const n = stack.pop()!;
@@ -706,17 +827,16 @@ class Extractor {
   private scope: Scope | undefined;
   private readonly consumed = new Set<BNode>();
   private readonly out: FoundQuery[] = [];
-  private readonly localMutated = new Set<string>();
 
   constructor(
     private readonly src: string,
     private readonly module: ModuleScope,
     private readonly uses: Set<string>,
+    private readonly localMutated: Set<string>,
     private readonly kind: 'mongodb-playground' | 'script',
   ) {}
 
   run(root: BNode): FoundQuery[] {
-    collectMutations(root, this.localMutated);
     this.walk(root);
     return this.out.sort((a, b) => a.range.start - b.range.start);
   }
@@ -800,6 +920,7 @@ class Extractor {
     }
     this.uses.add(name);
     const b = this.module.names.get(name);
+    if (b) this.module.owner.get(name)?.flush();
     return b ? { binding: b, mutated: this.module.mutated.has(name) } : undefined;
   }
 
@@ -1424,17 +1545,18 @@ class ValueReader {
       case 'CallExpression':
       case 'NewExpression': {
         const callee = unwrap(n.callee!);
-        if (callee.type === 'Identifier' && BSON_CONSTRUCTORS.has(callee.name!)) {
+        // Only constructor calls whose arguments are all literals can be read; others are variables.
+        if (callee.type === 'Identifier' && BSON_CONSTRUCTORS.has(callee.name!) && (n.arguments ?? []).every(isLiteralArgument)) {
           const text = this.ex.text(range(n)).replace(/^new\s+ObjectID\b/, 'new ObjectId').replace(/^ObjectID\b/, 'ObjectId');
           const r = readShellNotation(text);
           if (r.ok) return r.value;
-          if (callee.name === 'RegExp') {
-            // new RegExp(variable, 'i'): the pattern is unknown, the flags are not.
-            const flags = n.arguments?.[1] ? this.ex.stringOf(n.arguments[1], 0) : '';
-            if (flags !== undefined) {
-              this.onPlaceholder();
-              return { $regex: { $placeholder: this.ex.text(range(n.arguments![0]!)) }, $options: flags };
-            }
+        }
+        if (callee.type === 'Identifier' && callee.name === 'RegExp' && n.arguments?.[0]) {
+          // new RegExp(variable, 'i'): the pattern is unknown, the flags are not.
+          const flags = n.arguments[1] ? this.ex.stringOf(n.arguments[1], 0) : '';
+          if (flags !== undefined) {
+            this.onPlaceholder();
+            return { $regex: { $placeholder: this.ex.text(range(n.arguments[0])) }, $options: flags };
           }
         }
         return this.placeholder(n);
@@ -1539,6 +1661,27 @@ class ValueReader {
       out.push(this.value(el, sub, depth + 1));
     }
     return out;
+  }
+}
+
+function isLiteralArgument(n: BNode): boolean {
+  const u = unwrap(n);
+  switch (u.type) {
+    case 'StringLiteral':
+    case 'NumericLiteral':
+    case 'BooleanLiteral':
+    case 'NullLiteral':
+    case 'BigIntLiteral':
+    case 'RegExpLiteral':
+      return true;
+    case 'TemplateLiteral':
+      return (u.expressions?.length ?? 0) === 0;
+    case 'UnaryExpression':
+      return u.argument !== undefined && isLiteralArgument(u.argument);
+    case 'ObjectExpression':
+      return (u.properties ?? []).every((p) => p.type === 'ObjectProperty' && !p.computed && isLiteralArgument(p.value as BNode));
+    default:
+      return false;
   }
 }
 
