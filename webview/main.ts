@@ -275,7 +275,7 @@ function renderLegend(metric: HeatMetric): void {
   if (metric !== 'none') {
     append(legend, el('span', 'legend-label', HEAT_LABELS[metric]), el('span', 'legend-ramp'), el('span', 'legend-label', 'max'));
   }
-  append(legend, el('span', 'legend-edge'), el('span', 'legend-label', 'edge width: rows'), el('span', 'legend-hint', 'scroll zoom · drag pan · / find · arrows move · Enter folds'));
+  append(legend, el('span', 'legend-edge'), el('span', 'legend-label', 'edge width: rows'), el('span', 'legend-hint', `scroll zoom · drag pan · / find · arrows move · Enter folds${compareView.active ? ' · p matching node' : ''}`));
 }
 
 heatSelect.addEventListener('change', () => {

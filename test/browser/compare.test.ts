@@ -178,6 +178,35 @@ describe('plan comparison in Chromium', function () {
       assert.deepEqual(v.errors, []);
     });
 
+    it('the toolbar acts on both trees: search, heat, theme and export', async () => {
+      await v.page.locator('.search input').fill('scan');
+      await v.page.waitForFunction(() => document.querySelector('.search-count')?.textContent === '2 found');
+      const scan = m.before.plan.nodes.find((n) => n.kind === 'COLLSCAN')!;
+      const ix = m.after.plan.nodes.find((n) => n.kind === 'IXSCAN')!;
+      assert.match(await cardClass(v, 'before', scan.id), /\bmatch\b/);
+      assert.match(await cardClass(v, 'after', ix.id), /\bmatch\b/);
+      await v.page.locator('.search input').press('Enter');
+      await v.page.locator('.search input').press('Enter');
+      assert.equal(await v.page.locator('.search-count').textContent(), '2 of 2');
+      assert.match(await cardClass(v, 'after', ix.id), /\bactive\b/);
+      await v.page.locator('.search input').fill('');
+      await v.page.locator('.search input').press('Escape');
+      // One heat scale: the collection scan read the most documents of either plan, the only heat-4 card.
+      await v.page.selectOption('.heat select', 'docsExamined');
+      assert.match(await cardClass(v, 'before', scan.id), /\bheat-4\b/);
+      assert.doesNotMatch(await cardClass(v, 'after', ix.id), /\bheat-[34]\b/);
+      await v.send({ type: 'setTheme', kind: 'dark' });
+      assert.equal(await paneCards(v, 'after'), m.after.plan.nodes.length);
+      assert.match(await cardClass(v, 'after', ix.id), /cmp-changed/);
+      await v.send({ type: 'setTheme', kind: 'light' });
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'SVG' }).click();
+      const saves = (await v.outbox()).filter((x) => x.type === 'saveFile');
+      const svg = saves[saves.length - 1];
+      assert.ok(svg && svg.type === 'saveFile');
+      assert.ok(svg.content.includes('IXSCAN') && svg.content.includes('changed'), 'the export is not the after tree with its marks');
+    });
+
     it('switches to one plan alone and back', async () => {
       await v.page.locator('.compare-bar button[data-mode="before"]').click();
       assert.equal(await v.page.locator('.compare-panes').count(), 0);
