@@ -43,7 +43,7 @@ export function shellValue(value: unknown, short = false): string {
     if (entries.length === 0) return '{}';
     return `{${entries.map(([k, v]) => `${shellKey(k)}: ${shellValue(v, short)}`).join(', ')}}`;
   }
-  return String(value);
+  return typeof value === 'symbol' || typeof value === 'function' ? '?' : String(value);
 }
 
 function wrapperText(o: Record<string, unknown>, short: boolean): string | undefined {
@@ -56,12 +56,14 @@ function wrapperText(o: Record<string, unknown>, short: boolean): string | undef
       case '$date': return typeof v === 'string' ? `ISODate(${JSON.stringify(v)})` : `ISODate(${shellValue(v, short)})`;
       case '$numberLong': return `Long(${JSON.stringify(v)})`;
       case '$numberDecimal': return `Decimal128(${JSON.stringify(v)})`;
-      case '$numberInt': return String(v);
-      case '$numberDouble': return String(v);
+      case '$numberInt':
+      case '$numberDouble':
+        return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
       case '$uuid': return `UUID(${JSON.stringify(v)})`;
       case '$minKey': return 'MinKey';
       case '$maxKey': return 'MaxKey';
-      case '$placeholder': return String(v);
+      // The query-text reader puts the source text of a non-literal here; anything else is shown as data.
+      case '$placeholder': return typeof v === 'string' ? v : undefined;
       case '$regularExpression': {
         const r = v as { pattern?: unknown; options?: unknown } | null;
         if (r && typeof r.pattern === 'string') return `/${r.pattern}/${typeof r.options === 'string' ? r.options : ''}`;
