@@ -11,9 +11,11 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
 import {
   ClearSchema, ClientCommands, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetSchema,
-  type CreateIndexArgs, type SchemaNeededParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  type CreateIndexArgs, type InlineExplainArgs, type SchemaNeededParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
+import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
+import { findQueries, sourceKind } from './queries';
 import { passwordFor, SETTINGS, type Services } from './explain';
 
 /** How long a fetched index list is trusted before the server's next request fetches it again. */
@@ -169,6 +171,23 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
   });
   reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
+  reg(ClientCommands.explainInline, async (args: InlineExplainArgs) => explainInline(s, args));
+}
+
+/**
+ * Explains a query the server found. The server's text has its constants resolved, so it is preferred,
+ * on the connection bound to the document's folder; a query the server could only read with variables is
+ * handed to the extension's own Explain at its position (which asks for literal values the same way).
+ */
+async function explainInline(s: Services, args: InlineExplainArgs): Promise<unknown> {
+  if (args.text !== undefined) {
+    const spec = s.bindings.get(vscode.Uri.parse(args.uri), args.engine);
+    return vscode.commands.executeCommand(Commands.explainQueryAt, { text: args.text, engine: args.engine, ...(spec ? { connectionId: spec.id } : {}) });
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));
+  const seen = findQueries(doc.getText(), sourceKind(doc.languageId, doc.fileName)).some((q) => q.start <= args.start && args.start <= q.end);
+  if (seen) return vscode.commands.executeCommand(Commands.explainQueryAt, { uri: args.uri, start: args.start, end: args.end });
+  throw new Error(args.problem ?? 'This query cannot be explained as written: give it literal values.');
 }
 
 /**

@@ -150,6 +150,11 @@ export interface DiagnosticData {
 export const ClientCommands = {
   /** Opens the plan of the query at [start, end) (the extension's Explain Query). Args: ExplainAtArgs. */
   explainQueryAt: 'queryPlanInspector.explainQueryAt',
+  /**
+   * Explains a query the server found: through explainQueryAt when the extension's own finder sees it at
+   * that place, else with the text the server read (constants resolved). Args: InlineExplainArgs.
+   */
+  explainInline: 'queryPlanInspector.explainInline',
   /** Copies text to the clipboard and says so. Args: { text: string; what: string }. */
   copyText: 'queryPlanInspector.copyText',
   /** Shows the exact index command and asks before anything runs. Args: CreateIndexArgs. */
@@ -162,6 +167,14 @@ export interface ExplainAtArgs {
   uri: string;
   start: number;
   end: number;
+}
+
+export interface InlineExplainArgs extends ExplainAtArgs {
+  engine: 'mongodb' | 'postgres';
+  /** Shell notation or SQL to explain when the extension's finder does not see the query at [start, end). */
+  text?: string;
+  /** Why the query cannot be explained as written (values from the code), one sentence. */
+  problem?: string;
 }
 
 export interface CreateIndexArgs {

@@ -10,9 +10,10 @@ import type {
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
 import {
   ClientCommands, SchemaNeeded,
-  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type DiagnosticData, type ExplainAtArgs, type ListedQuery, type SchemaNeededParams,
+  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
+import { explainText } from './explainText';
 import { analyzeQuery, anchorRange, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from './analysis';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
@@ -246,8 +247,9 @@ export class InlineAdviceService {
     }
     const q = this.queryAt(state, state.doc.offsetAt(params.range.start));
     if (q) {
-      const explain: ExplainAtArgs = { uri, start: q.range.start, end: q.range.end };
-      add({ title: 'Explain this query', kind: '', command: { title: 'Explain this query', command: ClientCommands.explainQueryAt, arguments: [explain] } });
+      const text = explainText(q);
+      const explain: InlineExplainArgs = { uri, start: q.range.start, end: q.range.end, engine: q.engine, ...(text.ok ? { text: text.text } : { problem: text.problem }) };
+      add({ title: 'Explain this query', kind: '', command: { title: 'Explain this query', command: ClientCommands.explainInline, arguments: [explain] } });
       const a = this.analysis(state, q);
       if (a.top?.createText) this.suggestionActions(uri, q.engine, a.top.createText, a.top.target, undefined, add, this.database(q));
     }

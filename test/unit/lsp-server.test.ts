@@ -7,8 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CodeAction, Diagnostic, TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { loadSqlParser } from '../../src/core/query/find';
-import { ClientCommands, DiagnosticCodes, SchemaNeeded, type DiagnosticData, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { parseMongoQuery } from '../../src/core/query/mongoShell';
+import { findQueries, loadSqlParser, type FoundMongoQuery } from '../../src/core/query/find';
+import { ClientCommands, DiagnosticCodes, SchemaNeeded, type DiagnosticData, type InlineExplainArgs, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { explainText } from '../../src/server/explainText';
 import { InlineAdviceService } from '../../src/server/service';
 import { describeDiagnostics, FakePort, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic } from './lsp-fixtures';
 
@@ -129,9 +131,10 @@ describe('language server: handlers', () => {
     const at = doc.positionAt(text.indexOf('db.orders.find({ country_id: 1'));
     const actions = service.codeActions({ textDocument: { uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
     const explain = actions.find((a) => a.title === 'Explain this query')!;
-    assert.equal(explain.command?.command, ClientCommands.explainQueryAt);
-    const args = explain.command!.arguments![0] as { uri: string; start: number; end: number };
+    assert.equal(explain.command?.command, ClientCommands.explainInline);
+    const args = explain.command!.arguments![0] as InlineExplainArgs;
     assert.equal(text.slice(args.start, args.end), 'db.orders.find({ country_id: 1, order_details: { $elemMatch: { product_id: 5 } } }).sort({ created_at: -1 }).limit(10)');
+    assert.equal(args.text, 'db.orders.find({country_id: 1, order_details: {$elemMatch: {product_id: 5}}}).sort({created_at: -1}).limit(10)');
     const copy = actions.find((a) => a.title.startsWith('Copy createIndex'))!;
     assert.deepEqual(copy.command!.arguments, [{ text: 'db.orders.createIndex({country_id: 1, "order_details.product_id": 1, created_at: -1})', what: 'The createIndex command' }]);
     const create = actions.find((a) => a.title === 'Create index...')!;
@@ -139,6 +142,25 @@ describe('language server: handlers', () => {
     const lenses = service.codeLenses(uri);
     assert.equal(lenses.length, 5);
     assert.ok(lenses.every((l) => l.command?.title === '$(lightbulb) Suggest index'));
+  });
+
+  it('gives Explain the shell text of driver calls, constants resolved, and refuses values from the code', () => {
+    const text = readFileSync(join(LSP_FIXTURES, 'driver.ts'), 'utf8');
+    const qs = findQueries(text, 'script', 'ts').queries as FoundMongoQuery[];
+    const byOp = (op: string) => qs.find((q) => q.command.operation === op)!;
+    const agg = explainText(byOp('aggregate'));
+    assert.deepEqual(agg, { ok: true, text: 'db.getSiblingDB("shop").customers.aggregate([{$project: {email: "$contact.email", total: 1}}, {$match: {email: "ann@example.com"}}])' });
+    for (const q of [byOp('aggregate'), byOp('updateMany'), byOp('countDocuments'), qs[2]!]) {
+      const t = explainText(q);
+      assert.ok(t.ok, JSON.stringify(t));
+      const back = parseMongoQuery(t.text);
+      assert.ok(back.ok, t.text);
+      assert.deepEqual([back.command.database, back.command.collection, back.command.operation, back.command.filter ?? {}, back.command.pipeline, back.command.update],
+        [q.command.database, q.command.collection, q.command.operation, q.command.filter ?? {}, q.command.pipeline, q.command.update]);
+    }
+    const page = explainText(qs[0]!);
+    assert.equal(page.ok, false);
+    assert.match(!page.ok ? page.problem : '', /values from the code \(customerId, skip, limit\)/);
   });
 
   it('offers no edit from a diagnostic of an older version', async () => {

@@ -1,0 +1,68 @@
+// The text the extension's Explain command needs for a query the server found: mongo shell notation for
+// a MongoDB call (the driver's `orders.find(filter, { sort })` becomes `db.orders.find({...}).sort({...})`,
+// constants resolved) and the SQL itself for PostgreSQL. A query with values that are variables in the
+// code cannot be explained as written: it gets a sentence saying which, instead of a guess.
+
+import { shellCollection, shellValue } from '../core/advice/mongoText';
+import { isPlaceholder, type FoundQuery } from '../core/query/find';
+
+export type ExplainText = { ok: true; text: string } | { ok: false; problem: string };
+
+export function explainText(q: FoundQuery): ExplainText {
+  if (q.engine === 'postgres') {
+    if (q.params.length > 0) {
+      return { ok: false, problem: `The SQL takes ${q.params.map((p) => p.text).join(', ')} from the code as parameters, so it cannot be explained without values: explain it from a .sql file or with literal values.` };
+    }
+    if (/\$\d/.test(q.sql)) return { ok: false, problem: 'The SQL has $n parameters bound at run time, so it cannot be explained without values: explain it with literal values.' };
+    return { ok: true, text: q.sql };
+  }
+  const cmd = q.command;
+  const variables = placeholders([cmd.filter, cmd.sort, cmd.projection, cmd.pipeline, cmd.update, cmd.hint]);
+  for (const p of q.variableParts) if (!variables.includes(p)) variables.push(p);
+  if (variables.length > 0 || q.partial) {
+    return { ok: false, problem: `The query uses values from the code (${variables.slice(0, 4).join(', ') || 'a spread object'}), so it cannot be explained as written: copy it into a playground with literal values.` };
+  }
+  const v = (x: unknown) => shellValue(x);
+  const base = shellCollection(cmd.collection);
+  const filter = v(cmd.filter ?? {});
+  let text: string;
+  switch (cmd.operation) {
+    case 'find':
+    case 'findOne':
+      text = `${base}.find(${filter}${cmd.projection ? `, ${v(cmd.projection)}` : ''})`;
+      if (cmd.sort) text += `.sort(${v(cmd.sort)})`;
+      if (cmd.skip !== undefined) text += `.skip(${cmd.skip})`;
+      if (cmd.limit !== undefined) text += `.limit(${cmd.limit})`;
+      if (cmd.hint !== undefined) text += `.hint(${v(cmd.hint)})`;
+      break;
+    case 'aggregate':
+      text = `${base}.aggregate(${v(cmd.pipeline ?? [])})`;
+      break;
+    case 'distinct':
+      text = `${base}.distinct(${v(cmd.field ?? '')}, ${filter})`;
+      break;
+    case 'count':
+    case 'countDocuments':
+    case 'deleteOne':
+    case 'deleteMany':
+    case 'findOneAndDelete':
+      text = `${base}.${cmd.operation}(${filter}${cmd.sort && cmd.operation === 'findOneAndDelete' ? `, ${v({ sort: cmd.sort })}` : ''})`;
+      break;
+    default:
+      text = `${base}.${cmd.operation}(${filter}, ${v(cmd.update ?? {})}${cmd.sort && cmd.operation.startsWith('findOneAnd') ? `, ${v({ sort: cmd.sort })}` : ''})`;
+  }
+  if (cmd.database !== undefined) text = text.replace(/^db\./, `db.getSiblingDB(${JSON.stringify(cmd.database)}).`);
+  return { ok: true, text };
+}
+
+function placeholders(values: unknown[]): string[] {
+  const out: string[] = [];
+  const stack = [...values];
+  while (stack.length > 0 && out.length < 8) {
+    const x = stack.pop();
+    if (isPlaceholder(x)) out.push(x.$placeholder);
+    else if (Array.isArray(x)) stack.push(...x);
+    else if (typeof x === 'object' && x !== null) stack.push(...Object.values(x));
+  }
+  return out.reverse();
+}
