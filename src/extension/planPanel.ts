@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Finding, Plan } from '../core/model';
 import {
-  parseViewMessage, webviewHtml, WEBVIEW_PROTOCOL_VERSION,
+  parseViewMessage, webviewHtml, wirePlan, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ViewToHostMessage,
 } from '../protocol/webview';
 import type { Log } from './log';
@@ -63,7 +63,8 @@ export class PlanPanel implements vscode.Disposable {
   /** Shows a plan in the panel (creating or revealing it). */
   static showPlan(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: { title: string; plan: Plan; findings: Finding[]; rawText?: string; suggestions?: SuggestionView[] }, source?: PlanSource): PlanPanel {
     const panel = PlanPanel.reveal(extensionUri, log, hooks);
-    const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: m.plan, findings: m.findings };
+    // Slim on the wire: the `nodes` index would repeat every subtree in JSON; the view rebuilds it.
+    const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: wirePlan(m.plan), findings: m.findings };
     if (m.rawText !== undefined) message.rawText = m.rawText;
     if (m.suggestions) message.suggestions = m.suggestions;
     panel.setMessage(message, m.title, source);
@@ -72,7 +73,9 @@ export class PlanPanel implements vscode.Disposable {
 
   static showComparison(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: Omit<ShowComparisonMessage, 'type'>): PlanPanel {
     const panel = PlanPanel.reveal(extensionUri, log, hooks);
-    panel.setMessage({ type: 'showComparison', ...m }, `Compare: ${m.title}`, undefined);
+    const before = { ...m.before, plan: wirePlan(m.before.plan) };
+    const after = { ...m.after, plan: wirePlan(m.after.plan) };
+    panel.setMessage({ type: 'showComparison', ...m, before, after }, `Compare: ${m.title}`, undefined);
     return panel;
   }
 
