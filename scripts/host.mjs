@@ -136,7 +136,7 @@ export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')
   mkdirSync(dirname(out), { recursive: true });
   rmSync(out, { force: true });
   log(`packing ${out} with @vscode/vsce@${VSCE_VERSION}`);
-  run('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'package', '--no-rewrite-relative-links', '--allow-missing-repository', '--skip-license', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  run('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'package', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   return out;
 }
 
