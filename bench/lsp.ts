@@ -135,19 +135,19 @@ async function main(): Promise<void> {
     console.log(`${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${f(openMs)}; after an edit (${latencies.length} edits): p50 ${f(percentile(latencies, 50))}, p95 ${f(percentile(latencies, 95))}, max ${f(Math.max(...latencies))}`);
   }
 
-  // Edits: retype a digit of a value somewhere in the file (a different function each time).
-  const digitEdit = (i: number, text: string) => {
-    const anchor = text.indexOf('tenant: ', Math.floor(((i * 7919) % 1000) / 1000 * text.length));
-    const at = (anchor < 0 ? text.indexOf('tenant: ') : anchor) + 'tenant: '.length;
-    return { offset: at, length: 1, insert: String((i % 9) + 1) };
+  // Edits as typing makes them: a digit typed into a value somewhere in the file (a different function
+  // each time), then deleted again by the next edit, so the text after the edit moves both ways.
+  const typing = (marker: string) => {
+    let last = -1;
+    return (i: number, text: string) => {
+      if (i % 2 === 1) return { offset: last, length: 1, insert: '' };
+      const anchor = text.indexOf(marker, Math.floor((((i * 7919) % 1000) / 1000) * text.length));
+      last = (anchor < 0 ? text.indexOf(marker) : anchor) + marker.length;
+      return { offset: last, length: 0, insert: String((i % 9) + 1) };
+    };
   };
-  const sqlEdit = (i: number, text: string) => {
-    const anchor = text.indexOf("status = 's", Math.floor(((i * 7919) % 1000) / 1000 * text.length));
-    const at = (anchor < 0 ? text.indexOf("status = 's") : anchor) + "status = 's".length;
-    return { offset: at, length: 1, insert: String((i % 9) + 1) };
-  };
-  await run('service.ts', 'typescript', scriptFile(5000), digitEdit);
-  await run('reports.sql', 'sql', sqlFile(5000), sqlEdit);
+  await run('service.ts', 'typescript', scriptFile(5000), typing('tenant: '));
+  await run('reports.sql', 'sql', sqlFile(5000), typing("status = 's"));
 
   await conn.sendRequest('shutdown');
   await conn.sendNotification('exit');

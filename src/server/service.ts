@@ -47,8 +47,9 @@ interface DocState {
   analyses: WeakMap<FoundQuery, { schemaVersion: number; analysis: QueryAnalysis }>;
   schema?: DocumentSchema;
   schemaVersion: number;
-  /** Targets already announced in SchemaNeeded. */
+  /** Targets already announced in SchemaNeeded, and the queries already looked at for it. */
   announced: Set<string>;
+  announcedQueries: WeakSet<FoundQuery>;
   timer?: ReturnType<typeof setTimeout>;
   lastRun: number;
   /** Resolves when the pending analysis has run (tests and the benchmark wait on it). */
@@ -70,7 +71,7 @@ export class InlineAdviceService {
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
       index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
-      analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), lastRun: 0, waiters: [],
+      analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [],
     };
     this.docs.set(uri, state);
     this.run(state);
@@ -326,6 +327,7 @@ export class InlineAdviceService {
       delete state.schema;
       state.schemaVersion++;
       state.announced.clear();
+      state.announcedQueries = new WeakSet();
       this.publish(state);
       this.announce(state);
     }
@@ -335,6 +337,8 @@ export class InlineAdviceService {
   private announce(state: DocState): void {
     const need: SchemaNeededParams = { uri: state.uri, mongodb: [], postgres: [] };
     for (const q of state.queries) {
+      if (state.announcedQueries.has(q)) continue;
+      state.announcedQueries.add(q);
       if (q.engine === 'mongodb') {
         const key = `m\u0000${q.command.database ?? ''}\u0000${q.command.collection}`;
         if (state.announced.has(key) || state.schema?.collections.has(q.command.collection)) continue;

@@ -786,18 +786,19 @@ function flushChunk(c: Chunk): void {
 /** Moves the positions of a query that were at or after `oldEnd` in the old text by `delta`. */
 function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
   if (delta === 0) return;
-  const seen = new Set<SourceRange>();
+  // Every range object of a query is its own (none is shared), so each is moved once.
   const move = (r: SourceRange | undefined) => {
-    if (!r || seen.has(r)) return;
-    seen.add(r);
-    if (r.start < oldEnd) return;
+    if (!r || r.start < oldEnd) return;
     r.start += delta;
     r.end += delta;
   };
   move(q.range);
   if (q.engine === 'mongodb') {
-    for (const r of Object.values(q.command.ranges)) move(r);
-    for (const l of Object.values(q.locations)) {
+    const ranges = q.command.ranges;
+    for (const k in ranges) move(ranges[k as MongoCommandPart]);
+    const locs = q.locations;
+    for (const k in locs) {
+      const l = locs[k]!;
       move(l.value);
       move(l.member);
       move(l.key);
@@ -1344,7 +1345,8 @@ class MongoReader {
     }, () => {
       this.partial = true;
     }).read(node, p);
-    const r = this.locations[p]!.value;
+    // A copy: every range object belongs to one place, so moving them after an edit moves each once.
+    const r = { ...this.locations[p]!.value };
     this.cmd.ranges[p] = r;
     if (isPlaceholder(v)) this.variable(p);
     const cmd = this.cmd;
@@ -1430,7 +1432,7 @@ class MongoReader {
             const dir = d.type === 'NumericLiteral' ? (d.value as number) : d.type === 'UnaryExpression' && d.operator === '-' ? -1 : d.type === 'StringLiteral' ? (/^desc/i.test(d.value as string) ? -1 : 1) : 1;
             this.cmd.sort = { [f]: dir < 0 ? -1 : 1 };
             this.cmd.ranges.sort = { start: args[0]!.start, end: args[1]!.end };
-            this.locations['sort'] = { value: this.cmd.ranges.sort };
+            this.locations['sort'] = { value: { ...this.cmd.ranges.sort } };
             return;
           }
         }
