@@ -1,6 +1,8 @@
 // Index advice with a connection: the indexes that exist, bounded selectivity from the server, the pure
 // advisor, then verification on the server. Front ends (`qpi advise --uri`, the extension) call
 // adviseMongoLive / advisePostgresLive with a session opened here; the pieces are in stats.ts and verify.ts.
+// A front end that verifies only when the user asks (the plan panel's Verify) gives the advice first and
+// later passes it to verifyMongoLive / verifyPostgresLive, so the verdict is on the suggestion it showed.
 //
 // A session holds the adapter's connection (explain with time limits, server-side cancel, listIndexes,
 // HypoPG) and one more driver handle for what the adapter does not do: counts and $sample for MongoDB (and
@@ -29,6 +31,13 @@ export interface LiveAdviceOptions {
    * that builds nothing; this flag changes nothing there.
    */
   verify?: boolean;
+  /**
+   * PostgreSQL: false leaves the suggestions unverified, for a front end that verifies later on request
+   * (verifyPostgresLive). By default they are verified, with HypoPG when it is installed.
+   */
+  verifyPostgres?: boolean;
+  /** Suggestions tried, in rank order (default 3; the branches of an $or are tried together). */
+  maxSuggestions?: number;
   /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
   allowBuild?: boolean;
   /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
@@ -210,14 +219,40 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
     statsMethod: stats.method,
   };
   if (advice.refusal !== undefined || !opts.verify || empty) return live;
+  return trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
+}
 
+/**
+ * The sampled trial of advice given earlier by adviseMongoLive without it, once the user consents (the
+ * plan panel's Verify): fills the suggestions' verification in place and returns the same LiveAdvice.
+ * The indexes are listed again, since they may have changed since the advice was given. Throws
+ * AdapterError like adviseMongoLive; the scratch collection is dropped in every case.
+ */
+export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
+  const advice = live.advice;
+  if (advice.refusal !== undefined) return live;
+  const conn = session.conn;
+  if (conn.server.kind === 'compatible') {
+    advice.notes.push(`The suggestions were not tried: ${conn.server.detail.replace(/\.$/, '')}, and a trial there would measure another planner.`);
+    return live;
+  }
+  const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
+  const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
+  const indexes = await conn.listIndexes(cmd.collection, dbName);
+  return trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
+}
+
+async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, live: LiveAdvice, indexes: MongoIndexInfo[], opts: LiveAdviceOptions): Promise<LiveAdvice> {
+  const advice = live.advice;
   // Leftovers of a run that was killed before it could drop its scratch collection.
   const stale = await dropStaleTrials(db).catch(() => [] as string[]);
   if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
-  const trial = await mongoTrial(db, conn, { ...cmd, database: dbName }, advice, {
-    ...common,
+  const trial = await mongoTrial(db, conn, cmd, advice, {
+    timeoutMs: opts.timeoutMs ?? 30_000,
     existing: indexes,
+    ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
+    ...(opts.maxSuggestions ? { maxSuggestions: opts.maxSuggestions } : {}),
     ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
   });
   advice.notes.push(...trial.notes);
@@ -273,8 +308,25 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
   advice.notes.push(...stats.notes);
   const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
+  if (advice.refusal !== undefined || opts.verifyPostgres === false) return live;
+  return verifyPostgresLive(session, sql, live, opts);
+}
+
+/**
+ * Verifies the suggestions of advice given by advisePostgresLive: plain EXPLAIN with each index,
+ * hypothetical through HypoPG, or built inside a rolled-back transaction when `allowBuild` says the user
+ * agreed. Fills their verification in place and returns the same LiveAdvice.
+ */
+export async function verifyPostgresLive(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
+  const advice = live.advice;
   if (advice.refusal !== undefined) return live;
-  const report = await verifyPostgres(conn, sql, advice, { ...common, existingNames: live.existingIndexes, ...(opts.allowBuild ? { allowBuild: true } : {}) });
+  const report = await verifyPostgres(session.conn, sql, advice, {
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    existingNames: live.existingIndexes,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.allowBuild ? { allowBuild: true } : {}),
+    ...(opts.maxSuggestions ? { maxSuggestions: opts.maxSuggestions } : {}),
+  });
   advice.notes.push(...report.notes);
   advice.warnings.push(...report.warnings);
   live.verification = { method: report.method };
