@@ -18,8 +18,12 @@ const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 120;
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
 
-/** A realistic service file: handlers with driver calls, pipelines in constants and SQL through pg. */
-function scriptFile(lines: number): string {
+/**
+ * A service file: handlers with driver calls, pipelines in constants and SQL through pg. One handler in
+ * `badEvery` has the problems the server reports (case-insensitive regex, skip pagination, a $match after
+ * a renaming $project, a function around a column, OFFSET); the others are written well.
+ */
+function scriptFile(lines: number, badEvery: number): string {
   const out = [
     "import { MongoClient, ObjectId } from 'mongodb';",
     "import { Pool } from 'pg';",
@@ -30,16 +34,22 @@ function scriptFile(lines: number): string {
   ];
   for (let i = 0; out.length < lines; i++) {
     const coll = ['orders', 'customers', 'events', 'invoices'][i % 4];
+    const bad = i % badEvery === 0;
     out.push(
-      `export async function handler${i}(req: { id: string; page: number; name: string }): Promise<unknown[]> {`,
-      `  const filter = { tenant: ${i % 97}, status: { $in: ['a', 'b', 'c${i}'] }, name: new RegExp(req.name, 'i') };`,
-      `  const docs = await db.collection('${coll}').find(filter).sort({ created_at: -1 }).skip(req.page * 20).limit(20).toArray();`,
+      `export async function handler${i}(req: { id: string; page: number; name: string; after: Date }): Promise<unknown[]> {`,
+      `  const filter = { tenant: ${i % 97}, status: { $in: ['a', 'b', 'c${i}'] }, name: ${bad ? "new RegExp(req.name, 'i')" : `/^n${i}/`} };`,
+      bad
+        ? `  const docs = await db.collection('${coll}').find(filter).sort({ created_at: -1 }).skip(req.page * 20).limit(20).toArray();`
+        : `  const docs = await db.collection('${coll}').find({ ...filter, created_at: { $lt: req.after } }).sort({ created_at: -1 }).limit(20).toArray();`,
       '  const pipeline = [',
-      `    { $project: { email: '$contact.email', total: 1, n: ${i} } },`,
-      "    { $match: { email: req.name, total: { $gt: 10 } } },",
+      ...(bad
+        ? [`    { $project: { email: '$contact.email', total: 1, n: ${i} } },`, '    { $match: { email: req.name, total: { $gt: 10 } } },']
+        : ["    { $match: { 'contact.email': req.name, total: { $gt: 10 } } },", `    { $project: { email: '$contact.email', total: 1, n: ${i} } },`]),
       '  ];',
       '  const agg = await orders.aggregate(pipeline).toArray();',
-      `  const { rows } = await pool.query(\`SELECT id, total FROM orders WHERE customer_id = \${req.id} AND lower(email) = 'x${i}' ORDER BY created_at DESC OFFSET 40 LIMIT 10\`);`,
+      bad
+        ? `  const { rows } = await pool.query(\`SELECT id, total FROM orders WHERE customer_id = \${req.id} AND lower(email) = 'x${i}' ORDER BY created_at DESC OFFSET 40 LIMIT 10\`);`
+        : `  const { rows } = await pool.query(\`SELECT id, total FROM orders WHERE customer_id = \${req.id} AND email = 'x${i}' ORDER BY created_at DESC LIMIT 10\`);`,
       `  const one = await orders.findOne({ _id: new ObjectId(req.id), status: { $ne: 'deleted' } });`,
       '  const list: unknown[] = [];',
       '  for (const d of docs) if (d) list.push(d);',
@@ -51,16 +61,17 @@ function scriptFile(lines: number): string {
   return out.slice(0, lines).join('\n');
 }
 
-function sqlFile(lines: number): string {
+function sqlFile(lines: number, badEvery: number): string {
   const out: string[] = [];
   for (let i = 0; out.length < lines; i++) {
+    const bad = i % badEvery === 0;
     out.push(
       `-- report ${i}`,
       'SELECT o.id, o.total, c.name',
       'FROM orders o JOIN customers c ON c.id = o.customer_id',
-      `WHERE o.status = 's${i % 13}' AND lower(c.email) LIKE '%@example${i}.com'`,
+      bad ? `WHERE o.status = 's${i % 13}' AND lower(c.email) LIKE '%@example${i}.com'` : `WHERE o.status = 's${i % 13}' AND c.email = 'a${i}@example.com'`,
       'ORDER BY o.created_at DESC',
-      `OFFSET ${i * 10} LIMIT 10;`,
+      bad ? `OFFSET ${i * 10} LIMIT 10;` : 'LIMIT 10;',
       '',
     );
   }
@@ -146,8 +157,11 @@ async function main(): Promise<void> {
       return { offset: last, length: 0, insert: String((i % 9) + 1) };
     };
   };
-  await run('service.ts', 'typescript', scriptFile(5000), typing('tenant: '));
-  await run('reports.sql', 'sql', sqlFile(5000), typing("status = 's"));
+  // A realistic file (problems in one handler of ten) and a stress case (problems in every handler).
+  await run('service.ts', 'typescript', scriptFile(5000, 10), typing('tenant: '));
+  await run('service-dense.ts', 'typescript', scriptFile(5000, 1), typing('tenant: '));
+  await run('reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's"));
+  await run('reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's"));
 
   await conn.sendRequest('shutdown');
   await conn.sendNotification('exit');
