@@ -3,11 +3,13 @@
 
 import Mocha from 'mocha';
 import { extensionTests } from './extension.test';
+import { languageServerTests } from './languageServer.test';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
   mocha.suite.emit('pre-require', globalThis, 'extension.test', mocha);
   extensionTests();
+  languageServerTests();
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       console.log(`${runner.stats?.passes ?? 0} passed, ${runner.stats?.failures ?? 0} failed, ${runner.stats?.pending ?? 0} skipped`);

@@ -1,0 +1,103 @@
+// The language server in the real host: opening a file shows its diagnostics (no connection needed),
+// the hover shows how the fields are classified and the index key order, a quick fix applies and its
+// diagnostic goes away, and the "Suggest index" lens sits beside the extension's "Explain".
+
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+
+/** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
+async function until<T>(what: string, get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function ours(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Query Plan Inspector');
+}
+
+function codeOf(d: vscode.Diagnostic): string {
+  return typeof d.code === 'object' ? String(d.code.value) : String(d.code);
+}
+
+const SOURCE = [
+  "import type { Db } from 'mongodb';",
+  '',
+  'export async function customerByEmail(db: Db) {',
+  "  const pipeline = [{ $project: { name: 1, email: '$contact.email' } }, { $match: { email: 'a@example.com' } }];",
+  "  return db.collection('customers').aggregate(pipeline).toArray();",
+  '}',
+  '',
+  'export async function recent(db: Db, name: string) {',
+  "  return db.collection('orders').find({ country_id: 1, name: /smith/i }).sort({ created_at: -1 }).limit(10).toArray();",
+  '}',
+  '',
+].join('\n');
+
+export function languageServerTests(): void {
+  describe('language server', () => {
+    let doc: vscode.TextDocument;
+
+    before(async () => {
+      doc = await vscode.workspace.openTextDocument({ language: 'typescript', content: SOURCE });
+      await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+    });
+
+    it('shows the diagnostics of a file without a connection', async () => {
+      const ds = await until('the language server diagnostics', () => {
+        const d = ours(doc.uri);
+        return d.length >= 2 ? d : undefined;
+      });
+      const described = ds.map((d) => `${codeOf(d)} ${d.range.start.line + 1}:${d.range.start.character + 1} ${doc.getText(d.range)}`).sort();
+      assert.deepEqual(described, ['qpi.match-after-rename 4:85 email', 'qpi.regex-case-insensitive 9:62 /smith/i']);
+    });
+
+    it('hovers a query with each field classified and the index it wants', async () => {
+      const at = doc.positionAt(doc.getText().indexOf("db.collection('orders')") + 3);
+      const hovers = await until('a hover', async () => {
+        const h = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, at);
+        return h.some((x) => x.contents.some((c) => (c as vscode.MarkdownString).value?.includes('classified as'))) ? h : undefined;
+      });
+      const text = hovers.flatMap((h) => h.contents.map((c) => (c as vscode.MarkdownString).value ?? String(c))).join('\n');
+      assert.match(text, /\| `country_id` \| equality \(=\) \|/);
+      assert.match(text, /\| `name` \| range \(case-insensitive regex\) \|/);
+      assert.match(text, /\| `created_at` \| sort descending \|/);
+      assert.match(text, /Index it wants/);
+    });
+
+    it('applies "Move $match before $project" and the diagnostic goes away', async () => {
+      const d = ours(doc.uri).find((x) => codeOf(x) === 'qpi.match-after-rename')!;
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
+      const fix = actions.find((a) => a.title === 'Move $match before $project');
+      assert.ok(fix?.edit, `no fix among ${actions.map((a) => a.title).join(' | ')}`);
+      assert.ok(actions.some((a) => a.title === 'Copy createIndex: db.customers.createIndex({"contact.email": 1})'), actions.map((a) => a.title).join(' | '));
+      assert.equal(await vscode.workspace.applyEdit(fix.edit), true);
+      assert.match(doc.getText(), /const pipeline = \[\{ \$match: \{ 'contact\.email': 'a@example\.com' \} \}, \{ \$project: \{ name: 1, email: '\$contact\.email' \} \}\];/);
+      await until('the diagnostic to go away', () => (ours(doc.uri).some((x) => codeOf(x) === 'qpi.match-after-rename') ? undefined : true));
+    });
+
+    it('offers Explain on a query, with the query text its constants give', async () => {
+      const at = doc.positionAt(doc.getText().indexOf("db.collection('customers')") + 3);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, new vscode.Range(at, at));
+      const explain = actions.find((a) => a.title === 'Explain this query');
+      assert.ok(explain?.command, actions.map((a) => a.title).join(' | '));
+      const args = explain.command.arguments?.[0] as { text?: string };
+      assert.equal(args.text, 'db.customers.aggregate([{$match: {"contact.email": "a@example.com"}}, {$project: {name: 1, email: "$contact.email"}}])');
+    });
+
+    it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
+      const lenses = await until('the lenses', async () => {
+        const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 20);
+        return l.some((x) => x.command?.title.includes('Suggest index')) ? l : undefined;
+      });
+      const line = doc.positionAt(doc.getText().indexOf("db.collection('orders')")).line;
+      const titles = lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.title ?? '');
+      assert.ok(titles.some((t) => t.includes('Explain')), titles.join(' | '));
+      assert.ok(titles.some((t) => t.includes('Suggest index')), titles.join(' | '));
+    });
+  });
+}
