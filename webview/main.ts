@@ -456,13 +456,15 @@ function heatFor(plan: Plan): HeatMetric {
   return fillHeatOptions(plan);
 }
 
-function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string): void {
+function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string, verdict?: SuggestionView['verdict']): void {
   if (!shown) return;
   const s = shown.suggestions.find((x) => x.id === id);
   if (!s) return;
   if (status !== undefined) s.status = status;
   if (detail !== undefined) s.statusDetail = detail;
   else delete s.statusDetail;
+  if (verdict !== undefined) s.verdict = verdict;
+  else delete s.verdict;
   renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
 }
 
@@ -612,7 +614,7 @@ function handle(m: HostToViewMessage): void {
       if (!tree.focusNode(m.nodeId, { highlight: true })) showNotice(`The plan has no node ${m.nodeId}.`);
       break;
     case 'suggestionStatus':
-      setSuggestionStatus(m.id, m.status, m.detail);
+      setSuggestionStatus(m.id, m.status, m.detail, m.verdict);
       break;
   }
 }

@@ -2,7 +2,7 @@
 // the raw explain text, and the plan summary with rejected plans. All text goes in with textContent.
 
 import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } from '../src/core/model';
-import type { SuggestionView } from '../src/protocol/webview';
+import type { SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
 import { cardSpec } from './cards';
 import { append, button, clear, el, factTable } from './dom';
 import { bytes, exact, factor, ms } from './format';
@@ -57,12 +57,77 @@ function findingItem(f: Finding, plan: Plan, nodes: Map<number, PlanNode>, act: 
   return li;
 }
 
+const FIGURE_LABEL: Record<string, string> = {
+  keysExamined: 'Keys examined',
+  docsExamined: 'Documents examined',
+  sortedInMemory: 'Sorted in memory',
+  returned: 'Returned',
+};
+
+const count = (n: number | undefined): string => (n === undefined ? '' : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+
+/** The figures a verification measured, before and after, in one small table. */
+function verdictTable(v: SuggestionVerdict): HTMLElement {
+  const box = el('div', 'verdict');
+  const t = el('table', 'compare verdict-figures');
+  const head = el('tr');
+  append(head, el('th'), el('th', undefined, v.beforeLabel), el('th', undefined, v.afterLabel));
+  const body = el('tbody');
+  const row = (label: string, a: string, b: string, className?: string): void => {
+    if (a === '' && b === '') return;
+    const tr = el('tr', className);
+    append(tr, el('th', undefined, label), el('td', undefined, a), el('td', undefined, b));
+    body.appendChild(tr);
+  };
+  row(v.unit === 'estimated cost' ? 'Estimated cost' : 'Work', count(v.before), count(v.after), 'total');
+  const keys = [...new Set([...Object.keys(v.figuresBefore ?? {}), ...Object.keys(v.figuresAfter ?? {})])];
+  for (const k of keys) row(FIGURE_LABEL[k] ?? k, count(v.figuresBefore?.[k]), count(v.figuresAfter?.[k]));
+  row('Plan', v.planBefore ?? '', v.planAfter ?? '', 'plan');
+  t.append(el('thead'), body);
+  t.tHead!.appendChild(head);
+  box.appendChild(t);
+  const facts = [`Measured with ${v.how}.`];
+  if (v.unit && v.unit !== 'estimated cost') facts.push(`Work counts ${v.unit}.`);
+  if (v.usedByPlanner === true) facts.push('The planner chose it without a hint.');
+  if (v.usedByPlanner === false) facts.push('The planner did not choose it by itself.');
+  box.appendChild(el('div', 'verdict-how', facts.join(' ')));
+  return box;
+}
+
 function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
   const li = el('li', `suggestion status-${s.status ?? 'unverified'}`);
   li.dataset.id = s.id;
-  li.appendChild(el('div', 'f-title', s.title));
+  if (s.rule) li.dataset.rule = s.rule;
+  const head = el('div', 'f-head');
+  if (s.rule) head.appendChild(el('span', 'sev-pill rule', s.rule));
+  head.appendChild(el('span', 'f-title', s.title));
+  li.appendChild(head);
   if (s.detail) li.appendChild(el('div', 'f-message', s.detail));
   if (s.ddl) li.appendChild(el('pre', 'ddl', s.ddl));
+  const rows: [string, string | undefined][] = [
+    ['Expected plan', s.expectedPlan],
+    ['Trade-off', s.tradeOff],
+    ['Keep using', s.keep],
+    ['Replaces', s.replaces?.join(', ')],
+  ];
+  if (rows.some(([, v]) => v)) li.appendChild(factTable(rows, 'facts suggestion-facts'));
+  if (s.conditions && s.conditions.length > 0) {
+    const ul = el('ul', 'conditions');
+    for (const c of s.conditions) ul.appendChild(el('li', undefined, c));
+    li.append(el('div', 'sub-head', 'Depends on the data'), ul);
+  }
+  for (const r of s.rewrites ?? []) {
+    const box = el('div', 'rewrite');
+    box.dataset.rule = r.rule;
+    append(box, el('div', 'sub-head', `Rewrite (${r.rule})`), el('div', 'f-message', r.description));
+    // The rewrite is already shown as the text to copy when there is no index to build.
+    if (r.text !== s.ddl) {
+      box.appendChild(el('pre', 'ddl', r.text));
+      box.appendChild(button('Copy rewrite', 'secondary', () => act.copy(r.text, 'the rewritten query')));
+    }
+    if (r.caveat) box.appendChild(el('div', 'caveat', r.caveat));
+    li.appendChild(box);
+  }
   const bar = el('div', 'actions');
   if (s.ddl) bar.appendChild(button('Copy', 'secondary', () => act.copy(s.ddl!, 'the index definition')));
   if (s.verifiable) {
@@ -77,7 +142,10 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
   li.appendChild(bar);
   if (s.status && s.status !== 'unverified') {
     li.appendChild(el('div', 'status', `${s.status[0]!.toUpperCase()}${s.status.slice(1)}${s.statusDetail ? `: ${s.statusDetail}` : ''}`));
+  } else if (s.statusDetail) {
+    li.appendChild(el('div', 'status', s.statusDetail));
   }
+  if (s.verdict && (s.status === 'verified' || s.status === 'rejected')) li.appendChild(verdictTable(s.verdict));
   return li;
 }
 

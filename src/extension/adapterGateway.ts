@@ -1,15 +1,16 @@
 // The Gateway backed by the database adapters (src/adapters). Loaded lazily by main.ts on the first
-// command that needs a server, so activation never loads a driver. One connection per explain: it
-// explains, lists the indexes the advisor must know about, and closes; Cancel aborts the explain, which
-// the adapters turn into a kill on the server (pg_cancel_backend / killOp).
+// command that needs a server, so activation never loads a driver. One advice session per explain: it
+// explains, runs the live advisor (src/adapters/advise.ts: the indexes that exist, bounded selectivity),
+// and closes. Verification opens its own session when the user asks for it from the panel, on the advice
+// the panel shows. Cancel aborts the running operation, which the adapters turn into a kill on the server
+// (pg_cancel_backend / killOp); a MongoDB trial's scratch collection is dropped anyway.
 
-import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
-import type { Plan } from '../core/model';
+import type { LiveAdvice } from '../adapters/advise';
 import type { ExplainResult } from '../adapters/types';
-import type { PostgresIndexInfo } from '../adapters/postgres';
-import type { MongoIndexInfo } from '../adapters/mongodb';
+import type { Suggestion } from '../core/advice/types';
+import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
-import type { ExplainOutcome, ExplainRequest, Gateway, IndexCheck, RunningExplain, ServerInfo } from './gateway';
+import type { ExplainOutcome, ExplainRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
 import type { Log } from './log';
 
 /** Turns an adapter result into what the extension shows; a plan the core refuses is one sentence. */
@@ -23,30 +24,27 @@ function outcomeOf(result: ExplainResult): ExplainOutcome {
   return outcome;
 }
 
-function mongoExisting(list: MongoIndexInfo[]): ExistingMongoIndex[] {
-  return list.map((ix) => {
-    const e: ExistingMongoIndex = { name: ix.name, key: ix.key, unique: ix.unique, sparse: ix.sparse, hidden: ix.hidden };
-    if (ix.partialFilterExpression) e.partialFilterExpression = ix.partialFilterExpression;
-    return e;
-  });
+/**
+ * Adds the live advice to an explain's outcome. Advice must not cost the user the plan: a failure becomes
+ * one sentence beside it, except a cancel, which stops the whole command.
+ */
+async function withAdvice(log: Log, outcome: ExplainOutcome, signal: AbortSignal, advise: () => Promise<LiveAdvice>): Promise<ExplainOutcome> {
+  try {
+    outcome.advice = await advise();
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const sentence = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
+    outcome.adviceError = /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+    log.warn(`No index advice: ${outcome.adviceError}`);
+  }
+  return outcome;
 }
 
-function pgExisting(list: PostgresIndexInfo[]): ExistingPgIndex[] {
-  return list.map((ix) => {
-    const e: ExistingPgIndex = {
-      name: ix.name, table: ix.table, schema: ix.schema, method: ix.method, unique: ix.unique, primary: ix.primary, invalid: !ix.valid,
-      columns: ix.columns.map((c) => (/^[A-Za-z_][A-Za-z0-9_]*$|^"[^"]+"$/.test(c.expression)
-        ? { column: c.expression.replace(/^"|"$/g, ''), desc: c.descending, nullsFirst: c.nullsFirst }
-        : { expression: c.expression, desc: c.descending, nullsFirst: c.nullsFirst })),
-    };
-    if (ix.include.length > 0) e.include = ix.include;
-    if (ix.predicate) e.predicate = ix.predicate;
-    return e;
-  });
-}
-
-function rootCost(plan: Plan): number {
-  return plan.root.metrics.totalCost ?? Number.NaN;
+/** The PostgreSQL suggestion whose index a check builds: itself, or for "no new index" the next index it is weighed against. */
+function indexChecked(live: LiveAdvice, s: Suggestion): Suggestion | undefined {
+  if (s.action === 'create') return s;
+  if (s.action === 'none') return live.advice.suggestions.find((x) => x.rank > s.rank && x.action === 'create' && x.servesQueryAsWritten && x.createText && x.index?.engine === 'postgres');
+  return undefined;
 }
 
 export function createGateway(log: Log): Gateway {
@@ -76,39 +74,30 @@ export function createGateway(log: Log): Gateway {
     explain(request: ExplainRequest): RunningExplain {
       const controller = new AbortController();
       const signal = controller.signal;
+      const timeoutMs = request.timeoutMs;
       let done: Promise<ExplainOutcome>;
+      // One session per explain: the adapter's connection explains, then the live advisor reads the
+      // indexes and bounded counts on the same session; Cancel aborts whichever runs.
       if (request.engine === 'postgres') {
-        done = import('../adapters/postgres').then(async (pg) => {
-          const conn = await pg.connectPostgres({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
+        done = import('../adapters/advise').then(async (adv) => {
+          const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs });
           try {
-            const result = await conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs: request.timeoutMs, signal });
-            const outcome = outcomeOf(result);
-            try {
-              outcome.existing = { postgres: pgExisting(await conn.listIndexes()) };
-            } catch (err) {
-              log.warn(`Listing the indexes failed, so the advice ignores them: ${(err as Error).message}`);
-            }
-            return outcome;
+            const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal });
+            return await withAdvice(log, outcomeOf(result), signal, () => adv.advisePostgresLive(session, request.text, { verifyPostgres: false, timeoutMs, signal }));
           } finally {
-            await conn.close();
+            await session.close();
           }
         });
       } else {
         const command = request.command;
         if (!command) throw new Error('a MongoDB explain request needs its parsed command');
-        done = import('../adapters/mongodb').then(async (mongo) => {
-          const conn = await mongo.connectMongo({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
+        done = import('../adapters/advise').then(async (adv) => {
+          const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
           try {
-            const result = await conn.explain(command, { verbosity: request.verbosity, timeoutMs: request.timeoutMs, signal, allowWrites: request.allowWrites });
-            const outcome = outcomeOf(result);
-            try {
-              outcome.existing = { mongodb: mongoExisting(await conn.listIndexes(command.collection, command.database)) };
-            } catch (err) {
-              log.warn(`Listing the indexes failed, so the advice ignores them: ${(err as Error).message}`);
-            }
-            return outcome;
+            const result = await session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites });
+            return await withAdvice(log, outcomeOf(result), signal, () => adv.adviseMongoLive(session, command, { timeoutMs, signal }));
           } finally {
-            await conn.close();
+            await session.close();
           }
         });
       }
@@ -120,24 +109,48 @@ export function createGateway(log: Log): Gateway {
       };
     },
 
-    async checkIndex(uri, sql, createIndex, allowTrialBuild, timeoutMs): Promise<IndexCheck> {
-      const pg = await import('../adapters/postgres');
-      const conn = await pg.connectPostgres({ uri });
-      try {
-        const hypo = await conn.hypopg();
-        const method = hypo.installed ? 'hypopg' : 'trial-index';
-        if (method === 'trial-index' && !allowTrialBuild) throw new UserError('HypoPG is not installed on this server, and building the index inside a rolled-back transaction was not allowed.');
-        const before = await conn.explain(sql, { timeoutMs });
-        const after = await conn.explain(sql, { timeoutMs, indexes: { ddl: [createIndex], mode: method === 'hypopg' ? 'hypothetical' : 'transaction' } });
-        if (!before.load.ok) throw new UserError(before.load.refusal);
-        if (!after.load.ok) throw new UserError(after.load.refusal);
-        // The new index shows up in the plan under a name the plan without it does not have.
-        const namesBefore = new Set(before.load.plan.nodes.map((n) => n.details.indexName).filter((x) => x !== undefined));
-        const used = after.load.plan.nodes.some((n) => n.details.indexName !== undefined && !namesBefore.has(n.details.indexName));
-        return { method, costBefore: rootCost(before.load.plan), costAfter: rootCost(after.load.plan), used };
-      } finally {
-        await conn.close();
-      }
+    verify(request: VerifyRequest): RunningVerify {
+      const controller = new AbortController();
+      const signal = controller.signal;
+      const live = request.live;
+      const asked = live.advice.suggestions.find((x) => x.rank === request.rank);
+      const opts = { timeoutMs: request.timeoutMs, signal, ...(asked ? { maxSuggestions: suggestionsToTry(live.advice, asked) } : {}) };
+      // The notes and warnings of this run are those added to the advice while it ran.
+      const since = { notes: live.advice.notes.length, warnings: live.advice.warnings.length };
+      const outcome = (declined: boolean): VerifyOutcome => ({
+        declined, notes: live.advice.notes.slice(since.notes), warnings: live.advice.warnings.slice(since.warnings),
+      });
+      const done = import('../adapters/advise').then(async (adv): Promise<VerifyOutcome> => {
+        if (request.engine === 'mongodb') {
+          const command = request.command;
+          if (!command) throw new Error('a MongoDB verify request needs its parsed command');
+          const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
+          try {
+            await adv.verifyMongoLive(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onTrialStep: request.onStep } : {}) });
+            return outcome(false);
+          } finally {
+            await session.close();
+          }
+        }
+        const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs: request.timeoutMs });
+        try {
+          const target = asked ? indexChecked(live, asked) : undefined;
+          let allowBuild = false;
+          if (target?.index?.engine === 'postgres') {
+            const hypo = await session.conn.hypopg();
+            // HypoPG simulates btree indexes only; anything else is checked by building it, after asking.
+            if (!(hypo.installed && target.index.method === 'btree')) {
+              allowBuild = (await request.confirmBuild?.([target.index.table], hypo.installed)) === true;
+              if (!allowBuild) return outcome(true);
+            }
+          }
+          await adv.verifyPostgresLive(session, request.text, live, { ...opts, allowBuild });
+          return outcome(false);
+        } finally {
+          await session.close();
+        }
+      });
+      return { done, cancel: () => controller.abort() };
     },
   };
 }

@@ -1,102 +1,187 @@
-// Index suggestions for an explained query: the core's advisor run on the query and the indexes the
-// server listed, turned into the plan view's SuggestionView list. For PostgreSQL a suggestion can be
-// checked from the panel ("Verify"): plain EXPLAIN without and with the index, hypothetical through
-// HypoPG when installed, otherwise built inside a transaction that is rolled back (after asking, since
-// the build locks writes on the table).
+// The plan panel's Verify, for both engines, on the live advisor's suggestions (src/adapters/advise.ts):
+// PostgreSQL checks with HypoPG when it is installed (nothing is built, nothing to ask), otherwise after a
+// modal that asks to build inside a rolled-back transaction, since the build locks writes; MongoDB has no
+// hypothetical indexes, so a modal asks before the sampled trial (a random sample copied to a scratch
+// collection on the same server, indexed, queried, dropped). Both run under a progress notification whose
+// Cancel stops the work on the server. The verdict goes back to the panel as suggestionStatus messages,
+// for every suggestion the run verified, with its figures.
 
 import * as vscode from 'vscode';
-import { fromMongoCommand } from '../core/advice/fromMongoCommand';
-import { adviseMongo } from '../core/advice/mongoAdvisor';
-import { advisePostgres } from '../core/advice/pgAdvisor';
-import type { Advice, Suggestion } from '../core/advice/types';
-import type { MongoCommand } from '../core/query/mongoShell';
-import type { SuggestionView } from '../protocol/webview';
-import type { ExplainOutcome, Gateway } from './gateway';
-import type { Log } from './log';
 import type { HostToViewMessage } from '../protocol/webview';
+import {
+  buildQuestion, findSuggestion, statusOf, suggestionId, trialQuestion, trialStepText, unverifiableReason,
+  type AdviceContext, type ConsentQuestion,
+} from './adviceView';
+import type { Gateway, RunningVerify } from './gateway';
+import type { Log } from './log';
 
-/** Advice for one explain; never throws (advice must not cost the user the plan). */
-export async function adviseOutcome(log: Log, engine: 'mongodb' | 'postgres', text: string, command: MongoCommand | undefined, outcome: ExplainOutcome): Promise<Advice | undefined> {
-  try {
-    if (engine === 'mongodb') {
-      if (!command) return undefined;
-      const input = fromMongoCommand(command);
-      if (!input.ok) {
-        log.info(`No index advice: ${input.refusal}`);
-        return undefined;
-      }
-      return adviseMongo(input.query, outcome.existing?.mongodb ? { existing: outcome.existing.mongodb } : {});
-    }
-    return await advisePostgres(text, outcome.existing?.postgres ? { existing: outcome.existing.postgres } : {});
-  } catch (err) {
-    log.error('The index advisor failed on this query', err);
-    return undefined;
-  }
+/** Asks the user before the extension writes or builds on their server; true when they agreed. */
+export type ConsentPrompt = (question: ConsentQuestion) => Promise<boolean>;
+
+/** The modal a user answers; tests replace it through Services.consent. */
+export const modalConsent: ConsentPrompt = async (q) =>
+  (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.accept)) === q.accept;
+
+export interface VerifierSettings {
+  sampleSize: number;
+  timeoutMs: number;
+  connectTimeoutMs: number;
 }
 
-function titleOf(s: Suggestion): string {
-  if (s.action === 'keep' && s.keep) return `Keep using ${s.keep.name}`;
-  if (s.action === 'none') return 'No index helps this query';
-  if (s.createText) return s.createText;
-  return s.ruleText;
+export interface VerifierSetup {
+  log: Log;
+  gateway: () => Promise<Gateway>;
+  ctx: AdviceContext;
+  /** Connection URI, password included; never logged. */
+  uri: string;
+  /** The query as written. */
+  text: string;
+  connectionName: string;
+  /** Read at each Verify, so a changed setting applies without explaining again. */
+  settings: () => VerifierSettings;
+  /** Read at each Verify, so tests can answer the modal. */
+  consent: () => ConsentPrompt;
+  /** The notification's Cancel, published while a verification runs (the extension handle presses it in tests). */
+  running: { cancel?: () => void };
 }
 
-export function suggestionViews(advice: Advice | undefined, engine: 'mongodb' | 'postgres'): SuggestionView[] {
-  if (!advice || advice.refusal) return [];
-  return advice.suggestions.map((s) => {
-    const detail = [s.ruleText, s.expectedPlan ? `Expected plan: ${s.expectedPlan}.`.replace(/\.\.$/, '.') : '', s.tradeOff, ...s.conditions.map((c) => c.text), ...s.rewrites.map((r) => `Rewrite: ${r.description}`)]
-      .filter((x) => x && x.trim() !== '')
-      .join(' ');
-    const view: SuggestionView = { id: `s${s.rank}`, title: titleOf(s), detail, status: 'unverified' };
-    if (s.createText) view.ddl = s.createText;
-    // With nothing to build, the text worth copying is the rewritten query (keyset pagination, UNION ALL...).
-    else if (s.rewrites[0]?.text) view.ddl = s.rewrites[0].text;
-    view.verifiable = engine === 'postgres' && s.action === 'create' && !!s.createText && s.servesQueryAsWritten;
-    if (!view.verifiable) delete view.status;
-    return view;
-  });
+type Post = (m: HostToViewMessage) => void;
+
+function sentence(text: string): string {
+  const t = text.trim().split('\n')[0]!.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
 }
+
+const capital = (t: string): string => `${t[0]!.toUpperCase()}${t.slice(1)}`;
 
 /** The panel's verify hook for the suggestions of one explain. */
-export function verifier(log: Log, gateway: () => Promise<Gateway>, uri: string, sql: string, views: SuggestionView[], timeoutMs: number) {
-  return async (id: string, post: (m: HostToViewMessage) => void): Promise<void> => {
-    const view = views.find((v) => v.id === id);
-    if (!view?.ddl || !view.verifiable) {
-      post({ type: 'suggestionStatus', id, status: 'failed', detail: 'This suggestion cannot be checked on the server.' });
+export function verifier(setup: VerifierSetup): (id: string, post: Post) => Promise<void> {
+  const { log, ctx } = setup;
+  const advice = ctx.live.advice;
+
+  const postStatus = (post: Post, id: string): void => {
+    const s = findSuggestion(advice, id);
+    if (!s) return;
+    const st = statusOf(s);
+    post({ type: 'suggestionStatus', id, status: st.status, ...(st.detail ? { detail: st.detail } : {}), ...(st.verdict ? { verdict: st.verdict } : {}) });
+  };
+
+  const titleOf = (id: string): string => {
+    const s = findSuggestion(advice, id);
+    return s?.keep ? `keep using ${s.keep.name}` : `suggestion ${id}`;
+  };
+
+  const run = async (id: string, post: Post): Promise<void> => {
+    const s = findSuggestion(advice, id);
+    if (!s) {
+      post({ type: 'suggestionStatus', id, status: 'failed', detail: 'This suggestion is no longer shown: explain the query again.' });
+      return;
+    }
+    const reason = unverifiableReason(s, ctx);
+    if (reason !== undefined) {
+      post({ type: 'suggestionStatus', id, status: 'unverified', detail: reason });
+      return;
+    }
+    const opts = setup.settings();
+    const mongo = ctx.engine === 'mongodb';
+    const collection = ctx.command?.collection ?? '';
+    if (mongo && !(await setup.consent()(trialQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
+      post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the trial on a sample was declined.' });
       return;
     }
     post({ type: 'suggestionStatus', id, status: 'verifying' });
-    // CONCURRENTLY cannot run inside a transaction, and the check needs one statement without its semicolon.
-    const ddl = view.ddl.replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, '');
+    const gateway = await setup.gateway();
+    const title = mongo ? `Trying the suggested indexes on a sample of ${collection}` : `Checking the suggested index on ${setup.connectionName}`;
+    let cancelled = false;
+    let running: RunningVerify | undefined;
+    const cancel = (): void => {
+      if (cancelled) return;
+      cancelled = true;
+      log.info(`Cancelling the verification of ${s.createText ?? titleOf(id)} on the server.`);
+      running?.cancel();
+    };
     try {
-      const gw = await gateway();
-      let check;
-      try {
-        check = await gw.checkIndex(uri, sql, ddl, false, timeoutMs);
-      } catch (err) {
-        if (!(err instanceof Error && /HypoPG is not installed/.test(err.message))) throw err;
-        const ok = await vscode.window.showWarningMessage(
-          'HypoPG is not installed on this server. Build the index inside a transaction that is rolled back? The build locks writes on the table while it runs.',
-          { modal: true }, 'Build and Roll Back',
-        );
-        if (ok !== 'Build and Roll Back') {
-          post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not checked: HypoPG is not installed and the trial build was declined.' });
-          return;
-        }
-        check = await gw.checkIndex(uri, sql, ddl, true, timeoutMs);
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        async (progress, token) => {
+          running = gateway.verify({
+            engine: ctx.engine,
+            uri: setup.uri,
+            text: setup.text,
+            ...(ctx.command ? { command: ctx.command } : {}),
+            live: ctx.live,
+            rank: s.rank,
+            sampleSize: opts.sampleSize,
+            timeoutMs: opts.timeoutMs,
+            connectTimeoutMs: opts.connectTimeoutMs,
+            onStep: (step) => {
+              const what = trialStepText(step, collection, opts.sampleSize);
+              progress.report({ message: what });
+              if (!cancelled) post({ type: 'suggestionStatus', id, status: 'verifying', detail: `${capital(what)}…` });
+            },
+            confirmBuild: (tables, hypopg) => setup.consent()(buildQuestion(tables, hypopg)),
+          });
+          setup.running.cancel = cancel;
+          const sub = token.onCancellationRequested(cancel);
+          try {
+            return await running.done;
+          } finally {
+            sub.dispose();
+            if (setup.running.cancel === cancel) delete setup.running.cancel;
+          }
+        },
+      );
+      for (const n of outcome.notes) log.info(`Verify: ${n}`);
+      for (const w of outcome.warnings) {
+        log.warn(`Verify: ${w}`);
+        void vscode.window.showWarningMessage(w);
       }
-      const how = check.method === 'hypopg' ? 'a hypothetical index (HypoPG), nothing built' : 'the index built inside a rolled-back transaction';
-      const fmt = (n: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: 1 }) : '?');
-      const better = check.used && check.costAfter < check.costBefore * 0.9;
-      const detail = check.used
-        ? `Estimated cost ${fmt(check.costBefore)} → ${fmt(check.costAfter)} with ${how}.`
-        : `The planner did not use the index (estimated cost ${fmt(check.costBefore)} without it), checked with ${how}.`;
-      post({ type: 'suggestionStatus', id, status: better ? 'verified' : 'rejected', detail });
-      log.info(`Verified ${view.ddl}: ${detail}`);
+      if (outcome.declined) {
+        post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the index can be checked only by building it, and the build inside a rolled-back transaction was declined.' });
+        return;
+      }
+      // One run verifies several suggestions (the trial tries the first indexes together): show every verdict.
+      for (const x of advice.suggestions) {
+        if (x !== s && x.verification.status !== 'not-run') postStatus(post, suggestionId(x));
+      }
+      if (s.verification.status === 'not-run') {
+        const why = outcome.notes.find((n) => n.includes(`Suggestion ${s.rank} `)) ?? outcome.notes[0] ?? 'The server did not verify this suggestion.';
+        post({ type: 'suggestionStatus', id, status: 'unverified', detail: sentence(why) });
+      } else {
+        postStatus(post, id);
+        log.info(`Verified ${s.createText ?? titleOf(id)}: ${s.verification.message}`);
+      }
     } catch (err) {
-      const sentence = log.clean(err instanceof Error ? err.message : String(err));
-      log.error(`Checking ${view.ddl} failed`, err);
-      post({ type: 'suggestionStatus', id, status: 'failed', detail: /[.!?]$/.test(sentence) ? sentence : `${sentence}.` });
+      const kind = (err as { kind?: string }).kind;
+      if (cancelled || kind === 'cancelled') {
+        const dropped = mongo ? ', and the scratch collection was dropped' : '';
+        post({ type: 'suggestionStatus', id, status: 'unverified', detail: `Cancelled: the work stopped on the server${dropped}.` });
+        log.info(`The verification was cancelled${dropped}.`);
+        return;
+      }
+      const text = log.clean(sentence(err instanceof Error ? err.message : String(err)));
+      log.error(`Verifying ${s.createText ?? titleOf(id)} failed`, err);
+      post({ type: 'suggestionStatus', id, status: 'failed', detail: text });
     }
+  };
+
+  // One verification at a time: a click while one runs waits for it, and needs no run of its own when
+  // the running one (a trial tries several indexes together) verified its suggestion meanwhile.
+  let queue: Promise<void> = Promise.resolve();
+  let pending = 0;
+  return (id, post) => {
+    const seen = findSuggestion(advice, id)?.verification;
+    const waited = pending > 0;
+    if (waited) post({ type: 'suggestionStatus', id, status: 'verifying', detail: 'Waiting for the verification already running…' });
+    pending++;
+    const job = queue.then(async () => {
+      const s = findSuggestion(advice, id);
+      if (waited && s && s.verification !== seen && s.verification.status !== 'not-run') postStatus(post, id);
+      else await run(id, post);
+    }).finally(() => {
+      pending--;
+    });
+    queue = job.catch(() => undefined);
+    return job;
   };
 }

@@ -12,7 +12,8 @@ import { ENGINE_LABEL, type Bindings } from './connections/bindings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
 import type { ConnectionStore } from './connections/store';
 import { pickConnection } from './connections/ui';
-import { adviseOutcome, suggestionViews, verifier } from './advice';
+import { modalConsent, verifier, type ConsentPrompt } from './advice';
+import { suggestionViews, type AdviceContext } from './adviceView';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
@@ -68,6 +69,11 @@ export interface Services {
   panelHooks: PanelHooks;
   /** Connection add flow, used when a query needs a connection and none exists. */
   addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
+  /**
+   * Answers the questions asked before anything is written or built on a server (the MongoDB trial, a
+   * rolled-back PostgreSQL build); a modal by default. Tests set it to answer for the user.
+   */
+  consent?: ConsentPrompt;
 }
 
 /** The last two runs of each query (by connection and text), for "Compare with previous run". */
@@ -97,8 +103,11 @@ export class RunHistory {
 
 export const history = new RunHistory();
 
-/** The explain in progress, if any: its cancel is what the notification's Cancel button runs. */
+/** The explain or verification in progress, if any: its cancel is what the notification's Cancel button runs. */
 export const activeExplain: { cancel?: () => void } = {};
+
+/** The largest sample a trial may copy, as for `qpi advise --sample`. */
+const MAX_TRIAL_SAMPLE = 100_000;
 
 function settings() {
   const c = vscode.workspace.getConfiguration(SETTINGS);
@@ -108,6 +117,7 @@ function settings() {
     buffers: c.get<boolean>('postgres.buffers', true),
     timeoutMs: Math.max(1, c.get<number>('explainTimeoutSeconds', 60)) * 1000,
     connectTimeoutMs: Math.max(1, c.get<number>('connectTimeoutSeconds', 10)) * 1000,
+    trialSampleSize: Math.min(MAX_TRIAL_SAMPLE, Math.max(1, Math.floor(c.get<number>('mongodb.trialSampleSize', 1000)))),
   };
 }
 
@@ -280,10 +290,22 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   s.store.setState(spec.id, { kind: 'ok', ...(outcome.serverVersion ? { serverVersion: outcome.serverVersion } : {}), at: Date.now() });
   for (const note of outcome.notes) s.log.info(note);
   const findings = analyze(outcome.plan);
-  const advice = await adviseOutcome(s.log, query.engine, query.text, command, outcome);
-  const suggestions = suggestionViews(advice, query.engine);
-  for (const note of advice?.notes ?? []) s.log.info(`Advice: ${note}`);
-  s.panelHooks.verify = query.engine === 'postgres' ? verifier(s.log, s.gateway, uri, query.text, suggestions, opts.timeoutMs) : undefined;
+  const live = outcome.advice;
+  const ctx: AdviceContext | undefined = live ? { engine: query.engine, live, ...(command ? { command } : {}) } : undefined;
+  const suggestions = suggestionViews(ctx);
+  if (live?.advice.refusal) s.log.info(`No index advice: ${live.advice.refusal}`);
+  for (const note of live?.advice.notes ?? []) s.log.info(`Advice: ${note}`);
+  for (const warning of live?.advice.warnings ?? []) s.log.warn(`Advice: ${warning}`);
+  s.panelHooks.verify = ctx
+    ? verifier({
+      log: s.log, gateway: s.gateway, ctx, uri, text: query.text, connectionName: spec.name, running: activeExplain,
+      settings: () => {
+        const now = settings();
+        return { sampleSize: now.trialSampleSize, timeoutMs: now.timeoutMs, connectTimeoutMs: now.connectTimeoutMs };
+      },
+      consent: () => s.consent ?? modalConsent,
+    })
+    : undefined;
   const key = RunHistory.key(query.engine, query.text);
   const previous = history.get(key).at(-1);
   history.add(key, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });

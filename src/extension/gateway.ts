@@ -2,7 +2,8 @@
 // implementation is in adapterGateway.ts; keeping the extension's needs in this small interface keeps
 // the commands independent of driver details and lets tests substitute a gateway.
 
-import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
+import type { LiveAdvice } from '../adapters/advise';
+import type { TrialStep } from '../adapters/verify';
 import type { Plan } from '../core/model';
 import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
 import type { ConnectionEngine } from './connections/spec';
@@ -34,17 +35,53 @@ export interface ExplainOutcome {
   rolledBack?: boolean;
   /** Sentences the adapter wants the user to read (compatible-API server, verbosity lowered...). */
   notes: string[];
-  /** The indexes that exist on the collection / in the database, for the advisor (absent when listing failed). */
-  existing?: { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] };
+  /**
+   * The live advisor's answer on the same connection (the indexes that exist, bounded selectivity),
+   * not verified yet: verification waits for the user's Verify. Absent when the advisor failed.
+   */
+  advice?: LiveAdvice;
+  /** Why there is no advice, one sentence; the plan is shown anyway. */
+  adviceError?: string;
 }
 
-/** The outcome of checking a suggested PostgreSQL index without building it for real. */
-export interface IndexCheck {
-  method: 'hypopg' | 'trial-index';
-  costBefore: number;
-  costAfter: number;
-  /** The index appears in the plan with it. */
-  used: boolean;
+/** Verification of a suggestion shown in the plan panel, asked for by the user. */
+export interface VerifyRequest {
+  engine: ConnectionEngine;
+  /** The URI to connect with, password included; never logged. */
+  uri: string;
+  /** The query as written (the SQL statement PostgreSQL explains). */
+  text: string;
+  /** MongoDB: the parsed command the trial runs on the sample. */
+  command?: MongoCommand;
+  /** The advice the panel shows; its suggestions' verification is filled in place. */
+  live: LiveAdvice;
+  /** Rank of the suggestion asked for: the check includes it. */
+  rank: number;
+  /** MongoDB: documents copied to the scratch collection. */
+  sampleSize: number;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  /** MongoDB: called at each step of the trial (the user has already agreed to it). */
+  onStep?: (step: TrialStep) => void;
+  /**
+   * PostgreSQL: asked when the suggestion can be checked only by building it inside a rolled-back
+   * transaction (no HypoPG, or a kind of index HypoPG cannot simulate); true lets it build.
+   */
+  confirmBuild?: (tables: string[], hypopgInstalled: boolean) => Promise<boolean>;
+}
+
+export interface VerifyOutcome {
+  /** The user declined the trial build: nothing ran. */
+  declined: boolean;
+  /** Sentences of this verification (how it was done, what was skipped), and warnings (a scratch collection left behind). */
+  notes: string[];
+  warnings: string[];
+}
+
+export interface RunningVerify {
+  done: Promise<VerifyOutcome>;
+  /** Stops the work on the server; a MongoDB trial's scratch collection is dropped anyway. */
+  cancel(): void;
 }
 
 export interface RunningExplain {
@@ -62,6 +99,6 @@ export interface ServerInfo {
 export interface Gateway {
   test(engine: ConnectionEngine, uri: string, connectTimeoutMs: number): Promise<ServerInfo>;
   explain(request: ExplainRequest): RunningExplain;
-  /** PostgreSQL: plain EXPLAIN of the statement without and with a hypothetical (HypoPG) or rolled-back index. */
-  checkIndex(uri: string, sql: string, createIndex: string, allowTrialBuild: boolean, timeoutMs: number): Promise<IndexCheck>;
+  /** Verifies a suggestion of `request.live`: HypoPG or a rolled-back build for PostgreSQL, the sampled trial for MongoDB. */
+  verify(request: VerifyRequest): RunningVerify;
 }

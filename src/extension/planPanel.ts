@@ -123,6 +123,26 @@ export class PlanPanel implements vscode.Disposable {
     void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error('Posting to the plan view failed', err));
   }
 
+  /**
+   * Posts a verification's progress for the plan it was asked on, and keeps it in that plan's message,
+   * so a view reloaded after being hidden shows the verdict again. Replies for a plan the panel no longer
+   * shows are dropped: the ids of another plan's suggestions may be the same.
+   */
+  private postStatus(reply: HostToViewMessage, shown: ShowPlanMessage | ShowComparisonMessage | undefined): void {
+    if (this.message !== shown) return;
+    if (reply.type === 'suggestionStatus' && shown?.type === 'showPlan') {
+      const s = shown.suggestions?.find((x) => x.id === reply.id);
+      if (s) {
+        s.status = reply.status;
+        if (reply.detail !== undefined) s.statusDetail = reply.detail;
+        else delete s.statusDetail;
+        if (reply.verdict !== undefined) s.verdict = reply.verdict;
+        else delete s.verdict;
+      }
+    }
+    this.post(reply);
+  }
+
   private async receive(data: unknown): Promise<void> {
     try {
       const parsed = parseViewMessage(data);
@@ -131,6 +151,7 @@ export class PlanPanel implements vscode.Disposable {
         return;
       }
       const m = parsed.message;
+      const shown = this.message;
       this.received.push(m);
       if (this.received.length > 200) this.received.shift();
       switch (m.type) {
@@ -158,7 +179,7 @@ export class PlanPanel implements vscode.Disposable {
           }
           break;
         case 'verifySuggestion':
-          if (this.hooks.verify) await this.hooks.verify(m.id, (reply) => this.post(reply));
+          if (this.hooks.verify) await this.hooks.verify(m.id, (reply) => this.postStatus(reply, shown));
           else this.post({ type: 'suggestionStatus', id: m.id, status: 'failed', detail: 'Verification needs a live connection: explain the query from its source file.' });
           break;
         case 'reportError':

@@ -12,24 +12,77 @@ export const WEBVIEW_PROTOCOL_VERSION = 1;
 // ---- host -> view --------------------------------------------------------------------------------
 
 /**
- * An index or rewrite suggestion as the view lists it. Typed loosely on purpose: the advice module
- * that produces suggestions is not written yet, and the view only displays these fields.
+ * An index or rewrite suggestion as the view lists it: the advisor's Suggestion (src/core/advice/types.ts)
+ * flattened to display text by the host, so the view needs no advice types. Every field but id and title
+ * is optional; the view shows what is there.
  */
 export interface SuggestionView {
   /** Stable within one showPlan; echoed back in `verifySuggestion`. */
   id: string;
+  /** "CREATE INDEX ...", "Keep using orders_pkey", "No new index: ...". */
   title: string;
-  /** Plain-words reason, one to three sentences. */
+  /** Plain-words reason, one to three sentences (the rule applied to this query). */
   detail?: string;
   /** The statement to run: `db.c.createIndex({...})` or `CREATE INDEX ...`. */
   ddl?: string;
+  /** The advisor's rule name (esr, ers, explode-in, keyset, union-all, existing...). */
+  rule?: string;
+  /** The plan the index should give: "LIMIT > FETCH > IXSCAN, no blocking SORT". */
+  expectedPlan?: string;
+  /** What the index costs or risks, in one or two sentences. */
+  tradeOff?: string;
+  /** Conditions on the data that would change the choice, one sentence each. */
+  conditions?: string[];
+  /** The existing index that already serves the query ("keep using X"). */
+  keep?: string;
+  /** Existing indexes the new one makes redundant. */
+  replaces?: string[];
+  /** Rewrites of the query that go with the suggestion; `text` is ready to paste. */
+  rewrites?: SuggestionRewrite[];
   /** Nodes the suggestion would change, by PlanNode.id. */
   nodeIds?: number[];
-  /** Whether the host can verify it (hypothetical index, or a rolled-back build). */
+  /** Whether the host can verify it (hypothetical index, a rolled-back build, or a sampled trial). */
   verifiable?: boolean;
   /** Last known verification state; updated by `suggestionStatus`. */
   status?: SuggestionStatus;
   statusDetail?: string;
+  /** The measured figures behind the status, once verified or rejected. */
+  verdict?: SuggestionVerdict;
+}
+
+export interface SuggestionRewrite {
+  rule: string;
+  description: string;
+  text: string;
+  /** What to check before using it. */
+  caveat?: string;
+}
+
+/**
+ * What a verification measured, in the method's unit: estimated cost for PostgreSQL, keys + documents
+ * examined + documents sorted in memory for a MongoDB trial on a sample.
+ */
+export interface SuggestionVerdict {
+  /** sampled (MongoDB trial on a scratch collection), hypopg, trial-index (built and rolled back), hinted-explain. */
+  method: string;
+  /** In words: "a random sample of 1,000 of 20,000 documents", "a hypothetical index (HypoPG)". */
+  how: string;
+  unit?: string;
+  /** What `before` and `after` were measured on: "today" / "with the index", "collection scan" / "through X". */
+  beforeLabel: string;
+  afterLabel: string;
+  before?: number;
+  after?: number;
+  planBefore?: string;
+  planAfter?: string;
+  /** MongoDB: keys examined, documents examined, sorted in memory, returned, before and after. */
+  figuresBefore?: Record<string, number>;
+  figuresAfter?: Record<string, number>;
+  /** MongoDB trial: documents in the sample, and in the collection. */
+  sampleSize?: number;
+  collectionSize?: number;
+  /** The planner chose the index by itself (without a hint). */
+  usedByPlanner?: boolean;
 }
 
 export type SuggestionStatus = 'unverified' | 'verifying' | 'verified' | 'rejected' | 'failed';
@@ -87,6 +140,8 @@ export interface SuggestionStatusMessage {
   status: SuggestionStatus;
   /** One sentence with the measured difference or the reason it failed. */
   detail?: string;
+  /** The figures behind a verified or rejected status. */
+  verdict?: SuggestionVerdict;
 }
 
 export type HostToViewMessage =
@@ -385,7 +440,40 @@ function suggestions(v: unknown, path: string): void {
     }
     if (r.verifiable !== undefined && typeof r.verifiable !== 'boolean') fail(`${p}.verifiable`, 'is not a boolean');
     if (r.status !== undefined && !STATUSES.includes(r.status as SuggestionStatus)) fail(`${p}.status`, 'is not a known status');
+    optStr(r.rule, `${p}.rule`);
+    optStr(r.expectedPlan, `${p}.expectedPlan`);
+    optStr(r.tradeOff, `${p}.tradeOff`);
+    optStr(r.keep, `${p}.keep`);
+    if (r.conditions !== undefined) strArray(r.conditions, `${p}.conditions`);
+    if (r.replaces !== undefined) strArray(r.replaces, `${p}.replaces`);
+    if (r.rewrites !== undefined) {
+      if (!Array.isArray(r.rewrites)) fail(`${p}.rewrites`, 'is not a list');
+      r.rewrites.forEach((w, j) => {
+        const q = `${p}.rewrites[${j}]`;
+        const rw = record(w, q);
+        str(rw.rule, `${q}.rule`);
+        str(rw.description, `${q}.description`);
+        str(rw.text, `${q}.text`);
+        optStr(rw.caveat, `${q}.caveat`);
+      });
+    }
+    if (r.verdict !== undefined) verdict(r.verdict, `${p}.verdict`);
   });
+}
+
+function verdict(v: unknown, path: string): void {
+  const r = record(v, path);
+  str(r.method, `${path}.method`);
+  str(r.how, `${path}.how`);
+  str(r.beforeLabel, `${path}.beforeLabel`);
+  str(r.afterLabel, `${path}.afterLabel`);
+  optStr(r.unit, `${path}.unit`);
+  optStr(r.planBefore, `${path}.planBefore`);
+  optStr(r.planAfter, `${path}.planAfter`);
+  for (const k of ['before', 'after', 'sampleSize', 'collectionSize']) if (r[k] !== undefined) num(r[k], `${path}.${k}`);
+  if (r.figuresBefore !== undefined) numberRecord(r.figuresBefore, `${path}.figuresBefore`);
+  if (r.figuresAfter !== undefined) numberRecord(r.figuresAfter, `${path}.figuresAfter`);
+  if (r.usedByPlanner !== undefined && typeof r.usedByPlanner !== 'boolean') fail(`${path}.usedByPlanner`, 'is not a boolean');
 }
 
 function planWithFindings(v: unknown, path: string): void {
@@ -433,6 +521,7 @@ export function parseHostMessage(data: unknown): Parsed<HostToViewMessage> {
         str(m.id, 'suggestionStatus.id');
         if (!STATUSES.includes(m.status as SuggestionStatus)) fail('suggestionStatus.status', 'is not a known status');
         optStr(m.detail, 'suggestionStatus.detail');
+        if (m.verdict !== undefined) verdict(m.verdict, 'suggestionStatus.verdict');
         return m as unknown as SuggestionStatusMessage;
       default:
         return fail('message.type', typeof m.type === 'string' ? `"${m.type.slice(0, 40)}" is not a message the view knows` : 'is missing');
