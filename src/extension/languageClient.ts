@@ -40,6 +40,17 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
   const client = new LanguageClient('queryPlanInspector', 'Query Plan Inspector Language Server', serverOptions, {
     documentSelector: SELECTOR,
     initializationOptions: init,
+    middleware: {
+      // The extension draws "Explain" above the queries its own finder sees; the server's "Explain" is
+      // kept only for the others (a collection held in a constant, a filter in a variable...).
+      provideCodeLenses: async (doc, token, next) => {
+        if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
+        const lenses = (await next(doc, token)) ?? [];
+        const text = doc.getText();
+        const drawn = new Set(findQueries(text, sourceKind(doc.languageId, doc.fileName)).map((q) => doc.positionAt(q.start).line));
+        return lenses.filter((l) => l.command?.command !== ClientCommands.explainInline || !drawn.has(l.range.start.line));
+      },
+    },
   });
   registerCommands(context, services);
   const schemas = new SchemaFetcher(client, services);

@@ -290,6 +290,10 @@ export class InlineAdviceService {
       const a = this.analysis(state, q);
       const at = state.doc.positionAt(q.range.start);
       const range = { start: at, end: at };
+      // "Explain" for every query; the client drops it where the extension draws its own.
+      const text = explainText(q);
+      const explain: InlineExplainArgs = { uri, start: q.range.start, end: q.range.end, engine: q.engine, ...(text.ok ? { text: text.text } : { problem: text.problem }) };
+      out.push({ range, command: { title: text.ok ? '$(debug-start) Explain' : '$(warning) Explain (needs literal values)', tooltip: text.ok ? 'Explain this query and show its plan' : text.problem, command: ClientCommands.explainInline, arguments: [explain] } });
       if (a.top?.createText) {
         const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
         out.push({ range, command: { title: '$(lightbulb) Suggest index', tooltip: `The index this query wants: ${a.top.createText}`, command: ClientCommands.suggestIndex, arguments: [args] } });

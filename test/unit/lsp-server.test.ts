@@ -140,8 +140,9 @@ describe('language server: handlers', () => {
     const create = actions.find((a) => a.title === 'Create index...')!;
     assert.equal(create.command!.command, ClientCommands.createIndex);
     const lenses = service.codeLenses(uri);
-    assert.equal(lenses.length, 5);
-    assert.ok(lenses.every((l) => l.command?.title === '$(lightbulb) Suggest index'));
+    assert.equal(lenses.length, 10);
+    assert.equal(lenses.filter((l) => l.command?.title === '$(lightbulb) Suggest index').length, 5);
+    assert.equal(lenses.filter((l) => l.command?.command === ClientCommands.explainInline).length, 5);
   });
 
   it('gives Explain the shell text of driver calls, constants resolved, and refuses values from the code', () => {
