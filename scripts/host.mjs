@@ -18,7 +18,7 @@
 // `npm run test:host` wraps around this script.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -57,6 +57,15 @@ function installInto(finalDir, fill) {
   renameSync(partial, finalDir);
 }
 
+/** The npm the machine runs, as a script any Node can execute. */
+function npmCli() {
+  const found = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  if (!found) throw new Error('npm is not on the PATH.');
+  const cli = realpathSync(found);
+  if (!cli.endsWith('.js')) throw new Error(`npm at ${found} is not a JavaScript entry point (${cli}).`);
+  return cli;
+}
+
 export function install() {
   mkdirSync(CACHE, { recursive: true });
   if (!existsSync(CHROMIUM) || !existsSync('/usr/include/krb5.h')) {
@@ -78,9 +87,10 @@ export function install() {
   installInto(CS_DIR, (dir) => {
     log(`installing code-server ${CODE_SERVER_VERSION} (about 2-3 minutes)`);
     writeFileSync(join(dir, 'package.json'), '{"private":true}');
-    // code-server's native modules must build against Node 24's headers, not the machine's Node.
+    // code-server's native modules must build against Node 24's headers, and its install script reads
+    // the Node version from npm's user agent: so npm itself runs on Node 24, not on the machine's Node.
     const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH}`, npm_config_nodedir: NODE_HOME };
-    run('npm', ['i', ...npmArgs, '--prefix', dir, `code-server@${CODE_SERVER_VERSION}`], { env });
+    run(join(NODE_HOME, 'bin', 'node'), [npmCli(), 'i', ...npmArgs, '--prefix', dir, `code-server@${CODE_SERVER_VERSION}`], { env });
   });
   if (!existsSync(CS_BIN)) throw new Error(`code-server is installed but ${CS_BIN} is missing.`);
   log('host installed');
