@@ -469,14 +469,25 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
       if (!p.span) continue;
       const anchor: Anchor = { sql: [p.span.start, p.span.end] };
       if (p.expression && p.kind !== 'gin') {
-        const f: InlineFinding = {
-          code: DiagnosticCodes.functionOnColumn,
-          severity: 'warning',
-          anchor,
-          message: `${p.column} wraps the column in a function or cast, so a plain index on the column cannot be used for this condition. Compare the bare column (move the function to the other side), or create an expression index on ${p.column}.`,
-        };
-        if (suggestion) f.suggestion = suggestion;
-        out.findings.push(f);
+        // With the table's indexes: say which index the function hides, and say nothing when an
+        // expression index on the same expression exists.
+        const table = shape.tables.find((t) => t.key === p.table)?.name;
+        const indexes = table && schema ? schema.tables.get(table)?.indexes ?? [] : [];
+        const norm = (x: string) => x.replace(/\s+/g, '').replace(/^\((.*)\)$/, '$1').toLowerCase();
+        const served = indexes.some((ix) => ix.columns[0]?.expression !== undefined && norm(ix.columns[0].expression) === norm(p.column));
+        const hidden = indexes.find((ix) => ix.columns[0]?.column !== undefined && new RegExp(`\\b${ix.columns[0].column.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(p.column));
+        if (!served) {
+          const f: InlineFinding = {
+            code: DiagnosticCodes.functionOnColumn,
+            severity: 'warning',
+            anchor,
+            message: hidden
+              ? `${p.column} wraps ${hidden.columns[0]!.column} in a function or cast, so the index ${hidden.name} on it cannot be used for this condition. Compare the bare column (move the function to the other side), or create an expression index on ${p.column}.`
+              : `${p.column} wraps the column in a function or cast, so a plain index on the column cannot be used for this condition. Compare the bare column (move the function to the other side), or create an expression index on ${p.column}.`,
+          };
+          if (suggestion) f.suggestion = suggestion;
+          out.findings.push(f);
+        }
       }
       if (/^I?LIKE '%/.test(p.detail) || /\bI?LIKE\s+(E?')[%_]/i.test(p.text)) {
         out.findings.push({

@@ -211,6 +211,16 @@ describe('language server: handlers', () => {
     assert.deepEqual(codes(port.last(uri).filter((d) => d.range.start.line === 3)), [DiagnosticCodes.indexServes]);
   });
 
+  it('names the index a function hides, and is quiet when an expression index serves it', () => {
+    const { service, port, uri } = openFixture('queries.sql');
+    const onLine = (line: number) => port.last(uri).filter((d) => d.range.start.line === line && d.code === DiagnosticCodes.functionOnColumn);
+    service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_email', table: 'orders', columns: [{ column: 'email' }] }] }] });
+    assert.match(String(onLine(5)[0]?.message), /^lower\(email\) wraps email in a function or cast, so the index orders_email on it cannot be used/);
+    service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_lower_email', table: 'orders', columns: [{ expression: 'lower(email)' }] }] }] });
+    assert.deepEqual(onLine(5), []);
+    assert.equal(onLine(13).length, 1, 'created_at::date is still reported');
+  });
+
   it('folds a burst of edits into few analyses and ends on the last text', async () => {
     const port = new FakePort();
     const service = new InlineAdviceService(port, { debounceMs: 40, codeLens: true, maxTextLength: 1e6 });
