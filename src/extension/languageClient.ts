@@ -9,12 +9,14 @@
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
+import { parseMongoQuery } from '../core/query/mongoShell';
 import {
-  ClearSchema, ClientCommands, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetSchema,
-  type CreateIndexArgs, type InlineExplainArgs, type SchemaNeededParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetPlans, SetSchema,
+  type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
+import { summarize } from './planSummary';
 import { findQueries, sourceKind } from './queries';
 import { passwordFor, SETTINGS, type Services } from './explain';
 
@@ -57,6 +59,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
   context.subscriptions.push(
     client,
     client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
+    client.onNotification(ExplainWanted, (p: ExplainWantedParams) => void schemas.explain(p)),
     // Another connection for a folder: the server forgets what it knew and asks again.
     services.bindings.onDidChange(() => {
       schemas.forget();
@@ -97,6 +100,55 @@ class SchemaFetcher {
     } catch (err) {
       // Background work: a server that is down costs a log line, not a notification.
       this.s.log.warn(`Inline advice without index lists: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * Plain explains the server asked for, on the folder's connection: queryPlanner for MongoDB, EXPLAIN
+   * without ANALYZE for PostgreSQL, so nothing is executed. Only a summary of each plan is sent back.
+   */
+  async explain(p: ExplainWantedParams): Promise<void> {
+    const uri = vscode.Uri.parse(p.uri);
+    for (const engine of ['mongodb', 'postgres'] as const) {
+      const queries = p.queries.filter((q) => q.engine === engine);
+      const spec = queries.length > 0 ? this.s.bindings.get(uri, engine) : undefined;
+      if (!spec) continue;
+      const plans: SetPlansParams['plans'] = [];
+      try {
+        const connectUri = connectionUri(spec, await passwordFor(this.s, spec));
+        if (engine === 'mongodb') {
+          const mongo = await import('../adapters/mongodb');
+          const conn = await mongo.connectMongo({ uri: connectUri, connectTimeoutMs: 10_000 });
+          try {
+            for (const q of queries) {
+              const cmd = parseMongoQuery(q.text);
+              if (!cmd.ok) {
+                plans.push({ engine, text: q.text, error: cmd.error });
+                continue;
+              }
+              const r = await conn.explain(cmd.command, { verbosity: 'queryPlanner', timeoutMs: 5_000 }).catch((err: unknown) => err as Error);
+              plans.push(r instanceof Error ? { engine, text: q.text, error: r.message } : r.load.ok ? { engine, text: q.text, summary: summarize(r.load.plan) } : { engine, text: q.text, error: r.load.refusal });
+            }
+          } finally {
+            await conn.close();
+          }
+        } else {
+          const pg = await import('../adapters/postgres');
+          const conn = await pg.connectPostgres({ uri: connectUri, connectTimeoutMs: 10_000 });
+          try {
+            for (const q of queries) {
+              const r = await conn.explain(q.text, { analyze: false, buffers: false, timeoutMs: 5_000 }).catch((err: unknown) => err as Error);
+              plans.push(r instanceof Error ? { engine, text: q.text, error: r.message } : r.load.ok ? { engine, text: q.text, summary: summarize(r.load.plan) } : { engine, text: q.text, error: r.load.refusal });
+            }
+          } finally {
+            await conn.close();
+          }
+        }
+        await this.client.sendRequest(SetPlans, { uris: [p.uri], connectionName: spec.name, plans } satisfies SetPlansParams);
+        this.s.log.info(`Inline advice: ${plans.filter((x) => x.summary).length} of ${queries.length} queries explained without running them on ${spec.name}.`);
+      } catch (err) {
+        this.s.log.warn(`Inline advice without background plans: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   }
 

@@ -18,6 +18,8 @@ export interface ServerInitOptions {
   debounceMs?: number;
   /** Show the "Suggest index" CodeLens (the extension draws "Explain" itself). */
   codeLens?: boolean;
+  /** Ask for plain explains of connected documents' queries in the background (default true). */
+  backgroundExplain?: boolean;
 }
 
 // ---- server -> client ---------------------------------------------------------------------------------
@@ -54,6 +56,42 @@ export interface SetSchemaParams {
 export interface SetSchemaResult {
   /** Queries in those documents advised with the schema. */
   advised: number;
+}
+
+/**
+ * Notification, server -> client: queries of a document worth a plain explain in the background
+ * (queryPlanner / EXPLAIN without ANALYZE: nothing is executed), sent a while after the last edit, only
+ * for documents whose folder has a connection (the server has its schema), at most a few per document
+ * and minute, each text once. The extension explains them on the folder's connection and answers with
+ * `plans`; it drops the request if no connection is bound.
+ */
+export const ExplainWanted = 'queryPlanInspector/explainWanted';
+export interface ExplainWantedParams {
+  uri: string;
+  queries: { engine: 'mongodb' | 'postgres'; text: string }[];
+}
+
+/** What the server needs of a plan: read by the extension from the plan model, so no plan crosses over. */
+export interface PlanSummary {
+  /** Node kinds of the winning plan, root first ('LIMIT', 'FETCH', 'IXSCAN'; 'Limit', 'Index Scan'). */
+  stages: string[];
+  /** The collection or table read in full (COLLSCAN / Seq Scan), if any. */
+  fullScan?: string;
+  /** The plan sorts in memory (a SORT stage / a Sort node). */
+  blockingSort: boolean;
+  /** Indexes the plan reads. */
+  indexes: string[];
+}
+
+/**
+ * Request, client -> server: the plans of queries the server asked about (by their text), or why one
+ * could not be explained. The server stores them for these documents and republishes their diagnostics.
+ */
+export const SetPlans = 'queryPlanInspector/plans';
+export interface SetPlansParams {
+  uris: string[];
+  connectionName: string;
+  plans: { engine: 'mongodb' | 'postgres'; text: string; summary?: PlanSummary; error?: string }[];
 }
 
 /**
@@ -110,6 +148,12 @@ export const DiagnosticCodes = {
   blockingSort: 'qpi.blocking-sort',
   /** With a connection: an existing index already serves the query. */
   indexServes: 'qpi.index-serves',
+  /** With a connection and a background explain: the server's own plan reads the whole collection or table. */
+  planFullScan: 'qpi.plan-full-scan',
+  /** With a connection and a background explain: the server's own plan sorts in memory. */
+  planBlockingSort: 'qpi.plan-blocking-sort',
+  /** With a connection and a background explain: the server's own plan uses these indexes and no in-memory sort. */
+  planUsesIndex: 'qpi.plan-uses-index',
 } as const;
 
 export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];

@@ -15,7 +15,8 @@ import {
 import { classifyRegex } from '../core/advice/mongoShape';
 import { effectiveSort, fitIndex } from '../core/advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../core/query/find';
-import { DiagnosticCodes, type DiagnosticCode } from '../protocol/languageServer';
+import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../protocol/languageServer';
+import { explainText } from './explainText';
 
 /** Where a finding is: a live file range of the query, or a span of its SQL text. */
 export type Anchor = { file: SourceRange } | { sql: [number, number] };
@@ -42,6 +43,12 @@ export interface DocumentSchema {
   connection: { mongodb?: string; postgres?: string };
   collections: Map<string, MongoTarget>;
   tables: Map<string, PgTarget>;
+  /** Plans of a background explain, by `planKey(engine, text)`. */
+  plans: Map<string, PlanSummary>;
+}
+
+export function planKey(engine: 'mongodb' | 'postgres', text: string): string {
+  return `${engine}\u0000${text}`;
 }
 
 export interface QueryAnalysis {
@@ -70,7 +77,58 @@ function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
 }
 
 export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
-  return q.engine === 'mongodb' ? analyzeMongo(q, text, schema) : analyzeSql(q, text, schema);
+  const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema) : analyzeSql(q, text, schema);
+  if (schema && schema.plans.size > 0) {
+    const t = explainText(q);
+    const plan = t.ok ? schema.plans.get(planKey(q.engine, t.text)) : undefined;
+    if (plan) planFindings(q, a, plan, schema.connection[q.engine] ?? 'the connection');
+  }
+  return a;
+}
+
+/**
+ * The server's own plan (a background queryPlanner / plain EXPLAIN) replaces what the index lists
+ * suggested: it is what the planner really chose, with the data as it is.
+ */
+function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, connection: string): void {
+  const fromIndexes = new Set<DiagnosticCode>([DiagnosticCodes.collectionScan, DiagnosticCodes.blockingSort, DiagnosticCodes.indexServes]);
+  const suggestion = a.findings.find((f) => f.suggestion)?.suggestion ?? (a.top?.createText ? { createText: a.top.createText, target: a.top.target, keys: a.top.keys, rule: a.top.rule } : undefined);
+  a.findings = a.findings.filter((f) => !fromIndexes.has(f.code));
+  const where: Anchor = { file: q.engine === 'mongodb' ? q.command.ranges.operation ?? q.range : q.range };
+  const shape = plan.stages.join(' > ');
+  const how = q.engine === 'mongodb' ? 'queryPlanner' : 'EXPLAIN';
+  if (plan.fullScan !== undefined) {
+    const f: InlineFinding = {
+      code: DiagnosticCodes.planFullScan,
+      severity: 'warning',
+      anchor: where,
+      message: q.engine === 'mongodb'
+        ? `The plan ${connection} chose reads the whole ${plan.fullScan} collection (${shape}, ${how}).${suggestion ? ` ${suggestion.createText} would let it seek.` : ''}`
+        : `The plan ${connection} chose reads all of ${plan.fullScan} (${shape}, ${how}); on a small table that is the fastest way, on a large one an index should serve the filter.${suggestion ? ` ${suggestion.createText} would.` : ''}`,
+    };
+    if (suggestion) f.suggestion = suggestion;
+    a.findings.push(f);
+  }
+  if (plan.blockingSort) {
+    const f: InlineFinding = {
+      code: DiagnosticCodes.planBlockingSort,
+      severity: 'warning',
+      anchor: where,
+      message: `The plan ${connection} chose sorts in memory (${shape}, ${how}): every match is read and sorted before the first is returned.${suggestion ? ` ${suggestion.createText} would give the order.` : ''}`,
+    };
+    if (suggestion) f.suggestion = suggestion;
+    a.findings.push(f);
+  }
+  if (plan.fullScan === undefined && !plan.blockingSort && plan.indexes.length > 0) {
+    a.findings.push({
+      code: DiagnosticCodes.planUsesIndex,
+      severity: 'hint',
+      anchor: where,
+      keep: plan.indexes[0]!,
+      message: `The plan ${connection} chose reads ${plan.indexes.join(', ')} and sorts nothing in memory (${shape}, ${how}).`,
+    });
+  }
+  a.hover += `\n\nPlan on ${connection} (${how}): \`${shape}\``;
 }
 
 // ---- MongoDB ------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadSqlParser } from '../core/query/find';
 import {
-  ClearSchema, ListQueries, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
-  type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetSchemaParams,
+  ClearSchema, ListQueries, SetPlans, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
+  type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetPlansParams, type SetSchemaParams,
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
 
@@ -33,6 +33,7 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
       ...DEFAULT_OPTIONS,
       ...(typeof init.debounceMs === 'number' && init.debounceMs >= 0 ? { debounceMs: init.debounceMs } : {}),
       ...(typeof init.codeLens === 'boolean' ? { codeLens: init.codeLens } : {}),
+      ...(init.backgroundExplain === false ? { explainDelayMs: 0 } : {}),
     },
   );
   return {
@@ -54,6 +55,7 @@ connection.onHover((p) => service?.hover(p.textDocument.uri, p.position) ?? null
 connection.onCodeAction((p) => service?.codeActions(p) ?? []);
 connection.onCodeLens((p) => service?.codeLenses(p.textDocument.uri) ?? []);
 connection.onRequest(SetSchema, (p: SetSchemaParams) => service?.setSchema(p) ?? { advised: 0 });
+connection.onRequest(SetPlans, (p: SetPlansParams) => service?.setPlans(p));
 connection.onNotification(ClearSchema, (p: ClearSchemaParams) => service?.clearSchema(p ?? {}));
 connection.onRequest(ListQueries, async (p: ListQueriesParams) => {
   await service?.settled(p.uri);

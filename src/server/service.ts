@@ -9,12 +9,12 @@ import type {
 } from 'vscode-languageserver';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
 import {
-  ClientCommands, SchemaNeeded,
-  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
+  ClientCommands, ExplainWanted, SchemaNeeded,
+  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { explainText } from './explainText';
-import { analyzeQuery, anchorRange, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from './analysis';
+import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from './analysis';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {
@@ -29,9 +29,13 @@ export interface ServiceOptions {
   codeLens: boolean;
   /** Files longer than this are not analysed (generated bundles, minified code). */
   maxTextLength: number;
+  /** Ask the extension for plain explains of a connected document's queries, this long after the last edit (ms); 0 turns it off. */
+  explainDelayMs?: number;
+  /** At most this many background explains per document and minute. */
+  explainsPerMinute?: number;
 }
 
-export const DEFAULT_OPTIONS: ServiceOptions = { debounceMs: 150, codeLens: true, maxTextLength: 4_000_000 };
+export const DEFAULT_OPTIONS: ServiceOptions = { debounceMs: 150, codeLens: true, maxTextLength: 4_000_000, explainDelayMs: 1500, explainsPerMinute: 8 };
 
 const SOURCE = 'Query Plan Inspector';
 const SEVERITY = { warning: 2, information: 3, hint: 4 } as const;
@@ -52,6 +56,10 @@ interface DocState {
   announcedQueries: WeakSet<FoundQuery>;
   timer?: ReturnType<typeof setTimeout>;
   lastRun: number;
+  /** Background explains: the texts already asked for, when, and the pending request. */
+  explainAsked: Set<string>;
+  explainTimes: number[];
+  explainTimer?: ReturnType<typeof setTimeout>;
   /** Resolves when the pending analysis has run (tests and the benchmark wait on it). */
   waiters: (() => void)[];
 }
@@ -72,6 +80,7 @@ export class InlineAdviceService {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
       index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [],
+      explainAsked: new Set(), explainTimes: [],
     };
     this.docs.set(uri, state);
     this.run(state);
@@ -89,6 +98,7 @@ export class InlineAdviceService {
     const state = this.docs.get(uri);
     if (!state) return;
     if (state.timer) clearTimeout(state.timer);
+    if (state.explainTimer) clearTimeout(state.explainTimer);
     this.docs.delete(uri);
     this.port.sendDiagnostics({ uri, diagnostics: [] });
     for (const w of state.waiters.splice(0)) w();
@@ -128,6 +138,7 @@ export class InlineAdviceService {
       state.analysedVersion = state.doc.version;
       this.publish(state);
       this.announce(state);
+      this.scheduleExplain(state);
     } catch (err) {
       // A bug in a rule must not take the server down: log it and leave the last diagnostics.
       this.port.log(`Analysing ${state.uri} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
@@ -311,7 +322,7 @@ export class InlineAdviceService {
     for (const uri of params.uris) {
       const state = this.docs.get(uri);
       if (!state) continue;
-      const schema: DocumentSchema = state.schema ?? { connection: {}, collections: new Map(), tables: new Map() };
+      const schema: DocumentSchema = state.schema ?? { connection: {}, collections: new Map(), tables: new Map(), plans: new Map() };
       schema.connection[params.engine] = params.connectionName;
       for (const c of params.collections ?? []) schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}) });
       for (const t of params.tables ?? []) schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
@@ -319,6 +330,7 @@ export class InlineAdviceService {
       state.schemaVersion++;
       this.current(uri);
       this.publish(state);
+      this.scheduleExplain(state);
       advised += state.queries.filter((q) => this.analysis(state, q).connected).length;
     }
     return { advised };
@@ -329,11 +341,57 @@ export class InlineAdviceService {
       if (params.uris && !params.uris.includes(state.uri)) continue;
       if (!state.schema) continue;
       delete state.schema;
+      state.explainAsked.clear();
       state.schemaVersion++;
       state.announced.clear();
       state.announcedQueries = new WeakSet();
       this.publish(state);
       this.announce(state);
+    }
+  }
+
+  /**
+   * Once edits pause, asks the extension to explain (without executing) the queries of a connected
+   * document it has no plan for, each text once and a few per minute.
+   */
+  private scheduleExplain(state: DocState): void {
+    const delay = this.options.explainDelayMs ?? 0;
+    if (delay <= 0 || !state.schema) return;
+    if (state.explainTimer) clearTimeout(state.explainTimer);
+    state.explainTimer = setTimeout(() => {
+      delete state.explainTimer;
+      if (!this.docs.has(state.uri) || !state.schema) return;
+      const now = Date.now();
+      state.explainTimes = state.explainTimes.filter((t) => now - t < 60_000);
+      let budget = (this.options.explainsPerMinute ?? 8) - state.explainTimes.length;
+      const queries: ExplainWantedParams['queries'] = [];
+      for (const q of state.queries) {
+        if (budget <= 0) break;
+        if (state.schema.connection[q.engine] === undefined) continue;
+        const t = explainText(q);
+        if (!t.ok) continue;
+        const key = planKey(q.engine, t.text);
+        if (state.explainAsked.has(key) || state.schema.plans.has(key)) continue;
+        state.explainAsked.add(key);
+        state.explainTimes.push(now);
+        budget--;
+        queries.push({ engine: q.engine, text: t.text });
+      }
+      if (queries.length > 0) this.port.sendNotification(ExplainWanted, { uri: state.uri, queries } satisfies ExplainWantedParams);
+    }, delay);
+  }
+
+  setPlans(params: SetPlansParams): void {
+    for (const uri of params.uris) {
+      const state = this.docs.get(uri);
+      if (!state?.schema) continue;
+      for (const p of params.plans) {
+        if (p.summary) state.schema.plans.set(planKey(p.engine, p.text), p.summary);
+        else if (p.error) this.port.log(`No background plan for a query of ${uri}: ${p.error}`);
+      }
+      state.schemaVersion++;
+      this.current(uri);
+      this.publish(state);
     }
   }
 

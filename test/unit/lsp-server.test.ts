@@ -9,7 +9,9 @@ import type { CodeAction, Diagnostic, TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseMongoQuery } from '../../src/core/query/mongoShell';
 import { findQueries, loadSqlParser, type FoundMongoQuery } from '../../src/core/query/find';
-import { ClientCommands, DiagnosticCodes, SchemaNeeded, type DiagnosticData, type InlineExplainArgs, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { ClientCommands, DiagnosticCodes, ExplainWanted, SchemaNeeded, type DiagnosticData, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { loadPlan } from '../../src/core/load';
+import { summarize } from '../../src/extension/planSummary';
 import { explainText } from '../../src/server/explainText';
 import { InlineAdviceService } from '../../src/server/service';
 import { describeDiagnostics, FakePort, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic } from './lsp-fixtures';
@@ -219,6 +221,62 @@ describe('language server: handlers', () => {
     service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_lower_email', table: 'orders', columns: [{ expression: 'lower(email)' }] }] }] });
     assert.deepEqual(onLine(5), []);
     assert.equal(onLine(13).length, 1, 'created_at::date is still reported');
+  });
+
+  it('asks for background explains once edits pause, within a budget, and shows the server\'s plan', async () => {
+    const { service, port, uri, text } = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 8 });
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, 0, 'no connection, no explain');
+    service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', indexes: [{ name: '_id_', key: { _id: 1 } }] }] });
+    const asked = await new Promise<ExplainWantedParams>((resolve) => {
+      const t = setInterval(() => {
+        const n = port.notifications.find((x) => x.method === ExplainWanted);
+        if (n) {
+          clearInterval(t);
+          resolve(n.params as ExplainWantedParams);
+        }
+      }, 5);
+    });
+    // The five queries written with literal values; the three with values from the code are not asked for.
+    assert.deepEqual(asked.queries.map((q) => /\.(\w+)\(/.exec(q.text.replace('db.getSiblingDB("shop").', ''))![1]), ['find', 'aggregate', 'find', 'updateMany', 'countDocuments']);
+    const update = asked.queries.find((q) => q.text.includes('updateMany'))!;
+    assert.ok(update, asked.queries.map((q) => q.text).join('\n'));
+    const line = (needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length - 1;
+    const before = port.last(uri).filter((d) => d.range.start.line === line('orders.updateMany'));
+    assert.deepEqual(codes(before), [DiagnosticCodes.collectionScan], 'from the index lists first');
+    service.setPlans({ uris: [uri], connectionName: 'Local', plans: [{ engine: 'mongodb', text: update.text, summary: { stages: ['UPDATE', 'COLLSCAN'], fullScan: 'orders', blockingSort: false, indexes: [] } }] });
+    const after = port.last(uri).filter((d) => d.range.start.line === line('orders.updateMany'));
+    assert.deepEqual(codes(after), [DiagnosticCodes.planFullScan], 'the plan replaces what the index lists suggested');
+    assert.match(String(after[0]!.message), /^The plan Local chose reads the whole orders collection \(UPDATE > COLLSCAN, queryPlanner\)/);
+    const again = port.notifications.filter((n) => n.method === ExplainWanted).length;
+    service.change(uri, 2, `${text}\n`);
+    await service.settled(uri);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, again, 'each text is explained once');
+
+    const small = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 2 });
+    small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
+    await new Promise((r) => setTimeout(r, 40));
+    const first = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
+    assert.deepEqual(first, [2], 'two per minute');
+  });
+
+  it('summarizes real plans for the server: full scans, in-memory sorts, indexes', () => {
+    const read = (name: string) => {
+      const r = loadPlan(readFileSync(join(__dirname, '..', 'fixtures', 'corpus', name), 'utf8'));
+      assert.ok(r.ok, name);
+      return summarize(r.plan);
+    };
+    const collscan = read('mongo-find-collscan-empty-filter-allplans-5.0.json');
+    assert.ok(collscan.fullScan, JSON.stringify(collscan));
+    assert.ok(collscan.stages.includes('COLLSCAN'));
+    const ix = read('mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json');
+    assert.equal(ix.fullScan, undefined);
+    assert.equal(ix.blockingSort, false);
+    assert.ok(ix.indexes.length > 0, JSON.stringify(ix));
+    const pg = read('pg-json-analyze-sort-hashjoins-seqscans-missing-index.json');
+    assert.ok(pg.fullScan, JSON.stringify(pg));
+    assert.equal(pg.blockingSort, true);
   });
 
   it('folds a burst of edits into few analyses and ends on the last text', async () => {
