@@ -4,13 +4,17 @@
 
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
 import * as vscode from 'vscode';
+import type { PlanNode } from '../../../src/core/model';
+import type { ConsentQuestion } from '../../../src/extension/adviceView';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ExtensionHandle } from '../../../src/extension/main';
 import type { OpenPlanSummary } from '../../../src/extension/openPlan';
+import type { HostToViewMessage, SuggestionVerdict, SuggestionView } from '../../../src/protocol/webview';
 
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -40,9 +44,66 @@ async function openAt(relative: string, needle: string): Promise<vscode.TextEdit
   return editor;
 }
 
+/** The nodes of a plan tree in preorder: the panel posts plans slim, without their `nodes` index. */
+function preorder(root: PlanNode): PlanNode[] {
+  const out: PlanNode[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.push(n);
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
+}
+
+interface StatusSeen {
+  id: string;
+  status: string;
+  detail?: string;
+  verdict?: SuggestionVerdict;
+}
+
 export function extensionTests(): void {
   let handle: ExtensionHandle;
   let root: string;
+
+  /** The suggestions the plan panel shows now. */
+  function shownSuggestions(): SuggestionView[] {
+    const message = handle.panel()?.lastMessage;
+    assert.equal(message?.type, 'showPlan');
+    return message?.type === 'showPlan' ? message.suggestions ?? [] : [];
+  }
+
+  /** Presses Verify on a suggestion as the panel does, and collects the statuses the extension answers with. */
+  async function verifyFromPanel(id: string, onStatus?: (m: StatusSeen) => void): Promise<StatusSeen[]> {
+    const verify = handle.services.panelHooks.verify;
+    assert.ok(verify, 'no verify hook after a live explain');
+    const seen: StatusSeen[] = [];
+    await verify(id, (m: HostToViewMessage) => {
+      if (m.type !== 'suggestionStatus') return;
+      const x: StatusSeen = { id: m.id, status: m.status, ...(m.detail ? { detail: m.detail } : {}), ...(m.verdict ? { verdict: m.verdict } : {}) };
+      seen.push(x);
+      onStatus?.(x);
+    });
+    return seen;
+  }
+
+  /** The last status of one suggestion. */
+  function lastOf(seen: StatusSeen[], id: string): StatusSeen {
+    const mine = seen.filter((x) => x.id === id);
+    assert.ok(mine.length > 0, `no status for ${id}`);
+    return mine.at(-1)!;
+  }
+
+  /** Answers the questions asked before a trial or a build, and records them. */
+  function answerConsent(answer: boolean): ConsentQuestion[] {
+    const asked: ConsentQuestion[] = [];
+    handle.services.consent = async (q) => {
+      asked.push(q);
+      return answer;
+    };
+    return asked;
+  }
 
   before(async () => {
     const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID);
@@ -52,6 +113,9 @@ export function extensionTests(): void {
   });
 
   beforeEach(() => handle.clearLastError());
+  afterEach(() => {
+    delete handle.services.consent;
+  });
 
   describe('activation', () => {
     it('registers every command of the Commands object', async () => {
@@ -98,7 +162,7 @@ export function extensionTests(): void {
       assert.equal(message?.type, 'showComparison');
       if (message?.type !== 'showComparison') return;
       assert.equal(message.before.plan.engine, 'mongodb');
-      assert.ok(message.after.plan.nodes.length >= 2);
+      assert.ok(preorder(message.after.plan.root).length >= 2);
       const mixed = await vscode.commands.executeCommand(Commands.comparePlans, {
         before: corpus('mongo-find-idhack-3.2.json'), after: corpus('pg-json-analyze-verbose-buffers-nestloop-bitmap-materialize.json'),
       });
@@ -195,17 +259,21 @@ export function extensionTests(): void {
       if (message?.type !== 'showPlan') return;
       const create = message.suggestions?.find((v) => v.verifiable && v.ddl?.startsWith('CREATE INDEX'));
       assert.ok(create, `no verifiable CREATE INDEX among: ${r.suggestions.join(' | ')}`);
-      const verify = handle.services.panelHooks.verify;
-      assert.ok(verify, 'no verify hook after a live explain');
-      const statuses: { status: string; detail?: string }[] = [];
-      await verify(create.id, (m) => {
-        if (m.type === 'suggestionStatus') statuses.push({ status: m.status, ...(m.detail ? { detail: m.detail } : {}) });
-      });
+      assert.ok(create.expectedPlan && create.tradeOff && create.rule, 'the suggestion lacks its expected plan, trade-off or rule');
+      assert.equal(create.status, 'unverified', 'nothing is verified before the user asks');
+      // HypoPG builds nothing, so nothing is asked.
+      const asked = answerConsent(false);
+      const statuses = (await verifyFromPanel(create.id)).filter((x) => x.id === create.id);
       console.log(`    ${create.ddl}: ${statuses.map((x) => `${x.status} ${x.detail ?? ''}`).join(' / ')}`);
+      assert.deepEqual(asked, []);
       assert.equal(statuses[0]?.status, 'verifying');
       const last = statuses.at(-1)!;
       assert.ok(last.status === 'verified' || last.status === 'rejected', `ended ${last.status}: ${last.detail}`);
       assert.match(last.detail ?? '', /HypoPG/);
+      assert.equal(last.verdict?.method, 'hypopg');
+      assert.ok(Number.isFinite(last.verdict?.before) && Number.isFinite(last.verdict?.after), 'no estimated costs before and after');
+      assert.ok(last.verdict!.planBefore && last.verdict!.planAfter);
+      console.log(`    cost ${last.verdict!.before} -> ${last.verdict!.after}: ${last.verdict!.planBefore} -> ${last.verdict!.planAfter}`);
       // Nothing was built: the index does not exist afterwards.
       const client = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
       await client.connect();
@@ -214,6 +282,59 @@ export function extensionTests(): void {
         assert.equal(n, 2);
       } finally {
         await client.end();
+      }
+    });
+
+    it('without HypoPG, asks before building inside a rolled-back transaction; declined builds nothing, accepted leaves no index', async () => {
+      const admin = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
+      await admin.connect();
+      const uri = new URL(env('QPI_SAMPLES_PG_URI'));
+      uri.pathname = '/qpi_nohypo';
+      try {
+        await admin.query('DROP DATABASE IF EXISTS qpi_nohypo WITH (FORCE)');
+        await admin.query('CREATE DATABASE qpi_nohypo');
+        const db = new pg.Client({ connectionString: uri.toString() });
+        await db.connect();
+        try {
+          await db.query(`CREATE TABLE items (id int PRIMARY KEY, cat int NOT NULL, price int NOT NULL);
+            INSERT INTO items SELECT g, g % 50, (g * 7919) % 10007 FROM generate_series(1, 50000) g;
+            ANALYZE items;`);
+          assert.equal((await db.query("SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'hypopg'")).rows[0].n, 0);
+          const added = await vscode.commands.executeCommand<ConnectionSpec>(Commands.addConnection, { name: 'no hypopg', uri: uri.toString(), test: false });
+          assert.ok(added, handle.lastError());
+          const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, {
+            text: 'SELECT id, price FROM items WHERE cat = 7 ORDER BY price LIMIT 10', engine: 'postgres', connectionId: added.id,
+          });
+          assert.ok(r, `explain failed: ${handle.lastError()}`);
+          console.log(`    suggestions: ${r.suggestions.join(' | ')}`);
+          const create = shownSuggestions().find((v) => v.verifiable && v.ddl?.startsWith('CREATE INDEX'));
+          assert.ok(create, `no verifiable CREATE INDEX among: ${r.suggestions.join(' | ')}`);
+
+          const declined = answerConsent(false);
+          const no = lastOf(await verifyFromPanel(create.id), create.id);
+          assert.equal(declined.length, 1);
+          assert.equal(declined[0]!.kind, 'pg-build');
+          assert.match(declined[0]!.message, /locks writes to items/);
+          assert.match(declined[0]!.detail, /HypoPG is not installed/);
+          assert.equal(no.status, 'unverified');
+          assert.match(no.detail ?? '', /declined/);
+
+          const accepted = answerConsent(true);
+          const yes = lastOf(await verifyFromPanel(create.id), create.id);
+          console.log(`    ${create.ddl}: ${yes.status} ${yes.detail}`);
+          assert.equal(accepted.length, 1);
+          assert.ok(yes.status === 'verified' || yes.status === 'rejected', `ended ${yes.status}: ${yes.detail}`);
+          assert.equal(yes.verdict?.method, 'trial-index');
+          assert.match(yes.detail ?? '', /rolled back/);
+          const left = (await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'items'")).rows.map((x: { indexname: string }) => x.indexname);
+          assert.deepEqual(left, ['items_pkey'], 'the trial index was left behind');
+          await vscode.commands.executeCommand(Commands.removeConnection, { id: added.id, confirm: false });
+        } finally {
+          await db.end();
+        }
+      } finally {
+        await admin.query('DROP DATABASE IF EXISTS qpi_nohypo WITH (FORCE)').catch(() => undefined);
+        await admin.end();
       }
     });
 
@@ -304,7 +425,7 @@ export function extensionTests(): void {
       const message = handle.panel()?.lastMessage;
       assert.equal(message?.type, 'showPlan');
       if (message?.type !== 'showPlan') return;
-      assert.deepEqual(message.plan.nodes.map((n) => n.kind), ['LIMIT', 'FETCH', 'IXSCAN']);
+      assert.deepEqual(preorder(message.plan.root).map((n) => n.kind), ['LIMIT', 'FETCH', 'IXSCAN']);
       assert.equal(message.plan.totals.keysExamined, 10);
       assert.equal(message.plan.totals.docsExamined, 10);
       assert.equal(message.plan.totals.nReturned, 10);
@@ -334,6 +455,130 @@ export function extensionTests(): void {
       const r = await vscode.commands.executeCommand(Commands.explainQuery, { text: 'db.orders.find({ country_id: 1 ', engine: 'mongodb', connectionId: spec.id });
       assert.equal(r, undefined);
       assertOneSentence(handle.lastError());
+    });
+  });
+
+  describe('Verify on MongoDB: a sampled trial on a scratch collection', () => {
+    let spec: ConnectionSpec;
+    let client: MongoClient;
+    let db: Db;
+    const settings = () => vscode.workspace.getConfiguration('queryPlanInspector');
+    const customersQuery = "db.customers.find({ status: 'pending', score: { $gt: 900 } }).sort({ created: -1 }).limit(10)";
+
+    /** Scratch collections of trials, on the samples database. */
+    const scratch = async (): Promise<string[]> => (await db.listCollections({ name: { $regex: '^qpi_trial_' } }, { nameOnly: true }).toArray()).map((c) => c.name);
+    const indexNames = async (collection: string): Promise<string[]> => (await db.collection(collection).indexes()).map((ix) => String(ix.name)).sort();
+
+    before(async () => {
+      const added = await vscode.commands.executeCommand<ConnectionSpec>(Commands.addConnection, { name: 'trial mongo', uri: env('QPI_SAMPLES_MONGO_URI'), test: false });
+      assert.ok(added, handle.lastError());
+      spec = added;
+      client = new MongoClient(env('QPI_SAMPLES_MONGO_URI'));
+      await client.connect();
+      db = client.db();
+      await settings().update('mongodb.trialSampleSize', 500, vscode.ConfigurationTarget.Global);
+    });
+
+    after(async () => {
+      await settings().update('mongodb.trialSampleSize', undefined, vscode.ConfigurationTarget.Global);
+      await client?.close();
+    });
+
+    it('explains the orders query of the playground, verifies the kept index on a sample after asking, and drops the scratch collection', async () => {
+      const indexesBefore = await indexNames('orders');
+      const editor = await openAt('orders.mongodb.js', 'db.orders.find({ country_id: 1, order_details');
+      await vscode.commands.executeCommand(Commands.selectConnection, { id: spec.id, uri: editor.document.uri.toString() });
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      const keep = shownSuggestions().find((v) => v.keep === 'country_id_1_order_details.product_id_1_created_at_-1');
+      assert.ok(keep, `no "keep using" among: ${r.suggestions.join(' | ')}`);
+      assert.equal(keep.verifiable, true);
+      assert.equal(keep.status, 'unverified');
+
+      const asked = answerConsent(true);
+      const t0 = Date.now();
+      const seen = await verifyFromPanel(keep.id);
+      const last = lastOf(seen, keep.id);
+      console.log(`    trial in ${Date.now() - t0} ms: ${last.status}: ${last.detail}`);
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]!.kind, 'mongo-trial');
+      assert.match(asked[0]!.detail, /500 documents/, 'the question does not give the sample size of the setting');
+      assert.match(asked[0]!.detail, /scratch collection/);
+      assert.ok(seen.some((x) => x.status === 'verifying' && /copying a random sample of up to 500 documents/i.test(x.detail ?? '')), 'no progress of the copy step');
+      assert.equal(last.status, 'verified', `the ESR index should beat a collection scan: ${last.detail}`);
+      const v = last.verdict;
+      assert.ok(v, 'no verdict figures');
+      assert.equal(v.method, 'sampled');
+      assert.equal(v.sampleSize, 500);
+      assert.ok((v.collectionSize ?? 0) > 500, `collection size ${v.collectionSize}`);
+      assert.equal(v.beforeLabel, 'collection scan');
+      assert.ok(v.after! < v.before!, `work ${v.before} -> ${v.after}`);
+      assert.ok(v.figuresBefore?.['docsExamined'] !== undefined && v.figuresAfter?.['keysExamined'] !== undefined);
+      assert.match(last.detail ?? '', /500 of [\d,]+ documents/);
+      // The scratch collection is gone, and the real collection kept exactly its indexes.
+      assert.deepEqual(await scratch(), []);
+      assert.deepEqual(await indexNames('orders'), indexesBefore);
+    });
+
+    it('verifies the new indexes of a query without one: every index tried gets its verdict, none is left on the collection', async () => {
+      const indexesBefore = await indexNames('customers');
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      const creates = shownSuggestions().filter((v) => v.ddl?.startsWith('db.customers.createIndex'));
+      assert.ok(creates.length >= 2, `suggestions: ${r.suggestions.join(' | ')}`);
+      assert.ok(creates.every((v) => v.verifiable));
+      answerConsent(true);
+      const seen = await verifyFromPanel(creates[0]!.id);
+      for (const c of creates) {
+        const last = lastOf(seen, c.id);
+        console.log(`    ${c.ddl}: ${last.status} ${last.verdict?.before} -> ${last.verdict?.after}`);
+        assert.ok(last.status === 'verified' || last.status === 'rejected', `${c.ddl} ended ${last.status}: ${last.detail}`);
+        assert.equal(last.verdict?.beforeLabel, 'today');
+        assert.ok(last.verdict?.figuresBefore?.['keysExamined'] !== undefined && last.verdict?.figuresAfter?.['keysExamined'] !== undefined);
+        assert.match(last.verdict?.planAfter ?? '', /IXSCAN/);
+      }
+      assert.deepEqual(await scratch(), []);
+      assert.deepEqual(await indexNames('customers'), indexesBefore);
+    });
+
+    it('Cancel during the trial stops it on the server and still drops the scratch collection', async () => {
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
+      assert.ok(r, handle.lastError());
+      const first = shownSuggestions().find((v) => v.verifiable && v.ddl?.startsWith('db.customers.createIndex'));
+      assert.ok(first);
+      answerConsent(true);
+      let pressed = false;
+      // Cancel once the sample is copied and indexed, while the query runs on it: the scratch collection exists then.
+      const seen = await verifyFromPanel(first.id, (m) => {
+        if (!pressed && m.status === 'verifying' && /running the query on the sample/i.test(m.detail ?? '')) {
+          pressed = true;
+          assert.equal(handle.cancelRunningExplain(), true, 'nothing to cancel while the trial runs');
+        }
+      });
+      assert.ok(pressed, `the trial never reached its explain step: ${seen.map((x) => `${x.status} ${x.detail ?? ''}`).join(' / ')}`);
+      const last = lastOf(seen, first.id);
+      assert.equal(last.status, 'unverified');
+      assert.match(last.detail ?? '', /^Cancelled: .*scratch collection was dropped\.$/);
+      assert.deepEqual(await scratch(), []);
+      const running = async () => ((await client.db('admin').command({ currentOp: true, 'command.comment': { $regex: '^qpi-trial' } })).inprog as unknown[]).length;
+      const until = Date.now() + 5_000;
+      while ((await running()) > 0) {
+        assert.ok(Date.now() < until, 'a trial operation still runs on the server');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+
+    it('declining the trial runs nothing on the server', async () => {
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
+      assert.ok(r, handle.lastError());
+      const first = shownSuggestions().find((v) => v.verifiable);
+      assert.ok(first);
+      const asked = answerConsent(false);
+      const seen = await verifyFromPanel(first.id);
+      assert.equal(asked.length, 1);
+      assert.deepEqual(seen.map((x) => x.status), ['unverified']);
+      assert.match(seen[0]!.detail ?? '', /declined/);
+      assert.deepEqual(await scratch(), []);
     });
   });
 }
