@@ -47,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     log,
     store,
     bindings,
-    gateway: () => (gateway ??= import('./adapterGateway').then((m) => m.createGateway(log))),
+    gateway: () => (gateway ??= import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log), log))),
     panelHooks: {},
     addConnection: (engine) => addConnection(services, { engine }),
   };

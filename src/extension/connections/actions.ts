@@ -1,11 +1,15 @@
-// The connection commands: add, edit, test, remove, choose for the current folder.
+// The connection commands: add, edit, test, remove, choose for the current folder. Connections from
+// settings are read-only here: editing one opens its settings or sets its password, removing one is
+// refused, and testing one asks for its password when the server wants one.
 
 import * as vscode from 'vscode';
 import { Dismissed, UserError } from '../commands';
 import type { Services } from '../explain';
 import { passwordFor } from '../explain';
 import { ENGINE_LABEL, engineOfDocument } from './bindings';
+import { asksForPassword, MAX_ASKS, passwordReason } from './settings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';
+import { openSettingsOf } from './store';
 import { connectionFromInput, pickConnection, type ConnectionInput } from './ui';
 
 export interface TestResult {
@@ -49,6 +53,7 @@ async function designated(s: Services, arg: ConnectionSpec | string | { id: stri
 export async function editConnection(s: Services, arg?: ConnectionSpec | string | ({ id: string } & ConnectionInput)): Promise<ConnectionSpec> {
   const existing = await designated(s, arg, 'Edit which connection?');
   const input: ConnectionInput = typeof arg === 'object' && arg !== null && !('engine' in arg && 'form' in arg) ? arg : {};
+  if (existing.origin) return editSettingsConnection(s, existing, input);
   const silent = Object.keys(input).some((k) => k !== 'id');
   const { spec, password } = await connectionFromInput(s.store, { ...input, ...(silent ? {} : { name: undefined }) }, existing, silent);
   if (!silent) {
@@ -59,8 +64,43 @@ export async function editConnection(s: Services, arg?: ConnectionSpec | string 
   return s.store.get(spec.id)!;
 }
 
+/**
+ * A connection from settings: given a password (the command's argument), keeps it; otherwise offers to
+ * open the settings that define it, to set its password, or to forget the kept one.
+ */
+async function editSettingsConnection(s: Services, spec: ConnectionSpec, input: ConnectionInput): Promise<ConnectionSpec> {
+  const where = spec.origin!.where;
+  const fields = Object.keys(input).filter((k) => k !== 'id');
+  if (fields.length > 0) {
+    if (fields.some((k) => k !== 'password')) throw new UserError(`${spec.name} is defined in ${where}: change it there, only its password is kept here.`);
+    if (input.password) s.log.addSecret(input.password);
+    await s.store.setSettingsPassword(spec.id, input.password || null);
+    s.store.setState(spec.id, { kind: 'unknown' });
+    return s.store.get(spec.id)!;
+  }
+  const items: (vscode.QuickPickItem & { act: 'open' | 'password' | 'forget' })[] = [
+    { label: '$(go-to-file) Open the settings that define it', act: 'open' },
+    { label: '$(key) Set the password...', detail: 'Kept in the secret storage under this connection, never in the settings.', act: 'password' },
+  ];
+  if (spec.hasPassword) items.push({ label: '$(trash) Forget the kept password', act: 'forget' });
+  const pick = await vscode.window.showQuickPick(items, { title: `${spec.name} is defined in ${where}` });
+  if (!pick) throw new Dismissed();
+  if (pick.act === 'open') {
+    await openSettingsOf(spec.origin!);
+  } else if (pick.act === 'password') {
+    const typed = await s.store.askSettingsPassword(spec, `Type the password ${spec.name} logs in with.`, s.log);
+    if (!typed) throw new Dismissed();
+    s.store.setState(spec.id, { kind: 'unknown' });
+  } else {
+    await s.store.setSettingsPassword(spec.id, null);
+    s.log.info(`Forgot the password kept for ${spec.name}.`);
+  }
+  return s.store.get(spec.id)!;
+}
+
 export async function removeConnection(s: Services, arg?: ConnectionSpec | string | { id: string; confirm?: boolean }): Promise<boolean> {
   const spec = await designated(s, arg, 'Remove which connection?');
+  if (spec.origin) throw new UserError(`${spec.name} is defined in ${spec.origin.where}: remove it there.`);
   const confirm = typeof arg === 'object' && arg !== null && 'confirm' in arg ? arg.confirm !== false : true;
   if (confirm) {
     const ok = await vscode.window.showWarningMessage(`Remove the connection ${spec.name} and its saved password?`, { modal: true }, 'Remove');
@@ -76,10 +116,22 @@ export async function removeConnection(s: Services, arg?: ConnectionSpec | strin
 export async function testConnection(s: Services, arg?: ConnectionSpec | string | { id: string }, notify = true): Promise<TestResult> {
   const spec = await designated(s, arg, 'Test which connection?');
   s.store.setState(spec.id, { kind: 'testing' });
-  const password = await passwordFor(s, spec);
+  let password = await passwordFor(s, spec);
   try {
     const gateway = await s.gateway();
-    const info = await gateway.test(spec.engine, connectionUri(spec, password), settingsTimeout());
+    let info: Awaited<ReturnType<typeof gateway.test>>;
+    for (let asked = 0; ; asked++) {
+      try {
+        info = await gateway.test(spec.engine, connectionUri(spec, password), settingsTimeout());
+        break;
+      } catch (err) {
+        // A connection from settings has no password until the server asks for one.
+        if (!spec.origin || asked >= MAX_ASKS || !asksForPassword(err, spec)) throw err;
+        const typed = await s.store.askSettingsPassword(spec, passwordReason(spec, password !== undefined), s.log);
+        if (!typed) throw err;
+        password = typed;
+      }
+    }
     s.store.setState(spec.id, { kind: 'ok', ...(info.serverVersion ? { serverVersion: info.serverVersion } : {}), ...(info.detail ? { detail: info.detail } : {}), at: Date.now() });
     s.log.info(`Connection ${spec.name}: ${ENGINE_LABEL[spec.engine]} ${info.serverVersion ?? ''}${info.detail ? `, ${info.detail}` : ''}.`);
     if (notify && typeof arg === 'object') void vscode.window.setStatusBarMessage(`$(pass) ${spec.name}: connected${info.serverVersion ? ` (${info.serverVersion})` : ''}.`, 4000);

@@ -1,6 +1,7 @@
-// Which saved connection each workspace folder uses, one per engine, kept in workspaceState (keyed by
-// the folder's URI, so multi-root workspaces bind each folder separately), and the status bar item that
-// shows the binding for the file in the active editor; one click changes it.
+// Which connection each workspace folder uses, one per engine: the one the user chose, kept in
+// workspaceState (keyed by the folder's URI, so multi-root workspaces bind each folder separately), or
+// else the first connection of that engine in the settings that apply to the folder. Also the status bar
+// item that shows the connection for the file in the active editor; one click changes it.
 
 import * as vscode from 'vscode';
 import { Commands } from '../commands';
@@ -23,19 +24,39 @@ export class Bindings implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
+  private readonly sub: vscode.Disposable;
+
   constructor(
     private readonly workspaceState: vscode.Memento,
     private readonly store: ConnectionStore,
-  ) {}
+  ) {
+    // A folder's default may come from the settings: when they change, so may its connection.
+    this.sub = store.onDidChangeSettings(() => this.changed.fire());
+  }
 
   private all(): BindingMap {
     return this.workspaceState.get<BindingMap>(KEY, {});
   }
 
-  /** The connection bound to the folder of `uri` for this engine, if it still exists. */
+  /**
+   * The connection the folder of `uri` uses for this engine: the one chosen for the folder if it still
+   * exists, else the settings' default for the folder, else the one chosen outside any folder.
+   */
   get(uri: vscode.Uri | undefined, engine: ConnectionEngine): ConnectionSpec | undefined {
-    const id = this.all()[folderKey(uri)]?.[engine] ?? this.all()['']?.[engine];
-    return id ? this.store.get(id) : undefined;
+    return this.resolve(uri, engine)?.spec;
+  }
+
+  /** The connection and why it is the one: chosen by the user, or the default from the settings. */
+  resolve(uri: vscode.Uri | undefined, engine: ConnectionEngine): { spec: ConnectionSpec; chosen: boolean } | undefined {
+    const key = folderKey(uri);
+    const chosen = this.all()[key]?.[engine];
+    const spec = chosen ? this.store.get(chosen) : undefined;
+    if (spec) return { spec, chosen: true };
+    const fromSettings = this.store.settingsDefault(key, engine);
+    if (fromSettings) return { spec: fromSettings, chosen: false };
+    const outside = key ? this.all()['']?.[engine] : undefined;
+    const other = outside ? this.store.get(outside) : undefined;
+    return other ? { spec: other, chosen: true } : undefined;
   }
 
   async set(uri: vscode.Uri | undefined, spec: ConnectionSpec): Promise<void> {
@@ -57,6 +78,7 @@ export class Bindings implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.sub.dispose();
     this.changed.dispose();
   }
 }
@@ -96,13 +118,14 @@ export class ConnectionStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const spec = this.bindings.get(editor.document.uri, engine);
+    const bound = this.bindings.resolve(editor.document.uri, engine);
+    const spec = bound?.spec;
     const state = spec ? this.store.state(spec.id) : undefined;
     const icon = state?.kind === 'failed' ? '$(warning)' : '$(database)';
     this.item.text = spec ? `${icon} ${spec.name}` : `$(database) No ${ENGINE_LABEL[engine]} connection`;
     const folder = vscode.workspace.getWorkspaceFolder(editor.document.uri);
     this.item.tooltip = spec
-      ? `Queries in ${folder ? `the folder ${folder.name}` : 'this file'} are explained on ${spec.name} (${ENGINE_LABEL[engine]}). Click to change.`
+      ? `Queries in ${folder ? `the folder ${folder.name}` : 'this file'} are explained on ${spec.name} (${ENGINE_LABEL[engine]})${bound.chosen ? '' : `, the default from ${spec.origin?.where ?? 'the settings'}`}. Click to change.`
       : `Choose the ${ENGINE_LABEL[engine]} connection used to explain queries${folder ? ` in ${folder.name}` : ''}.`;
     this.item.command = { command: Commands.selectConnection, title: 'Choose connection', arguments: [engine] };
     this.item.show();

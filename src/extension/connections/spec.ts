@@ -29,6 +29,20 @@ export interface ConnectionSpec {
   tls: TlsOptions;
   /** True when a password is kept in SecretStorage for this connection. */
   hasPassword: boolean;
+  /**
+   * Set when the connection is defined in settings (`queryPlanInspector.connections`) rather than saved
+   * by the user: it is read-only in the extension, and only its password is kept by it.
+   */
+  origin?: SettingsOrigin;
+}
+
+/** Where a settings connection is defined. */
+export interface SettingsOrigin {
+  scope: 'user' | 'workspace' | 'folder';
+  /** The folder's URI, for scope 'folder'. */
+  folder?: string;
+  /** The place in words, to put in a sentence: "the user settings", "the settings of the folder shop". */
+  where: string;
 }
 
 /** A connection string split into the parts the forms show. */

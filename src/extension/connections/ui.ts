@@ -155,7 +155,7 @@ export async function connectionFromInput(
 export async function pickConnection(store: ConnectionStore, engine: ConnectionEngine | undefined, title: string, current?: ConnectionSpec): Promise<ConnectionSpec | 'add'> {
   const items: (vscode.QuickPickItem & { spec?: ConnectionSpec })[] = store.list(engine).map((spec) => ({
     label: `${spec.id === current?.id ? '$(check) ' : ''}${spec.name}`,
-    description: `${ENGINE_LABEL[spec.engine]} · ${describe(spec)}`,
+    description: `${ENGINE_LABEL[spec.engine]} · ${describe(spec)}${spec.origin ? ` · from ${spec.origin.where.replace(/^the /, '')}` : ''}`,
     spec,
   }));
   items.push({ label: `$(add) Add ${engine ? `${ENGINE_LABEL[engine]} ` : ''}connection...` });
