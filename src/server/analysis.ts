@@ -81,7 +81,7 @@ export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema
   if (schema && schema.plans.size > 0) {
     const t = explainText(q);
     const plan = t.ok ? schema.plans.get(planKey(q.engine, t.text)) : undefined;
-    if (plan) planFindings(q, a, plan, schema.connection[q.engine] ?? 'the connection');
+    if (plan) planFindings(q, a, plan, schema);
   }
   return a;
 }
@@ -90,9 +90,17 @@ export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema
  * The server's own plan (a background queryPlanner / plain EXPLAIN) replaces what the index lists
  * suggested: it is what the planner really chose, with the data as it is.
  */
-function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, connection: string): void {
+function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, schema: DocumentSchema): void {
+  const connection = schema.connection[q.engine] ?? 'the connection';
   const fromIndexes = new Set<DiagnosticCode>([DiagnosticCodes.collectionScan, DiagnosticCodes.blockingSort, DiagnosticCodes.indexServes]);
-  const suggestion = a.findings.find((f) => f.suggestion)?.suggestion ?? (a.top?.createText ? { createText: a.top.createText, target: a.top.target, keys: a.top.keys, rule: a.top.rule } : undefined);
+  let suggestion = a.findings.find((f) => f.suggestion)?.suggestion ?? (a.top?.createText ? { createText: a.top.createText, target: a.top.target, keys: a.top.keys, rule: a.top.rule } : undefined);
+  // An index with the suggested keys may exist already, unusable as the query is written (a $match
+  // behind a rename): then the fix is the rewrite, not the index.
+  const existing = q.engine === 'mongodb' && suggestion
+    ? (schema.collections.get(q.command.collection)?.indexes ?? []).find((ix) => `{ ${Object.entries(ix.key).map(([f, d]) => `${f}: ${d}`).join(', ')} }` === suggestion!.keys)
+    : undefined;
+  if (existing) suggestion = undefined;
+  const unusable = existing ? ` The index ${existing.name} has the keys it needs, but the query as written cannot use it.` : '';
   a.findings = a.findings.filter((f) => !fromIndexes.has(f.code));
   const where: Anchor = { file: q.engine === 'mongodb' ? q.command.ranges.operation ?? q.range : q.range };
   const shape = plan.stages.join(' > ');
@@ -103,7 +111,7 @@ function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, connec
       severity: 'warning',
       anchor: where,
       message: q.engine === 'mongodb'
-        ? `The plan ${connection} chose reads the whole ${plan.fullScan} collection (${shape}, ${how}).${suggestion ? ` ${suggestion.createText} would let it seek.` : ''}`
+        ? `The plan ${connection} chose reads the whole ${plan.fullScan} collection (${shape}, ${how}).${suggestion ? ` ${suggestion.createText} would let it seek.` : unusable}`
         : `The plan ${connection} chose reads all of ${plan.fullScan} (${shape}, ${how}); on a small table that is the fastest way, on a large one an index should serve the filter.${suggestion ? ` ${suggestion.createText} would.` : ''}`,
     };
     if (suggestion) f.suggestion = suggestion;

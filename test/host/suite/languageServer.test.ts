@@ -4,6 +4,11 @@
 
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { Commands } from '../../../src/extension/commands';
+import type { ConnectionSpec } from '../../../src/extension/connections/spec';
+import type { ExtensionHandle } from '../../../src/extension/main';
+
+const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
 /** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
 async function until<T>(what: string, get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -87,6 +92,31 @@ export function languageServerTests(): void {
       assert.ok(explain?.command, actions.map((a) => a.title).join(' | '));
       const args = explain.command.arguments?.[0] as { text?: string };
       assert.equal(args.text, 'db.customers.aggregate([{$match: {"contact.email": "a@example.com"}}, {$project: {name: 1, email: "$contact.email"}}])');
+    });
+
+    it('with the folder\'s connection, advises with the indexes and the plan the server chose', async () => {
+      const uri = process.env.QPI_SAMPLES_MONGO_URI;
+      assert.ok(uri, 'QPI_SAMPLES_MONGO_URI is not set: run these tests with npm run test:host');
+      const handle = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!.exports;
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'inline mongo', uri, test: false });
+      assert.ok(spec, handle.lastError());
+      const folder = vscode.workspace.workspaceFolders![0]!.uri;
+      const repo = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'app', 'ordersRepository.ts'));
+      await vscode.window.showTextDocument(repo, vscode.ViewColumn.One);
+      // Binding the folder makes the extension send the index lists and answer the background explains.
+      await handle.services.bindings.set(repo.uri, spec);
+      const lineOf = (needle: string) => repo.positionAt(repo.getText().indexOf(needle)).line;
+      const ds = await until('diagnostics from the server\'s plans', () => {
+        const d = ours(repo.uri);
+        const onFind = d.filter((x) => x.range.start.line === lineOf("db.collection('orders')")).map(codeOf);
+        const onAgg = d.filter((x) => x.range.start.line === lineOf("db.collection('customers')")).map(codeOf);
+        const fresh = d.every((x) => !x.message.startsWith('The plan ') || x.message.startsWith('The plan inline mongo '));
+        return fresh && onFind.includes('qpi.plan-uses-index') && onAgg.includes('qpi.plan-full-scan') ? d : undefined;
+      }, 45_000);
+      const full = ds.find((x) => codeOf(x) === 'qpi.plan-full-scan')!;
+      assert.match(full.message, /^The plan inline mongo chose reads the whole customers collection \(.*COLLSCAN.*, queryPlanner\)\. The index contact\.email_1 has the keys it needs, but the query as written cannot use it\.$/);
+      const uses = ds.find((x) => codeOf(x) === 'qpi.plan-uses-index')!;
+      assert.match(uses.message, /country_id_1_order_details\.product_id_1_created_at_-1/);
     });
 
     it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
