@@ -89,7 +89,10 @@ export function install() {
     writeFileSync(join(dir, 'package.json'), '{"private":true}');
     // code-server's native modules must build against Node 24's headers, and its install script reads
     // the Node version from npm's user agent: so npm itself runs on Node 24, not on the machine's Node.
-    const env = { ...process.env, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH}`, npm_config_nodedir: NODE_HOME };
+    // Under `npm test` the parent npm's settings are in the environment (npm_config_user_agent names the
+    // parent's Node and would be reused): they are dropped so the install speaks for itself.
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+    const env = { ...clean, PATH: `${join(NODE_HOME, 'bin')}:${process.env.PATH}`, npm_config_nodedir: NODE_HOME };
     run(join(NODE_HOME, 'bin', 'node'), [npmCli(), 'i', ...npmArgs, '--prefix', dir, `code-server@${CODE_SERVER_VERSION}`], { env });
   });
   if (!existsSync(CS_BIN)) throw new Error(`code-server is installed but ${CS_BIN} is missing.`);
