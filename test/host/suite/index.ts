@@ -4,10 +4,13 @@
 import Mocha from 'mocha';
 import { extensionTests } from './extension.test';
 import { languageServerTests } from './languageServer.test';
+import { settingsConnectionTests } from './settingsConnections.test';
 
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
   mocha.suite.emit('pre-require', globalThis, 'extension.test', mocha);
+  // First, while no connection is chosen for the folder: its settings' default is what they check.
+  settingsConnectionTests();
   extensionTests();
   languageServerTests();
   return new Promise((resolve, reject) => {
