@@ -68,7 +68,7 @@ const count = (n: number | undefined): string => (n === undefined ? '' : n.toLoc
 
 /** The figures a verification measured, before and after, in one small table. */
 function verdictTable(v: SuggestionVerdict): HTMLElement {
-  const box = el('div', 'verdict');
+  const box = el('div', 'suggestion-verdict');
   const t = el('table', 'compare verdict-figures');
   const head = el('tr');
   append(head, el('th'), el('th', undefined, v.beforeLabel), el('th', undefined, v.afterLabel));
@@ -104,10 +104,33 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
   li.appendChild(head);
   if (s.detail) li.appendChild(el('div', 'f-message', s.detail));
   if (s.ddl) li.appendChild(el('pre', 'ddl', s.ddl));
+  // The index's own actions sit under its text; the rewrites below have theirs.
+  const bar = el('div', 'actions');
+  if (s.ddl) bar.appendChild(button('Copy', 'secondary', () => act.copy(s.ddl!, 'the index definition')));
+  if (s.verifiable) {
+    const b = button(s.status === 'verifying' ? 'Verifying…' : 'Verify', 'primary', () => act.verify(s.id), 'Check the suggestion against the server');
+    b.disabled = s.status === 'verifying';
+    bar.appendChild(b);
+  }
+  if (s.nodeIds && s.nodeIds.length > 0) {
+    const first = s.nodeIds[0]!;
+    bar.appendChild(button('Show node', 'secondary', () => act.focusNode(first)));
+  }
+  li.appendChild(bar);
+  // The verification's outcome sits under the button that asked for it.
+  if (s.status && s.status !== 'unverified') {
+    const word = `${s.status[0]!.toUpperCase()}${s.status.slice(1)}`;
+    // "Verified: Verified on a sample..." says it twice: a detail that starts with the status stands alone.
+    const text = !s.statusDetail ? word : s.statusDetail.startsWith(word) ? s.statusDetail : `${word}: ${s.statusDetail}`;
+    li.appendChild(el('div', 'status', text));
+  } else if (s.statusDetail) {
+    li.appendChild(el('div', 'status', s.statusDetail));
+  }
+  if (s.verdict && (s.status === 'verified' || s.status === 'rejected')) li.appendChild(verdictTable(s.verdict));
+  // The index to keep is already the title.
   const rows: [string, string | undefined][] = [
     ['Expected plan', s.expectedPlan],
     ['Trade-off', s.tradeOff],
-    ['Keep using', s.keep],
     ['Replaces', s.replaces?.join(', ')],
   ];
   if (rows.some(([, v]) => v)) li.appendChild(factTable(rows, 'facts suggestion-facts'));
@@ -128,24 +151,6 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
     if (r.caveat) box.appendChild(el('div', 'caveat', r.caveat));
     li.appendChild(box);
   }
-  const bar = el('div', 'actions');
-  if (s.ddl) bar.appendChild(button('Copy', 'secondary', () => act.copy(s.ddl!, 'the index definition')));
-  if (s.verifiable) {
-    const b = button(s.status === 'verifying' ? 'Verifying…' : 'Verify', 'primary', () => act.verify(s.id), 'Check the suggestion against the server');
-    b.disabled = s.status === 'verifying';
-    bar.appendChild(b);
-  }
-  if (s.nodeIds && s.nodeIds.length > 0) {
-    const first = s.nodeIds[0]!;
-    bar.appendChild(button('Show node', 'secondary', () => act.focusNode(first)));
-  }
-  li.appendChild(bar);
-  if (s.status && s.status !== 'unverified') {
-    li.appendChild(el('div', 'status', `${s.status[0]!.toUpperCase()}${s.status.slice(1)}${s.statusDetail ? `: ${s.statusDetail}` : ''}`));
-  } else if (s.statusDetail) {
-    li.appendChild(el('div', 'status', s.statusDetail));
-  }
-  if (s.verdict && (s.status === 'verified' || s.status === 'rejected')) li.appendChild(verdictTable(s.verdict));
   return li;
 }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
@@ -176,6 +177,38 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await palette('Notifications: Clear All Notifications');
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(SHOTS, 'explain-mongo-codelens.png') });
+  });
+
+  it('Verify in the plan view asks before the trial on a sample, then shows the verdict, and leaves no scratch collection', async () => {
+    const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    const item = view.locator('li.suggestion', { hasText: 'Keep using country_id_1_order_details.product_id_1_created_at_-1' }).first();
+    await item.waitFor();
+    await item.locator('button', { hasText: 'Verify' }).click();
+    // A modal says what the trial does before anything is written on the server.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    const question = (await dialog.textContent()) ?? '';
+    assert.match(question, /random sample/);
+    assert.match(question, /scratch collection/);
+    await page.screenshot({ path: join(SHOTS, 'verify-mongo-consent.png') });
+    await dialog.getByRole('button', { name: 'Run the Trial' }).click();
+    await item.locator('.status', { hasText: /^Verified\b/ }).waitFor({ timeout: 60_000 });
+    const figures = item.locator('table.verdict-figures');
+    await figures.waitFor();
+    assert.match((await figures.textContent()) ?? '', /collection scan/);
+    assert.match((await item.locator('.verdict-how').textContent()) ?? '', /random sample of [\d,]+ of [\d,]+ documents/);
+    await palette('Notifications: Clear All Notifications');
+    await item.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(SHOTS, 'verify-mongo-verdict.png') });
+    const client = new MongoClient(MONGO_URI!);
+    await client.connect();
+    try {
+      const left = await client.db().listCollections({ name: { $regex: '^qpi_trial_' } }, { nameOnly: true }).toArray();
+      assert.deepEqual(left.map((c) => c.name), []);
+    } finally {
+      await client.close();
+    }
   });
 
   it('Cancel in the progress notification stops the statement on the server', async () => {
