@@ -31,9 +31,18 @@ interface Io {
   readFile: (path: string) => string;
 }
 
+/**
+ * Text from a plan or a server (index names, filters, error messages) reaches a terminal: control
+ * characters are written as visible \uXXXX escapes so none of them can move the cursor, clear the
+ * screen or retitle the window. Inside JSON strings the escape reads back as the same character.
+ */
+export function inert(s: string): string {
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 const processIo: Io = {
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
+  stdout: (s) => process.stdout.write(inert(s)),
+  stderr: (s) => process.stderr.write(inert(s)),
   readStdin: () => readFileSync(0, 'utf8'),
   readFile: (p) => readFileSync(p, 'utf8'),
 };

@@ -70,3 +70,22 @@ describe('qpi analyze', () => {
     assert.equal(bad.stderr, 'This is not an explain output of MongoDB or PostgreSQL.\n');
   });
 });
+
+describe('qpi output to a terminal', () => {
+  it('writes control characters from a plan as visible escapes, and JSON stays JSON', () => {
+    const pg = JSON.parse(readFileSync(join(corpus, 'pg-json-analyze-buffers-nested-loop-memoize-15.json'), 'utf8')) as unknown;
+    const evil = 'ix\u001b]0;owned\u0007\u001b[2J\u009b31m';
+    const text = JSON.stringify(pg).replaceAll('"Relation Name":"', `"Relation Name":${JSON.stringify(evil).slice(0, -1)}`);
+    assert.ok(text.includes('owned'));
+    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    for (const args of [['analyze', '-'], ['analyze', '-', '--json']]) {
+      const r = spawnSync(process.execPath, [cli, ...args], { input: text, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      if (args.includes('--json')) {
+        const doc = JSON.parse(r.stdout) as { findings: { message: string }[] };
+        assert.ok(Array.isArray(doc.findings));
+      } else assert.match(r.stdout, /\\u001b\]0;owned\\u0007\\u001b\[2J\\u009b31m/);
+    }
+  });
+});
