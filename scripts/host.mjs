@@ -4,7 +4,8 @@
 // rebuilt only when absent, so a fresh machine and CI get the same host as a developer.
 //
 //   node scripts/host.mjs install         install the host (idempotent)
-//   node scripts/host.mjs test            build, start code-server, run test/host/suite inside it, then the UI flows
+//   node scripts/host.mjs test            build, start code-server, run test/host/suite inside it, then the UI flows,
+//                                         then `npm run demo -- --open` end to end (QPI_SKIP_DEMO_CHECK=1 skips it)
 //   node scripts/host.mjs suite           only the in-host suite
 //   node scripts/host.mjs ui              only the Playwright UI flows
 //   node scripts/host.mjs package         pack the extension into out/query-plan-inspector.vsix
@@ -13,6 +14,9 @@
 // packed .vsix installed into code-server (the artefact a user installs), or against the repository
 // folder with QPI_HOST_DEV=1.
 //   node scripts/host.mjs serve           start code-server on the samples workspace and keep it running
+//
+// Imported as a module (scripts/demo.ts does, for `npm run demo -- --open`), it runs nothing by itself:
+// startHost, packageVsix and install are for the importer.
 //
 // Real database servers come from scripts/with-servers.mjs (QPI_TEST_MONGO_URI, QPI_TEST_PG_URI), which
 // `npm run test:host` wraps around this script.
@@ -99,7 +103,9 @@ export function install() {
   log('host installed');
 }
 
-const command = process.argv[2] ?? 'test';
+/** True when this file is the script node runs, false when another script imports it. */
+const isMain = process.argv[1] !== undefined && existsSync(process.argv[1]) && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+const command = isMain ? process.argv[2] ?? 'test' : undefined;
 if (command === 'install') install();
 
 // ---- running ------------------------------------------------------------------------------------
@@ -140,10 +146,6 @@ async function buildHostTests() {
   return join(outdir, 'index.js');
 }
 
-/**
- * Starts code-server on a copy of samples/ with isolated XDG folders. Returns the URL, the workspace
- * folder and a stop function that ends the whole process group.
- */
 /** Packs the extension with vsce (bundles must be built first); returns the .vsix path. */
 export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')) {
   mkdirSync(dirname(out), { recursive: true });
@@ -153,7 +155,12 @@ export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')
   return out;
 }
 
-export async function startHost({ env = {}, vsix } = {}) {
+/**
+ * Starts code-server on a copy of samples/ with isolated XDG folders, all in one temporary folder.
+ * `workspaceSettings` become the copy's .vscode/settings.json. Returns the URL, the workspace folder and a
+ * stop function that ends the whole process group and removes the temporary folder.
+ */
+export async function startHost({ env = {}, vsix, workspaceSettings } = {}) {
   install();
   const runDir = mkdtempSync(join(tmpdir(), 'qpi-host-'));
   const ws = join(runDir, 'workspace');
@@ -161,6 +168,10 @@ export async function startHost({ env = {}, vsix } = {}) {
   mkdirSync(join(runDir, 'ext'), { recursive: true });
   for (const d of ['config', 'data', 'cache']) mkdirSync(join(runDir, d), { recursive: true });
   spawnSync('cp', ['-r', join(ROOT, 'samples'), ws]);
+  if (workspaceSettings) {
+    mkdirSync(join(ws, '.vscode'), { recursive: true });
+    writeFileSync(join(ws, '.vscode', 'settings.json'), `${JSON.stringify(workspaceSettings, null, 2)}\n`);
+  }
   writeFileSync(join(runDir, 'ud', 'User', 'settings.json'), JSON.stringify({
     'workbench.startupEditor': 'none', 'chat.disableAIFeatures': true, 'telemetry.telemetryLevel': 'off',
     'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'update.mode': 'none',
@@ -339,4 +350,15 @@ async function main() {
   }
 }
 
-if (command !== 'install') process.exitCode = await main();
+/** `npm run demo -- --open` checked end to end (scripts/demo-check.mjs); resolves to its exit code. */
+function demoCheck() {
+  log('npm run demo -- --open, driven by Playwright');
+  return spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo-check.mjs')], { stdio: 'inherit', cwd: ROOT }).status ?? 1;
+}
+
+if (isMain && command !== 'install') {
+  let code = await main();
+  // After the test host has stopped: the demo starts its own servers and code-server.
+  if (command === 'test' && code === 0 && process.env.QPI_SKIP_DEMO_CHECK !== '1') code = demoCheck();
+  process.exitCode = code;
+}
