@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { loadPlan } from '../core/load';
+import type { IndexCreationResult, MongoIndexCreation } from '../core/query/createIndex';
 import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
 import { explainWouldWrite, toServerCommand, writingStages } from '../core/query/mongoServerCommand';
 import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
@@ -36,6 +37,15 @@ export interface MongoExplainOptions {
   /** The user agreed that a $out/$merge pipeline may run (executionStats and above). */
   allowWrites?: boolean;
   /** Database to use when the query does not name one (getSiblingDB); default: the URI's, else "test". */
+  database?: string;
+}
+
+export interface MongoCreateIndexOptions {
+  /** maxTimeMS of the build. Default 10 minutes. */
+  timeoutMs?: number;
+  /** Aborting kills the build on the server. */
+  signal?: AbortSignal;
+  /** Database to use when the text does not name one (getSiblingDB); default: the URI's, else "test". */
   database?: string;
 }
 
@@ -70,6 +80,7 @@ export interface MongoIndexInfo {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Connects, reads hello and buildInfo; throws AdapterError (network, auth, config). */
@@ -314,7 +325,7 @@ export class MongoConnection {
     const admin = this.client.db('admin');
     const filter: Document = (this.server.maxWireVersion ?? 0) >= 9
       ? { 'command.comment': state.tag }
-      : { appName: this.options.appName ?? 'query-plan-inspector', 'command.explain': { $exists: true } };
+      : { appName: this.options.appName ?? 'query-plan-inspector', $or: [{ 'command.explain': { $exists: true } }, { 'command.createIndexes': { $exists: true } }] };
     try {
       // The operation may not be registered yet when cancel comes early: look again until it stops.
       for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
@@ -328,6 +339,76 @@ export class MongoConnection {
       throw mongoError(err, this.options);
     }
     return true;
+  }
+
+  /**
+   * Builds one index, read from the text the user agreed to (parseMongoCreateIndex), with the
+   * createIndexes command. Throws AdapterError: a name or key pattern already taken is one sentence, a
+   * cancel kills the build on the server (killOp) and the index is not left behind.
+   */
+  async createIndex(spec: MongoIndexCreation, opts: MongoCreateIndexOptions = {}): Promise<IndexCreationResult> {
+    if (this.closed) throw new AdapterError('network', 'The MongoDB connection is closed.');
+    if (this.running) throw new AdapterError('unsupported', 'Another operation is still running on this connection; wait for it or cancel it.');
+    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The index build was cancelled before it started.');
+    const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS));
+    const tag = `qpi-create-index-${randomBytes(8).toString('hex')}`;
+    const databaseName = spec.database ?? opts.database;
+    const db = databaseName !== undefined ? this.client.db(databaseName) : this.client.db();
+    const target = `${db.databaseName}.${spec.collection}`;
+    let index: Document;
+    try {
+      index = BSON.EJSON.deserialize({ ...spec.options, key: spec.keys, name: spec.name }, { relaxed: false }) as Document;
+    } catch (err) {
+      throw new AdapterError('syntax', `The index options cannot be sent to MongoDB: ${firstLine(err)}.`);
+    }
+    const command: Document = { createIndexes: spec.collection, indexes: [index], maxTimeMS: timeoutMs };
+    if ((this.server.maxWireVersion ?? 0) >= 9) command.comment = tag;
+    const existed = (await this.listIndexes(spec.collection, db.databaseName)).some((ix) => ix.name === spec.name);
+    const state = { tag, promise: Promise.resolve() as Promise<unknown>, cancelled: false };
+    const onAbort = (): void => {
+      void this.cancel().catch(() => {});
+      // On replica sets the build outlives a killed command; dropping the index is what aborts it there.
+      if (!existed) void new Promise((r) => setTimeout(r, 300)).then(() => db.command({ dropIndexes: spec.collection, index: spec.name })).catch(() => {});
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const started = Date.now();
+    this.running = state;
+    try {
+      const run = db.command(command);
+      state.promise = run;
+      const reply = await run;
+      const durationMs = Date.now() - started;
+      if (state.cancelled) {
+        // The build finished before the kill reached it: undo it, since the user asked to stop.
+        if (!existed) await db.command({ dropIndexes: spec.collection, index: spec.name }).catch(() => {});
+        throw new AdapterError('cancelled', `The index build on ${target} was cancelled; it had already finished, so ${spec.name} was dropped again.`);
+      }
+      // The server answers "all indexes already exist" (note) when the same index is there under that name.
+      const created = !existed && !(typeof reply.note === 'string' && /already exist/i.test(reply.note));
+      const notes = created ? [] : [`An identical index ${spec.name} already existed on ${target}: nothing was built.`];
+      return { engine: 'mongodb', name: spec.name, target, created, durationMs, notes };
+    } catch (err) {
+      if (err instanceof AdapterError) throw err;
+      const code = (err as { code?: unknown }).code;
+      const msg = scrub(firstLine(err), [this.options.password, passwordOf(this.options.uri)]);
+      if (state.cancelled && (code === 11601 || code === 11600 || code === 11602 || code === 276)) {
+        throw new AdapterError('cancelled', `The index build on ${target} was cancelled and killed on the server; ${spec.name} was not created.`, { code });
+      }
+      if (code === 50 || code === 262) {
+        throw new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
+      }
+      if (code === 85 || code === 86 || code === 68) {
+        throw new AdapterError('server', `MongoDB did not create the index on ${target}: ${msg}.`, { code });
+      }
+      if (code === 11000) throw new AdapterError('server', `The unique index cannot be built on ${target}: ${msg}.`, { code });
+      if (typeof code === 'number' && code !== 13 && code !== 18) {
+        throw new AdapterError('syntax', `MongoDB refused the index on ${target}: ${msg}.`, { code });
+      }
+      throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      this.running = null;
+    }
   }
 
   /** Indexes of a collection (none when it does not exist). */

@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { parse as parseSql, SqlError } from 'libpg-query';
 import { loadPlan } from '../core/load';
+import type { IndexCreationResult } from '../core/query/createIndex';
 import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
 import type { ExplainResult } from './types';
 
@@ -90,6 +91,27 @@ export interface StatementInfo {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
+
+export interface PostgresCreateIndexOptions {
+  /** statement_timeout of the build, in ms. Default 10 minutes. */
+  timeoutMs?: number;
+  /** Aborting cancels the build on the server (and drops the invalid index a CONCURRENTLY build leaves). */
+  signal?: AbortSignal;
+}
+
+/** What the parser says about a CREATE INDEX statement before it is run. */
+export interface CreateIndexStatement {
+  /** The statement as given, without trailing semicolons. */
+  sql: string;
+  /** The index name when the statement gives one (the server picks one otherwise). */
+  name?: string;
+  schema?: string;
+  table: string;
+  concurrent: boolean;
+  unique: boolean;
+  ifNotExists: boolean;
+}
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Statements EXPLAIN accepts. */
@@ -136,6 +158,37 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
     return { sql, kind, writes: writes(stmt) };
   }
   throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
+}
+
+/**
+ * Checks that a text is exactly one CREATE INDEX statement and reads its table, name and CONCURRENTLY.
+ * Anything else is refused in one sentence (AdapterError) before it can reach the server.
+ */
+export async function inspectCreateIndex(text: string): Promise<CreateIndexStatement> {
+  const sql = typeof text === 'string' ? text.replace(/[\s;]+$/, '') : '';
+  if (sql.trim() === '') throw new AdapterError('syntax', 'The index statement is empty: give one CREATE INDEX statement.');
+  let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
+  try {
+    tree = await parseSql(sql);
+  } catch (err) {
+    throw sqlSyntaxError(sql, err);
+  }
+  const stmts = tree.stmts ?? [];
+  if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one CREATE INDEX statement.');
+  if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; only one CREATE INDEX statement is run.`);
+  const stmt = stmts[0]!.stmt ?? {};
+  const kind = Object.keys(stmt)[0] ?? 'unknown';
+  if (kind !== 'IndexStmt') {
+    const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '');
+    throw new AdapterError('unsupported', `Only a CREATE INDEX statement is run here, and this is a ${word} statement.`);
+  }
+  const ix = stmt.IndexStmt as { idxname?: string; relation?: { relname?: string; schemaname?: string }; concurrent?: boolean; unique?: boolean; if_not_exists?: boolean };
+  const table = ix.relation?.relname;
+  if (!table) throw new AdapterError('syntax', 'The CREATE INDEX statement names no table.');
+  const out: CreateIndexStatement = { sql, table, concurrent: ix.concurrent === true, unique: ix.unique === true, ifNotExists: ix.if_not_exists === true };
+  if (ix.idxname) out.name = ix.idxname;
+  if (ix.relation?.schemaname) out.schema = ix.relation.schemaname;
+  return out;
 }
 
 /** True when the parse tree holds a data-changing statement anywhere (CTEs included). */
@@ -402,6 +455,95 @@ export class PostgresConnection {
     return true;
   }
 
+  /**
+   * Runs one CREATE INDEX statement (checked by inspectCreateIndex) as written, under a statement_timeout.
+   * CONCURRENTLY runs outside any transaction; when such a build fails or is cancelled it leaves an
+   * INVALID index behind, which is found and dropped here, and the error says so. Throws AdapterError.
+   */
+  createIndex(text: string, opts: PostgresCreateIndexOptions = {}): Promise<IndexCreationResult> {
+    return this.serial(() => this.createIndexNow(text, opts));
+  }
+
+  private async createIndexNow(text: string, opts: PostgresCreateIndexOptions): Promise<IndexCreationResult> {
+    const info = await inspectCreateIndex(text);
+    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The index build was cancelled before it started.');
+    const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS));
+    const qualified = `${info.schema ? `${quoteName(info.schema)}.` : ''}${quoteName(info.table)}`;
+    const indexesOf = async (): Promise<{ name: string; schema: string; valid: boolean }[]> => {
+      const r = await this.client.query(
+        `SELECT i.relname AS name, n.nspname AS schema, x.indisvalid AS valid
+           FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+          WHERE x.indrelid = to_regclass($1)`,
+        [qualified],
+      );
+      return r.rows as { name: string; schema: string; valid: boolean }[];
+    };
+    const state = { promise: new Promise<unknown>(() => {}), cancelled: false, settled: false };
+    const onAbort = (): void => void this.cancel().catch(() => {});
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let before: Set<string> = new Set();
+    let target = qualified;
+    const started = Date.now();
+    let timeoutSet = false;
+    try {
+      this.running = state;
+      before = new Set((await indexesOf()).map((x) => x.name));
+      await this.client.query(`SET statement_timeout = ${timeoutMs}`);
+      timeoutSet = true;
+      if (state.cancelled) throw new AdapterError('cancelled', 'The index build was cancelled before it started.');
+      const run = this.client.query({ text: info.sql, queryMode: 'extended' } as pg.QueryConfig);
+      state.promise = run;
+      void run.then(() => (state.settled = true), () => (state.settled = true));
+      await run;
+      const durationMs = Date.now() - started;
+      const after = await indexesOf();
+      const made = after.filter((x) => !before.has(x.name));
+      const schema = made[0]?.schema ?? after[0]?.schema;
+      if (schema) target = `${schema}.${info.table}`;
+      const name = made[0]?.name ?? info.name ?? '';
+      const notes: string[] = [];
+      if (info.concurrent) notes.push('CREATE INDEX CONCURRENTLY ran outside a transaction: writes to the table went on during the build, and the index is in place now.');
+      else notes.push(`CREATE INDEX blocked writes to ${target} while it built (${formatMs(durationMs)}).`);
+      if (made.length === 0) notes.push(`An index named ${name} already existed on ${target} (IF NOT EXISTS): nothing was built.`);
+      return { engine: 'postgres', name, target, created: made.length > 0, durationMs, notes };
+    } catch (err) {
+      let error = pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql });
+      if (error.kind === 'cancelled') error = new AdapterError('cancelled', `The index build on ${target} was cancelled and stopped on the server.`, codeOf(error));
+      else if (error.kind === 'timeout' && error.code === '57014') error = new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (statement_timeout) and was stopped on the server.`, codeOf(error));
+      else if (error.code === '42P07') error = new AdapterError('server', `PostgreSQL did not create the index: ${scrub(firstLine((err as Error).message), [this.options.password])}.`, codeOf(error));
+      else if (error.code === '23505') error = new AdapterError('server', `The unique index cannot be built on ${target}: ${scrub(firstLine((err as Error).message), [this.options.password])}.`, codeOf(error));
+      if (info.concurrent && error.kind !== 'network') {
+        const dropped = await this.dropInvalid(indexesOf, before);
+        if (dropped.length > 0) {
+          const what = dropped.length === 1 ? `the invalid index ${dropped[0]} it left was dropped` : `the invalid indexes ${dropped.join(', ')} it left were dropped`;
+          error = new AdapterError(error.kind, `${error.message.replace(/\.$/, '')}, and ${what}.`, codeOf(error));
+        }
+      }
+      throw error;
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      this.running = null;
+      for (let attempt = 0; timeoutSet && attempt < 3; attempt++) {
+        if (await this.client.query('RESET statement_timeout').then(() => true, () => false)) break;
+      }
+    }
+  }
+
+  /** Drops the INVALID indexes a failed CONCURRENTLY build left on the table; returns their names. */
+  private async dropInvalid(indexesOf: () => Promise<{ name: string; schema: string; valid: boolean }[]>, before: Set<string>): Promise<string[]> {
+    // A cancel sent just as the build ended can land on these statements: each is tried again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const left = (await indexesOf()).filter((x) => !x.valid && !before.has(x.name));
+        for (const x of left) await this.client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteName(x.schema)}.${quoteName(x.name)}`);
+        return left.map((x) => x.name);
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    return [];
+  }
+
   /** Indexes of one table, of one schema, or of every user table. */
   listIndexes(filter: { table?: string; schema?: string } = {}): Promise<PostgresIndexInfo[]> {
     return this.serial(async () => {
@@ -468,6 +610,14 @@ export class PostgresConnection {
     this.queue = next.catch(() => {});
     return next;
   }
+}
+
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function codeOf(err: AdapterError): { code?: string | number } {
+  return err.code !== undefined ? { code: err.code } : {};
 }
 
 /** A CREATE INDEX statement given for a trial: exactly one, and nothing else. */
