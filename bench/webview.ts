@@ -1,0 +1,274 @@
+// Time from a plan to an interactive tree, for our plan view and for pev2, on the same generated
+// PostgreSQL plans (100, 1,000 and 5,000 nodes) in one Chromium run. A benchmark prints figures; it
+// asserts nothing. Run: npm run bench:webview [-- --runs N]; by default 5 tabs per tool for 100 and
+// 1,000 nodes and 3 for 5,000 (pev2 needs tens of seconds per render there), about five minutes in all.
+//
+// Both tools get the same JSON text, the same viewport, a production (minified) esbuild bundle and a
+// fresh tab per run. What each figure includes:
+//   load      navigation start -> the page's script evaluated and able to take a plan (first-load cost,
+//             kept out of the render figures).
+//   drawn     plan handed over -> the last frame in which the drawing changed, then unchanged for three
+//             frames. Ours: JSON.parse of the showPlan message as the webview transport delivers it, the
+//             message event, the tree laid out and painted. pev2: the component mounted with the plan text,
+//             its parse, its node measurements and layout, painted.
+//   click     a click dispatched on the root node -> the frame that shows it selected (ours: the card
+//             active and the Node panel filled; pev2: the node marked selected).
+//   ready     drawn + click: the time until the tree has answered a click. The idle frames used to see
+//             that the drawing had settled are not counted.
+//   cold      first plan in a fresh tab; warm: the same plan again in that tab (ours: a second showPlan;
+//             pev2: the component unmounted and mounted again).
+// Our view also needs the host's work before the message exists (loadPlan + analyze + wirePlan +
+// JSON.stringify, in Node); it is printed apart and added in the "text -> ready" column, which is the
+// figure to set against pev2, whose own parse happens inside its render.
+
+import { build } from 'esbuild';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { analyze, loadPlan } from '../src/core/index';
+import { webviewHtml, wirePlan, type ShowPlanMessage } from '../src/protocol/webview';
+import { generatePostgresJsonPlan } from './generate';
+
+const ROOT = resolve(__dirname, '..');
+const OUT = join(ROOT, '.cache', 'bench');
+const CHROMIUM = '/usr/bin/chromium';
+// The flags the browser tests use (test/browser/harness.ts).
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const VIEWPORT = { width: 1400, height: 860 };
+const SIZES = [100, 1000, 5000];
+
+const runsArg = process.argv.indexOf('--runs');
+const RUNS_GIVEN = runsArg > 0 ? Number(process.argv[runsArg + 1]) : undefined;
+const runsFor = (n: number) => RUNS_GIVEN ?? (n >= 5000 ? 3 : 5);
+
+type Tool = 'ours' | 'pev2';
+
+interface Sample {
+  load: number;
+  coldDrawn: number;
+  coldClick: number;
+  warmDrawn: number;
+  warmClick: number;
+  cards: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Production bundles of both pages, built with the same esbuild into the ignored cache folder. */
+async function bundle(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const common = { bundle: true, platform: 'browser', target: 'es2022', minify: true, logLevel: 'warning', legalComments: 'none' } as const;
+  await build({ ...common, entryPoints: [join(ROOT, 'webview', 'main.ts')], outfile: join(OUT, 'webview.js'), format: 'iife' });
+  await build({
+    ...common,
+    entryPoints: { pev2: join(ROOT, 'bench', 'pev2-page.ts') },
+    outdir: OUT,
+    format: 'iife',
+    loader: { '.woff': 'file', '.woff2': 'file', '.ttf': 'file', '.svg': 'file' },
+    // Vue's production build, as an application bundler would select it.
+    define: { 'process.env.NODE_ENV': '"production"', __VUE_OPTIONS_API__: 'true', __VUE_PROD_DEVTOOLS__: 'false', __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false' },
+  });
+}
+
+/** Serves our view with the extension's page skeleton and policy, and the pev2 page without a policy. */
+function serve(): Promise<Server> {
+  const types: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const origin = `http://${req.headers.host}`;
+    if (url.pathname === '/ours') {
+      const html = webviewHtml({ cspSource: origin, nonce: 'benchnonce0123456789', scriptUri: `${origin}/static/webview.js`, styleUri: `${origin}/static/style.css`, title: 'Plan view benchmark' });
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+      return;
+    }
+    if (url.pathname === '/pev2') {
+      // pev2 sets inline styles and has no policy of its own, so its page runs without one.
+      const html = `<!doctype html><html><head><meta charset="utf-8"><title>pev2 benchmark</title>
+<link rel="stylesheet" href="/static/pev2.css"></head>
+<body><div id="app" class="d-flex flex-column vh-100"></div><script src="/static/pev2.js"></script></body></html>`;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+      return;
+    }
+    const m = /^\/static\/([\w.-]+)$/.exec(url.pathname);
+    const file = m ? (m[1] === 'style.css' ? join(ROOT, 'webview', 'style.css') : join(OUT, m[1]!)) : undefined;
+    let body: Buffer | undefined;
+    try {
+      body = file ? readFileSync(file) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[file!.split('.').pop()!] ?? 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+/**
+ * In-page: hands the plan over with `start`, then watches the drawing once per frame (after the frame's
+ * tasks) until it has not changed for three frames, clicks the root node and waits for the frame that
+ * shows the answer. Returns milliseconds from hand-over to the settled drawing, and from click to answer.
+ */
+async function renderInPage(page: Page, tool: Tool, payload: string): Promise<{ drawn: number; click: number; cards: number }> {
+  return page.evaluate(
+    async ({ tool, payload }) => {
+      const cardSel = tool === 'ours' ? 'svg.tree g.card' : '.plan-node';
+      const nextFrame = () => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const signature = () => {
+        const cards = document.querySelectorAll(cardSel);
+        if (cards.length === 0) return '0';
+        const a = cards[0]!.getBoundingClientRect();
+        const b = cards[cards.length - 1]!.getBoundingClientRect();
+        return `${cards.length}|${a.x},${a.y},${a.width},${a.height}|${b.x},${b.y},${b.width},${b.height}`;
+      };
+      const t0 = performance.now();
+      if (tool === 'ours') window.postMessage(JSON.parse(payload), '*');
+      else (window as unknown as { pev2Bench: { mount(t: string): void } }).pev2Bench.mount(payload);
+      let last = '0';
+      let settledAt = 0;
+      let still = 0;
+      for (;;) {
+        await nextFrame();
+        const sig = signature();
+        if (sig !== last) {
+          last = sig;
+          settledAt = performance.now();
+          still = 0;
+        } else if (sig !== '0' && ++still >= 3) break;
+        if (performance.now() - t0 > 120_000) throw new Error(`${tool}: the drawing did not settle within 120 s`);
+      }
+      const cards = document.querySelectorAll(cardSel).length;
+      let target: Element | null;
+      let answered: () => boolean;
+      if (tool === 'ours') {
+        document.querySelector('.node-panel')!.replaceChildren();
+        target = document.querySelector('svg.tree g.card[data-id="0"]');
+        answered = () => document.querySelector('svg.tree g.card.active[data-id="0"]') !== null && document.querySelector('.node-panel')!.childElementCount > 0;
+      } else {
+        // The "#id" link in the root node's header selects the node.
+        target = document.querySelector('.plan-node header a');
+        answered = () => document.querySelector('.plan-node.selected') !== null;
+      }
+      if (!target) throw new Error(`${tool}: no root node to click`);
+      const tc = performance.now();
+      target.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      while (!answered()) {
+        await nextFrame();
+        if (performance.now() - tc > 30_000) throw new Error(`${tool}: the click was not answered within 30 s`);
+      }
+      await nextFrame();
+      return { drawn: settledAt - t0, click: performance.now() - tc, cards };
+    },
+    { tool, payload },
+  );
+}
+
+async function oneRun(context: BrowserContext, origin: string, tool: Tool, payload: string): Promise<Sample> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // tsx names the functions it compiles with a `__name` helper, which the page does not have.
+  await page.addInitScript('window.__name = (fn) => fn;');
+  await page.addInitScript(() => {
+    window.addEventListener('qpi-outbound', (e) => {
+      if ((e as CustomEvent<{ type: string }>).detail.type === 'ready') (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
+    });
+    document.addEventListener('DOMContentLoaded', () => {
+      if ((window as unknown as { pev2Bench?: unknown }).pev2Bench) (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
+    });
+  });
+  await page.goto(`${origin}/${tool}`);
+  await page.waitForFunction(() => typeof (window as unknown as { benchReadyAt?: number }).benchReadyAt === 'number');
+  const load = await page.evaluate(() => (window as unknown as { benchReadyAt: number }).benchReadyAt);
+  const cold = await renderInPage(page, tool, payload);
+  const warm = await renderInPage(page, tool, payload);
+  await page.close();
+  if (errors.length) throw new Error(`${tool}: page errors: ${errors.join('; ')}`);
+  return { load, coldDrawn: cold.drawn, coldClick: cold.click, warmDrawn: warm.drawn, warmClick: warm.click, cards: cold.cards };
+}
+
+/** Node-side work of the extension before the message exists, median of `runs` after two warm-ups. */
+function hostPrep(text: string, n: number, runs: number): { ms: number; payload: string; nodes: number } {
+  let payload = '';
+  let nodes = 0;
+  const times: number[] = [];
+  for (let i = 0; i < runs + 2; i++) {
+    const t = performance.now();
+    const r = loadPlan(text);
+    if (!r.ok) throw new Error(`the generated ${n}-node plan did not load: ${r.refusal}`);
+    const findings = analyze(r.plan);
+    const msg: ShowPlanMessage = { type: 'showPlan', title: `Generated ${n}-node plan`, plan: wirePlan(r.plan), findings, rawText: text };
+    payload = JSON.stringify(msg);
+    if (i >= 2) times.push(performance.now() - t);
+    nodes = r.plan.nodes.length;
+  }
+  return { ms: median(times), payload, nodes };
+}
+
+const f = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0)).padStart(7);
+
+async function main(): Promise<void> {
+  const t = performance.now();
+  await bundle();
+  const server = await serve();
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const userDataDir = mkdtempSync(join(tmpdir(), 'qpi-bench-'));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: VIEWPORT, deviceScaleFactor: 1 });
+  const version = context.browser()?.version() ?? (await (async () => {
+    const p = await context.newPage();
+    const ua = await p.evaluate(() => navigator.userAgent);
+    await p.close();
+    return /Chrome\/([\d.]+)/.exec(ua)?.[1] ?? 'unknown';
+  })());
+  console.log(`Plan view vs pev2 1.21.0: generated PostgreSQL JSON plans, Chromium ${version} headless, ${VIEWPORT.width}x${VIEWPORT.height}, medians over fresh tabs, the tools interleaved.`);
+  console.log('load = navigation -> script ready; drawn = plan handed over -> drawing settled; click = click on root node -> shown selected;');
+  console.log('ready = drawn + click; cold = first plan in the tab, warm = same plan again; host = loadPlan+analyze+wirePlan+stringify in Node.');
+  console.log('');
+  try {
+    for (const n of SIZES) {
+      const text = generatePostgresJsonPlan(n);
+      const runs = runsFor(n);
+      const prep = hostPrep(text, n, runs);
+      const samples: Record<Tool, Sample[]> = { ours: [], pev2: [] };
+      for (let r = 0; r < runs; r++) {
+        // Alternate which tool goes first so neither always meets a warmer machine.
+        const order: Tool[] = r % 2 === 0 ? ['ours', 'pev2'] : ['pev2', 'ours'];
+        for (const tool of order) samples[tool].push(await oneRun(context, origin, tool, tool === 'ours' ? prep.payload : text));
+      }
+      const m = (tool: Tool, k: keyof Sample) => median(samples[tool].map((s) => s[k]));
+      const ready = (tool: Tool, w: 'cold' | 'warm') => median(samples[tool].map((s) => (w === 'cold' ? s.coldDrawn + s.coldClick : s.warmDrawn + s.warmClick)));
+      console.log(`${n.toLocaleString('en-US')} nodes, median of ${runs} tabs per tool (${(text.length / 1024).toFixed(0)} KB of plan text; our message ${(prep.payload.length / 1024).toFixed(0)} KB, ${prep.nodes} nodes read; host ${prep.ms.toFixed(1)} ms)`);
+      console.log('         load ms  cold: drawn  click  ready   warm: drawn  click  ready   cards in DOM');
+      for (const tool of ['ours', 'pev2'] as Tool[]) {
+        console.log(`  ${tool.padEnd(5)} ${f(m(tool, 'load'))}       ${f(m(tool, 'coldDrawn'))}${f(m(tool, 'coldClick'))}${f(ready(tool, 'cold'))}        ${f(m(tool, 'warmDrawn'))}${f(m(tool, 'warmClick'))}${f(ready(tool, 'warm'))}   ${m(tool, 'cards')}`);
+      }
+      const oursCold = ready('ours', 'cold');
+      const pevCold = ready('pev2', 'cold');
+      console.log(
+        `  ours/pev2: cold ready ${(oursCold / pevCold).toFixed(2)}x, warm ready ${(ready('ours', 'warm') / ready('pev2', 'warm')).toFixed(2)}x; ` +
+          `text -> ready (host + cold ready) ${(oursCold + prep.ms).toFixed(0)} ms vs ${pevCold.toFixed(0)} ms = ${((oursCold + prep.ms) / pevCold).toFixed(2)}x`,
+      );
+      console.log('');
+    }
+    console.log('Our view draws the top of a big plan and collapses the rest (cards in DOM); pev2 draws every node.');
+    console.log(`Total ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+  } finally {
+    await context.close();
+    await new Promise<void>((ok) => server.close(() => ok()));
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
