@@ -482,12 +482,15 @@ export class PostgresConnection {
     const onAbort = (): void => void this.cancel().catch(() => {});
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     let before: Set<string> = new Set();
-    let target = qualified;
+    let target = `${info.schema ? `${info.schema}.` : ''}${info.table}`;
     const started = Date.now();
     let timeoutSet = false;
     try {
       this.running = state;
       before = new Set((await indexesOf()).map((x) => x.name));
+      // Messages name the table as schema.table, the schema being the one search_path resolves to.
+      const resolved = await this.client.query<{ schema: string | null }>('SELECT (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)) AS schema', [qualified]);
+      target = `${resolved.rows[0]?.schema ?? info.schema ?? 'public'}.${info.table}`;
       await this.client.query(`SET statement_timeout = ${timeoutMs}`);
       timeoutSet = true;
       if (state.cancelled) throw new AdapterError('cancelled', 'The index build was cancelled before it started.');
@@ -498,8 +501,6 @@ export class PostgresConnection {
       const durationMs = Date.now() - started;
       const after = await indexesOf();
       const made = after.filter((x) => !before.has(x.name));
-      const schema = made[0]?.schema ?? after[0]?.schema;
-      if (schema) target = `${schema}.${info.table}`;
       const name = made[0]?.name ?? info.name ?? '';
       const notes: string[] = [];
       if (info.concurrent) notes.push('CREATE INDEX CONCURRENTLY ran outside a transaction: writes to the table went on during the build, and the index is in place now.');

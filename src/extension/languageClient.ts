@@ -4,7 +4,8 @@
 // prompts for one), the extension connects through the adapters, lists the indexes and sends them with
 // the typed messages of src/protocol/languageServer.ts. No address or password ever reaches the server.
 // Also registers the commands the server's code actions and lenses run: copy text, suggest index,
-// create index (shows the exact command and asks first).
+// create index (shows the exact command and the connection, asks first, then builds it and refreshes the
+// index lists so the diagnostics follow).
 
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
@@ -14,6 +15,7 @@ import {
   ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetPlans, SetSchema,
   type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
+import { parseMongoCreateIndex, type IndexCreationResult } from '../core/query/createIndex';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
@@ -54,8 +56,8 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
       },
     },
   });
-  registerCommands(context, services);
   const schemas = new SchemaFetcher(client, services);
+  registerCommands(context, services, schemas);
   context.subscriptions.push(
     client,
     client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
@@ -84,6 +86,17 @@ class SchemaFetcher {
 
   forget(): void {
     this.fetched.clear();
+  }
+
+  /** Fetches these index lists again now, whatever was fetched before (after an index was built). */
+  async refresh(p: SchemaNeededParams): Promise<void> {
+    for (const key of [...this.fetched.keys()]) {
+      const [, a, b] = key.split('\u0000');
+      const stale = p.mongodb.some((t) => b !== undefined && a === (t.database ?? '') && b === t.collection)
+        || p.postgres.some((t) => b === undefined && a === t.table);
+      if (stale) this.fetched.delete(key);
+    }
+    await this.fetch(p);
   }
 
   async fetch(p: SchemaNeededParams): Promise<void> {
@@ -212,7 +225,7 @@ class SchemaFetcher {
   }
 }
 
-function registerCommands(context: vscode.ExtensionContext, s: Services): void {
+function registerCommands(context: vscode.ExtensionContext, s: Services, schemas: SchemaFetcher): void {
   const reg = (id: string, fn: (...args: never[]) => Promise<unknown> | unknown) => {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: never[]) => {
       try {
@@ -233,7 +246,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     if (choice === 'Copy') await vscode.commands.executeCommand(ClientCommands.copyText, { text: args.createText, what: 'The index command' });
     if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
   });
-  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
+  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, schemas, args));
   reg(ClientCommands.explainInline, async (args: InlineExplainArgs) => explainInline(s, args));
 }
 
@@ -254,22 +267,47 @@ async function explainInline(s: Services, args: InlineExplainArgs): Promise<unkn
 }
 
 /**
- * Shows the exact command and asks before anything happens. The adapters have no index-building call
- * yet, so nothing is run on the server from here: the command is copied, or opened as a script for the
- * user's own shell or client, where they see the connection they run it on.
+ * Shows the exact command and the connection it would run on, and asks before anything happens. "Create
+ * Index" builds it through the adapters under a cancellable progress notification (cancel stops the build
+ * on the server), then fetches the index lists again so the server re-advises with the new index. The
+ * command can also be copied, or opened as a script for the user's own shell or client.
  */
-async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
-  const spec = s.bindings.get(vscode.Uri.parse(args.uri), args.engine);
-  const where = spec ? ` on ${spec.name}` : '';
+async function createIndex(s: Services, schemas: SchemaFetcher, args: CreateIndexArgs): Promise<void> {
+  const docUri = vscode.Uri.parse(args.uri);
+  let spec = s.bindings.get(docUri, args.engine);
+  const engineName = args.engine === 'postgres' ? 'PostgreSQL' : 'MongoDB';
+  if (!spec) {
+    const pick = await vscode.window.showWarningMessage(
+      `No ${engineName} connection is bound to this file's folder, so the index cannot be created here yet.`,
+      'Choose Connection', 'Copy Command',
+    );
+    if (pick === 'Copy Command') {
+      await vscode.env.clipboard.writeText(args.createText);
+      vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
+      return;
+    }
+    if (pick !== 'Choose Connection') return;
+    spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.selectConnection, { engine: args.engine, uri: args.uri });
+    if (!spec) return;
+  }
+  const where = ` on ${spec.name}`;
   const lock = args.engine === 'postgres'
-    ? 'CREATE INDEX blocks writes to the table while it builds; CREATE INDEX CONCURRENTLY does not, but takes longer.'
+    ? /\bconcurrently\b/i.test(args.createText)
+      ? 'CREATE INDEX CONCURRENTLY does not block writes but takes longer, and runs outside a transaction; if it fails or is cancelled, the invalid index it leaves is dropped.'
+      : 'CREATE INDEX blocks writes to the table while it builds; CREATE INDEX CONCURRENTLY does not, but takes longer.'
     : 'The build reads the whole collection and uses memory and I/O while it runs; writes go on meanwhile.';
-  const choice = await vscode.window.showWarningMessage(
-    `Create this index${where}?`,
-    { modal: true, detail: `${args.createText}\n\n${lock}${args.reason ? `\n\n${args.reason}` : ''}` },
-    'Copy Command', 'Open as Script',
-  );
-  if (choice === 'Copy Command') {
+  const message = `Create this index${where}?`;
+  const detail = `${args.createText}\n\n${lock}${args.reason ? `\n\n${args.reason}` : ''}`;
+  let choice: string | undefined;
+  if (s.consent) {
+    // Tests answer the modal through the consent hook: agreeing means "Create Index".
+    choice = (await s.consent({ kind: args.engine === 'postgres' ? 'pg-build' : 'mongo-trial', message, detail, accept: 'Create Index' })) ? 'Create Index' : undefined;
+  } else {
+    choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Create Index', 'Copy Command', 'Open as Script');
+  }
+  if (choice === 'Create Index') {
+    await buildIndex(s, schemas, args, spec);
+  } else if (choice === 'Copy Command') {
     await vscode.env.clipboard.writeText(args.createText);
     vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
   } else if (choice === 'Open as Script') {
@@ -279,4 +317,64 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
     const doc = await vscode.workspace.openTextDocument({ language: args.engine === 'mongodb' ? 'javascript' : 'sql', content });
     await vscode.window.showTextDocument(doc);
   }
+}
+
+/** Builds the index on the connection, then refreshes the index lists of the document's targets. */
+async function buildIndex(s: Services, schemas: SchemaFetcher, args: CreateIndexArgs, spec: ConnectionSpec): Promise<IndexCreationResult | undefined> {
+  const mongoSpec = args.engine === 'mongodb' ? parseMongoCreateIndex(args.createText) : undefined;
+  if (mongoSpec && !mongoSpec.ok) throw new Error(mongoSpec.error);
+  const connectUri = connectionUri(spec, await passwordFor(s, spec));
+  s.log.info(`Creating an index on ${spec.name}: ${args.createText}`);
+  let result: IndexCreationResult;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Creating the index on ${args.target} (${spec.name})`, cancellable: true },
+      async (_progress, token) => {
+        const controller = new AbortController();
+        const sub = token.onCancellationRequested(() => controller.abort());
+        try {
+          if (mongoSpec?.ok) {
+            const mongo = await import('../adapters/mongodb');
+            const conn = await mongo.connectMongo({ uri: connectUri, connectTimeoutMs: 10_000 });
+            try {
+              return await conn.createIndex(mongoSpec.value, { signal: controller.signal, ...(args.database !== undefined ? { database: args.database } : {}) });
+            } finally {
+              await conn.close();
+            }
+          }
+          const pg = await import('../adapters/postgres');
+          const conn = await pg.connectPostgres({ uri: connectUri, connectTimeoutMs: 10_000 });
+          try {
+            return await conn.createIndex(args.createText, { signal: controller.signal });
+          } finally {
+            await conn.close();
+          }
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  } catch (err) {
+    const sentence = s.log.clean(`${err instanceof Error ? err.message : String(err)}`.replace(/([^.!?])$/, '$1.'));
+    s.log.error(`Create Index on ${spec.name} failed: ${sentence}`, err);
+    const cancelled = (err as { kind?: unknown }).kind === 'cancelled';
+    const shown = cancelled ? vscode.window.showInformationMessage(sentence, 'Show Log') : vscode.window.showErrorMessage(sentence, 'Show Log');
+    void shown.then((c) => c === 'Show Log' && s.log.show());
+    return undefined;
+  }
+  for (const note of result.notes) s.log.info(note);
+  const seconds = result.durationMs < 1000 ? `${result.durationMs} ms` : `${(result.durationMs / 1000).toFixed(1)} s`;
+  const line = result.created
+    ? `Index ${result.name} created on ${result.target} (${spec.name}) in ${seconds}.`
+    : `Index ${result.name} already existed on ${result.target} (${spec.name}); nothing was built.`;
+  s.log.info(line);
+  void vscode.window.showInformationMessage(line);
+  const database = mongoSpec?.ok ? mongoSpec.value.database ?? args.database : undefined;
+  const pgTable = args.engine === 'postgres' ? result.target.split('.').pop() : undefined;
+  await schemas.refresh({
+    uri: args.uri,
+    mongodb: mongoSpec?.ok ? [{ collection: mongoSpec.value.collection, ...(database !== undefined ? { database } : {}) }] : [],
+    postgres: pgTable ? [{ table: pgTable }] : [],
+  });
+  return result;
 }
