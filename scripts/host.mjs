@@ -255,7 +255,10 @@ async function runInHost() {
     ]);
     await page.goto(`${hostUrl}/?folder=${encodeURIComponent(hostWs)}&payload=${encodeURIComponent(payload)}`);
     const limit = Number(process.env.QPI_HOST_TIMEOUT_MS ?? 300_000);
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), limit))]);
+    let timer;
+    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), limit)))]);
+    // A pending timer would keep this process alive for the rest of the limit after the suite ended.
+    clearTimeout(timer);
     if (code === 'timeout') {
       console.error(`the in-host suite did not finish within ${limit} ms`);
       return 124;
