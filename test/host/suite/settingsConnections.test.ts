@@ -90,6 +90,10 @@ export function settingsConnectionTests(): void {
       assert.equal(await vscode.commands.executeCommand(Commands.removeConnection, { id: spec.id, confirm: false }), undefined);
       assert.match(handle.lastError() ?? '', /^team pg is defined in the settings of the folder \S+: remove it there\.$/);
       assert.ok(store.get(spec.id));
+      handle.clearLastError();
+      assert.equal(await vscode.commands.executeCommand(Commands.editConnection, { id: spec.id, name: 'renamed' }), undefined);
+      assert.match(handle.lastError() ?? '', /^team pg is defined in the settings of the folder \S+: change it there, only its password is kept here\.$/);
+      assert.equal(store.get(spec.id)?.name, 'team pg');
     });
 
     it('asks for the password when the server wants one, keeps it in SecretStorage only, and Explain uses it', async () => {
