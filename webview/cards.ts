@@ -271,10 +271,11 @@ export function cardSpec(node: PlanNode, plan: Plan): CardSpec {
   return spec;
 }
 
-export type HeatMetric = 'none' | 'exclusiveTime' | 'rows' | 'keysExamined' | 'docsExamined' | 'sharedBlocks';
+export type HeatMetric = 'none' | 'waste' | 'exclusiveTime' | 'rows' | 'keysExamined' | 'docsExamined' | 'sharedBlocks';
 
 export const HEAT_LABELS: Record<HeatMetric, string> = {
   none: 'No heat',
+  waste: 'Wasted reads',
   exclusiveTime: 'Own time',
   rows: 'Rows',
   keysExamined: 'Keys examined',
@@ -286,6 +287,8 @@ export const HEAT_LABELS: Record<HeatMetric, string> = {
 export function heatValue(node: PlanNode, metric: HeatMetric): number | undefined {
   const m = node.metrics;
   switch (metric) {
+    case 'waste':
+      return wastedReads(node);
     case 'exclusiveTime':
       return m.exclusiveTimeMs;
     case 'rows':
@@ -301,10 +304,48 @@ export function heatValue(node: PlanNode, metric: HeatMetric): number | undefine
   }
 }
 
+/**
+ * What a node read for nothing: MongoDB keys and documents examined beyond what the stage returned;
+ * PostgreSQL rows removed by a filter, a join filter or an index recheck (printed per loop, so times
+ * loops). Undefined when the node reports none of these figures, so a perfect plan shows no heat at all.
+ */
+export function wastedReads(node: PlanNode): number | undefined {
+  const m = node.metrics;
+  if (m.keysExamined !== undefined || m.docsExamined !== undefined) {
+    return Math.max(0, (m.keysExamined ?? 0) + (m.docsExamined ?? 0) - (m.rowsReturned ?? 0));
+  }
+  const removed = [m.rowsRemovedByFilter, m.rowsRemovedByJoinFilter, m.rowsRemovedByIndexRecheck].filter((x): x is number => x !== undefined);
+  if (removed.length === 0) return undefined;
+  return removed.reduce((a, b) => a + b, 0) * (m.loops ?? 1);
+}
+
+const wasteMax = new WeakMap<Plan, { max: number; any: boolean }>();
+
+function wasteOf(plan: Plan): { max: number; any: boolean } {
+  let w = wasteMax.get(plan);
+  if (!w) {
+    w = { max: 0, any: false };
+    const stack = [plan.root];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      const v = wastedReads(n);
+      if (v !== undefined) {
+        w.any = true;
+        w.max = Math.max(w.max, v);
+      }
+      for (const c of n.children) stack.push(c);
+    }
+    wasteMax.set(plan, w);
+  }
+  return w;
+}
+
 /** The plan-wide maximum of a heat metric, from plan.maxima. */
 export function heatMax(plan: Plan, metric: HeatMetric): number {
   const x = plan.maxima;
   switch (metric) {
+    case 'waste':
+      return wasteOf(plan).max;
     case 'exclusiveTime':
       return x.exclusiveTimeMs;
     case 'rows':
@@ -322,13 +363,16 @@ export function heatMax(plan: Plan, metric: HeatMetric): number {
 
 /** The metrics worth offering for a plan: those with a non-zero maximum. */
 export function availableHeat(plan: Plan): HeatMetric[] {
-  const all: HeatMetric[] = ['exclusiveTime', 'rows', 'keysExamined', 'docsExamined', 'sharedBlocks'];
-  return all.filter((h) => heatMax(plan, h) > 0);
+  const all: HeatMetric[] = ['waste', 'exclusiveTime', 'rows', 'keysExamined', 'docsExamined', 'sharedBlocks'];
+  // Wasted reads is offered whenever the plan measures them, even when there are none: that is the news.
+  return all.filter((h) => (h === 'waste' ? wasteOf(plan).any : heatMax(plan, h) > 0));
 }
 
 /** The metric a plan opens with: where the work is most visible for its engine. */
 export function defaultHeat(plan: Plan): HeatMetric {
   const avail = availableHeat(plan);
-  const order: HeatMetric[] = plan.engine === 'mongodb' ? ['docsExamined', 'keysExamined', 'exclusiveTime', 'rows'] : ['exclusiveTime', 'sharedBlocks', 'rows'];
+  // MongoDB opens on what was read for nothing, so an efficient plan is not painted red for the
+  // documents it had to read; PostgreSQL on where the time went.
+  const order: HeatMetric[] = plan.engine === 'mongodb' ? ['waste', 'docsExamined', 'keysExamined', 'exclusiveTime', 'rows'] : ['exclusiveTime', 'sharedBlocks', 'rows'];
   return order.find((h) => avail.includes(h)) ?? 'none';
 }

@@ -307,6 +307,21 @@ describe('plan view in Chromium', function () {
       await v.page.close();
     });
 
+    it('opens on wasted reads: an efficient plan stays cool, a collection scan is the hot card', async () => {
+      const v = await openView(h, 'light');
+      const good = corpusMessage('mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json');
+      assert.ok(all(good.plan).every((n) => (n.metrics.keysExamined ?? n.metrics.docsExamined ?? 0) <= (n.metrics.rowsReturned ?? 0)), 'the fixture reads only what it returns');
+      await v.send(good);
+      assert.equal(await v.page.inputValue('.heat select'), 'waste');
+      assert.equal(await v.page.locator('svg.tree g.card[class*="heat-"]:not(.heat-0)').count(), 0);
+      const bad = corpusMessage('mongosh-update-explain-update-collscan-6.0.js');
+      await v.send(bad);
+      const scan = all(bad.plan).find((n) => n.kind === 'COLLSCAN')!;
+      assert.ok(scan.metrics.docsExamined! > scan.metrics.rowsReturned!, 'the fixture scans more than it keeps');
+      assert.match((await v.page.locator(`svg.tree g.card[data-id="${scan.id}"]`).getAttribute('class')) ?? '', /\bheat-4\b/);
+      await v.page.close();
+    });
+
     it('labels shard subtrees and lists and draws rejected plans', async () => {
       const v = await openView(h, 'dark');
       const msg = corpusMessage(MONGO_SHARDED);
