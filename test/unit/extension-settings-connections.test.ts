@@ -6,8 +6,8 @@ import {
 import { connectionUri, type ConnectionSpec, type SettingsOrigin } from '../../src/extension/connections/spec';
 import type { ExplainOutcome, ExplainRequest, Gateway, VerifyRequest } from '../../src/extension/gateway';
 
-const folderA: SettingsOrigin = { scope: 'folder', folder: 'file:///work/shop', where: 'the settings of the folder shop' };
-const folderB: SettingsOrigin = { scope: 'folder', folder: 'file:///work/billing', where: 'the settings of the folder billing' };
+const folderA: SettingsOrigin = { scope: 'folder', folder: 'file:///home/dev/shop', where: 'the settings of the folder shop' };
+const folderB: SettingsOrigin = { scope: 'folder', folder: 'file:///home/dev/billing', where: 'the settings of the folder billing' };
 const workspace: SettingsOrigin = { scope: 'workspace', where: 'the workspace settings' };
 const user: SettingsOrigin = { scope: 'user', where: 'the user settings' };
 
@@ -23,7 +23,7 @@ describe('extension: connections from settings', () => {
     const read = readSettingsConnections([
       { name: 'shop pg', engine: 'postgres', uri: 'postgresql://app@db.example:5432/shop?sslmode=require' },
       { name: 'shop mongo', engine: 'mongodb', uri: 'mongodb://app@m.example:27017/shop?authSource=admin', tls: { caFile: 'certs/ca.pem' } },
-    ], folderA, (p) => `/work/shop/${p}`);
+    ], folderA, (p) => `/home/dev/shop/${p}`);
     assert.deepEqual(read.problems, []);
     const [pg, mongo] = read.specs;
     assert.equal(pg!.engine, 'postgres');
@@ -31,7 +31,7 @@ describe('extension: connections from settings', () => {
     assert.equal(pg!.hasPassword, false);
     assert.deepEqual(pg!.origin, folderA);
     assert.deepEqual(pg!.tls, { enabled: true, allowInvalidCertificates: true });
-    assert.deepEqual(mongo!.tls, { enabled: true, caFile: '/work/shop/certs/ca.pem' });
+    assert.deepEqual(mongo!.tls, { enabled: true, caFile: '/home/dev/shop/certs/ca.pem' });
     assert.equal(connectionUri(mongo!, 'p@ss'), 'mongodb://app:p%40ss@m.example:27017/shop?authSource=admin&tls=true&tlsCAFile=%2Fwork%2Fshop%2Fcerts%2Fca.pem');
   });
 
