@@ -32,7 +32,7 @@ describe('extension: connections from settings', () => {
     assert.deepEqual(pg!.origin, folderA);
     assert.deepEqual(pg!.tls, { enabled: true, allowInvalidCertificates: true });
     assert.deepEqual(mongo!.tls, { enabled: true, caFile: '/home/dev/shop/certs/ca.pem' });
-    assert.equal(connectionUri(mongo!, 'p@ss'), 'mongodb://app:p%40ss@m.example:27017/shop?authSource=admin&tls=true&tlsCAFile=%2Fwork%2Fshop%2Fcerts%2Fca.pem');
+    assert.equal(connectionUri(mongo!, 'p@ss'), 'mongodb://app:p%40ss@m.example:27017/shop?authSource=admin&tls=true&tlsCAFile=%2Fhome%2Fdev%2Fshop%2Fcerts%2Fca.pem');
   });
 
   it('gives each connection an id that lasts across sessions and depends on where, name, engine and user', () => {
