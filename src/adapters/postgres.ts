@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { parse as parseSql, SqlError } from 'libpg-query';
 import { loadPlan } from '../core/load';
+import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
 import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
 import type { ExplainResult } from './types';
@@ -211,16 +212,14 @@ function writes(tree: unknown): boolean {
 function sqlSyntaxError(sql: string, err: unknown): AdapterError {
   if (err instanceof SqlError) {
     const pos = err.sqlDetails?.cursorPosition;
-    const where = typeof pos === 'number' && pos >= 0 ? ` at ${lineColumn(sql, pos)}` : '';
+    const where = typeof pos === 'number' && pos >= 0 ? ` at ${position(sql, pos)}` : '';
     return new AdapterError('syntax', `The SQL has an error${where}: ${firstLine(err.sqlDetails?.message ?? err.message)}.`);
   }
   return new AdapterError('syntax', `The SQL could not be parsed: ${firstLine(err)}.`);
 }
 
-function lineColumn(text: string, pos: number): string {
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
+function position(text: string, pos: number): string {
+  const { line, column } = lineColumn(text, pos);
   return `line ${line}, column ${column}`;
 }
 
@@ -293,7 +292,7 @@ function pgError(err: unknown, options: PostgresConnectOptions, context: { cance
     const kind = code.startsWith('42') ? 'syntax' : code === '0A000' ? 'unsupported' : 'server';
     // The server counts from the start of the EXPLAIN text; the user knows only their statement.
     const pos = Number(e.position) - 1 - (context.prefixLength ?? 0);
-    const where = e.position && context.sql && pos >= 0 ? ` (at ${lineColumn(context.sql, pos)})` : '';
+    const where = e.position && context.sql && pos >= 0 ? ` (at ${position(context.sql, pos)})` : '';
     const verb = kind === 'server' ? 'stopped the statement with an error' : 'rejected the statement';
     return new AdapterError(kind, `PostgreSQL ${verb}${where}: ${msg}.`, { code });
   }

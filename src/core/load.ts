@@ -2,6 +2,7 @@
 // reader, complete the plan with derive(). Never throws: a bad input becomes a refusal in one sentence.
 
 import { derive } from './metrics';
+import { lineColumn } from './text';
 import type { LoadResult } from './model';
 import { readShellNotation } from './mongo/shellNotation';
 import { parseMongoExplain } from './mongo/parse';
@@ -61,9 +62,7 @@ function jsonRefusal(text: string, err: unknown): string {
     .replace(/[.\s]+$/, '')
     .slice(0, 120);
   if (pos) {
-    const before = text.slice(0, Number(pos[1]));
-    const line = before.split('\n').length;
-    const column = Number(pos[1]) - before.lastIndexOf('\n');
+    const { line, column } = lineColumn(text, Number(pos[1]));
     return `The JSON is malformed at line ${line}, column ${column}: ${what}.`;
   }
   return `The JSON is malformed: ${what}.`;

@@ -22,6 +22,7 @@
 // `totalKeysExamined: Long("10")`.
 
 import { parseExpressionAt, type Expression, type Node, type Options } from 'acorn';
+import { lineColumn } from '../text';
 
 export type ShellResult = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -392,16 +393,6 @@ function describe(n: Expression): string {
     default:
       return `has an expression (${n.type}) that is not a literal value`;
   }
-}
-
-function lineColumn(text: string, pos: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: pos - start + 1 };
 }
 
 function syntaxError(text: string, err: unknown): string {

@@ -6,6 +6,7 @@
 
 import { parseExpressionAt, type CallExpression, type Expression, type Node, type Options, type Super } from 'acorn';
 import { evaluateShellExpression, shellNumber } from '../mongo/shellNotation';
+import { lineColumn } from '../text';
 
 export type MongoOperation =
   | 'find'
@@ -582,16 +583,6 @@ function containsPlaceholder(v: unknown): boolean {
 
 function range(node: Node): SourceRange {
   return { start: node.start, end: node.end };
-}
-
-function lineColumn(text: string, pos: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: pos - start + 1 };
 }
 
 /** "At line L, column C": messages name the position first, then what is wrong there. */
