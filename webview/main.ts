@@ -158,6 +158,10 @@ const actions: PanelActions = {
     setSuggestionStatus(id, 'verifying');
     host.post({ type: 'verifySuggestion', id });
   },
+  createIndex: (id) => {
+    setSuggestionStatus(id, 'creating');
+    host.post({ type: 'createIndex', id });
+  },
   openNode: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
   showRejected: (index) => showRejected(index),
 };
@@ -463,8 +467,9 @@ function setSuggestionStatus(id: string, status: SuggestionView['status'], detai
   if (status !== undefined) s.status = status;
   if (detail !== undefined) s.statusDetail = detail;
   else delete s.statusDetail;
+  // Building the index does not measure again: the verdict that justified it stays.
   if (verdict !== undefined) s.verdict = verdict;
-  else delete s.verdict;
+  else if (status !== 'creating' && status !== 'created') delete s.verdict;
   renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
 }
 
@@ -591,7 +596,7 @@ function reportError(what: string, err: unknown): void {
   host.post({ type: 'reportError', message: what, detail });
 }
 
-const VIEW_MESSAGE_TYPES = new Set(['ready', 'copyText', 'verifySuggestion', 'openNode', 'reportError', 'saveFile']);
+const VIEW_MESSAGE_TYPES = new Set(['ready', 'copyText', 'verifySuggestion', 'createIndex', 'openNode', 'reportError', 'saveFile']);
 
 function handle(m: HostToViewMessage): void {
   switch (m.type) {

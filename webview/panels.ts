@@ -14,6 +14,8 @@ export interface PanelActions {
   focusNode(id: number): void;
   copy(text: string, what: string): void;
   verify(id: string): void;
+  /** Asks the host to build a verified suggestion's index (it confirms with the user first). */
+  createIndex(id: string): void;
   openNode(node: PlanNode): void;
   /** Draws a rejected plan, by its position in plan.rejectedPlans, or with undefined the winning plan. */
   showRejected(position: number | undefined): void;
@@ -112,6 +114,12 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
     b.disabled = s.status === 'verifying';
     bar.appendChild(b);
   }
+  // Building the index is offered only once Verify measured that it helps.
+  if (s.ddl && (s.status === 'verified' || s.status === 'creating')) {
+    const b = button(s.status === 'creating' ? 'Creating…' : 'Create Index', 'primary create-index', () => act.createIndex(s.id), 'Build this index on the server (asks first)');
+    b.disabled = s.status === 'creating';
+    bar.appendChild(b);
+  }
   if (s.nodeIds && s.nodeIds.length > 0) {
     const first = s.nodeIds[0]!;
     bar.appendChild(button('Show node', 'secondary', () => act.focusNode(first)));
@@ -126,7 +134,7 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
   } else if (s.statusDetail) {
     li.appendChild(el('div', 'status', s.statusDetail));
   }
-  if (s.verdict && (s.status === 'verified' || s.status === 'rejected')) li.appendChild(verdictTable(s.verdict));
+  if (s.verdict && (s.status === 'verified' || s.status === 'rejected' || s.status === 'creating' || s.status === 'created')) li.appendChild(verdictTable(s.verdict));
   // The index to keep is already the title.
   const rows: [string, string | undefined][] = [
     ['Expected plan', s.expectedPlan],

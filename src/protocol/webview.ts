@@ -85,7 +85,11 @@ export interface SuggestionVerdict {
   usedByPlanner?: boolean;
 }
 
-export type SuggestionStatus = 'unverified' | 'verifying' | 'verified' | 'rejected' | 'failed';
+/**
+ * Where a suggestion stands. After `verified` the view offers Create Index; the host then reports
+ * `creating` while the index builds and `created` (or `failed`, with the reason in `detail`) when it ends.
+ */
+export type SuggestionStatus = 'unverified' | 'verifying' | 'verified' | 'rejected' | 'failed' | 'creating' | 'created';
 
 /**
  * Sent by the host after `ready`, and again whenever the user explains another query: draws the plan,
@@ -133,7 +137,11 @@ export interface FocusNodeMessage {
   nodeId: number;
 }
 
-/** Sent by the host when a verification asked for by `verifySuggestion` progresses or ends. */
+/**
+ * Sent by the host when a verification asked for by `verifySuggestion`, or an index build asked for by
+ * `createIndex`, progresses or ends. A verdict sent with `verified` stays shown through `creating` and
+ * `created` when later messages carry none.
+ */
 export interface SuggestionStatusMessage {
   type: 'suggestionStatus';
   id: string;
@@ -177,6 +185,17 @@ export interface VerifySuggestionMessage {
 }
 
 /**
+ * Sent when the user clicks Create Index under a suggestion whose Verify succeeded. The host builds the
+ * suggestion's own `ddl` (never text from the view), after asking the user to confirm with the connection
+ * named, and answers with `suggestionStatus`: `creating`, then `created` or `failed`. A cancelled
+ * confirmation is answered with `verified` so the button comes back.
+ */
+export interface CreateIndexMessage {
+  type: 'createIndex';
+  id: string;
+}
+
+/**
  * Sent when the user activates a node (double-click, or the Reveal button in the details panel): the
  * host may reveal the matching text of the explain output or the query in an editor.
  */
@@ -212,6 +231,7 @@ export type ViewToHostMessage =
   | ReadyMessage
   | CopyTextMessage
   | VerifySuggestionMessage
+  | CreateIndexMessage
   | OpenNodeMessage
   | ReportErrorMessage
   | SaveFileMessage;
@@ -355,7 +375,7 @@ function tree(root: unknown, path: string, budget: { left: number }): number {
 const ENGINES: readonly Engine[] = ['mongodb', 'postgres'];
 const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low', 'info'];
 const THEMES: readonly ThemeKind[] = ['light', 'dark', 'high-contrast', 'high-contrast-light'];
-const STATUSES: readonly SuggestionStatus[] = ['unverified', 'verifying', 'verified', 'rejected', 'failed'];
+const STATUSES: readonly SuggestionStatus[] = ['unverified', 'verifying', 'verified', 'rejected', 'failed', 'creating', 'created'];
 
 function plan(v: unknown, path: string): Plan {
   const p = record(v, path);
@@ -544,6 +564,9 @@ export function parseViewMessage(data: unknown): Parsed<ViewToHostMessage> {
       case 'verifySuggestion':
         str(m.id, 'verifySuggestion.id');
         return m as unknown as VerifySuggestionMessage;
+      case 'createIndex':
+        str(m.id, 'createIndex.id');
+        return m as unknown as CreateIndexMessage;
       case 'openNode':
         int(m.nodeId, 'openNode.nodeId');
         str(m.kind, 'openNode.kind');

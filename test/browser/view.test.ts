@@ -279,6 +279,16 @@ describe('plan view in Chromium', function () {
       assert.ok(out.some((m) => m.type === 'verifySuggestion' && m.id === 's1'));
       await v.send({ type: 'suggestionStatus', id: 's1', status: 'verified', detail: 'Cost 1,200 → 14.' });
       assert.match((await v.page.locator('.suggestion .status').textContent())!, /^Verified: Cost 1,200 → 14\.$/);
+      // Once verified, the index can be built from the panel; the host reports the build's progress.
+      const create = v.page.locator('.suggestion button.create-index');
+      assert.equal(await create.textContent(), 'Create Index');
+      await create.click();
+      assert.ok((await v.outbox()).some((m) => m.type === 'createIndex' && m.id === 's1'));
+      assert.equal(await create.textContent(), 'Creating…');
+      assert.equal(await create.isDisabled(), true);
+      await v.send({ type: 'suggestionStatus', id: 's1', status: 'created', detail: 'Created the index on answer.' });
+      assert.equal(await v.page.locator('.suggestion button.create-index').count(), 0);
+      assert.equal(await v.page.locator('.suggestion .status').textContent(), 'Created the index on answer.');
       assert.deepEqual(await pageViolations(v), []);
       assert.deepEqual(v.errors, []);
     });

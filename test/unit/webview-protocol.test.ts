@@ -83,6 +83,9 @@ describe('webview protocol guards', () => {
     const escape = parseViewMessage({ type: 'saveFile', fileName: '../../.bashrc', mimeType: 'application/json', encoding: 'utf8', content: '' });
     assert.ok(!escape.ok && /plain file name/.test(escape.reason));
     assert.ok(!parseViewMessage({ type: 'openNode', nodeId: 'x' }).ok);
+    assert.deepEqual(parseViewMessage({ type: 'createIndex', id: 's1' }), { ok: true, message: { type: 'createIndex', id: 's1' } });
+    const noId = parseViewMessage({ type: 'createIndex', ddl: 'DROP TABLE t' });
+    assert.ok(!noId.ok && noId.reason === 'createIndex.id is not a string');
   });
 
   it('writes a page with the strict policy and no inline code', () => {
