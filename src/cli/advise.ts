@@ -13,7 +13,7 @@ import { advisePostgres } from '../core/advice/pgAdvisor';
 import type { Advice, MongoIndexSpec, PgIndexSpec, Suggestion } from '../core/advice/types';
 import { parseMongoQuery } from '../core/query/mongoShell';
 import { engineOfUri } from './explain';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './main';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
 
 const MAX_SAMPLE = 100_000;
 

@@ -6,32 +6,26 @@ import {
   analyze, changeText, comparePlans, deltaText, deltaValue, loadPlan,
   type ComparedPlans, type Finding, type MetricDelta, type NodeComparison, type Plan, type PlanNode,
 } from '../core/index';
-import type { Io } from './main';
-
-const EXIT_OK = 0;
-const EXIT_REFUSED = 2;
-const EXIT_USAGE = 64;
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from './io';
 
 /** Plans with more nodes than this list only the nodes that differ. */
 const LIST_ALL_UNDER = 60;
 
 type Read = { ok: true; plan: Plan; findings: Finding[] } | { ok: false; message: string };
 
-function readPlan(file: string, io: Io): Read {
+async function readPlan(file: string, io: Io): Promise<Read> {
   let text: string;
   try {
-    text = file === '-' ? io.readStdin() : io.readFile(file);
+    text = await (file === '-' ? io.readStdin() : io.readFile(file));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? `There is no file ${file}.` : code === 'EISDIR' ? `${file} is a folder, not a plan file.` : `${file} could not be read (${code ?? 'unknown error'}).`;
-    return { ok: false, message: why };
+    return { ok: false, message: readFailure(file, err) };
   }
   const loaded = loadPlan(text);
   if (!loaded.ok) return { ok: false, message: `${file === '-' ? 'Standard input' : file}: ${loaded.refusal}` };
   return { ok: true, plan: loaded.plan, findings: analyze(loaded.plan) };
 }
 
-export function runCompare(positional: string[], json: boolean, io: Io): number {
+export async function runCompare(positional: string[], json: boolean, io: Io): Promise<number> {
   if (positional.length !== 2) {
     io.stderr('qpi compare takes two plan files: the one before and the one after (- for standard input).\n');
     return EXIT_USAGE;
@@ -41,12 +35,12 @@ export function runCompare(positional: string[], json: boolean, io: Io): number 
     io.stderr('Only one of the two plans can come from standard input.\n');
     return EXIT_USAGE;
   }
-  const before = readPlan(beforeFile, io);
+  const before = await readPlan(beforeFile, io);
   if (!before.ok) {
     io.stderr(`${before.message}\n`);
     return EXIT_REFUSED;
   }
-  const after = readPlan(afterFile, io);
+  const after = await readPlan(afterFile, io);
   if (!after.ok) {
     io.stderr(`${after.message}\n`);
     return EXIT_REFUSED;

@@ -7,7 +7,8 @@ import { explainPostgres } from '../adapters/postgres';
 import { isAdapterError } from '../adapters/errors';
 import type { ExplainResult } from '../adapters/types';
 import { parseMongoQuery, type ExplainVerbosity } from '../core/query/mongoShell';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, report, type Io } from './main';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
+import { report } from './report';
 
 const VERBOSITIES: readonly ExplainVerbosity[] = ['queryPlanner', 'executionStats', 'allPlansExecution'];
 

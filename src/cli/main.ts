@@ -2,9 +2,11 @@
 // Exit codes: 0 analysed, 2 refused or a database error (one sentence on stderr), 64 usage error.
 // Anything else (a stack trace, exit 1) is a bug.
 
-import { readFileSync } from 'node:fs';
-import { analyze, loadPlan } from '../core/index';
-import { jsonReport, textReport } from './report';
+import { parseArgs } from 'node:util';
+import { endQuietlyOnClosedPipe, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, processIo, readFailure, type Io } from './io';
+import { report } from './report';
+
+export type { Io } from './io';
 
 const USAGE = `Usage:
   qpi analyze FILE|- [--json]          read a saved MongoDB or PostgreSQL explain output and report on it
@@ -20,49 +22,36 @@ const USAGE = `Usage:
   qpi help                             this text
 `;
 
-export const EXIT_OK = 0;
-export const EXIT_REFUSED = 2;
-export const EXIT_USAGE = 64;
-
-interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  readStdin: () => string;
-  readFile: (path: string) => string;
-}
+const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample'] as const;
+const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'verify', 'allow-build', 'exact-counts'] as const;
+const OPTIONS = Object.fromEntries([
+  ...VALUED.map((name) => [name, { type: 'string' as const }]),
+  ...SWITCHES.map((name) => [name, { type: 'boolean' as const }]),
+]);
 
 /**
- * Text from a plan or a server (index names, filters, error messages) reaches a terminal: control
- * characters are written as visible \uXXXX escapes so none of them can move the cursor, clear the
- * screen or retitle the window. Inside JSON strings the escape reads back as the same character.
+ * Flags by node's parseArgs. Its strict mode is not used because it refuses an option value that starts
+ * with a dash (`--query "-- a comment\nSELECT ..."`); the tokens are checked here instead, with the same
+ * sentences the commands have always printed. Short-dash words stay positional, as they always were.
  */
-export function inert(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-const processIo: Io = {
-  stdout: (s) => process.stdout.write(inert(s)),
-  stderr: (s) => process.stderr.write(inert(s)),
-  readStdin: () => readFileSync(0, 'utf8'),
-  readFile: (p) => readFileSync(p, 'utf8'),
-};
-
 function parseFlags(args: string[]): { positional: string[]; flags: Map<string, string | true> } | string {
+  const { tokens } = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
-  const valued = new Set(['--uri', '--query', '--verbosity', '--timeout-ms', '--engine', '--sample']);
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(0, eq) : a;
-      if (valued.has(name)) {
-        const v = eq > 0 ? a.slice(eq + 1) : args[++i];
-        if (v === undefined) return `${name} needs a value.`;
-        flags.set(name, v);
-      } else if (['--json', '--analyze', '--buffers', '--settings', '--allow-write-stages', '--verify', '--allow-build', '--exact-counts'].includes(name)) flags.set(name, true);
-      else return `Unknown option ${name}.`;
-    } else positional.push(a);
+  const shortSeen = new Set<number>();
+  for (const t of tokens) {
+    if (t.kind === 'positional') positional.push(t.value);
+    else if (t.kind === 'option-terminator') continue;
+    else if (!t.rawName.startsWith('--')) {
+      if (!shortSeen.has(t.index)) positional.push(args[t.index]!);
+      shortSeen.add(t.index);
+    } else if ((VALUED as readonly string[]).includes(t.name)) {
+      if (t.value === undefined) return `${t.rawName} needs a value.`;
+      flags.set(t.rawName, t.value);
+    } else if ((SWITCHES as readonly string[]).includes(t.name)) {
+      if (t.inlineValue) return `${t.rawName} takes no value.`;
+      flags.set(t.rawName, true);
+    } else return `Unknown option ${t.rawName}.`;
   }
   return { positional, flags };
 }
@@ -84,10 +73,9 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
       }
       let text: string;
       try {
-        text = file === '-' ? io.readStdin() : io.readFile(file);
+        text = await (file === '-' ? io.readStdin() : io.readFile(file));
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        io.stderr(`${code === 'ENOENT' ? `There is no file ${file}.` : code === 'EISDIR' ? `${file} is a folder, not a plan file.` : `${file} could not be read (${code ?? 'unknown error'}).`}\n`);
+        io.stderr(`${readFailure(file, err)}\n`);
         return EXIT_REFUSED;
       }
       return report(text, file === '-' ? undefined : file, flags.has('--json'), io);
@@ -106,7 +94,7 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
     }
     case 'compare': {
       const { runCompare } = await import('./compare');
-      return runCompare(positional, flags.has('--json'), io);
+      return await runCompare(positional, flags.has('--json'), io);
     }
     case 'help':
     case '--help':
@@ -120,22 +108,8 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
   }
 }
 
-/** Loads, analyses and prints; shared by `analyze` and `explain`. */
-export function report(text: string, source: string | undefined, json: boolean, io: Io): number {
-  const loaded = loadPlan(text);
-  if (!loaded.ok) {
-    io.stderr(`${loaded.refusal}\n`);
-    return EXIT_REFUSED;
-  }
-  const findings = analyze(loaded.plan);
-  if (json) io.stdout(JSON.stringify(jsonReport(loaded.plan, findings), null, 2) + '\n');
-  else io.stdout(textReport(loaded.plan, findings, source));
-  return EXIT_OK;
-}
-
-export type { Io };
-
 if (require.main === module) {
+  endQuietlyOnClosedPipe();
   run(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -1,7 +1,8 @@
 // Turns a plan and its findings into what the CLI prints: a readable report, or the documented JSON
-// document (docs/cli.md). Pure formatting; no I/O here.
+// document (docs/cli.md). Formatting only: the text goes out through the Io it is given.
 
-import type { Finding, Plan, PlanNode } from '../core/index';
+import { analyze, loadPlan, type Finding, type Plan, type PlanNode } from '../core/index';
+import { EXIT_OK, EXIT_REFUSED, type Io } from './io';
 
 const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 const n = (x: number | undefined): string => (x === undefined ? '-' : fmt.format(x));
@@ -129,4 +130,17 @@ export function jsonReport(plan: Plan, findings: Finding[]): unknown {
     })),
     warnings: plan.warnings,
   };
+}
+
+/** Loads, analyses and prints; shared by `analyze` and `explain`. */
+export function report(text: string, source: string | undefined, json: boolean, io: Io): number {
+  const loaded = loadPlan(text);
+  if (!loaded.ok) {
+    io.stderr(`${loaded.refusal}\n`);
+    return EXIT_REFUSED;
+  }
+  const findings = analyze(loaded.plan);
+  if (json) io.stdout(JSON.stringify(jsonReport(loaded.plan, findings), null, 2) + '\n');
+  else io.stdout(textReport(loaded.plan, findings, source));
+  return EXIT_OK;
 }
