@@ -7,6 +7,25 @@ const drivers = ['mongodb', 'mongodb/*', 'pg', 'pg/*', 'pg-*', 'libpq', 'mongodb
 const editor = ['vscode', 'vscode-languageclient', 'vscode-languageclient/*', 'vscode-languageserver', 'vscode-languageserver/*', 'vscode-languageserver-protocol', 'vscode-jsonrpc', 'vscode-jsonrpc/*'];
 const layer = (patterns, message) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] });
 
+// `no-restricted-imports` sees only static imports; these selectors catch the same modules reached through
+// `import()` or `require()`. A pure layer (core, protocol, webview) loads nothing dynamically at all.
+const anyDynamicLoad = (message) => [
+  { selector: 'ImportExpression', message },
+  { selector: "CallExpression[callee.name='require']", message },
+];
+const dynamicLoadOf = (modules, message) => {
+  const names = modules.map((m) => m.replace(/\*/g, '.*').replace(/\//g, '\\/')).join('|');
+  const re = `/^(node:)?(${names})$/`;
+  return [
+    { selector: `ImportExpression[source.value=${re}]`, message },
+    { selector: `CallExpression[callee.name='require'][arguments.0.value=${re}]`, message },
+  ];
+};
+const restrictSyntax = (...entries) => ({ 'no-restricted-syntax': ['error', ...entries.flat()] });
+// Globals of Node and of the browser that would tie the pure core to one host.
+const hostGlobals = ['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate', 'window', 'document', 'navigator', 'localStorage', 'self', 'fetch', 'XMLHttpRequest']
+  .map((name) => ({ name, message: 'src/core is pure: it runs the same in Node, the language server and the browser, without host globals.' }));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.cache/**', 'test/fixtures/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
@@ -20,30 +39,50 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts'],
-    rules: layer([...editor, ...drivers, ...builtinPatterns, '../adapters/*', '../extension/*', '../server/*', '../cli/*', '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'],
-      'src/core is pure: no editor API, no database driver, no file system or network.'),
+    rules: {
+      ...layer([...editor, ...drivers, ...builtinPatterns, '../adapters/*', '../extension/*', '../server/*', '../cli/*', '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'],
+        'src/core is pure: no editor API, no database driver, no file system or network.'),
+      ...restrictSyntax(anyDynamicLoad('src/core is pure: it loads nothing at run time (no import() or require()).')),
+      'no-restricted-globals': ['error', ...hostGlobals],
+    },
   },
   {
     files: ['src/protocol/**/*.ts'],
-    rules: layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
-      'src/protocol holds types and descriptors only.'),
+    rules: {
+      ...layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
+        'src/protocol holds types and descriptors only.'),
+      ...restrictSyntax(anyDynamicLoad('src/protocol holds types and descriptors only (no import() or require()).')),
+    },
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.'),
+    rules: {
+      ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.'),
+      ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.')),
+    },
   },
   {
     files: ['src/server/**/*.ts'],
-    rules: layer(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers, '**/adapters/**', '**/extension/**'],
-      'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.'),
+    rules: {
+      ...layer(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers, '**/adapters/**', '**/extension/**'],
+        'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.'),
+      ...restrictSyntax(dynamicLoadOf(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers],
+        'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.')),
+    },
   },
   {
     files: ['src/cli/**/*.ts'],
-    rules: layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.'),
+    rules: {
+      ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.'),
+      ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.')),
+    },
   },
   {
     files: ['webview/**/*.ts'],
-    rules: layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
-      'The webview runs in a browser: it imports protocol and core types and d3 only.'),
+    rules: {
+      ...layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
+        'The webview runs in a browser: it imports protocol and core types and d3 only.'),
+      ...restrictSyntax(anyDynamicLoad('The webview is one bundle: it loads nothing at run time (no import() or require()).')),
+    },
   },
 );

@@ -2,13 +2,11 @@
 // filters carry markup, and a generated PostgreSQL plan of 5,000 nodes in EXPLAIN (FORMAT JSON) form.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { analyze, loadPlan } from '../../src/core/index';
 import type { Finding, Plan } from '../../src/core/model';
 import type { ShowPlanMessage } from '../../src/protocol/webview';
-import { ROOT } from './harness';
-
-const CORPUS = join(ROOT, 'test', 'fixtures', 'corpus');
+const CORPUS = resolve(__dirname, '..', 'fixtures', 'corpus');
 
 export function corpusText(name: string): string {
   return readFileSync(join(CORPUS, name), 'utf8');

@@ -8,9 +8,12 @@ import { ESLint } from 'eslint';
 const root = join(__dirname, '..', '..');
 const eslint = new ESLint({ cwd: root });
 
+// The rules that carry the layers: static imports, dynamic loads (import(), require()) and host globals.
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax', 'no-restricted-globals']);
+
 async function violations(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, file) });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return (result?.messages ?? []).filter((m) => LAYER_RULES.has(m.ruleId ?? '')).map((m) => m.message);
 }
 
 describe('layer rules', function () {
@@ -30,6 +33,23 @@ describe('layer rules', function () {
     ['webview/probe.ts', "import { Client } from 'pg';", true],
     ['webview/probe.ts', "import { select } from 'd3-selection';", false],
     ['src/cli/probe.ts', "import * as vscode from 'vscode';", true],
+    // Dynamic loads: the same modules reached at run time.
+    ['src/core/probe.ts', "export const load = () => import('./metrics');", true],
+    ['src/core/probe.ts', "export const load = () => require('node:fs');", true],
+    ['src/protocol/probe.ts', "export const load = () => import('./webview');", true],
+    ['webview/probe.ts', "export const load = () => import('d3-selection');", true],
+    ['src/server/probe.ts', "export const load = () => import('vscode');", true],
+    ['src/server/probe.ts', "export const load = () => require('mongodb');", true],
+    ['src/server/probe.ts', "export const load = () => import('./analysis');", false],
+    ['src/cli/probe.ts', "export const load = () => import('vscode');", true],
+    ['src/adapters/probe.ts', "export const load = () => import('vscode-languageclient/node');", true],
+    ['src/adapters/probe.ts', "export const load = () => import('pg');", false],
+    // Host globals keep the core the same in Node, the language server and the browser.
+    ['src/core/probe.ts', 'export const env = process.env.HOME;', true],
+    ['src/core/probe.ts', "export const bytes = Buffer.from('x');", true],
+    ['src/core/probe.ts', 'export const title = document.title;', true],
+    ['src/core/probe.ts', "export const bytes = new Uint8Array([1]);", false],
+    ['src/adapters/probe.ts', 'export const env = process.env.HOME;', false],
   ];
   for (const [file, code, broken] of cases) {
     it(`${broken ? 'reports' : 'allows'} \`${code}\` in ${file.replace(/probe\.ts$/, '')}`, async () => {

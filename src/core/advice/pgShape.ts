@@ -164,13 +164,12 @@ class SourceText {
   constructor(readonly sql: string, rawTokens: { start: number; end: number }[]) {
     if (/[^\x00-\x7f]/.test(sql)) {
       const map: number[] = [];
-      const enc = new TextEncoder();
       for (let i = 0; i < sql.length; i++) {
         const cp = sql.codePointAt(i)!;
-        const ch = String.fromCodePoint(cp);
-        const n = enc.encode(ch).length;
+        // The length of the code point in UTF-8, the parser's unit.
+        const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
         for (let b = 0; b < n; b++) map.push(i);
-        if (ch.length === 2) i++;
+        if (cp > 0xffff) i++;
       }
       map.push(sql.length);
       this.byteToChar = map;
