@@ -9,6 +9,7 @@ import {
   type FoundMongoQuery, type FoundSqlQuery,
 } from '../../src/core/query/find';
 import { describeDiagnostics, describeQueries, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
+import { fuzzRandom } from '../fuzz-seed';
 
 interface Expected {
   queries: DescribedQuery[];
@@ -177,11 +178,7 @@ describe('language server: finding queries', () => {
     const index = new ScriptQueryIndex('script', 'ts');
     index.update(base);
     let text = base;
-    let seed = 11;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
+    const rnd = fuzzRandom(11);
     const inserts = ["'x'", '1', ' ', '\n', '{', '}', ';', 'status: 2, ', 'recent', '`', '(', ')', '[', '// ', 'const z = 1;\n'];
     let compared = 0;
     let partial = 0;
@@ -210,11 +207,7 @@ describe('language server: finding queries', () => {
     let text = ['queries.sql', 'broken.sql'].map((n) => readFileSync(join(LSP_FIXTURES, n), 'utf8')).join('\n').replace('SELEC broken FROM;', '');
     const index = new SqlQueryIndex();
     index.update(text);
-    let seed = 5;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
+    const rnd = fuzzRandom(5);
     const inserts = [';', ' ', '\n', "'", 'x', '1', '-- c\n', '/*', '*/', 'SELECT 1;', '$$', '('];
     let partial = 0;
     for (let k = 0; k < 200; k++) {
