@@ -122,7 +122,6 @@ describe('comparePlans', () => {
       const keys = c.totals.find((d) => d.key === 'keysExamined')!;
       assert.equal(keys.before, loser.totals.keysExamined);
       assert.equal(keys.trend, 'better');
-      const ratio = Math.round(loser.totals.keysExamined! / oracle.totals.keysExamined!);
       assert.deepEqual([oracle.totals.keysExamined, oracle.totals.docsExamined, loser.totals.keysExamined, loser.totals.docsExamined], [10, 10, 10_222, 10_222]);
       assert.equal(c.verdict, 'After examines 10 keys and 10 documents instead of 10,222 and 10,222 (1,022x less work).');
       const ix = entryOfAfter(c, 2)!;
