@@ -574,12 +574,16 @@ describe('plan view in Chromium', function () {
     });
 
     it('draws the missing-index plan in light and dark themes', async () => {
+      const backgrounds: string[] = [];
       for (const theme of ['light', 'dark'] as const) {
         const v = await openView(h, theme);
         await v.send(corpusMessage(PG_MISSING_INDEX));
+        assert.ok((await cardCount(v)) > 0, `no card drawn in the ${theme} theme`);
+        backgrounds.push(await v.page.evaluate(() => getComputedStyle(document.body).backgroundColor));
         await shot(v, `pg-missing-index-${theme}`);
         await v.page.close();
       }
+      assert.notEqual(backgrounds[0], backgrounds[1], 'the theme colours reach the page');
     });
   });
 });
