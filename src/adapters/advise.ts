@@ -8,7 +8,7 @@
 // HypoPG) and one more driver handle for what the adapter does not do: counts and $sample for MongoDB (and
 // the trial's scratch collection), read-only catalog queries for PostgreSQL.
 
-import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
 import { adviseMongo } from '../core/advice/mongoAdvisor';
 import { fromMongoCommand } from '../core/advice/fromMongoCommand';
@@ -17,10 +17,10 @@ import { advisePostgresShapes } from '../core/advice/pgAdvisor';
 import { parsePostgresQuery } from '../core/advice/pgShape';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgIndexColumn, PgStats } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
-import { AdapterError, firstLine, scrub } from './errors';
+import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
 import { mongoOpError } from './mongoOps';
-import { connectMongo, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
-import { connectPostgres, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
+import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
+import { connectPostgres, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
 import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
 
@@ -84,25 +84,14 @@ export interface PostgresAdviceSession {
 /** Connects for advice; throws AdapterError like connectMongo. */
 export async function openMongoAdvice(options: MongoConnectOptions & { database?: string }): Promise<MongoAdviceSession> {
   const conn = await connectMongo(options);
-  const clientOptions: MongoClientOptions = {
-    serverSelectionTimeoutMS: options.connectTimeoutMs ?? 10_000,
-    connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
-    appName: options.appName ?? 'query-plan-inspector',
-    maxPoolSize: 4,
-    retryReads: false,
-    retryWrites: false,
-  };
-  if (options.password !== undefined) {
-    const user = options.username ?? decodeURIComponent(/^mongodb(?:\+srv)?:\/\/([^:@/?#]*)[^@/?#]*@/i.exec(options.uri.trim())?.[1] ?? '');
-    clientOptions.auth = { username: user, password: options.password };
-  }
-  const client = new MongoClient(options.uri.trim(), clientOptions);
+  const { uri, clientOptions } = mongoClientConfig(options);
+  const client = new MongoClient(uri, clientOptions);
   try {
     await client.connect();
   } catch (err) {
     await conn.close();
     await client.close().catch(() => {});
-    throw mongoOpError(err, false, [options.password]);
+    throw mongoOpError(err, false, [options.password, ...uriSecrets(options.uri)]);
   }
   const db = options.database !== undefined ? client.db(options.database) : client.db();
   return {
@@ -118,15 +107,9 @@ export async function openMongoAdvice(options: MongoConnectOptions & { database?
 /** Connects for advice; the catalog connection is read-only and bounded by statement_timeout. */
 export async function openPostgresAdvice(options: PostgresConnectOptions & { timeoutMs?: number }): Promise<PostgresAdviceSession> {
   const conn = await connectPostgres(options);
-  let connectionString = options.uri.trim();
-  if (options.password !== undefined) {
-    const u = new URL(connectionString);
-    u.password = options.password;
-    connectionString = u.toString();
-  }
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000, application_name: options.applicationName ?? 'query-plan-inspector' });
+  const client = new pg.Client(postgresClientConfig(options));
   client.on('error', () => {});
-  const secrets = [options.password, safePassword(options.uri)];
+  const secrets = [options.password, ...uriSecrets(options.uri)];
   try {
     await client.connect();
     // The catalog connection only reads: the server refuses any write on it.
@@ -155,15 +138,6 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
       await client.end().catch(() => {});
     },
   };
-}
-
-function safePassword(uri: string): string | undefined {
-  try {
-    const p = new URL(uri).password;
-    return p ? decodeURIComponent(p) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---- MongoDB ------------------------------------------------------------------------------------------

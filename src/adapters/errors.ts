@@ -53,21 +53,87 @@ export function firstLine(text: unknown): string {
 
 /**
  * Removes credentials from a text: the user-info part of any URI, `password=...` pairs, and each
- * secret given (the password itself, wherever a driver may have echoed it).
+ * secret given (the password itself, wherever a driver may have echoed it, and the longer pieces of it
+ * between the characters a URI splits on, in case a driver echoed only the part after an unescaped '@').
  */
 export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1');
+  let out = text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s]*@/gi, '$1');
   out = out.replace(/\b(password|pwd)\s*=\s*('[^']*'|"[^"]*"|[^\s&;]+)/gi, '$1=***');
+  const pieces = new Set<string>();
   for (const s of secrets) {
-    if (s && s.length >= 3) out = out.split(s).join('***');
+    if (!s) continue;
+    if (s.length >= 3) pieces.add(s);
+    for (const piece of s.split(/[@/#?:]/)) if (piece.length >= 6) pieces.add(piece);
+  }
+  // Longest first, so a piece never leaves part of a longer secret behind.
+  for (const s of [...pieces].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  return out;
+}
+
+/** What follows the scheme of a URI, up to the end of its user info (the last '@'), when it has one. */
+function userInfo(uri: string): { info: string; rest: string } | undefined {
+  const s = typeof uri === 'string' ? uri.trim() : '';
+  const m = /^[a-z][a-z0-9+.-]*:\/\//i.exec(s);
+  if (!m) return undefined;
+  const body = s.slice(m[0].length);
+  // A password may hold an unescaped '@', '/', '#' or '?': the user info is taken to end at the LAST '@',
+  // so that no piece of it is ever read as a host.
+  const at = body.lastIndexOf('@');
+  return at < 0 ? { info: '', rest: body } : { info: body.slice(0, at), rest: body.slice(at + 1) };
+}
+
+/**
+ * The secrets a connection URI holds, for scrub(): the whole user info and the password as written and
+ * percent-decoded. Works on malformed URIs too.
+ */
+export function uriSecrets(uri: string): string[] {
+  const parts = userInfo(uri);
+  if (!parts || parts.info === '') return [];
+  const colon = parts.info.indexOf(':');
+  const out = [parts.info];
+  if (colon >= 0) {
+    const password = parts.info.slice(colon + 1);
+    out.push(password);
+    try {
+      out.push(decodeURIComponent(password));
+    } catch {
+      // A stray '%' leaves the raw password, already listed.
+    }
   }
   return out;
 }
 
-/** host:port list of a connection URI, for messages (never the user or password). */
+/**
+ * True when a URI has an '@' that the URI grammar does not read as the end of the user info: a password
+ * with an unescaped '/', '#' or '?' before its '@'. Such a URI would connect somewhere else (or fail with
+ * a message quoting part of the password), so it is refused as malformed.
+ */
+export function misplacedAt(uri: string): boolean {
+  const s = typeof uri === 'string' ? uri.trim() : '';
+  const m = /^[a-z][a-z0-9+.-]*:\/\//i.exec(s);
+  if (!m) return false;
+  const body = s.slice(m[0].length);
+  const authorityEnd = body.search(/[/?#]/);
+  if (authorityEnd < 0) return false;
+  const after = body.slice(authorityEnd);
+  // An '@' in a query value (application_name=me@host) is legitimate; one in the path, a fragment or a
+  // parameter name is not.
+  const query = after.indexOf('?');
+  const beforeQuery = query < 0 ? after : after.slice(0, query);
+  if (beforeQuery.includes('@')) return true;
+  if (query < 0) return false;
+  const [q, fragment] = [after.slice(query + 1).split('#')[0]!, after.slice(query + 1).split('#').slice(1).join('#')];
+  if (fragment.includes('@')) return true;
+  return q.split('&').some((pair) => (pair.split('=')[0] ?? '').includes('@'));
+}
+
+/** host:port list of a connection URI, for messages (never the user or password, even when malformed). */
 export function describeHost(uri: string): string {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i.exec(uri.trim());
-  return m && m[1] ? m[1] : 'the server';
+  const parts = userInfo(uri);
+  if (!parts) return 'the server';
+  const hosts = parts.rest.split(/[/?#]/)[0] ?? '';
+  const valid = hosts !== '' && hosts.split(',').every((h) => /^(\[[0-9A-Fa-f:.%a-zA-Z]+\]|[A-Za-z0-9._~%-]+)(:\d{1,5})?$/.test(h));
+  return valid ? hosts : 'the server';
 }
 
 /** Network-level failure codes of Node sockets and DNS. */

@@ -14,7 +14,8 @@ import { loadPlan } from '../core/load';
 import type { IndexCreationResult, MongoIndexCreation } from '../core/query/createIndex';
 import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
 import { explainWouldWrite, toServerCommand, writingStages } from '../core/query/mongoServerCommand';
-import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import type { ExplainResult } from './types';
 
 export interface MongoConnectOptions {
@@ -85,13 +86,13 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Connects, reads hello and buildInfo; throws AdapterError (network, auth, config). */
 export async function connectMongo(options: MongoConnectOptions): Promise<MongoConnection> {
-  const { uri, clientOptions } = clientConfig(options);
+  const { uri, clientOptions } = mongoClientConfig(options);
   let client: MongoClient;
   try {
     client = new MongoClient(uri, clientOptions);
   } catch (err) {
     // The constructor only parses the URI and options: whatever it rejects is a settings problem.
-    const msg = scrub(firstLine(err), [options.password, passwordOf(uri)]);
+    const msg = scrub(firstLine(err), [options.password, ...uriSecrets(uri)]);
     throw new AdapterError('config', `The MongoDB connection settings are not valid: ${msg}.`);
   }
   try {
@@ -106,19 +107,31 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
   }
 }
 
-function clientConfig(options: MongoConnectOptions): { uri: string; clientOptions: MongoClientOptions } {
+/** The URI and driver options of a connection; exported for the advice session's own client. */
+export function mongoClientConfig(options: MongoConnectOptions): { uri: string; clientOptions: MongoClientOptions } {
   const uri = typeof options.uri === 'string' ? options.uri.trim() : '';
   if (!/^mongodb(\+srv)?:\/\//i.test(uri)) throw new AdapterError('config', 'The MongoDB connection must be a URI starting with mongodb:// or mongodb+srv://.');
+  const malformed = (): AdapterError => new AdapterError('config', `The MongoDB URI for ${describeHost(uri)} is malformed (an '@', '/', ':', '#' or '?' in the user name or password must be percent-encoded, '@' as %40).`);
+  if (misplacedAt(uri)) throw malformed();
+  let parsed: ConnectionString;
+  try {
+    parsed = new ConnectionString(uri);
+  } catch {
+    throw malformed();
+  }
   const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const params = parsed.searchParams;
+  // Time limits written in the URI are the user's: ours only fill in the ones it does not give.
+  const given = (name: string): boolean => [...params.keys()].some((k) => k.toLowerCase() === name.toLowerCase());
   const clientOptions: MongoClientOptions = {
-    serverSelectionTimeoutMS: timeout,
-    connectTimeoutMS: timeout,
     appName: options.appName ?? 'query-plan-inspector',
     // One explain and one cancel at a time need few sockets.
     maxPoolSize: 4,
     retryReads: false,
     retryWrites: false,
   };
+  if (!given('serverSelectionTimeoutMS')) clientOptions.serverSelectionTimeoutMS = timeout;
+  if (!given('connectTimeoutMS')) clientOptions.connectTimeoutMS = timeout;
   if (options.password !== undefined) {
     const username = options.username ?? userOf(uri);
     if (!username) throw new AdapterError('config', 'A MongoDB password was given without a user name.');
@@ -128,23 +141,11 @@ function clientConfig(options: MongoConnectOptions): { uri: string; clientOption
 }
 
 function userOf(uri: string): string | undefined {
-  const m = /^mongodb(?:\+srv)?:\/\/([^@/?#]*)@/i.exec(uri);
-  if (!m || !m[1]) return undefined;
-  const user = m[1].split(':')[0]!;
   try {
-    return decodeURIComponent(user);
+    const user = new ConnectionString(uri).username;
+    return user ? decodeURIComponent(user) : undefined;
   } catch {
-    return user;
-  }
-}
-
-function passwordOf(uri: string): string | undefined {
-  const m = /^mongodb(?:\+srv)?:\/\/[^:@/?#]*:([^@/?#]*)@/i.exec(uri);
-  if (!m || !m[1]) return undefined;
-  try {
-    return decodeURIComponent(m[1]);
-  } catch {
-    return m[1];
+    return undefined;
   }
 }
 
@@ -183,10 +184,20 @@ export function describeServer(uri: string, hello: Document, buildInfo: Document
 /** Error codes MongoDB returns when the query itself is malformed. */
 const QUERY_ERROR_CODES = new Set([2, 9, 14, 15, 17, 28, 31, 72, 168, 40323, 40324, 40352, 40353, 31249, 17276, 51024, 4822819]);
 
-function mongoError(err: unknown, options: MongoConnectOptions, context: { cancelled?: boolean; timeoutMs?: number } = {}): AdapterError {
+type MongoErrorContext = { cancelled?: boolean; timeoutMs?: number };
+
+/** Turns whatever the driver threw into one AdapterError; no piece of the password survives in its sentence. */
+function mongoError(err: unknown, options: MongoConnectOptions, context: MongoErrorContext = {}): AdapterError {
+  const error = mongoErrorSentence(err, options, context);
+  const clean = scrub(error.message, [options.password, ...uriSecrets(options.uri)]);
+  if (clean === error.message) return error;
+  return new AdapterError(error.kind, clean, { ...(error.code !== undefined ? { code: error.code } : {}), ...(error.partialRawText !== undefined ? { partialRawText: error.partialRawText } : {}) });
+}
+
+function mongoErrorSentence(err: unknown, options: MongoConnectOptions, context: MongoErrorContext): AdapterError {
   if (err instanceof AdapterError) return err;
   const e = err as { name?: string; code?: number | string; codeName?: string; message?: string; errmsg?: string; cause?: { code?: string } };
-  const secrets = [options.password, passwordOf(options.uri)];
+  const secrets = [options.password, ...uriSecrets(options.uri)];
   const msg = scrub(firstLine(e?.message ?? err), secrets);
   const host = describeHost(options.uri);
   const code = e?.code;
@@ -390,7 +401,7 @@ export class MongoConnection {
     } catch (err) {
       if (err instanceof AdapterError) throw err;
       const code = (err as { code?: unknown }).code;
-      const msg = scrub(firstLine(err), [this.options.password, passwordOf(this.options.uri)]);
+      const msg = scrub(firstLine(err), [this.options.password, ...uriSecrets(this.options.uri)]);
       if (state.cancelled && (code === 11601 || code === 11600 || code === 11602 || code === 276)) {
         throw new AdapterError('cancelled', `The index build on ${target} was cancelled and killed on the server; ${spec.name} was not created.`, { code });
       }

@@ -13,7 +13,8 @@ import { parse as parseSql, SqlError } from 'libpg-query';
 import { loadPlan } from '../core/load';
 import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
-import { AdapterError, describeHost, firstLine, isNetworkCode, networkReason, scrub } from './errors';
+import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
+import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import type { ExplainResult } from './types';
 
 export interface PostgresConnectOptions {
@@ -126,6 +127,13 @@ const KIND_WORDS: Record<string, string> = {
   VacuumStmt: 'VACUUM', TransactionStmt: 'transaction control', VariableSetStmt: 'SET', CopyStmt: 'COPY',
 };
 
+/** "an ALTER TABLE", "a SELECT": the statement's keywords with the article they are read with. */
+export function statementWord(kind: string): string {
+  // Parse-tree names the table does not list read as their keywords: AlterRoleStmt is ALTER ROLE.
+  const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  return `${/^[AEIOU]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
 /**
  * Checks that a text is one explainable statement and says whether it writes. Pure apart from the WASM
  * parser; throws AdapterError (syntax or unsupported) in one sentence.
@@ -153,8 +161,7 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
       continue;
     }
     if (!EXPLAINABLE.has(kind)) {
-      const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '');
-      throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for a ${word} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
+      throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for ${statementWord(kind)} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
     }
     return { sql, kind, writes: writes(stmt) };
   }
@@ -180,8 +187,7 @@ export async function inspectCreateIndex(text: string): Promise<CreateIndexState
   const stmt = stmts[0]!.stmt ?? {};
   const kind = Object.keys(stmt)[0] ?? 'unknown';
   if (kind !== 'IndexStmt') {
-    const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '');
-    throw new AdapterError('unsupported', `Only a CREATE INDEX statement is run here, and this is a ${word} statement.`);
+    throw new AdapterError('unsupported', `Only a CREATE INDEX statement is run here, and this is ${statementWord(kind)} statement.`);
   }
   const ix = stmt.IndexStmt as { idxname?: string; relation?: { relname?: string; schemaname?: string }; concurrent?: boolean; unique?: boolean; if_not_exists?: boolean };
   const table = ix.relation?.relname;
@@ -225,7 +231,7 @@ function position(text: string, pos: number): string {
 
 /** Connects and reads the server version; throws AdapterError (network, auth, config). */
 export async function connectPostgres(options: PostgresConnectOptions): Promise<PostgresConnection> {
-  const config = clientConfig(options);
+  const config = postgresClientConfig(options);
   const client = new pg.Client(config);
   // An idle connection dropped by the server emits 'error'; without a listener Node would crash.
   client.on('error', () => {});
@@ -242,41 +248,70 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
   }
 }
 
-function clientConfig(options: PostgresConnectOptions): pg.ClientConfig {
-  if (typeof options.uri !== 'string' || !/^postgres(ql)?:\/\//i.test(options.uri.trim())) {
+/** The driver config of a connection; exported for the advice session's catalog connection. */
+export function postgresClientConfig(options: PostgresConnectOptions): pg.ClientConfig {
+  const uri = typeof options.uri === 'string' ? options.uri.trim() : '';
+  if (!/^postgres(ql)?:\/\//i.test(uri)) {
     throw new AdapterError('config', 'The PostgreSQL connection must be a URI starting with postgresql://.');
   }
+  const malformed = (): AdapterError => new AdapterError('config', `The PostgreSQL URI for ${describeHost(uri)} is malformed (an '@', '/', '#' or '?' in the user name or password must be percent-encoded, '@' as %40).`);
+  if (misplacedAt(uri)) throw malformed();
+  let parsed: ReturnType<typeof parseConnectionString>;
   try {
     // Parse now so that a malformed URI is a config error, not a late driver exception.
-    new URL(options.uri.trim());
+    new URL(uri);
+    parsed = parseConnectionString(withoutSslModeAlias(uri));
   } catch {
-    throw new AdapterError('config', `The PostgreSQL URI for ${describeHost(options.uri)} is malformed.`);
+    throw malformed();
   }
-  let connectionString = options.uri.trim();
-  if (options.password !== undefined) {
-    // pg lets fields parsed from the connection string override the config's own, so the password
-    // goes into the URI (percent-encoded by URL) rather than beside it.
-    const u = new URL(connectionString);
-    u.password = options.password;
-    connectionString = u.toString();
+  // The config is built from the parsed fields rather than passed as a connection string, so that a
+  // password given apart is sent exactly as given (a connection string would percent-decode it).
+  let config: pg.ClientConfig;
+  try {
+    config = toClientConfig(parsed) as pg.ClientConfig;
+  } catch {
+    throw malformed();
   }
-  const config: pg.ClientConfig = {
-    connectionString,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    application_name: options.applicationName ?? 'query-plan-inspector',
-  };
+  if (options.password !== undefined) config.password = options.password;
+  // connect_timeout in the URI (seconds, as libpq reads it) is kept; otherwise the caller's or ours.
+  const uriTimeout = Number((parsed as Record<string, unknown>)['connect_timeout']);
+  config.connectionTimeoutMillis = Number.isFinite(uriTimeout) && uriTimeout > 0 ? uriTimeout * 1000 : options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  config.application_name = (parsed as Record<string, unknown>)['application_name'] as string | undefined ?? options.applicationName ?? 'query-plan-inspector';
   return config;
 }
 
-/** Turns whatever pg threw into one AdapterError without credentials. */
-function pgError(err: unknown, options: PostgresConnectOptions, context: { cancelled?: boolean; timeoutMs?: number; sql?: string; prefixLength?: number } = {}): AdapterError {
+/**
+ * pg 8 treats sslmode=prefer, require and verify-ca as verify-full and prints a multi-line warning saying
+ * so the first time it sees one. The URI is read with that same meaning, spelt out, so no warning reaches
+ * the terminal before our own sentence; uselibpqcompat=true keeps libpq's weaker meanings, unchanged.
+ */
+function withoutSslModeAlias(uri: string): string {
+  if (/[?&]uselibpqcompat=true\b/i.test(uri)) return uri;
+  return uri.replace(/([?&]sslmode=)(prefer|require|verify-ca)\b/gi, '$1verify-full');
+}
+
+type PgErrorContext = { cancelled?: boolean; timeoutMs?: number; sql?: string; prefixLength?: number };
+
+/** Turns whatever pg threw into one AdapterError; no piece of the password survives in its sentence. */
+function pgError(err: unknown, options: PostgresConnectOptions, context: PgErrorContext = {}): AdapterError {
+  const error = pgErrorSentence(err, options, context);
+  const clean = scrub(error.message, [options.password, ...uriSecrets(options.uri)]);
+  return clean === error.message ? error : new AdapterError(error.kind, clean, codeOf(error));
+}
+
+function pgErrorSentence(err: unknown, options: PostgresConnectOptions, context: PgErrorContext): AdapterError {
   if (err instanceof AdapterError) return err;
-  const secrets = [options.password, passwordOf(options.uri)];
+  const secrets = [options.password, ...uriSecrets(options.uri)];
   const e = err as { code?: string; message?: string; position?: string; severity?: string };
   const msg = scrub(firstLine(e?.message ?? err), secrets);
   const host = describeHost(options.uri);
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  if (code === '28P01' || code === '28000') return new AdapterError('auth', `PostgreSQL at ${host} refused the login: ${msg}.`, { code });
+  // The server's own sentence names the user; ours does not.
+  if (code === '28P01') return new AdapterError('auth', `PostgreSQL at ${host} refused the login: wrong user name or password.`, { code });
+  if (code === '28000') {
+    const why = /pg_hba/i.test(msg) ? 'no pg_hba.conf entry allows this user, database and address' : 'this role does not exist or may not log in';
+    return new AdapterError('auth', `PostgreSQL at ${host} refused the login: ${why}.`, { code });
+  }
   if (code === '42501') return new AdapterError('auth', `PostgreSQL refused the statement: ${msg}.`, { code });
   if (code === '57014') {
     if (context.cancelled) return new AdapterError('cancelled', 'The explain was cancelled and the statement stopped on the server.', { code });
@@ -308,15 +343,6 @@ function pgError(err: unknown, options: PostgresConnectOptions, context: { cance
   }
   if (code !== undefined) return new AdapterError('server', `PostgreSQL reported an error: ${msg}.`, { code });
   return new AdapterError('server', `The PostgreSQL operation failed: ${msg}.`);
-}
-
-function passwordOf(uri: string): string | undefined {
-  try {
-    const p = new URL(uri).password;
-    return p ? decodeURIComponent(p) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function formatMs(ms: number | undefined): string {

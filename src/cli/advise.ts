@@ -12,7 +12,7 @@ import { fromMongoCommand } from '../core/advice/fromMongoCommand';
 import { advisePostgres } from '../core/advice/pgAdvisor';
 import type { Advice, MongoIndexSpec, PgIndexSpec, Suggestion } from '../core/advice/types';
 import { parseMongoQuery } from '../core/query/mongoShell';
-import { engineOfUri } from './explain';
+import { engineOfUri, timeoutOf } from './explain';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
 
 const MAX_SAMPLE = 100_000;
@@ -44,9 +44,8 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
     sampleSize = Number(sampleRaw);
     if (!Number.isInteger(sampleSize) || sampleSize < 1 || sampleSize > MAX_SAMPLE) return usage(`--sample must be a whole number of documents from 1 to ${MAX_SAMPLE.toLocaleString('en-US')}.`);
   }
-  const timeoutRaw = flags.get('--timeout-ms');
-  const timeoutMs = typeof timeoutRaw === 'string' ? Number(timeoutRaw) : 30_000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) return usage('--timeout-ms must be a positive number of milliseconds.');
+  const timeoutMs = timeoutOf(flags);
+  if (typeof timeoutMs === 'string') return usage(timeoutMs);
   const engine = uriEngine ?? (engineFlag as 'mongodb' | 'postgres' | undefined) ?? detectEngine(query);
   const json = flags.has('--json');
 

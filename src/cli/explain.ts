@@ -18,6 +18,18 @@ export function engineOfUri(uri: string): 'mongodb' | 'postgres' | undefined {
   return undefined;
 }
 
+/** Largest time limit both servers and Node timers accept: 2^31-1 ms (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** --timeout-ms as a number, or the usage sentence when it is not a whole number of ms in 1..2^31-1. */
+export function timeoutOf(flags: Map<string, string | true>): number | string {
+  const raw = flags.get('--timeout-ms');
+  if (raw === undefined) return 30_000;
+  const n = typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_TIMEOUT_MS) return `--timeout-ms must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}.`;
+  return n;
+}
+
 export async function runExplain(flags: Map<string, string | true>, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const uri = flags.get('--uri');
   const query = flags.get('--query');
@@ -30,10 +42,9 @@ export async function runExplain(flags: Map<string, string | true>, io: Io, env:
     io.stderr('The URI must start with mongodb://, mongodb+srv://, postgres:// or postgresql://.\n');
     return EXIT_USAGE;
   }
-  const timeoutRaw = flags.get('--timeout-ms');
-  const timeoutMs = typeof timeoutRaw === 'string' ? Number(timeoutRaw) : 30_000;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    io.stderr('--timeout-ms must be a positive number of milliseconds.\n');
+  const timeoutMs = timeoutOf(flags);
+  if (typeof timeoutMs === 'string') {
+    io.stderr(`${timeoutMs}\n`);
     return EXIT_USAGE;
   }
   const password = env.QPI_PASSWORD || undefined;
