@@ -1,0 +1,210 @@
+// The oracle: every candidate index built alone on the full data and the query measured with it.
+// MongoDB: the query explained at executionStats with a hint on the candidate (or $natural for the
+// collection scan); work = keys examined + documents examined + documents a blocking sort held.
+// PostgreSQL: the candidate built inside a transaction that is rolled back, the query run under
+// EXPLAIN (ANALYZE, BUFFERS) with the planner free to choose; work = shared buffers hit + read at the
+// root. Results are cached per seed under .cache/truth/, so later runs measure only what is new.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BSON, type Db, type Document } from 'mongodb';
+import type { Client } from 'pg';
+import { loadPlan } from '../../src/core/load';
+import type { Plan, PlanNode } from '../../src/core/model';
+import { parseMongoQuery } from '../../src/core/query/mongoShell';
+import { toServerCommand } from '../../src/core/query/mongoServerCommand';
+import { COLLSCAN, NO_INDEX, mongoCandidates, pgCandidates, pgKey } from './candidates';
+import { DATA_VERSION } from './datasets';
+import { GENERATOR_VERSION, type GeneratedCase } from './generate';
+
+export interface Measure {
+  work: number;
+  /** One line: the plan's stages, for reading a miss. */
+  plan: string;
+  keysExamined?: number;
+  docsExamined?: number;
+  sorted?: number;
+  rows?: number;
+  error?: string;
+}
+
+export interface CaseRecord {
+  case: GeneratedCase;
+  /** Candidate key (mongoKey / CREATE INDEX text / "$natural" / "none") to its measure. */
+  candidates: Record<string, Measure>;
+  /** Indexes or rewrites an advisor suggested that were not among the candidates, measured on demand. */
+  extra: Record<string, Measure>;
+}
+
+export function cacheFile(dir: string, c: GeneratedCase): string {
+  return join(dir, `${c.engine}-d${DATA_VERSION}-g${GENERATOR_VERSION}-${c.seed}.json`);
+}
+
+export function readRecord(dir: string, c: GeneratedCase): CaseRecord {
+  const file = cacheFile(dir, c);
+  if (existsSync(file)) {
+    const rec = JSON.parse(readFileSync(file, 'utf8')) as CaseRecord;
+    if (rec.case.query === c.query) return rec;
+  }
+  return { case: c, candidates: {}, extra: {} };
+}
+
+export function writeRecord(dir: string, rec: CaseRecord): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(cacheFile(dir, rec.case), JSON.stringify(rec, null, 1));
+}
+
+/** The least work among the measured candidates, with its key. */
+export function best(rec: CaseRecord): { key: string; work: number } | undefined {
+  let out: { key: string; work: number } | undefined;
+  for (const [key, m] of Object.entries(rec.candidates)) {
+    if (m.error === undefined && (out === undefined || m.work < out.work)) out = { key, work: m.work };
+  }
+  return out;
+}
+
+// ---- MongoDB ------------------------------------------------------------------------------------------
+
+const SORTS = new Set(['SORT', 'SORT_KEY_GENERATOR', '$sort']);
+
+function shape(plan: Plan): string {
+  const label = (n: PlanNode): string => (n.details.indexName ? `${n.kind}[${n.details.indexName}]` : n.kind);
+  const draw = (n: PlanNode): string => (n.children.length === 0 ? label(n) : n.children.length === 1 ? `${label(n)}>${draw(n.children[0]!)}` : `${label(n)}(${n.children.map(draw).join(',')})`);
+  return draw(plan.root);
+}
+
+/** Runs one query text with a hint at executionStats and reads its work. */
+export async function explainMongo(db: Db, query: string, hint: Document): Promise<Measure> {
+  const parsed = parseMongoQuery(query);
+  if (!parsed.ok) return { work: Infinity, plan: '', error: parsed.error };
+  const built = toServerCommand({ ...parsed.command, hint: hint as Record<string, unknown> });
+  if (!built.ok) return { work: Infinity, plan: '', error: built.error };
+  const inner = BSON.EJSON.deserialize(built.command, { relaxed: false }) as Document;
+  try {
+    const res = await db.command({ explain: { ...inner, maxTimeMS: 60_000 }, verbosity: 'executionStats' });
+    const loaded = loadPlan(BSON.EJSON.stringify(res, { relaxed: true }));
+    if (!loaded.ok) return { work: Infinity, plan: '', error: loaded.refusal };
+    const plan = loaded.plan;
+    const sum = (f: (n: PlanNode) => number | undefined): number => plan.nodes.reduce((a, n) => a + (f(n) ?? 0), 0);
+    const keys = plan.totals.keysExamined ?? sum((n) => n.metrics.keysExamined);
+    const docs = plan.totals.docsExamined ?? sum((n) => n.metrics.docsExamined);
+    const sorted = plan.nodes.filter((n) => SORTS.has(n.kind)).reduce((a, n) => a + (n.children[0]?.metrics.rowsReturned ?? n.metrics.rowsReturned ?? 0), 0);
+    return { work: keys + docs + sorted, keysExamined: keys, docsExamined: docs, sorted, rows: plan.totals.nReturned ?? plan.root.metrics.rowsReturned ?? 0, plan: shape(plan) };
+  } catch (err) {
+    return { work: Infinity, plan: '', error: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+const CANDIDATE_NAME = 'qpi_truth_candidate';
+
+/**
+ * Measures `keys` (mongoKey strings or COLLSCAN) for each case that lacks them. Each index is built once,
+ * alone, and every case needing it is measured before it is dropped.
+ */
+export async function measureMongo(db: Db, needs: { rec: CaseRecord; keys: string[]; into: 'candidates' | 'extra'; query?: string }[], onIndex?: (done: number, total: number) => void): Promise<void> {
+  const byKey = new Map<string, { rec: CaseRecord; into: 'candidates' | 'extra'; query: string; label: string }[]>();
+  for (const n of needs) {
+    for (const k of n.keys) {
+      const id = `${n.rec.case.mongo!.collection}\u0000${k}`;
+      if (!byKey.has(id)) byKey.set(id, []);
+      byKey.get(id)!.push({ rec: n.rec, into: n.into, query: n.query ?? n.rec.case.query, label: n.query ? `${k} ${n.query}` : k });
+    }
+  }
+  let done = 0;
+  for (const [id, users] of byKey) {
+    const [collection, key] = id.split('\u0000') as [string, string];
+    let buildError: string | undefined;
+    let hint: Document = { $natural: 1 };
+    let built = false;
+    if (key !== COLLSCAN) {
+      hint = JSON.parse(key) as Document;
+      try {
+        await db.collection(collection).createIndex(hint, { name: CANDIDATE_NAME });
+        built = true;
+      } catch (err) {
+        // An index with these keys already exists (the _id index): hint it as it is.
+        if ((err as { code?: number }).code !== 85) buildError = (err as Error).message.split('\n')[0]!;
+      }
+    }
+    try {
+      for (const u of users) {
+        const m = buildError !== undefined ? { work: Infinity, plan: '', error: buildError } : await explainMongo(db, u.query, hint);
+        u.rec[u.into][u.into === 'extra' ? u.label : key] = m;
+      }
+    } finally {
+      if (built) await db.collection(collection).dropIndex(CANDIDATE_NAME);
+    }
+    onIndex?.(++done, byKey.size);
+  }
+}
+
+export function missingMongo(rec: CaseRecord): string[] {
+  return mongoCandidates(rec.case).filter((k) => !(k in rec.candidates));
+}
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------------
+
+function pgShape(node: Record<string, unknown>): string {
+  const on = node['Index Name'] ? `[${String(node['Index Name'])}]` : node['Relation Name'] ? `[${String(node['Relation Name'])}]` : '';
+  const kids = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+  const label = `${String(node['Node Type'])}${on}`;
+  return kids.length === 0 ? label : kids.length === 1 ? `${label}>${pgShape(kids[0]!)}` : `${label}(${kids.map(pgShape).join(',')})`;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of one statement: buffers hit + read at the root. */
+export async function explainPg(pg: Client, sql: string): Promise<Measure> {
+  try {
+    await pg.query('SAVEPOINT qpi_truth_explain');
+    const res = await pg.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
+    await pg.query('RELEASE SAVEPOINT qpi_truth_explain');
+    const doc = (res.rows[0]!['QUERY PLAN'] as Record<string, unknown>[])[0]!;
+    const root = doc.Plan as Record<string, unknown>;
+    const buffers = Number(root['Shared Hit Blocks'] ?? 0) + Number(root['Shared Read Blocks'] ?? 0);
+    return { work: buffers, rows: Number(root['Actual Rows'] ?? 0), plan: pgShape(root) };
+  } catch (err) {
+    await pg.query('ROLLBACK TO SAVEPOINT qpi_truth_explain').catch(() => undefined);
+    return { work: Infinity, plan: '', error: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+/**
+ * Measures CREATE INDEX statements (or "none") for each case lacking them: each index is built inside a
+ * transaction, every case needing it is explained, and the transaction is rolled back.
+ */
+export async function measurePg(pg: Client, needs: { rec: CaseRecord; keys: string[]; into: 'candidates' | 'extra'; query?: string }[], onIndex?: (done: number, total: number) => void): Promise<void> {
+  const byKey = new Map<string, { rec: CaseRecord; into: 'candidates' | 'extra'; query: string; label: string }[]>();
+  for (const n of needs) {
+    for (const k of n.keys) {
+      const id = k === NO_INDEX ? NO_INDEX : pgKey(k);
+      if (!byKey.has(id)) byKey.set(id, []);
+      byKey.get(id)!.push({ rec: n.rec, into: n.into, query: n.query ?? n.rec.case.query, label: n.query ? `${k} ${n.query}` : k });
+    }
+  }
+  let done = 0;
+  for (const [id, users] of byKey) {
+    await pg.query('BEGIN');
+    try {
+      await pg.query("SET LOCAL statement_timeout = '60s'");
+      let buildError: string | undefined;
+      if (id !== NO_INDEX) {
+        try {
+          await pg.query(`CREATE INDEX qpi_truth_candidate ON ${id}`);
+        } catch (err) {
+          buildError = (err as Error).message.split('\n')[0]!;
+        }
+      }
+      if (buildError !== undefined) {
+        for (const u of users) u.rec[u.into][u.label] = { work: Infinity, plan: '', error: buildError };
+      } else {
+        for (const u of users) u.rec[u.into][u.label] = await explainPg(pg, u.query);
+      }
+    } finally {
+      await pg.query('ROLLBACK');
+    }
+    onIndex?.(++done, byKey.size);
+  }
+}
+
+export function missingPg(rec: CaseRecord): string[] {
+  return pgCandidates(rec.case).filter((k) => !(k in rec.candidates));
+}

@@ -1,0 +1,220 @@
+// npm run bench:truth: how often the first suggestion of `qpi advise` is the least-work index, on
+// generated query shapes the advice was not tuned on. Starts its own MongoDB and PostgreSQL (free ports,
+// always stopped), loads the sample data, measures every candidate with the oracle (cached under
+// .cache/truth/), then asks `qpi advise` offline and connected (--uri) for each case and judges the first
+// suggestion: correct when its work is within 10% of the oracle's least, or when the rewrite it serves does
+// less work than the best index as written. Prints figures; asserts nothing. See docs/truth.md.
+//
+//   npm run bench:truth [-- --set checking|tuning|all] [--seeds 1..480] [--engine mongodb|postgres]
+//                          [--no-connected] [--verbose]
+
+import { resolve } from 'node:path';
+import { MongoClient, type Db } from 'mongodb';
+import pg from 'pg';
+import { startServers, stopServers, type ServersState } from '../../scripts/servers.mjs';
+import { run as qpi } from '../../src/cli/main';
+import { COLLSCAN, NO_INDEX, mongoKey, pgKey } from './candidates';
+import { loadMongo, loadPostgres } from './datasets';
+import { generateCase, type Engine, type GeneratedCase, type TruthSet } from './generate';
+import { best, measureMongo, measurePg, missingMongo, missingPg, readRecord, writeRecord, type CaseRecord, type Measure } from './oracle';
+
+/** The oracle's results; QPI_TRUTH_CACHE moves them (the default is ignored by git). */
+const CACHE = process.env.QPI_TRUTH_CACHE ?? resolve(__dirname, '..', '..', '.cache', 'truth');
+const TOLERANCE = 1.1;
+
+interface Options {
+  set: TruthSet | 'all';
+  from: number;
+  to: number;
+  engines: Engine[];
+  connected: boolean;
+  verbose: boolean;
+}
+
+function options(argv: string[]): Options {
+  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--set') {
+      const v = argv[++i];
+      if (v !== 'checking' && v !== 'tuning' && v !== 'all') throw new Error('--set takes checking, tuning or all');
+      o.set = v;
+    } else if (a === '--seeds') {
+      const m = /^(\d+)\.\.(\d+)$/.exec(argv[++i] ?? '');
+      if (!m) throw new Error('--seeds takes FROM..TO, for example 1..480');
+      o.from = Number(m[1]);
+      o.to = Number(m[2]);
+    } else if (a === '--engine') {
+      const v = argv[++i];
+      if (v !== 'mongodb' && v !== 'postgres') throw new Error('--engine takes mongodb or postgres');
+      o.engines = [v];
+    } else if (a === '--no-connected') o.connected = false;
+    else if (a === '--verbose') o.verbose = true;
+    else throw new Error(`unknown option ${a}`);
+  }
+  return o;
+}
+
+// ---- asking qpi ---------------------------------------------------------------------------------------
+
+interface SuggestionJson {
+  action: 'create' | 'keep' | 'none';
+  rule: string;
+  keyPattern?: Record<string, number>;
+  createIndex?: string | null;
+  servesQueryAsWritten?: boolean;
+  rewrites?: { rule: string; text: string; parameters: unknown[] }[];
+}
+
+/** `qpi advise --json` in this process; the first suggestion, or the sentence it refused with. */
+async function advise(query: string, engine: Engine, uri: string | undefined): Promise<{ s?: SuggestionJson; error?: string }> {
+  let out = '';
+  let err = '';
+  const args = ['advise', '--query', query, '--json', '--engine', engine];
+  if (uri !== undefined) args.push('--uri', uri, ...(engine === 'mongodb' ? ['--verify'] : []));
+  const code = await qpi(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => '', readFile: () => '' });
+  if (code !== 0) return { error: err.trim().split('\n')[0] ?? `exit ${code}` };
+  const doc = JSON.parse(out) as { suggestions: SuggestionJson[] };
+  return doc.suggestions[0] ? { s: doc.suggestions[0] } : { error: 'no suggestion' };
+}
+
+// ---- judging ------------------------------------------------------------------------------------------
+
+interface Verdict {
+  ok: boolean;
+  how: 'index' | 'rewrite' | 'miss' | 'refused';
+  work: number;
+  best: number;
+  what: string;
+}
+
+/** The index a suggestion names, as the oracle's key, or the no-index key. */
+function suggestionKey(engine: Engine, s: SuggestionJson): string {
+  if (engine === 'mongodb') return s.action === 'none' || !s.keyPattern ? COLLSCAN : mongoKey(s.keyPattern);
+  return s.action === 'create' && s.createIndex ? s.createIndex : NO_INDEX;
+}
+
+function lookup(engine: Engine, rec: CaseRecord, key: string): Measure | undefined {
+  if (engine === 'mongodb') return rec.candidates[key] ?? rec.extra[key];
+  if (key === NO_INDEX) return rec.candidates[NO_INDEX];
+  const want = pgKey(key);
+  for (const [k, m] of Object.entries(rec.candidates)) if (k !== NO_INDEX && pgKey(k) === want) return m;
+  return rec.extra[key];
+}
+
+async function measureExtra(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, key: string, query?: string): Promise<Measure> {
+  const need = { rec, keys: [key], into: 'extra' as const, ...(query !== undefined ? { query } : {}) };
+  if (engine === 'mongodb') await measureMongo(conn as Db, [need]);
+  else await measurePg(conn as pg.Client, [need]);
+  return rec.extra[query !== undefined ? `${key} ${query}` : key]!;
+}
+
+async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: SuggestionJson | undefined, error: string | undefined): Promise<Verdict> {
+  const b = best(rec)!;
+  if (!s) return { ok: false, how: 'refused', work: Infinity, best: b.work, what: error ?? '' };
+  const key = suggestionKey(engine, s);
+  const label = engine === 'mongodb' ? (key === COLLSCAN ? 'no index' : key) : key === NO_INDEX ? 'no index' : pgKey(key);
+  const rewrite = s.servesQueryAsWritten === false ? s.rewrites?.find((r) => r.parameters.length === 0) : undefined;
+  if (rewrite) {
+    const m = rec.extra[`${key} ${rewrite.text}`] ?? (await measureExtra(engine, conn, rec, key, rewrite.text));
+    if (m.error === undefined && m.work < b.work) return { ok: true, how: 'rewrite', work: m.work, best: b.work, what: `${label} + ${rewrite.rule}` };
+  }
+  const m = lookup(engine, rec, key) ?? (await measureExtra(engine, conn, rec, key));
+  const ok = m.error === undefined && m.work <= b.work * TOLERANCE;
+  return { ok, how: ok ? 'index' : 'miss', work: m.work, best: b.work, what: m.error ? `${label} (${m.error})` : label };
+}
+
+// ---- the run ------------------------------------------------------------------------------------------
+
+const pct = (n: number, d: number): string => (d === 0 ? '-' : `${((100 * n) / d).toFixed(0)}%`);
+const cell = (n: number, d: number): string => `${n}/${d} ${pct(n, d)}`.padEnd(14);
+
+async function main(): Promise<void> {
+  const o = options(process.argv.slice(2));
+  const seeds = Array.from({ length: o.to - o.from + 1 }, (_, i) => o.from + i);
+  const t0 = Date.now();
+  let state: ServersState | null = null;
+  let mongo: MongoClient | undefined;
+  let client: pg.Client | undefined;
+  const stop = async (): Promise<void> => {
+    await mongo?.close().catch(() => undefined);
+    await client?.end().catch(() => undefined);
+    await stopServers(state);
+  };
+  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+  try {
+    state = await startServers();
+    const mongoUri = state.env.QPI_TEST_MONGO_URI!.replace('/?', '/qpi_truth_gen?');
+    mongo = await MongoClient.connect(mongoUri);
+    const db = mongo.db('qpi_truth_gen');
+    const admin = new pg.Client({ connectionString: state.env.QPI_TEST_PG_URI });
+    await admin.connect();
+    await admin.query('CREATE DATABASE qpi_truth_gen');
+    await admin.end();
+    const pgUri = state.env.QPI_TEST_PG_URI!.replace(/\/postgres$/, '/qpi_truth_gen');
+    client = new pg.Client({ connectionString: pgUri });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS hypopg');
+    const tl = Date.now();
+    await Promise.all([o.engines.includes('mongodb') ? loadMongo(db) : undefined, o.engines.includes('postgres') ? loadPostgres(client) : undefined]);
+    console.log(`Sample data loaded in ${((Date.now() - tl) / 1000).toFixed(0)} s.`);
+
+    for (const engine of o.engines) {
+      const cases = seeds.map((s) => generateCase(engine, s)).filter((c) => o.set === 'all' || c.set === o.set);
+      const recs = cases.map((c) => readRecord(CACHE, c));
+      const missing = recs.map((rec) => ({ rec, keys: engine === 'mongodb' ? missingMongo(rec) : missingPg(rec), into: 'candidates' as const })).filter((n) => n.keys.length > 0);
+      const to = Date.now();
+      const count = missing.reduce((a, n) => a + n.keys.length, 0);
+      const progress = (d: number, t: number): void => {
+        if (d % 25 === 0 || d === t) process.stderr.write(`  oracle ${engine}: ${d}/${t} indexes\n`);
+      };
+      if (engine === 'mongodb') await measureMongo(db, missing, progress);
+      else await measurePg(client, missing, progress);
+      for (const n of missing) writeRecord(CACHE, n.rec);
+      const measured = recs.reduce((a, r) => a + Object.keys(r.candidates).length, 0);
+      console.log(`\n${engine === 'mongodb' ? 'MongoDB 6.0.5' : 'PostgreSQL 15'}: seeds ${o.from}..${o.to}, ${o.set} set${o.set === 'checking' ? ' (seed % 4 == 0)' : o.set === 'tuning' ? ' (seed % 4 != 0)' : ''}: ${cases.length} cases, ${measured} candidate measurements (${count} new, ${((Date.now() - to) / 1000).toFixed(0)} s).`);
+
+      const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
+      const results = new Map<string, Verdict[]>();
+      for (const mode of modes) {
+        const ta = Date.now();
+        const verdicts: Verdict[] = [];
+        for (const rec of recs) {
+          const { s, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? mongoUri : pgUri) : undefined);
+          verdicts.push(await judge(engine, engine === 'mongodb' ? db : client, rec, s, error));
+        }
+        for (const rec of recs) writeRecord(CACHE, rec);
+        results.set(mode, verdicts);
+        console.log(`  advice ${mode}: ${((Date.now() - ta) / 1000).toFixed(0)} s`);
+      }
+      const header = `  ${'category'.padEnd(16)}${'cases'.padStart(6)}  ${modes.map((m) => m.padEnd(14)).join('')}`;
+      console.log(header);
+      const cats = [...new Set(cases.map((c) => c.category))].sort();
+      const line = (name: string, idx: number[]): string => `  ${name.padEnd(16)}${String(idx.length).padStart(6)}  ${modes.map((m) => cell(idx.filter((i) => results.get(m)![i]!.ok).length, idx.length)).join('')}`;
+      for (const cat of cats) console.log(line(cat, cases.flatMap((c, i) => (c.category === cat ? [i] : []))));
+      console.log(line('all', cases.map((_, i) => i)));
+      for (const mode of modes) {
+        const v = results.get(mode)!;
+        console.log(`  ${mode}: ${v.filter((x) => x.how === 'index').length} index within 10%, ${v.filter((x) => x.how === 'rewrite').length} rewrite doing less work than the best index, ${v.filter((x) => x.how === 'miss').length} misses, ${v.filter((x) => x.how === 'refused').length} refused`);
+      }
+      if (o.verbose) {
+        for (const mode of modes) {
+          for (const [i, v] of results.get(mode)!.entries()) {
+            if (v.ok) continue;
+            const c: GeneratedCase = cases[i]!;
+            const b = best(recs[i]!)!;
+            console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b.key} work ${b.work} (${(v.work / Math.max(1, b.work)).toFixed(1)}x)`);
+          }
+        }
+      }
+    }
+    console.log(`\nTotal ${((Date.now() - t0) / 1000).toFixed(0)} s.`);
+  } finally {
+    await stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  process.exitCode = 1;
+});
