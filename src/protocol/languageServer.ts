@@ -7,6 +7,10 @@
 // Types and names only (no library import): both sides send them with their own LSP library.
 
 import type { ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/advice/types';
+import type { DiagnosticCode, PlanSummary } from '../core/lint/codes';
+
+// The diagnostic codes and the plan summary are the query lint's own (src/core/lint), shared with `qpi lint`.
+export { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../core/lint/codes';
 
 /** Bumped when a message below changes shape; sent by the client in initializationOptions. */
 export const LANGUAGE_SERVER_PROTOCOL_VERSION = 1;
@@ -71,17 +75,6 @@ export interface ExplainWantedParams {
   queries: { engine: 'mongodb' | 'postgres'; text: string }[];
 }
 
-/** What the server needs of a plan: read by the extension from the plan model, so no plan crosses over. */
-export interface PlanSummary {
-  /** Node kinds of the winning plan, root first ('LIMIT', 'FETCH', 'IXSCAN'; 'Limit', 'Index Scan'). */
-  stages: string[];
-  /** The collection or table read in full (COLLSCAN / Seq Scan), if any. */
-  fullScan?: string;
-  /** The plan sorts in memory (a SORT stage / a Sort node). */
-  blockingSort: boolean;
-  /** Indexes the plan reads. */
-  indexes: string[];
-}
 
 /**
  * Request, client -> server: the plans of queries the server asked about (by their text), or why one
@@ -124,39 +117,6 @@ export interface ListedQuery {
 
 // ---- diagnostics --------------------------------------------------------------------------------------
 
-/** Stable diagnostic codes (the `code` of every diagnostic this server publishes); docs/language-server.md lists them. */
-export const DiagnosticCodes = {
-  /** A $match on a field a $project/$addFields/$set renamed from a dotted path: the index on the path is not used. */
-  matchAfterRename: 'qpi.match-after-rename',
-  /** skip()/$skip/OFFSET pagination: every page reads all the rows it skips. */
-  skipPagination: 'qpi.skip-pagination',
-  /** A regex without a ^ anchor: every key of the index (or every document) is read. */
-  unanchoredRegex: 'qpi.regex-unanchored',
-  /** A case-insensitive regex: no tight index bounds, even when anchored. */
-  caseInsensitiveRegex: 'qpi.regex-case-insensitive',
-  /** $ne/$nin leading the filter: nothing bounds the scan. */
-  leadingNegation: 'qpi.leading-negation',
-  /** $in over 200 values with a sort: the planner no longer merges per value, so it sorts in memory. */
-  inTooLargeForSort: 'qpi.in-over-200-with-sort',
-  /** A function wraps a column in WHERE: a plain index on the column cannot be used. */
-  functionOnColumn: 'qpi.function-on-column',
-  /** LIKE/ILIKE with a leading wildcard: a B-tree cannot seek it. */
-  leadingWildcard: 'qpi.like-leading-wildcard',
-  /** With a connection: no existing index bounds the filter, so the whole collection or table is read. */
-  collectionScan: 'qpi.collection-scan',
-  /** With a connection: the query sorts and no usable index gives the order. */
-  blockingSort: 'qpi.blocking-sort',
-  /** With a connection: an existing index already serves the query. */
-  indexServes: 'qpi.index-serves',
-  /** With a connection and a background explain: the server's own plan reads the whole collection or table. */
-  planFullScan: 'qpi.plan-full-scan',
-  /** With a connection and a background explain: the server's own plan sorts in memory. */
-  planBlockingSort: 'qpi.plan-blocking-sort',
-  /** With a connection and a background explain: the server's own plan uses these indexes and no in-memory sort. */
-  planUsesIndex: 'qpi.plan-uses-index',
-} as const;
-
-export type DiagnosticCode = (typeof DiagnosticCodes)[keyof typeof DiagnosticCodes];
 
 /** A text edit in the document version the diagnostic was published for (LSP positions, 0-based). */
 export interface DataEdit {

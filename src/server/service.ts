@@ -13,8 +13,8 @@ import {
   type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
-import { explainText } from './explainText';
-import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from './analysis';
+import { explainText } from '../core/lint/explainText';
+import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/lint/analysis';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {

@@ -12,7 +12,7 @@ import { findQueries, loadSqlParser, type FoundMongoQuery } from '../../src/core
 import { ClientCommands, DiagnosticCodes, ExplainWanted, SchemaNeeded, type DiagnosticData, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams } from '../../src/protocol/languageServer';
 import { loadPlan } from '../../src/core/load';
 import { summarize } from '../../src/extension/planSummary';
-import { explainText } from '../../src/server/explainText';
+import { explainText } from '../../src/core/lint/explainText';
 import { InlineAdviceService } from '../../src/server/service';
 import { describeDiagnostics, FakePort, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic } from './lsp-fixtures';
 

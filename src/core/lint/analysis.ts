@@ -11,11 +11,11 @@
 import {
   adviseMongo, advisePostgresShapes, fromMongoCommand, mongoShape, parsePostgresQuerySync, MAX_SCANS_TO_EXPLODE, DEEP_OFFSET,
   type Advice, type ExistingMongoIndex, type ExistingPgIndex, type MongoShape, type MongoStats, type PgShape, type PgTableStats, type Suggestion,
-} from '../core/index';
-import { classifyRegex } from '../core/advice/mongoShape';
-import { effectiveSort, fitIndex } from '../core/advice/mongoFit';
-import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../core/query/find';
-import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../protocol/languageServer';
+} from '../index';
+import { classifyRegex } from '../advice/mongoShape';
+import { effectiveSort, fitIndex } from '../advice/mongoFit';
+import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';
+import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
 import { explainText } from './explainText';
 
 /** Where a finding is: a live file range of the query, or a span of its SQL text. */

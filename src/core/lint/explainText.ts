@@ -3,8 +3,8 @@
 // constants resolved) and the SQL itself for PostgreSQL. A query with values that are variables in the
 // code cannot be explained as written: it gets a sentence saying which, instead of a guess.
 
-import { shellCollection, shellValue } from '../core/advice/mongoText';
-import { isPlaceholder, type FoundQuery } from '../core/query/find';
+import { shellCollection, shellValue } from '../advice/mongoText';
+import { isPlaceholder, type FoundQuery } from '../query/find';
 
 export type ExplainText = { ok: true; text: string } | { ok: false; problem: string };
 
