@@ -54,11 +54,17 @@ function run(cmd, args, opts = {}) {
 /** Installs into a temporary folder and renames it at the end, so a half-done install is never taken as done. */
 function installInto(finalDir, fill) {
   if (existsSync(finalDir)) return;
-  const partial = `${finalDir}.partial`;
+  // A folder of this process's own, so two test runs installing at once never delete each other's files;
+  // the first to finish puts its copy in place and the other's is thrown away.
+  const partial = `${finalDir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  fill(partial);
-  renameSync(partial, finalDir);
+  try {
+    fill(partial);
+    if (!existsSync(finalDir)) renameSync(partial, finalDir);
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
 }
 
 /** The npm the machine runs, as a script any Node can execute. */
