@@ -14,6 +14,19 @@ import { parsePostgresXml } from './postgres/xml';
 /** Largest text the reader accepts (bytes of UTF-16 text); bigger inputs are refused, not hung on. */
 export const MAX_PLAN_TEXT = 64 * 1024 * 1024;
 
+/**
+ * Most plan nodes a text may hold. Counted before any reader runs, from the marks every node carries in
+ * each format (a PostgreSQL "Node Type" key or element, a text plan's "->", a MongoDB "stage"), so a text
+ * of millions of tiny nodes is refused in one pass instead of being parsed for minutes.
+ */
+export const MAX_PLAN_NODES = 100_000;
+
+function countNodeMarks(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(/Node[ -]Type|->|\bstage\b/g)) n++;
+  return n;
+}
+
 export type DetectedFormat = 'json' | 'mongodb-shell' | 'postgres-text' | 'postgres-yaml' | 'postgres-xml' | 'unknown';
 
 /** Guesses the format of a text from its first significant characters; cheap, no parsing. */
@@ -47,25 +60,62 @@ function looksLikeMongo(doc: unknown): boolean {
   );
 }
 
-/** Turns JSON.parse's message into the one sentence the user reads (never V8's multi-line snippet). */
-function jsonRefusal(text: string, err: unknown): string {
+/**
+ * Where JSON.parse stopped. V8 names the offset in most messages but not in "Unexpected token"; then the
+ * offset is found by parsing prefixes (halving): a prefix that ends before the fault only runs out of
+ * input, one that reaches it fails there. Each parse stops at the fault, so this stays linear.
+ */
+function jsonFaultOffset(text: string, err: unknown): number {
   const msg = err instanceof Error ? err.message : String(err);
-  const pos = /position (\d+)/.exec(msg);
+  const pos = /at position (\d+)/.exec(msg);
+  if (pos) return Number(pos[1]);
+  const endsEarly = (len: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, len));
+      return true;
+    } catch (e) {
+      const m = e instanceof Error ? e.message : String(e);
+      const p = /at position (\d+)/.exec(m);
+      return /end of JSON input|Unterminated string/i.test(m) || (p !== null && Number(p[1]) >= len);
+    }
+  };
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (endsEarly(mid + 1)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The character at an offset, named for a sentence. */
+function nameOf(c: string): string {
+  const code = c.codePointAt(0)!;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}` : `"${c}"`;
+}
+
+/** True when an unquoted name stands where JSON wants a quoted key: shell notation, not broken JSON. */
+function unquotedKeyAt(text: string, offset: number): boolean {
+  if (!/[A-Za-z_$]/.test(text.charAt(offset))) return false;
+  const before = text.slice(Math.max(0, offset - 200), offset).trimEnd();
+  return before.endsWith('{') || before.endsWith(',');
+}
+
+/** The one sentence for text that JSON.parse refused, in our words, with line and column. */
+function jsonRefusal(text: string, offset: number): string {
   const end = text.trimEnd().length;
-  if (/end of JSON input|Unterminated string/i.test(msg) || (pos && Number(pos[1]) >= end - 1)) {
-    return `The JSON ends early at position ${end}: the plan looks truncated, copy it again in full.`;
-  }
-  const what = msg
-    .replace(/,\s*".*$/s, '')
-    .replace(/\s*in JSON at position \d+.*$/s, '')
-    .replace(/\s+/g, ' ')
-    .replace(/[.\s]+$/, '')
-    .slice(0, 120);
-  if (pos) {
-    const { line, column } = lineColumn(text, Number(pos[1]));
-    return `The JSON is malformed at line ${line}, column ${column}: ${what}.`;
-  }
-  return `The JSON is malformed: ${what}.`;
+  if (offset >= end) return `The JSON ends early at position ${end}: the plan looks truncated, copy it again in full.`;
+  const { line, column } = lineColumn(text, offset);
+  const c = String.fromCodePoint(text.codePointAt(offset)!);
+  const before = text.slice(Math.max(0, offset - 200), offset).trimEnd();
+  let what: string;
+  if ((c === '}' || c === ']') && before.endsWith(',')) what = `a comma before the closing ${c}`;
+  else if (c === "'") what = 'a string in single quotes, where JSON wants double quotes';
+  else if (unquotedKeyAt(text, offset)) what = 'a key without double quotes';
+  else if (c.charCodeAt(0) < 0x20 && /"[^"]*$/.test(before)) what = `${nameOf(c)} inside a string`;
+  else what = `unexpected ${nameOf(c)}`;
+  return `The JSON is malformed at line ${line}, column ${column}: ${what}.`;
 }
 
 /** Reads a saved or pasted explain output of either engine. Never throws. */
@@ -92,6 +142,9 @@ function loadPlanUnsafe(input: string): LoadResult {
   const text = input.replace(/^\uFEFF/, '');
   if (text.trim() === '') return { ok: false, refusal: 'The input is empty: paste or open an explain output.' };
   const format = detectFormat(text);
+  if (format !== 'unknown' && countNodeMarks(text) > MAX_PLAN_NODES) {
+    return { ok: false, refusal: `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.` };
+  }
   switch (format) {
     case 'postgres-xml':
       return finish(parsePostgresXml(text));
@@ -104,16 +157,17 @@ function loadPlanUnsafe(input: string): LoadResult {
       try {
         doc = JSON.parse(text);
       } catch (err) {
+        const offset = jsonFaultOffset(text, err);
         const shell = readShellNotation(text);
         if (shell.ok) {
           if (looksLikeMongo(shell.value)) return finish(parseMongoExplain(shell.value, 'mongodb-shell'));
           return { ok: false, refusal: 'This is not an explain output of MongoDB or PostgreSQL.' };
         }
-        // Prefer the JSON message for text that has no shell constructors in it.
-        if (/\b(ObjectId|ISODate|Long|NumberLong|NumberInt|NumberDecimal|Timestamp|BinData|Decimal128|Int32|Double|UUID|MinKey|MaxKey)\s*\(/.test(text)) {
+        // Prefer the JSON message unless the text is shell notation: constructors, or unquoted keys.
+        if (unquotedKeyAt(text, offset) || /\b(ObjectId|ISODate|Long|NumberLong|NumberInt|NumberDecimal|Timestamp|BinData|Decimal128|Int32|Double|UUID|MinKey|MaxKey)\s*\(/.test(text)) {
           return { ok: false, refusal: shell.error };
         }
-        return { ok: false, refusal: jsonRefusal(text, err) };
+        return { ok: false, refusal: jsonRefusal(text, offset) };
       }
       if (looksLikePostgresJson(doc)) return finish(parsePostgresJson(doc, 'postgres-json'));
       if (looksLikeMongo(doc)) return finish(parseMongoExplain(doc, 'mongodb-json'));

@@ -48,6 +48,8 @@ interface Expect {
   root: string;
   kinds?: string[];
   check?: (p: Plan) => void;
+  /** Warnings a real plan earns, written out: a paste without its footer. */
+  warnings?: string[];
 }
 
 const EXPECT: Record<string, Expect> = {
@@ -597,6 +599,8 @@ const EXPECT: Record<string, Expect> = {
   'pg-text-analyze-recursive-union-worktable-cte-anti-semi-joins-subplan.txt': {
     format: 'postgres-text',
     root: 'Subquery Scan on location_state_templates',
+    // The page this plan was copied from shows it without its "Execution Time" footer.
+    warnings: ['The plan has actual times but no "Execution Time" line after it: the text may have been cut short, and what is missing is not shown.'],
     check: (p) => {
       assert.equal(p.root.children[0]!.details.subplanName, 'CTE nested_templates');
       const nested = p.nodes.find((n) => n.details.subplanName === 'CTE nested_level');
@@ -835,7 +839,7 @@ describe('PostgreSQL corpus', () => {
       const e = EXPECT[file]!;
       assert.equal(p.engine, 'postgres');
       assert.equal(p.format, e.format);
-      assert.deepEqual(p.warnings, [], 'every line of a real plan is understood');
+      assert.deepEqual(p.warnings, e.warnings ?? [], 'every line of a real plan is understood');
       assert.equal(p.root.label, e.root);
       assert.equal(p.nodes.length, declaredNodes(file, text), 'one model node per node the source declares');
       assert.ok(p.nodes.every((n, i) => n.id === i && n.kind !== 'Unknown'));

@@ -36,12 +36,33 @@ export interface ShellEvalOptions {
 /** Deepest nesting read; real explain output stays far below this, hostile input is refused. */
 export const MAX_SHELL_DEPTH = 400;
 
+/**
+ * Most values (objects, arrays, elements) a text may hold, counted by their punctuation before parsing:
+ * the syntax tree costs far more memory than the text, so millions of tiny values are refused at once
+ * instead of exhausting the heap. Real shell output has one such mark per ~30 characters, so this
+ * admits about 15 MB of it.
+ */
+export const MAX_SHELL_VALUES = 500_000;
+
+/** Counts `{`, `[` and `,`: an upper bound on the values in the text, in one pass without allocation. */
+function countValueMarks(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b || c === 0x2c) n++;
+  }
+  return n;
+}
+
 const ACORN_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', locations: true };
 
 /** Reads a whole shell-notation text (one value, optionally followed by `;` and comments). */
 export function readShellNotation(text: string): ShellResult {
   if (typeof text !== 'string') return { ok: false, error: 'The shell notation is not text.' };
   if (text.trim() === '') return { ok: false, error: 'The shell notation is empty.' };
+  if (countValueMarks(text) > MAX_SHELL_VALUES) {
+    return { ok: false, error: `The shell notation holds more than ${MAX_SHELL_VALUES.toLocaleString('en-US')} values, more than this reader takes; save the explain output as JSON (EJSON.stringify in mongosh) to read it.` };
+  }
   let node: Expression;
   try {
     node = parseExpressionAt(text, 0, ACORN_OPTIONS);

@@ -18,7 +18,7 @@ import {
 import { CONDITION_KEYS, bool, isObj, num, quoteIdent, round3, str, strList, type Doc } from './shape';
 
 /** Plans nested deeper than this are refused rather than risking the call stack. */
-const MAX_DEPTH = 1000;
+export const MAX_DEPTH = 1000;
 
 /** Reads a parsed JSON explain document (array form, bare object, or a client's "QUERY PLAN" wrapper). */
 export function parsePostgresJson(doc: unknown, format: PlanFormat): LoadResult {

@@ -220,7 +220,20 @@ interface TNode {
   /** Sort Key / Group Key / Hash Key lines in order: grouping sets need them together. */
   keyLines: { key: string; value: string; indent: number }[];
   unparsed: string[];
+  /** Line of the node in the input, for messages. */
+  no: number;
 }
+
+/**
+ * Inputs each node kind always has (InitPlans, SubPlans and CTEs aside). A node with fewer lost them when
+ * the text was cut at a line boundary, which no other sign reveals: every remaining line still reads.
+ */
+const INPUTS_NEEDED: Record<string, number> = {
+  'Nested Loop': 2, 'Hash Join': 2, 'Merge Join': 2, 'Recursive Union': 2, BitmapAnd: 2, BitmapOr: 2,
+  Hash: 1, Sort: 1, 'Incremental Sort': 1, Limit: 1, Materialize: 1, Memoize: 1, Gather: 1, 'Gather Merge': 1,
+  Unique: 1, Aggregate: 1, Group: 1, WindowAgg: 1, SetOp: 1, LockRows: 1, 'Subquery Scan': 1, ProjectSet: 1,
+  'Bitmap Heap Scan': 1,
+};
 
 const COST_RE = /\s+\(cost=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) rows=(\d+(?:\.\d+)?) width=(\d+)\)$/;
 const ACTUAL_RE = /\s+\((?:actual (?:time=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) )?rows=(\d+(?:\.\d+)?) loops=(\d+)|(never executed))\)$/;
@@ -285,14 +298,31 @@ class TreeReader {
     if (!this.root) {
       return 'This text has no PostgreSQL plan in it: no line looks like a plan node (for example "Seq Scan on t  (cost=0.00..1.10 rows=10 width=4)").';
     }
-    const cut = this.truncation(lines);
+    const cut = this.truncation(lines) ?? this.cutTree(lines);
     if (cut) return cut;
     if (skipped.length > 0) {
       this.warnings.push(`${skipped.length} line(s) before the plan were not part of it and were skipped (first: line ${skipped[0]!.no}).`);
     }
     this.finish();
     this.query.Plan = this.root.doc;
+    // EXPLAIN ANALYZE ends with "Execution Time" (auto_explain, which logs "Query Text" instead, does not).
+    if (this.timed && this.query['Execution Time'] === undefined && this.query['Query Text'] === undefined) {
+      this.warnings.push('The plan has actual times but no "Execution Time" line after it: the text may have been cut short, and what is missing is not shown.');
+    }
     return this.query;
+  }
+
+  /** A refusal when a node lacks inputs its kind always has: the tree was cut after its last line. */
+  private cutTree(lines: Line[]): string | undefined {
+    for (const t of this.all) {
+      const kind = str0(t.doc['Node Type']);
+      const needed = INPUTS_NEEDED[kind] ?? 0;
+      if (t.normal.length >= needed) continue;
+      const lastNo = [...lines].reverse().find((l) => l.text !== '')?.no ?? t.no;
+      const has = t.normal.length === 0 ? 'none' : `${t.normal.length}`;
+      return `The plan text is cut after line ${lastNo}: the ${kind} on line ${t.no} has ${has} of the ${needed} input${needed === 1 ? '' : 's'} it always has, so the rest of the tree is missing; copy the whole plan.`;
+    }
+    return undefined;
   }
 
   /** A refusal when the last line was cut in the middle (the rest of the plan is then surely missing). */
@@ -312,7 +342,7 @@ class TreeReader {
   private newNode(text: string, nameCol: number, no: number): TNode {
     const doc = nodeDoc(text, (msg) => this.warnings.push(`Line ${no}: ${msg}`));
     if (doc['Actual Total Time'] !== undefined) this.timed = true;
-    const t: TNode = { doc, nameCol, normal: [], keyLines: [], unparsed: [] };
+    const t: TNode = { doc, nameCol, normal: [], keyLines: [], unparsed: [], no };
     this.all.push(t);
     return t;
   }

@@ -5,7 +5,7 @@
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { LoadResult } from '../model';
-import { parsePostgresJson } from './json';
+import { MAX_DEPTH, parsePostgresJson } from './json';
 import { BOOLEAN_KEYS, KNOWN_KEYS, NUMERIC_KEYS, bool, isObj, num, type Doc } from './shape';
 
 const KEY_BY_TAG = new Map(KNOWN_KEYS.map((k) => [k.replace(/[^A-Za-z0-9_.-]/g, '-'), k]));
@@ -20,7 +20,35 @@ const CONTAINERS: Record<string, string> = {
   'Hash Keys': 'Hash-Key',
 };
 
+/** Elements nested deeper than this are refused before parsing: the validator and parser recurse. */
+const MAX_ELEMENT_DEPTH = 4 * MAX_DEPTH;
+
+/**
+ * One linear pass over the tags, before any parser sees the text: a plan nested deeper than the JSON
+ * reader follows is refused with the JSON reader's sentence, and any element nesting deeper than a plan
+ * of that depth could have is refused too, so neither the validator nor the parser overflows its stack.
+ */
+function tooDeep(text: string): string | undefined {
+  let plans = 0;
+  let elements = 0;
+  for (const m of text.matchAll(/<(\/?)(?:[\w.-]+:)?([\w.-]+)[^>]*?(\/?)>/g)) {
+    if (m[3]) continue;
+    const isPlan = m[2] === 'Plan';
+    if (m[1]) {
+      elements--;
+      if (isPlan) plans--;
+      continue;
+    }
+    elements++;
+    if (isPlan && ++plans > MAX_DEPTH) return `The plan is nested more than ${MAX_DEPTH} levels deep, more than this reader follows.`;
+    if (elements > MAX_ELEMENT_DEPTH) return `The XML is nested more than ${MAX_ELEMENT_DEPTH} elements deep, more than a plan this reader follows can be.`;
+  }
+  return undefined;
+}
+
 export function parsePostgresXml(text: string): LoadResult {
+  const deep = tooDeep(text);
+  if (deep) return { ok: false, refusal: deep };
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const { msg, line } = valid.err;
