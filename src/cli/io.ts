@@ -3,7 +3,8 @@
 
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { decodeText, MAX_PLAN_TEXT } from '../core/index';
+import { MAX_PLAN_TEXT } from '../core/index';
+import { decodeText } from './decode';
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 2;

@@ -1,7 +1,6 @@
 // The core's public surface. Everything outside src/core imports from here, never from deeper files.
 export * from './model';
 export { loadPlan, detectFormat, MAX_PLAN_TEXT } from './load';
-export { decodeText, type Decoded } from './text';
 export { derive, walk } from './metrics';
 export { analyze, summarize } from './findings/index';
 export { changeText, comparePlans, deltaText, deltaValue, entryOfAfter, entryOfBefore, timesText, type ComparedPlans, type CompareOptions, type DeltaUnit, type FlagDelta, type FindingsDelta, type MetricDelta, type NodeComparison, type NodeStatus, type PlanComparison, type Trend } from './compare';

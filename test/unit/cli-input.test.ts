@@ -7,7 +7,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inert } from '../../src/cli/io';
-import { decodeText } from '../../src/core/index';
+import { decodeText } from '../../src/cli/decode';
 import { generatePostgresJsonPlan } from '../../bench/generate';
 
 const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
