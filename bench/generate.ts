@@ -166,3 +166,105 @@ export function generateMongoAllPlansExplain(targetBytes: number, seed = 2): str
   };
   return JSON.stringify(doc, null, 2);
 }
+
+/**
+ * A MongoDB find explain at executionStats whose winning plan has about `nodes` stages: a wide `$or`,
+ * one branch per customer and time window, each branch an IXSCAN of its own bounds (every third one under
+ * a FETCH with the branch's residual filter) below one OR, as MongoDB 6.0 prints a contained $or it
+ * answers with an index per branch. Real field names and nesting.
+ */
+export function generateMongoWideOrExplain(nodes: number, seed = 3): string {
+  const r = rng(seed);
+  const branches: Record<string, unknown>[] = [];
+  const predicates: Record<string, unknown>[] = [];
+  let stages = 3; // SUBPLAN, FETCH, OR
+  let keysTotal = 0;
+  let docsTotal = 0;
+  for (let i = 0; stages < nodes; i++) {
+    const customer = 1000 + i;
+    const from = `new Date(${1700000000000 + Math.floor(r() * 1e9)})`;
+    const keys = Math.floor(r() * 400);
+    keysTotal += keys;
+    const ix: Record<string, unknown> = {
+      stage: 'IXSCAN',
+      nReturned: keys,
+      executionTimeMillisEstimate: Math.floor(r() * 3),
+      works: keys + 1,
+      advanced: keys,
+      needTime: 0,
+      needYield: 0,
+      saveState: 1,
+      restoreState: 1,
+      isEOF: 1,
+      keyPattern: { customer_id: 1, created_at: -1 },
+      indexName: 'customer_id_1_created_at_-1',
+      isMultiKey: false,
+      multiKeyPaths: { customer_id: [], created_at: [] },
+      isUnique: false,
+      isSparse: false,
+      isPartial: false,
+      indexVersion: 2,
+      direction: 'forward',
+      indexBounds: { customer_id: [`[${customer}, ${customer}]`], created_at: [`[new Date(9223372036854775807), ${from}]`] },
+      keysExamined: keys,
+      seeks: 1,
+      dupsTested: 0,
+      dupsDropped: 0,
+    };
+    stages++;
+    predicates.push({ $and: [{ customer_id: { $eq: customer } }, { created_at: { $gte: from } }] });
+    if (i % 3 === 2 && stages < nodes) {
+      const kept = Math.floor(keys / 2);
+      docsTotal += keys;
+      branches.push({
+        stage: 'FETCH',
+        filter: { status: { $eq: 'open' } },
+        nReturned: kept,
+        executionTimeMillisEstimate: Math.floor(r() * 3),
+        works: keys + 1,
+        advanced: kept,
+        needTime: keys - kept,
+        needYield: 0,
+        saveState: 1,
+        restoreState: 1,
+        isEOF: 1,
+        docsExamined: keys,
+        alreadyHasObj: 0,
+        inputStage: ix,
+      });
+      stages++;
+    } else {
+      branches.push(ix);
+    }
+  }
+  const returned = Math.floor(keysTotal * 0.6);
+  const or = { stage: 'OR', nReturned: returned, executionTimeMillisEstimate: 40, works: keysTotal + branches.length, advanced: returned, needTime: keysTotal - returned, needYield: 0, saveState: 3, restoreState: 3, isEOF: 1, dupsTested: keysTotal, dupsDropped: 0, inputStages: branches };
+  const fetch = { stage: 'FETCH', nReturned: returned, executionTimeMillisEstimate: 55, works: keysTotal + branches.length, advanced: returned, needTime: keysTotal - returned, needYield: 0, saveState: 3, restoreState: 3, isEOF: 1, docsExamined: returned, alreadyHasObj: docsTotal > 0 ? 1 : 0, inputStage: or };
+  const winning = { stage: 'SUBPLAN', nReturned: returned, executionTimeMillisEstimate: 60, works: keysTotal + branches.length, advanced: returned, needTime: keysTotal - returned, needYield: 0, saveState: 3, restoreState: 3, isEOF: 1, inputStage: fetch };
+  const strip = (s: Record<string, unknown>): Record<string, unknown> => {
+    const { nReturned: _n, executionTimeMillisEstimate: _e, works: _w, advanced: _a, needTime: _t, needYield: _y, saveState: _s, restoreState: _r, isEOF: _i, keysExamined: _k, docsExamined: _d, seeks: _k2, dupsTested: _dt, dupsDropped: _dd, alreadyHasObj: _h, inputStage, inputStages, ...rest } = s;
+    if (inputStage) rest['inputStage'] = strip(inputStage as Record<string, unknown>);
+    if (inputStages) rest['inputStages'] = (inputStages as Record<string, unknown>[]).map(strip);
+    return rest;
+  };
+  const doc = {
+    explainVersion: '1',
+    queryPlanner: {
+      namespace: 'shop.orders',
+      indexFilterSet: false,
+      parsedQuery: { $and: [{ status: { $eq: 'open' } }, { $or: predicates }] },
+      queryHash: '5F1C2A9E',
+      planCacheKey: '9A3E77B0',
+      maxIndexedOrSolutionsReached: false,
+      maxIndexedAndSolutionsReached: false,
+      maxScansToExplodeReached: false,
+      winningPlan: strip(winning),
+      rejectedPlans: [],
+    },
+    executionStats: { executionSuccess: true, nReturned: returned, executionTimeMillis: 61, totalKeysExamined: keysTotal, totalDocsExamined: docsTotal + returned, executionStages: winning },
+    command: { find: 'orders', filter: { status: 'open', $or: predicates }, $db: 'shop' },
+    serverInfo: { host: 'db1', port: 27017, version: '6.0.5', gitVersion: 'c9a99c120371d4d4c52cbb15dac34a36ce8d3b1d' },
+    ok: 1,
+  };
+  return JSON.stringify(doc, null, 2);
+}

@@ -65,15 +65,15 @@ function capMisestimates(scored: Scored[]): Scored[] {
 
 /** Severity first, then the amount of waste, then position in the tree: the order every view shows. */
 function order(scored: Scored[]): Finding[] {
+  // Array sort is stable, so equal findings keep the order the rules produced them in.
   return scored
-    .map((s, i) => ({ ...s, i }))
     .sort((a, b) => {
       const bySeverity = severityRank(a.finding.severity) - severityRank(b.finding.severity);
       if (bySeverity !== 0) return bySeverity;
       const byGood = Number(a.finding.good === true) - Number(b.finding.good === true);
       if (byGood !== 0) return byGood;
       if (b.score !== a.score) return b.score - a.score;
-      return (a.finding.nodeId ?? -1) - (b.finding.nodeId ?? -1) || a.i - b.i;
+      return (a.finding.nodeId ?? -1) - (b.finding.nodeId ?? -1);
     })
     .map((s) => s.finding);
 }

@@ -436,11 +436,11 @@ function hashBatches(ctx: Ctx, node: PlanNode): Scored | undefined {
 }
 
 function tempSpill(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const own = node.metrics.buffers?.tempWritten;
+  if (own === undefined || own <= 0) return undefined;
   const kind = node.kind;
   if (kind === 'Sort' || kind === 'Incremental Sort' || kind === 'Hash' || isHashAggregate(node)) return undefined;
   if (node.children.some((c) => c.kind === 'Hash' && (c.metrics.hashBatches ?? 1) > 1)) return undefined;
-  const own = node.metrics.buffers?.tempWritten;
-  if (own === undefined || own <= 0) return undefined;
   const children = node.children.reduce((s, c) => s + (c.metrics.buffers?.tempWritten ?? 0), 0);
   const exclusive = own - children;
   if (exclusive <= 0) return undefined;
@@ -510,6 +510,14 @@ interface Above {
 /** Facts about each node's ancestors, computed in one preorder pass per plan so deep trees stay linear. */
 const aboveCache = new WeakMap<Ctx, Map<PlanNode, Above>>();
 
+/** The four possible answers, shared by every node rather than allocated per node. */
+const ABOVE: readonly Above[] = [
+  { decision: false, stopsEarly: false },
+  { decision: false, stopsEarly: true },
+  { decision: true, stopsEarly: false },
+  { decision: true, stopsEarly: true },
+];
+
 function above(ctx: Ctx, node: PlanNode): Above {
   let map = aboveCache.get(ctx);
   if (!map) {
@@ -517,10 +525,10 @@ function above(ctx: Ctx, node: PlanNode): Above {
     for (const n of ctx.nodes) {
       const p = parentOf(ctx, n);
       if (!p) {
-        map.set(n, { decision: false, stopsEarly: false });
+        map.set(n, ABOVE[0]!);
         continue;
       }
-      const pa = map.get(p) ?? { decision: false, stopsEarly: false };
+      const pa = map.get(p) ?? ABOVE[0]!;
       const subplan = n.role === 'SubPlan' || n.role === 'InitPlan' || n.details.parentRelationship === 'SubPlan' || n.details.parentRelationship === 'InitPlan';
       const stops =
         p.kind === 'Limit' ||
@@ -528,11 +536,12 @@ function above(ctx: Ctx, node: PlanNode): Above {
         (p.kind === 'WindowAgg' && condition(p, 'Run Condition') !== undefined) ||
         /Semi|Anti/i.test(p.details.joinType ?? '') ||
         /Semi|Anti/.test(p.kind);
-      map.set(n, { decision: pa.decision || DECISIONS.test(p.kind), stopsEarly: pa.stopsEarly || stops || subplan });
+      const decision = pa.decision || DECISIONS.test(p.kind);
+      map.set(n, ABOVE[(decision ? 2 : 0) + (pa.stopsEarly || stops || subplan ? 1 : 0)]!);
     }
     aboveCache.set(ctx, map);
   }
-  return map.get(node) ?? { decision: false, stopsEarly: false };
+  return map.get(node) ?? ABOVE[0]!;
 }
 
 function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {

@@ -37,13 +37,19 @@ export function buildCtx(plan: Plan): Ctx {
   // is still analysed; ids stay those the plan carries.
   const nodes: PlanNode[] = [];
   const parentById = new Map<PlanNode, PlanNode | undefined>();
-  const stack: { node: PlanNode; parent: PlanNode | undefined }[] = [{ node: plan.root, parent: undefined }];
+  // Two parallel stacks rather than one of {node, parent} pairs: no allocation per node.
+  const stack: PlanNode[] = [plan.root];
+  const parentStack: (PlanNode | undefined)[] = [undefined];
   while (stack.length > 0) {
-    const { node, parent } = stack.pop()!;
+    const node = stack.pop()!;
+    const parent = parentStack.pop();
     if (parentById.has(node)) continue;
     parentById.set(node, parent);
     nodes.push(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node });
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      stack.push(node.children[i]!);
+      parentStack.push(node);
+    }
   }
   const executed = nodes.some((n) => n.metrics.rowsReturned !== undefined) || plan.totals.nReturned !== undefined;
   let totalTimeMs = plan.totals.executionTimeMs ?? plan.postgres?.executionTimeMs;
@@ -78,7 +84,11 @@ export function fmt(n: number): string {
 }
 
 function groupDigits(digits: string): string {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  // A loop rather than a regular expression: findings format thousands of numbers on big plans.
+  if (digits.length <= 3 || !/^\d+$/.test(digits)) return digits.length <= 3 ? digits : digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  let out = digits.slice(0, digits.length % 3 || 3);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return out;
 }
 
 function trimZeros(s: string): string {
@@ -193,8 +203,13 @@ export function brief(x: unknown, max = 80): string {
     }
     return push('}');
   };
-  if (typeof x === 'string') out.push(x.length > max * 2 ? x.slice(0, max * 2) : x);
-  else write(x, 0);
+  if (typeof x === 'string') {
+    // The common case (a condition's text) needs no serialising, and usually no whitespace folding.
+    const t = x.length > max * 2 ? x.slice(0, max * 2) : x;
+    const s = /\s\s|[^\S ]/.test(t) ? t.replace(/\s+/g, ' ') : t;
+    return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  }
+  write(x, 0);
   const s = out.join('').replace(/\s+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }

@@ -20,7 +20,11 @@ import { CONDITION_KEYS, bool, isObj, num, quoteIdent, round3, str, strList, typ
 /** Plans nested deeper than this are refused rather than risking the call stack. */
 export const MAX_DEPTH = 1000;
 
-/** Reads a parsed JSON explain document (array form, bare object, or a client's "QUERY PLAN" wrapper). */
+/**
+ * Reads a parsed JSON explain document (array form, bare object, or a client's "QUERY PLAN" wrapper).
+ * The document becomes part of the plan (its node objects are the nodes' `raw`, without "Plans"): pass
+ * one nobody else holds.
+ */
 export function parsePostgresJson(doc: unknown, format: PlanFormat): LoadResult {
   const warnings: string[] = [];
   const query = findQuery(doc, warnings, 0);
@@ -113,15 +117,19 @@ export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]
 
 function convertNode(o: Doc, ctx: Ctx, depth: number): PlanNode | string {
   if (depth > MAX_DEPTH) return `The plan is nested more than ${MAX_DEPTH} levels deep, more than this reader follows.`;
-  // Rest destructuring copies the fields without the per-field pairs Object.entries would allocate.
-  const { Plans: _children, ...raw } = o;
+  // The node's own object becomes its raw fields: the children are taken off it instead of copying the
+  // rest (the document is the reader's to change, see parsePostgresJson). "Plans" is printed last, and
+  // removing an object's last property keeps it in V8's fast mode.
+  const childDocs = o.Plans;
+  if (childDocs !== undefined) delete o.Plans;
+  const raw = o;
   let kind = str(o['Node Type']);
   if (kind === undefined || kind === '') kind = 'Unknown';
   const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']));
   node.details = readDetails(o);
   node.metrics = readMetrics(o, ctx.divisor);
 
-  const plans = Array.isArray(o.Plans) ? o.Plans.filter(isObj) : [];
+  const plans = Array.isArray(childDocs) ? childDocs.filter(isObj) : [];
   const childDivisor = parallelDivisor(o, kind, plans) ?? ctx.divisor;
   for (const child of plans) {
     // InitPlans and SubPlans hung on a Gather run in the leader alone, outside the parallel section.
@@ -214,29 +222,30 @@ export function buildLabel(o: Doc, kind: string): string {
   return name;
 }
 
+// The readers below name each field literally rather than looping over a table of names: a literal key
+// is a property load V8 caches per node shape, where a key taken from a table is a hash lookup, and these
+// run once per node of plans with tens of thousands of nodes.
+
 function readDetails(o: Doc): NodeDetails {
   const d: NodeDetails = {};
-  const setStr = (key: keyof NodeDetails, field: string): void => {
-    const v = str(o[field]);
-    if (v !== undefined) (d as Record<string, unknown>)[key] = v;
-  };
-  setStr('indexName', 'Index Name');
-  setStr('direction', 'Scan Direction');
-  setStr('relationName', 'Relation Name');
-  setStr('schema', 'Schema');
-  setStr('alias', 'Alias');
-  setStr('joinType', 'Join Type');
-  setStr('strategy', 'Strategy');
-  setStr('operation', 'Operation');
-  setStr('parentRelationship', 'Parent Relationship');
-  setStr('subplanName', 'Subplan Name');
-  setStr('cteName', 'CTE Name');
-  const conditions: Record<string, string> = {};
+  let v: string | undefined;
+  if ((v = str(o['Index Name'])) !== undefined) d.indexName = v;
+  if ((v = str(o['Scan Direction'])) !== undefined) d.direction = v;
+  if ((v = str(o['Relation Name'])) !== undefined) d.relationName = v;
+  if ((v = str(o.Schema)) !== undefined) d.schema = v;
+  if ((v = str(o.Alias)) !== undefined) d.alias = v;
+  if ((v = str(o['Join Type'])) !== undefined) d.joinType = v;
+  if ((v = str(o.Strategy)) !== undefined) d.strategy = v;
+  if ((v = str(o.Operation)) !== undefined) d.operation = v;
+  if ((v = str(o['Parent Relationship'])) !== undefined) d.parentRelationship = v;
+  if ((v = str(o['Subplan Name'])) !== undefined) d.subplanName = v;
+  if ((v = str(o['CTE Name'])) !== undefined) d.cteName = v;
+  let conditions: Record<string, string> | undefined;
   for (const key of CONDITION_KEYS) {
-    const v = str(o[key]);
-    if (v !== undefined) conditions[key] = v;
+    const c = str(o[key]);
+    if (c !== undefined) (conditions ??= {})[key] = c;
   }
-  if (Object.keys(conditions).length > 0) d.conditions = conditions;
+  if (conditions) d.conditions = conditions;
   const sortKey = strList(o['Sort Key']);
   if (sortKey) d.sortKey = sortKey;
   const groupKey = strList(o['Group Key']) ?? groupingSetKeys(o['Grouping Sets']);
@@ -267,17 +276,14 @@ function groupingSetKeys(v: unknown): string[] | undefined {
 
 function readMetrics(o: Doc, divisor: number): NodeMetrics {
   const m: NodeMetrics = {};
-  const set = (key: keyof NodeMetrics, field: string): void => {
-    const v = num(o[field]);
-    if (v !== undefined) (m as Record<string, unknown>)[key] = v;
-  };
-  set('startupCost', 'Startup Cost');
-  set('totalCost', 'Total Cost');
-  set('planRowsPerLoop', 'Plan Rows');
-  set('actualStartupTimeMs', 'Actual Startup Time');
-  set('actualTotalTimeMs', 'Actual Total Time');
-  set('actualRowsPerLoop', 'Actual Rows');
-  set('loops', 'Actual Loops');
+  let v: number | undefined;
+  if ((v = num(o['Startup Cost'])) !== undefined) m.startupCost = v;
+  if ((v = num(o['Total Cost'])) !== undefined) m.totalCost = v;
+  if ((v = num(o['Plan Rows'])) !== undefined) m.planRowsPerLoop = v;
+  if ((v = num(o['Actual Startup Time'])) !== undefined) m.actualStartupTimeMs = v;
+  if ((v = num(o['Actual Total Time'])) !== undefined) m.actualTotalTimeMs = v;
+  if ((v = num(o['Actual Rows'])) !== undefined) m.actualRowsPerLoop = v;
+  if ((v = num(o['Actual Loops'])) !== undefined) m.loops = v;
   const loops = m.loops;
   if (loops !== undefined) {
     if (loops === 0) m.neverExecuted = true;
@@ -289,27 +295,26 @@ function readMetrics(o: Doc, divisor: number): NodeMetrics {
     m.plannedRows = loops !== undefined && loops > 0 ? Math.round(m.planRowsPerLoop * loops) : m.planRowsPerLoop;
   }
   // "Rows Removed by ..." are printed as an average per loop and kept as printed.
-  set('rowsRemovedByFilter', 'Rows Removed by Filter');
-  set('rowsRemovedByJoinFilter', 'Rows Removed by Join Filter');
-  set('rowsRemovedByIndexRecheck', 'Rows Removed by Index Recheck');
-  set('heapFetches', 'Heap Fetches');
-  set('indexSearches', 'Index Searches');
+  if ((v = num(o['Rows Removed by Filter'])) !== undefined) m.rowsRemovedByFilter = v;
+  if ((v = num(o['Rows Removed by Join Filter'])) !== undefined) m.rowsRemovedByJoinFilter = v;
+  if ((v = num(o['Rows Removed by Index Recheck'])) !== undefined) m.rowsRemovedByIndexRecheck = v;
+  if ((v = num(o['Heap Fetches'])) !== undefined) m.heapFetches = v;
+  if ((v = num(o['Index Searches'])) !== undefined) m.indexSearches = v;
   const buffers = readBuffers(o);
   if (buffers) m.buffers = buffers;
   readSort(o, m);
-  set('hashBuckets', 'Hash Buckets');
-  set('hashBatches', 'Hash Batches');
-  set('originalHashBatches', 'Original Hash Batches');
-  if (m.hashBatches === undefined) set('hashBatches', 'HashAgg Batches');
-  set('diskUsageKb', 'Disk Usage');
-  set('peakMemoryKb', 'Peak Memory Usage');
-  set('workersPlanned', 'Workers Planned');
-  set('workersLaunched', 'Workers Launched');
-  set('exactHeapBlocks', 'Exact Heap Blocks');
-  set('lossyHeapBlocks', 'Lossy Heap Blocks');
-  set('walRecords', 'WAL Records');
-  set('walFpi', 'WAL FPI');
-  set('walBytes', 'WAL Bytes');
+  if ((v = num(o['Hash Buckets'])) !== undefined) m.hashBuckets = v;
+  if ((v = num(o['Hash Batches']) ?? num(o['HashAgg Batches'])) !== undefined) m.hashBatches = v;
+  if ((v = num(o['Original Hash Batches'])) !== undefined) m.originalHashBatches = v;
+  if ((v = num(o['Disk Usage'])) !== undefined) m.diskUsageKb = v;
+  if ((v = num(o['Peak Memory Usage'])) !== undefined) m.peakMemoryKb = v;
+  if ((v = num(o['Workers Planned'])) !== undefined) m.workersPlanned = v;
+  if ((v = num(o['Workers Launched'])) !== undefined) m.workersLaunched = v;
+  if ((v = num(o['Exact Heap Blocks'])) !== undefined) m.exactHeapBlocks = v;
+  if ((v = num(o['Lossy Heap Blocks'])) !== undefined) m.lossyHeapBlocks = v;
+  if ((v = num(o['WAL Records'])) !== undefined) m.walRecords = v;
+  if ((v = num(o['WAL FPI'])) !== undefined) m.walFpi = v;
+  if ((v = num(o['WAL Bytes'])) !== undefined) m.walBytes = v;
   if (Array.isArray(o.Workers)) {
     const workers = o.Workers.filter(isObj).map(readWorker);
     if (workers.length > 0) m.workers = workers;
@@ -362,44 +367,28 @@ function readWorker(w: Doc): WorkerStats {
   return s;
 }
 
-const BUFFER_FIELDS: [keyof Buffers, string][] = [
-  ['sharedHit', 'Shared Hit Blocks'],
-  ['sharedRead', 'Shared Read Blocks'],
-  ['sharedDirtied', 'Shared Dirtied Blocks'],
-  ['sharedWritten', 'Shared Written Blocks'],
-  ['localHit', 'Local Hit Blocks'],
-  ['localRead', 'Local Read Blocks'],
-  ['localDirtied', 'Local Dirtied Blocks'],
-  ['localWritten', 'Local Written Blocks'],
-  ['tempRead', 'Temp Read Blocks'],
-  ['tempWritten', 'Temp Written Blocks'],
-  ['tempIoReadTimeMs', 'Temp I/O Read Time'],
-  ['tempIoWriteTimeMs', 'Temp I/O Write Time'],
-];
-
 /** Buffer counters and I/O times of a node, a worker or the planning phase; undefined when none. */
 export function readBuffers(o: Doc): Buffers | undefined {
-  const b: Buffers = {};
-  let any = false;
-  for (const [key, field] of BUFFER_FIELDS) {
-    const v = num(o[field]);
-    if (v !== undefined) {
-      b[key] = v;
-      any = true;
-    }
-  }
+  let b: Buffers | undefined;
+  let v: number | undefined;
+  if ((v = num(o['Shared Hit Blocks'])) !== undefined) (b ??= {}).sharedHit = v;
+  if ((v = num(o['Shared Read Blocks'])) !== undefined) (b ??= {}).sharedRead = v;
+  if ((v = num(o['Shared Dirtied Blocks'])) !== undefined) (b ??= {}).sharedDirtied = v;
+  if ((v = num(o['Shared Written Blocks'])) !== undefined) (b ??= {}).sharedWritten = v;
+  if ((v = num(o['Local Hit Blocks'])) !== undefined) (b ??= {}).localHit = v;
+  if ((v = num(o['Local Read Blocks'])) !== undefined) (b ??= {}).localRead = v;
+  if ((v = num(o['Local Dirtied Blocks'])) !== undefined) (b ??= {}).localDirtied = v;
+  if ((v = num(o['Local Written Blocks'])) !== undefined) (b ??= {}).localWritten = v;
+  if ((v = num(o['Temp Read Blocks'])) !== undefined) (b ??= {}).tempRead = v;
+  if ((v = num(o['Temp Written Blocks'])) !== undefined) (b ??= {}).tempWritten = v;
+  if ((v = num(o['Temp I/O Read Time'])) !== undefined) (b ??= {}).tempIoReadTimeMs = v;
+  if ((v = num(o['Temp I/O Write Time'])) !== undefined) (b ??= {}).tempIoWriteTimeMs = v;
   // Up to 16 one pair of I/O times covers shared and local blocks; from 17 they are split.
   const read = num(o['I/O Read Time']) ?? sumDefined(num(o['Shared I/O Read Time']), num(o['Local I/O Read Time']));
   const write = num(o['I/O Write Time']) ?? sumDefined(num(o['Shared I/O Write Time']), num(o['Local I/O Write Time']));
-  if (read !== undefined) {
-    b.ioReadTimeMs = read;
-    any = true;
-  }
-  if (write !== undefined) {
-    b.ioWriteTimeMs = write;
-    any = true;
-  }
-  return any ? b : undefined;
+  if (read !== undefined) (b ??= {}).ioReadTimeMs = read;
+  if (write !== undefined) (b ??= {}).ioWriteTimeMs = write;
+  return b;
 }
 
 function sumDefined(a: number | undefined, b: number | undefined): number | undefined {
