@@ -17,6 +17,11 @@ export type AdapterErrorKind =
   | 'unsupported'
   /** The connection settings themselves are wrong (a malformed URI, no host). */
   | 'config'
+  /**
+   * Explaining would change something a rollback does not undo (a sequence, a volatile function, a
+   * trigger), or planning may run a user-written function: nothing was run; the caller may ask the user.
+   */
+  | 'side-effects'
   /** Any other failure the server reported while running the explain. */
   | 'server';
 
@@ -26,11 +31,14 @@ export class AdapterError extends Error {
   readonly code?: string | number;
   /** MongoDB: the explain output as far as it ran, when a time limit or a kill stopped it. */
   readonly partialRawText?: string;
+  /** 'side-effects': what would change, one phrase each ("advance the sequence public.orders_id_seq"). */
+  readonly sideEffects?: string[];
 
-  constructor(readonly kind: AdapterErrorKind, message: string, extra: { code?: string | number; partialRawText?: string } = {}) {
+  constructor(readonly kind: AdapterErrorKind, message: string, extra: { code?: string | number; partialRawText?: string; sideEffects?: string[] } = {}) {
     super(oneSentence(message));
     if (extra.code !== undefined) this.code = extra.code;
     if (extra.partialRawText !== undefined) this.partialRawText = extra.partialRawText;
+    if (extra.sideEffects !== undefined) this.sideEffects = extra.sideEffects;
   }
 }
 

@@ -15,6 +15,7 @@ import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
+import { findSideEffects, listPhrases, someKey, statementReferences, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
 
 export interface PostgresConnectOptions {
@@ -39,6 +40,11 @@ export interface PostgresExplainOptions {
   params?: unknown[];
   /** Aborting cancels the statement on the server. */
   signal?: AbortSignal;
+  /**
+   * Run even when explaining would change what the rollback does not undo (see pgSideEffects.ts); without
+   * it such an explain is refused with kind 'side-effects' before anything runs. It also lifts READ ONLY.
+   */
+  allowSideEffects?: boolean;
   /**
    * Indexes to try for this explain only, as CREATE INDEX statements. 'hypothetical' uses HypoPG (plain
    * EXPLAIN only: ANALYZE ignores hypothetical indexes); 'transaction' really builds them inside the
@@ -90,6 +96,8 @@ export interface StatementInfo {
   kind: string;
   /** INSERT/UPDATE/DELETE/MERGE anywhere in it (a CTE too), SELECT INTO, CREATE TABLE AS. */
   writes: boolean;
+  /** Functions, operators and relations it names, for the side-effect check before it runs. */
+  refs: StatementReferences;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -163,7 +171,7 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
     if (!EXPLAINABLE.has(kind)) {
       throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for ${statementWord(kind)} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
     }
-    return { sql, kind, writes: writes(stmt) };
+    return { sql, kind, writes: writes(stmt), refs: statementReferences(stmt) };
   }
   throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
 }
@@ -200,19 +208,7 @@ export async function inspectCreateIndex(text: string): Promise<CreateIndexState
 
 /** True when the parse tree holds a data-changing statement anywhere (CTEs included). */
 function writes(tree: unknown): boolean {
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) stack.push(...x);
-    else if (typeof x === 'object' && x !== null) {
-      for (const [k, v] of Object.entries(x)) {
-        if (WRITING.has(k)) return true;
-        if (k === 'intoClause' && v) return true;
-        stack.push(v);
-      }
-    }
-  }
-  return false;
+  return someKey(tree, (k, v) => WRITING.has(k) || (k === 'intoClause' && Boolean(v)));
 }
 
 function sqlSyntaxError(sql: string, err: unknown): AdapterError {
@@ -390,6 +386,9 @@ export class PostgresConnection {
       throw new AdapterError('unsupported', 'Hypothetical indexes are ignored by EXPLAIN ANALYZE; try them with a plain EXPLAIN, or build them inside the rolled-back transaction.');
     }
     const ddl = indexes ? await Promise.all(indexes.ddl.map(checkIndexDdl)) : [];
+    if (opts.allowSideEffects !== true) await this.refuseSideEffects(info, analyze);
+    // A SELECT that locks no rows runs READ ONLY: the server itself then refuses any write this check missed.
+    const readOnly = !info.writes && !info.refs.locks && opts.allowSideEffects !== true && indexes === undefined;
 
     // Until the EXPLAIN is sent there is nothing to wait on: a pending promise makes cancel pace itself.
     const state = { promise: new Promise<unknown>(() => {}), cancelled: false, settled: false };
@@ -402,7 +401,7 @@ export class PostgresConnection {
     let began = false;
     try {
       this.running = state;
-      await this.client.query('BEGIN');
+      await this.client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
       began = true;
       await this.client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
       if (indexes?.mode === 'transaction') {
@@ -422,7 +421,9 @@ export class PostgresConnection {
       const rawText = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
       if (analyze && info.writes) {
         const what = WRITING.has(info.kind) ? `${KIND_WORDS[info.kind] ?? 'statement'}` : 'statement (its WITH clause writes)';
-        notes.push(`The ${what} really ran, inside a transaction that was rolled back: no rows changed, but sequences advanced and dead row versions remain until vacuum.`);
+        notes.push(opts.allowSideEffects === true
+          ? `The ${what} really ran, inside a transaction that was rolled back: no rows changed, but what a rollback does not undo (sequences, volatile functions) was allowed to run, and dead row versions remain until vacuum.`
+          : `The ${what} really ran, inside a transaction that was rolled back: no rows changed, and dead row versions remain until vacuum.`);
       }
       if (indexes?.mode === 'transaction' && ddl.length > 0) {
         notes.push(ddl.length === 1
@@ -452,6 +453,22 @@ export class PostgresConnection {
       }
       if (hypothetical) await this.client.query('SELECT hypopg_reset()').catch(() => {});
       this.running = null;
+    }
+  }
+
+  /** Throws kind 'side-effects' when explaining would change what the rollback does not undo. */
+  private async refuseSideEffects(info: StatementInfo, analyze: boolean): Promise<void> {
+    let found;
+    try {
+      found = await findSideEffects(this.client, info.refs);
+    } catch (err) {
+      throw pgError(err, this.options);
+    }
+    if (analyze) {
+      const items = [...found.execution, ...found.planning];
+      if (items.length > 0) throw new AdapterError('side-effects', `EXPLAIN ANALYZE would ${listPhrases(items)}, which the rollback does not undo.`, { sideEffects: items });
+    } else if (found.planning.length > 0) {
+      throw new AdapterError('side-effects', `EXPLAIN would ${listPhrases(found.planning)}, which could change data if a function is not what it is declared.`, { sideEffects: found.planning });
     }
   }
 

@@ -30,6 +30,12 @@ export function timeoutOf(flags: Map<string, string | true>): number | string {
   return n;
 }
 
+/** The adapter's sentence with what the user can do about it, still one sentence. */
+function withSideEffectsHint(message: string, analyze: boolean): string {
+  const hint = analyze ? 'give --allow-side-effects to run it anyway, or leave out --analyze' : 'give --allow-side-effects to explain it anyway';
+  return `${message.replace(/\.$/, '')}; ${hint}.`;
+}
+
 export async function runExplain(flags: Map<string, string | true>, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const uri = flags.get('--uri');
   const query = flags.get('--query');
@@ -77,11 +83,12 @@ export async function runExplain(flags: Map<string, string | true>, io: Io, env:
         settings: flags.has('--settings'),
         timeoutMs,
         signal: abort.signal,
+        allowSideEffects: flags.has('--allow-side-effects'),
       });
     }
   } catch (err) {
     if (isAdapterError(err)) {
-      io.stderr(`${err.message}\n`);
+      io.stderr(`${err.kind === 'side-effects' ? withSideEffectsHint(err.message, flags.has('--analyze')) : err.message}\n`);
       return EXIT_REFUSED;
     }
     throw err;

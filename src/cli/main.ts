@@ -11,7 +11,7 @@ export type { Io } from './io';
 const USAGE = `Usage:
   qpi analyze FILE|- [--json]          read a saved MongoDB or PostgreSQL explain output and report on it
   qpi explain --uri URI --query TEXT [--json] [--verbosity queryPlanner|executionStats|allPlansExecution]
-              [--analyze] [--buffers] [--timeout-ms N]
+              [--analyze] [--buffers] [--timeout-ms N] [--allow-side-effects] [--allow-write-stages]
                                        explain a query on a live server (mongodb:// or postgres:// URI)
   qpi advise --query TEXT [--uri URI] [--engine mongodb|postgres] [--json] [--verify] [--sample N]
              [--allow-build] [--exact-counts] [--timeout-ms N]
@@ -23,7 +23,7 @@ const USAGE = `Usage:
 `;
 
 const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample'] as const;
-const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'verify', 'allow-build', 'exact-counts'] as const;
+const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'allow-build', 'exact-counts'] as const;
 const OPTIONS = Object.fromEntries([
   ...VALUED.map((name) => [name, { type: 'string' as const }]),
   ...SWITCHES.map((name) => [name, { type: 'boolean' as const }]),

@@ -82,7 +82,7 @@ export function createGateway(log: Log): Gateway {
         done = import('../adapters/advise').then(async (adv) => {
           const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs });
           try {
-            const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal });
+            const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true });
             return await withAdvice(log, outcomeOf(result), signal, () => adv.advisePostgresLive(session, request.text, { verifyPostgres: false, timeoutMs, signal }));
           } finally {
             await session.close();

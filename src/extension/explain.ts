@@ -216,6 +216,18 @@ function titleOf(q: DetectedQuery): string {
   return one.length > 48 ? `${one.slice(0, 47)}…` : one;
 }
 
+/**
+ * The modal after a 'side-effects' refusal: explain without ANALYZE (nothing of the statement runs), run
+ * it anyway, or cancel (undefined).
+ */
+async function askSideEffects(message: string, analyze: boolean): Promise<'plain' | 'run' | undefined> {
+  const plain = 'Explain Without ANALYZE';
+  const run = analyze ? 'Run It Anyway' : 'Explain Anyway';
+  const buttons = analyze ? [plain, run] : [run];
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail: analyze ? 'EXPLAIN without ANALYZE plans the statement without running it.' : 'The planner may evaluate the function while it plans.' }, ...buttons);
+  return choice === plain ? 'plain' : choice === run ? 'run' : undefined;
+}
+
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
   const target = await resolveTarget(args);
   const { query } = target;
@@ -254,12 +266,12 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${sqlVerb(query.text)}` : `explain (${effectiveVerbosity})`;
   s.log.info(`Explaining ${title} on ${spec.name} (${what}).`);
 
-  const outcome = await vscode.window.withProgress<ExplainOutcome>(
+  const run = (withAnalyze: boolean, allowSideEffects: boolean): Thenable<ExplainOutcome> => vscode.window.withProgress<ExplainOutcome>(
     { location: vscode.ProgressLocation.Notification, title: `Explaining ${title} on ${spec.name}`, cancellable: true },
     async (_progress, token) => {
       const running = gateway.explain({
         engine: query.engine, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
-        analyze: analyzeFlag, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
+        analyze: withAnalyze, allowSideEffects, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
       });
       let cancelled = false;
       const cancel = () => {
@@ -287,6 +299,24 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
       }
     },
   );
+  // PostgreSQL refuses, before anything runs, an explain that would change what the rollback does not
+  // undo (or whose planning may run a user-written function): ask, then explain again as the user chose.
+  let withAnalyze = analyzeFlag;
+  let allowSideEffects = false;
+  let outcome: ExplainOutcome;
+  for (;;) {
+    try {
+      outcome = await run(withAnalyze, allowSideEffects);
+      break;
+    } catch (err) {
+      if ((err as { kind?: string }).kind !== 'side-effects' || allowSideEffects) throw err;
+      const choice = await askSideEffects((err as Error).message, withAnalyze);
+      if (choice === undefined) throw new Dismissed();
+      s.log.info(choice === 'plain' ? 'Explaining without ANALYZE, as chosen.' : 'Running the explain anyway, as chosen.');
+      if (choice === 'plain') withAnalyze = false;
+      else allowSideEffects = true;
+    }
+  }
   s.store.setState(spec.id, { kind: 'ok', ...(outcome.serverVersion ? { serverVersion: outcome.serverVersion } : {}), at: Date.now() });
   for (const note of outcome.notes) s.log.info(note);
   const findings = analyze(outcome.plan);
@@ -312,8 +342,8 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
-    void vscode.window.showInformationMessage(`The ${sqlVerb(query.text)} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed (sequences may have advanced).`);
-  } else if (query.engine === 'postgres' && analyzeFlag && isDataChanging(query.text)) {
+    void vscode.window.showInformationMessage(`The ${sqlVerb(query.text)} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed${allowSideEffects ? ', but what a rollback does not undo (sequences, volatile functions) was allowed to run' : ''}.`);
+  } else if (query.engine === 'postgres' && withAnalyze && isDataChanging(query.text)) {
     s.log.warn('A data-changing statement was explained with ANALYZE but the adapter did not report a rollback.');
   }
   if (previous) {

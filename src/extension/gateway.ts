@@ -21,6 +21,8 @@ export interface ExplainRequest {
   allowWrites: boolean;
   analyze: boolean;
   buffers: boolean;
+  /** PostgreSQL: the user agreed to run what the rollback does not undo (asked after a 'side-effects' refusal). */
+  allowSideEffects?: boolean;
   timeoutMs: number;
   connectTimeoutMs: number;
 }

@@ -2,27 +2,13 @@
 // and its failure paths (wrong password, server down), each one sentence with exit code 2.
 
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
+import { qpi } from './support/cli';
 import { closedPort, env } from './support/env';
 import { orderDocs, type OrderDoc } from './support/seed';
 
-const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 const DB = 'qpi_cli';
-
-function qpi(args: string[], extraEnv: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...extraEnv } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 function withDb(uri: string, db: string): string {
   const u = new URL(uri);
