@@ -23,7 +23,10 @@ async function rejected(promise: Promise<unknown>): Promise<AdapterError> {
 describe('adapters without a server', () => {
   describe('PostgreSQL statement inspection', () => {
     it('accepts one statement and says whether it writes, CTEs included', async () => {
-      assert.deepEqual(await inspectStatement('SELECT * FROM t WHERE a = $1;  '), { sql: 'SELECT * FROM t WHERE a = $1', kind: 'SelectStmt', writes: false });
+      assert.deepEqual(await inspectStatement('SELECT * FROM t WHERE a = $1;  '), {
+        sql: 'SELECT * FROM t WHERE a = $1', kind: 'SelectStmt', writes: false,
+        refs: { functions: [], operators: [{ schema: null, name: '=' }], relations: ['"t"'], inserts: [], written: [], locks: false },
+      });
       assert.equal((await inspectStatement('UPDATE t SET a = 1')).writes, true);
       assert.equal((await inspectStatement('INSERT INTO t VALUES (1)')).writes, true);
       assert.equal((await inspectStatement('MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE')).writes, true);

@@ -153,3 +153,19 @@ describe('live adapters without a server', () => {
     }
   });
 });
+
+describe('statement references for the side-effect check', () => {
+  it('reads functions, operators, relations, inserted columns, written tables and row locks from the parse tree', async () => {
+    const select = (await inspectStatement('SELECT s.f(a) + 1, nextval(\'q\') FROM v JOIN "W x" USING (id) WHERE a OPERATOR(pg_catalog.+) 1 > 2 FOR UPDATE')).refs;
+    assert.deepEqual(select.functions.map((f) => `${f.schema ?? ''}.${f.name}`).sort(), ['.nextval', 's.f']);
+    assert.deepEqual(select.operators.map((o) => `${o.schema ?? ''}.${o.name}`).sort(), ['.+', '.>', 'pg_catalog.+']);
+    assert.deepEqual(select.relations.sort(), ['"W x"', '"v"']);
+    assert.equal(select.locks, true);
+    const listed = (await inspectStatement('INSERT INTO app.t (a, b) VALUES (1, 2) ON CONFLICT (a) DO UPDATE SET b = 3')).refs;
+    assert.deepEqual(listed.inserts, [{ rel: '"app"."t"', cols: ['a', 'b'], width: null }]);
+    assert.deepEqual(listed.written, [{ rel: '"app"."t"', events: 4 | 16 }]);
+    assert.deepEqual((await inspectStatement('INSERT INTO t VALUES (1, 2), (3)')).refs.inserts, [{ rel: '"t"', cols: null, width: 1 }]);
+    assert.deepEqual((await inspectStatement('INSERT INTO t (a) VALUES (DEFAULT)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
+    assert.deepEqual((await inspectStatement('DELETE FROM t')).refs.written, [{ rel: '"t"', events: 8 }]);
+  });
+});
