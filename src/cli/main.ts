@@ -1,5 +1,6 @@
 // `qpi`: the command-line front end over core (+ adapters for live servers).
-// Exit codes: 0 analysed, 2 refused or a database error (one sentence on stderr), 64 usage error.
+// Exit codes: 0 analysed, 2 refused or a database error (one sentence on stderr), 3 findings under
+// `lint --fail-on-warning`, 64 usage error.
 // Anything else (a stack trace, exit 1) is a bug.
 
 import { parseArgs } from 'node:util';
@@ -19,11 +20,15 @@ const USAGE = `Usage:
                                        selectivity, and verifies on the server
   qpi compare BEFORE AFTER [--json]    compare two saved explain outputs of one query: nodes matched,
                                        what changed, the figures before and after, and a verdict
+  qpi lint FILE... [--json] [--fail-on-warning]
+                                       the editor's inline advice on source files (.sql, .js/.ts,
+                                       .mongodb.js) without a database; exit 3 with --fail-on-warning
+                                       when a warning is found
   qpi help                             this text
 `;
 
 const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample'] as const;
-const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'allow-build', 'exact-counts'] as const;
+const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'allow-build', 'exact-counts', 'fail-on-warning'] as const;
 const OPTIONS = Object.fromEntries([
   ...VALUED.map((name) => [name, { type: 'string' as const }]),
   ...SWITCHES.map((name) => [name, { type: 'boolean' as const }]),
@@ -95,6 +100,14 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
     case 'compare': {
       const { runCompare } = await import('./compare');
       return await runCompare(positional, flags.has('--json'), io);
+    }
+    case 'lint': {
+      if (positional.length === 0) {
+        io.stderr(`qpi lint takes one or more source files.\n${USAGE}`);
+        return EXIT_USAGE;
+      }
+      const { runLint } = await import('./lint');
+      return runLint(positional, flags.has('--json'), flags.has('--fail-on-warning'), io);
     }
     case 'help':
     case '--help':

@@ -6,3 +6,5 @@ export { analyze, summarize } from './findings/index';
 export { changeText, comparePlans, deltaText, deltaValue, entryOfAfter, entryOfBefore, timesText, type ComparedPlans, type CompareOptions, type DeltaUnit, type FlagDelta, type FindingsDelta, type MetricDelta, type NodeComparison, type NodeStatus, type PlanComparison, type Trend } from './compare';
 export * from './advice/index';
 export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './query/mongoShell';
+export { querySourceKind, type QuerySourceKind } from './query/find';
+export { lintText, type LintFinding, type LintResult } from './lint/lintText';
