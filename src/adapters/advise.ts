@@ -13,15 +13,16 @@ import pg from 'pg';
 import { adviseMongo } from '../core/advice/mongoAdvisor';
 import { fromMongoCommand } from '../core/advice/fromMongoCommand';
 import { mongoShape } from '../core/advice/mongoShape';
-import { advisePostgresShapes } from '../core/advice/pgAdvisor';
+import { advisePostgres, advisePostgresShapes } from '../core/advice/pgAdvisor';
 import { parsePostgresQuery } from '../core/advice/pgShape';
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgIndexColumn, PgStats } from '../core/advice/types';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
 import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
 import { connectPostgres, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
+import { mongoTournament, tournamentApplies } from './tournament';
 import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
 
 export interface LiveAdviceOptions {
@@ -38,6 +39,8 @@ export interface LiveAdviceOptions {
   verifyPostgres?: boolean;
   /** Suggestions tried, in rank order (default 3; the branches of an $or are tried together). */
   maxSuggestions?: number;
+  /** Candidates a tournament measures at most (default 24). */
+  maxCandidates?: number;
   /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
   allowBuild?: boolean;
   /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
@@ -63,8 +66,56 @@ export interface LiveAdvice {
   /** The selectivity figures the advisor was given. */
   stats?: MongoStats | PgStats;
   statsMethod?: 'exact' | 'sampled' | 'estimated';
-  /** How the suggestions were verified, and on how many documents for a MongoDB trial. */
-  verification: { method: 'sampled-trial' | 'hypopg' | 'trial-index' | 'none'; sampleSize?: number; collectionSize?: number };
+  /** How the suggestions were verified, and on how many documents for a MongoDB trial or tournament. */
+  verification: { method: 'tournament' | 'sampled-trial' | 'hypopg' | 'trial-index' | 'none'; sampleSize?: number; collectionSize?: number };
+  /** Whether the suggestions stand on measurement: the tournament's ranking, or why nothing was measured (absent: not measured). */
+  measurement?: Measurement;
+}
+
+// ---- the one entry point ----------------------------------------------------------------------------
+
+/** What to advise on: a MongoDB command or one SQL statement, with a session when connected. */
+export type AdviceTarget =
+  | { engine: 'mongodb'; command: MongoCommand; session?: MongoAdviceSession }
+  | { engine: 'postgres'; sql: string; session?: PostgresAdviceSession };
+
+/**
+ * The advisor's verdict, the same for every face (CLI, lens, squiggle, panel, Verify): suggestions in
+ * order (by measured work when `measurement.status` is 'measured', else the rules' order), and what the
+ * order stands on. `measurement.tournament` holds the runner-up, today's figures, the candidates tried
+ * and the sample ("measured from a sample of N of M documents"); offline it says "not measured".
+ */
+export interface AdvisorResult {
+  advice: Advice;
+  measurement: Measurement;
+  /** Connected: the indexes, statistics and server the advice used. */
+  live?: LiveAdvice;
+}
+
+const OFFLINE: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Offline: the rules alone, without the data or the server.' };
+
+/**
+ * Advice for one query. Without a session the rules answer alone ("not measured"). With one, the
+ * indexes and selectivity of the live data are used, and with `measure` the candidates are measured
+ * on the server (MongoDB: a tournament on a sampled scratch collection, which writes and so needs the
+ * user's consent; PostgreSQL: verified as `advisePostgresLive` does). Throws AdapterError for server
+ * failures and a cancel; a query that cannot be read comes back as `advice.refusal`.
+ */
+export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions & { measure?: boolean } = {}): Promise<AdvisorResult> {
+  if (target.engine === 'mongodb') {
+    if (!target.session) {
+      const input = fromMongoCommand(target.command);
+      if (!input.ok) return { advice: refused('mongodb', input.refusal), measurement: OFFLINE };
+      const advice = adviseMongo(input.query);
+      advice.notes.unshift(...input.notes);
+      return { advice, measurement: OFFLINE };
+    }
+    const live = await adviseMongoLive(target.session, target.command, { ...opts, verify: opts.measure ?? opts.verify ?? false });
+    return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
+  }
+  if (!target.session) return { advice: await advisePostgres(target.sql), measurement: OFFLINE };
+  const live = await advisePostgresLive(target.session, target.sql, { ...opts, ...(opts.measure === false ? { verifyPostgres: false } : {}) });
+  return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
 }
 
 // ---- sessions -----------------------------------------------------------------------------------------
@@ -151,6 +202,8 @@ export function existingMongo(ix: MongoIndexInfo): ExistingMongoIndex {
   return out;
 }
 
+const NOT_REQUESTED: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Measurement was not asked for: the suggestions are the rules\' ranking.' };
+
 function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
   return { engine, shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: sentence };
 }
@@ -161,7 +214,7 @@ function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
  */
 export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
   const conn = session.conn;
-  const base: LiveAdvice = { advice: refused('mongodb', ''), engine: 'mongodb', serverVersion: conn.server.version, existingIndexes: [], verification: { method: 'none' } };
+  const base: LiveAdvice = { advice: refused('mongodb', ''), engine: 'mongodb', serverVersion: conn.server.version, existingIndexes: [], verification: { method: 'none' }, measurement: NOT_REQUESTED };
   const input = fromMongoCommand(cmd);
   if (!input.ok) return { ...base, advice: refused('mongodb', input.refusal) };
   const shape = mongoShape(input.query);
@@ -221,6 +274,32 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
   // Leftovers of a run that was killed before it could drop its scratch collection.
   const stale = await dropStaleTrials(db).catch(() => [] as string[]);
   if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
+  const input = fromMongoCommand(cmd);
+  const shape = input.ok ? mongoShape(input.query) : undefined;
+  if (shape?.ok && tournamentApplies(shape.shape)) {
+    const stats = live.stats as MongoStats | undefined;
+    const report = await mongoTournament(db, conn, cmd, shape.shape, advice, {
+      existing: indexes,
+      existingForAdvice: indexes.map(existingMongo),
+      timeoutMs: opts.timeoutMs ?? 30_000,
+      ...(stats ? { stats } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.sampleSize ? { minSample: opts.sampleSize } : {}),
+      ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
+      ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
+    });
+    advice.notes.push(...report.notes);
+    advice.warnings.push(...report.warnings);
+    const t = report.tournament;
+    if (t) {
+      live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };
+      live.measurement = { status: 'measured', label: t.label, tournament: t };
+    } else {
+      live.measurement = { status: 'not-measured', label: 'not measured', reason: report.notes[report.notes.length - 1] ?? 'Nothing could be measured.' };
+    }
+    return live;
+  }
+  // A $or over different fields or a pipeline the rules rewrite: the rules' suggestions tried together.
   const trial = await mongoTrial(db, conn, cmd, advice, {
     timeoutMs: opts.timeoutMs ?? 30_000,
     existing: indexes,
@@ -232,6 +311,9 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
   advice.notes.push(...trial.notes);
   advice.warnings.push(...trial.warnings);
   live.verification = { method: trial.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: trial.sampleSize, collectionSize: trial.collectionSize };
+  live.measurement = trial.sampleSize > 0
+    ? { status: 'not-measured', label: `tried on a sample of ${trial.sampleSize.toLocaleString('en-US')} documents`, reason: 'A $or over different fields or a rewritten pipeline: the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
+    : { status: 'not-measured', label: 'not measured', reason: trial.notes[0] ?? 'Nothing could be tried.' };
   return live;
 }
 
@@ -262,7 +344,7 @@ export function existingPg(ix: PostgresIndexInfo): ExistingPgIndex {
  */
 export async function advisePostgresLive(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
   const conn = session.conn;
-  const base: LiveAdvice = { advice: refused('postgres', ''), engine: 'postgres', serverVersion: conn.serverVersion, existingIndexes: [], verification: { method: 'none' } };
+  const base: LiveAdvice = { advice: refused('postgres', ''), engine: 'postgres', serverVersion: conn.serverVersion, existingIndexes: [], verification: { method: 'none' }, measurement: NOT_REQUESTED };
   const parsed = await parsePostgresQuery(sql);
   if (!parsed.ok) return { ...base, advice: refused('postgres', parsed.refusal) };
   const timeoutMs = opts.timeoutMs ?? 30_000;

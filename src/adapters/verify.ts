@@ -142,7 +142,7 @@ export interface MongoTrialReport {
 }
 
 /** A name that says what the collection is, unique per run, with its creation time for stale sweeps. */
-function scratchName(collection: string): string {
+export function scratchName(collection: string): string {
   const base = collection.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
   return `${TRIAL_PREFIX}${base}_${Date.now().toString(36)}_${operationTag('x').slice(-6)}`;
 }
@@ -167,7 +167,7 @@ function commandFromInput(q: MongoQueryInput, base: MongoCommand): MongoCommand 
 }
 
 /** Index options worth copying onto the sample: what changes which documents an index holds or how it compares. */
-function indexSpecOf(ix: MongoIndexInfo): Document {
+export function indexSpecOf(ix: MongoIndexInfo): Document {
   const spec: Document = { key: ix.key, name: ix.name };
   if (ix.sparse) spec['sparse'] = true;
   if (ix.hidden) spec['hidden'] = true;
@@ -194,12 +194,9 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
   const signal = opts.signal;
   const scratch = scratchName(cmd.collection);
   const report: MongoTrialReport = { scratch, sampleSize: 0, collectionSize: 0, dropped: true, notes: [], warnings: [] };
-  if (cmd.hasPlaceholders) {
-    report.notes.push('The query holds values that are variables in the code, so it cannot run on the sample: the suggestions were not tried.');
-    return report;
-  }
-  if (explainWouldWrite(cmd)) {
-    report.notes.push('The pipeline writes with $out or $merge, so it is not run on a sample: the suggestions were not tried.');
+  const refusal = sampleRefusal(cmd);
+  if (refusal !== undefined) {
+    report.notes.push(`${refusal}: the suggestions were not tried.`);
     return report;
   }
   const tag = operationTag('trial');
@@ -353,15 +350,29 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
     return report;
   } finally {
     opts.onStep?.('drop');
-    try {
-      // Not tied to the signal: the scratch collection goes even when the trial was cancelled.
-      await target.drop({ comment: tag });
-    } catch (err) {
-      const code = (err as { code?: number }).code;
-      if (code !== 26 && !/ns not found/i.test(String((err as Error).message))) {
-        report.dropped = false;
-        report.warnings.push(`The scratch collection ${scratch} could not be dropped (${mongoOpError(err).message.replace(/\.$/, '')}): drop it by hand.`);
-      }
+    await dropScratch(db, scratch, tag, report);
+  }
+}
+
+/** Why a query cannot run on a sample (values known only at run time, a pipeline that writes), if so. */
+export function sampleRefusal(cmd: MongoCommand): string | undefined {
+  if (cmd.hasPlaceholders) return 'The query holds values that are variables in the code, so it cannot run on a sample';
+  if (explainWouldWrite(cmd)) return 'The pipeline writes with $out or $merge, so it is not run on a sample';
+  return undefined;
+}
+
+/**
+ * Drops a scratch collection, not tied to any signal: it goes even when the run was cancelled. A
+ * failure is reported as a warning naming the collection to drop by hand.
+ */
+export async function dropScratch(db: Db, scratch: string, tag: string, report: { dropped: boolean; warnings: string[] }): Promise<void> {
+  try {
+    await db.collection(scratch).drop({ comment: tag });
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code !== 26 && !/ns not found/i.test(String((err as Error).message))) {
+      report.dropped = false;
+      report.warnings.push(`The scratch collection ${scratch} could not be dropped (${mongoOpError(err).message.replace(/\.$/, '')}): drop it by hand.`);
     }
   }
 }
@@ -375,7 +386,7 @@ function sameIndex(unhinted: TrialNumbers, hinted: TrialNumbers): boolean {
   return unhinted.index !== undefined && unhinted.index === hinted.index;
 }
 
-async function buildIndexes(db: Db, tag: string, signal: AbortSignal | undefined, scratch: string, specs: Document[], maxTimeMS: number, report: MongoTrialReport): Promise<void> {
+export async function buildIndexes(db: Db, tag: string, signal: AbortSignal | undefined, scratch: string, specs: Document[], maxTimeMS: number, report: { notes: string[] }): Promise<void> {
   if (specs.length === 0) return;
   const coll = db.collection(scratch);
   try {

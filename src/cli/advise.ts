@@ -5,12 +5,10 @@
 // a sampled trial on a scratch collection for MongoDB with --verify. The password may come from
 // QPI_PASSWORD; it never appears in any output.
 
-import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
+import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
 import { isAdapterError } from '../adapters/errors';
-import { adviseMongo } from '../core/advice/mongoAdvisor';
-import { fromMongoCommand } from '../core/advice/fromMongoCommand';
-import { advisePostgres } from '../core/advice/pgAdvisor';
-import type { Advice, MongoIndexSpec, PgIndexSpec, Suggestion } from '../core/advice/types';
+import { indexLabel, workText } from '../core/advice/tournament';
+import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/advice/types';
 import { parseMongoQuery } from '../core/query/mongoShell';
 import { engineOfUri, timeoutOf } from './explain';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
@@ -55,6 +53,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   const onSigint = (): void => abort.abort();
   process.once('SIGINT', onSigint);
   try {
+    const password = env.QPI_PASSWORD || undefined;
     if (engine === 'mongodb') {
       const parsed = parseMongoQuery(query, { placeholders: true });
       if (!parsed.ok) {
@@ -62,45 +61,37 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         return EXIT_REFUSED;
       }
       if (typeof uri === 'string') {
-        const password = env.QPI_PASSWORD || undefined;
         const session = await openMongoAdvice({ uri, appName: 'qpi', ...(password ? { password } : {}) });
         try {
-          live = await adviseMongoLive(session, parsed.command, {
-            verify: flags.has('--verify'),
+          live = (await adviseQuery({ engine, command: parsed.command, session }, {
+            measure: flags.has('--verify'),
             exactCounts: flags.has('--exact-counts'),
             timeoutMs,
             signal: abort.signal,
             ...(sampleSize !== undefined ? { sampleSize } : {}),
-          });
+          })).live;
         } finally {
           await session.close();
         }
-        advice = live.advice;
+        advice = live!.advice;
       } else {
-        const input = fromMongoCommand(parsed.command);
-        if (!input.ok) {
-          io.stderr(`${input.refusal}\n`);
-          return EXIT_REFUSED;
-        }
-        advice = adviseMongo(input.query);
-        advice.notes.unshift(...input.notes);
+        advice = (await adviseQuery({ engine, command: parsed.command })).advice;
       }
     } else if (typeof uri === 'string') {
-      const password = env.QPI_PASSWORD || undefined;
       const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, ...(password ? { password } : {}) });
       try {
-        live = await advisePostgresLive(session, query, {
+        live = (await adviseQuery({ engine, sql: query, session }, {
           allowBuild: flags.has('--allow-build'),
           exactCounts: flags.has('--exact-counts'),
           timeoutMs,
           signal: abort.signal,
-        });
+        })).live;
       } finally {
         await session.close();
       }
-      advice = live.advice;
+      advice = live!.advice;
     } else {
-      advice = await advisePostgres(query);
+      advice = (await adviseQuery({ engine, sql: query })).advice;
     }
   } catch (err) {
     if (isAdapterError(err)) {
@@ -149,11 +140,58 @@ export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: 
     existingIndexes: live ? live.existingIndexes : null,
     stats: live?.stats ?? null,
     statsMethod: live?.statsMethod ?? null,
+    measurement: measurementJson(live),
     verificationMethod: live?.verification.method ?? null,
     sampleSize: live?.verification.sampleSize ?? null,
     writeCost: advice.writeCost ?? null,
     notes: [...advice.notes, ...hints],
     warnings: advice.warnings,
+  };
+}
+
+/** Offline advice is the rules alone; connected advice says whether a tournament measured it. */
+export function measurementOf(live: LiveAdvice | undefined): Measurement {
+  if (!live) return { status: 'not-measured', label: 'not measured', reason: 'Offline: the rules alone, without the data or the server.' };
+  return live.measurement ?? { status: 'not-measured', label: 'not measured', reason: 'The suggestions were not measured on the server.' };
+}
+
+function entryJson(e: TournamentEntry | undefined): Record<string, unknown> | null {
+  if (!e) return null;
+  const ix = e.index;
+  const m = e.measured;
+  return {
+    label: e.label,
+    origin: e.origin,
+    index: ix === undefined ? null : ix.engine === 'mongodb' ? { collection: ix.collection, keyPattern: ix.keyPattern } : { table: ix.table, schema: ix.schema ?? null, text: indexLabel(ix) },
+    createIndex: e.createText ?? null,
+    existing: e.existing ?? null,
+    rule: e.rule ?? null,
+    ruleRank: e.ruleRank ?? null,
+    work: m?.work ?? null,
+    scaledWork: e.scaledWork ?? null,
+    measured: m ?? null,
+    error: e.error ?? null,
+  };
+}
+
+function measurementJson(live: LiveAdvice | undefined): Record<string, unknown> {
+  const m = measurementOf(live);
+  if (m.status === 'not-measured') return { status: m.status, label: m.label, reason: m.reason };
+  const t = m.tournament;
+  return {
+    status: m.status,
+    label: m.label,
+    unit: t.unit,
+    sample: t.sample,
+    generated: t.generated,
+    tried: t.tried,
+    today: t.today ?? null,
+    plannerChoice: t.plannerChoice ?? null,
+    winner: entryJson(t.winner),
+    runnerUp: entryJson(t.runnerUp),
+    verdict: t.verdict,
+    overturned: t.overturned ?? null,
+    ranking: t.ranking.map(entryJson),
   };
 }
 
@@ -216,7 +254,17 @@ const wrap = (label: string, text: string): string => `   ${label}: ${text}\n`;
 export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: string[] = []): string {
   const engine = advice.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
   const where = live ? `${engine} ${live.serverVersion}, ${live.existingIndexes.length} existing index${live.existingIndexes.length === 1 ? '' : 'es'}` : `${engine}, offline`;
-  let out = `Index advice for ${advice.shapes.map((s) => s.target).join(', ') || 'the query'} (${where})\n\n`;
+  let out = `Index advice for ${advice.shapes.map((s) => s.target).join(', ') || 'the query'} (${where})\n`;
+  const m = measurementOf(live);
+  if (m.status === 'measured') {
+    const t = m.tournament;
+    out += `Measured: ${t.tried} candidate${t.tried === 1 ? '' : 's'} (of ${t.generated} generated) ${t.label}.\n`;
+    if (t.today) out += `Today: ${workText(t.today)} (${t.today.plan}).\n`;
+    if (t.plannerChoice !== undefined) out += `The planner's own choice with every candidate built: ${t.plannerChoice}.\n`;
+  } else {
+    out += `Not measured: ${m.reason}\n`;
+  }
+  out += '\n';
   if (advice.suggestions.length === 0) out += 'No suggestion: nothing in the query can use an index.\n';
   for (const s of advice.suggestions) {
     out += `${s.rank}. ${headline(s)}\n`;

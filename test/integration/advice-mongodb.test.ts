@@ -173,7 +173,8 @@ describe('MongoDB index advice with a connection (real server)', function () {
         assert.ok(v.status === 'verified', `${c.id}: the trial did not verify the first suggestion: ${JSON.stringify(v)}`);
         assert.equal(typeof v.before, 'number');
         assert.equal(typeof v.after, 'number');
-        assert.equal(v.sampleSize, 1000);
+        assert.equal(live.verification.method, 'tournament');
+        assert.ok(v.sampleSize! >= 1000 && v.sampleSize! <= v.collectionSize!, `sample of ${v.sampleSize} of ${v.collectionSize}`);
         const m = await measure(c.id, c.coll, c.text, first);
         if (process.env.QPI_TEST_VERBOSE) console.log(c.id, first.action, JSON.stringify(first.index && (first.index as MongoIndexSpec).keyPattern), m.suggestion, m.leastIndex, m.least, v.message);
         assert.ok(m.suggestion.total <= m.least.total * 1.1,
@@ -210,7 +211,10 @@ describe('MongoDB index advice with a connection (real server)', function () {
       assert.ok(!live.advice.suggestions.some((s) => s.action === 'create' && sameKeys((s.index as MongoIndexSpec).keyPattern, { e: 1, s: 1, r: 1 })));
       const v = first.verification as LiveVerification;
       assert.equal(v.status, 'verified');
-      assert.ok(v.before! > v.after!, `collection scan ${v.before} against the kept index ${v.after}`);
+      // Measured against every candidate, a collection scan among them: the kept index does less work.
+      const t = live.measurement?.status === 'measured' ? live.measurement.tournament : assert.fail('not measured');
+      const scan = t.ranking.find((e) => e.origin === 'scan')!;
+      assert.ok(scan.measured!.work > v.after!, `collection scan ${scan.measured!.work} against the kept index ${v.after}`);
       assert.equal(v.usedByPlanner, true);
       assert.match(live.advice.writeCost ?? '', /2 indexes/);
     } finally {
@@ -344,13 +348,14 @@ describe('MongoDB index advice with a connection (real server)', function () {
     assert.equal(doc.connected, true);
     assert.equal(doc.serverVersion, '6.0.5');
     assert.deepEqual(doc.existingIndexes, ['_id_']);
-    assert.equal(doc.sampleSize, 500);
+    // --sample is the least the tournament copies; the query's selectivity may ask for more.
+    assert.ok(doc.sampleSize >= 500, `sample of ${doc.sampleSize}`);
     const first = doc.suggestions[0]!;
     assert.deepEqual(Object.keys(first.keyPattern).sort(), ['country_id', 'created_at', 'order_details.product_id']);
     assert.equal(Object.keys(first.keyPattern)[2], 'created_at');
     assert.equal(first.keyPattern['created_at'], -1);
     assert.equal(first.verification.status, 'verified');
-    assert.equal(first.verification.sampleSize, 500);
+    assert.equal(first.verification.sampleSize, doc.sampleSize);
     assert.ok(first.verification.numbersAfter!.work < first.verification.numbersBefore!.work);
   });
 });

@@ -569,7 +569,7 @@ export function createIndexSql(s: PgIndexSpec): string {
   const table = `${s.schema ? `${quoteIdent(s.schema)}.` : ''}${quoteIdent(s.table)}`;
   const using = s.method === 'gin' ? ' USING gin' : '';
   const cols = s.keys.map((k) => `${keyText(k)}${s.opclass ? ` ${s.opclass}` : ''}`).join(', ');
-  return `CREATE INDEX CONCURRENTLY ON ${table}${using} (${cols})${s.include ? ` INCLUDE (${s.include.map(quoteIdent).join(', ')})` : ''};`;
+  return `CREATE INDEX CONCURRENTLY ON ${table}${using} (${cols})${s.include ? ` INCLUDE (${s.include.map(quoteIdent).join(', ')})` : ''}${s.predicate ? ` WHERE ${s.predicate}` : ''};`;
 }
 
 const RESERVED = new Set(['user', 'order', 'group', 'table', 'select', 'where', 'from', 'limit', 'offset', 'desc', 'asc', 'default', 'check', 'column', 'primary', 'references', 'end', 'all', 'and', 'or', 'not', 'null']);

@@ -154,6 +154,8 @@ export interface PgIndexSpec {
   include?: string[];
   /** GIN operator class when not the default (jsonb_path_ops for @> only). */
   opclass?: string;
+  /** The WHERE of a partial index, as SQL text. */
+  predicate?: string;
 }
 
 export type IndexSpec = MongoIndexSpec | PgIndexSpec;
@@ -314,3 +316,80 @@ export interface Advice {
   /** Set when no advice can be given, as one sentence; suggestions is then empty. */
   refusal?: string;
 }
+
+// ---- Tournament ---------------------------------------------------------------------------------------
+
+/** What one measured run of the query did (MongoDB executionStats, PostgreSQL EXPLAIN ANALYZE BUFFERS). */
+export interface MeasuredWork {
+  /** The figure candidates are ranked by: MongoDB keys + documents + documents sorted in memory; PostgreSQL buffers. */
+  work: number;
+  keysExamined?: number;
+  docsExamined?: number;
+  /** Documents (or rows) a blocking sort held. */
+  sorted?: number;
+  /** PostgreSQL: shared and local buffers hit + read. */
+  buffers?: number;
+  /** Documents or rows returned. */
+  rows: number;
+  /** Execution time on the sample, milliseconds. */
+  timeMs?: number;
+  blockingSort: boolean;
+  /** The stages in one line: "LIMIT > FETCH > IXSCAN {a: 1}". */
+  plan: string;
+  /** The index the plan scanned, when it used one. */
+  index?: string;
+}
+
+/** One candidate of a tournament with what was measured for it. */
+export interface TournamentEntry {
+  /** A few words: "ESR", "extends tenant_1", "collection scan". */
+  label: string;
+  /** How the candidate was generated (rule, existing, extension, esr, ers, prefix, without, covered...). */
+  origin: string;
+  /** The index measured; absent for the collection or table scan. */
+  index?: IndexSpec;
+  createText?: string;
+  /** The index exists today under this name. */
+  existing?: string;
+  /** The rule-based advisor's rank and rule when it suggested this index. */
+  ruleRank?: number;
+  rule?: string;
+  /** On the sample; absent when the run failed (see error). */
+  measured?: MeasuredWork;
+  /** `measured.work` scaled to the whole collection or table, when scaling means something. */
+  scaledWork?: number;
+  error?: string;
+}
+
+/**
+ * The result of measuring candidates on a sample of the user's data: the ranking, today's figures and
+ * the planner's own choice. Suggestions built from it are ordered by measured work.
+ */
+export interface Tournament {
+  engine: 'mongodb' | 'postgres';
+  /** The unit of `work`, in words. */
+  unit: string;
+  sample: { size: number; total: number; matching?: number; scaled: boolean };
+  /** "measured from a sample of 20,000 of 200,000 documents". */
+  label: string;
+  /** Distinct candidates generated before the cap, and those measured. */
+  generated: number;
+  tried: number;
+  /** The query as it runs today (the existing indexes only). */
+  today?: MeasuredWork;
+  /** The index the planner picked by itself once every candidate existed. */
+  plannerChoice?: string;
+  /** Ordered by measured work, least first; failed runs last. */
+  ranking: TournamentEntry[];
+  winner?: TournamentEntry;
+  runnerUp?: TournamentEntry;
+  /** One or two sentences: the verdict. */
+  verdict: string;
+  /** Set when the rules' first pick lost: which rule, by how much, and why. */
+  overturned?: string;
+}
+
+/** Whether advice stands on measurement, for every face that shows it. */
+export type Measurement =
+  | { status: 'measured'; label: string; tournament: Tournament }
+  | { status: 'not-measured'; label: string; reason: string };

@@ -1,0 +1,100 @@
+// The tournament's wall time on this machine: `qpi advise --uri` measuring every candidate on a sample of
+// a 200,000-document collection (MongoDB), against the rules-only
+// advice on the same connection in the same process (the baseline), and how long a Cancel takes to
+// leave no work on the server. A benchmark prints figures; it asserts nothing.
+// Run: node scripts/with-servers.mjs node --import tsx bench/tournament.ts [--runs N]
+
+import { MongoClient, type Document } from 'mongodb';
+import { adviseMongoLive, openMongoAdvice } from '../src/adapters/advise';
+import { parseMongoQuery } from '../src/core/query/mongoShell';
+import { demoesr } from '../test/integration/support/adviceData';
+
+const runsArg = process.argv.indexOf('--runs');
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
+const SIZE = 200_000;
+const DB = 'qpi_bench_tournament';
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this under scripts/with-servers.mjs, which starts the servers.`);
+  return v;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+const ms = (x: number): string => `${x.toFixed(0)} ms`;
+
+async function timed(f: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await f();
+  return performance.now() - t0;
+}
+
+const MONGO_QUERIES = [
+  'db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})',
+  'db.demoesr.find({e: {$in: [1, 2, 3]}, r: {$lt: 5}}).sort({s: -1}).limit(20)',
+];
+
+async function benchMongo(): Promise<void> {
+  const uri = need('QPI_TEST_MONGO_URI');
+  const client = await MongoClient.connect(uri);
+  const db = client.db(DB);
+  await db.dropDatabase();
+  const docs = demoesr(SIZE) as unknown as Document[];
+  for (let i = 0; i < docs.length; i += 20_000) await db.collection('demoesr').insertMany(docs.slice(i, i + 20_000), { ordered: false });
+  await db.collection('demoesr').createIndex({ e: 1 });
+  const session = await openMongoAdvice({ uri, database: DB });
+  try {
+    for (const text of MONGO_QUERIES) {
+      const parsed = parseMongoQuery(text);
+      if (!parsed.ok) throw new Error(parsed.error);
+      const rules: number[] = [];
+      const full: number[] = [];
+      let last = '';
+      for (let i = 0; i < RUNS; i++) {
+        rules.push(await timed(() => adviseMongoLive(session, parsed.command, { timeoutMs: 60_000 })));
+        full.push(await timed(async () => {
+          const live = await adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000 });
+          const t = live.measurement?.status === 'measured' ? live.measurement.tournament : undefined;
+          last = t ? `${t.tried} candidates, ${t.label}; winner ${t.winner?.label}` : 'not measured';
+        }));
+      }
+      console.log(`mongodb ${text}\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules) — ${last}`);
+    }
+    // Cancel: abort once the copy runs, then wait until no operation of ours is left on the server.
+    const parsed = parseMongoQuery(MONGO_QUERIES[0]!);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const cancels: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const abort = new AbortController();
+      let aborted = 0;
+      const p = adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000, signal: abort.signal, onTrialStep: (s) => { if (s === 'indexes' && aborted === 0) { aborted = performance.now(); abort.abort(); } } }).catch(() => undefined);
+      await p;
+      for (;;) {
+        const ops = await client.db('admin').command({ currentOp: true, 'command.comment': { $regex: '^qpi-' } });
+        const left = (await db.listCollections({ name: { $regex: '^qpi_trial_' } }).toArray()).length;
+        if ((ops['inprog'] as unknown[]).length === 0 && left === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (aborted > 0) cancels.push(performance.now() - aborted);
+    }
+    if (cancels.length > 0) console.log(`mongodb cancel: nothing left on the server ${ms(median(cancels))} after Cancel (median of ${cancels.length})`);
+  } finally {
+    await session.close();
+    await db.dropDatabase();
+    await client.close();
+  }
+}
+
+async function main(): Promise<void> {
+  await benchMongo();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

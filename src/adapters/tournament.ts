@@ -1,0 +1,227 @@
+// The tournament: advice decided by measurement on the user's own server. The rules' candidates and many
+// more (core/advice/mongoCandidates.ts) are each built on a sample of the user's data and the query is
+// run against each; the candidates are ranked by the work the server did (core/advice/tournament.ts).
+//
+// MongoDB: a random sample sized for this query (enough matching documents to separate the candidates,
+// from the selectivity counts; bounded in size and by maxTimeMS) is copied into a scratch collection
+// with today's indexes; the query runs there unhinted (today's plan), then every candidate is built and
+// the query runs hinted on each at executionStats, and once more unhinted (the planner's own choice).
+// Work = keys examined + documents examined + documents sorted in memory. The scratch collection is
+// dropped after success, error and cancel; a cancel kills the running operation on the server.
+
+import type { Db, Document } from 'mongodb';
+import { mongoCandidates, type MongoCandidate } from '../core/advice/mongoCandidates';
+import type { MongoShape } from '../core/advice/mongoShape';
+import { createIndexText } from '../core/advice/mongoText';
+import { indexSpec } from '../core/advice/mongoAdvisor';
+import { applyTournament, indexLabel, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
+import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/advice/types';
+import type { MongoCommand } from '../core/query/mongoShell';
+import { AdapterError } from './errors';
+import { killable, operationTag } from './mongoOps';
+import type { MongoConnection, MongoIndexInfo } from './mongodb';
+import { buildIndexes, dropScratch, indexSpecOf, mongoNumbers, sampleRefusal, scratchName, type LiveVerification, type TrialNumbers, type TrialStep } from './verify';
+
+export const MONGO_WORK_UNIT = 'keys + documents examined + documents sorted in memory';
+/** MongoDB allows 64 indexes per collection; _id and today's indexes take their share. */
+const MAX_INDEXES = 64;
+
+export interface MongoTournamentOptions {
+  /** The selectivity figures the advisor had (matching counts size the sample). */
+  stats?: MongoStats;
+  /** Today's indexes, rebuilt on the sample so today's plan is measured as it runs. */
+  existing: MongoIndexInfo[];
+  existingForAdvice: ExistingMongoIndex[];
+  /** Candidates measured at most. */
+  cap?: number;
+  /** Documents in the sample at least (the user's setting); the query's selectivity may ask for more. */
+  minSample?: number;
+  /** Documents in the sample at most. */
+  maxSample?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onStep?: (step: TrialStep) => void;
+}
+
+export interface MongoTournamentReport {
+  tournament?: Tournament;
+  scratch: string;
+  dropped: boolean;
+  notes: string[];
+  warnings: string[];
+}
+
+function measured(n: TrialNumbers): MeasuredWork {
+  const out: MeasuredWork = { work: n.work, keysExamined: n.keysExamined, docsExamined: n.docsExamined, sorted: n.sorted, rows: n.nReturned, blockingSort: n.blockingSort, plan: n.plan };
+  if (n.index !== undefined) out.index = n.index;
+  return out;
+}
+
+function trialNumbers(m: MeasuredWork): TrialNumbers {
+  const out: TrialNumbers = { keysExamined: m.keysExamined ?? 0, docsExamined: m.docsExamined ?? 0, nReturned: m.rows, sorted: m.sorted ?? 0, blockingSort: m.blockingSort, work: m.work, plan: m.plan };
+  if (m.index !== undefined) out.index = m.index;
+  return out;
+}
+
+/** The measured suggestions' verification gets the figures behind it, as the panel's Verify shows them. */
+function attachFigures(advice: Advice, t: Tournament, sampleSize: number, collectionSize: number): void {
+  for (const s of advice.suggestions) {
+    if (s.verification.status === 'not-run' || s.verification.method !== 'sampled') continue;
+    const key = JSON.stringify(s.index ?? null);
+    const e = t.ranking.find((x) => x.measured !== undefined && JSON.stringify(x.index ?? null) === key);
+    if (!e?.measured) continue;
+    const v: LiveVerification = { ...s.verification, sampleSize, collectionSize, planAfter: e.measured.plan, numbersAfter: trialNumbers(e.measured) };
+    if (t.today) {
+      v.planBefore = t.today.plan;
+      v.numbersBefore = trialNumbers(t.today);
+    }
+    if (t.plannerChoice !== undefined) v.usedByPlanner = t.plannerChoice === indexLabel(e.index);
+    s.verification = v;
+  }
+}
+
+/** True when the tournament can judge this query: one conjunction the query layer runs as written. */
+export function tournamentApplies(shape: MongoShape): boolean {
+  return shape.orBranches.length === 0 && shape.hiddenMatches.length === 0 && ['find', 'count', 'aggregate', 'distinct'].includes(shape.operation);
+}
+
+/**
+ * Runs the tournament for one MongoDB query and rewrites the advice's suggestions in measured order.
+ * Throws AdapterError for a cancel, a lost connection or a refused write; the scratch collection is
+ * dropped in every case.
+ */
+export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoCommand, shape: MongoShape, advice: Advice, opts: MongoTournamentOptions): Promise<MongoTournamentReport> {
+  const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
+  const signal = opts.signal;
+  const scratch = scratchName(cmd.collection);
+  const report: MongoTournamentReport = { scratch, dropped: true, notes: [], warnings: [] };
+  const refusal = sampleRefusal(cmd);
+  if (refusal !== undefined) {
+    report.notes.push(`${refusal}: nothing was measured.`);
+    return report;
+  }
+  const tag = operationTag('tournament');
+  const source = db.collection(cmd.collection);
+  const target = db.collection(scratch);
+  try {
+    opts.onStep?.('copy');
+    const total = await killable(db, tag, signal, () => source.estimatedDocumentCount({ maxTimeMS, comment: tag }));
+    const matching = opts.stats?.result ?? opts.stats?.equality;
+    const size = tournamentSampleSize(total, matching, {
+      ...(shape.limit !== undefined ? { limit: shape.limit + (shape.skip ?? 0) } : {}),
+      ...(opts.minSample !== undefined ? { min: opts.minSample } : {}),
+      ...(opts.maxSample !== undefined ? { max: opts.maxSample } : {}),
+    });
+    if (size === 0) {
+      report.notes.push(`${cmd.collection} holds no documents, so there was nothing to measure on.`);
+      return report;
+    }
+    const whole = size >= total;
+    // $sample reads only what it returns while that is under 5% of the collection; beyond, it sorts the
+    // whole collection randomly, and a $rand filter gets about the same share in one pass without a sort.
+    const share = size / Math.max(1, total);
+    const pick: Document[] = whole ? [] : share < 0.049 ? [{ $sample: { size } }] : [{ $match: { $expr: { $lt: [{ $rand: {} }, share] } } }];
+    await killable(db, tag, signal, () => source.aggregate([...pick, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
+    const inSample = await killable(db, tag, signal, () => target.countDocuments({}, { maxTimeMS, comment: tag }));
+
+    opts.onStep?.('indexes');
+    const existing = opts.existing.filter((ix) => ix.name !== '_id_');
+    await buildIndexes(db, tag, signal, scratch, existing.map(indexSpecOf), maxTimeMS, report);
+
+    const on = (hint?: Document | string): MongoCommand => {
+      const out: MongoCommand = { ...cmd, collection: scratch, hasPlaceholders: false };
+      delete out.explain;
+      if (hint !== undefined) out.hint = hint as Document;
+      else delete out.hint;
+      return out;
+    };
+    const run = async (c: MongoCommand): Promise<{ ok: true; numbers: TrialNumbers } | { ok: false; message: string }> => {
+      try {
+        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database: db.databaseName, ...(signal ? { signal } : {}) });
+        if (!r.load.ok) return { ok: false, message: r.load.refusal };
+        return { ok: true, numbers: mongoNumbers(r.load.plan) };
+      } catch (err) {
+        if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
+        return { ok: false, message: err instanceof Error ? err.message : String(err) };
+      }
+    };
+    opts.onStep?.('explain');
+    const today = await run(on());
+
+    const room = Math.max(1, MAX_INDEXES - 1 - existing.length);
+    const set = mongoCandidates(shape, { advice, existing: opts.existingForAdvice, ...(opts.stats ? { stats: opts.stats } : {}), cap: Math.min(opts.cap ?? 24, room) });
+    const named = set.candidates.map((c, i) => ({ c, name: c.existing ?? `qpi_c${i}` }));
+    opts.onStep?.('indexes');
+    await buildIndexes(db, tag, signal, scratch, named.filter((x) => x.c.existing === undefined).map((x) => ({ key: x.c.keyPattern, name: x.name })), maxTimeMS, report);
+    const built = new Set((await killable(db, tag, signal, () => target.listIndexes().toArray())).map((ix) => String(ix['name'])));
+
+    opts.onStep?.('explain');
+    const factor = inSample > 0 ? total / inSample : 1;
+    const scale = (n: TrialNumbers): number | undefined => {
+      if (inSample >= total) return undefined;
+      // A scan that stops at the limit does about the same work on the whole collection: no scaling then.
+      if (shape.limit !== undefined && n.nReturned >= shape.limit) return undefined;
+      return Math.round(n.work * factor);
+    };
+    const entries: TournamentEntry[] = [];
+    const entryOf = (c: MongoCandidate): TournamentEntry => {
+      const e: TournamentEntry = { label: c.label, origin: c.origin, index: indexSpec(shape.collection, c.keys) };
+      if (c.existing !== undefined) e.existing = c.existing;
+      else e.createText = createIndexText(shape.collection, c.keys);
+      if (c.ruleRank !== undefined) e.ruleRank = c.ruleRank;
+      if (c.rule !== undefined) e.rule = c.rule;
+      return e;
+    };
+    for (const { c, name } of named) {
+      const e = entryOf(c);
+      entries.push(e);
+      if (!built.has(name)) {
+        e.error = 'the index could not be built on the sample';
+        continue;
+      }
+      const r = await run(on(name));
+      if (!r.ok) {
+        e.error = r.message;
+        continue;
+      }
+      e.measured = measured(r.numbers);
+      const s = scale(r.numbers);
+      if (s !== undefined) e.scaledWork = s;
+    }
+    const scan = await run(on({ $natural: 1 }));
+    if (scan.ok) {
+      const e: TournamentEntry = { label: 'collection scan', origin: 'scan', measured: measured(scan.numbers) };
+      const s = scale(scan.numbers);
+      if (s !== undefined) e.scaledWork = s;
+      entries.push(e);
+    }
+    const planner = await run(on());
+
+    const label = `measured from a sample of ${whole ? `all ${inSample.toLocaleString('en-US')}` : `${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`} documents`;
+    const input: TournamentInput = {
+      engine: 'mongodb',
+      unit: MONGO_WORK_UNIT,
+      sample: { size: inSample, total, ...(matching !== undefined ? { matching } : {}), scaled: !whole },
+      label,
+      generated: set.generated + 1,
+      entries,
+      facts: { ...(opts.stats?.arrays ? { arrays: opts.stats.arrays } : {}), ...(opts.stats?.matching ? { matching: opts.stats.matching } : {}), total },
+    };
+    if (today.ok) input.today = measured(today.numbers);
+    if (planner.ok) {
+      const picked = entries.find((e) => e.index && e.measured?.index !== undefined && e.measured.index === planner.numbers.index);
+      input.plannerChoice = planner.numbers.index === undefined ? 'collection scan' : picked ? indexLabel(picked.index) : planner.numbers.index;
+    }
+    const t = applyTournament(advice, input);
+    report.tournament = t;
+    attachFigures(advice, t, inSample, total);
+    report.notes.push(`${entries.length} candidates measured, the collection scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
+    if (t.plannerChoice !== undefined && t.winner !== undefined && t.plannerChoice !== indexLabel(t.winner.index)) {
+      report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);
+    }
+    return report;
+  } finally {
+    opts.onStep?.('drop');
+    await dropScratch(db, scratch, tag, report);
+  }
+}

@@ -1,0 +1,226 @@
+// Verdicts from a tournament: candidates measured on a sample of the user's data, ranked by the work the
+// server really did. "Verified" then means the least work among the candidates measured, shown beside
+// the runner-up's and today's figures; an index that exists and does as well is kept rather than built
+// again; and where the rules' first pick lost, the verdict says which rule lost and why, from the
+// figures themselves (an in-memory sort, keys a range or an array field could not bound, documents
+// fetched to filter). Pure: the adapters measure, this decides and writes the sentences.
+
+import type { Advice, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry } from './types';
+
+/** Within this share of the best, a candidate does as well (noise on a sample is larger than this). */
+export const SAME_WORK = 1.1;
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+export function indexLabel(ix: IndexSpec | undefined): string {
+  if (!ix) return 'no index (full scan)';
+  if (ix.engine === 'mongodb') return `{${ix.keys.map((k) => `${k.field}: ${k.direction}`).join(', ')}}`;
+  const cols = ix.keys.map((k) => `${k.column}${k.desc ? ' DESC' : ''}${k.nullsFirst !== undefined ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+  return `${ix.table}${ix.method !== 'btree' ? ` USING ${ix.method}` : ''} (${cols})${ix.include?.length ? ` INCLUDE (${ix.include.join(', ')})` : ''}${ix.predicate ? ` WHERE ${ix.predicate}` : ''}`;
+}
+
+/** The figures of one run in words: "120 keys + 40 documents = 160" or "35 buffers, 10 rows, 0.4 ms". */
+export function workText(m: MeasuredWork): string {
+  if (m.buffers !== undefined) return `${fmt(m.buffers)} buffers, ${fmt(m.rows)} rows${m.timeMs !== undefined ? `, ${m.timeMs.toFixed(1)} ms` : ''}${m.blockingSort ? `, ${fmt(m.sorted ?? 0)} rows sorted` : ''}`;
+  return `${fmt(m.keysExamined ?? 0)} keys + ${fmt(m.docsExamined ?? 0)} documents${m.blockingSort ? ` + ${fmt(m.sorted ?? 0)} sorted in memory` : ''} = ${fmt(m.work)}`;
+}
+
+function keyCount(e: TournamentEntry): number {
+  const ix = e.index;
+  if (!ix) return 0;
+  return ix.keys.length + (ix.engine === 'postgres' ? (ix.include?.length ?? 0) : 0);
+}
+
+/** Least work first; among equals an existing index, then the smaller index, then the rules' order. */
+export function rankEntries(entries: readonly TournamentEntry[]): TournamentEntry[] {
+  const ok = entries.filter((e) => e.measured !== undefined);
+  const failed = entries.filter((e) => e.measured === undefined);
+  ok.sort((a, b) => {
+    const d = a.measured!.work - b.measured!.work;
+    if (d !== 0) return d;
+    if ((a.existing !== undefined) !== (b.existing !== undefined)) return a.existing !== undefined ? -1 : 1;
+    const k = keyCount(a) - keyCount(b);
+    if (k !== 0) return k;
+    return (a.ruleRank ?? Infinity) - (b.ruleRank ?? Infinity);
+  });
+  return [...ok, ...failed];
+}
+
+/** Why the rules' pick did more work than the winner, read from the two runs' figures. */
+export function whyRuleLost(pick: TournamentEntry, winner: TournamentEntry, facts: { arrays?: string[]; matching?: Record<string, number>; total?: number } = {}): string {
+  const p = pick.measured!;
+  const w = winner.measured!;
+  const reasons: string[] = [];
+  if (p.blockingSort && !w.blockingSort) reasons.push(`it sorts ${fmt(p.sorted ?? 0)} ${p.buffers !== undefined ? 'rows' : 'documents'} in memory, where the winner reads them in order`);
+  const fields = (e: TournamentEntry): string[] => (e.index?.engine === 'mongodb' ? e.index.keys.map((k) => k.field) : e.index?.engine === 'postgres' ? e.index.keys.map((k) => k.column) : []);
+  const arrays = (facts.arrays ?? []).filter((a) => fields(pick).some((f) => f === a || f.startsWith(`${a}.`)));
+  if ((p.keysExamined ?? 0) > (w.keysExamined ?? 0) * 2 && (p.keysExamined ?? 0) > 10) {
+    if (arrays.length > 0) reasons.push(`it examines ${fmt(p.keysExamined!)} keys against ${fmt(w.keysExamined ?? 0)}: ${arrays.join(', ')} hold${arrays.length === 1 ? 's' : ''} arrays, and a multikey index cannot combine the bounds of fields in one array`);
+    else {
+      // A field the winner bounds before the pick's sort: the selectivity of a range beat the order.
+      const wf = fields(winner);
+      const pf = fields(pick);
+      const earlier = wf.find((f, i) => pf.indexOf(f) > i || !pf.includes(f));
+      const m = earlier !== undefined ? facts.matching?.[earlier] : undefined;
+      reasons.push(`it examines ${fmt(p.keysExamined!)} keys against ${fmt(w.keysExamined ?? 0)}${earlier !== undefined ? `: bounding ${earlier} earlier is more selective${m !== undefined && facts.total ? ` (${fmt(m)} of ${fmt(facts.total)} match it)` : ''}` : ''}`);
+    }
+  }
+  if ((p.docsExamined ?? 0) > (w.docsExamined ?? 0) * 2 && (p.docsExamined ?? 0) > 10) reasons.push(`it fetches ${fmt(p.docsExamined!)} documents against ${fmt(w.docsExamined ?? 0)}, filtering on them what the winner filters on its keys`);
+  if (p.buffers !== undefined && w.buffers !== undefined && reasons.length === 0) reasons.push(`it reads ${fmt(p.buffers)} buffers against ${fmt(w.buffers)} (plan ${p.plan} against ${w.plan})`);
+  if (p.index !== undefined && pick.index && reasons.length === 0 && w.plan !== p.plan) reasons.push(`the server ran it as ${p.plan}, the winner as ${w.plan}`);
+  if (reasons.length === 0) reasons.push(`it did ${fmt(p.work)} against ${fmt(w.work)}`);
+  return reasons.join('; ');
+}
+
+export interface TournamentInput {
+  engine: 'mongodb' | 'postgres';
+  unit: string;
+  sample: Tournament['sample'];
+  label: string;
+  generated: number;
+  entries: TournamentEntry[];
+  today?: MeasuredWork;
+  plannerChoice?: string;
+  /** For the explanation of a lost rule. */
+  facts?: { arrays?: string[]; matching?: Record<string, number>; total?: number };
+}
+
+function measuredSuggestion(e: TournamentEntry, base: Suggestion | undefined): Suggestion {
+  const s: Suggestion = base
+    ? { ...base, conditions: [...base.conditions], rewrites: [...base.rewrites] }
+    : {
+        rank: 0,
+        action: e.index ? 'create' : 'none',
+        rule: e.index ? 'esr' : 'collection-scan',
+        ruleText: e.index ? `Measured candidate (${e.label}).` : 'Measured: a full scan without any index.',
+        expectedPlan: e.measured?.plan ?? '',
+        tradeOff: e.index ? 'One more index to maintain on every write.' : 'Nothing to build.',
+        rewrites: [],
+        servesQueryAsWritten: true,
+        conditions: [],
+        verification: { status: 'not-run' },
+      };
+  if (e.index) {
+    s.index = e.index;
+    if (e.createText !== undefined) s.createText = e.createText;
+  }
+  if (e.measured) s.expectedPlan = `${e.measured.plan} (measured)`;
+  return s;
+}
+
+/**
+ * Ranks the measured candidates, writes the verdict, and rebuilds the advice's suggestions in measured
+ * order: the winner first ("keep using X" when it exists, or when an existing index does as well), then
+ * the runner-up and the rest of the measured ones, then what could not be measured (rewrites that need
+ * run-time values) as the rules ranked them.
+ */
+export function applyTournament(advice: Advice, input: TournamentInput): Tournament {
+  const ranking = rankEntries(input.entries);
+  const measured = ranking.filter((e) => e.measured !== undefined);
+  const t: Tournament = {
+    engine: input.engine,
+    unit: input.unit,
+    sample: input.sample,
+    label: input.label,
+    generated: input.generated,
+    tried: input.entries.length,
+    ranking,
+    verdict: '',
+  };
+  if (input.today) t.today = input.today;
+  if (input.plannerChoice !== undefined) t.plannerChoice = input.plannerChoice;
+  if (measured.length === 0) {
+    t.verdict = `No candidate could be measured ${input.label}.`;
+    return t;
+  }
+  // Within noise of the best, an existing index is kept (nothing new to build and maintain), and the
+  // rules' own pick stands: the sample does not show it wrong.
+  const best = measured[0]!;
+  const close = measured.filter((e) => e.measured!.work <= best.measured!.work * SAME_WORK);
+  const keepable = close.find((e) => e.existing !== undefined);
+  const ruled = close.filter((e) => e.ruleRank !== undefined).sort((a, b) => a.ruleRank! - b.ruleRank!)[0];
+  const winner = keepable ?? ruled ?? best;
+  const rest = measured.filter((e) => e !== winner);
+  t.winner = winner;
+  if (rest[0]) t.runnerUp = rest[0];
+  const today = input.today;
+  const n = measured.length;
+
+  const bySpec = (e: TournamentEntry): Suggestion | undefined => advice.suggestions.find((s) => s.action === 'create' && s.servesQueryAsWritten && e.index !== undefined && JSON.stringify(s.index) === JSON.stringify(e.index));
+  const fig = (e: TournamentEntry): string => `${workText(e.measured!)}${e.scaledWork !== undefined ? ` (about ${fmt(e.scaledWork)} on the whole ${input.engine === 'mongodb' ? 'collection' : 'table'})` : ''}`;
+  const todayText = today ? `today ${workText(today)} (${today.plan})` : 'today not measured';
+  const runnerText = t.runnerUp ? `runner-up ${indexLabel(t.runnerUp.index)} ${fig(t.runnerUp)}` : 'no runner-up';
+
+  const out: Suggestion[] = [];
+  const head = measuredSuggestion(winner, winner.existing === undefined ? bySpec(winner) : undefined);
+  const verifiedText = `Verified: least work of ${n} candidate${n === 1 ? '' : 's'} measured ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
+  if (winner.existing !== undefined) {
+    head.action = 'keep';
+    head.rule = 'existing';
+    head.keep = { name: winner.existing, reason: `Keep using ${winner.existing}: measured, it does ${keepable !== best ? 'as well as the best new index' : 'the least work of the candidates'}.` };
+    head.ruleText = `The existing index ${winner.existing} ${indexLabel(winner.index)} already serves this query: measured ${input.label}, no candidate does clearly less work.`;
+    head.tradeOff = 'Nothing to build: no new index to maintain on writes.';
+    delete head.createText;
+  } else if (!winner.index) {
+    head.action = 'none';
+    head.rule = 'collection-scan';
+  }
+  head.verification = {
+    status: 'verified',
+    method: 'sampled',
+    unit: input.unit,
+    after: winner.measured!.work,
+    ...(today ? { before: today.work } : {}),
+    message: verifiedText,
+  };
+  out.push(head);
+  for (const e of rest.slice(0, 2)) {
+    if (e.existing !== undefined || !e.index) continue;
+    const s = measuredSuggestion(e, bySpec(e));
+    const ratio = winner.measured!.work > 0 ? e.measured!.work / winner.measured!.work : Infinity;
+    s.verification = {
+      status: 'refuted',
+      method: 'sampled',
+      unit: input.unit,
+      after: e.measured!.work,
+      ...(today ? { before: today.work } : {}),
+      message: `Measured ${input.label}: ${fig(e)}, ${Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : 'more than'} the work of the best; ${todayText}.`,
+    };
+    out.push(s);
+  }
+  // Rewrites and the like were not measured: they follow, as the rules ranked them.
+  for (const s of advice.suggestions) if (!s.servesQueryAsWritten) out.push(s);
+  out.forEach((s, i) => { s.rank = i + 1; });
+  advice.suggestions = out;
+
+  const rulePick = input.entries.find((e) => e.ruleRank !== undefined && e.measured !== undefined && e.ruleRank === Math.min(...input.entries.filter((x) => x.ruleRank !== undefined).map((x) => x.ruleRank!)));
+  if (rulePick && rulePick !== winner && rulePick.measured!.work > winner.measured!.work * SAME_WORK) {
+    t.overturned = `The rules' pick ${indexLabel(rulePick.index)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${indexLabel(winner.index)}, because ${whyRuleLost(rulePick, winner, input.facts)}.`;
+    advice.notes.push(t.overturned);
+  }
+  t.verdict = winner.existing !== undefined
+    ? `Keep using ${winner.existing}: ${verifiedText.replace(/^Verified: /, '')}`
+    : `${winner.index ? `Create ${indexLabel(winner.index)}` : 'No index'}. ${verifiedText}`;
+  return t;
+}
+
+/** Matching documents (or rows) a sample should hold so the candidates' work differs by more than noise. */
+export const TARGET_MATCHES = 200;
+/** The sample never holds fewer than this many documents (or the whole collection when smaller). */
+export const MIN_TOURNAMENT_SAMPLE = 2_000;
+/** Nor more than this many, whatever the selectivity: the copy and the index builds must stay quick. */
+export const MAX_TOURNAMENT_SAMPLE = 20_000;
+
+/**
+ * The sample size for a tournament: enough documents for about TARGET_MATCHES of them to match the query
+ * (four times the limit when that is more), from the selectivity counts, between the bounds.
+ */
+export function tournamentSampleSize(total: number, matching: number | undefined, opts: { limit?: number; min?: number; max?: number } = {}): number {
+  const t = Math.max(0, Math.floor(total));
+  const lo = Math.min(t, Math.max(1, Math.floor(opts.min ?? MIN_TOURNAMENT_SAMPLE)));
+  const hi = Math.min(t, Math.max(lo, Math.floor(opts.max ?? MAX_TOURNAMENT_SAMPLE)));
+  const target = Math.max(TARGET_MATCHES, (opts.limit ?? 0) * 4);
+  const share = matching !== undefined && t > 0 ? Math.max(matching, 0.5) / t : 1;
+  const wanted = Math.ceil(target / Math.min(1, share));
+  return Math.max(lo, Math.min(hi, wanted));
+}

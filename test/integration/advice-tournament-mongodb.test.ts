@@ -1,0 +1,177 @@
+// The tournament on a real mongod 6.0.5: candidates built on a sample of the collection, ranked by the
+// work the server did. On a query where the rules' first pick loses, the tournament's winner must do
+// less work than the rules' pick on the WHOLE collection (both built there and hinted after the advice,
+// measured from the raw explain), the CLI JSON must show the runner-up and the rule that lost, and
+// nothing may be left behind: no scratch collection, no index, no running operation, after success,
+// error and cancel.
+
+import { strict as assert } from 'node:assert';
+import { MongoClient, type Db, type Document } from 'mongodb';
+import { adviseMongoLive, openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { AdapterError } from '../../src/adapters/errors';
+import { run, type Io } from '../../src/cli/main';
+import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
+import { customers, demoesr } from './support/adviceData';
+import { env } from './support/env';
+
+const DB = 'qpi_tournament';
+
+function command(text: string): MongoCommand {
+  const r = parseMongoQuery(text);
+  if (!r.ok) assert.fail(r.error);
+  return r.command;
+}
+
+/** keys + documents + documents entering a blocking SORT, straight from executionStats. */
+function workOf(explain: Document): number {
+  const es = explain['executionStats'] as Document;
+  let sorted = 0;
+  const walk = (st: Document | undefined): void => {
+    if (!st) return;
+    if (st['stage'] === 'SORT') sorted += Number((st['inputStage'] as Document | undefined)?.['nReturned'] ?? 0);
+    walk(st['inputStage'] as Document | undefined);
+    for (const s of (st['inputStages'] as Document[] | undefined) ?? []) walk(s);
+  };
+  walk(es['executionStages'] as Document);
+  return Number(es['totalKeysExamined']) + Number(es['totalDocsExamined']) + sorted;
+}
+
+interface EntryJson { label: string; index: { keyPattern: Record<string, number> } | null; work: number | null; ruleRank: number | null }
+
+describe('the tournament on MongoDB (real server)', function () {
+  this.timeout(180_000);
+  let client: MongoClient;
+  let db: Db;
+  let session: MongoAdviceSession;
+
+  before(async function () {
+    client = await MongoClient.connect(env.mongoUri);
+    db = client.db(DB);
+    await db.dropDatabase();
+    await db.collection('demoesr').insertMany(demoesr(30_000, 7) as unknown as Document[], { ordered: false });
+    await db.collection('customers').insertMany(customers(20_000, 11) as unknown as Document[], { ordered: false });
+    session = await openMongoAdvice({ uri: env.mongoUri, database: DB });
+  });
+
+  after(async function () {
+    await session?.close();
+    await db?.dropDatabase().catch(() => {});
+    await client?.close();
+  });
+
+  async function leftovers(coll: string): Promise<{ collections: string[]; indexes: string[]; ops: number }> {
+    const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+    const indexes = (await db.collection(coll).listIndexes().toArray()).map((i) => String(i['name'])).sort();
+    const ops = ((await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ }))['inprog'] as unknown[]).length;
+    return { collections, indexes, ops };
+  }
+
+  /** Polls until no operation of ours runs on the server (a kill lands asynchronously), up to 10 s. */
+  async function quiet(): Promise<number> {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const ops = ((await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ }))['inprog'] as unknown[]).length;
+      if (ops === 0 || Date.now() > until) return ops;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async function wholeCollectionWork(coll: string, text: string, key: Record<string, number>): Promise<number> {
+    const name = await db.collection(coll).createIndex(key);
+    try {
+      const cmd = command(text);
+      const find: Document = { find: coll, filter: cmd.filter ?? {}, hint: name };
+      if (cmd.sort) find['sort'] = cmd.sort;
+      if (cmd.limit !== undefined) find['limit'] = cmd.limit;
+      return workOf(await db.command({ explain: find, verbosity: 'executionStats' }));
+    } finally {
+      await db.collection(coll).dropIndex(name);
+    }
+  }
+
+  for (const [coll, text] of [
+    // A range that matches few documents beats the sort: the rules' ESR order reads far more keys.
+    ['demoesr', 'db.demoesr.find({e: {$gt: 500}, r: {$lt: 3}}).sort({s: 1})'],
+    // An array field: a multikey index cannot combine both bounds on ratings, so the extra key costs.
+    ['customers', 'db.customers.find({ratings: {$gt: 50, $lt: 52}, status: "pending"})'],
+  ] as const) {
+    it(`picks an index that beats the rules' pick on the whole collection: ${text}`, async function () {
+      const before = await leftovers(coll);
+      const out: string[] = [];
+      const err: string[] = [];
+      const io: Io = { stdout: (s) => void out.push(s), stderr: (s) => void err.push(s), readStdin: () => '', readFile: () => '' };
+      const uri = env.mongoUri.replace(/\/(\?|$)/, `/${DB}$1`);
+      const code = await run(['advise', '--uri', uri, '--verify', '--json', '--query', text], io);
+      assert.equal(code, 0, err.join(''));
+      assert.deepEqual(await leftovers(coll), before, 'the tournament left something behind');
+      const doc = JSON.parse(out.join('')) as {
+        measurement: { status: string; label: string; tried: number; generated: number; winner: EntryJson; runnerUp: EntryJson | null; overturned: string | null; ranking: EntryJson[]; today: { work: number } | null };
+        suggestions: { rank: number; keyPattern?: Record<string, number>; verification: { status: string; message: string } }[];
+      };
+      const m = doc.measurement;
+      assert.equal(m.status, 'measured');
+      assert.match(m.label, /^measured from a sample of [\d,]+ of 30,000|20,000 documents$/);
+      assert.ok(m.tried >= 4 && m.tried <= m.generated, `tried ${m.tried} of ${m.generated}`);
+      assert.ok(m.runnerUp !== null, 'no runner-up in the JSON');
+      assert.ok(m.today !== null);
+      const rulePick = m.ranking.find((e) => e.ruleRank === 1);
+      assert.ok(rulePick?.index, 'the rules\' pick was not measured');
+      // Key order matters and deepEqual ignores it: compare the patterns as text.
+      assert.notEqual(JSON.stringify(m.winner.index?.keyPattern), JSON.stringify(rulePick.index.keyPattern), 'the rules\' pick won: this query no longer shows a tournament win');
+      assert.match(m.overturned ?? '', /The rules' pick .* lost/);
+      const first = doc.suggestions[0]!;
+      assert.equal(JSON.stringify(first.keyPattern), JSON.stringify(m.winner.index!.keyPattern));
+      assert.equal(first.verification.status, 'verified');
+      assert.match(first.verification.message, /runner-up/);
+
+      // The judge: both indexes on the whole collection, the query hinted on each.
+      const winnerWork = await wholeCollectionWork(coll, text, m.winner.index!.keyPattern);
+      const ruleWork = await wholeCollectionWork(coll, text, rulePick.index.keyPattern);
+      assert.ok(winnerWork < ruleWork, `on the whole collection the winner did ${winnerWork}, the rules' pick ${ruleWork}`);
+    });
+  }
+
+  it('keeps using an existing index that does as well instead of suggesting a new one', async function () {
+    await db.collection('demoesr').createIndex({ e: 1, s: 1, r: 1 }, { name: 'ours' });
+    try {
+      const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true });
+      const first = live.advice.suggestions[0]!;
+      assert.equal(first.action, 'keep', JSON.stringify(first));
+      assert.equal(first.keep?.name, 'ours');
+      assert.ok(!live.advice.suggestions.some((s) => s.action === 'create' && JSON.stringify(s.index?.engine === 'mongodb' ? s.index.keyPattern : null) === JSON.stringify({ e: 1, s: 1, r: 1 })));
+    } finally {
+      await db.collection('demoesr').dropIndex('ours');
+    }
+  });
+
+  it('leaves nothing behind after an error', async function () {
+    const before = await leftovers('demoesr');
+    const p = adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), {
+      verify: true,
+      onTrialStep: (s) => {
+        if (s === 'explain') throw new Error('simulated failure once candidates exist');
+      },
+    });
+    await assert.rejects(p, /simulated failure/);
+    assert.equal(await quiet(), 0);
+    assert.deepEqual(await leftovers('demoesr'), before);
+  });
+
+  it('stops the server\'s work and leaves nothing behind after a cancel', async function () {
+    const before = await leftovers('demoesr');
+    const abort = new AbortController();
+    let steps = 0;
+    const p = adviseMongoLive(session, command('db.demoesr.find({e: {$gt: 500}, r: {$lt: 3}}).sort({s: 1})'), {
+      verify: true,
+      signal: abort.signal,
+      onTrialStep: (s) => {
+        // The second 'indexes' step builds the candidates: cancel while they build.
+        if (s === 'indexes' && ++steps === 2) abort.abort();
+      },
+    });
+    await assert.rejects(p, (e: unknown) => e instanceof AdapterError && e.kind === 'cancelled');
+    assert.equal(steps, 2);
+    assert.equal(await quiet(), 0, 'an operation of the cancelled tournament still runs on the server');
+    assert.deepEqual(await leftovers('demoesr'), before);
+  });
+});

@@ -1,0 +1,168 @@
+// The tournament's pure parts: the candidates read from a query's shape (generous, deduplicated, capped,
+// the rules' picks and today's indexes first), the sample size chosen from the selectivity counts, and
+// the verdict written from measured figures (least work first, an existing index kept when it does as
+// well, the runner-up and today's figures in the message, the rule that lost named with its reason).
+// The truth cases check that the candidates reach the index the oracle measured best, when the tournament
+// applies to the query.
+
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
+import { canonicalKey, mongoCandidates } from '../../src/core/advice/mongoCandidates';
+import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
+import { applyTournament, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
+import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, TournamentEntry } from '../../src/core/advice/types';
+import { tournamentApplies } from '../../src/adapters/tournament';
+
+const truthDir = join(__dirname, '..', 'fixtures', 'truth');
+
+function shapeOf(q: MongoQueryInput): MongoShape {
+  const r = mongoShape(q);
+  if (!r.ok) assert.fail(r.refusal);
+  return r.shape;
+}
+
+const keysOf = (p: Record<string, number>): MongoIndexKey[] => Object.entries(p).map(([field, d]) => ({ field, direction: d === -1 ? -1 : 1 }));
+
+describe('tournament candidates (MongoDB)', () => {
+  const query: MongoQueryInput = { collection: 'demoesr', filter: { e: 42, r: { $gt: 10 } }, sort: { s: 1 } };
+
+  it('holds ESR, ERS, the variants without the range, prefixes and the sort alone, once each', () => {
+    const set = mongoCandidates(shapeOf(query), { cap: 100 });
+    const keys = set.candidates.map((c) => canonicalKey(c.keys));
+    for (const want of <Record<string, number>[]>[{ e: 1, s: 1, r: 1 }, { e: 1, r: 1, s: 1 }, { e: 1, s: 1 }, { e: 1 }, { s: 1 }, { r: 1, e: 1, s: 1 }]) {
+      assert.ok(keys.includes(canonicalKey(keysOf(want))), `missing ${JSON.stringify(want)} in ${keys.join(' | ')}`);
+    }
+    assert.equal(new Set(keys).size, keys.length, 'a candidate appears twice');
+    assert.equal(set.generated, set.candidates.length);
+  });
+
+  it('treats an index and its full reverse as one candidate', () => {
+    assert.equal(canonicalKey(keysOf({ a: 1, b: -1 })), canonicalKey(keysOf({ a: -1, b: 1 })));
+    assert.notEqual(canonicalKey(keysOf({ a: 1, b: 1 })), canonicalKey(keysOf({ a: 1, b: -1 })));
+  });
+
+  it('puts the rules\' picks first, marks existing indexes, extends them, and respects the cap', () => {
+    const existing: ExistingMongoIndex[] = [{ name: '_id_', key: { _id: 1 } }, { name: 'e_1', key: { e: 1 } }, { name: 'r_1', key: { r: 1 } }];
+    const advice = adviseMongo(query, { existing });
+    const set = mongoCandidates(shapeOf(query), { advice, existing, cap: 5 });
+    assert.equal(set.candidates.length, 5);
+    assert.ok(set.generated > 5, 'the cap should have cut something');
+    assert.equal(set.candidates[0]!.origin, 'rule');
+    assert.equal(set.candidates[0]!.ruleRank, 1);
+    const all = mongoCandidates(shapeOf(query), { advice, existing, cap: 100 }).candidates;
+    assert.equal(all.find((c) => canonicalKey(c.keys) === canonicalKey(keysOf({ e: 1 })))?.existing, 'e_1');
+    assert.ok(all.some((c) => c.origin === 'extension' && c.label === 'extends r_1' && c.keys[0]!.field === 'r' && c.keys.length === 3));
+    assert.ok(!all.some((c) => c.keys.some((k) => k.field === '_id')));
+  });
+
+  it('leaves out an array field and adds covered variants', () => {
+    const shape = shapeOf({ collection: 'c', filter: { status: 'pending', ratings: { $gt: 50, $lt: 52 } }, projection: { name: 1, _id: 0 } });
+    const set = mongoCandidates(shape, { stats: { arrays: ['ratings'] }, cap: 100 });
+    assert.ok(set.candidates.some((c) => canonicalKey(c.keys) === canonicalKey(keysOf({ status: 1 }))));
+    assert.ok(set.candidates.some((c) => c.origin === 'covered' && c.keys.some((k) => k.field === 'name')));
+  });
+
+  it('reaches the oracle\'s index in every truth case the tournament judges', () => {
+    let judged = 0;
+    for (const id of readdirSync(truthDir).filter((d) => d.startsWith('m'))) {
+      const c = JSON.parse(readFileSync(join(truthDir, id, 'case.json'), 'utf8')) as { query: { structured: MongoQueryInput }; oracle: { index: unknown }; ties?: { index: unknown }[] };
+      const shape = mongoShape(c.query.structured);
+      if (!shape.ok || !tournamentApplies(shape.shape) || typeof c.oracle.index !== 'object') continue;
+      judged++;
+      const keys = mongoCandidates(shape.shape, { advice: adviseMongo(c.query.structured) }).candidates.map((x) => canonicalKey(x.keys));
+      const good = [c.oracle.index, ...(c.ties ?? []).map((t) => t.index)].filter((i): i is Record<string, number> => typeof i === 'object' && i !== null);
+      assert.ok(good.some((g) => keys.includes(canonicalKey(keysOf(g)))), `${id}: the oracle's ${JSON.stringify(c.oracle.index)} is not among ${keys.join(' | ')}`);
+    }
+    assert.ok(judged >= 10, `only ${judged} truth cases were judged`);
+  });
+});
+
+describe('tournament sample size', () => {
+  it('grows as fewer documents match, within its bounds', () => {
+    assert.equal(tournamentSampleSize(500, 10), 500, 'a small collection is copied whole');
+    const common = tournamentSampleSize(200_000, 100_000);
+    const rare = tournamentSampleSize(200_000, 2_000);
+    assert.ok(rare > common, `${rare} should exceed ${common}`);
+    assert.equal(tournamentSampleSize(200_000, 1), MAX_TOURNAMENT_SAMPLE);
+    assert.equal(tournamentSampleSize(200_000, 2_000, { max: 5_000 }), 5_000);
+    assert.ok(tournamentSampleSize(200_000, 100_000, { limit: 1_000 }) >= 8_000, 'four times the limit must match');
+    assert.equal(tournamentSampleSize(0, undefined), 0);
+  });
+});
+
+// ---- verdicts -------------------------------------------------------------------------------------------
+
+function work(keys: number, docs: number, sorted = 0): MeasuredWork {
+  return { work: keys + docs + sorted, keysExamined: keys, docsExamined: docs, sorted, rows: docs, blockingSort: sorted > 0, plan: sorted > 0 ? 'SORT > FETCH > IXSCAN' : 'FETCH > IXSCAN' };
+}
+
+function entry(pattern: Record<string, number>, m: MeasuredWork | undefined, extra: Partial<TournamentEntry> = {}): TournamentEntry {
+  const keys = keysOf(pattern);
+  const e: TournamentEntry = { label: JSON.stringify(pattern), origin: 'esr', index: { engine: 'mongodb', collection: 'c', keys, keyPattern: pattern as Record<string, 1 | -1> }, createText: `db.c.createIndex(${JSON.stringify(pattern)})`, ...extra };
+  if (m) e.measured = m;
+  return e;
+}
+
+function input(entries: TournamentEntry[], extra: Partial<TournamentInput> = {}): TournamentInput {
+  return { engine: 'mongodb', unit: 'work', sample: { size: 1000, total: 10_000, scaled: true }, label: 'measured from a sample of 1,000 of 10,000 documents', generated: entries.length, entries, today: work(0, 1000, 50), ...extra };
+}
+
+function emptyAdvice(): Advice {
+  return { engine: 'mongodb', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [] };
+}
+
+describe('tournament verdicts', () => {
+  it('ranks by measured work and puts failed runs last', () => {
+    const r = rankEntries([entry({ a: 1 }, work(50, 50)), entry({ b: 1 }, undefined, { error: 'x' }), entry({ c: 1 }, work(5, 5))]);
+    assert.deepEqual(r.map((e) => e.label), ['{"c":1}', '{"a":1}', '{"b":1}']);
+  });
+
+  it('verifies the least work, with the runner-up and today in the message, and says which rule lost', () => {
+    const advice = emptyAdvice();
+    const rulePick = entry({ e: 1, s: 1, r: 1 }, work(1875, 195, 0), { ruleRank: 1, rule: 'esr', origin: 'rule' });
+    const best = entry({ r: 1, e: 1, s: 1 }, work(199, 195, 195));
+    const t = applyTournament(advice, input([rulePick, best, entry({ e: 1 }, work(3000, 3000))]));
+    assert.equal(t.winner, best);
+    assert.equal(t.runnerUp, rulePick);
+    const first = advice.suggestions[0]!;
+    assert.equal(first.action, 'create');
+    assert.deepEqual((first.index as { keyPattern: unknown }).keyPattern, { r: 1, e: 1, s: 1 });
+    assert.equal(first.verification.status, 'verified');
+    const msg = first.verification.status === 'verified' ? first.verification.message : '';
+    assert.match(msg, /least work of 3 candidates/);
+    assert.match(msg, /runner-up \{e: 1, s: 1, r: 1\}/);
+    assert.match(msg, /today /);
+    assert.equal(advice.suggestions[1]!.verification.status, 'refuted');
+    assert.match(t.overturned ?? '', /rules' pick \{e: 1, s: 1, r: 1\} \(esr\) lost/);
+    assert.match(t.overturned ?? '', /examines 1,875 keys against 199/);
+  });
+
+  it('names an in-memory sort and multikey bounds as the reason a rule lost', () => {
+    const sortLoses = applyTournament(emptyAdvice(), input([entry({ e: 1, r: 1 }, work(10, 10, 900), { ruleRank: 1, rule: 'ers' }), entry({ e: 1, s: 1 }, work(100, 100))]));
+    assert.match(sortLoses.overturned ?? '', /sorts 900 documents in memory/);
+    const arrays = applyTournament(emptyAdvice(), input([entry({ status: 1, ratings: 1 }, work(491, 205), { ruleRank: 1, rule: 'er' }), entry({ status: 1 }, work(214, 214))], { facts: { arrays: ['ratings'] } }));
+    assert.match(arrays.overturned ?? '', /ratings holds arrays/);
+  });
+
+  it('keeps an existing index that does as well, and lets the rules\' pick stand within noise', () => {
+    const advice = emptyAdvice();
+    const t = applyTournament(advice, input([entry({ a: 1, b: 1 }, work(100, 100)), entry({ a: 1 }, work(100, 100 * SAME_WORK - 110), { existing: 'a_1' })]));
+    assert.equal(t.winner?.existing, 'a_1');
+    assert.equal(advice.suggestions[0]!.action, 'keep');
+    assert.equal(advice.suggestions[0]!.keep?.name, 'a_1');
+    assert.equal(advice.suggestions[0]!.createText, undefined);
+    assert.ok(!advice.suggestions.some((s) => s.action === 'create' && JSON.stringify((s.index as { keyPattern?: unknown }).keyPattern) === '{"a":1}'), 'an existing index must never be suggested for creation');
+
+    const near = applyTournament(emptyAdvice(), input([entry({ x: 1 }, work(100, 100)), entry({ y: 1 }, work(104, 100), { ruleRank: 1, rule: 'esr' })]));
+    assert.equal(near.winner?.label, '{"y":1}');
+    assert.equal(near.overturned, undefined);
+  });
+
+  it('says when nothing could be measured', () => {
+    const t = applyTournament(emptyAdvice(), input([entry({ a: 1 }, undefined, { error: 'cannot build' })]));
+    assert.equal(t.winner, undefined);
+    assert.match(t.verdict, /No candidate could be measured/);
+  });
+});
