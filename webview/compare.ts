@@ -13,7 +13,7 @@ import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
 import type { ShowComparisonMessage } from '../src/protocol/webview';
 import type { CardRow, HeatMetric, Level } from './cards';
 import { append, button, clear, el } from './dom';
-import { exact } from './format';
+import { formatCount } from '../src/core/format';
 import { TreeView, type CardDecoration } from './tree';
 
 export type Side = 'before' | 'after';
@@ -49,14 +49,9 @@ function movement(d: MetricDelta): number {
 }
 
 function maxima(a: PlanMaxima, b: PlanMaxima): PlanMaxima {
-  return {
-    exclusiveTimeMs: Math.max(a.exclusiveTimeMs, b.exclusiveTimeMs),
-    rowsReturned: Math.max(a.rowsReturned, b.rowsReturned),
-    keysExamined: Math.max(a.keysExamined, b.keysExamined),
-    docsExamined: Math.max(a.docsExamined, b.docsExamined),
-    sharedBlocks: Math.max(a.sharedBlocks, b.sharedBlocks),
-    estimateFactor: Math.max(a.estimateFactor, b.estimateFactor),
-  };
+  const out = { ...a };
+  for (const k of Object.keys(out) as (keyof PlanMaxima)[]) out[k] = Math.max(a[k], b[k]);
+  return out;
 }
 
 /** Both plans with the maxima of the two, so heat reads on one scale. */
@@ -166,7 +161,7 @@ export class CompareView {
         header,
         el('span', 'pane-side', side === 'before' ? 'Before' : 'After'),
         el('span', 'pane-label', m[side].label),
-        el('span', 'pane-meta', `${exact(m[side].plan.nodes.length)} nodes · ${count.changed} changed · ${marks}`),
+        el('span', 'pane-meta', `${formatCount(m[side].plan.nodes.length)} nodes · ${count.changed} changed · ${marks}`),
       );
       const paneCanvas = el('div', 'pane-canvas');
       append(section, header, paneCanvas);

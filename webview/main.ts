@@ -2,7 +2,7 @@
 // try/catch), draws the plan tree and its side panel, and answers with typed messages. It says `ready`
 // once it listens, so the host never has to guess with a delay.
 
-import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
+import { emptyMaxima, type Finding, type Plan, type PlanNode } from '../src/core/model';
 import {
   parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
@@ -11,7 +11,7 @@ import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './card
 import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, type CompareLinks, type Side } from './compare';
 import { append, button, clear, el } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
-import { exact, ms } from './format';
+import { formatCount, formatMs } from '../src/core/format';
 import { connectHost, type ViewState } from './host';
 import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelActions } from './panels';
 import { TreeView } from './tree';
@@ -295,13 +295,13 @@ function summaryOf(plan: Plan): string {
   parts.push(plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL');
   if (plan.serverVersion) parts[0] += ` ${plan.serverVersion}`;
   const t = plan.totals;
-  if (t.executionTimeMs !== undefined) parts.push(ms(t.executionTimeMs));
+  if (t.executionTimeMs !== undefined) parts.push(formatMs(t.executionTimeMs));
   if (plan.engine === 'mongodb') {
-    if (t.nReturned !== undefined) parts.push(`${exact(t.nReturned)} returned`);
-    if (t.keysExamined !== undefined) parts.push(`${exact(t.keysExamined)} keys`);
-    if (t.docsExamined !== undefined) parts.push(`${exact(t.docsExamined)} docs`);
-  } else if (t.rows !== undefined) parts.push(`${exact(t.rows)} rows`);
-  parts.push(`${exact(plan.nodes.length)} nodes`);
+    if (t.nReturned !== undefined) parts.push(`${formatCount(t.nReturned)} returned`);
+    if (t.keysExamined !== undefined) parts.push(`${formatCount(t.keysExamined)} keys`);
+    if (t.docsExamined !== undefined) parts.push(`${formatCount(t.docsExamined)} docs`);
+  } else if (t.rows !== undefined) parts.push(`${formatCount(t.rows)} rows`);
+  parts.push(`${formatCount(plan.nodes.length)} nodes`);
   return parts.join(' · ');
 }
 
@@ -337,24 +337,6 @@ function renderSide(): void {
   tabButtons.findings.textContent = findingCount > 0 ? `Findings ${findingCount}` : 'Findings';
 }
 
-/** Maxima of a rejected plan's tree, computed here because derive() runs only on the winning tree. */
-function maximaOf(root: PlanNode): PlanMaxima {
-  const max: PlanMaxima = { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1 };
-  const stack = [root];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    const m = n.metrics;
-    if (m.exclusiveTimeMs !== undefined) max.exclusiveTimeMs = Math.max(max.exclusiveTimeMs, m.exclusiveTimeMs);
-    if (m.rowsReturned !== undefined) max.rowsReturned = Math.max(max.rowsReturned, m.rowsReturned);
-    if (m.keysExamined !== undefined) max.keysExamined = Math.max(max.keysExamined, m.keysExamined);
-    if (m.docsExamined !== undefined) max.docsExamined = Math.max(max.docsExamined, m.docsExamined);
-    if (m.exclusiveSharedBlocks !== undefined) max.sharedBlocks = Math.max(max.sharedBlocks, m.exclusiveSharedBlocks);
-    if (m.estimateFactor !== undefined) max.estimateFactor = Math.max(max.estimateFactor, m.estimateFactor);
-    stack.push(...n.children);
-  }
-  return max;
-}
-
 function showRejected(position: number | undefined): void {
   if (!shown) return;
   // Rejected plans are drawn alone: leave the side-by-side view for the after plan first.
@@ -375,7 +357,7 @@ function showRejected(position: number | undefined): void {
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
     }
     nodes.sort((a, b) => a.id - b.id);
-    const plan: Plan = { ...base, root: r.root, nodes, rejectedPlans: base.rejectedPlans, maxima: maximaOf(r.root), totals: {} };
+    const plan: Plan = { ...base, root: r.root, nodes, rejectedPlans: base.rejectedPlans, maxima: r.maxima ?? emptyMaxima(), totals: {} };
     drawn = { plan, findings: [], rejected: position };
     clear(rejectedBar);
     append(
@@ -443,7 +425,7 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
     emptyNote.hidden = true;
     renderLegend(heatSelect.value as HeatMetric);
     const engine = m.after.plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
-    summaryEl.textContent = `${engine} · before ${exact(m.before.plan.nodes.length)} nodes · after ${exact(m.after.plan.nodes.length)} nodes`;
+    summaryEl.textContent = `${engine} · before ${formatCount(m.before.plan.nodes.length)} nodes · after ${formatCount(m.after.plan.nodes.length)} nodes`;
     summaryEl.title = summaryEl.textContent;
     selected = m.after.plan.root;
     renderCompareNodePanel('after', m.after.plan.root);

@@ -5,7 +5,7 @@ import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } fro
 import type { SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
 import { cardSpec } from './cards';
 import { append, button, clear, el, factTable } from './dom';
-import { bytes, exact, factor, ms } from './format';
+import { formatBytes, formatCount, formatKb, formatMs, formatRatio } from '../src/core/format';
 
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low', 'info'];
 const SEVERITY_LABEL: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
@@ -66,7 +66,7 @@ const FIGURE_LABEL: Record<string, string> = {
   returned: 'Returned',
 };
 
-const count = (n: number | undefined): string => (n === undefined ? '' : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+const count = (n: number | undefined): string => (n === undefined ? '' : formatCount(n));
 
 /** The figures a verification measured, before and after, in one small table. */
 function verdictTable(v: SuggestionVerdict): HTMLElement {
@@ -187,13 +187,46 @@ export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[
   root.appendChild(ul);
 }
 
+/** What each figure is called in the Node tab: words a reader knows, not the model's field names. */
+const METRIC_LABEL: Record<string, string> = {
+  rowsReturned: 'Rows returned', inclusiveTimeMs: 'Time, with children', exclusiveTimeMs: 'Own time',
+  plannedRows: 'Rows planned', estimateFactor: 'Estimate off by', estimateDirection: 'Estimate was',
+  neverExecuted: 'Never executed', keysExamined: 'Keys examined', docsExamined: 'Documents examined',
+  seeks: 'Index seeks', works: 'Work units', advanced: 'Advanced', needTime: 'Needed time', needYield: 'Yields',
+  isEOF: 'Reached the end', dupsTested: 'Duplicates tested', dupsDropped: 'Duplicates dropped',
+  memUsageBytes: 'Memory used', usedDisk: 'Spilled to disk', skipAmount: 'Skip', limitAmount: 'Limit',
+  actualRowsPerLoop: 'Rows per loop', loops: 'Loops', planRowsPerLoop: 'Rows planned per loop',
+  startupCost: 'Startup cost', totalCost: 'Total cost', actualStartupTimeMs: 'First row after',
+  actualTotalTimeMs: 'Last row after (per loop)', rowsRemovedByFilter: 'Rows removed by filter (per loop)',
+  rowsRemovedByJoinFilter: 'Rows removed by join filter (per loop)', rowsRemovedByIndexRecheck: 'Rows removed by recheck (per loop)',
+  heapFetches: 'Heap fetches', indexSearches: 'Index searches', sortMethod: 'Sort method', sortSpaceKb: 'Sort space',
+  sortSpaceType: 'Sort space kind', hashBatches: 'Hash batches', originalHashBatches: 'Hash batches planned',
+  hashBuckets: 'Hash buckets', diskUsageKb: 'Disk used', peakMemoryKb: 'Peak memory', workersPlanned: 'Workers planned',
+  workersLaunched: 'Workers launched', exactHeapBlocks: 'Exact heap blocks', lossyHeapBlocks: 'Lossy heap blocks',
+  walRecords: 'WAL records', walFpi: 'WAL full-page images', walBytes: 'WAL written',
+  exclusiveSharedBlocks: 'Shared buffers, own', wastedReads: 'Read for nothing',
+  sharedHit: 'Shared buffers hit', sharedRead: 'Shared buffers read', sharedDirtied: 'Shared buffers dirtied',
+  sharedWritten: 'Shared buffers written', localHit: 'Local buffers hit', localRead: 'Local buffers read',
+  localDirtied: 'Local buffers dirtied', localWritten: 'Local buffers written', tempRead: 'Temp buffers read',
+  tempWritten: 'Temp buffers written', ioReadTimeMs: 'Time reading', ioWriteTimeMs: 'Time writing',
+  tempIoReadTimeMs: 'Time reading temp files', tempIoWriteTimeMs: 'Time writing temp files',
+};
+
+/** A figure's label; an unknown key (a newer reader's field) is spelled out from its camel case. */
+export function metricLabel(key: string): string {
+  const known = METRIC_LABEL[key];
+  if (known) return known;
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 function metricText(key: keyof NodeMetrics | string, v: unknown): string {
   if (typeof v === 'number') {
-    if (/TimeMs$/.test(key)) return ms(v);
-    if (key === 'memUsageBytes' || key === 'walBytes') return `${exact(v)} (${bytes(v)})`;
-    if (/Kb$/.test(key)) return `${exact(v)} kB`;
-    if (key === 'estimateFactor') return factor(v);
-    return exact(v);
+    if (/TimeMs$/.test(key)) return formatMs(v);
+    if (key === 'memUsageBytes' || key === 'walBytes') return formatBytes(v);
+    if (/Kb$/.test(key)) return formatKb(v);
+    if (key === 'estimateFactor') return formatRatio(v);
+    return formatCount(v);
   }
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'string') return v;
@@ -244,7 +277,7 @@ export function renderDetails(root: HTMLElement, node: PlanNode | undefined, pla
   );
   root.appendChild(bar);
   if (spec.waste) {
-    root.appendChild(el('div', `waste-note level-${spec.waste.level ?? 'muted'}`, `Examined ${exact(spec.waste.examined)} ${spec.waste.unit} to return ${exact(spec.waste.returned)}: ${factor(spec.waste.ratio)}.`));
+    root.appendChild(el('div', `waste-note level-${spec.waste.level ?? 'muted'}`, `Examined ${formatCount(spec.waste.examined)} ${spec.waste.unit}, ${spec.waste.verb} ${formatCount(spec.waste.returned)}: ${formatRatio(spec.waste.ratio)}.`));
   }
   const mine = findings.filter((f) => f.nodeId === node.id);
   if (mine.length > 0) {
@@ -261,9 +294,9 @@ export function renderDetails(root: HTMLElement, node: PlanNode | undefined, pla
   const figures: [string, string | undefined][] = [];
   for (const [k, v] of Object.entries(m)) {
     if (v === undefined || k === 'buffers' || k === 'workers') continue;
-    figures.push([k, metricText(k, v)]);
+    figures.push([metricLabel(k), metricText(k, v)]);
   }
-  if (m.buffers) for (const [k, v] of Object.entries(m.buffers)) if (v !== undefined) figures.push([`buffers.${k}`, metricText(k, v)]);
+  if (m.buffers) for (const [k, v] of Object.entries(m.buffers)) if (v !== undefined) figures.push([metricLabel(k), metricText(k, v)]);
   if (figures.length > 0) {
     const sec = el('section', 'figures');
     sec.appendChild(el('h3', undefined, 'Figures'));
@@ -293,14 +326,14 @@ function totalsRows(plan: Plan): [string, string | undefined][] {
     ['Verbosity', plan.mongo?.verbosity],
     ['Query engine', plan.mongo?.engineKind === 'sbe' ? 'slot-based (SBE)' : plan.mongo?.engineKind],
     ['Sharded', plan.mongo?.sharded ? 'yes' : undefined],
-    ['Execution time', t.executionTimeMs !== undefined ? ms(t.executionTimeMs) : undefined],
-    ['Planning time', t.planningTimeMs !== undefined ? ms(t.planningTimeMs) : undefined],
-    ['JIT time', t.jitTimeMs !== undefined ? ms(t.jitTimeMs) : undefined],
-    ['Trigger time', t.triggerTimeMs !== undefined ? ms(t.triggerTimeMs) : undefined],
-    ['Returned', t.nReturned !== undefined ? exact(t.nReturned) : t.rows !== undefined ? exact(t.rows) : undefined],
-    ['Keys examined', t.keysExamined !== undefined ? exact(t.keysExamined) : undefined],
-    ['Docs examined', t.docsExamined !== undefined ? exact(t.docsExamined) : undefined],
-    ['Nodes', exact(plan.nodes.length)],
+    ['Execution time', t.executionTimeMs !== undefined ? formatMs(t.executionTimeMs) : undefined],
+    ['Planning time', t.planningTimeMs !== undefined ? formatMs(t.planningTimeMs) : undefined],
+    ['JIT time', t.jitTimeMs !== undefined ? formatMs(t.jitTimeMs) : undefined],
+    ['Trigger time', t.triggerTimeMs !== undefined ? formatMs(t.triggerTimeMs) : undefined],
+    ['Returned', t.nReturned !== undefined ? formatCount(t.nReturned) : t.rows !== undefined ? formatCount(t.rows) : undefined],
+    ['Keys examined', t.keysExamined !== undefined ? formatCount(t.keysExamined) : undefined],
+    ['Docs examined', t.docsExamined !== undefined ? formatCount(t.docsExamined) : undefined],
+    ['Nodes', formatCount(plan.nodes.length)],
   ];
   return rows;
 }
@@ -309,10 +342,10 @@ function trialText(r: RejectedPlan): string {
   const t = r.trial;
   if (!t) return 'not executed in the trial';
   const parts: string[] = [];
-  if (t.nReturned !== undefined) parts.push(`returned ${exact(t.nReturned)}`);
-  if (t.keysExamined !== undefined) parts.push(`keys ${exact(t.keysExamined)}`);
-  if (t.docsExamined !== undefined) parts.push(`docs ${exact(t.docsExamined)}`);
-  if (t.works !== undefined) parts.push(`works ${exact(t.works)}`);
+  if (t.nReturned !== undefined) parts.push(`returned ${formatCount(t.nReturned)}`);
+  if (t.keysExamined !== undefined) parts.push(`keys ${formatCount(t.keysExamined)}`);
+  if (t.docsExamined !== undefined) parts.push(`docs ${formatCount(t.docsExamined)}`);
+  if (t.works !== undefined) parts.push(`works ${formatCount(t.works)}`);
   if (t.score !== undefined) parts.push(`score ${t.score}`);
   return parts.join(' · ');
 }

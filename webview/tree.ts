@@ -7,8 +7,8 @@ import { select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
 import { flextree, type FlexHierarchyNode } from 'd3-flextree';
 import type { Finding, Plan, PlanNode, Severity } from '../src/core/model';
-import { cardSpec, heatMax, heatValue, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
-import { count, factor } from './format';
+import { cardSpec, heatFraction, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
+import { formatCompact, formatRatio } from '../src/core/format';
 import { Measurer, FONT_PX } from './measure';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -107,8 +107,8 @@ export interface TreeCallbacks {
   decorate?(node: PlanNode): CardDecoration | undefined;
 }
 
-function heatClass(frac: number | undefined): string {
-  if (frac === undefined || !(frac > 0)) return 'heat-0';
+function heatClass(frac: number): string {
+  if (!(frac > 0)) return 'heat-0';
   if (frac < 0.05) return 'heat-0';
   if (frac < 0.2) return 'heat-1';
   if (frac < 0.45) return 'heat-2';
@@ -444,14 +444,12 @@ export class TreeView {
   private updateCards(cards: Selection<SVGGElement, Laid, SVGGElement, unknown>): void {
     const plan = this.plan;
     if (!plan) return;
-    const max = heatMax(plan, this.heat);
     cards
       .attr('transform', (d) => `translate(${d.x},${d.y})`)
       .attr('aria-level', (d) => d.depth + 1)
       .attr('aria-expanded', (d) => (d.node.children.length === 0 ? null : String(!this.collapsed.has(d.node.id))))
       .attr('class', (d) => {
-        const v = heatValue(d.node, this.heat);
-        const cls = ['card', heatClass(max > 0 && v !== undefined ? v / max : undefined)];
+        const cls = ['card', heatClass(heatFraction(d.node, plan, this.heat))];
         if (d.geom.spec.waste && d.geom.spec.waste.level !== 'muted') cls.push(`waste-${d.geom.spec.waste.level}`);
         if (d.geom.spec.neverExecuted) cls.push('never');
         if (d.geom.decoration?.className) cls.push(d.geom.decoration.className);
@@ -463,8 +461,7 @@ export class TreeView {
       })
       .each((d, i, nodes) => {
         const g = select(nodes[i]!);
-        const v = heatValue(d.node, this.heat);
-        const frac = max > 0 && v !== undefined ? Math.min(1, v / max) : 0;
+        const frac = heatFraction(d.node, plan, this.heat);
         g.select('rect.heat-bar').attr('width', Math.max(0, (d.geom.w - 2) * frac));
         this.drawToggle(g as unknown as G, d);
       });
@@ -475,7 +472,7 @@ export class TreeView {
     g.selectAll('g.toggle').remove();
     if (n.children.length === 0) return;
     const collapsed = this.collapsed.has(n.id);
-    const label = collapsed ? `+${count(this.descendants.get(n.id) ?? 0)}` : '−';
+    const label = collapsed ? `+${formatCompact(this.descendants.get(n.id) ?? 0)}` : '−';
     const w = Math.max(20, this.measurer!.width(label, this.measurer!.fonts.small) + 12);
     const t = g
       .append('g')
@@ -793,7 +790,6 @@ export class TreeView {
       }
     }
     this.drawLanes(lanes, textPlan, laid);
-    const max = heatMax(textPlan, this.heat);
     for (const l of laid.values()) {
       if (l.parent) {
         edges
@@ -802,8 +798,7 @@ export class TreeView {
           .attr('d', edgePath(l.parent, l))
           .attr('stroke-width', edgeWidth(l.node.metrics.rowsReturned, textPlan.maxima.rowsReturned));
       }
-      const v = heatValue(l.node, this.heat);
-      const frac = max > 0 && v !== undefined ? Math.min(1, v / max) : 0;
+      const frac = heatFraction(l.node, textPlan, this.heat);
       const g = cards.append('g').attr('class', `card ${heatClass(frac)}`).attr('transform', `translate(${l.x},${l.y})`) as unknown as G;
       if (l.geom.spec.waste && l.geom.spec.waste.level !== 'muted') g.classed(`waste-${l.geom.spec.waste.level}`, true);
       if (l.geom.spec.neverExecuted) g.classed('never', true);
@@ -811,7 +806,7 @@ export class TreeView {
       drawCard(g, l.geom, this.marks.get(l.node.id), false);
       g.select('rect.heat-bar').attr('width', Math.max(0, (l.geom.w - 2) * frac));
       if (l.node.children.length > 0 && this.collapsed.has(l.node.id)) {
-        const label = `+${count(this.descendants.get(l.node.id) ?? 0)}`;
+        const label = `+${formatCompact(this.descendants.get(l.node.id) ?? 0)}`;
         const t = g.append('g').attr('class', 'toggle closed').attr('transform', `translate(${l.geom.w / 2},${l.geom.h})`);
         const tw = Math.max(20, this.measurer!.width(label, this.measurer!.fonts.small) + 12);
         t.append('rect').attr('x', -tw / 2).attr('y', -8).attr('width', tw).attr('height', 16).attr('rx', 8);
@@ -852,7 +847,7 @@ export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: 
   let ratioText: string | undefined;
   let wasteText: string | undefined;
   if (spec.waste) {
-    ratioText = factor(spec.waste.ratio);
+    ratioText = formatRatio(spec.waste.ratio);
     wasteText = spec.waste.text;
     want = Math.max(want, ms.width(wasteText, f.bodyBold) + labelGap + ms.width(ratioText, f.title) + 2 * PAD_X);
   }

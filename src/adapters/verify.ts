@@ -22,6 +22,7 @@ import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
 import type { PostgresConnection } from './postgres';
 import { boundedSampleSize, DEFAULT_SAMPLE_SIZE } from './stats';
+import { formatCount } from '../core/format';
 
 /** What one explain of the trial measured. */
 export interface TrialNumbers {
@@ -59,7 +60,7 @@ const WORK_UNIT = 'keys + documents examined + documents sorted in memory';
 /** An index must cut the work (or the estimated cost) by at least this share to count as an improvement. */
 const BETTER = 0.9;
 
-const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+const fmt = formatCount;
 
 // ---- plans --------------------------------------------------------------------------------------------
 

@@ -3,9 +3,9 @@
 
 import { analyze, loadPlan, type Finding, type Plan, type PlanNode } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, type Io } from './io';
+import { formatCount } from '../core/format';
 
-const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
-const n = (x: number | undefined): string => (x === undefined ? '-' : fmt.format(x));
+const n = (x: number | undefined): string => (x === undefined ? '-' : formatCount(x));
 
 /** The figures that matter for one node, as `name value` pairs, in the order a reader scans them. */
 export function nodeFigures(plan: Plan, node: PlanNode): string[] {

@@ -17,7 +17,7 @@
 // reported as pairs: the before node is "removed" and the after node "added".
 
 import { analyze } from './findings/index';
-import { fmt, fmtKb, fmtMs, plural } from './findings/util';
+import { formatCount, formatKb, formatMs, formatRatio, plural } from './format';
 import type { Engine, Finding, Plan, PlanNode } from './model';
 
 export type NodeStatus = 'unchanged' | 'changed' | 'added' | 'removed';
@@ -523,6 +523,18 @@ function delta(key: string, label: string, unit: DeltaUnit, before: number | und
   return d;
 }
 
+/**
+ * Keys examined that appear where there were none, while keys and documents together fell, are an index
+ * doing its job (a collection scan became an index scan): the new keys are not a regression, so they
+ * are not marked as one. Documents that appear where there were none (a covered query now fetching)
+ * stay a regression.
+ */
+function keysForDocs(keys: MetricDelta, docs: MetricDelta): void {
+  if (keys.trend !== 'worse' || (keys.before ?? 0) !== 0 || keys.after === undefined) return;
+  if (docs.before === undefined || docs.after === undefined) return;
+  if (keys.after + docs.after < docs.before) keys.trend = 'neutral';
+}
+
 function sharedOf(b: { sharedHit?: number; sharedRead?: number } | undefined): number | undefined {
   if (!b || (b.sharedHit === undefined && b.sharedRead === undefined)) return undefined;
   return (b.sharedHit ?? 0) + (b.sharedRead ?? 0);
@@ -552,8 +564,11 @@ function nodeDeltas(a: PlanNode | undefined, b: PlanNode | undefined, engine: En
   };
   if (engine === 'mongodb') {
     add(delta('returned', 'returned', 'count', ma.rowsReturned, mb.rowsReturned, false));
-    add(delta('keysExamined', 'keys examined', 'count', ma.keysExamined, mb.keysExamined, true));
-    add(delta('docsExamined', 'docs examined', 'count', ma.docsExamined, mb.docsExamined, true));
+    const keys = delta('keysExamined', 'keys examined', 'count', ma.keysExamined, mb.keysExamined, true);
+    const docs = delta('docsExamined', 'docs examined', 'count', ma.docsExamined, mb.docsExamined, true);
+    keysForDocs(keys, docs);
+    add(keys);
+    add(docs);
     add(delta('seeks', 'seeks', 'count', ma.seeks, mb.seeks, true));
     add(delta('memory', 'memory', 'bytes', ma.memUsageBytes, mb.memUsageBytes, true));
     add(delta('time', 'time', 'ms', ma.inclusiveTimeMs, mb.inclusiveTimeMs, true, FLOORS['mongoMs']));
@@ -638,9 +653,12 @@ function planTotals(before: Plan, after: Plan, A: Indexed, B: Indexed): MetricDe
   const ta = before.totals;
   const tb = after.totals;
   if (before.engine === 'mongodb') {
+    const keys = delta('keysExamined', 'keys examined', 'count', ta.keysExamined, tb.keysExamined, true);
+    const docs = delta('docsExamined', 'docs examined', 'count', ta.docsExamined, tb.docsExamined, true);
+    keysForDocs(keys, docs);
     return [
-      delta('keysExamined', 'keys examined', 'count', ta.keysExamined, tb.keysExamined, true),
-      delta('docsExamined', 'docs examined', 'count', ta.docsExamined, tb.docsExamined, true),
+      keys,
+      docs,
       delta('returned', 'returned', 'count', ta.nReturned, tb.nReturned, false),
       delta('executionTime', 'execution time', 'ms', ta.executionTimeMs, tb.executionTimeMs, true, FLOORS['mongoMs']),
     ].filter((d) => d.before !== undefined || d.after !== undefined);
@@ -714,9 +732,7 @@ function findingsDelta(before: Finding[], after: Finding[]): FindingsDelta {
 
 /** A ratio for a sentence: "4x", "9.3x", "102x", "10,000x". */
 export function timesText(a: number, b: number): string {
-  const r = Math.max(a, b) / Math.min(a, b);
-  if (r < 10) return `${Math.round(r * 10) / 10}x`;
-  return `${fmt(Math.round(r))}x`;
+  return formatRatio(Math.max(a, b) / Math.min(a, b));
 }
 
 function byKey(ds: MetricDelta[], key: string): MetricDelta | undefined {
@@ -729,9 +745,9 @@ function both(d: MetricDelta | undefined): d is MetricDelta & { before: number; 
 
 /** "1,020 keys instead of 10 (102x more)". */
 function countPhrase(d: MetricDelta & { before: number; after: number }, noun: string, fewer: string, more: string): string {
-  const instead = d.before === 0 ? 'none' : fmt(d.before);
+  const instead = d.before === 0 ? 'none' : formatCount(d.before);
   const ratio = d.before > 0 && d.after > 0 ? ` (${timesText(d.before, d.after)} ${d.after < d.before ? fewer : more})` : '';
-  const now = d.after === 0 ? `no ${noun}` : d.after === 1 ? `1 ${noun.replace(/s$/, '')}` : `${fmt(d.after)} ${noun}`;
+  const now = d.after === 0 ? `no ${noun}` : d.after === 1 ? `1 ${noun.replace(/s$/, '')}` : `${formatCount(d.after)} ${noun}`;
   return `${now} instead of ${instead}${ratio}`;
 }
 
@@ -800,23 +816,23 @@ function mongoVerdict(totals: MetricDelta[], flags: FlagDelta[], differing: numb
       else if (docs.material && !keys.material) main.push({ text: `reads ${countPhrase(docs, 'documents', 'fewer', 'more')}`, trend });
       else {
         const ratio = work.before! > 0 && work.after! > 0 ? ` (${timesText(work.before!, work.after!)} ${trend === 'better' ? 'less' : 'more'} work)` : '';
-        main.push({ text: `examines ${plural(keys.after, 'key')} and ${plural(docs.after, 'document')} instead of ${fmt(keys.before)} and ${fmt(docs.before)}${ratio}`, trend });
+        main.push({ text: `examines ${plural(keys.after, 'key')} and ${plural(docs.after, 'document')} instead of ${formatCount(keys.before)} and ${formatCount(docs.before)}${ratio}`, trend });
       }
     }
   } else if (both(time) && time.material) {
-    main.push({ text: `runs in ${fmtMs(time.after)} instead of ${fmtMs(time.before)}`, trend: time.trend === 'better' ? 'better' : 'worse' });
+    main.push({ text: `runs in ${formatMs(time.after)} instead of ${formatMs(time.before)}`, trend: time.trend === 'better' ? 'better' : 'worse' });
   }
   const extra = flagClauses(flags, 'mongodb');
   if (main.length === 0 && extra.length === 0) {
     if (both(keys) && both(docs)) {
       const same = keys.before === keys.after && docs.before === docs.after;
       const ret = byKey(totals, 'returned');
-      const tail = ret?.after !== undefined ? ` to return ${fmt(ret.after)}` : '';
+      const tail = ret?.after !== undefined ? ` to return ${formatCount(ret.after)}` : '';
       return {
         direction: 'same',
         text: same
           ? `No material change: both examine ${plural(keys.after, 'key')} and ${plural(docs.after, 'document')}${tail}.`
-          : `No material change: ${fmt(keys.before)} → ${fmt(keys.after)} keys and ${fmt(docs.before)} → ${fmt(docs.after)} documents examined.`,
+          : `No material change: ${formatCount(keys.before)} → ${formatCount(keys.after)} keys and ${formatCount(docs.before)} → ${formatCount(docs.after)} documents examined.`,
       };
     }
     return unmeasured(differing);
@@ -833,22 +849,22 @@ function postgresVerdict(totals: MetricDelta[], flags: FlagDelta[], differing: n
   const trendOf = (d: MetricDelta): 'better' | 'worse' => (d.trend === 'better' ? 'better' : 'worse');
   if (both(time) && time.material) {
     const ratio = time.before > 0 && time.after > 0 ? ` (${timesText(time.before, time.after)} ${time.after < time.before ? 'faster' : 'slower'})` : '';
-    main.push({ text: `runs in ${fmtMs(time.after)} instead of ${fmtMs(time.before)}${ratio}`, trend: trendOf(time) });
+    main.push({ text: `runs in ${formatMs(time.after)} instead of ${formatMs(time.before)}${ratio}`, trend: trendOf(time) });
   }
   if (both(blocks) && blocks.material) main.push({ text: `touches ${countPhrase(blocks, 'buffers', 'fewer', 'more')}`, trend: trendOf(blocks) });
   if (main.length === 0 && both(removed) && removed.material) main.push({ text: `discards ${countPhrase(removed, 'rows', 'fewer', 'more')}`, trend: trendOf(removed) });
   const analyzed = time?.before !== undefined || time?.after !== undefined;
   if (main.length === 0 && !analyzed && both(cost) && cost.material) {
-    main.push({ text: `has an estimated cost of ${fmt(Math.round(cost.after))} instead of ${fmt(Math.round(cost.before))} (${timesText(cost.before, cost.after)} ${cost.after < cost.before ? 'lower' : 'higher'})`, trend: trendOf(cost) });
+    main.push({ text: `has an estimated cost of ${formatCount(Math.round(cost.after))} instead of ${formatCount(Math.round(cost.before))} (${timesText(cost.before, cost.after)} ${cost.after < cost.before ? 'lower' : 'higher'})`, trend: trendOf(cost) });
   }
   const extra = flagClauses(flags, 'postgres');
   if (main.length === 0 && extra.length === 0) {
     const seq = flags.find((f) => f.key === 'seqScan' && f.before !== f.after);
     if (seq) return sentence([], [{ text: seq.after ? 'now reads a table sequentially' : 'no longer reads a table sequentially', trend: seq.after ? 'worse' : 'better' }]);
     const parts: string[] = [];
-    if (both(time)) parts.push(`${fmtMs(time.before)} → ${fmtMs(time.after)}`);
-    if (both(blocks)) parts.push(blocks.before === blocks.after ? `${plural(blocks.after, 'buffer')} each` : `${fmt(blocks.before)} → ${fmt(blocks.after)} buffers`);
-    if (parts.length === 0 && both(cost)) parts.push(`estimated cost ${fmt(Math.round(cost.before))} → ${fmt(Math.round(cost.after))}`);
+    if (both(time)) parts.push(`${formatMs(time.before)} → ${formatMs(time.after)}`);
+    if (both(blocks)) parts.push(blocks.before === blocks.after ? `${plural(blocks.after, 'buffer')} each` : `${formatCount(blocks.before)} → ${formatCount(blocks.after)} buffers`);
+    if (parts.length === 0 && both(cost)) parts.push(`estimated cost ${formatCount(Math.round(cost.before))} → ${formatCount(Math.round(cost.after))}`);
     if (parts.length === 0) return unmeasured(differing);
     return { direction: 'same', text: `No material change${parts.length > 0 ? ` (${parts.join(', ')})` : ''}.` };
   }
@@ -873,7 +889,7 @@ function notesFor(before: Plan, after: Plan, totals: MetricDelta[], matching: Co
   const ret = byKey(totals, before.engine === 'mongodb' ? 'returned' : 'rows');
   if (both(ret) && ret.before !== ret.after) {
     const noun = before.engine === 'mongodb' ? 'documents' : 'rows';
-    notes.push(`The plans return different numbers of ${noun} (${fmt(ret.before)} before, ${fmt(ret.after)} after): check that they answer the same question.`);
+    notes.push(`The plans return different numbers of ${noun} (${formatCount(ret.before)} before, ${formatCount(ret.after)} after): check that they answer the same question.`);
   }
   if (before.engine === 'mongodb') {
     const qa = before.mongo?.parsedQuery;
@@ -891,7 +907,7 @@ function notesFor(before: Plan, after: Plan, totals: MetricDelta[], matching: Co
     notes.push(`The plans come from different server versions (${before.serverVersion} and ${after.serverVersion}).`);
   }
   if (matching === 'top-down') {
-    notes.push(`The plans are large (${fmt(n1)} and ${fmt(n2)} nodes): nodes were matched top-down, so a node moved deep in the tree may show as removed and added.`);
+    notes.push(`The plans are large (${formatCount(n1)} and ${formatCount(n2)} nodes): nodes were matched top-down, so a node moved deep in the tree may show as removed and added.`);
   }
   return notes;
 }
@@ -1029,15 +1045,15 @@ export function deltaValue(d: MetricDelta, side: 'before' | 'after'): string {
   if (v === undefined) return '—';
   switch (d.unit) {
     case 'ms':
-      return fmtMs(v);
+      return formatMs(v);
     case 'kb':
-      return fmtKb(v);
+      return formatKb(v);
     case 'bytes':
-      return fmtKb(v / 1024);
+      return formatKb(v / 1024);
     case 'cost':
-      return fmt(Math.round(v * 100) / 100);
+      return formatCount(Math.round(v * 100) / 100);
     default:
-      return fmt(v);
+      return formatCount(v);
   }
 }
 

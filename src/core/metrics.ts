@@ -1,7 +1,7 @@
 // One pass over a parsed plan: numbering, exclusive time and buffers, estimate factors, plan-wide maxima.
 // Parsers fill what the server printed; everything computed from it is computed here and only here.
 
-import { emptyMaxima, type Plan, type PlanNode } from './model';
+import { emptyMaxima, type Plan, type PlanMaxima, type PlanNode } from './model';
 
 /** Visits nodes in preorder. */
 export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | undefined, depth: number) => void): void {
@@ -36,10 +36,19 @@ export function derive(plan: Plan): Plan {
     walk(r.root, (node) => {
       node.id = i++;
     });
-    for (const n of collect(r.root)) deriveNode(n);
+    const own = collect(r.root);
+    for (const n of own) deriveNode(n);
+    chargeWaste(r.root, plan.engine);
+    r.maxima = maximaOf(own);
   }
   for (const node of nodes) deriveNode(node);
   chargeCtesOnce(nodes);
+  chargeWaste(plan.root, plan.engine);
+  plan.maxima = maximaOf(nodes);
+  return plan;
+}
+
+function maximaOf(nodes: PlanNode[]): PlanMaxima {
   const max = emptyMaxima();
   for (const node of nodes) {
     const m = node.metrics;
@@ -49,9 +58,52 @@ export function derive(plan: Plan): Plan {
     if (m.docsExamined !== undefined) max.docsExamined = Math.max(max.docsExamined, m.docsExamined);
     if (m.exclusiveSharedBlocks !== undefined) max.sharedBlocks = Math.max(max.sharedBlocks, m.exclusiveSharedBlocks);
     if (m.estimateFactor !== undefined) max.estimateFactor = Math.max(max.estimateFactor, m.estimateFactor);
+    if (m.wastedReads !== undefined) max.wastedReads = Math.max(max.wastedReads, m.wastedReads);
   }
-  plan.maxima = max;
-  return plan;
+  return max;
+}
+
+/**
+ * MongoDB stages that pass documents through without dropping any of their own accord: when one returns
+ * fewer than it was given, a consumer above stopped asking (a limit), which is not waste.
+ */
+const MONGO_PASS_THROUGH = /^(\$cursor|LIMIT|\$limit|PROJECTION_\w+|PROJECTION|\$project|\$addFields|\$set|\$unset|SHARDING_FILTER|\$_internalInhibitOptimization)$/;
+/** MongoDB stages that drop documents because of the query (a filter or a skip): what they drop was read for nothing. */
+const MONGO_FILTERS = /^(\$match|SKIP|\$skip)$/;
+
+/**
+ * Sets `wastedReads` on each node that reads (see NodeMetrics.wastedReads). In MongoDB the documents a
+ * collection or index scan returns are often filtered further up (`$match` after `$project`, a skip):
+ * the reads are charged to the scan, climbing through stages that only pass documents on, and stopping
+ * at one that reads again itself (FETCH above IXSCAN is charged for its own documents) or reshapes the
+ * stream ($group, $unwind, SORT).
+ */
+function chargeWaste(root: PlanNode, engine: Plan['engine']): void {
+  const parents = new Map<PlanNode, PlanNode>();
+  walk(root, (node, parent) => {
+    if (parent) parents.set(node, parent);
+  });
+  walk(root, (node) => {
+    const m = node.metrics;
+    if (m.neverExecuted) return;
+    if (engine === 'postgres') {
+      const removed = [m.rowsRemovedByFilter, m.rowsRemovedByJoinFilter, m.rowsRemovedByIndexRecheck].filter((x): x is number => x !== undefined);
+      // Rows removed are printed per loop, like actual rows: the total is rounded the way rowsReturned is.
+      if (removed.length > 0) m.wastedReads = Math.round(removed.reduce((a, b) => a + b, 0) * Math.max(m.loops ?? 1, 1));
+      return;
+    }
+    if (m.keysExamined === undefined && m.docsExamined === undefined) return;
+    // A stage that examines both (EXPRESS_IXSCAN, an id lookup) reads each document through its key.
+    const examined = Math.max(m.keysExamined ?? 0, m.docsExamined ?? 0);
+    let kept = m.rowsReturned ?? 0;
+    let up = parents.get(node);
+    while (up && up.children.length === 1 && up.metrics.keysExamined === undefined && up.metrics.docsExamined === undefined) {
+      if (MONGO_FILTERS.test(up.kind) && up.metrics.rowsReturned !== undefined) kept = Math.min(kept, up.metrics.rowsReturned);
+      else if (!MONGO_PASS_THROUGH.test(up.kind)) break;
+      up = parents.get(up);
+    }
+    m.wastedReads = Math.max(0, examined - kept);
+  });
 }
 
 /**

@@ -121,6 +121,13 @@ export interface NodeMetrics {
   walBytes?: number;
   /** Shared hit+read of this node minus its children's (PG buffers are inclusive); set by derive(). */
   exclusiveSharedBlocks?: number;
+  /**
+   * What this node read that the query then threw away, charged to the node that did the reading; set
+   * by derive(). MongoDB: keys or documents examined beyond what survived the filtering stages above
+   * (a collection scan under `$project` + `$match` is charged for what `$match` dropped). PostgreSQL:
+   * rows removed by a filter, join filter or recheck, times loops. Absent when the node reads nothing.
+   */
+  wastedReads?: number;
 }
 
 /** Descriptive (non-numeric) facts of a node, normalised across server versions. */
@@ -188,6 +195,8 @@ export interface RejectedPlan {
   root: PlanNode;
   /** Trial figures from allPlansExecution, when present. */
   trial?: { nReturned?: number; keysExamined?: number; docsExamined?: number; works?: number; score?: number };
+  /** Maxima of this candidate's own tree, for drawing it alone; set by derive(). */
+  maxima?: PlanMaxima;
 }
 
 export interface PlanTotals {
@@ -214,6 +223,7 @@ export interface PlanMaxima {
   docsExamined: number;
   sharedBlocks: number;
   estimateFactor: number;
+  wastedReads: number;
 }
 
 export interface MongoMeta {
@@ -294,7 +304,7 @@ export interface Finding {
 }
 
 export function emptyMaxima(): PlanMaxima {
-  return { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1 };
+  return { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1, wastedReads: 0 };
 }
 
 /** Builds a node with empty metrics/details; parsers fill the rest. `id` is renumbered by derive(). */

@@ -9,6 +9,7 @@ import type { Advice, Suggestion } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
 import { explainWouldWrite } from '../core/query/mongoServerCommand';
 import type { SuggestionStatus, SuggestionVerdict, SuggestionView } from '../protocol/webview';
+import { formatCount } from '../core/format';
 
 export type AdviceEngine = 'mongodb' | 'postgres';
 
@@ -114,7 +115,7 @@ export function suggestionViews(ctx: AdviceContext | undefined): SuggestionView[
   return ctx.live.advice.suggestions.map((s) => suggestionView(s, ctx));
 }
 
-const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+const fmt = formatCount;
 
 /** The panel's status for a suggestion's verification, with its sentence and figures. */
 export function statusOf(s: Suggestion): { status: SuggestionStatus; detail?: string; verdict?: SuggestionVerdict } {

@@ -405,6 +405,7 @@ function plan(v: unknown, path: string): Plan {
     optStr(rp.shardName, `${path}.rejectedPlans[${i}].shardName`);
     tree(rp.root, `${path}.rejectedPlans[${i}].root`, budget);
     if (rp.trial !== undefined) numberRecord(rp.trial, `${path}.rejectedPlans[${i}].trial`);
+    if (rp.maxima !== undefined) numberRecord(rp.maxima, `${path}.rejectedPlans[${i}].maxima`);
   });
   const totals = record(p.totals, `${path}.totals`);
   for (const [k, x] of Object.entries(totals)) {
@@ -413,7 +414,7 @@ function plan(v: unknown, path: string): Plan {
     else num(x, `${path}.totals.${k}`);
   }
   numberRecord(p.maxima, `${path}.maxima`);
-  for (const k of ['exclusiveTimeMs', 'rowsReturned', 'keysExamined', 'docsExamined', 'sharedBlocks', 'estimateFactor']) {
+  for (const k of ['exclusiveTimeMs', 'rowsReturned', 'keysExamined', 'docsExamined', 'sharedBlocks', 'estimateFactor', 'wastedReads']) {
     num((p.maxima as Record<string, unknown>)[k], `${path}.maxima.${k}`);
   }
   if (p.mongo !== undefined) record(p.mongo, `${path}.mongo`);

@@ -99,8 +99,14 @@ describe('plan view in Chromium', function () {
       assert.ok(filtered, 'the fixture has a scan removing rows by filter');
       const text = await cardText(v, filtered.id);
       const perLoop = filtered.metrics.actualRowsPerLoop!;
-      const ratio = (perLoop + filtered.metrics.rowsRemovedByFilter!) / perLoop;
-      assert.ok(text.includes(`${Math.round(ratio).toLocaleString('en-US')}×`), `no ${Math.round(ratio)}× on card: ${text}`);
+      const ratio = `${Math.round((perLoop + filtered.metrics.rowsRemovedByFilter!) / perLoop).toLocaleString('en-US')}x`;
+      assert.ok(text.includes(ratio), `no ${ratio} on card: ${text}`);
+      // The finding about the same node states the same figures as the card.
+      const kept = filtered.metrics.rowsReturned!;
+      const read = kept + filtered.metrics.rowsRemovedByFilter!;
+      assert.ok(text.includes(`${read.toLocaleString('en-US')} rows → ${kept.toLocaleString('en-US')} kept`), `read and kept missing: ${text}`);
+      const finding = msg.findings.find((f) => f.nodeId === filtered.id && f.code === 'pg.seq-scan');
+      assert.ok(finding?.message.includes(`read ${read.toLocaleString('en-US')} rows to keep ${kept.toLocaleString('en-US')}`), `the finding says otherwise: ${finding?.message}`);
       assert.ok(text.includes(filtered.metrics.rowsRemovedByFilter!.toLocaleString('en-US')), `removed count missing: ${text}`);
       assert.equal(await v.page.locator(`svg.tree g.card[data-id="${filtered.id}"].waste-bad`).count(), 1);
     });

@@ -99,6 +99,13 @@ describe('comparePlans', () => {
       const docs = ix.deltas.find((d) => d.key === 'docsExamined');
       assert.equal(docs?.before, scan.totals.docsExamined);
       assert.equal(docs?.material, true);
+      // Keys examined going from none to some while keys and documents together fall is the index at
+      // work, not a regression.
+      const keysTotal = c.totals.find((d) => d.key === 'keysExamined');
+      assert.equal(keysTotal?.before, 0);
+      assert.ok((keysTotal?.after ?? 0) > 0);
+      assert.equal(keysTotal?.trend, 'neutral');
+      assert.equal(c.totals.find((d) => d.key === 'docsExamined')?.trend, 'better');
       // The verdict quotes the measured figures and both shape changes.
       assert.equal(oracle.totals.keysExamined, measured.oracle.metrics.keysExamined);
       assert.deepEqual([measured.oracle.metrics.keysExamined, measured.oracle.metrics.docsExamined, scan.totals.docsExamined], [10, 10, 200_000]);

@@ -39,3 +39,58 @@ describe('derive(): exclusive time', () => {
     assert.equal(plan.maxima.rowsReturned, Math.max(...plan.nodes.map((n) => n.metrics.rowsReturned ?? 0)));
   });
 });
+
+describe('derive(): wasted reads, charged to the node that read', () => {
+  it('charges a collection scan for the documents a $match above it dropped (MongoDB 5.0 aggregate)', () => {
+    // COLLSCAN read 100 documents under a pushed-down LIMIT 100; $cursor passed them on; $match kept 20.
+    const plan = load('mongo-agg-lookup-limit-unwind-match-collscan-5.0.json');
+    const scan = plan.nodes.find((n) => n.kind === 'COLLSCAN')!;
+    assert.equal(scan.metrics.docsExamined, 100);
+    assert.equal(scan.metrics.wastedReads, 80);
+    assert.equal(plan.nodes.find((n) => n.kind === '$match')!.metrics.wastedReads, undefined, 'a stage that reads nothing is charged nothing');
+    assert.equal(plan.maxima.wastedReads, 80);
+  });
+
+  it('stops at a stage that reshapes the stream: $unwind multiplies documents, so its $match says nothing about the scan', () => {
+    const plan = load('mongo-shell-agg-tpch-q3-collscan-unwind-group-sort-4.4.js');
+    const scan = plan.nodes.find((n) => n.kind === 'COLLSCAN')!;
+    assert.equal(scan.metrics.wastedReads, 150_000 - 29_752);
+  });
+
+  it('counts a document read through its key once (EXPRESS_IXSCAN reads 1 key and 1 document to return 1)', () => {
+    const plan = load('mongo-find-express-ixscan-limit1-8.0.json');
+    const express = plan.nodes.find((n) => n.kind === 'EXPRESS_IXSCAN')!;
+    assert.equal(express.metrics.wastedReads, 0);
+  });
+
+  it('charges FETCH for its own documents and the IXSCAN below it for nothing it passed on', () => {
+    const plan = load('mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json');
+    for (const fetch of plan.nodes.filter((n) => n.kind === 'FETCH' && n.metrics.docsExamined !== undefined)) {
+      assert.equal(fetch.metrics.wastedReads, fetch.metrics.docsExamined! - fetch.metrics.rowsReturned!);
+    }
+  });
+
+  it('counts PostgreSQL rows removed per loop over all loops, rounded like the rows returned', () => {
+    const plan = load('pg-text-analyze-buffers-fractional-rows-nestloop-limit-18.txt');
+    // Seq Scan on data: Rows Removed by Filter: 6 on each of 4 loops.
+    const scan = plan.nodes.find((n) => n.kind === 'Seq Scan')!;
+    assert.equal(scan.metrics.wastedReads, 24);
+    assert.equal(plan.nodes.find((n) => n.kind === 'Limit')!.metrics.wastedReads, undefined);
+  });
+
+  it('gives a rejected MongoDB candidate its own maxima, so it can be drawn alone', () => {
+    const plan = load('mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json');
+    assert.ok(plan.rejectedPlans.length > 0);
+    for (const r of plan.rejectedPlans) {
+      const nodes: Plan['nodes'] = [];
+      const stack = [r.root];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        nodes.push(n);
+        stack.push(...n.children);
+      }
+      assert.equal(r.maxima?.keysExamined, Math.max(0, ...nodes.map((n) => n.metrics.keysExamined ?? 0)));
+      assert.equal(r.maxima?.wastedReads, Math.max(0, ...nodes.map((n) => n.metrics.wastedReads ?? 0)));
+    }
+  });
+});

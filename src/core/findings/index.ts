@@ -5,7 +5,8 @@
 import type { Finding, Plan, Severity } from '../model';
 import { mongoNodeRules, mongoPlanRules } from './mongo';
 import { postgresNodeRules, postgresPlanRules } from './postgres';
-import { buildCtx, type Ctx, fmt, fmtMs, type NodeRule, num, type PlanRule, plural, type Scored, severityRank } from './util';
+import { formatCount, formatMs, plural } from '../format';
+import { buildCtx, type Ctx, type NodeRule, num, type PlanRule, type Scored, severityRank } from './util';
 
 export { filterFields } from './mongo';
 
@@ -127,7 +128,7 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
     const exact = keys <= fromQuery && docs <= fromQuery;
     const near = keys <= fromQuery * 1.25 + 2 && docs <= fromQuery * 1.25 + 2;
     const covered = docs === 0 && fromQuery > 0 ? ' (covered: no document was fetched)' : '';
-    const returned = cursors.length > 0 && fromQuery !== ret ? `pass ${fmt(fromQuery)} to the pipeline (which returned ${fmt(ret)})` : `return ${fmt(ret)}`;
+    const returned = cursors.length > 0 && fromQuery !== ret ? `pass ${formatCount(fromQuery)} to the pipeline (which returned ${formatCount(ret)})` : `return ${formatCount(ret)}`;
     const verdict = exact ? 'nothing was read for nothing' : near ? 'close to one key and one document per result' : 'no stage reads enough for nothing to be worth a change';
     const sorts = scored.some((s) => s.finding.code === 'mongo.blocking-sort') ? '' : ', and no stage sorts in memory';
     const numbers: Record<string, number> = { keysExamined: keys, docsExamined: docs, returned: ret };
@@ -158,7 +159,7 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
       severity: 'info',
       good: true,
       title: 'No wasted work found',
-      message: `No node reads rows it throws away, sorts or hashes on disk, or skips what it read${rows !== undefined ? `: ${plural(rows, 'row')}` : ''}${ms !== undefined ? ` in ${fmtMs(ms)}` : ''}${blocks !== undefined ? `, ${plural(blocks, 'buffer')} touched` : ''}.`,
+      message: `No node reads rows it throws away, sorts or hashes on disk, or skips what it read${rows !== undefined ? `: ${plural(rows, 'row')}` : ''}${ms !== undefined ? ` in ${formatMs(ms)}` : ''}${blocks !== undefined ? `, ${plural(blocks, 'buffer')} touched` : ''}.`,
       numbers,
     },
   };
@@ -206,14 +207,14 @@ function headline(plan: Plan): string {
   const parts: string[] = [];
   if (plan.engine === 'mongodb') {
     if (t.nReturned !== undefined) {
-      parts.push(`${plural(t.keysExamined ?? 0, 'key')}, ${plural(t.docsExamined ?? 0, 'document')} examined, ${fmt(t.nReturned)} returned`);
+      parts.push(`${plural(t.keysExamined ?? 0, 'key')}, ${plural(t.docsExamined ?? 0, 'document')} examined, ${formatCount(t.nReturned)} returned`);
     }
-    if (t.executionTimeMs !== undefined) parts.push(fmtMs(t.executionTimeMs));
+    if (t.executionTimeMs !== undefined) parts.push(formatMs(t.executionTimeMs));
   } else {
     const rows = t.rows ?? plan.root.metrics.rowsReturned;
     if (rows !== undefined) parts.push(plural(rows, 'row'));
     const ms = t.executionTimeMs ?? plan.postgres?.executionTimeMs;
-    if (ms !== undefined) parts.push(fmtMs(ms));
+    if (ms !== undefined) parts.push(formatMs(ms));
     const blocks = sharedBlocks(plan);
     if (blocks !== undefined) parts.push(plural(blocks, 'buffer'));
   }

@@ -8,13 +8,10 @@ import {
   brief,
   type Ctx,
   descendants,
-  fmt,
-  fmtRatio,
   isRecord,
   listNames,
   num,
   parentOf,
-  plural,
   ratioOf,
   lower,
   type NodeRule,
@@ -22,6 +19,7 @@ import {
   type Scored,
   wasteSeverity,
 } from './util';
+import { formatCount, formatRatio, plural } from '../format';
 
 /** MongoDB merges in order at most this many point scans (internalQueryMaxScansToExplode). */
 const MAX_SCANS_TO_EXPLODE = 200;
@@ -188,14 +186,14 @@ function hopReason(node: PlanNode): { field: string; kind: BoundKind; later: { f
     const later = fields.slice(i + 1).filter((g) => classify(bounds[g]!) !== 'full');
     if (later.length === 0) {
       // Nothing bounded follows: the seeks go from one interval of this field to the next.
-      if (list.length > 1) return { field: f, kind, later: [], text: `${f} has ${fmt(list.length)} separate intervals (${brief(list.join(', '), 40)}) and the scan seeks to each` };
+      if (list.length > 1) return { field: f, kind, later: [], text: `${f} has ${formatCount(list.length)} separate intervals (${brief(list.join(', '), 40)}) and the scan seeks to each` };
       continue;
     }
     const what =
       kind === 'full'
         ? `${f} is not bounded (${list[0]})`
         : kind === 'points'
-          ? `${f} has ${fmt(list.length)} separate values`
+          ? `${f} has ${formatCount(list.length)} separate values`
           : `${f} is a range (${brief(list.join(', '), 40)})`;
     return { field: f, kind, later: later.map((g) => ({ field: g, kind: classify(bounds[g]!) })), text: `${what} ahead of ${listNames(later)} in the index, so the scan jumps from one ${f} value to the next to apply the bounds on ${listNames(later)}` };
   }
@@ -263,19 +261,19 @@ function collscan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const keptPct = examined > 0 ? Math.round((kept / examined) * 1000) / 10 : 100;
   if (examined < 1_000) {
     severity = 'info';
-    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
   } else if (!hasFilter) {
     severity = 'info';
     message = `Read ${plural(examined, 'document')}${ns} without a filter: the query asks for all of them, so an index would only help to return them in order or to stop early.`;
   } else if (kept * 2 >= examined) {
     severity = 'low';
-    message = `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${keptPct}%). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)} (${keptPct}%). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
   } else {
     severity = wasteSeverity(examined, kept);
-    const ratio = fmtRatio(examined / Math.max(kept, 1));
+    const ratio = formatRatio(examined / Math.max(kept, 1));
     message = match
-      ? `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${ratio}): the $match that filters them runs in the pipeline after the scan, so no index narrows the read.`
-      : `Read ${plural(examined, 'document')}${ns} to keep ${fmt(kept)} (${ratio}): no index serves the filter, so every document is loaded and tested. An index on the filtered fields would read only the matching ones.`;
+      ? `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)} (${ratio}): the $match that filters them runs in the pipeline after the scan, so no index narrows the read.`
+      : `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)} (${ratio}): no index serves the filter, so every document is loaded and tested. An index on the filtered fields would read only the matching ones.`;
   }
   return { score: examined - kept, finding: { code: 'mongo.collscan', severity, nodeId: node.id, title, message, numbers } };
 }
@@ -334,7 +332,7 @@ function indexScan(ctx: Ctx, node: PlanNode): Scored | undefined {
         severity,
         nodeId: node.id,
         title: 'Index scan hops between key ranges',
-        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)}, with ${fmt(seeks)} seeks${reason ? `: ${reason.text}` : ': the key order makes the scan skip over entries'}.${advice}`,
+        message: `Examined ${plural(keys, 'index key')}${idx} to return ${formatCount(ret)}, with ${formatCount(seeks)} seeks${reason ? `: ${reason.text}` : ': the key order makes the scan skip over entries'}.${advice}`,
         numbers: { keysExamined: keys, returned: ret, seeks, ratio: ratioOf(keys, ret) },
       },
     };
@@ -347,7 +345,7 @@ function indexScan(ctx: Ctx, node: PlanNode): Scored | undefined {
       fields.length > 0
         ? `the condition on ${listNames(fields)} is not part of the index bounds, so it is tested key by key`
         : 'the index bounds admit many keys the query does not want';
-    const dupNote = dups > 0 ? ` (${fmt(dups)} of them were duplicate entries of multikey documents)` : '';
+    const dupNote = dups > 0 ? ` (${formatCount(dups)} of them were duplicate entries of multikey documents)` : '';
     return {
       score: (keys - ret) / 10,
       finding: {
@@ -355,7 +353,7 @@ function indexScan(ctx: Ctx, node: PlanNode): Scored | undefined {
         severity: wasteSeverity(keys - dups, ret),
         nodeId: node.id,
         title: 'Index keys examined but not returned',
-        message: `Examined ${plural(keys, 'index key')}${idx} to return ${fmt(ret)} (${fmtRatio(keys / Math.max(ret, 1))})${dupNote}: ${why}.`,
+        message: `Examined ${plural(keys, 'index key')}${idx} to return ${formatCount(ret)} (${formatRatio(keys / Math.max(ret, 1))})${dupNote}: ${why}.`,
         numbers: { keysExamined: keys, returned: ret, ratio: ratioOf(keys, ret), ...(dups > 0 ? { dupsDropped: dups } : {}) },
       },
     };
@@ -374,7 +372,7 @@ function residualFetchFilter(node: PlanNode): Scored | undefined {
   const fields = filterFields(filter);
   const missing = fields.filter((f) => !keyFields.includes(f));
   const name = indexNameOf(scan) ?? 'the index';
-  let message = `Fetched ${plural(docs, 'document')} and kept ${fmt(ret)} (${fmtRatio(docs / Math.max(ret, 1))}): the filter ${brief(filter, 70)} is applied after the index scan. `;
+  let message = `Fetched ${plural(docs, 'document')} and kept ${formatCount(ret)} (${formatRatio(docs / Math.max(ret, 1))}): the filter ${brief(filter, 70)} is applied after the index scan. `;
   if (missing.length > 0) {
     message += `${name} does not contain ${listNames(missing)}; with ${missing.length === 1 ? 'it' : 'them'} in the index the scan would skip those documents.`;
     const multikey = multikeyPrefix(scan, missing);
@@ -422,7 +420,7 @@ function docsExaminedRatio(node: PlanNode): Scored | undefined {
       severity: wasteSeverity(docs, ret),
       nodeId: node.id,
       title: 'Documents examined but not returned',
-      message: `${node.kind} examined ${plural(docs, 'document')} to return ${fmt(ret)} (${fmtRatio(docs / Math.max(ret, 1))}): the rest were loaded and then discarded.`,
+      message: `${node.kind} examined ${plural(docs, 'document')} to return ${formatCount(ret)} (${formatRatio(docs / Math.max(ret, 1))}): the rest were loaded and then discarded.`,
       numbers: { docsExamined: docs, returned: ret, ratio: ratioOf(docs, ret) },
     },
   };
@@ -459,7 +457,7 @@ function blockingSort(ctx: Ctx, node: PlanNode): Scored | undefined {
   const parts: string[] = [];
   const where = usedDisk ? 'and spilled to disk' : 'in memory';
   if (input !== undefined) {
-    parts.push(`Sorted ${plural(input, 'document')} ${where}${out !== undefined ? ` to return ${fmt(out)}` : ''}${limit !== undefined ? ` (top-${fmt(limit)} sort)` : ''}.`);
+    parts.push(`Sorted ${plural(input, 'document')} ${where}${out !== undefined ? ` to return ${formatCount(out)}` : ''}${limit !== undefined ? ` (top-${formatCount(limit)} sort)` : ''}.`);
   } else {
     parts.push(`Sorts the results${order} ${where} before returning the first one.`);
   }
@@ -472,7 +470,7 @@ function blockingSort(ctx: Ctx, node: PlanNode): Scored | undefined {
     if (combos > MAX_SCANS_TO_EXPLODE && sortFirst !== undefined && keyFields.includes(sortFirst)) {
       numbers['pointScans'] = combos;
       parts.push(
-        `The $in list makes ${fmt(combos)} point scans on ${name ?? 'the index'}, more than the ${MAX_SCANS_TO_EXPLODE} MongoDB merges in order (explode-for-sort), so the index order is lost; for the index rule this $in counts as a range, after the sort fields.`,
+        `The $in list makes ${formatCount(combos)} point scans on ${name ?? 'the index'}, more than the ${MAX_SCANS_TO_EXPLODE} MongoDB merges in order (explode-for-sort), so the index order is lost; for the index rule this $in counts as a range, after the sort fields.`,
       );
     } else {
       parts.push(
@@ -526,7 +524,7 @@ function sortMerge(node: PlanNode): Scored {
       good: true,
       nodeId: node.id,
       title: 'Explode-for-sort: merged index scans, no blocking sort',
-      message: `The $in or $or values were split into ${fmt(branches)} index scans${on}, each already in the order${order}, and merged: no blocking sort is needed, and a limit stops every scan early. MongoDB does this for up to ${MAX_SCANS_TO_EXPLODE} point scans; a longer list falls back to a blocking SORT.`,
+      message: `The $in or $or values were split into ${formatCount(branches)} index scans${on}, each already in the order${order}, and merged: no blocking sort is needed, and a limit stops every scan early. MongoDB does this for up to ${MAX_SCANS_TO_EXPLODE} point scans; a longer list falls back to a blocking SORT.`,
       numbers,
     },
   };
@@ -560,7 +558,7 @@ function skipReads(node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: 'skip() reads what it skips',
-      message: `Read ${readWhat} to return ${fmt(ret)}: skip(${skip}) discards what it reads, and each later page reads more. Paginate on the sort key instead (${keyset}) so each page reads only its own entries.`,
+      message: `Read ${readWhat} to return ${formatCount(ret)}: skip(${skip}) discards what it reads, and each later page reads more. Paginate on the sort key instead (${keyset}) so each page reads only its own entries.`,
       numbers,
     },
   };
@@ -664,7 +662,7 @@ function projectBeforeMatch(ctx: Ctx): Scored | undefined {
   if (kept !== undefined) numbers['returned'] = kept;
   const severity: Severity = examined !== undefined && kept !== undefined ? maxSeverity(wasteSeverity(examined, kept), 'medium') : 'medium';
   const src = hit.source;
-  const read = examined !== undefined ? `: ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${fmt(kept)}` : ''}` : '';
+  const read = examined !== undefined ? `: ${plural(examined, 'document')}${kept !== undefined ? ` to keep ${formatCount(kept)}` : ''}` : '';
   const origin = hit.computedFrom ? ` from "${hit.computedFrom}"` : '';
   const fix = src
     ? `Match on "${src}" before the ${hit.stage}: MongoDB will not move the $match itself, because when ${src.split('.')[0]} holds arrays (or arrays of arrays) the computed field matches differently from the original path.`

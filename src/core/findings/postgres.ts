@@ -7,13 +7,8 @@ import {
   brief,
   type Ctx,
   descendants,
-  fmt,
-  fmtKb,
-  fmtMs,
-  fmtRatio,
   lower,
   parentOf,
-  plural,
   ratioOf,
   type NodeRule,
   type PlanRule,
@@ -21,6 +16,7 @@ import {
   timeShare,
   wasteSeverity,
 } from './util';
+import { formatCount, formatKb, formatMs, formatRatio, plural } from '../format';
 
 /** Rules run on every node of the drawn tree. */
 export const postgresNodeRules: NodeRule[] = [
@@ -105,7 +101,7 @@ function isParallel(node: PlanNode): boolean {
 function loopsNote(node: PlanNode): string {
   const loops = node.metrics.loops ?? 1;
   if (loops <= 1) return '';
-  return isParallel(node) ? ` across ${fmt(loops)} parallel processes` : ` over ${fmt(loops)} loops`;
+  return isParallel(node) ? ` across ${formatCount(loops)} parallel processes` : ` over ${formatCount(loops)} loops`;
 }
 
 /** Lowers a severity when the node took under 5% of the time, raises medium to high at 50% or more. */
@@ -143,7 +139,7 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
           severity: 'low',
           nodeId: node.id,
           title: 'Sequential scan with a filter',
-          message: `${where(node)} reads the whole table and tests ${brief(filter, 70)} on every row${planned !== undefined ? ` to keep an estimated ${fmt(planned)}` : ''}. Without ANALYZE the rows it throws away are not measured.`,
+          message: `${where(node)} reads the whole table and tests ${brief(filter, 70)} on every row${planned !== undefined ? ` to keep an estimated ${formatCount(planned)}` : ''}. Without ANALYZE the rows it throws away are not measured.`,
           numbers: planned !== undefined ? { plannedRows: planned } : {},
         },
       };
@@ -156,7 +152,7 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
           severity: 'info',
           nodeId: node.id,
           title: 'Sequential scan',
-          message: `${where(node)} reads the whole table (an estimated ${fmt(planned)} rows); that is expected when the query needs every row.`,
+          message: `${where(node)} reads the whole table (an estimated ${formatCount(planned)} rows); that is expected when the query needs every row.`,
           numbers: { plannedRows: planned },
         },
       };
@@ -191,13 +187,13 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const filt = filter ? ` the filter ${brief(filter, 70)}` : ' its filter';
   if (read < 1_000) {
     severity = 'info';
-    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)}. The table is small, so this costs little today; it grows with the table.`;
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)}. The table is small, so this costs little today; it grows with the table.`;
   } else if (kept * 2 >= read) {
     severity = removed * 100 < read ? 'info' : 'low';
-    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%):${filt} keeps most rows, so an index would not read much less.`;
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}%):${filt} keeps most rows, so an index would not read much less.`;
   } else {
     severity = weigh(wasteSeverity(read, kept), share);
-    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${fmt(kept)} (${pct}%${shareNote(share)}):${filt} removed ${fmt(removed)}. An index on the filtered columns would read only the matching rows.`;
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}%${shareNote(share)}):${filt} removed ${formatCount(removed)}. An index on the filtered columns would read only the matching rows.`;
     if ((m.loops ?? 1) > 1 && !isParallel(node)) message += ' The scan runs once per outer row of a join, so the whole table is read again each time.';
   }
   return { score: removed, finding: { code: 'pg.seq-scan', severity, nodeId: node.id, title: 'Sequential scan with a filter', message, numbers } };
@@ -224,7 +220,7 @@ function rowsRemovedByFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity: weigh(wasteSeverity(read, kept), share),
       nodeId: node.id,
       title: 'Rows removed by a filter',
-      message: `${where(node)} produced ${plural(read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${fmt(removed)}, keeping ${fmt(kept)} (${fmtRatio(read / Math.max(kept, 1))}${shareNote(share)}).${advice}`,
+      message: `${where(node)} produced ${plural(read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${formatCount(removed)}, keeping ${formatCount(kept)} (${formatRatio(read / Math.max(kept, 1))}${shareNote(share)}).${advice}`,
       numbers,
     },
   };
@@ -247,7 +243,7 @@ function rowsRemovedByJoinFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity: weigh(wasteSeverity(read, kept), share),
       nodeId: node.id,
       title: 'Row pairs removed by a join filter',
-      message: `${node.kind} built ${plural(read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${fmt(removed)}, keeping ${fmt(kept)}${shareNote(share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
+      message: `${node.kind} built ${plural(read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${formatCount(removed)}, keeping ${formatCount(kept)}${shareNote(share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
       numbers,
     },
   };
@@ -274,7 +270,7 @@ function indexRecheck(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity: weigh(wasteSeverity(kept + removed, kept), share),
       nodeId: node.id,
       title: 'Rows removed by the index recheck',
-      message: `${where(node)} fetched ${plural(removed, 'row')} that the recheck then removed, keeping ${fmt(kept)}: ${why}`,
+      message: `${where(node)} fetched ${plural(removed, 'row')} that the recheck then removed, keeping ${formatCount(kept)}: ${why}`,
       numbers,
     },
   };
@@ -294,7 +290,7 @@ function heapFetches(node: PlanNode): Scored | undefined {
       severity: fetches >= 1_000 && frac >= 0.1 ? 'medium' : 'low',
       nodeId: node.id,
       title: 'Index-only scan visits the table',
-      message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of the ${fmt(rows)} it read (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
+      message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of the ${formatCount(rows)} it read (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
       numbers: { heapFetches: fetches, rowsRead: rows },
     },
   };
@@ -336,7 +332,7 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
         severity,
         nodeId: node.id,
         title: 'Sort spilled to disk',
-        message: `${what} did not fit in work_mem and spilled to disk (${methods.find((x) => /external/i.test(x)) ?? 'external sort'}${diskKb > 0 ? `, ${fmtKb(diskKb)}` : ''}${shareNote(share)}). Raise work_mem for this query, or let an index return the rows in order so no sort is needed.`,
+        message: `${what} did not fit in work_mem and spilled to disk (${methods.find((x) => /external/i.test(x)) ?? 'external sort'}${diskKb > 0 ? `, ${formatKb(diskKb)}` : ''}${shareNote(share)}). Raise work_mem for this query, or let an index return the rows in order so no sort is needed.`,
         numbers,
       },
     };
@@ -353,10 +349,10 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
   const topN = methods.some((x) => /top-N/i.test(x));
   if (input !== undefined) {
     parts.push(
-      `${incremental ? 'Incremental sort of' : 'Sorted'} ${plural(input, 'row')}${keyText} in memory${out !== undefined && out < input ? ` to return ${fmt(out)}` : ''}${shareNote(share)}${topN ? ': the top-N heapsort keeps only the first rows, but every input row is still read' : ''}.`,
+      `${incremental ? 'Incremental sort of' : 'Sorted'} ${plural(input, 'row')}${keyText} in memory${out !== undefined && out < input ? ` to return ${formatCount(out)}` : ''}${shareNote(share)}${topN ? ': the top-N heapsort keeps only the first rows, but every input row is still read' : ''}.`,
     );
   } else {
-    parts.push(`Sorts${keyText} before returning the first row (estimate: ${fmt(m.plannedRows ?? 0)} rows).`);
+    parts.push(`Sorts${keyText} before returning the first row (estimate: ${formatCount(m.plannedRows ?? 0)} rows).`);
   }
   if (incremental) {
     parts.push('The input already comes ordered by the leading keys, so only small groups are sorted.');
@@ -402,7 +398,7 @@ function offsetReads(node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: 'OFFSET reads what it skips',
-      message: `Read ${plural(input, 'row')} to return ${fmt(out)}: OFFSET ${skipped} discards what it reads, and each later page reads more. Paginate with a keyset condition instead (WHERE (${keyset}) > (last values seen) ORDER BY ${keyset} LIMIT n) and an index on ${keyset}.`,
+      message: `Read ${plural(input, 'row')} to return ${formatCount(out)}: OFFSET ${skipped} discards what it reads, and each later page reads more. Paginate with a keyset condition instead (WHERE (${keyset}) > (last values seen) ORDER BY ${keyset} LIMIT n) and an index on ${keyset}.`,
       numbers: { rowsRead: input, rowsReturned: out, offset: skipped },
     },
   };
@@ -419,9 +415,9 @@ function hashBatches(ctx: Ctx, node: PlanNode): Scored | undefined {
   maybe(numbers, 'originalBatches', original);
   maybe(numbers, 'peakMemoryKb', m.peakMemoryKb);
   maybe(numbers, 'diskUsageKb', m.diskUsageKb);
-  const grew = original !== undefined && original < batches ? ` (the planner expected ${fmt(original)}, so the input was larger than estimated)` : '';
+  const grew = original !== undefined && original < batches ? ` (the planner expected ${formatCount(original)}, so the input was larger than estimated)` : '';
   const what = node.kind === 'Hash' ? 'The hash table of this join' : 'The hash aggregate';
-  const disk = m.diskUsageKb !== undefined && m.diskUsageKb > 0 ? `, writing ${fmtKb(m.diskUsageKb)} to disk` : '';
+  const disk = m.diskUsageKb !== undefined && m.diskUsageKb > 0 ? `, writing ${formatKb(m.diskUsageKb)} to disk` : '';
   return {
     score: node.children[0]?.metrics.rowsReturned ?? batches,
     finding: {
@@ -429,7 +425,7 @@ function hashBatches(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity: share !== undefined && share >= 0.3 ? 'high' : 'medium',
       nodeId: node.id,
       title: 'Hash split into batches on disk',
-      message: `${what} did not fit in work_mem and was split into ${fmt(batches)} batches${grew}${disk}; each batch is written to temporary files and read back. Raise work_mem (or hash_mem_multiplier) for this query, or hash a smaller input.`,
+      message: `${what} did not fit in work_mem and was split into ${formatCount(batches)} batches${grew}${disk}; each batch is written to temporary files and read back. Raise work_mem (or hash_mem_multiplier) for this query, or hash a smaller input.`,
       numbers,
     },
   };
@@ -453,7 +449,7 @@ function tempSpill(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity: weigh('medium', share),
       nodeId: node.id,
       title: 'Temporary files written',
-      message: `${where(node)} wrote ${plural(exclusive, 'temporary block')} (${fmtKb(kb)}) to disk${shareNote(share)}: its working set did not fit in work_mem. Raise work_mem for this query, or reduce the rows reaching this node.`,
+      message: `${where(node)} wrote ${plural(exclusive, 'temporary block')} (${formatKb(kb)}) to disk${shareNote(share)}: its working set did not fit in work_mem. Raise work_mem for this query, or reduce the rows reaching this node.`,
       numbers: { tempWrittenBlocks: exclusive },
     },
   };
@@ -494,7 +490,7 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
       severity,
       nodeId: node.id,
       title: `Row estimate off by more than x${bucket}`,
-      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${fmt(actual)} (${fmtRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
+      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${formatCount(actual)} (${formatRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
       numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
     },
   };
@@ -586,7 +582,7 @@ function workersNotLaunched(node: PlanNode): Scored | undefined {
       severity: launched === 0 ? 'medium' : 'low',
       nodeId: node.id,
       title: 'Parallel workers not launched',
-      message: `Planned ${plural(planned, 'parallel worker')} but ${launched === 0 ? 'none started' : `only ${fmt(launched)} started`}: the server's worker limits (max_parallel_workers, max_worker_processes) were used up by other work, so this part ran with less parallelism than the plan assumed.`,
+      message: `Planned ${plural(planned, 'parallel worker')} but ${launched === 0 ? 'none started' : `only ${formatCount(launched)} started`}: the server's worker limits (max_parallel_workers, max_worker_processes) were used up by other work, so this part ran with less parallelism than the plan assumed.`,
       numbers: { workersPlanned: planned, workersLaunched: launched },
     },
   };
@@ -605,7 +601,7 @@ function jitTime(ctx: Ctx): Scored | undefined {
       code: 'pg.jit-time',
       severity,
       title: 'JIT compilation time',
-      message: `JIT compilation took ${fmtMs(total)} of the ${fmtMs(exec)} execution (${Math.round(share * 100)}%). For a query this short, compiling costs more than it saves: raise jit_above_cost or turn jit off for it.`,
+      message: `JIT compilation took ${formatMs(total)} of the ${formatMs(exec)} execution (${Math.round(share * 100)}%). For a query this short, compiling costs more than it saves: raise jit_above_cost or turn jit off for it.`,
       numbers: { jitMs: total, executionMs: exec },
     },
   };
@@ -621,7 +617,7 @@ function planningTime(ctx: Ctx): Scored | undefined {
       code: 'pg.planning-time',
       severity: 'low',
       title: 'Planning takes longer than execution',
-      message: `Planning took ${fmtMs(planning)}, longer than the ${fmtMs(exec)} execution. For a statement run often, a prepared statement plans once and saves this each time.`,
+      message: `Planning took ${formatMs(planning)}, longer than the ${formatMs(exec)} execution. For a statement run often, a prepared statement plans once and saves this each time.`,
       numbers: { planningMs: planning, executionMs: exec },
     },
   };

@@ -1,5 +1,5 @@
-// Helpers shared by the MongoDB and PostgreSQL rules: the tree context every rule reads, number
-// formatting for messages, and the severity scales documented in docs/findings.md.
+// Helpers shared by the MongoDB and PostgreSQL rules: the tree context every rule reads and the severity
+// scales documented in docs/findings.md. Numbers in messages are printed by ../format.ts.
 
 import type { Finding, Plan, PlanNode, Severity } from '../model';
 
@@ -68,59 +68,6 @@ export function num(x: unknown): number | undefined {
   if (typeof x === 'number' && Number.isFinite(x)) return x;
   if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
   return undefined;
-}
-
-/** Integers with thousands separators ("10,020"); fractions with at most one or two decimals. */
-export function fmt(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  const neg = n < 0;
-  const a = Math.abs(n);
-  let s: string;
-  if (Number.isInteger(a)) s = groupDigits(String(a));
-  else if (a >= 100) s = groupDigits(String(Math.round(a)));
-  else if (a >= 10) s = trimZeros(a.toFixed(1));
-  else s = trimZeros(a.toFixed(2));
-  return neg ? `-${s}` : s;
-}
-
-function groupDigits(digits: string): string {
-  // A loop rather than a regular expression: findings format thousands of numbers on big plans.
-  if (digits.length <= 3 || !/^\d+$/.test(digits)) return digits.length <= 3 ? digits : digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  let out = digits.slice(0, digits.length % 3 || 3);
-  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
-  return out;
-}
-
-function trimZeros(s: string): string {
-  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
-}
-
-/** A ratio for messages: "95x", "1.6x". */
-export function fmtRatio(r: number): string {
-  if (r >= 100) return `${groupDigits(String(Math.round(r)))}x`;
-  if (r >= 10) return `${trimZeros(r.toFixed(0))}x`;
-  return `${trimZeros(r.toFixed(1))}x`;
-}
-
-/** Milliseconds for messages. */
-export function fmtMs(ms: number): string {
-  if (ms >= 1000) return `${trimZeros((ms / 1000).toFixed(2))} s`;
-  if (ms >= 100) return `${fmt(Math.round(ms))} ms`;
-  if (ms >= 10) return `${trimZeros(ms.toFixed(1))} ms`;
-  if (ms >= 1) return `${trimZeros(ms.toFixed(2))} ms`;
-  return `${trimZeros(ms.toFixed(3))} ms`;
-}
-
-/** Kilobytes for messages. */
-export function fmtKb(kb: number): string {
-  if (kb >= 1024 * 1024) return `${trimZeros((kb / 1024 / 1024).toFixed(1))} GB`;
-  if (kb >= 1024) return `${trimZeros((kb / 1024).toFixed(1))} MB`;
-  return `${fmt(Math.round(kb))} kB`;
-}
-
-/** "1 document" / "2 documents". */
-export function plural(n: number, one: string, many?: string): string {
-  return `${fmt(n)} ${n === 1 ? one : (many ?? `${one}s`)}`;
 }
 
 export function ratioOf(examined: number, returned: number): number {
