@@ -22,7 +22,7 @@ import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
 import type { PostgresConnection } from './postgres';
 import { boundedSampleSize, DEFAULT_SAMPLE_SIZE } from './stats';
-import { formatCount } from '../core/format';
+import { formatCount } from '../core/index';
 
 /** What one explain of the trial measured. */
 export interface TrialNumbers {

@@ -3,7 +3,7 @@
 
 import { analyze, loadPlan, type Finding, type Plan, type PlanNode } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, type Io } from './io';
-import { formatCount } from '../core/format';
+import { formatCount } from '../core/index';
 
 const n = (x: number | undefined): string => (x === undefined ? '-' : formatCount(x));
 

@@ -2,6 +2,7 @@
 export * from './model';
 export { loadPlan, detectFormat, MAX_PLAN_TEXT } from './load';
 export { derive, walk } from './metrics';
+export * from './format';
 export { analyze, summarize } from './findings/index';
 export { changeText, comparePlans, deltaText, deltaValue, entryOfAfter, entryOfBefore, timesText, type ComparedPlans, type CompareOptions, type DeltaUnit, type FlagDelta, type FindingsDelta, type MetricDelta, type NodeComparison, type NodeStatus, type PlanComparison, type Trend } from './compare';
 export * from './advice/index';

@@ -9,7 +9,7 @@ import type { Advice, Suggestion } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
 import { explainWouldWrite } from '../core/query/mongoServerCommand';
 import type { SuggestionStatus, SuggestionVerdict, SuggestionView } from '../protocol/webview';
-import { formatCount } from '../core/format';
+import { formatCount } from '../core/index';
 
 export type AdviceEngine = 'mongodb' | 'postgres';
 
