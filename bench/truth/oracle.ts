@@ -95,46 +95,70 @@ export async function explainMongo(db: Db, query: string, hint: Document): Promi
   }
 }
 
-const CANDIDATE_NAME = 'qpi_truth_candidate';
+/** Indexes built together: a hinted explain uses only its index, so the others do not change its figures. */
+const BATCH = 40;
 
-/**
- * Measures `keys` (mongoKey strings or COLLSCAN) for each case that lacks them. Each index is built once,
- * alone, and every case needing it is measured before it is dropped.
- */
-export async function measureMongo(db: Db, needs: { rec: CaseRecord; keys: string[]; into: 'candidates' | 'extra'; query?: string }[], onIndex?: (done: number, total: number) => void): Promise<void> {
-  const byKey = new Map<string, { rec: CaseRecord; into: 'candidates' | 'extra'; query: string; label: string }[]>();
+type Need = { rec: CaseRecord; keys: string[]; into: 'candidates' | 'extra'; query?: string };
+type Use = { rec: CaseRecord; into: 'candidates' | 'extra'; query: string; label: string };
+
+function usesByKey(needs: Need[], group: (n: Need, key: string) => string): Map<string, Use[]> {
+  const byKey = new Map<string, Use[]>();
   for (const n of needs) {
     for (const k of n.keys) {
-      const id = `${n.rec.case.mongo!.collection}\u0000${k}`;
+      const id = group(n, k);
       if (!byKey.has(id)) byKey.set(id, []);
       byKey.get(id)!.push({ rec: n.rec, into: n.into, query: n.query ?? n.rec.case.query, label: n.query ? `${k} ${n.query}` : k });
     }
   }
+  return byKey;
+}
+
+/**
+ * Measures `keys` (mongoKey strings or COLLSCAN) for each case that lacks them. Indexes are built in
+ * batches of one collection, every case needing one is explained with a hint on it, and the batch is
+ * dropped; `saved` is called for each record once its batch is measured.
+ */
+export async function measureMongo(db: Db, needs: Need[], onIndex?: (done: number, total: number) => void, saved?: (rec: CaseRecord) => void): Promise<void> {
+  const byKey = usesByKey(needs, (n, k) => `${n.rec.case.mongo!.collection}\u0000${k}`);
+  const ids = [...byKey.keys()].sort();
   let done = 0;
-  for (const [id, users] of byKey) {
-    const [collection, key] = id.split('\u0000') as [string, string];
-    let buildError: string | undefined;
-    let hint: Document = { $natural: 1 };
-    let built = false;
-    if (key !== COLLSCAN) {
-      hint = JSON.parse(key) as Document;
-      try {
-        await db.collection(collection).createIndex(hint, { name: CANDIDATE_NAME });
-        built = true;
-      } catch (err) {
-        // An index with these keys already exists (the _id index): hint it as it is.
-        if ((err as { code?: number }).code !== 85) buildError = (err as Error).message.split('\n')[0]!;
+  for (let i = 0; i < ids.length;) {
+    const collection = ids[i]!.split('\u0000')[0]!;
+    const batch: string[] = [];
+    while (i < ids.length && batch.length < BATCH && ids[i]!.startsWith(`${collection}\u0000`)) batch.push(ids[i++]!);
+    const coll = db.collection(collection);
+    const names = new Map<string, string>();
+    const errors = new Map<string, string>();
+    const specs = batch.filter((id) => !id.endsWith(`\u0000${COLLSCAN}`)).map((id, j) => ({ id, key: JSON.parse(id.split('\u0000')[1]!) as Document, name: `qpi_truth_${j}` }));
+    try {
+      await coll.createIndexes(specs.map(({ key, name }) => ({ key, name })));
+      for (const x of specs) names.set(x.id, x.name);
+    } catch {
+      // One index of the batch was refused (two array fields in one compound key): build them one by one.
+      for (const x of specs) {
+        try {
+          await coll.createIndex(x.key, { name: x.name });
+          names.set(x.id, x.name);
+        } catch (err) {
+          // An index with these keys already exists (the _id index): it is hinted as it is.
+          if ((err as { code?: number }).code !== 85) errors.set(x.id, (err as Error).message.split('\n')[0]!);
+        }
       }
     }
     try {
-      for (const u of users) {
-        const m = buildError !== undefined ? { work: Infinity, plan: '', error: buildError } : await explainMongo(db, u.query, hint);
-        u.rec[u.into][u.into === 'extra' ? u.label : key] = m;
+      for (const id of batch) {
+        const key = id.split('\u0000')[1]!;
+        const hint = (key === COLLSCAN ? { $natural: 1 } : JSON.parse(key)) as Document;
+        for (const u of byKey.get(id)!) {
+          const err = errors.get(id);
+          u.rec[u.into][u.into === 'extra' ? u.label : key] = err !== undefined ? { work: Infinity, plan: '', error: err } : await explainMongo(db, u.query, hint);
+        }
+        onIndex?.(++done, ids.length);
       }
     } finally {
-      if (built) await db.collection(collection).dropIndex(CANDIDATE_NAME);
+      for (const name of names.values()) await coll.dropIndex(name);
     }
-    onIndex?.(++done, byKey.size);
+    for (const id of batch) for (const u of byKey.get(id)!) saved?.(u.rec);
   }
 }
 
@@ -171,15 +195,8 @@ export async function explainPg(pg: Client, sql: string): Promise<Measure> {
  * Measures CREATE INDEX statements (or "none") for each case lacking them: each index is built inside a
  * transaction, every case needing it is explained, and the transaction is rolled back.
  */
-export async function measurePg(pg: Client, needs: { rec: CaseRecord; keys: string[]; into: 'candidates' | 'extra'; query?: string }[], onIndex?: (done: number, total: number) => void): Promise<void> {
-  const byKey = new Map<string, { rec: CaseRecord; into: 'candidates' | 'extra'; query: string; label: string }[]>();
-  for (const n of needs) {
-    for (const k of n.keys) {
-      const id = k === NO_INDEX ? NO_INDEX : pgKey(k);
-      if (!byKey.has(id)) byKey.set(id, []);
-      byKey.get(id)!.push({ rec: n.rec, into: n.into, query: n.query ?? n.rec.case.query, label: n.query ? `${k} ${n.query}` : k });
-    }
-  }
+export async function measurePg(pg: Client, needs: Need[], onIndex?: (done: number, total: number) => void, saved?: (rec: CaseRecord) => void): Promise<void> {
+  const byKey = usesByKey(needs, (_n, k) => (k === NO_INDEX ? NO_INDEX : pgKey(k)));
   let done = 0;
   for (const [id, users] of byKey) {
     await pg.query('BEGIN');
@@ -201,6 +218,7 @@ export async function measurePg(pg: Client, needs: { rec: CaseRecord; keys: stri
     } finally {
       await pg.query('ROLLBACK');
     }
+    for (const u of users) saved?.(u.rec);
     onIndex?.(++done, byKey.size);
   }
 }

@@ -16,6 +16,7 @@ import { run as qpi } from '../../src/cli/main';
 import { COLLSCAN, NO_INDEX, mongoKey, pgKey } from './candidates';
 import { loadMongo, loadPostgres } from './datasets';
 import { generateCase, type Engine, type GeneratedCase, type TruthSet } from './generate';
+import { REWRITTEN_IN, asRecorded, handmadeCorrect, handmadeRecord, loadHandmadeMongo, loadHandmadePostgres, readHandmade, recordedKeys, recordedWork } from './handmade';
 import { best, measureMongo, measurePg, missingMongo, missingPg, readRecord, writeRecord, type CaseRecord, type Measure } from './oracle';
 
 /** The oracle's results; QPI_TRUTH_CACHE moves them (the default is ignored by git). */
@@ -29,10 +30,11 @@ interface Options {
   engines: Engine[];
   connected: boolean;
   verbose: boolean;
+  handmade: string | undefined;
 }
 
 function options(argv: string[]): Options {
-  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false };
+  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false, handmade: resolve(__dirname, '..', '..', 'test', 'fixtures', 'truth') };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--set') {
@@ -50,6 +52,8 @@ function options(argv: string[]): Options {
       o.engines = [v];
     } else if (a === '--no-connected') o.connected = false;
     else if (a === '--verbose') o.verbose = true;
+    else if (a === '--no-handmade') o.handmade = undefined;
+    else if (a === '--handmade') o.handmade = resolve(argv[++i] ?? '.');
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -128,86 +132,159 @@ async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: S
 
 const pct = (n: number, d: number): string => (d === 0 ? '-' : `${((100 * n) / d).toFixed(0)}%`);
 const cell = (n: number, d: number): string => `${n}/${d} ${pct(n, d)}`.padEnd(14);
+const engineName = (e: Engine): string => (e === 'mongodb' ? 'MongoDB 6.0.5' : 'PostgreSQL 15');
+
+interface Servers {
+  mongoUri: string;
+  pgUri: string;
+  db: Db;
+  pg: pg.Client;
+  /** The hand-made cases' data, in databases of their own. */
+  handmadeMongoUri: string;
+  handmadePgUri: string;
+  handmadeDb: Db;
+  handmadePg: pg.Client;
+}
+
+/** Prints accuracy per category and overall for each mode, from one verdict per case and mode. */
+function table(categories: string[], modes: string[], ok: Map<string, boolean[]>): void {
+  console.log(`  ${'category'.padEnd(34)}${'cases'.padStart(6)}  ${modes.map((m) => m.padEnd(14)).join('')}`);
+  const line = (name: string, idx: number[]): string => `  ${name.padEnd(34)}${String(idx.length).padStart(6)}  ${modes.map((m) => cell(idx.filter((i) => ok.get(m)![i]).length, idx.length)).join('')}`;
+  for (const cat of [...new Set(categories)].sort()) console.log(line(cat, categories.flatMap((c, i) => (c === cat ? [i] : []))));
+  console.log(line('all', categories.map((_, i) => i)));
+}
+
+async function generated(o: Options, engine: Engine, sv: Servers): Promise<void> {
+  const seeds = Array.from({ length: o.to - o.from + 1 }, (_, i) => o.from + i);
+  const cases = seeds.map((s) => generateCase(engine, s)).filter((c) => o.set === 'all' || c.set === o.set);
+  const recs = cases.map((c) => readRecord(CACHE, c));
+  const missing = recs.map((rec) => ({ rec, keys: engine === 'mongodb' ? missingMongo(rec) : missingPg(rec), into: 'candidates' as const })).filter((n) => n.keys.length > 0);
+  const to = Date.now();
+  const count = missing.reduce((a, n) => a + n.keys.length, 0);
+  const progress = (d: number, t: number): void => {
+    if (d % 50 === 0 || d === t) process.stderr.write(`  oracle ${engine}: ${d}/${t} indexes\n`);
+  };
+  const save = (rec: CaseRecord): void => writeRecord(CACHE, rec);
+  if (engine === 'mongodb') await measureMongo(sv.db, missing, progress, save);
+  else await measurePg(sv.pg, missing, progress, save);
+  const measured = recs.reduce((a, r) => a + Object.keys(r.candidates).length, 0);
+  const which = o.set === 'checking' ? ' (seed % 4 == 0)' : o.set === 'tuning' ? ' (seed % 4 != 0)' : '';
+  console.log(`\n${engineName(engine)}, generated: seeds ${o.from}..${o.to}, ${o.set} set${which}: ${cases.length} cases, ${measured} candidate measurements (${count} new, ${((Date.now() - to) / 1000).toFixed(0)} s).`);
+
+  const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
+  const results = new Map<string, Verdict[]>();
+  for (const mode of modes) {
+    const ta = Date.now();
+    const verdicts: Verdict[] = [];
+    for (const rec of recs) {
+      const { s, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
+      verdicts.push(await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error));
+    }
+    for (const rec of recs) writeRecord(CACHE, rec);
+    results.set(mode, verdicts);
+    console.log(`  advice ${mode}: ${((Date.now() - ta) / 1000).toFixed(0)} s`);
+  }
+  table(cases.map((c) => c.category), modes, new Map([...results].map(([m, v]) => [m, v.map((x) => x.ok)])));
+  for (const mode of modes) {
+    const v = results.get(mode)!;
+    console.log(`  ${mode}: ${v.filter((x) => x.how === 'index').length} index within 10%, ${v.filter((x) => x.how === 'rewrite').length} rewrite doing less work than the best index, ${v.filter((x) => x.how === 'miss').length} misses, ${v.filter((x) => x.how === 'refused').length} refused`);
+  }
+  if (!o.verbose) return;
+  for (const mode of modes) {
+    for (const [i, v] of results.get(mode)!.entries()) {
+      if (v.ok) continue;
+      const c: GeneratedCase = cases[i]!;
+      const b = best(recs[i]!)!;
+      console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b.key} work ${b.work} (${(v.work / Math.max(1, b.work)).toFixed(1)}x)`);
+    }
+  }
+}
+
+async function handmade(o: Options, engine: Engine, sv: Servers): Promise<void> {
+  const all = readHandmade(o.handmade!);
+  const cases = all.filter((c) => c.id.startsWith(engine === 'mongodb' ? 'm' : 'p'));
+  const byId = new Map(all.map((c) => [c.id, c]));
+  const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
+  const ok = new Map<string, boolean[]>();
+  const misses: string[] = [];
+  const ta = Date.now();
+  for (const mode of modes) {
+    const row: boolean[] = [];
+    for (const c of cases) {
+      const { s, error } = await advise(c.query.text, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.handmadeMongoUri : sv.handmadePgUri) : undefined);
+      if (!s) {
+        row.push(false);
+        misses.push(`  miss ${mode} ${c.id}: ${error ?? ''}`);
+        continue;
+      }
+      // A suggestion serving a rewrite is looked up in the case that measured the rewrite, as the cases' own tests do.
+      const target = s.servesQueryAsWritten === false && REWRITTEN_IN[c.id] ? byId.get(REWRITTEN_IN[c.id]!)! : c;
+      const key = suggestionKey(engine, s);
+      let m = recordedKeys(target).get(engine === 'mongodb' || key === NO_INDEX ? key : pgKey(key));
+      if (!m) {
+        const rec = handmadeRecord(target);
+        if (engine === 'mongodb') await measureMongo(sv.handmadeDb, [{ rec, keys: [key], into: 'extra' }]);
+        else await measurePg(sv.handmadePg, [{ rec, keys: [key], into: 'extra' }]);
+        const live = rec.extra[key]!;
+        if (live.error !== undefined) {
+          row.push(false);
+          misses.push(`  miss ${mode} ${c.id}: suggested ${key} could not be measured: ${live.error}`);
+          continue;
+        }
+        m = asRecorded(live);
+      }
+      const good = handmadeCorrect(c, m);
+      row.push(good);
+      if (!good) misses.push(`  miss ${mode} ${c.id}: suggested ${key === COLLSCAN || key === NO_INDEX ? 'no index' : engine === 'mongodb' ? key : pgKey(key)} work ${recordedWork(c, m)}; oracle ${JSON.stringify(c.oracle.index)} work ${recordedWork(c, c.oracle.metrics)}`);
+    }
+    ok.set(mode, row);
+  }
+  console.log(`\n${engineName(engine)}, the ${cases.length} hand-made truth cases (${((Date.now() - ta) / 1000).toFixed(0)} s):`);
+  table(cases.map((c) => c.id), modes, ok);
+  for (const line of misses) console.log(line);
+}
 
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
-  const seeds = Array.from({ length: o.to - o.from + 1 }, (_, i) => o.from + i);
   const t0 = Date.now();
   let state: ServersState | null = null;
-  let mongo: MongoClient | undefined;
-  let client: pg.Client | undefined;
+  const clients: { close: () => Promise<unknown> }[] = [];
   const stop = async (): Promise<void> => {
-    await mongo?.close().catch(() => undefined);
-    await client?.end().catch(() => undefined);
+    for (const c of clients) await c.close().catch(() => undefined);
     await stopServers(state);
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
   try {
     state = await startServers();
-    const mongoUri = state.env.QPI_TEST_MONGO_URI!.replace('/?', '/qpi_truth_gen?');
-    mongo = await MongoClient.connect(mongoUri);
-    const db = mongo.db('qpi_truth_gen');
-    const admin = new pg.Client({ connectionString: state.env.QPI_TEST_PG_URI });
+    const base = state.env;
+    const mongoUri = (name: string): string => base.QPI_TEST_MONGO_URI!.replace('/?', `/${name}?`);
+    const pgUri = (name: string): string => base.QPI_TEST_PG_URI!.replace(/\/postgres$/, `/${name}`);
+    const mongo = await MongoClient.connect(base.QPI_TEST_MONGO_URI!);
+    clients.push(mongo);
+    const admin = new pg.Client({ connectionString: base.QPI_TEST_PG_URI });
     await admin.connect();
-    await admin.query('CREATE DATABASE qpi_truth_gen');
+    const pgDb = async (name: string): Promise<pg.Client> => {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const c = new pg.Client({ connectionString: pgUri(name) });
+      await c.connect();
+      clients.push({ close: () => c.end() });
+      // HypoPG is there, as on a server where the advice can verify without building.
+      await c.query('CREATE EXTENSION IF NOT EXISTS hypopg');
+      return c;
+    };
+    const sv: Servers = {
+      mongoUri: mongoUri('qpi_truth_gen'), pgUri: pgUri('qpi_truth_gen'), db: mongo.db('qpi_truth_gen'), pg: await pgDb('qpi_truth_gen'),
+      handmadeMongoUri: mongoUri('qpi_truth_cases'), handmadePgUri: pgUri('qpi_truth_cases'), handmadeDb: mongo.db('qpi_truth_cases'), handmadePg: await pgDb('qpi_truth_cases'),
+    };
     await admin.end();
-    const pgUri = state.env.QPI_TEST_PG_URI!.replace(/\/postgres$/, '/qpi_truth_gen');
-    client = new pg.Client({ connectionString: pgUri });
-    await client.connect();
-    await client.query('CREATE EXTENSION IF NOT EXISTS hypopg');
     const tl = Date.now();
-    await Promise.all([o.engines.includes('mongodb') ? loadMongo(db) : undefined, o.engines.includes('postgres') ? loadPostgres(client) : undefined]);
+    const loads: Promise<void>[] = [];
+    if (o.engines.includes('mongodb')) loads.push(loadMongo(sv.db), ...(o.handmade && o.connected ? [loadHandmadeMongo(sv.handmadeDb)] : []));
+    if (o.engines.includes('postgres')) loads.push(loadPostgres(sv.pg), ...(o.handmade && o.connected ? [loadHandmadePostgres(sv.handmadePg)] : []));
+    await Promise.all(loads);
     console.log(`Sample data loaded in ${((Date.now() - tl) / 1000).toFixed(0)} s.`);
-
-    for (const engine of o.engines) {
-      const cases = seeds.map((s) => generateCase(engine, s)).filter((c) => o.set === 'all' || c.set === o.set);
-      const recs = cases.map((c) => readRecord(CACHE, c));
-      const missing = recs.map((rec) => ({ rec, keys: engine === 'mongodb' ? missingMongo(rec) : missingPg(rec), into: 'candidates' as const })).filter((n) => n.keys.length > 0);
-      const to = Date.now();
-      const count = missing.reduce((a, n) => a + n.keys.length, 0);
-      const progress = (d: number, t: number): void => {
-        if (d % 25 === 0 || d === t) process.stderr.write(`  oracle ${engine}: ${d}/${t} indexes\n`);
-      };
-      if (engine === 'mongodb') await measureMongo(db, missing, progress);
-      else await measurePg(client, missing, progress);
-      for (const n of missing) writeRecord(CACHE, n.rec);
-      const measured = recs.reduce((a, r) => a + Object.keys(r.candidates).length, 0);
-      console.log(`\n${engine === 'mongodb' ? 'MongoDB 6.0.5' : 'PostgreSQL 15'}: seeds ${o.from}..${o.to}, ${o.set} set${o.set === 'checking' ? ' (seed % 4 == 0)' : o.set === 'tuning' ? ' (seed % 4 != 0)' : ''}: ${cases.length} cases, ${measured} candidate measurements (${count} new, ${((Date.now() - to) / 1000).toFixed(0)} s).`);
-
-      const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
-      const results = new Map<string, Verdict[]>();
-      for (const mode of modes) {
-        const ta = Date.now();
-        const verdicts: Verdict[] = [];
-        for (const rec of recs) {
-          const { s, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? mongoUri : pgUri) : undefined);
-          verdicts.push(await judge(engine, engine === 'mongodb' ? db : client, rec, s, error));
-        }
-        for (const rec of recs) writeRecord(CACHE, rec);
-        results.set(mode, verdicts);
-        console.log(`  advice ${mode}: ${((Date.now() - ta) / 1000).toFixed(0)} s`);
-      }
-      const header = `  ${'category'.padEnd(16)}${'cases'.padStart(6)}  ${modes.map((m) => m.padEnd(14)).join('')}`;
-      console.log(header);
-      const cats = [...new Set(cases.map((c) => c.category))].sort();
-      const line = (name: string, idx: number[]): string => `  ${name.padEnd(16)}${String(idx.length).padStart(6)}  ${modes.map((m) => cell(idx.filter((i) => results.get(m)![i]!.ok).length, idx.length)).join('')}`;
-      for (const cat of cats) console.log(line(cat, cases.flatMap((c, i) => (c.category === cat ? [i] : []))));
-      console.log(line('all', cases.map((_, i) => i)));
-      for (const mode of modes) {
-        const v = results.get(mode)!;
-        console.log(`  ${mode}: ${v.filter((x) => x.how === 'index').length} index within 10%, ${v.filter((x) => x.how === 'rewrite').length} rewrite doing less work than the best index, ${v.filter((x) => x.how === 'miss').length} misses, ${v.filter((x) => x.how === 'refused').length} refused`);
-      }
-      if (o.verbose) {
-        for (const mode of modes) {
-          for (const [i, v] of results.get(mode)!.entries()) {
-            if (v.ok) continue;
-            const c: GeneratedCase = cases[i]!;
-            const b = best(recs[i]!)!;
-            console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b.key} work ${b.work} (${(v.work / Math.max(1, b.work)).toFixed(1)}x)`);
-          }
-        }
-      }
-    }
+    for (const engine of o.engines) await generated(o, engine, sv);
+    if (o.handmade) for (const engine of o.engines) await handmade(o, engine, sv);
     console.log(`\nTotal ${((Date.now() - t0) / 1000).toFixed(0)} s.`);
   } finally {
     await stop();

@@ -2,9 +2,12 @@
 // the tuning and checking sets apart by seed, and write queries the product's own readers accept.
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { loadModule, parseSync } from 'libpg-query';
+import { COLLSCAN, mongoCandidates, mongoKey, orderings, pgKey } from '../../bench/truth/candidates';
 import { gorders, gusers, orders } from '../../bench/truth/datasets';
 import { MONGO_CATEGORIES, PG_CATEGORIES, generateCase, setOf, type Engine } from '../../bench/truth/generate';
+import { handmadeCorrect, readHandmade, recordedKeys, recordedWork } from '../../bench/truth/handmade';
 import { parseMongoQuery } from '../../src/core/query/mongoShell';
 
 const SEEDS = Array.from({ length: 480 }, (_, i) => i + 1);
@@ -67,5 +70,42 @@ describe('truth generator', () => {
     assert.deepEqual(firstOf(gusers(), 50), firstOf(gusers(), 50));
     assert.deepEqual(firstOf(orders(), 50), firstOf(orders(), 50));
     assert.notDeepEqual(firstOf(gorders(), 5), firstOf(gusers(), 5));
+  });
+});
+
+describe('truth oracle keys', () => {
+  it('a CREATE INDEX as the advice prints it and as the oracle builds it give one key', () => {
+    assert.equal(pgKey('CREATE INDEX CONCURRENTLY ON esr (a, b DESC, c);'), pgKey('CREATE INDEX ON esr (a, b DESC, c)'));
+    assert.equal(pgKey('CREATE INDEX CONCURRENTLY ON public.orders (status ASC NULLS LAST) INCLUDE (total);'), 'orders(status) include(total)');
+    assert.notEqual(pgKey('CREATE INDEX ON orders (status) WHERE status = \'Paid\''), pgKey('CREATE INDEX ON orders (status) WHERE status = \'paid\''));
+    assert.equal(mongoKey({ a: -1, b: 1 }), mongoKey({ a: 1, b: -1 }));
+    assert.notEqual(mongoKey({ a: 1, b: 1 }), mongoKey({ a: 1, b: -1 }));
+  });
+
+  it('candidates: every ordering of every subset of the referenced fields, sort fields in the query\'s direction', () => {
+    assert.equal(orderings(['a', 'b', 'c']).length, 3 + 6 + 6);
+    const c = generateCase('mongodb', 5);
+    const keys = mongoCandidates(c);
+    assert.equal(keys[0], COLLSCAN);
+    const fields = new Set([...c.mongo!.fields, ...c.mongo!.sort.map(([f]) => f)]);
+    assert.equal(keys.length, 1 + orderings([...fields]).length);
+    for (const [f, d] of c.mongo!.sort) assert.ok(keys.includes(mongoKey({ [f]: d })));
+  });
+
+  it('recorded candidates of the hand-made cases share a key only with their mirror image, measured alike; each oracle is among them', () => {
+    for (const c of readHandmade(join(__dirname, '..', 'fixtures', 'truth'))) {
+      const keys = recordedKeys(c);
+      const single = c.candidates.filter((x) => !(typeof x.index === 'string' && x.index.includes('+')));
+      if (c.id.startsWith('p')) assert.equal(keys.size, single.length, `${c.id}: two different indexes share a key`);
+      for (const x of single) {
+        if (typeof x.index !== 'object') continue;
+        const same = keys.get(mongoKey(x.index as Record<string, number>))!;
+        assert.ok(Math.abs(recordedWork(c, same) - recordedWork(c, x)) <= 0.1 * recordedWork(c, x), `${c.id}: mirror images measured differently`);
+      }
+      const o = c.oracle.index;
+      const found = typeof o === 'object' ? keys.has(mongoKey(o as Record<string, number>)) : [...keys.values()].some((x) => x.index === o);
+      assert.ok(found, `${c.id}: oracle not found`);
+      assert.ok(handmadeCorrect(c, c.oracle.metrics), `${c.id}: the oracle is not judged correct`);
+    }
   });
 });

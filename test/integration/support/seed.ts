@@ -29,7 +29,7 @@ function weightedPick<T>(rand: () => number, values: readonly T[], weights: read
 }
 
 /** Zipf-like rank in 0..n-1 (rank 0 the most frequent), by inverse CDF with binary search. */
-function zipfRank(rand: () => number, n: number, s: number): () => number {
+export function zipfRank(rand: () => number, n: number, s: number): () => number {
   const cdf = new Float64Array(n);
   let acc = 0;
   for (let k = 0; k < n; k++) cdf[k] = acc += 1 / Math.pow(k + 1, s);
