@@ -16,6 +16,7 @@ import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
 import { explainWouldWrite, toServerCommand, writingStages } from '../core/query/mongoServerCommand';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
+import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import type { ExplainResult } from './types';
 
 export interface MongoConnectOptions {
@@ -26,6 +27,8 @@ export interface MongoConnectOptions {
   password?: string;
   connectTimeoutMs?: number;
   appName?: string;
+  /** Aborting (Ctrl-C) stops a connect at once. */
+  signal?: AbortSignal;
 }
 
 export interface MongoExplainOptions {
@@ -95,14 +98,40 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
     const msg = scrub(firstLine(err), [options.password, ...uriSecrets(uri)]);
     throw new AdapterError('config', `The MongoDB connection settings are not valid: ${msg}.`);
   }
+  const host = describeHost(uri);
+  const close = (): void => void client.close(true).catch(() => {});
+  // Server selection retries a refused port until its timeout; when every server the topology knows has
+  // refused the connection there is nothing to wait for.
+  const refused = new Promise<never>((_, reject) => {
+    client.on('topologyDescriptionChanged', (ev) => {
+      const servers = [...ev.newDescription.servers.values()];
+      const isRefused = (sd: (typeof servers)[number]): boolean => sd.type === 'Unknown' && /ECONNREFUSED/.test(`${sd.error?.message ?? ''} ${String((sd.error?.cause as { code?: unknown } | undefined)?.code ?? '')}`);
+      if (servers.length > 0 && servers.every(isRefused)) reject(new AdapterError('network', `Cannot reach MongoDB at ${host}: ${networkReason('ECONNREFUSED')}.`));
+    });
+  });
+  refused.catch(() => {});
+  const selectionMs = client.options.serverSelectionTimeoutMS;
   try {
-    await client.connect();
-    const admin = client.db('admin');
-    const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
-    const buildInfo = await admin.command({ buildInfo: 1 }).catch(() => ({}) as Document);
+    const waitMs = selectionMs + graceFor(selectionMs);
+    const connected = withDeadline(
+      (async () => {
+        await client.connect();
+        const admin = client.db('admin');
+        const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
+        const buildInfo = await admin.command({ buildInfo: 1 }).catch(() => ({}) as Document);
+        return { hello, buildInfo };
+      })(),
+      waitMs,
+      async () => {
+        close();
+        return new AdapterError('network', `MongoDB at ${host} did not answer within ${formatSeconds(waitMs)} of connecting, so the connection was closed.`);
+      },
+      { signal: options.signal, onAbort: () => (close(), new AdapterError('cancelled', `Connecting to MongoDB at ${host} was cancelled.`)) },
+    );
+    const { hello, buildInfo } = await Promise.race([connected, refused]);
     return new MongoConnection(client, options, describeServer(uri, hello, buildInfo));
   } catch (err) {
-    await client.close().catch(() => {});
+    close();
     throw mongoError(err, options);
   }
 }
@@ -229,10 +258,6 @@ function mongoErrorSentence(err: unknown, options: MongoConnectOptions, context:
   return new AdapterError('server', `The MongoDB operation failed: ${msg}.`);
 }
 
-function formatMs(ms: number | undefined): string {
-  if (ms === undefined) return 'configured';
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
 
 /** Finds a failed execution inside an explain (top level, per shard, or in an aggregate's $cursor). */
 function failedExecution(doc: unknown): { errorCode?: number; errorMessage?: string } | undefined {
@@ -298,7 +323,8 @@ export class MongoConnection {
     try {
       const run = db.command(explainCmd);
       state.promise = run;
-      const result = await run;
+      const javascript = /"\$(where|function|accumulator)"/.test(JSON.stringify(built.command));
+      const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state.tag, timeoutMs, javascript));
       const durationMs = Date.now() - started;
       const rawText = BSON.EJSON.stringify(result, undefined, 2, { relaxed: true });
       const failed = failedExecution(result);
@@ -323,6 +349,29 @@ export class MongoConnection {
       opts.signal?.removeEventListener('abort', onAbort);
       this.running = null;
     }
+  }
+
+  /**
+   * Past the client-side deadline: killOp on the operation (found by its comment) through another pooled
+   * connection, then this client is closed without waiting for the answer. Returns the sentence to throw.
+   */
+  private async abandon(tag: string, timeoutMs: number, javascript: boolean): Promise<AdapterError> {
+    const waited = formatSeconds(timeoutMs + graceFor(timeoutMs));
+    const admin = this.client.db('admin');
+    const kill = (async () => {
+      const ops = await admin.command({ currentOp: true, 'command.comment': tag });
+      for (const op of (ops.inprog ?? []) as Document[]) await admin.command({ killOp: 1, op: op.opid });
+      return ((ops.inprog ?? []) as Document[]).length > 0;
+    })().catch(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const killed = await Promise.race([kill, new Promise<false>((r) => (timer = setTimeout(() => r(false), 5000)))]);
+    clearTimeout(timer);
+    this.closed = true;
+    void this.client.close(true).catch(() => {});
+    const why = javascript ? ', as server-side JavaScript ($where, $function, $accumulator) does not stop at maxTimeMS' : '';
+    return new AdapterError('timeout', killed
+      ? `The explain passed its deadline of ${waited} (the ${formatMs(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}: killOp was sent for it through another connection and this connection was closed.`
+      : `The explain passed its deadline of ${waited} (the ${formatMs(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}, and killOp could not reach it; this connection was closed.`);
   }
 
   /**
@@ -462,7 +511,7 @@ export class MongoConnection {
 
 /** Connects, explains one command, closes. The CLI's one-shot path. */
 export async function explainMongo(connect: MongoConnectOptions, cmd: MongoCommand, opts: MongoExplainOptions = {}): Promise<ExplainResult> {
-  const conn = await connectMongo(connect);
+  const conn = await connectMongo({ ...connect, ...(opts.signal ? { signal: opts.signal } : {}) });
   try {
     return await conn.explain(cmd, opts);
   } finally {

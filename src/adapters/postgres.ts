@@ -15,6 +15,7 @@ import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
+import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import { findSideEffects, listPhrases, someKey, statementReferences, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
 
@@ -25,6 +26,8 @@ export interface PostgresConnectOptions {
   password?: string;
   connectTimeoutMs?: number;
   applicationName?: string;
+  /** Aborting (Ctrl-C) stops a connect at once. */
+  signal?: AbortSignal;
 }
 
 export interface PostgresExplainOptions {
@@ -231,17 +234,41 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
   const client = new pg.Client(config);
   // An idle connection dropped by the server emits 'error'; without a listener Node would crash.
   client.on('error', () => {});
+  const connectMs = config.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const host = describeHost(options.uri);
+  const close = (): void => hangUp(client);
   try {
-    await client.connect();
-    const r = await client.query<{ v: string; n: string; pid: number }>(
-      "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n, pg_backend_pid() AS pid",
+    // The driver's connect timeout covers the handshake; the deadline also covers a server that accepts
+    // the connection and then stops answering.
+    const row = await withDeadline(
+      (async () => {
+        await client.connect();
+        const r = await client.query<{ v: string; n: string; pid: number }>(
+          "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n, pg_backend_pid() AS pid",
+        );
+        return r.rows[0]!;
+      })(),
+      connectMs + graceFor(connectMs),
+      async () => {
+        close();
+        return new AdapterError('network', `PostgreSQL at ${host} did not answer within ${formatSeconds(connectMs + graceFor(connectMs))} of connecting, so the connection was closed.`);
+      },
+      { signal: options.signal, onAbort: () => (close(), new AdapterError('cancelled', `Connecting to PostgreSQL at ${host} was cancelled.`)) },
     );
-    const row = r.rows[0]!;
     return new PostgresConnection(client, config, options, row.v, Number(row.n), row.pid);
   } catch (err) {
-    await client.end().catch(() => {});
+    close();
     throw pgError(err, options);
   }
+}
+
+/**
+ * Closes a client without waiting for the server: end() only half-closes a socket that is still
+ * connecting or waiting, and a server that never answers would keep it (and the process) open.
+ */
+function hangUp(client: pg.Client): void {
+  void client.end().catch(() => {});
+  (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
 }
 
 /** The driver config of a connection; exported for the advice session's catalog connection. */
@@ -341,10 +368,6 @@ function pgErrorSentence(err: unknown, options: PostgresConnectOptions, context:
   return new AdapterError('server', `The PostgreSQL operation failed: ${msg}.`);
 }
 
-function formatMs(ms: number | undefined): string {
-  if (ms === undefined) return 'configured';
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
 
 export class PostgresConnection {
   /** One explain at a time: its BEGIN ... ROLLBACK must not interleave with another's. */
@@ -366,7 +389,34 @@ export class PostgresConnection {
 
   /** Explains one statement; see PostgresExplainOptions. Throws AdapterError. */
   explain(text: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
-    return this.serial(() => this.explainNow(text, opts));
+    const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    return this.serial(() => withDeadline(this.explainNow(text, opts), timeoutMs + graceFor(timeoutMs), () => this.abandon(timeoutMs)));
+  }
+
+  /**
+   * Past the client-side deadline: the backend is ended from a second connection (pg_terminate_backend,
+   * which also rolls its transaction back and frees its locks, as soon as the process runs again), and this
+   * connection is closed without waiting for it. Returns the sentence to throw.
+   */
+  private async abandon(timeoutMs: number): Promise<AdapterError> {
+    const waited = formatSeconds(timeoutMs + graceFor(timeoutMs));
+    const host = describeHost(this.options.uri);
+    this.closed = true;
+    hangUp(this.client);
+    const other = new pg.Client({ ...this.config, connectionTimeoutMillis: Math.min(this.config.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS, 5000) });
+    other.on('error', () => {});
+    const terminate = (async () => {
+      await other.connect();
+      const r = await other.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [this.backendPid]);
+      return r.rows[0]?.ok === true;
+    })().catch(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([terminate, new Promise<false>((r) => (timer = setTimeout(() => r(false), 6000)))]);
+    clearTimeout(timer);
+    void other.end().catch(() => {});
+    return new AdapterError('timeout', stopped
+      ? `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace): the statement was stopped on the server through a second connection and this connection was closed.`
+      : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);
   }
 
   private async explainNow(text: string, opts: PostgresExplainOptions): Promise<ExplainResult> {
@@ -700,7 +750,7 @@ SELECT n.nspname AS schema, t.relname AS table, i.relname AS name, am.amname AS 
 
 /** Connects, explains one statement, closes. The CLI's one-shot path. */
 export async function explainPostgres(connect: PostgresConnectOptions, sql: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
-  const conn = await connectPostgres(connect);
+  const conn = await connectPostgres({ ...connect, ...(opts.signal ? { signal: opts.signal } : {}) });
   try {
     return await conn.explain(sql, opts);
   } finally {

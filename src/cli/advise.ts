@@ -10,7 +10,7 @@ import { isAdapterError } from '../adapters/errors';
 import { indexLabel, workText } from '../core/advice/tournament';
 import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/advice/types';
 import { parseMongoQuery } from '../core/query/mongoShell';
-import { engineOfUri, timeoutOf } from './explain';
+import { engineOfUri, onStopSignals, timeoutOf } from './explain';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
 
 const MAX_SAMPLE = 100_000;
@@ -50,8 +50,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   let advice: Advice;
   let live: LiveAdvice | undefined;
   const abort = new AbortController();
-  const onSigint = (): void => abort.abort();
-  process.once('SIGINT', onSigint);
+  const stopOnSignal = onStopSignals(abort);
   try {
     const password = env.QPI_PASSWORD || undefined;
     if (engine === 'mongodb') {
@@ -61,7 +60,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         return EXIT_REFUSED;
       }
       if (typeof uri === 'string') {
-        const session = await openMongoAdvice({ uri, appName: 'qpi', ...(password ? { password } : {}) });
+        const session = await openMongoAdvice({ uri, appName: 'qpi', signal: abort.signal, ...(password ? { password } : {}) });
         try {
           live = (await adviseQuery({ engine, command: parsed.command, session }, {
             measure: flags.has('--verify'),
@@ -78,7 +77,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         advice = (await adviseQuery({ engine, command: parsed.command })).advice;
       }
     } else if (typeof uri === 'string') {
-      const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, ...(password ? { password } : {}) });
+      const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, signal: abort.signal, ...(password ? { password } : {}) });
       try {
         live = (await adviseQuery({ engine, sql: query, session }, {
           allowBuild: flags.has('--allow-build'),
@@ -100,7 +99,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
     }
     throw err;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    stopOnSignal();
   }
   if (advice.refusal !== undefined) {
     io.stderr(`${advice.refusal}\n`);

@@ -36,6 +36,22 @@ function withSideEffectsHint(message: string, analyze: boolean): string {
   return `${message.replace(/\.$/, '')}; ${hint}.`;
 }
 
+/**
+ * Aborts `abort` on SIGINT, SIGTERM or SIGHUP (once: a second signal ends the process as usual), so that
+ * the adapters cancel on the server before qpi exits. Returns the function that removes the handlers.
+ */
+export function onStopSignals(abort: AbortController): () => void {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const stop = (): void => {
+    for (const sig of signals) process.removeListener(sig, stop);
+    abort.abort();
+  };
+  for (const sig of signals) process.on(sig, stop);
+  return () => {
+    for (const sig of signals) process.removeListener(sig, stop);
+  };
+}
+
 export async function runExplain(flags: Map<string, string | true>, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const uri = flags.get('--uri');
   const query = flags.get('--query');
@@ -54,10 +70,9 @@ export async function runExplain(flags: Map<string, string | true>, io: Io, env:
     return EXIT_USAGE;
   }
   const password = env.QPI_PASSWORD || undefined;
-  // Ctrl-C stops the work on the server, not only the wait.
+  // Ctrl-C, SIGTERM and SIGHUP stop the work on the server, not only the wait.
   const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once('SIGINT', onSigint);
+  const stopOnSignal = onStopSignals(abort);
   let result: ExplainResult;
   try {
     if (engine === 'mongodb') {
@@ -93,7 +108,7 @@ export async function runExplain(flags: Map<string, string | true>, io: Io, env:
     }
     throw err;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    stopOnSignal();
   }
   for (const note of result.notes) io.stderr(`note: ${note}\n`);
   const code = report(result.rawText, `${engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} ${result.serverVersion}`, flags.has('--json'), io);

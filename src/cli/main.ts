@@ -126,6 +126,9 @@ if (require.main === module) {
   run(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
+      // The answer is written: a socket a driver still holds open (a server that never answered) must not
+      // keep qpi waiting for it.
+      setTimeout(() => process.exit(code), 500).unref();
     },
     (err: unknown) => {
       process.stderr.write(`qpi failed unexpectedly: ${err instanceof Error ? err.stack : String(err)}\n`);

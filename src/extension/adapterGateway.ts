@@ -80,7 +80,7 @@ export function createGateway(log: Log): Gateway {
       // indexes and bounded counts on the same session; Cancel aborts whichever runs.
       if (request.engine === 'postgres') {
         done = import('../adapters/advise').then(async (adv) => {
-          const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs });
+          const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal });
           try {
             const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true });
             return await withAdvice(log, outcomeOf(result), signal, () => adv.advisePostgresLive(session, request.text, { verifyPostgres: false, timeoutMs, signal }));
@@ -92,7 +92,7 @@ export function createGateway(log: Log): Gateway {
         const command = request.command;
         if (!command) throw new Error('a MongoDB explain request needs its parsed command');
         done = import('../adapters/advise').then(async (adv) => {
-          const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
+          const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal });
           try {
             const result = await session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites });
             return await withAdvice(log, outcomeOf(result), signal, () => adv.adviseMongoLive(session, command, { timeoutMs, signal }));

@@ -1,0 +1,62 @@
+// Client-side deadlines: a server's own limit (statement_timeout, maxTimeMS, connect timeouts) stops the
+// work only while the server still answers. A backend that stops answering, a socket that hangs, or
+// server-side JavaScript that ignores maxTimeMS would keep the caller waiting forever; past the limit
+// plus a grace, the adapter stops the work through another connection, closes its own, and says so.
+
+/** Longest delay a Node timer takes; a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The grace after a server-side limit before the client gives up: 2 s plus a tenth of the limit, at most 10 s. */
+export function graceFor(limitMs: number): number {
+  return Math.min(10_000, 2_000 + Math.floor(limitMs / 10));
+}
+
+/** A limit as the user gave it: "3 s", "1500 ms". */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return 'configured';
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** A time waited, to a tenth of a second: "3.7 s". */
+export function formatSeconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/**
+ * Waits for `work` for at most `ms`. Past it, `onExpire` stops the work (on the server, then the
+ * connection) and returns the error thrown here; `work` is abandoned. An abort of `signal` stops the wait
+ * at once with the error `onAbort` returns (for waits the server cannot cancel, such as a connect).
+ */
+export async function withDeadline<T>(
+  work: Promise<T>,
+  ms: number,
+  onExpire: () => Promise<Error>,
+  abort?: { signal: AbortSignal | undefined; onAbort: () => Error },
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const expired = Symbol('expired');
+  const stops = new Promise<typeof expired>((resolve, reject) => {
+    timer = setTimeout(() => resolve(expired), Math.min(Math.max(1, ms), MAX_TIMER_MS));
+    if (abort?.signal) {
+      onAbort = () => reject(abort.onAbort());
+      if (abort.signal.aborted) onAbort();
+      else abort.signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+  try {
+    const first = await Promise.race([work, stops]);
+    if (first === expired) {
+      // The work settles later (rejected when its connection closes): nothing may wait on it.
+      work.catch(() => {});
+      throw await onExpire();
+    }
+    return first as T;
+  } catch (err) {
+    work.catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) abort?.signal?.removeEventListener('abort', onAbort);
+  }
+}
