@@ -1,11 +1,12 @@
 // The tournament's wall time on this machine: `qpi advise --uri` measuring every candidate on a sample of
-// a 200,000-document collection (MongoDB), against the rules-only
+// a 200,000-document collection (MongoDB) and a 200,000-row table (PostgreSQL), against the rules-only
 // advice on the same connection in the same process (the baseline), and how long a Cancel takes to
 // leave no work on the server. A benchmark prints figures; it asserts nothing.
-// Run: node scripts/with-servers.mjs node --import tsx bench/tournament.ts [--runs N]
+// Run: node scripts/with-servers.mjs node --import tsx bench/tournament.ts [--runs N] [--mongo-only|--pg-only]
 
 import { MongoClient, type Document } from 'mongodb';
-import { adviseMongoLive, openMongoAdvice } from '../src/adapters/advise';
+import pg from 'pg';
+import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { demoesr } from '../test/integration/support/adviceData';
 
@@ -90,8 +91,66 @@ async function benchMongo(): Promise<void> {
   }
 }
 
+const PG_QUERIES = [
+  'SELECT * FROM demoesr WHERE e = 42 AND r > 10 ORDER BY s',
+  'SELECT * FROM demoesr WHERE e > 500 AND r < 3 ORDER BY s LIMIT 20',
+];
+
+async function benchPostgres(): Promise<void> {
+  const uri = need('QPI_TEST_PG_URI');
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  await client.query('DROP TABLE IF EXISTS demoesr');
+  await client.query('CREATE TABLE demoesr (id int PRIMARY KEY, e int NOT NULL, s int NOT NULL, r int NOT NULL)');
+  const rows = demoesr(SIZE);
+  for (let i = 0; i < rows.length; i += 10_000) {
+    const part = rows.slice(i, i + 10_000);
+    await client.query('INSERT INTO demoesr SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::int[])', [part.map((d) => d._id), part.map((d) => d.e), part.map((d) => d.s), part.map((d) => d.r)]);
+  }
+  await client.query('CREATE INDEX demoesr_e ON demoesr (e)');
+  await client.query('ANALYZE demoesr');
+  const session = await openPostgresAdvice({ uri, timeoutMs: 60_000 });
+  try {
+    for (const sql of PG_QUERIES) {
+      const rules: number[] = [];
+      const full: number[] = [];
+      let last = '';
+      for (let i = 0; i < RUNS; i++) {
+        rules.push(await timed(() => advisePostgresLive(session, sql, { verifyPostgres: false, timeoutMs: 60_000 })));
+        full.push(await timed(async () => {
+          const live = await advisePostgresLive(session, sql, { timeoutMs: 60_000 });
+          const t = live.measurement?.status === 'measured' ? live.measurement.tournament : undefined;
+          last = t ? `${t.tried} candidates, ${t.label}; winner ${t.winner?.label}` : 'not measured';
+        }));
+      }
+      console.log(`postgres ${sql}\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules) — ${last}`);
+    }
+    // Cancel: abort 300 ms in, then wait until the server runs nothing of ours and no temporary table is left.
+    const cancels: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const abort = new AbortController();
+      let aborted = 0;
+      const timer = setTimeout(() => { aborted = performance.now(); abort.abort(); }, 300);
+      await advisePostgresLive(session, PG_QUERIES[0]!, { timeoutMs: 60_000, signal: abort.signal }).catch(() => undefined);
+      clearTimeout(timer);
+      for (;;) {
+        const busy = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'query-plan-inspector' AND state = 'active'");
+        if ((busy.rows[0] as { n: number }).n === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (aborted > 0) cancels.push(performance.now() - aborted);
+    }
+    if (cancels.length > 0) console.log(`postgres cancel: nothing running on the server ${ms(median(cancels))} after Cancel (median of ${cancels.length})`);
+  } finally {
+    await session.close();
+    await client.query('DROP TABLE IF EXISTS demoesr');
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
-  await benchMongo();
+  if (!process.argv.includes('--pg-only')) await benchMongo();
+  if (!process.argv.includes('--mongo-only')) await benchPostgres();
 }
 
 main().catch((err) => {

@@ -22,6 +22,7 @@ import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
 import { connectPostgres, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
+import { pgTournament, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
 import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
 
@@ -41,6 +42,8 @@ export interface LiveAdviceOptions {
   maxSuggestions?: number;
   /** Candidates a tournament measures at most (default 24). */
   maxCandidates?: number;
+  /** PostgreSQL: false checks the suggestions with the planner's estimates only, without the tournament on a sample. */
+  measure?: boolean;
   /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
   allowBuild?: boolean;
   /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
@@ -98,7 +101,8 @@ const OFFLINE: Measurement = { status: 'not-measured', label: 'not measured', re
  * Advice for one query. Without a session the rules answer alone ("not measured"). With one, the
  * indexes and selectivity of the live data are used, and with `measure` the candidates are measured
  * on the server (MongoDB: a tournament on a sampled scratch collection, which writes and so needs the
- * user's consent; PostgreSQL: verified as `advisePostgresLive` does). Throws AdapterError for server
+ * user's consent; PostgreSQL: a tournament on a sample in a temporary table inside a transaction that
+ * is always rolled back, unless `measure` is false, which leaves the planner's estimates with HypoPG). Throws AdapterError for server
  * failures and a cancel; a query that cannot be read comes back as `advice.refusal`.
  */
 export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions & { measure?: boolean } = {}): Promise<AdvisorResult> {
@@ -114,7 +118,7 @@ export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions 
     return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
   }
   if (!target.session) return { advice: await advisePostgres(target.sql), measurement: OFFLINE };
-  const live = await advisePostgresLive(target.session, target.sql, { ...opts, ...(opts.measure === false ? { verifyPostgres: false } : {}) });
+  const live = await advisePostgresLive(target.session, target.sql, opts);
   return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
 }
 
@@ -129,6 +133,8 @@ export interface MongoAdviceSession {
 export interface PostgresAdviceSession {
   conn: PostgresConnection;
   catalog: PgCatalog;
+  /** A connection of its own for the tournament's rolled-back transaction, opened on first use. */
+  scratch?: () => Promise<PgScratch>;
   close(): Promise<void>;
 }
 
@@ -170,8 +176,40 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
     await client.end().catch(() => {});
     throw new AdapterError('network', `The second PostgreSQL connection (for the catalog) failed: ${scrub(firstLine(err), secrets)}.`);
   }
+  let scratch: Promise<PgScratch> | undefined;
+  const openScratch = async (): Promise<PgScratch> => {
+    const c = new pg.Client(postgresClientConfig(options));
+    c.on('error', () => {});
+    try {
+      await c.connect();
+    } catch (err) {
+      await c.end().catch(() => {});
+      throw new AdapterError('network', `The PostgreSQL connection for the measurement failed: ${scrub(firstLine(err), secrets)}.`);
+    }
+    const pid = Number(((await c.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid);
+    return {
+      client: c,
+      async cancel() {
+        // From another connection, as the server requires; repeated briefly since a cancel between statements is lost.
+        const other = new pg.Client(postgresClientConfig(options));
+        other.on('error', () => {});
+        try {
+          await other.connect();
+          for (let i = 0; i < 5; i++) {
+            await other.query('SELECT pg_cancel_backend($1)', [pid]);
+            const busy = await other.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
+            if (busy.rowCount === 0) break;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        } finally {
+          await other.end().catch(() => {});
+        }
+      },
+    };
+  };
   return {
     conn,
+    scratch: () => (scratch ??= openScratch()),
     catalog: {
       async query(sql, values) {
         try {
@@ -187,6 +225,7 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
     async close() {
       await conn.close();
       await client.end().catch(() => {});
+      if (scratch) await scratch.then((x) => x.client.end(), () => {}).catch(() => {});
     },
   };
 }
@@ -376,6 +415,27 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
 export async function verifyPostgresLive(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
   const advice = live.advice;
   if (advice.refusal !== undefined) return live;
+  if (session.scratch && opts.measure !== false) {
+    const parsed = await parsePostgresQuery(sql);
+    const shape = parsed.ok && parsed.shapes.length === 1 ? parsed.shapes[0]! : undefined;
+    if (shape) {
+      const indexes = await Promise.all(shape.tables.map((t) => session.conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })));
+      const report = await pgTournament(session.conn, await session.scratch(), sql, shape, advice, {
+        existing: indexes.flat().map(existingPg),
+        timeoutMs: opts.timeoutMs ?? 30_000,
+        ...(live.stats ? { stats: live.stats as PgStats } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
+      });
+      advice.notes.push(...report.notes);
+      if (report.tournament) {
+        const t = report.tournament;
+        live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };
+        live.measurement = { status: 'measured', label: t.label, tournament: t };
+        return live;
+      }
+    }
+  }
   const report = await verifyPostgres(session.conn, sql, advice, {
     timeoutMs: opts.timeoutMs ?? 30_000,
     existingNames: live.existingIndexes,

@@ -14,7 +14,7 @@ import { mongoCandidates, type MongoCandidate } from '../core/advice/mongoCandid
 import type { MongoShape } from '../core/advice/mongoShape';
 import { createIndexText } from '../core/advice/mongoText';
 import { indexSpec } from '../core/advice/mongoAdvisor';
-import { applyTournament, indexLabel, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
 import { AdapterError } from './errors';
@@ -64,16 +64,17 @@ function trialNumbers(m: MeasuredWork): TrialNumbers {
 }
 
 /** The measured suggestions' verification gets the figures behind it, as the panel's Verify shows them. */
-function attachFigures(advice: Advice, t: Tournament, sampleSize: number, collectionSize: number): void {
+export function attachFigures(advice: Advice, t: Tournament): void {
   for (const s of advice.suggestions) {
     if (s.verification.status === 'not-run' || s.verification.method !== 'sampled') continue;
     const key = JSON.stringify(s.index ?? null);
-    const e = t.ranking.find((x) => x.measured !== undefined && JSON.stringify(x.index ?? null) === key);
+    const e = t.ranking.find((x) => x.measured !== undefined && JSON.stringify(x.index ?? null) === key && (x.rewrite !== undefined) === !s.servesQueryAsWritten);
     if (!e?.measured) continue;
-    const v: LiveVerification = { ...s.verification, sampleSize, collectionSize, planAfter: e.measured.plan, numbersAfter: trialNumbers(e.measured) };
+    const v: LiveVerification = { ...s.verification, sampleSize: t.sample.size, collectionSize: t.sample.total, planAfter: e.measured.plan };
+    if (t.engine === 'mongodb') v.numbersAfter = trialNumbers(e.measured);
     if (t.today) {
       v.planBefore = t.today.plan;
-      v.numbersBefore = trialNumbers(t.today);
+      if (t.engine === 'mongodb') v.numbersBefore = trialNumbers(t.today);
     }
     if (t.plannerChoice !== undefined) v.usedByPlanner = t.plannerChoice === indexLabel(e.index);
     s.verification = v;
@@ -158,9 +159,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     opts.onStep?.('explain');
     const factor = inSample > 0 ? total / inSample : 1;
     const scale = (n: TrialNumbers): number | undefined => {
-      if (inSample >= total) return undefined;
-      // A scan that stops at the limit does about the same work on the whole collection: no scaling then.
-      if (shape.limit !== undefined && n.nReturned >= shape.limit) return undefined;
+      if (inSample >= total || !scalesWithData(measured(n), shape.limit)) return undefined;
       return Math.round(n.work * factor);
     };
     const entries: TournamentEntry[] = [];
@@ -214,7 +213,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     }
     const t = applyTournament(advice, input);
     report.tournament = t;
-    attachFigures(advice, t, inSample, total);
+    attachFigures(advice, t);
     report.notes.push(`${entries.length} candidates measured, the collection scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
     if (t.plannerChoice !== undefined && t.winner !== undefined && t.plannerChoice !== indexLabel(t.winner.index)) {
       report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);

@@ -143,16 +143,13 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
         const first = live.advice.suggestions[0]!;
         if (c.first) assert.equal(first.rule, c.first, first.ruleText);
         const v = first.verification as LiveVerification;
-        if (c.offset === undefined) {
-          assert.equal(v.status, 'verified', JSON.stringify(v));
-          assert.equal(v.method, 'hypopg');
-          assert.ok(v.after! < v.before!, `estimated cost ${v.before} → ${v.after}`);
-          assert.equal(v.usedByPlanner, true);
-        } else {
-          // Keyset pagination needs the previous page's values: it is not verified, and says so.
-          assert.equal(v.status, 'not-run');
-          assert.ok(live.advice.notes.some((n) => /needs values from the previous page/.test(n)));
-        }
+        // Measured on a sample in a rolled-back transaction: the first is the least work of those measured.
+        assert.equal(live.verification.method, 'tournament');
+        assert.equal(v.status, 'verified', JSON.stringify(v));
+        assert.equal(v.method, 'sampled');
+        assert.ok(v.after! <= v.before!, `buffers today ${v.before} → ${v.after}`);
+        const t = live.measurement?.status === 'measured' ? live.measurement.tournament : assert.fail('not measured');
+        assert.ok(t.tried >= 4 && t.runnerUp !== undefined, `tried ${t.tried}`);
         let least = Infinity;
         let leastIndex = '';
         for (const cand of candidatesOf(c.id)) {
@@ -182,8 +179,8 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
       assert.ok(!live.advice.suggestions.some((s) => s.action === 'create' && JSON.stringify((s.index as PgIndexSpec).keys.map((k) => k.column)) === '["a","b","c"]'));
       const v = first.verification as LiveVerification;
       assert.equal(v.status, 'verified');
-      assert.equal(v.usedByPlanner, true);
       assert.equal(typeof v.before, 'number');
+      assert.match(v.message, /least work of \d+ candidates, measured from a sample/);
     } finally {
       await client.query('DROP INDEX esr_a_b_c');
     }
@@ -206,14 +203,15 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
     });
 
     it('does not build anything without consent, and says what consent would do', async function () {
-      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other);
+      // Without the measurement on a sample, only the planner's estimates are left, and HypoPG is missing.
+      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { measure: false });
       assert.equal(live.advice.suggestions[0]!.verification.status, 'not-run');
       assert.equal(live.verification.method, 'none');
       assert.ok(live.advice.notes.some((n) => /HypoPG is not installed/.test(n) && /locks writes/.test(n)), live.advice.notes.join(' | '));
     });
 
     it('with consent, builds each index inside a rolled-back transaction, warns about the write lock, and leaves nothing', async function () {
-      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { allowBuild: true });
+      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { allowBuild: true, measure: false });
       const v = live.advice.suggestions[0]!.verification as LiveVerification;
       assert.equal(v.status, 'verified', JSON.stringify(v));
       assert.equal(v.method, 'trial-index');
@@ -225,7 +223,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
     });
   });
 
-  it('qpi advise --uri --json: table, ordered columns, CREATE INDEX and the HypoPG verification', async function () {
+  it('qpi advise --uri --json: table, ordered columns, CREATE INDEX and the measured verdict with its runner-up', async function () {
     const io: Io & { out: string; err: string } = {
       out: '',
       err: '',
@@ -238,9 +236,11 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
     const code = await run(['advise', '--uri', uriFor(DB), '--json', '--query', cases[3]!.sql], io);
     assert.equal(code, 0, io.err);
     assert.equal(await fingerprint(), before);
-    const doc = JSON.parse(io.out) as { connected: boolean; verificationMethod: string; suggestions: { table: string; columns: { column: string; direction: string }[]; createIndex: string; verification: LiveVerification }[] };
+    const doc = JSON.parse(io.out) as { connected: boolean; verificationMethod: string; measurement: { status: string; runnerUp: unknown; today: unknown }; suggestions: { table: string; columns: { column: string; direction: string }[]; createIndex: string; verification: LiveVerification }[] };
     assert.equal(doc.connected, true);
-    assert.equal(doc.verificationMethod, 'hypopg');
+    assert.equal(doc.verificationMethod, 'tournament');
+    assert.equal(doc.measurement.status, 'measured');
+    assert.ok(doc.measurement.runnerUp !== null && doc.measurement.today !== null);
     const first = doc.suggestions[0]!;
     assert.equal(first.table, 'esr');
     assert.deepEqual(first.columns.map((c) => `${c.column} ${c.direction}`), ['a asc', 'b asc', 'c asc']);

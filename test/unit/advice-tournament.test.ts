@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { canonicalKey, mongoCandidates } from '../../src/core/advice/mongoCandidates';
 import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
-import { applyTournament, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
-import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, TournamentEntry } from '../../src/core/advice/types';
+import { applyTournament, indexLabel, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
+import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, PgIndexSpec, TournamentEntry } from '../../src/core/advice/types';
 import { tournamentApplies } from '../../src/adapters/tournament';
+import { canonicalPgKey, pgCandidates } from '../../src/core/advice/pgCandidates';
+import { parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
 
 const truthDir = join(__dirname, '..', 'fixtures', 'truth');
 
@@ -164,5 +166,42 @@ describe('tournament verdicts', () => {
     const t = applyTournament(emptyAdvice(), input([entry({ a: 1 }, undefined, { error: 'cannot build' })]));
     assert.equal(t.winner, undefined);
     assert.match(t.verdict, /No candidate could be measured/);
+  });
+});
+
+describe('tournament candidates (PostgreSQL)', () => {
+  async function shape(sql: string): Promise<PgShape> {
+    const r = await parsePostgresQuery(sql);
+    if (!r.ok) assert.fail(r.refusal);
+    return r.shapes[0]!;
+  }
+  const text = (c: { spec: PgIndexSpec }): string => indexLabel(c.spec);
+
+  it('holds ESR with the ORDER BY direction, ERS, a partial index, INCLUDE and prefixes, once each', async () => {
+    const set = pgCandidates(await shape('SELECT b, c, d FROM esr WHERE a = 42 AND c > 10 ORDER BY b DESC LIMIT 10'), { cap: 100 })!;
+    const all = set.candidates.map(text);
+    for (const want of ['esr (a, b DESC, c)', 'esr (a, c, b DESC)', 'esr (b DESC, c) WHERE a = 42', 'esr (a, b DESC, c) INCLUDE (d)', 'esr (a)', 'esr (a, b DESC)']) {
+      assert.ok(all.includes(want), `missing ${want} in ${all.join(' | ')}`);
+    }
+    assert.equal(new Set(set.candidates.map((c) => canonicalPgKey(c.spec))).size, set.candidates.length);
+    assert.ok(set.candidates.every((c) => !/CONCURRENTLY|;/.test(c.ddl)), 'a trial DDL must run inside a transaction');
+  });
+
+  it('treats an index and its full reverse as one, and marks the existing ones', async () => {
+    const a: PgIndexSpec = { engine: 'postgres', table: 't', method: 'btree', keys: [{ column: 'a' }, { column: 'b', desc: true }] };
+    const b: PgIndexSpec = { engine: 'postgres', table: 't', method: 'btree', keys: [{ column: 'a', desc: true }, { column: 'b' }] };
+    assert.equal(canonicalPgKey(a), canonicalPgKey(b));
+    const set = pgCandidates(await shape('SELECT * FROM esr WHERE a = 42 ORDER BY b'), { existing: [{ name: 'esr_a_b', table: 'esr', columns: [{ column: 'a' }, { column: 'b' }] }] })!;
+    assert.equal(set.candidates.find((c) => text(c) === 'esr (a, b)')?.existing, 'esr_a_b');
+  });
+
+  it('offers GIN for containment, jsonb_path_ops when @> is the only operator', async () => {
+    const set = pgCandidates(await shape(`SELECT * FROM docs WHERE body @> '{"a": 1}'`))!;
+    assert.ok(set.candidates.some((c) => c.spec.method === 'gin' && c.spec.opclass === 'jsonb_path_ops'));
+    assert.ok(set.candidates.some((c) => c.spec.method === 'gin' && c.spec.opclass === undefined));
+  });
+
+  it('gives none for a statement over several tables', async () => {
+    assert.equal(pgCandidates(await shape('SELECT * FROM a JOIN b ON a.id = b.a_id WHERE a.x = 1')), undefined);
   });
 });

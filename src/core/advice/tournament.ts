@@ -31,12 +31,25 @@ function keyCount(e: TournamentEntry): number {
   return ix.keys.length + (ix.engine === 'postgres' ? (ix.include?.length ?? 0) : 0);
 }
 
+/**
+ * The work a candidate would do on the whole collection or table: the sample's figure scaled up, except
+ * for a scan that stopped at the limit (it reads about as much whatever the size).
+ */
+export function wholeWork(e: TournamentEntry): number {
+  return e.scaledWork ?? e.measured?.work ?? Infinity;
+}
+
+/** Whether a run's work grows with the data: not when it stopped at the limit without sorting first. */
+export function scalesWithData(m: MeasuredWork, limit: number | undefined): boolean {
+  return !(limit !== undefined && m.rows >= limit && !m.blockingSort);
+}
+
 /** Least work first; among equals an existing index, then the smaller index, then the rules' order. */
 export function rankEntries(entries: readonly TournamentEntry[]): TournamentEntry[] {
   const ok = entries.filter((e) => e.measured !== undefined);
   const failed = entries.filter((e) => e.measured === undefined);
   ok.sort((a, b) => {
-    const d = a.measured!.work - b.measured!.work;
+    const d = wholeWork(a) - wholeWork(b);
     if (d !== 0) return d;
     if ((a.existing !== undefined) !== (b.existing !== undefined)) return a.existing !== undefined ? -1 : 1;
     const k = keyCount(a) - keyCount(b);
@@ -136,7 +149,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   // Within noise of the best, an existing index is kept (nothing new to build and maintain), and the
   // rules' own pick stands: the sample does not show it wrong.
   const best = measured[0]!;
-  const close = measured.filter((e) => e.measured!.work <= best.measured!.work * SAME_WORK);
+  const close = measured.filter((e) => wholeWork(e) <= wholeWork(best) * SAME_WORK);
   const keepable = close.find((e) => e.existing !== undefined);
   const ruled = close.filter((e) => e.ruleRank !== undefined).sort((a, b) => a.ruleRank! - b.ruleRank!)[0];
   const winner = keepable ?? ruled ?? best;
@@ -146,14 +159,16 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   const today = input.today;
   const n = measured.length;
 
-  const bySpec = (e: TournamentEntry): Suggestion | undefined => advice.suggestions.find((s) => s.action === 'create' && s.servesQueryAsWritten && e.index !== undefined && JSON.stringify(s.index) === JSON.stringify(e.index));
+  const bySpec = (e: TournamentEntry): Suggestion | undefined =>
+    (e.ruleRank !== undefined ? advice.suggestions.find((s) => s.rank === e.ruleRank) : undefined)
+    ?? advice.suggestions.find((s) => s.action === 'create' && s.servesQueryAsWritten && e.index !== undefined && JSON.stringify(s.index) === JSON.stringify(e.index));
   const fig = (e: TournamentEntry): string => `${workText(e.measured!)}${e.scaledWork !== undefined ? ` (about ${fmt(e.scaledWork)} on the whole ${input.engine === 'mongodb' ? 'collection' : 'table'})` : ''}`;
   const todayText = today ? `today ${workText(today)} (${today.plan})` : 'today not measured';
   const runnerText = t.runnerUp ? `runner-up ${indexLabel(t.runnerUp.index)} ${fig(t.runnerUp)}` : 'no runner-up';
 
   const out: Suggestion[] = [];
   const head = measuredSuggestion(winner, winner.existing === undefined ? bySpec(winner) : undefined);
-  const verifiedText = `Verified: least work of ${n} candidate${n === 1 ? '' : 's'} measured ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
+  const verifiedText = `Verified: least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
   if (winner.existing !== undefined) {
     head.action = 'keep';
     head.rule = 'existing';
@@ -177,7 +192,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   for (const e of rest.slice(0, 2)) {
     if (e.existing !== undefined || !e.index) continue;
     const s = measuredSuggestion(e, bySpec(e));
-    const ratio = winner.measured!.work > 0 ? e.measured!.work / winner.measured!.work : Infinity;
+    const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
     s.verification = {
       status: 'refuted',
       method: 'sampled',
@@ -188,13 +203,15 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     };
     out.push(s);
   }
-  // Rewrites and the like were not measured: they follow, as the rules ranked them.
-  for (const s of advice.suggestions) if (!s.servesQueryAsWritten) out.push(s);
+  // Rewrites that were not measured follow, as the rules ranked them.
+  const used = new Set(out);
+  const measuredRanks = new Set(input.entries.filter((e) => e.rewrite !== undefined).map((e) => e.ruleRank));
+  for (const s of advice.suggestions) if (!s.servesQueryAsWritten && !measuredRanks.has(s.rank) && !used.has(s)) out.push(s);
   out.forEach((s, i) => { s.rank = i + 1; });
   advice.suggestions = out;
 
   const rulePick = input.entries.find((e) => e.ruleRank !== undefined && e.measured !== undefined && e.ruleRank === Math.min(...input.entries.filter((x) => x.ruleRank !== undefined).map((x) => x.ruleRank!)));
-  if (rulePick && rulePick !== winner && rulePick.measured!.work > winner.measured!.work * SAME_WORK) {
+  if (rulePick && rulePick !== winner && wholeWork(rulePick) > wholeWork(winner) * SAME_WORK) {
     t.overturned = `The rules' pick ${indexLabel(rulePick.index)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${indexLabel(winner.index)}, because ${whyRuleLost(rulePick, winner, input.facts)}.`;
     advice.notes.push(t.overturned);
   }

@@ -358,6 +358,8 @@ export interface TournamentEntry {
   measured?: MeasuredWork;
   /** `measured.work` scaled to the whole collection or table, when scaling means something. */
   scaledWork?: number;
+  /** The rewritten query text this candidate was measured with (what the user would run instead). */
+  rewrite?: string;
   error?: string;
 }
 

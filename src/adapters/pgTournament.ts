@@ -1,0 +1,291 @@
+// The tournament on PostgreSQL: candidates for the one table of a single-table SELECT
+// (core/advice/pgCandidates.ts), shortlisted with HypoPG when it is installed (plain EXPLAIN with each as
+// a hypothetical index on the real table: nothing is built), then each measured for real on a sample:
+// inside one transaction that is always rolled back, a TEMP table with the real table's name holds a
+// TABLESAMPLE of its rows (the query's unqualified name then resolves to it, since pg_temp comes first in
+// the search path), analysed, with today's indexes rebuilt on it; the query runs under
+// EXPLAIN (ANALYZE, BUFFERS) once as today, once per candidate (each built after a SAVEPOINT and dropped
+// by rolling back to it), once without any index scan, and once with every candidate (the planner's own
+// choice). The user's table is only read (TABLESAMPLE takes the lock a SELECT takes); nothing remains.
+
+import pg from 'pg';
+import { canonicalPgKey, pgCandidates, type PgCandidate } from '../core/advice/pgCandidates';
+import { createIndexSql } from '../core/advice/pgAdvisor';
+import type { PgShape } from '../core/advice/pgShape';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
+import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/advice/types';
+import { loadPlan } from '../core/load';
+import type { Plan } from '../core/model';
+import { AdapterError, firstLine } from './errors';
+import type { PostgresConnection } from './postgres';
+import { attachFigures } from './tournament';
+import { planShape } from './verify';
+
+export const PG_WORK_UNIT = 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)';
+/** Rows a sample holds at least: copying rows into a temporary table is cheap, and pages need rows to fill. */
+const PG_MIN_SAMPLE = 10_000;
+/** Candidates measured for real after the HypoPG shortlist. */
+const SHORTLIST = 10;
+
+export interface PgTournamentOptions {
+  stats?: PgStats;
+  existing: ExistingPgIndex[];
+  cap?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Rows in the sample at least, and at most. */
+  minSample?: number;
+  maxSample?: number;
+}
+
+export interface PgTournamentReport {
+  tournament?: Tournament;
+  notes: string[];
+}
+
+/** A connection of its own for the tournament's transaction, and a way to stop what it runs. */
+export interface PgScratch {
+  client: pg.Client;
+  /** pg_cancel_backend on the scratch connection, from another connection. */
+  cancel(): Promise<void>;
+}
+
+/** Why the tournament cannot judge this statement, or undefined when it can. */
+export function pgTournamentRefusal(shape: PgShape): string | undefined {
+  if (shape.statement !== 'select') return 'Only a SELECT is measured on a sample';
+  if (shape.tables.length !== 1) return 'A statement over several tables is not measured on a sample (sampling one side of a join changes what the join does)';
+  if (shape.tables[0]!.schema !== undefined) return 'The statement names the table with its schema, so it cannot be pointed at a sample';
+  if (shape.maxParam > 0) return 'The statement has parameters ($1...) whose values are not known here';
+  return undefined;
+}
+
+function quote(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function blocks(plan: Plan): number {
+  const b = plan.root.metrics.buffers ?? {};
+  return (b.sharedHit ?? 0) + (b.sharedRead ?? 0) + (b.localHit ?? 0) + (b.localRead ?? 0);
+}
+
+function measuredOf(plan: Plan): MeasuredWork {
+  const sorts = plan.nodes.filter((n) => n.kind === 'Sort' || n.kind === 'Incremental Sort');
+  const sorted = sorts.reduce((acc, n) => acc + (n.children[0]?.metrics.rowsReturned ?? 0), 0);
+  const buffers = blocks(plan);
+  const out: MeasuredWork = { work: buffers, buffers, rows: plan.totals.rows ?? plan.root.metrics.rowsReturned ?? 0, blockingSort: sorts.length > 0, sorted, plan: planShape(plan) };
+  if (plan.totals.executionTimeMs !== undefined) out.timeMs = plan.totals.executionTimeMs;
+  const ix = plan.nodes.find((n) => n.details.indexName !== undefined)?.details.indexName;
+  if (ix !== undefined) out.index = ix;
+  return out;
+}
+
+/** The DDL of a spec on the sample: no schema (the temp table shadows the name), no CONCURRENTLY, a name. */
+function ddlOnSample(spec: PgIndexSpec, name: string): string {
+  const { schema: _schema, ...rest } = spec;
+  void _schema;
+  return createIndexSql(rest).replace(/^CREATE INDEX CONCURRENTLY ON/, `CREATE INDEX ${quote(name)} ON`).replace(/;\s*$/, '');
+}
+
+function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
+  const method = ix.method ?? 'btree';
+  if ((method !== 'btree' && method !== 'gin') || ix.invalid) return undefined;
+  const spec: PgIndexSpec = { engine: 'postgres', table: ix.table, method, keys: ix.columns.map((c) => ({ column: c.column ?? c.expression ?? '', ...(c.column === undefined ? { expression: true } : {}), ...(c.desc ? { desc: true } : {}), ...(c.nullsFirst !== undefined ? { nullsFirst: c.nullsFirst } : {}) })) };
+  if (ix.include?.length) spec.include = ix.include;
+  if (ix.predicate) spec.predicate = ix.predicate;
+  return spec;
+}
+
+/**
+ * Runs the tournament for a single-table SELECT and rewrites the advice's suggestions in measured order;
+ * returns a report without a tournament when the statement is not one it judges. Throws AdapterError
+ * for a cancel or a lost connection; the transaction is rolled back in every case.
+ */
+export async function pgTournament(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions): Promise<PgTournamentReport> {
+  const report: PgTournamentReport = { notes: [] };
+  const refusal = pgTournamentRefusal(shape);
+  if (refusal !== undefined) {
+    report.notes.push(`${refusal}: the suggestions were checked with the planner's estimates instead.`);
+    return report;
+  }
+  const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
+  if (!set || set.candidates.length === 0) return report;
+  const table = set.table;
+  const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
+  const signal = opts.signal;
+  const client = scratch.client;
+  const ts = opts.stats?.tables?.[table.name] ?? opts.stats?.tables?.[table.key];
+  const total = Math.max(0, Math.round(ts?.rows ?? 0));
+
+  // HypoPG: a shortlist by the planner's estimate on the real table, the rules' picks always kept.
+  let candidates = set.candidates;
+  const hypo = await conn.hypopg();
+  if (hypo.installed && candidates.length > SHORTLIST) {
+    const costed: { c: PgCandidate; cost: number }[] = [];
+    for (const c of candidates) {
+      if (c.spec.method !== 'btree' || c.existing !== undefined) {
+        costed.push({ c, cost: -1 });
+        continue;
+      }
+      try {
+        const r = await conn.explain(sql, { timeoutMs, indexes: { ddl: [c.ddl], mode: 'hypothetical' }, ...(signal ? { signal } : {}) });
+        costed.push({ c, cost: r.load.ok ? (r.load.plan.root.metrics.totalCost ?? Infinity) : Infinity });
+      } catch (err) {
+        if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network')) throw err;
+        costed.push({ c, cost: Infinity });
+      }
+    }
+    const keep = costed.filter((x) => x.cost < 0 || x.c.ruleRank !== undefined);
+    const rest = costed.filter((x) => !keep.includes(x)).sort((a, b) => a.cost - b.cost).slice(0, Math.max(0, SHORTLIST - keep.length));
+    candidates = [...keep, ...rest].map((x) => x.c);
+    report.notes.push(`HypoPG shortlisted ${candidates.length} of ${set.candidates.length} candidates by the planner's estimated cost (nothing built).`);
+  }
+
+  const size = tournamentSampleSize(total, ts?.result, {
+    ...(shape.limit !== undefined ? { limit: shape.limit + (shape.offset ?? 0) } : {}),
+    min: opts.minSample ?? PG_MIN_SAMPLE,
+    ...(opts.maxSample !== undefined ? { max: opts.maxSample } : {}),
+  });
+  const pct = total > 0 ? Math.min(100, (100 * size) / total) : 100;
+  const q = async (text: string): Promise<pg.QueryResult> => {
+    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
+    return client.query(text);
+  };
+  const explain = async (text = sql): Promise<Plan> => {
+    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`);
+    const raw = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
+    const loaded = loadPlan(typeof raw === 'string' ? raw : JSON.stringify(raw));
+    if (!loaded.ok) throw new AdapterError('server', loaded.refusal);
+    return loaded.plan;
+  };
+  const onAbort = (): void => void scratch.cancel().catch(() => {});
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let began = false;
+  try {
+    const real = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(table.name)} AND pg_table_is_visible(c.oid) LIMIT 1`);
+    const realName = (real.rows[0] as { name?: string } | undefined)?.name;
+    if (realName === undefined) {
+      report.notes.push(`The table ${table.name} was not found, so nothing was measured.`);
+      return report;
+    }
+    await q('BEGIN');
+    began = true;
+    await q(`SET LOCAL statement_timeout = ${timeoutMs}`);
+    // BERNOULLI keeps rows at random from every page; the table is only read, as a SELECT reads it.
+    await q(`CREATE TEMP TABLE ${quote(table.name)} ON COMMIT DROP AS SELECT * FROM ${realName}${pct < 100 ? ` TABLESAMPLE BERNOULLI (${pct.toFixed(4)})` : ''}`);
+    await q(`ANALYZE ${quote(table.name)}`);
+    const inSample = Number(((await q(`SELECT count(*)::float8 AS n FROM ${quote(table.name)}`)).rows[0] as { n: number }).n);
+    // Today's indexes on the sample, under their own names (the temp schema is another namespace).
+    const todayNames = new Map<string, string>();
+    for (const ix of opts.existing.filter((x) => x.table === table.name)) {
+      const spec = existingSpec(ix);
+      if (!spec) continue;
+      await q('SAVEPOINT ix');
+      try {
+        await q(ddlOnSample(spec, ix.name));
+        await q('RELEASE SAVEPOINT ix');
+        todayNames.set(ix.name, canonicalPgKey(spec));
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        await q('ROLLBACK TO SAVEPOINT ix');
+      }
+    }
+    const today = measuredOf(await explain());
+
+    // Each candidate alone, as a hint would run it: today's copies dropped and no sequential scan, so
+    // the plan uses the candidate wherever it can (the sample is small, and the planner would often
+    // scan it whole where it would not scan the whole table). The savepoint brings the copies back.
+    const entries: TournamentEntry[] = [];
+    const named = candidates.map((c, i) => ({ c, name: `qpi_c${i}` }));
+    const alone = async (e: TournamentEntry, build: string | undefined, keep: string | undefined, text: string): Promise<void> => {
+      await q('SAVEPOINT c');
+      try {
+        for (const n of todayNames.keys()) if (n !== keep) await q(`DROP INDEX pg_temp.${quote(n)}`);
+        if (build !== undefined) await q(build);
+        await q('SET LOCAL enable_seqscan = off');
+        e.measured = measuredOf(await explain(text));
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        e.error = firstLine(err);
+      } finally {
+        await q('ROLLBACK TO SAVEPOINT c');
+      }
+    };
+    for (const { c, name } of named) {
+      const e: TournamentEntry = { label: c.label, origin: c.origin, index: c.spec };
+      if (c.ruleRank !== undefined) e.ruleRank = c.ruleRank;
+      if (c.rule !== undefined) e.rule = c.rule;
+      entries.push(e);
+      if (c.existing !== undefined) {
+        e.existing = c.existing;
+        if (todayNames.has(c.existing)) await alone(e, undefined, c.existing, sql);
+        else e.error = `${c.existing} could not be copied onto the sample`;
+        continue;
+      }
+      e.createText = createIndexSql(c.spec);
+      await alone(e, ddlOnSample(c.spec, name), undefined, sql);
+    }
+    // Rewrites the rules recommend, measured as the user would run them, with their index.
+    for (const s of advice.suggestions) {
+      if (s.servesQueryAsWritten || s.action !== 'create' || s.index?.engine !== 'postgres') continue;
+      const rw = s.rewrites.find((r) => (r.parameters ?? []).length === 0 && !/\$\d/.test(r.text));
+      if (!rw || s.index.table !== table.name) continue;
+      const e: TournamentEntry = { label: `rule ${s.rule} (rewritten query)`, origin: 'rewrite', index: s.index, ruleRank: s.rank, rule: s.rule, rewrite: rw.text };
+      if (s.createText !== undefined) e.createText = s.createText;
+      entries.push(e);
+      await alone(e, ddlOnSample(s.index, 'qpi_rw'), undefined, rw.text);
+    }
+    await q('SAVEPOINT scan');
+    try {
+      await q('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off');
+      entries.push({ label: 'table scan', origin: 'scan', measured: measuredOf(await explain()) });
+    } finally {
+      await q('ROLLBACK TO SAVEPOINT scan');
+    }
+    let plannerChoice: string | undefined;
+    await q('SAVEPOINT every');
+    try {
+      for (const { c, name } of named) if (c.existing === undefined) await q(ddlOnSample(c.spec, name)).catch(() => undefined);
+      const all = measuredOf(await explain());
+      const picked = named.find((x) => x.name === all.index);
+      plannerChoice = all.index === undefined ? 'table scan' : picked ? indexLabel(picked.c.spec) : all.index;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+    } finally {
+      await q('ROLLBACK TO SAVEPOINT every').catch(() => undefined);
+    }
+
+    const scaled = inSample < total;
+    const factor = inSample > 0 ? total / inSample : 1;
+    for (const e of entries) {
+      if (e.measured && scaled && scalesWithData(e.measured, shape.limit)) e.scaledWork = Math.round(e.measured.work * factor);
+    }
+    const label = `measured from a sample of ${scaled ? `${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')}` : `all ${inSample.toLocaleString('en-US')}`} rows`;
+    const input: TournamentInput = {
+      engine: 'postgres',
+      unit: PG_WORK_UNIT,
+      sample: { size: inSample, total, ...(ts?.result !== undefined ? { matching: ts.result } : {}), scaled },
+      label,
+      generated: set.generated + 1,
+      entries,
+      today,
+      ...(plannerChoice !== undefined ? { plannerChoice } : {}),
+      facts: { ...(ts?.matching ? { matching: ts.matching } : {}), total },
+    };
+    report.tournament = applyTournament(advice, input);
+    attachFigures(advice, report.tournament);
+    report.notes.push(`${entries.length} candidates measured, the table scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table inside a transaction that was rolled back: nothing remains.`);
+    return report;
+  } catch (err) {
+    if (err instanceof AdapterError) throw err;
+    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');
+    const code = (err as { code?: string }).code;
+    if (code === '57014') throw new AdapterError('timeout', `The measurement ran past its time limit (statement_timeout): ${firstLine(err)}.`, { code });
+    report.notes.push(`The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`);
+    return report;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    for (let attempt = 0; began && attempt < 3; attempt++) {
+      if (await client.query('ROLLBACK').then(() => true, () => false)) break;
+    }
+  }
+}

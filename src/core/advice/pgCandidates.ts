@@ -1,0 +1,178 @@
+// The PostgreSQL candidates a tournament measures for one table of a statement: B-tree orders of the
+// columns the statement filters and sorts on (equality, IN, ranges, ORDER BY with its DESC and NULLS),
+// ESR and ERS, prefixes, variants leaving out each IN or range column, INCLUDE variants for an
+// index-only scan, a partial index on an equality, expression keys as written, GIN where the operators
+// call for it (jsonb_path_ops for containment alone), the indexes that exist and their extensions, and
+// the rules' own suggestions first. Deduplicated (an index and its full reverse, DESC and NULLS flipped
+// together, serve the same scans) and capped.
+
+import { permutations } from './mongoCandidates';
+import { createIndexSql } from './pgAdvisor';
+import type { PgOrder, PgPredicate, PgShape, PgTable } from './pgShape';
+import type { Advice, ExistingPgIndex, PgIndexKey, PgIndexSpec } from './types';
+
+export interface PgCandidate {
+  spec: PgIndexSpec;
+  /** CREATE INDEX without CONCURRENTLY (a trial runs it inside a transaction). */
+  ddl: string;
+  origin: string;
+  label: string;
+  ruleRank?: number;
+  rule?: string;
+  existing?: string;
+}
+
+export interface PgCandidateSet {
+  table: PgTable;
+  candidates: PgCandidate[];
+  generated: number;
+  cap: number;
+}
+
+export const DEFAULT_PG_CANDIDATE_CAP = 24;
+const MAX_PERMUTED = 4;
+
+/** One key both ways a scan reads it: the full reverse (DESC and NULLS flipped together) is the same index. */
+export function canonicalPgKey(spec: PgIndexSpec): string {
+  const flip = spec.keys[0]?.desc === true;
+  const keys = spec.keys.map((k) => {
+    const desc = (k.desc === true) !== flip;
+    const nullsFirst = (k.nullsFirst ?? k.desc === true) !== flip;
+    return `${k.expression ? 'expr:' : ''}${k.column}:${desc ? 'd' : 'a'}:${nullsFirst ? 'nf' : 'nl'}`;
+  });
+  return `${spec.method}|${spec.opclass ?? ''}|${keys.join(',')}|${(spec.include ?? []).join(',')}|${spec.predicate ?? ''}`;
+}
+
+
+function keyOfPredicate(p: PgPredicate): PgIndexKey {
+  return p.expression ? { column: p.column, expression: true } : { column: p.column };
+}
+
+function keyOfOrder(o: PgOrder): PgIndexKey {
+  const k: PgIndexKey = { column: o.column };
+  if (o.expression) k.expression = true;
+  if (o.desc) k.desc = true;
+  // Only a NULLS that differs from the direction's default is written.
+  if (o.nullsFirst !== o.desc) k.nullsFirst = o.nullsFirst;
+  return k;
+}
+
+function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
+  if ((ix.method ?? 'btree') !== 'btree' || ix.predicate || ix.invalid) return undefined;
+  const keys: PgIndexKey[] = [];
+  for (const c of ix.columns) {
+    const k: PgIndexKey = c.column !== undefined ? { column: c.column } : { column: c.expression ?? '', expression: true };
+    if (c.desc) k.desc = true;
+    if (c.nullsFirst !== undefined) k.nullsFirst = c.nullsFirst;
+    keys.push(k);
+  }
+  const spec: PgIndexSpec = { engine: 'postgres', table: ix.table, method: 'btree', keys };
+  if (ix.schema !== undefined) spec.schema = ix.schema;
+  if (ix.include?.length) spec.include = ix.include;
+  return spec;
+}
+
+/**
+ * The candidates for the one table of a single-table statement (a statement over several tables gives
+ * none: sampling one side of a join changes what the join does). Pure: nothing is measured here.
+ */
+export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?: ExistingPgIndex[]; cap?: number } = {}): PgCandidateSet | undefined {
+  if (shape.tables.length !== 1) return undefined;
+  const table = shape.tables[0]!;
+  const cap = Math.max(1, Math.floor(opts.cap ?? DEFAULT_PG_CANDIDATE_CAP));
+  const preds = shape.predicates.filter((p) => p.table === table.key);
+  const eq = preds.filter((p) => p.kind === 'equality');
+  const ins = preds.filter((p) => p.kind === 'in');
+  const ranges = preds.filter((p) => p.kind === 'range');
+  const gins = preds.filter((p) => p.kind === 'gin');
+  const order = shape.orderBy.filter((o) => o.table === undefined || o.table === table.key);
+  const sortKeys = order.map(keyOfOrder);
+  const sortCols = new Set(order.map((o) => o.column));
+  const keysOf = (ps: readonly PgPredicate[]): PgIndexKey[] => ps.filter((p) => !sortCols.has(p.column)).map(keyOfPredicate);
+  const base = (keys: PgIndexKey[], extra: Partial<PgIndexSpec> = {}): PgIndexSpec => {
+    const spec: PgIndexSpec = { engine: 'postgres', table: table.name, method: 'btree', keys, ...extra };
+    if (table.schema !== undefined) spec.schema = table.schema;
+    return spec;
+  };
+
+  const out: PgCandidate[] = [];
+  const seen = new Set<string>();
+  const existingByKey = new Map<string, string>();
+  const parsedExisting = (opts.existing ?? []).filter((ix) => ix.table === table.name).map((ix) => ({ ix, spec: existingSpec(ix) })).filter((e): e is { ix: ExistingPgIndex; spec: PgIndexSpec } => e.spec !== undefined);
+  for (const { ix, spec } of parsedExisting) existingByKey.set(canonicalPgKey(spec), ix.name);
+  let generated = 0;
+  const add = (spec: PgIndexSpec, origin: string, label: string, extra: Partial<PgCandidate> = {}): void => {
+    const keys: PgIndexKey[] = [];
+    for (const k of spec.keys) if (!keys.some((u) => u.column === k.column)) keys.push(k);
+    if (keys.length === 0 || keys.length > 32) return;
+    const s: PgIndexSpec = { ...spec, keys };
+    if (s.include) {
+      s.include = s.include.filter((c) => !keys.some((k) => k.column === c));
+      if (s.include.length === 0) delete s.include;
+    }
+    const c = canonicalPgKey(s);
+    if (seen.has(c)) return;
+    seen.add(c);
+    generated++;
+    if (out.length >= cap) return;
+    const cand: PgCandidate = { spec: s, ddl: createIndexSql(s).replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, ''), origin, label, ...extra };
+    const ex = existingByKey.get(c);
+    if (ex !== undefined) cand.existing = ex;
+    out.push(cand);
+  };
+
+  for (const s of opts.advice?.suggestions ?? []) {
+    if (s.action !== 'create' || s.index?.engine !== 'postgres' || !s.servesQueryAsWritten || s.index.table !== table.name) continue;
+    add(s.index, 'rule', `rule ${s.rule}`, { ruleRank: s.rank, rule: s.rule });
+  }
+  const touched = new Set([...preds.map((p) => p.column), ...sortCols]);
+  for (const { ix, spec } of parsedExisting) if (touched.has(spec.keys[0]!.column)) add(spec, 'existing', `existing ${ix.name}`);
+
+  const E = keysOf(eq);
+  const I = keysOf(ins);
+  const R = keysOf(ranges);
+  const esr = [...E, ...I, ...sortKeys, ...R];
+  const ers = [...E, ...I, ...R, ...sortKeys];
+  for (const { ix, spec } of parsedExisting) {
+    if (!touched.has(spec.keys[0]!.column) || ix.unique || ix.primary) continue;
+    const missing = esr.filter((k) => !spec.keys.some((x) => x.column === k.column));
+    if (missing.length > 0) add(base([...spec.keys, ...missing]), 'extension', `extends ${ix.name}`);
+  }
+  add(base(esr), 'esr', 'ESR');
+  add(base(ers), 'ers', 'ERS');
+  add(base([...E, ...sortKeys, ...I, ...R]), 'esr', 'ESR with IN after the ORDER BY');
+  add(base([...E, ...I, ...R]), 'er', 'equality and range, no sort');
+  add(base([...E, ...I, ...sortKeys]), 'es', 'equality and ORDER BY, no range');
+  for (const p of [...ins, ...ranges]) {
+    if (sortCols.has(p.column)) continue;
+    add(base(esr.filter((k) => k.column !== p.column)), 'without', `ESR without ${p.column} (${p.kind === 'in' ? 'IN' : 'range'})`);
+    add(base(ers.filter((k) => k.column !== p.column)), 'without', `ERS without ${p.column} (${p.kind === 'in' ? 'IN' : 'range'})`);
+  }
+
+  // INCLUDE the other columns the statement reads, for an index-only scan.
+  const read = (shape.referenced[table.key] ?? []).filter((c) => !esr.some((k) => k.column === c));
+  if (!shape.selectAll.includes(table.key) && read.length > 0 && read.length <= 4) {
+    add(base(esr, { include: read }), 'covered', 'ESR INCLUDE the columns read');
+    add(base(ers, { include: read }), 'covered', 'ERS INCLUDE the columns read');
+  }
+  // A partial index on one equality: the rest of the keys for the rows it keeps.
+  for (const p of eq) {
+    if (p.expression || !/^[^;]{1,200}$/.test(p.text)) continue;
+    const rest = esr.filter((k) => k.column !== p.column);
+    if (rest.length > 0) add(base(rest, { predicate: p.text }), 'partial', `partial WHERE ${p.text}`);
+  }
+  // GIN for containment and existence operators; jsonb_path_ops serves @> alone, smaller and faster.
+  for (const p of gins) {
+    if (p.expression) continue;
+    add(base([{ column: p.column }], { method: 'gin' }), 'gin', `GIN on ${p.column}`);
+    if (p.operator === '@>' && gins.filter((g) => g.column === p.column).every((g) => g.operator === '@>')) add(base([{ column: p.column }], { method: 'gin', opclass: 'jsonb_path_ops' }), 'gin', `GIN jsonb_path_ops on ${p.column}`);
+  }
+  for (let n = esr.length - 1; n >= 1; n--) add(base(esr.slice(0, n)), 'prefix', `first ${n} column${n > 1 ? 's' : ''} of ESR`);
+  for (const p of preds) if (p.kind !== 'gin' && p.kind !== 'unindexable') add(base([sortCols.has(p.column) ? sortKeys.find((k) => k.column === p.column)! : keyOfPredicate(p)]), 'single', `${p.column} alone`);
+  if (sortKeys.length > 0) add(base(sortKeys), 'single', 'the ORDER BY alone');
+  for (const perm of permutations([...E, ...I, ...R].slice(0, MAX_PERMUTED))) {
+    add(base([...perm, ...sortKeys]), 'ordering', 'another column order, ORDER BY last');
+    if (sortKeys.length > 0) add(base([...sortKeys, ...perm]), 'ordering', 'ORDER BY first, then the columns');
+  }
+  return { table, candidates: out, generated, cap };
+}
