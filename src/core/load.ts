@@ -62,13 +62,19 @@ function looksLikeMongo(doc: unknown): boolean {
 
 /**
  * Where JSON.parse stopped. V8 names the offset in most messages but not in "Unexpected token"; then the
- * offset is found by parsing prefixes (halving): a prefix that ends before the fault only runs out of
- * input, one that reaches it fails there. Each parse stops at the fault, so this stays linear.
+ * offset is read from the quoted context when it occurs once in the text, else found by parsing prefixes
+ * (halving): a prefix that ends before the fault only runs out of input, one that reaches it fails there.
  */
 function jsonFaultOffset(text: string, err: unknown): number {
   const msg = err instanceof Error ? err.message : String(err);
   const pos = /at position (\d+)/.exec(msg);
   if (pos) return Number(pos[1]);
+  // In a long text V8 quotes ten characters before the token and a few after: found once, that is the place.
+  const quoted = /^Unexpected token [\s\S]*?, \.\.\."([\s\S]+)"(?:\.\.\.)? is not valid JSON$/.exec(msg);
+  if (quoted) {
+    const at = text.indexOf(quoted[1]!);
+    if (at >= 0 && text.indexOf(quoted[1]!, at + 1) < 0) return at + 10;
+  }
   const endsEarly = (len: number): boolean => {
     try {
       JSON.parse(text.slice(0, len));

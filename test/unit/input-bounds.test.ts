@@ -81,6 +81,15 @@ describe('JSON refusals', () => {
     });
   }
 
+  it('finds the fault in a long text, where the engine quotes it without an offset', () => {
+    const head = '{"queryPlanner": {"winningPlan": {"stage": "IXSCAN", "bounds": [';
+    const ones = '1, '.repeat(200_000);
+    const once = `${head}${ones}@, 2]}}}`;
+    assert.match(refusal(once), new RegExp(`^The JSON is malformed at line 1, column ${head.length + ones.length + 1}: unexpected "@"\\.$`));
+    const twice = `${head}${ones}@, ${ones}@]}}}`;
+    assert.match(refusal(twice), new RegExp(`^The JSON is malformed at line 1, column ${head.length + ones.length + 1}: unexpected "@"\\.$`));
+  });
+
   it('says a cut JSON plan is truncated', () => {
     assert.match(refusal('{"queryPlanner": {"winningPlan": {"stage": "COLLSCAN"'), /ends early .* truncated/);
   });
