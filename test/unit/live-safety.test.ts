@@ -3,6 +3,7 @@
 // time limits kept, statement words with their article, and --timeout-ms checked as usage.
 
 import assert from 'node:assert/strict';
+import { graceFor, withDeadline } from '../../src/adapters/deadline';
 import { describeHost, misplacedAt, scrub, uriSecrets } from '../../src/adapters/errors';
 import { mongoClientConfig } from '../../src/adapters/mongodb';
 import { inspectStatement, postgresClientConfig, statementWord } from '../../src/adapters/postgres';
@@ -167,5 +168,33 @@ describe('statement references for the side-effect check', () => {
     assert.deepEqual((await inspectStatement('INSERT INTO t VALUES (1, 2), (3)')).refs.inserts, [{ rel: '"t"', cols: null, width: 1 }]);
     assert.deepEqual((await inspectStatement('INSERT INTO t (a) VALUES (DEFAULT)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
     assert.deepEqual((await inspectStatement('DELETE FROM t')).refs.written, [{ rel: '"t"', events: 8 }]);
+  });
+});
+
+describe('client-side deadlines', () => {
+  it('gives the work its answer while it comes in time', async () => {
+    assert.equal(await withDeadline(Promise.resolve(7), 1000, async () => new Error('expired')), 7);
+    await assert.rejects(withDeadline(Promise.reject(new Error('own')), 1000, async () => new Error('expired')), /^Error: own$/);
+  });
+
+  it('stops waiting for work that never answers and throws what onExpire returns, after it ran', async () => {
+    let stopped = false;
+    const never = new Promise<number>(() => {});
+    await assert.rejects(withDeadline(never, 5, async () => ((stopped = true), new Error('stopped on the server'))), /stopped on the server/);
+    assert.equal(stopped, true);
+  });
+
+  it('ends at once on an abort, before or during the wait', async () => {
+    const controller = new AbortController();
+    const waiting = withDeadline(new Promise<number>(() => {}), 60_000, async () => new Error('expired'), { signal: controller.signal, onAbort: () => new Error('cancelled') });
+    controller.abort();
+    await assert.rejects(waiting, /cancelled/);
+    await assert.rejects(withDeadline(new Promise<number>(() => {}), 60_000, async () => new Error('expired'), { signal: controller.signal, onAbort: () => new Error('already') }), /already/);
+  });
+
+  it('grants a grace of 2 s and a tenth of the limit, at most 10 s, and caps timers at 2^31-1 ms', async () => {
+    assert.deepEqual([graceFor(1000), graceFor(30_000), graceFor(2 ** 31 - 1)], [2100, 5000, 10_000]);
+    // A longer delay would make Node fire the timer at once: the work must win here.
+    assert.equal(await withDeadline(new Promise<number>((r) => setTimeout(() => r(1), 20)), 2 ** 31 - 1 + 10_000, async () => new Error('fired at once')), 1);
   });
 });
