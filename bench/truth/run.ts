@@ -22,6 +22,8 @@ import { best, measureMongo, measurePg, missingMongo, missingPg, readRecord, wri
 /** The oracle's results; QPI_TRUTH_CACHE moves them (the default is ignored by git). */
 const CACHE = process.env.QPI_TRUTH_CACHE ?? resolve(__dirname, '..', '..', '.cache', 'truth');
 const TOLERANCE = 1.1;
+/** Set on Ctrl-C: the servers are being stopped. */
+let interrupted = false;
 
 interface Options {
   set: TruthSet | 'all';
@@ -114,7 +116,8 @@ async function measureExtra(engine: Engine, conn: Db | pg.Client, rec: CaseRecor
 }
 
 async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: SuggestionJson | undefined, error: string | undefined): Promise<Verdict> {
-  const b = best(rec)!;
+  const b = best(rec);
+  if (!b) return { ok: false, how: 'refused', work: Infinity, best: Infinity, what: 'no candidate could be measured' };
   if (!s) return { ok: false, how: 'refused', work: Infinity, best: b.work, what: error ?? '' };
   const key = suggestionKey(engine, s);
   const label = engine === 'mongodb' ? (key === COLLSCAN ? 'no index' : key) : key === NO_INDEX ? 'no index' : pgKey(key);
@@ -164,7 +167,10 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
   const progress = (d: number, t: number): void => {
     if (d % 50 === 0 || d === t) process.stderr.write(`  oracle ${engine}: ${d}/${t} indexes\n`);
   };
-  const save = (rec: CaseRecord): void => writeRecord(CACHE, rec);
+  // Measures taken while the run is being stopped fail for want of a connection: they are not kept.
+  const save = (rec: CaseRecord): void => {
+    if (!interrupted) writeRecord(CACHE, rec);
+  };
   if (engine === 'mongodb') await measureMongo(sv.db, missing, progress, save);
   else await measurePg(sv.pg, missing, progress, save);
   const measured = recs.reduce((a, r) => a + Object.keys(r.candidates).length, 0);
@@ -180,7 +186,7 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
       const { s, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
       verdicts.push(await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error));
     }
-    for (const rec of recs) writeRecord(CACHE, rec);
+    for (const rec of recs) save(rec);
     results.set(mode, verdicts);
     console.log(`  advice ${mode}: ${((Date.now() - ta) / 1000).toFixed(0)} s`);
   }
@@ -194,8 +200,8 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
     for (const [i, v] of results.get(mode)!.entries()) {
       if (v.ok) continue;
       const c: GeneratedCase = cases[i]!;
-      const b = best(recs[i]!)!;
-      console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b.key} work ${b.work} (${(v.work / Math.max(1, b.work)).toFixed(1)}x)`);
+      const b = best(recs[i]!);
+      console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b?.key ?? 'none'} work ${b?.work ?? '-'} (${(v.work / Math.max(1, b?.work ?? 1)).toFixed(1)}x)`);
     }
   }
 }
@@ -253,7 +259,10 @@ async function main(): Promise<void> {
     for (const c of clients) await c.close().catch(() => undefined);
     await stopServers(state);
   };
-  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+  process.once('SIGINT', () => {
+    interrupted = true;
+    void stop().then(() => process.exit(130));
+  });
   try {
     state = await startServers();
     const base = state.env;
