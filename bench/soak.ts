@@ -294,7 +294,7 @@ async function main(): Promise<void> {
     const ratio = (r.maxRssKb * 1024) / r.size;
     const above = (Math.max(0, r.maxRssKb - baseKb) * 1024) / r.size;
     worst = Math.max(worst, above);
-    console.log(`    ${r.name}: input ${(r.size / MB).toFixed(1)} MB, peak ${(r.maxRssKb / 1024).toFixed(0)} MB (${ratio.toFixed(1)}x the input; ${above.toFixed(1)}x above the floor), ${Math.round(r.ms)} ms, exit ${r.code}${r.code === 2 ? `: ${r.stderr.trim().slice(0, 110)}` : ''}`);
+    console.log(`    ${r.name}: input ${(r.size / MB).toFixed(1)} MB, peak ${(r.maxRssKb / 1024).toFixed(0)} MB (${ratio.toFixed(1)}x the input; ${above.toFixed(1)}x above the floor), ${Math.round(r.ms)} ms wall, ${Math.round(r.cpuMs)} ms CPU, exit ${r.code}${r.code === 2 ? `: ${r.stderr.trim().slice(0, 110)}` : ''}`);
   }
   console.log(`  worst peak memory above the floor, inputs of 1 MB or more: ${worst.toFixed(1)}x the input (target 10x)`);
   rmSync(work, { recursive: true, force: true });
