@@ -305,7 +305,23 @@ export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCom
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
   const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
   const indexes = await conn.listIndexes(cmd.collection, dbName);
-  return trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
+  const shown = shownOrder(advice);
+  await trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
+  shown();
+  return live;
+}
+
+/**
+ * Verify on advice a front end already shows (the panel's Verify) fills in the verdicts, but keeps the
+ * suggestions it shows in their order and ranks, since the front end finds them by rank; the measured
+ * order is in `live.measurement`. Returns the function that puts the order back after measuring.
+ */
+function shownOrder(advice: Advice): () => void {
+  const shown = advice.suggestions.map((s) => ({ s, rank: s.rank }));
+  return () => {
+    for (const { s, rank } of shown) s.rank = rank;
+    advice.suggestions = shown.map((x) => x.s);
+  };
 }
 
 async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, live: LiveAdvice, indexes: MongoIndexInfo[], opts: LiveAdviceOptions): Promise<LiveAdvice> {
@@ -404,7 +420,7 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   advice.notes.push(...stats.notes);
   const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
   if (advice.refusal !== undefined || opts.verifyPostgres === false) return live;
-  return verifyPostgresLive(session, sql, live, opts);
+  return verifyPostgresNow(session, sql, live, opts);
 }
 
 /**
@@ -413,6 +429,13 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
  * agreed. Fills their verification in place and returns the same LiveAdvice.
  */
 export async function verifyPostgresLive(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
+  const shown = shownOrder(live.advice);
+  await verifyPostgresNow(session, sql, live, opts);
+  shown();
+  return live;
+}
+
+async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'>): Promise<LiveAdvice> {
   const advice = live.advice;
   if (advice.refusal !== undefined) return live;
   if (session.scratch && opts.measure !== false) {

@@ -98,10 +98,13 @@ export interface TournamentInput {
   facts?: { arrays?: string[]; matching?: Record<string, number>; total?: number };
 }
 
+/**
+ * The suggestion for a measured candidate. A suggestion the rules gave is updated in place, so a front
+ * end that holds it (the panel's Verify) sees its verdict; a candidate the rules did not give is new.
+ */
 function measuredSuggestion(e: TournamentEntry, base: Suggestion | undefined): Suggestion {
   const s: Suggestion = base
-    ? { ...base, conditions: [...base.conditions], rewrites: [...base.rewrites] }
-    : {
+    ?? {
         rank: 0,
         action: e.index ? 'create' : 'none',
         rule: e.index ? 'esr' : 'collection-scan',
@@ -167,7 +170,8 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   const runnerText = t.runnerUp ? `runner-up ${indexLabel(t.runnerUp.index)} ${fig(t.runnerUp)}` : 'no runner-up';
 
   const out: Suggestion[] = [];
-  const head = measuredSuggestion(winner, winner.existing === undefined ? bySpec(winner) : undefined);
+  const keptBefore = winner.existing !== undefined ? advice.suggestions.find((s) => s.action === 'keep' && s.keep?.name === winner.existing) : undefined;
+  const head = measuredSuggestion(winner, winner.existing === undefined ? bySpec(winner) : keptBefore);
   const verifiedText = `Verified: least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
   if (winner.existing !== undefined) {
     head.action = 'keep';
@@ -202,6 +206,13 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
       message: `Measured ${input.label}: ${fig(e)}, ${Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : 'more than'} the work of the best; ${todayText}.`,
     };
     out.push(s);
+  }
+  // The rules' other suggestions that were measured keep their figures, though they leave the list.
+  for (const s of advice.suggestions) {
+    if (out.includes(s) || s.verification.status !== 'not-run') continue;
+    const e = measured.find((x) => x !== winner && (x.ruleRank === s.rank || (s.action === 'create' && s.servesQueryAsWritten && x.rewrite === undefined && JSON.stringify(x.index) === JSON.stringify(s.index))));
+    if (!e) continue;
+    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `Measured ${input.label}: ${fig(e)}, more work than ${indexLabel(winner.index)} (${fig(winner)}).` };
   }
   // Rewrites that were not measured follow, as the rules ranked them.
   const used = new Set(out);
