@@ -17,5 +17,6 @@ export function install(): void;
 /** Packs the extension with vsce (the bundles must be built); returns the .vsix path. */
 export function packageVsix(out?: string): string;
 /** Starts code-server on a copy of samples/; `workspaceSettings` become its .vscode/settings.json. */
-export function startHost(options?: { env?: Record<string, string>; vsix?: string; workspaceSettings?: Record<string, unknown> }): Promise<StartedHost>;
+/** `testDriver` turns on the smoke-test driver the in-host suite needs; it also hides every notification toast. */
+export function startHost(options?: { env?: Record<string, string>; vsix?: string; workspaceSettings?: Record<string, unknown>; testDriver?: boolean }): Promise<StartedHost>;
 export const CHROMIUM_ARGS: string[];

@@ -165,8 +165,12 @@ export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')
  * Starts code-server on a copy of samples/ with isolated XDG folders, all in one temporary folder.
  * `workspaceSettings` become the copy's .vscode/settings.json. Returns the URL, the workspace folder and a
  * stop function that ends the whole process group and removes the temporary folder.
+ *
+ * `testDriver` turns on the workbench's smoke-test driver, which the in-host suite needs (it honours the
+ * `payload` that loads the tests and reports their end) but which also suppresses every notification
+ * toast: so it is on only for those runs, never for the demo or the UI flows a user's eyes would see.
  */
-export async function startHost({ env = {}, vsix, workspaceSettings } = {}) {
+export async function startHost({ env = {}, vsix, workspaceSettings, testDriver = false } = {}) {
   install();
   const runDir = mkdtempSync(join(tmpdir(), 'qpi-host-'));
   const ws = join(runDir, 'workspace');
@@ -200,7 +204,7 @@ export async function startHost({ env = {}, vsix, workspaceSettings } = {}) {
   const child = spawn(NODE_BIN, [CS_BIN, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
     '--user-data-dir', join(runDir, 'ud'), '--extensions-dir', join(runDir, 'ext'), '--config', join(runDir, 'config.yaml'),
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-    '--ignore-last-opened', '--reconnection-grace-time', '5', '--vscode-option', 'enable-smoke-test-driver', ws], {
+    '--ignore-last-opened', '--reconnection-grace-time', '5', ...(testDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []), ws], {
     detached: true, // its own process group, ended as a whole below
     stdio: ['ignore', out, out],
     env: {
@@ -329,32 +333,50 @@ async function main() {
   const dev = process.env.QPI_HOST_DEV === '1' || command === 'suite';
   const vsix = dev ? undefined : packageVsix();
   const env = sampleServers();
-  const host = await startHost({ env, vsix });
-  host.dev = dev;
+  let code = 0;
+  if (command === 'serve') {
+    const host = await startHost({ env, vsix, testDriver: dev });
+    const stopOnSignal = () => host.stop().then(() => process.exit(130));
+    process.once('SIGINT', stopOnSignal);
+    process.once('SIGTERM', stopOnSignal);
+    console.log(`open ${host.url}/?folder=${encodeURIComponent(host.ws)}  (Ctrl-C stops)`);
+    await new Promise(() => {});
+  }
+  if (command === 'test' || command === 'suite') {
+    code = await withHost({ env, testDriver: true }, async () => {
+      log('extension tests inside the host');
+      const c = await runInHost();
+      log(`in-host suite exited with ${c}`);
+      return c;
+    });
+  }
+  if (command === 'ui' || (command === 'test' && (code === 0 || process.env.QPI_HOST_UI_ALWAYS))) {
+    // A host of its own, as a user gets it: notifications show (no smoke-test driver) unless the
+    // repository folder is loaded as a development extension, which only that driver's payload does.
+    const ui = await withHost({ env, vsix, testDriver: dev }, async (host) => {
+      log('UI flows driven by Playwright');
+      return runUi({ ...host, dev });
+    });
+    code = code || ui;
+  }
+  return code;
+}
+
+/** Starts a host, runs `fn` on it, and stops it whatever happens (also on Ctrl-C). */
+async function withHost(options, fn) {
+  const host = await startHost(options);
   hostUrl = host.url;
   hostWs = host.ws;
   const stopOnSignal = () => host.stop().then(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   try {
-    if (command === 'serve') {
-      console.log(`open ${host.url}/?folder=${encodeURIComponent(host.ws)}  (Ctrl-C stops)`);
-      await new Promise(() => {});
-    }
-    let code = 0;
-    if (command === 'test' || command === 'suite') {
-      log('extension tests inside the host');
-      code = await runInHost();
-      log(`in-host suite exited with ${code}`);
-    }
-    if (command === 'ui' || (command === 'test' && code === 0) || (command === 'test' && process.env.QPI_HOST_UI_ALWAYS)) {
-      log('UI flows driven by Playwright');
-      const ui = await runUi(host);
-      code = code || ui;
-    }
+    const code = await fn(host);
     if (code !== 0) console.error(`code-server log: ${host.logFile} (kept when QPI_KEEP_HOST=1)`);
     return code;
   } finally {
+    process.off('SIGINT', stopOnSignal);
+    process.off('SIGTERM', stopOnSignal);
     await host.stop();
   }
 }

@@ -6,6 +6,7 @@
 // QPI_PASSWORD; it never appears in any output.
 
 import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
+import { AdviceService } from '../adapters/adviceService';
 import { isAdapterError } from '../adapters/errors';
 import { indexLabel, workText } from '../core/advice/tournament';
 import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/advice/types';
@@ -62,13 +63,16 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
       if (typeof uri === 'string') {
         const session = await openMongoAdvice({ uri, appName: 'qpi', signal: abort.signal, ...(password ? { password } : {}) });
         try {
-          live = (await adviseQuery({ engine, command: parsed.command, session }, {
-            measure: flags.has('--verify'),
+          // The same service the editor's faces ask, so the CLI's verdict is theirs.
+          const service = new AdviceService();
+          const options = {
             exactCounts: flags.has('--exact-counts'),
             timeoutMs,
             signal: abort.signal,
             ...(sampleSize !== undefined ? { sampleSize } : {}),
-          })).live;
+          };
+          live = await service.mongo(session, parsed.command, { connection: 'cli', options });
+          if (flags.has('--verify')) await service.verifyMongo(session, parsed.command, live, options);
         } finally {
           await session.close();
         }
@@ -79,12 +83,10 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
     } else if (typeof uri === 'string') {
       const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, signal: abort.signal, ...(password ? { password } : {}) });
       try {
-        live = (await adviseQuery({ engine, sql: query, session }, {
-          allowBuild: flags.has('--allow-build'),
-          exactCounts: flags.has('--exact-counts'),
-          timeoutMs,
-          signal: abort.signal,
-        })).live;
+        const service = new AdviceService();
+        const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, signal: abort.signal };
+        live = await service.postgres(session, query, { connection: 'cli', options });
+        await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build') });
       } finally {
         await session.close();
       }

@@ -6,6 +6,7 @@
 // (pg_cancel_backend / killOp); a MongoDB trial's scratch collection is dropped anyway.
 
 import type { LiveAdvice } from '../adapters/advise';
+import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainResult } from '../adapters/types';
 import type { Suggestion } from '../core/advice/types';
 import { suggestionsToTry } from './adviceView';
@@ -47,7 +48,8 @@ function indexChecked(live: LiveAdvice, s: Suggestion): Suggestion | undefined {
   return undefined;
 }
 
-export function createGateway(log: Log): Gateway {
+/** `advice` is the extension's one advice service: the panel's suggestions come from it, like the lenses'. */
+export function createGateway(log: Log, advice: AdviceService): Gateway {
   return {
     async test(engine, uri, connectTimeoutMs): Promise<ServerInfo> {
       if (engine === 'postgres') {
@@ -83,7 +85,7 @@ export function createGateway(log: Log): Gateway {
           const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal });
           try {
             const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true });
-            return await withAdvice(log, outcomeOf(result), signal, () => adv.advisePostgresLive(session, request.text, { verifyPostgres: false, timeoutMs, signal }));
+            return await withAdvice(log, outcomeOf(result), signal, () => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }));
           } finally {
             await session.close();
           }
@@ -95,7 +97,7 @@ export function createGateway(log: Log): Gateway {
           const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal });
           try {
             const result = await session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites });
-            return await withAdvice(log, outcomeOf(result), signal, () => adv.adviseMongoLive(session, command, { timeoutMs, signal }));
+            return await withAdvice(log, outcomeOf(result), signal, () => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }));
           } finally {
             await session.close();
           }
@@ -126,7 +128,7 @@ export function createGateway(log: Log): Gateway {
           if (!command) throw new Error('a MongoDB verify request needs its parsed command');
           const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
           try {
-            await adv.verifyMongoLive(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onTrialStep: request.onStep } : {}) });
+            await advice.verifyMongo(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onTrialStep: request.onStep } : {}) });
             return outcome(false);
           } finally {
             await session.close();
@@ -144,7 +146,7 @@ export function createGateway(log: Log): Gateway {
               if (!allowBuild) return outcome(true);
             }
           }
-          await adv.verifyPostgresLive(session, request.text, live, { ...opts, allowBuild });
+          await advice.verifyPostgres(session, request.text, live, { ...opts, allowBuild });
           return outcome(false);
         } finally {
           await session.close();

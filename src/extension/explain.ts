@@ -14,6 +14,7 @@ import type { ConnectionStore } from './connections/store';
 import { pickConnection } from './connections/ui';
 import { modalConsent, verifier, type ConsentPrompt } from './advice';
 import { suggestionViews, type AdviceContext } from './adviceView';
+import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
@@ -59,6 +60,12 @@ interface Run {
   label: string;
 }
 
+/** What an invalidation covers: a connection (all when absent), and only these collections or tables when given. */
+export interface AdviceScope {
+  connection?: string;
+  targets?: string[];
+}
+
 /** The services the commands share, built once on first use. */
 export interface Services {
   context: vscode.ExtensionContext;
@@ -66,6 +73,12 @@ export interface Services {
   store: ConnectionStore;
   bindings: Bindings;
   gateway: () => Promise<Gateway>;
+  /** The one advice service (src/adapters/adviceService.ts), loaded on first use. */
+  advice: () => Promise<AdviceService>;
+  /** Drops cached advice (after Create Index, a connection switch, Refresh) so every face asks again. */
+  invalidateAdvice: (scope: AdviceScope) => void;
+  /** Fired once advice was dropped; the language client makes the server ask again. */
+  onAdviceInvalidated: vscode.Event<AdviceScope>;
   panelHooks: PanelHooks;
   /** Connection add flow, used when a query needs a connection and none exists. */
   addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
@@ -76,7 +89,11 @@ export interface Services {
   consent?: ConsentPrompt;
 }
 
-/** The last two runs of each query (by connection and text), for "Compare with previous run". */
+/**
+ * The last two runs of each query, for "Compare with previous run". A run is kept under its text and,
+ * when it came from a file, under its place there (the file and the line it starts on), so that a query
+ * rewritten in place (a quick fix, an edit) compares with its run before the rewrite.
+ */
 export class RunHistory {
   private readonly runs = new Map<string, Run[]>();
   lastKey: string | undefined;
@@ -87,17 +104,35 @@ export class RunHistory {
     return `${engine}\u0000${text.replace(/\s+/g, ' ').trim()}`;
   }
 
-  add(key: string, run: Run): void {
-    const list = this.runs.get(key) ?? [];
-    list.push(run);
-    if (list.length > 2) list.shift();
-    this.runs.set(key, list);
-    this.lastKey = key;
+  static placeKey(engine: ConnectionEngine, uri: vscode.Uri, line: number): string {
+    return `${engine}\u0000@${uri.toString()}#${line}`;
+  }
+
+  /** The keys of a query, its place first (when known), then its text. */
+  static keys(engine: ConnectionEngine, text: string, place?: { uri: vscode.Uri; line: number }): string[] {
+    return [...(place ? [RunHistory.placeKey(engine, place.uri, place.line)] : []), RunHistory.key(engine, text)];
+  }
+
+  /** Adds a run under each of its keys; `lastKey` is the first (the place, when known). */
+  add(keys: string | string[], run: Run): void {
+    const all = typeof keys === 'string' ? [keys] : keys;
+    for (const key of all) {
+      const list = this.runs.get(key) ?? [];
+      if (list.at(-1) !== run) list.push(run);
+      if (list.length > 2) list.shift();
+      this.runs.set(key, list);
+    }
+    this.lastKey = all[0];
     this.changed.fire();
   }
 
   get(key: string | undefined): Run[] {
     return key ? this.runs.get(key) ?? [] : [];
+  }
+
+  /** The first of these keys that has at least `count` runs. */
+  find(keys: string[], count: number): string | undefined {
+    return keys.find((k) => this.get(k).length >= count);
   }
 }
 
@@ -270,7 +305,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
     { location: vscode.ProgressLocation.Notification, title: `Explaining ${title} on ${spec.name}`, cancellable: true },
     async (_progress, token) => {
       const running = gateway.explain({
-        engine: query.engine, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
+        engine: query.engine, connectionId: spec.id, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
         analyze: withAnalyze, allowSideEffects, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
       });
       let cancelled = false;
@@ -336,9 +371,9 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
       consent: () => s.consent ?? modalConsent,
     })
     : undefined;
-  const key = RunHistory.key(query.engine, query.text);
-  const previous = history.get(key).at(-1);
-  history.add(key, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
+  const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
+  const previous = history.get(history.find(keys, 1)).at(-1);
+  history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
   PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
@@ -348,7 +383,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   }
   if (previous) {
     void vscode.window.showInformationMessage(`${title} was explained before in this session.`, 'Compare with Previous Run').then((c) => {
-      if (c) void vscode.commands.executeCommand(Commands.compareWithPrevious, { key });
+      if (c) void vscode.commands.executeCommand(Commands.compareWithPrevious, { key: history.find(keys, 2) });
     });
   }
   const summary: ExplainSummary = {
@@ -367,7 +402,7 @@ export async function compareWithPrevious(s: Services, args: { key?: string } | 
     if (editor) {
       try {
         const target = await resolveTarget(args as ExplainArgs);
-        key = RunHistory.key(target.query.engine, target.query.text);
+        key = history.find(RunHistory.keys(target.query.engine, target.query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined), 2);
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
       }
@@ -413,8 +448,8 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
         command: Commands.explainQueryAt,
         arguments: [{ uri: doc.uri.toString(), start: q.start, end: q.end }],
       }));
-      const key = RunHistory.key(q.engine, q.text);
-      if (history.get(key).length >= 2) {
+      const key = history.find(RunHistory.keys(q.engine, q.text, { uri: doc.uri, line: range.start.line }), 2);
+      if (key) {
         lenses.push(new vscode.CodeLens(range, { title: 'Compare with previous run', command: Commands.compareWithPrevious, arguments: [{ key }] }));
       }
     }

@@ -10,6 +10,8 @@ import type { ConnectionEngine } from './connections/spec';
 
 export interface ExplainRequest {
   engine: ConnectionEngine;
+  /** The connection's id: the advice service keys its answers by it. */
+  connectionId: string;
   /** The URI to connect with, password included; never logged. */
   uri: string;
   /** The query as written: mongo shell text or one SQL statement. */

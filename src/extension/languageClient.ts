@@ -12,8 +12,8 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
 import { parseMongoQuery } from '../core/query/mongoShell';
 import {
-  ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetPlans, SetSchema,
-  type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  AdviceWanted, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
+  type AdviceWantedParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { parseMongoCreateIndex, type IndexCreationResult } from '../core/query/createIndex';
 import { Commands } from './commands';
@@ -21,9 +21,6 @@ import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
 import { findQueries, sourceKind } from './queries';
 import { passwordFor, SETTINGS, type Services } from './explain';
-
-/** How long a fetched index list is trusted before the server's next request fetches it again. */
-const SCHEMA_TTL_MS = 5 * 60_000;
 
 const SELECTOR: LanguageClientOptions['documentSelector'] = [
   ...['file', 'untitled'].flatMap((scheme) => ['sql', 'javascript', 'typescript', 'javascriptreact', 'typescriptreact'].map((language) => ({ scheme, language }))),
@@ -57,16 +54,18 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     },
   });
   const schemas = new SchemaFetcher(client, services);
-  registerCommands(context, services, schemas);
+  registerCommands(context, services);
   context.subscriptions.push(
     client,
     client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
     client.onNotification(ExplainWanted, (p: ExplainWantedParams) => void schemas.explain(p)),
-    // Another connection for a folder: the server forgets what it knew and asks again.
-    services.bindings.onDidChange(() => {
-      schemas.forget();
-      void client.sendNotification(ClearSchema, {});
-    }),
+    client.onNotification(AdviceWanted, (p: AdviceWantedParams) => void schemas.advise(p)),
+    // Another connection for a folder: every face asks again.
+    services.bindings.onDidChange(() => services.invalidateAdvice({})),
+    // Advice dropped (Create Index, Refresh Connections, an index change the advice service saw, a
+    // connection switch): the server forgets the index lists, plans and verdicts of every document and
+    // asks again, so the lens and the squiggles follow the panel.
+    services.onAdviceInvalidated(() => void client.sendNotification(ClearSchema, {})),
   );
   try {
     await client.start();
@@ -78,37 +77,23 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
   }
 }
 
-/** Fetches index lists for the server, at most once per connection and target in SCHEMA_TTL_MS. */
+/**
+ * Fetches index lists for the server whenever it asks (once per document and target, and again after
+ * every invalidation): a list kept per connection would leave a document opened later without one.
+ */
 class SchemaFetcher {
-  private readonly fetched = new Map<string, number>();
-
   constructor(private readonly client: LanguageClient, private readonly s: Services) {}
-
-  forget(): void {
-    this.fetched.clear();
-  }
-
-  /** Fetches these index lists again now, whatever was fetched before (after an index was built). */
-  async refresh(p: SchemaNeededParams): Promise<void> {
-    for (const key of [...this.fetched.keys()]) {
-      const [, a, b] = key.split('\u0000');
-      const stale = p.mongodb.some((t) => b !== undefined && a === (t.database ?? '') && b === t.collection)
-        || p.postgres.some((t) => b === undefined && a === t.table);
-      if (stale) this.fetched.delete(key);
-    }
-    await this.fetch(p);
-  }
 
   async fetch(p: SchemaNeededParams): Promise<void> {
     const uri = vscode.Uri.parse(p.uri);
     try {
-      if (p.mongodb.length > 0) {
-        const spec = this.s.bindings.get(uri, 'mongodb');
-        if (spec) await this.mongo(p.uri, spec, p.mongodb);
-      }
-      if (p.postgres.length > 0) {
-        const spec = this.s.bindings.get(uri, 'postgres');
-        if (spec) await this.postgres(p.uri, spec, p.postgres.map((t) => t.table));
+      for (const engine of ['mongodb', 'postgres'] as const) {
+        const spec = (engine === 'mongodb' ? p.mongodb : p.postgres).length > 0 ? this.s.bindings.get(uri, engine) : undefined;
+        if (!spec) continue;
+        // Said first, so the lens waits for the connection's verdict instead of guessing without it.
+        await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [p.uri], engine, connectionName: spec.name, ...(engine === 'mongodb' ? { collections: [] } : { tables: [] }) } satisfies SetSchemaParams);
+        if (engine === 'mongodb') await this.mongo(p.uri, spec, p.mongodb);
+        else await this.postgres(p.uri, spec, p.postgres.map((t) => t.table));
       }
     } catch (err) {
       // Background work: a server that is down costs a log line, not a notification.
@@ -165,15 +150,64 @@ class SchemaFetcher {
     }
   }
 
-  private fresh(key: string): boolean {
-    const at = this.fetched.get(key);
-    if (at !== undefined && Date.now() - at < SCHEMA_TTL_MS) return true;
-    this.fetched.set(key, Date.now());
-    return false;
+  /**
+   * The advice service's verdicts for queries of a connected document (the same service and cache the
+   * plan panel uses), sent to the server for its lens, squiggles and hover. A query that cannot be
+   * advised here is sent back with the reason, and the server's own rules answer for it.
+   */
+  async advise(p: AdviceWantedParams): Promise<void> {
+    const uri = vscode.Uri.parse(p.uri);
+    for (const engine of ['mongodb', 'postgres'] as const) {
+      const queries = p.queries.filter((q) => q.engine === engine);
+      if (queries.length === 0) continue;
+      const spec = this.s.bindings.get(uri, engine);
+      const entries: SetAdviceParams['entries'] = [];
+      const fail = (error: string) => entries.push(...queries.filter((q) => !entries.some((e) => e.text === q.text)).map((q) => ({ engine, text: q.text, error })));
+      try {
+        if (!spec) {
+          fail('no connection is bound to this folder');
+        } else {
+          const service = await this.s.advice();
+          const connectUri = connectionUri(spec, await passwordFor(this.s, spec));
+          const adv = await import('../adapters/advise');
+          const options = { timeoutMs: 15_000 };
+          if (engine === 'mongodb') {
+            const session = await adv.openMongoAdvice({ uri: connectUri, connectTimeoutMs: 10_000 });
+            try {
+              for (const q of queries) {
+                const cmd = parseMongoQuery(q.text);
+                if (!cmd.ok) {
+                  entries.push({ engine, text: q.text, error: cmd.error });
+                  continue;
+                }
+                const live = await service.mongo(session, cmd.command, { connection: spec.id, options }).catch((err: unknown) => err as Error);
+                entries.push(live instanceof Error ? { engine, text: q.text, error: live.message } : { engine, text: q.text, advice: live.advice });
+              }
+            } finally {
+              await session.close();
+            }
+          } else {
+            const session = await adv.openPostgresAdvice({ uri: connectUri, connectTimeoutMs: 10_000, timeoutMs: options.timeoutMs });
+            try {
+              for (const q of queries) {
+                const live = await service.postgres(session, q.text, { connection: spec.id, options }).catch((err: unknown) => err as Error);
+                entries.push(live instanceof Error ? { engine, text: q.text, error: live.message } : { engine, text: q.text, advice: live.advice });
+              }
+            } finally {
+              await session.close();
+            }
+          }
+        }
+      } catch (err) {
+        fail(err instanceof Error ? err.message : String(err));
+      }
+      await this.client.sendRequest(SetAdvice, { uris: [p.uri], connectionName: spec?.name ?? '', entries } satisfies SetAdviceParams);
+      const given = entries.filter((e) => e.advice).length;
+      this.s.log.info(`Inline advice: ${given} of ${queries.length} ${engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} queries advised by the connection's advice service${spec ? ` on ${spec.name}` : ''}.`);
+    }
   }
 
-  private async mongo(docUri: string, spec: ConnectionSpec, targets: { database?: string; collection: string }[]): Promise<void> {
-    const todo = targets.filter((t) => !this.fresh(`${spec.id}\u0000${t.database ?? ''}\u0000${t.collection}`));
+  private async mongo(docUri: string, spec: ConnectionSpec, todo: { database?: string; collection: string }[]): Promise<void> {
     if (todo.length === 0) return;
     const mongo = await import('../adapters/mongodb');
     const conn = await mongo.connectMongo({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
@@ -195,8 +229,7 @@ class SchemaFetcher {
     }
   }
 
-  private async postgres(docUri: string, spec: ConnectionSpec, tables: string[]): Promise<void> {
-    const todo = tables.filter((t) => !this.fresh(`${spec.id}\u0000${t}`));
+  private async postgres(docUri: string, spec: ConnectionSpec, todo: string[]): Promise<void> {
     if (todo.length === 0) return;
     const pg = await import('../adapters/postgres');
     const conn = await pg.connectPostgres({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
@@ -225,7 +258,7 @@ class SchemaFetcher {
   }
 }
 
-function registerCommands(context: vscode.ExtensionContext, s: Services, schemas: SchemaFetcher): void {
+function registerCommands(context: vscode.ExtensionContext, s: Services): void {
   const reg = (id: string, fn: (...args: never[]) => Promise<unknown> | unknown) => {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: never[]) => {
       try {
@@ -246,7 +279,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services, schemas
     if (choice === 'Copy') await vscode.commands.executeCommand(ClientCommands.copyText, { text: args.createText, what: 'The index command' });
     if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
   });
-  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, schemas, args));
+  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
   reg(ClientCommands.explainInline, async (args: InlineExplainArgs) => explainInline(s, args));
 }
 
@@ -269,10 +302,10 @@ async function explainInline(s: Services, args: InlineExplainArgs): Promise<unkn
 /**
  * Shows the exact command and the connection it would run on, and asks before anything happens. "Create
  * Index" builds it through the adapters under a cancellable progress notification (cancel stops the build
- * on the server), then fetches the index lists again so the server re-advises with the new index. The
+ * on the server), then drops the advice given with the old index list, so every face asks again. The
  * command can also be copied, or opened as a script for the user's own shell or client.
  */
-async function createIndex(s: Services, schemas: SchemaFetcher, args: CreateIndexArgs): Promise<void> {
+async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
   const docUri = vscode.Uri.parse(args.uri);
   let spec = s.bindings.get(docUri, args.engine);
   const engineName = args.engine === 'postgres' ? 'PostgreSQL' : 'MongoDB';
@@ -306,7 +339,7 @@ async function createIndex(s: Services, schemas: SchemaFetcher, args: CreateInde
     choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Create Index', 'Copy Command', 'Open as Script');
   }
   if (choice === 'Create Index') {
-    await buildIndex(s, schemas, args, spec);
+    await buildIndex(s, args, spec);
   } else if (choice === 'Copy Command') {
     await vscode.env.clipboard.writeText(args.createText);
     vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
@@ -319,8 +352,8 @@ async function createIndex(s: Services, schemas: SchemaFetcher, args: CreateInde
   }
 }
 
-/** Builds the index on the connection, then refreshes the index lists of the document's targets. */
-async function buildIndex(s: Services, schemas: SchemaFetcher, args: CreateIndexArgs, spec: ConnectionSpec): Promise<IndexCreationResult | undefined> {
+/** Builds the index on the connection, then invalidates the advice about its collection or table. */
+async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSpec): Promise<IndexCreationResult | undefined> {
   const mongoSpec = args.engine === 'mongodb' ? parseMongoCreateIndex(args.createText) : undefined;
   if (mongoSpec && !mongoSpec.ok) throw new Error(mongoSpec.error);
   const connectUri = connectionUri(spec, await passwordFor(s, spec));
@@ -369,12 +402,8 @@ async function buildIndex(s: Services, schemas: SchemaFetcher, args: CreateIndex
     : `Index ${result.name} already existed on ${result.target} (${spec.name}); nothing was built.`;
   s.log.info(line);
   void vscode.window.showInformationMessage(line);
-  const database = mongoSpec?.ok ? mongoSpec.value.database ?? args.database : undefined;
-  const pgTable = args.engine === 'postgres' ? result.target.split('.').pop() : undefined;
-  await schemas.refresh({
-    uri: args.uri,
-    mongodb: mongoSpec?.ok ? [{ collection: mongoSpec.value.collection, ...(database !== undefined ? { database } : {}) }] : [],
-    postgres: pgTable ? [{ table: pgTable }] : [],
-  });
+  // Every face drops what it said with the old index list and asks again: lens, squiggles, hover, panel.
+  const target = mongoSpec?.ok ? mongoSpec.value.collection : result.target.split('.').pop()!;
+  s.invalidateAdvice({ connection: spec.id, targets: [target] });
   return result;
 }

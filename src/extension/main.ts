@@ -9,7 +9,8 @@ import { addConnection, editConnection, removeConnection, selectConnection, test
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
-import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs, type Services } from './explain';
+import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type AdviceScope, type ExplainArgs, type Services } from './explain';
+import type { AdviceService } from '../adapters/adviceService';
 import type { Gateway } from './gateway';
 import { Log } from './log';
 import { startLanguageClient } from './languageClient';
@@ -42,12 +43,28 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const store = new ConnectionStore(context.globalState, context.secrets);
   const bindings = new Bindings(context.workspaceState, store);
   let gateway: Promise<Gateway> | undefined;
+  // One advice service for the panel, Verify and the language server's lenses, squiggles and hovers,
+  // loaded with the adapters on first use.
+  let advice: Promise<AdviceService> | undefined;
+  const adviceInvalidated = new vscode.EventEmitter<AdviceScope>();
+  const adviceService = () => (advice ??= import('../adapters/adviceService').then((m) => {
+    const service = new m.AdviceService();
+    service.onInvalidate((scope) => adviceInvalidated.fire(scope));
+    return service;
+  }));
   const services: Services = {
     context,
     log,
     store,
     bindings,
-    gateway: () => (gateway ??= import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log), log))),
+    gateway: () => (gateway ??= adviceService().then((a) => import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log, a), log)))),
+    advice: adviceService,
+    invalidateAdvice: (scope) => {
+      // Before the service is first loaded nothing is cached, but the server's lists may still be stale.
+      if (advice) void advice.then((a) => a.invalidate(scope));
+      else adviceInvalidated.fire(scope);
+    },
+    onAdviceInvalidated: adviceInvalidated.event,
     panelHooks: {},
     addConnection: (engine) => addConnection(services, { engine }),
   };
@@ -55,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const tree = new ConnectionsTree(store);
   const lenses = new ExplainCodeLens();
   context.subscriptions.push(
-    log, store, bindings, statusBar, tree, lenses,
+    log, store, bindings, statusBar, tree, lenses, adviceInvalidated,
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
     vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
     { dispose: () => PlanPanel.active?.dispose() },
@@ -76,6 +93,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   reg(Commands.useConnectionHere, 'Use Connection Here', (arg?: Parameters<typeof useConnectionHere>[1]) => useConnectionHere(services, arg));
   reg(Commands.refreshConnections, 'Refresh Connections', () => {
     for (const spec of store.list()) store.setState(spec.id, { kind: 'unknown' });
+    // Index lists and statistics are read again by every face.
+    services.invalidateAdvice({});
   });
   reg(Commands.showLog, 'Show Log', () => log.show());
   // Inline advice while coding: the language server starts in the background; activation does not wait for it.

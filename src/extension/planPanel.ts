@@ -85,7 +85,11 @@ export class PlanPanel implements vscode.Disposable {
 
   private static reveal(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks): PlanPanel {
     if (PlanPanel.current) {
-      PlanPanel.current.panel.reveal(undefined, true);
+      // Never over the file being edited: a panel that sits in the active editor's group (the user moved
+      // one or the other) goes beside it; otherwise it stays where the user put it.
+      const panel = PlanPanel.current.panel;
+      const editing = vscode.window.activeTextEditor?.viewColumn;
+      panel.reveal(editing !== undefined && panel.viewColumn === editing ? vscode.ViewColumn.Beside : undefined, true);
       return PlanPanel.current;
     }
     PlanPanel.current = new PlanPanel(extensionUri, log, hooks);
@@ -171,7 +175,10 @@ export class PlanPanel implements vscode.Disposable {
         case 'openNode':
           if (this.source?.uri) {
             const doc = await vscode.workspace.openTextDocument(this.source.uri);
-            const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+            // Where the file is already shown, else in a group other than the panel's, so the plan stays in view.
+            const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === doc.uri.toString())?.viewColumn;
+            const column = shown ?? (this.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Beside : vscode.ViewColumn.One);
+            const editor = await vscode.window.showTextDocument(doc, { viewColumn: column, preserveFocus: false });
             if (this.source.range) {
               editor.selection = new vscode.Selection(this.source.range.start, this.source.range.end);
               editor.revealRange(this.source.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);

@@ -6,14 +6,14 @@
 //
 // Types and names only (no library import): both sides send them with their own LSP library.
 
-import type { ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/advice/types';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/advice/types';
 import type { DiagnosticCode, PlanSummary } from '../core/lint/codes';
 
 // The diagnostic codes and the plan summary are the query lint's own (src/core/lint), shared with `qpi lint`.
 export { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../core/lint/codes';
 
 /** Bumped when a message below changes shape; sent by the client in initializationOptions. */
-export const LANGUAGE_SERVER_PROTOCOL_VERSION = 1;
+export const LANGUAGE_SERVER_PROTOCOL_VERSION = 2;
 
 /** What the client passes in `initializationOptions`. */
 export interface ServerInitOptions {
@@ -93,6 +93,40 @@ export interface SetPlansParams {
  */
 export const ClearSchema = 'queryPlanInspector/clearSchema';
 export interface ClearSchemaParams {
+  uris?: string[];
+}
+
+/**
+ * Notification, server -> client: queries of a document whose folder has a connection, for which the
+ * server has no advice from the extension's advice service yet (each text once, until ClearAdvice or a
+ * changed index list). The extension asks its advice service (the same one the plan panel, Verify and
+ * the CLI use) and answers with `advice`, so the lens, the squiggles and the hover give the panel's verdict.
+ * Until the answer comes, the lens says the indexes are being checked rather than guess.
+ */
+export const AdviceWanted = 'queryPlanInspector/adviceWanted';
+export interface AdviceWantedParams {
+  uri: string;
+  queries: { engine: 'mongodb' | 'postgres'; text: string }[];
+}
+
+/**
+ * Request, client -> server: the advice service's answers for queries (by their text, as in
+ * AdviceWanted), or why there is none (the server then falls back to its own rules). The server stores
+ * them for these documents, republishes their diagnostics and asks the editor to redraw the lenses.
+ */
+export const SetAdvice = 'queryPlanInspector/advice';
+export interface SetAdviceParams {
+  uris: string[];
+  connectionName: string;
+  entries: { engine: 'mongodb' | 'postgres'; text: string; advice?: Advice; error?: string }[];
+}
+
+/**
+ * Notification, client -> server: the advice of these documents (all when `uris` is absent) is stale
+ * (an index was built, Refresh Connections): drop it and the background plans, and ask again.
+ */
+export const ClearAdvice = 'queryPlanInspector/clearAdvice';
+export interface ClearAdviceParams {
   uris?: string[];
 }
 

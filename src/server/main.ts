@@ -3,21 +3,23 @@
 // extension sends through the messages of src/protocol/languageServer.ts; it has no database driver and
 // never sees a connection string or a password.
 
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadSqlParser } from '../core/query/find';
 import {
-  ClearSchema, ListQueries, SetPlans, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
-  type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetPlansParams, type SetSchemaParams,
+  ClearAdvice, ClearSchema, ListQueries, SetAdvice, SetPlans, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
+  type ClearAdviceParams, type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetAdviceParams, type SetPlansParams, type SetSchemaParams,
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 let service: InlineAdviceService | undefined;
+let lensRefresh = false;
 
 connection.onInitialize(async (params): Promise<InitializeResult> => {
   const init = (params.initializationOptions ?? {}) as Partial<ServerInitOptions>;
+  lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
   if (init.protocolVersion !== undefined && init.protocolVersion !== LANGUAGE_SERVER_PROTOCOL_VERSION) {
     connection.console.warn(`The extension speaks protocol ${init.protocolVersion}, this server ${LANGUAGE_SERVER_PROTOCOL_VERSION}; custom messages may be ignored.`);
   }
@@ -28,6 +30,10 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
       sendDiagnostics: (p) => void connection.sendDiagnostics(p),
       sendNotification: (method, p) => void connection.sendNotification(method, p),
       log: (m) => connection.console.log(m),
+      // Lenses are pulled by the editor: without this they would change only at the next edit or scroll.
+      refreshLenses: () => {
+        if (lensRefresh) void connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+      },
     },
     {
       ...DEFAULT_OPTIONS,
@@ -57,6 +63,8 @@ connection.onCodeLens((p) => service?.codeLenses(p.textDocument.uri) ?? []);
 connection.onRequest(SetSchema, (p: SetSchemaParams) => service?.setSchema(p) ?? { advised: 0 });
 connection.onRequest(SetPlans, (p: SetPlansParams) => service?.setPlans(p));
 connection.onNotification(ClearSchema, (p: ClearSchemaParams) => service?.clearSchema(p ?? {}));
+connection.onRequest(SetAdvice, (p: SetAdviceParams) => service?.setAdvice(p));
+connection.onNotification(ClearAdvice, (p: ClearAdviceParams) => service?.clearAdvice(p ?? {}));
 connection.onRequest(ListQueries, async (p: ListQueriesParams) => {
   await service?.settled(p.uri);
   return service?.listQueries(p.uri) ?? [];

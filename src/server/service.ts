@@ -9,8 +9,8 @@ import type {
 } from 'vscode-languageserver';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
 import {
-  ClientCommands, ExplainWanted, SchemaNeeded,
-  type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
+  AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
+  type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { explainText } from '../core/lint/explainText';
@@ -21,6 +21,8 @@ export interface ServerPort {
   sendDiagnostics(params: PublishDiagnosticsParams): void;
   sendNotification(method: string, params: unknown): void;
   log(message: string): void;
+  /** Asks the editor to draw the lenses again (they changed without an edit: new indexes, new advice). */
+  refreshLenses?(): void;
 }
 
 export interface ServiceOptions {
@@ -60,6 +62,9 @@ interface DocState {
   explainAsked: Set<string>;
   explainTimes: number[];
   explainTimer?: ReturnType<typeof setTimeout>;
+  /** Texts whose advice was asked of the extension's advice service, and those it could not answer. */
+  adviceAsked: Set<string>;
+  adviceFailed: Set<string>;
   /** Resolves when the pending analysis has run (tests and the benchmark wait on it). */
   waiters: (() => void)[];
 }
@@ -80,7 +85,7 @@ export class InlineAdviceService {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
       index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [],
-      explainAsked: new Set(), explainTimes: [],
+      explainAsked: new Set(), explainTimes: [], adviceAsked: new Set(), adviceFailed: new Set(),
     };
     this.docs.set(uri, state);
     this.run(state);
@@ -138,6 +143,7 @@ export class InlineAdviceService {
       state.analysedVersion = state.doc.version;
       this.publish(state);
       this.announce(state);
+      this.askAdvice(state);
       this.scheduleExplain(state);
     } catch (err) {
       // A bug in a rule must not take the server down: log it and leave the last diagnostics.
@@ -305,7 +311,10 @@ export class InlineAdviceService {
       const text = explainText(q);
       const explain: InlineExplainArgs = { uri, start: q.range.start, end: q.range.end, engine: q.engine, ...(text.ok ? { text: text.text } : { problem: text.problem }) };
       out.push({ range, command: { title: text.ok ? '$(debug-start) Explain' : '$(warning) Explain (needs literal values)', tooltip: text.ok ? 'Explain this query and show its plan' : text.problem, command: ClientCommands.explainInline, arguments: [explain] } });
-      if (a.top?.createText) {
+      const waiting = this.adviceWaiting(state, q);
+      if (waiting !== undefined) {
+        out.push({ range, command: { title: `$(sync~spin) Checking indexes on ${waiting}`, tooltip: 'The advice for this query is being computed on the connection; the plan panel gives the same verdict.', command: '' } });
+      } else if (a.top?.createText) {
         const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
         out.push({ range, command: { title: '$(lightbulb) Suggest index', tooltip: `The index this query wants: ${a.top.createText}`, command: ClientCommands.suggestIndex, arguments: [args] } });
       } else if (a.top?.keep) {
@@ -322,15 +331,30 @@ export class InlineAdviceService {
     for (const uri of params.uris) {
       const state = this.docs.get(uri);
       if (!state) continue;
-      const schema: DocumentSchema = state.schema ?? { connection: {}, collections: new Map(), tables: new Map(), plans: new Map() };
+      const schema: DocumentSchema = state.schema ?? { connection: {}, collections: new Map(), tables: new Map(), plans: new Map(), advice: new Map() };
+      const switched = schema.connection[params.engine] !== undefined && schema.connection[params.engine] !== params.connectionName;
       schema.connection[params.engine] = params.connectionName;
-      for (const c of params.collections ?? []) schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}) });
-      for (const t of params.tables ?? []) schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
+      // An index list that changed (built, dropped, another connection) makes the plans and the advice
+      // given with the old one wrong: they are dropped and asked for again.
+      let changed = switched;
+      for (const c of params.collections ?? []) {
+        const before = schema.collections.get(c.name);
+        if (before && JSON.stringify(before.indexes) !== JSON.stringify(c.indexes)) changed = true;
+        schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}) });
+      }
+      for (const t of params.tables ?? []) {
+        const before = schema.tables.get(t.name);
+        if (before && JSON.stringify(before.indexes) !== JSON.stringify(t.indexes)) changed = true;
+        schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
+      }
       state.schema = schema;
+      if (changed) this.forgetAdvice(state);
       state.schemaVersion++;
       this.current(uri);
       this.publish(state);
-      this.scheduleExplain(state);
+      this.askAdvice(state);
+      this.scheduleExplain(state, changed ? 0 : undefined);
+      this.port.refreshLenses?.();
       advised += state.queries.filter((q) => this.analysis(state, q).connected).length;
     }
     return { advised };
@@ -339,24 +363,99 @@ export class InlineAdviceService {
   clearSchema(params: ClearSchemaParams): void {
     for (const state of this.docs.values()) {
       if (params.uris && !params.uris.includes(state.uri)) continue;
-      if (!state.schema) continue;
+      // A document without a schema is announced again too: its folder may have a connection now.
       delete state.schema;
       state.explainAsked.clear();
+      state.adviceAsked.clear();
+      state.adviceFailed.clear();
       state.schemaVersion++;
       state.announced.clear();
       state.announcedQueries = new WeakSet();
       this.publish(state);
       this.announce(state);
     }
+    this.port.refreshLenses?.();
+  }
+
+  /** Drops a document's plans and advice, so both are asked for again. */
+  private forgetAdvice(state: DocState): void {
+    state.schema?.plans.clear();
+    state.schema?.advice.clear();
+    state.explainAsked.clear();
+    state.adviceAsked.clear();
+    state.adviceFailed.clear();
+  }
+
+  /** The connection whose advice a query of a connected document is waiting for, if it is waiting. */
+  private adviceWaiting(state: DocState, q: FoundQuery): string | undefined {
+    const connection = state.schema?.connection[q.engine];
+    if (connection === undefined) return undefined;
+    const t = explainText(q);
+    if (!t.ok) return undefined;
+    const key = planKey(q.engine, t.text);
+    return state.schema!.advice.has(key) || state.adviceFailed.has(key) ? undefined : connection;
+  }
+
+  /** Asks the extension's advice service about the queries of a connected document it has no answer for. */
+  private askAdvice(state: DocState): void {
+    const schema = state.schema;
+    if (!schema) return;
+    const queries: AdviceWantedParams['queries'] = [];
+    for (const q of state.queries) {
+      if (schema.connection[q.engine] === undefined) continue;
+      const t = explainText(q);
+      if (!t.ok) continue;
+      const key = planKey(q.engine, t.text);
+      if (state.adviceAsked.has(key) || schema.advice.has(key)) continue;
+      state.adviceAsked.add(key);
+      queries.push({ engine: q.engine, text: t.text });
+    }
+    if (queries.length > 0) this.port.sendNotification(AdviceWanted, { uri: state.uri, queries } satisfies AdviceWantedParams);
+  }
+
+  setAdvice(params: SetAdviceParams): void {
+    for (const uri of params.uris) {
+      const state = this.docs.get(uri);
+      if (!state?.schema) continue;
+      for (const e of params.entries) {
+        const key = planKey(e.engine, e.text);
+        if (e.advice) {
+          state.schema.advice.set(key, e.advice);
+          state.adviceFailed.delete(key);
+        } else {
+          state.adviceFailed.add(key);
+          if (e.error) this.port.log(`No advice from the connection for a query of ${uri}: ${e.error}`);
+        }
+      }
+      state.schemaVersion++;
+      this.current(uri);
+      this.publish(state);
+    }
+    this.port.refreshLenses?.();
+  }
+
+  clearAdvice(params: ClearAdviceParams): void {
+    for (const state of this.docs.values()) {
+      if (params.uris && !params.uris.includes(state.uri)) continue;
+      if (!state.schema) continue;
+      this.forgetAdvice(state);
+      state.schemaVersion++;
+      this.publish(state);
+      this.askAdvice(state);
+      this.scheduleExplain(state, 0);
+    }
+    this.port.refreshLenses?.();
   }
 
   /**
    * Once edits pause, asks the extension to explain (without executing) the queries of a connected
    * document it has no plan for, each text once and a few per minute.
    */
-  private scheduleExplain(state: DocState): void {
-    const delay = this.options.explainDelayMs ?? 0;
-    if (delay <= 0 || !state.schema) return;
+  private scheduleExplain(state: DocState, soon?: number): void {
+    const configured = this.options.explainDelayMs ?? 0;
+    if (configured <= 0 || !state.schema) return;
+    // Right after the indexes changed no edit is under way: the plan is asked for at once.
+    const delay = soon ?? configured;
     if (state.explainTimer) clearTimeout(state.explainTimer);
     state.explainTimer = setTimeout(() => {
       delete state.explainTimer;
@@ -393,6 +492,7 @@ export class InlineAdviceService {
       this.current(uri);
       this.publish(state);
     }
+    this.port.refreshLenses?.();
   }
 
   /** Tells the client which collections and tables it has no schema for yet (each once). */

@@ -136,7 +136,7 @@ describe('extension: connections from settings', () => {
     const saved: ConnectionSpec = { id: 'x', name: 'saved', engine: 'postgres', form: 'uri', uri: 'postgresql://app@other:5432/shop', tls: { enabled: false }, hasPassword: false };
     const outcome = { plan: {}, rawText: 'plan', durationMs: 1, notes: [] } as unknown as ExplainOutcome;
     const request = (uri: string): ExplainRequest => ({
-      engine: 'postgres', uri, text: 'SELECT 1', verbosity: 'executionStats', allowWrites: false, analyze: true, buffers: true, timeoutMs: 1000, connectTimeoutMs: 1000,
+      engine: 'postgres', connectionId: 'x', uri, text: 'SELECT 1', verbosity: 'executionStats', allowWrites: false, analyze: true, buffers: true, timeoutMs: 1000, connectTimeoutMs: 1000,
     });
 
     /** A server whose only password is "right", and a record of what it was sent. */

@@ -45,6 +45,18 @@ export interface DocumentSchema {
   tables: Map<string, PgTarget>;
   /** Plans of a background explain, by `planKey(engine, text)`. */
   plans: Map<string, PlanSummary>;
+  /**
+   * The extension's advice service's answers, by `planKey(engine, text)`: when one is here, it is the
+   * verdict (the panel's), and the server's own rules only place it in the text.
+   */
+  advice: Map<string, Advice>;
+}
+
+/** The advice service's answer for a query, if the extension sent one. */
+export function servedAdvice(q: FoundQuery, schema: DocumentSchema | undefined): Advice | undefined {
+  if (!schema || schema.advice.size === 0) return undefined;
+  const t = explainText(q);
+  return t.ok ? schema.advice.get(planKey(q.engine, t.text)) : undefined;
 }
 
 export function planKey(engine: 'mongodb' | 'postgres', text: string): string {
@@ -158,7 +170,11 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   const shape = base.shape;
   const collectionSchema = schema?.collections.get(target);
   let advice = base.advice;
-  if (collectionSchema) {
+  const served = servedAdvice(q, schema);
+  if (served && collectionSchema) {
+    advice = served;
+    out.connected = true;
+  } else if (collectionSchema) {
     advice = cached(`m:${contentKey}:${JSON.stringify(collectionSchema)}`, () => ({
       advice: adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }),
     })).advice;
@@ -520,10 +536,11 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
   let advice = base.advice;
   const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
+  const served = servedAdvice(q, schema);
   if (schema && tables.length > 0) {
     const existing = tables.flatMap((t) => schema.tables.get(t)!.indexes);
     const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
-    advice = cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats } }) })).advice;
+    advice = served ?? cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats } }) })).advice;
     out.connected = true;
   }
   const top = advice.suggestions[0];

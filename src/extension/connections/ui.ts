@@ -10,6 +10,7 @@ import {
   defaultPort, describe, parseConnectionString, tlsFromUri, validateSpec, withoutPassword,
   type ConnectionEngine, type ConnectionSpec, type TlsOptions,
 } from './spec';
+import { StepFlow } from './steps';
 import type { ConnectionStore } from './store';
 
 /** What `queryPlanInspector.addConnection` / `editConnection` accept instead of prompting. */
@@ -26,42 +27,58 @@ export interface ConnectionInput {
   tls?: TlsOptions;
 }
 
-async function ask<T>(p: Thenable<T | undefined>): Promise<T> {
-  const v = await p;
-  if (v === undefined) throw new Dismissed();
-  return v;
-}
-
-/** Builds a spec from answers, prompting for what is missing (unless `silent`). */
+/** Builds a spec from answers, prompting for what is missing (unless `silent`), all in one quick input. */
 export async function connectionFromInput(
   store: ConnectionStore,
   input: ConnectionInput,
   existing: ConnectionSpec | undefined,
   silent: boolean,
 ): Promise<{ spec: ConnectionSpec; password: string | undefined | null }> {
+  const flow = new StepFlow(4);
+  try {
+    return await fromInput(flow, store, input, existing, silent);
+  } finally {
+    flow.dispose();
+  }
+}
+
+async function fromInput(
+  flow: StepFlow,
+  store: ConnectionStore,
+  input: ConnectionInput,
+  existing: ConnectionSpec | undefined,
+  silent: boolean,
+): Promise<{ spec: ConnectionSpec; password: string | undefined | null }> {
   let engine = input.engine ?? existing?.engine ?? (input.uri ? (parseConnectionString(input.uri) as { ok: boolean; value?: { engine: ConnectionEngine } }).value?.engine : undefined);
+  const askName = !input.name && !existing?.name;
+  // Steps already known to come: engine, form, then the branch's own (estimated as the connection string and the name).
+  let before = 0;
   if (!engine) {
     if (silent) throw new UserError('A connection needs an engine: mongodb or postgres.');
-    const pick = await ask(vscode.window.showQuickPick(
+    flow.expect(4);
+    const pick = await flow.pick(
       [
         { label: 'MongoDB', engine: 'mongodb' as const, detail: 'mongod or mongos, 3.6 or later' },
         { label: 'PostgreSQL', engine: 'postgres' as const, detail: 'PostgreSQL 9.6 or later' },
       ],
-      { title: 'New connection (1/4): database engine', placeHolder: 'Which database does this connection reach?' },
-    ));
+      { title: 'New connection: database engine', placeholder: 'Which database does this connection reach?' },
+    );
     engine = pick.engine;
+    before++;
   }
 
   let form: 'uri' | 'fields' = input.uri ? 'uri' : input.host ? 'fields' : existing?.form ?? 'uri';
   if (!silent && !input.uri && !input.host) {
-    const pick = await ask(vscode.window.showQuickPick(
+    flow.expect(before + 1 + 1 + (askName ? 1 : 0));
+    const pick = await flow.pick(
       [
         { label: 'Connection string', form: 'uri' as const, detail: engine === 'mongodb' ? 'mongodb://user@host:27017/db?tls=true' : 'postgresql://user@host:5432/db?sslmode=require' },
         { label: 'Host and port', form: 'fields' as const, detail: 'Enter host, port, database and user one by one' },
       ],
-      { title: 'New connection (2/4): how to reach it' },
-    ));
+      { title: 'New connection: how to reach it' },
+    );
     form = pick.form;
+    before++;
   }
 
   let password: string | undefined | null = input.password;
@@ -78,17 +95,19 @@ export async function connectionFromInput(
     let uri = input.uri ?? (silent ? existing?.uri : undefined);
     if (uri === undefined) {
       if (silent) throw new UserError('A connection string is required.');
-      uri = await ask(vscode.window.showInputBox({
-        title: 'New connection (3/4): connection string',
+      flow.expect(before + 1 + (askName ? 1 : 0));
+      const chosen = engine;
+      uri = await flow.input({
+        title: 'New connection: connection string',
         prompt: 'The password, if you include it, is kept in the secret storage and removed from the saved string.',
         value: existing?.uri ?? (engine === 'mongodb' ? 'mongodb://localhost:27017/' : 'postgresql://postgres@localhost:5432/postgres'),
-        ignoreFocusOut: true,
-        validateInput: (v) => {
+        validate: (v) => {
           const p = parseConnectionString(v);
           if (!p.ok) return p.error;
-          return p.value.engine !== engine ? `This is a ${ENGINE_LABEL[p.value.engine]} connection string.` : undefined;
+          return p.value.engine !== chosen ? `This is a ${ENGINE_LABEL[p.value.engine]} connection string.` : undefined;
         },
-      }));
+      });
+      before++;
     }
     const parsed = parseConnectionString(uri);
     if (!parsed.ok) throw new UserError(parsed.error);
@@ -96,8 +115,8 @@ export async function connectionFromInput(
     spec.uri = withoutPassword(uri);
     if (!input.tls) spec.tls = tlsFromUri(parsed.value);
     if (parsed.value.user && password === undefined && !spec.hasPassword && !silent) {
-      const typed = await vscode.window.showInputBox({ title: `Password for ${parsed.value.user}`, prompt: 'Leave empty if the server asks for none. It is kept in the secret storage.', password: true, ignoreFocusOut: true });
-      if (typed === undefined) throw new Dismissed();
+      flow.expect(before + 1 + (askName ? 1 : 0));
+      const typed = await flow.input({ title: `Password for ${parsed.value.user}`, prompt: 'Leave empty if the server asks for none. It is kept in the secret storage.', password: true });
       password = typed === '' ? null : typed;
     }
   } else {
@@ -106,33 +125,37 @@ export async function connectionFromInput(
     spec.database = input.database ?? existing?.database;
     spec.user = input.user ?? existing?.user;
     if (!silent && !input.host) {
-      spec.host = await ask(vscode.window.showInputBox({ title: 'Host', value: spec.host ?? 'localhost', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A host is required.') }));
-      const port = await ask(vscode.window.showInputBox({
-        title: 'Port', value: String(spec.port ?? defaultPort(engine)), ignoreFocusOut: true,
-        validateInput: (v) => (/^\d+$/.test(v) && Number(v) > 0 && Number(v) < 65536 ? undefined : 'The port must be a number between 1 and 65535.'),
-      }));
+      // Host, port, database, user, TLS and the name; the password step is added once a user is given.
+      const tlsStep = input.tls ? 0 : 1;
+      flow.expect(before + 4 + tlsStep + (askName ? 1 : 0));
+      spec.host = await flow.input({ title: 'New connection: host', value: spec.host ?? 'localhost', validate: (v) => (v.trim() ? undefined : 'A host is required.') });
+      const port = await flow.input({
+        title: 'New connection: port', value: String(spec.port ?? defaultPort(engine)),
+        validate: (v) => (/^\d+$/.test(v) && Number(v) > 0 && Number(v) < 65536 ? undefined : 'The port must be a number between 1 and 65535.'),
+      });
       spec.port = Number(port);
-      spec.database = (await ask(vscode.window.showInputBox({ title: 'Database', value: spec.database ?? (engine === 'postgres' ? 'postgres' : 'test'), ignoreFocusOut: true }))) || undefined;
-      spec.user = (await ask(vscode.window.showInputBox({ title: 'User (empty for none)', value: spec.user ?? '', ignoreFocusOut: true }))) || undefined;
+      spec.database = (await flow.input({ title: 'New connection: database', value: spec.database ?? (engine === 'postgres' ? 'postgres' : 'test') })) || undefined;
+      spec.user = (await flow.input({ title: 'New connection: user (empty for none)', value: spec.user ?? '' })) || undefined;
       if (spec.user) {
-        const typed = await ask(vscode.window.showInputBox({
-          title: `Password for ${spec.user}`, password: true, ignoreFocusOut: true,
+        flow.expect(before + 5 + tlsStep + (askName ? 1 : 0));
+        const typed = await flow.input({
+          title: `Password for ${spec.user}`, password: true,
           prompt: existing?.hasPassword ? 'Leave empty to keep the saved password.' : 'It is kept in the secret storage, never in settings.',
-        }));
+        });
         password = typed === '' ? (existing?.hasPassword ? undefined : null) : typed;
       }
     }
     if (spec.port === undefined) spec.port = defaultPort(engine);
     if (!silent && !input.tls) {
-      const pick = await ask(vscode.window.showQuickPick(
+      const pick = await flow.pick(
         [
           { label: 'No TLS', tls: { enabled: false } },
           { label: 'TLS', detail: 'Verify the server certificate', tls: { enabled: true } },
           { label: 'TLS with a CA file...', detail: 'Trust a certificate authority from a file', tls: { enabled: true, caFile: '?' } },
           { label: 'TLS, accept any certificate', detail: 'For self-signed test servers only', tls: { enabled: true, allowInvalidCertificates: true } },
         ],
-        { title: 'New connection (3/4): TLS' },
-      ));
+        { title: 'New connection: TLS' },
+      );
       spec.tls = pick.tls;
       if (spec.tls.caFile === '?') {
         const files = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Trust this CA', filters: { Certificates: ['pem', 'crt', 'cer'] } });
@@ -144,11 +167,17 @@ export async function connectionFromInput(
 
   if (!spec.name) {
     const suggested = describe(spec);
-    spec.name = silent ? suggested : await ask(vscode.window.showInputBox({ title: 'New connection (4/4): name', value: suggested, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A connection needs a name.') }));
+    spec.name = silent ? suggested : await flow.input({ title: 'New connection: name', value: suggested, validate: (v) => (v.trim() ? undefined : 'A connection needs a name.') });
   }
   const problem = validateSpec(spec);
   if (problem) throw new UserError(problem);
   return { spec, password };
+}
+
+async function ask<T>(p: Thenable<T | undefined>): Promise<T> {
+  const v = await p;
+  if (v === undefined) throw new Dismissed();
+  return v;
 }
 
 /** Lets the user pick one saved connection of an engine, with "Add connection..." at the end. */

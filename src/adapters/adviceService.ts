@@ -1,0 +1,192 @@
+// One advice service behind every face: the lens, the squiggle and the hover of the language server, the
+// plan panel's suggestions and its Verify, and `qpi advise`. Each asks here, so the same query on the same
+// connection, with the same indexes and statistics, gets the same verdict wherever it is shown.
+//
+// The service owns consistency, not ranking: it calls the advisor's entry point (ADVISOR below; whatever
+// ranks the candidates, rules or measurement, plugs in there), then applies the one rule every face must
+// keep (no suggestion of an index that exists or that an existing one serves: "keep using X"), and caches
+// the answer. The cache key is the query (its parsed command, or its SQL with the spacing normalised), the
+// connection, the index lists of its collection or tables and a fingerprint of their statistics (document
+// count / reltuples and the last ANALYZE). The index lists and the fingerprint are read from the server on
+// every request (cheap catalog calls), so an index built or dropped by anyone is seen the next time any
+// face asks; `invalidate` drops entries at once after Create Index, a connection switch or Refresh.
+
+import { keepServedIndexes } from '../core/advice/served';
+import { parsePostgresQuery } from '../core/advice/pgShape';
+import type { ExistingMongoIndex, ExistingPgIndex, MongoStats } from '../core/advice/types';
+import type { MongoCommand } from '../core/query/mongoShell';
+import {
+  adviseQuery, existingMongo, existingPg, verifyMongoLive, verifyPostgresLive,
+  type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession,
+} from './advise';
+
+/**
+ * The advisor's one entry point (adviseQuery), asked without measurement: measurement writes on the
+ * server (a scratch collection, a trial build) and so waits for the user's Verify or the CLI's flags.
+ */
+export const ADVISOR = {
+  async mongodb(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions): Promise<LiveAdvice> {
+    const r = await adviseQuery({ engine: 'mongodb', command: cmd, session }, { ...opts, measure: false });
+    return r.live ?? { advice: r.advice, engine: 'mongodb', serverVersion: session.conn.server.version, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
+  },
+  async postgres(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions): Promise<LiveAdvice> {
+    const r = await adviseQuery({ engine: 'postgres', sql, session }, { ...opts, measure: false });
+    return r.live ?? { advice: r.advice, engine: 'postgres', serverVersion: session.conn.serverVersion, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
+  },
+};
+
+export interface ServiceRequest {
+  /** A stable id of the connection (the extension's connection id, or the URI without its password). */
+  connection: string;
+  options?: LiveAdviceOptions;
+}
+
+interface Entry {
+  key: string;
+  connection: string;
+  targets: string[];
+  live: Promise<LiveAdvice>;
+  at: number;
+}
+
+/** What a cached answer was computed from, for tests and the log. */
+export interface AdviceKeyParts {
+  query: string;
+  connection: string;
+  indexes: string;
+  stats: string;
+}
+
+const LIMIT = 500;
+
+/** Two significant digits: a count that moves a little keeps its verdict, a table ten times bigger does not. */
+function rounded(n: number): string {
+  if (!Number.isFinite(n) || n <= 0) return '0';
+  const p = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
+  return String(Math.round(n / p) * p);
+}
+
+export function normalizedSql(sql: string): string {
+  return sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
+}
+
+export class AdviceService {
+  private readonly entries = new Map<string, Entry>();
+  private readonly listeners: ((e: { connection?: string; targets?: string[] }) => void)[] = [];
+  /** Answers computed by the advisor (cache misses), for tests and the log. */
+  computed = 0;
+  /** The key parts of the last answer given. */
+  lastKey: AdviceKeyParts | undefined;
+  /** The index lists each answer was given with, so a verification's new order passes the same rule. */
+  private readonly existing = new WeakMap<LiveAdvice, { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] }>();
+
+  /** Called after entries were dropped, so the faces that showed them ask again. */
+  onInvalidate(fn: (e: { connection?: string; targets?: string[] }) => void): () => void {
+    this.listeners.push(fn);
+    return () => {
+      const i = this.listeners.indexOf(fn);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Drops the answers of a connection (all connections when absent), or only those about these collections/tables. */
+  invalidate(scope: { connection?: string; targets?: string[] } = {}): void {
+    for (const [key, e] of this.entries) {
+      if (scope.connection !== undefined && e.connection !== scope.connection) continue;
+      if (scope.targets && !scope.targets.some((t) => e.targets.includes(t))) continue;
+      this.entries.delete(key);
+    }
+    for (const fn of [...this.listeners]) fn(scope);
+  }
+
+  async mongo(session: MongoAdviceSession, cmd: MongoCommand, req: ServiceRequest): Promise<LiveAdvice> {
+    const dbName = cmd.database ?? req.options?.database ?? session.db.databaseName;
+    const indexes = (await session.conn.listIndexes(cmd.collection, dbName)).map(existingMongo);
+    const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
+    const count = await db.collection(cmd.collection).estimatedDocumentCount({ maxTimeMS: 5_000 }).catch(() => -1);
+    const { database: _db, ...rest } = cmd;
+    const parts: AdviceKeyParts = {
+      query: JSON.stringify({ ...rest, database: dbName }),
+      connection: req.connection,
+      indexes: JSON.stringify(indexes),
+      stats: rounded(count),
+    };
+    return this.answer(parts, [cmd.collection], async () => {
+      const live = await ADVISOR.mongodb(session, cmd, req.options ?? {});
+      keepServedIndexes(live.advice, { mongodb: indexes });
+      this.existing.set(live, { mongodb: indexes });
+      return live;
+    });
+  }
+
+  async postgres(session: PostgresAdviceSession, sql: string, req: ServiceRequest): Promise<LiveAdvice> {
+    const parsed = await parsePostgresQuery(sql);
+    const tables = parsed.ok ? [...new Map(parsed.shapes.flatMap((s) => s.tables).map((t) => [`${t.schema ?? ''}.${t.name}`, t])).values()] : [];
+    const indexes: ExistingPgIndex[] = [];
+    const stats: string[] = [];
+    for (const t of tables) {
+      indexes.push(...(await session.conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })).map(existingPg));
+      const rows = await session.catalog.query(
+        'SELECT c.reltuples::float8 AS n, greatest(s.last_analyze, s.last_autoanalyze)::text AS analysed FROM pg_class c LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)',
+        [t.schema !== undefined ? `${t.schema}.${t.name}` : t.name],
+      ).catch(() => [] as Record<string, unknown>[]);
+      const r = rows[0];
+      stats.push(r ? `${t.name}:${rounded(Number(r.n))}:${String(r.analysed ?? '')}` : `${t.name}:?`);
+    }
+    const parts: AdviceKeyParts = { query: normalizedSql(sql), connection: req.connection, indexes: JSON.stringify(indexes), stats: stats.join(',') };
+    return this.answer(parts, tables.map((t) => t.name), async () => {
+      const live = await ADVISOR.postgres(session, sql, req.options ?? {});
+      keepServedIndexes(live.advice, { postgres: indexes });
+      this.existing.set(live, { postgres: indexes });
+      return live;
+    });
+  }
+
+  /**
+   * The sampled trial of a MongoDB answer given here (fills its suggestions' verification in place);
+   * nothing to try on an empty collection, where the advice used no counts.
+   */
+  async verifyMongo(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
+    if (live.stats !== undefined && ((live.stats as MongoStats).total ?? 0) === 0) return live;
+    return this.kept(await verifyMongoLive(session, cmd, live, opts));
+  }
+
+  /** HypoPG or a rolled-back build for a PostgreSQL answer given here. */
+  async verifyPostgres(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
+    return this.kept(await verifyPostgresLive(session, sql, live, opts));
+  }
+
+  /** A measurement may reorder or add suggestions: the rule is applied again on what it left. */
+  private kept(live: LiveAdvice): LiveAdvice {
+    const existing = this.existing.get(live);
+    if (existing) keepServedIndexes(live.advice, existing);
+    return live;
+  }
+
+  private answer(parts: AdviceKeyParts, targets: string[], make: () => Promise<LiveAdvice>): Promise<LiveAdvice> {
+    const key = JSON.stringify(parts);
+    this.lastKey = parts;
+    const hit = this.entries.get(key);
+    if (hit) return hit.live;
+    // Answers for an older index list or statistics of the same query and connection are dead now; an
+    // index list that changed under them (built or dropped by anyone) is news for every face.
+    let indexesChanged = false;
+    for (const k of [...this.entries.keys()]) {
+      const p = JSON.parse(k) as AdviceKeyParts;
+      if (p.query !== parts.query || p.connection !== parts.connection) continue;
+      this.entries.delete(k);
+      if (p.indexes !== parts.indexes) indexesChanged = true;
+    }
+    if (indexesChanged) this.invalidate({ connection: parts.connection, targets });
+    this.computed++;
+    const live = make();
+    const entry: Entry = { key, connection: parts.connection, targets, live, at: Date.now() };
+    this.entries.set(key, entry);
+    // A failed answer is not kept: the next request tries again.
+    live.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    if (this.entries.size > LIMIT) this.entries.delete(this.entries.keys().next().value!);
+    return live;
+  }
+}
