@@ -10,3 +10,8 @@ db.customers.aggregate([
   { $match: { 'contact.email': 'zbekmtjjus.12@example.com' } },
   { $project: { name: 1, email: '$contact.email' } },
 ]);
+
+// No index serves this one yet: status is an equality, created the sort, score a range (Equality, Sort,
+// Range). The suggestion names the index; Verify tries it on a sample, Create Index builds it, and the
+// lens and the squiggles above follow.
+db.customers.find({ status: 'pending', score: { $gt: 900 } }).sort({ created: -1 }).limit(10);

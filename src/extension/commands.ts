@@ -20,6 +20,10 @@ export const Commands = {
   useConnectionHere: 'queryPlanInspector.useConnectionHere',
   refreshConnections: 'queryPlanInspector.refreshConnections',
   showLog: 'queryPlanInspector.showLog',
+  explainSample: 'queryPlanInspector.explainSample',
+  showPlan: 'queryPlanInspector.showPlan',
+  verifySuggestion: 'queryPlanInspector.verifySuggestion',
+  createSuggestedIndex: 'queryPlanInspector.createSuggestedIndex',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -13,7 +13,8 @@ import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './con
 import type { ConnectionStore } from './connections/store';
 import { pickConnection } from './connections/ui';
 import { modalConsent, verifier, type ConsentPrompt } from './advice';
-import { suggestionViews, type AdviceContext } from './adviceView';
+import { findSuggestion, suggestionViews, type AdviceContext } from './adviceView';
+import { ClientCommands, type CreateIndexArgs } from '../protocol/languageServer';
 import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
@@ -371,6 +372,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
       consent: () => s.consent ?? modalConsent,
     })
     : undefined;
+  s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri) : undefined;
   const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
   const previous = history.get(history.find(keys, 1)).at(-1);
   history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
@@ -392,6 +394,20 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   };
   if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
   return summary;
+}
+
+/** Runs Create Index (which shows the command and asks first) for a suggestion of the panel. */
+async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined): Promise<void> {
+  const s = findSuggestion(ctx.live.advice, id);
+  if (!s?.createText || !s.index) throw new UserError('This suggestion has no index to create.');
+  const target = s.index.engine === 'postgres' ? s.index.table : s.index.collection;
+  const uri = source ?? vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!uri) throw new UserError('Open the file or folder of this query first: the index is created on its connection.');
+  const args: CreateIndexArgs = {
+    uri: uri.toString(), engine: ctx.engine, createText: s.createText, target, reason: s.ruleText,
+    ...(ctx.command?.database !== undefined ? { database: ctx.command.database } : {}),
+  };
+  await vscode.commands.executeCommand(ClientCommands.createIndex, args);
 }
 
 /** Shows the last two runs of a query side by side. */

@@ -16,6 +16,7 @@ import { Log } from './log';
 import { startLanguageClient } from './languageClient';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
+import { createSuggestedIndex, explainSample, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
 
 /** What activate() returns: a small handle the extension's own tests read. Not a public API. */
 export interface ExtensionHandle {
@@ -97,6 +98,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     services.invalidateAdvice({});
   });
   reg(Commands.showLog, 'Show Log', () => log.show());
+  reg(Commands.explainSample, 'Explain Query', (args?: SampleArgs) => explainSample(services, args));
+  reg(Commands.showPlan, 'Show the Plan', () => showPlan());
+  reg(Commands.verifySuggestion, 'Verify', () => verifyFirstSuggestion());
+  reg(Commands.createSuggestedIndex, 'Create Index', () => createSuggestedIndex());
   // Inline advice while coding: the language server starts in the background; activation does not wait for it.
   void startLanguageClient(context, services);
 

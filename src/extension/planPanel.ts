@@ -21,6 +21,8 @@ export interface PlanSource {
 export interface PanelHooks {
   /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
   verify?: ((id: string, post: (m: HostToViewMessage) => void) => Promise<void>) | undefined;
+  /** Builds a suggestion's index after asking (the Create Index button the view shows once Verify succeeded). */
+  createIndex?: ((id: string) => Promise<void>) | undefined;
 }
 
 export class PlanPanel implements vscode.Disposable {
@@ -87,9 +89,7 @@ export class PlanPanel implements vscode.Disposable {
     if (PlanPanel.current) {
       // Never over the file being edited: a panel that sits in the active editor's group (the user moved
       // one or the other) goes beside it; otherwise it stays where the user put it.
-      const panel = PlanPanel.current.panel;
-      const editing = vscode.window.activeTextEditor?.viewColumn;
-      panel.reveal(editing !== undefined && panel.viewColumn === editing ? vscode.ViewColumn.Beside : undefined, true);
+      PlanPanel.current.show();
       return PlanPanel.current;
     }
     PlanPanel.current = new PlanPanel(extensionUri, log, hooks);
@@ -117,6 +117,28 @@ export class PlanPanel implements vscode.Disposable {
 
   get title(): string {
     return this.panel.title;
+  }
+
+  /** Brings the panel into view beside the file being edited, without taking the keyboard. */
+  show(): void {
+    const editing = vscode.window.activeTextEditor?.viewColumn;
+    this.panel.reveal(editing !== undefined && this.panel.viewColumn === editing ? vscode.ViewColumn.Beside : undefined, true);
+  }
+
+  /** The suggestions of the plan shown, best first (empty for a comparison). */
+  get suggestions(): SuggestionView[] {
+    return this.message?.type === 'showPlan' ? this.message.suggestions ?? [] : [];
+  }
+
+  /** Does what the view's Verify button does, for the walkthrough's "Verify" step. */
+  verifySuggestion(id: string): Promise<void> {
+    return this.receive({ type: 'verifySuggestion', id });
+  }
+
+  /** Does what the view's Create Index button does, for the walkthrough and the command palette. */
+  async createIndex(id: string): Promise<void> {
+    if (!this.hooks.createIndex) throw new Error('This plan was not explained from a connection, so there is no index to create from it.');
+    await this.hooks.createIndex(id);
   }
 
   get lastMessage(): ShowPlanMessage | ShowComparisonMessage | undefined {

@@ -1,0 +1,61 @@
+// The commands behind the Getting Started walkthrough's buttons (package.json contributes.walkthroughs):
+// each does one step of a first hour on the sample folder (explain a sample query, show the plan, verify
+// the first suggestion, create its index), and each is an ordinary command too, usable from the palette
+// on whatever plan the panel shows.
+
+import * as vscode from 'vscode';
+import { UserError } from './commands';
+import { explainQuery, type ExplainSummary, type Services } from './explain';
+import { PlanPanel } from './planPanel';
+import { findQueries, sourceKind } from './queries';
+
+export interface SampleArgs {
+  /** A file of the folder, by name (orders.sql, customers.mongodb.js). */
+  file: string;
+  /** Text inside the query to explain; the file's first query when absent. */
+  match?: string;
+}
+
+/** Opens a sample file of the workspace, puts the cursor in the query, and explains it. */
+export async function explainSample(s: Services, args: SampleArgs | undefined): Promise<ExplainSummary | undefined> {
+  const file = args?.file ?? 'orders.sql';
+  const [found] = await vscode.workspace.findFiles(`**/${file}`, '**/node_modules/**', 1);
+  if (!found) throw new UserError(`No ${file} in this workspace: open the samples folder of Query Plan Inspector (or your own project) and try again.`);
+  const doc = await vscode.workspace.openTextDocument(found);
+  const queries = findQueries(doc.getText(), sourceKind(doc.languageId, doc.fileName));
+  const q = args?.match !== undefined ? queries.find((x) => x.text.includes(args.match!)) : queries[0];
+  if (!q) throw new UserError(`No query${args?.match !== undefined ? ` with ${args.match}` : ''} in ${file}.`);
+  const editor = await vscode.window.showTextDocument(doc, { preview: false });
+  const at = doc.positionAt(q.start);
+  editor.selection = new vscode.Selection(at, at);
+  editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return explainQuery(s, { uri: doc.uri, start: q.start, end: q.end });
+}
+
+function shownPanel(): PlanPanel {
+  const panel = PlanPanel.active;
+  if (!panel) throw new UserError('No plan is shown yet: explain a query first.');
+  return panel;
+}
+
+export function showPlan(): void {
+  shownPanel().show();
+}
+
+/** Verifies the first suggestion of the plan shown that can be verified (a new index before a kept one). */
+export async function verifyFirstSuggestion(): Promise<void> {
+  const panel = shownPanel();
+  const all = panel.suggestions.filter((v) => v.verifiable);
+  const first = all.find((v) => v.ddl) ?? all[0];
+  if (!first) throw new UserError('The plan shown has no suggestion to verify: explain a query on a connection first.');
+  panel.show();
+  await panel.verifySuggestion(first.id);
+}
+
+/** Creates the index of the first suggestion of the plan shown that has one (the Create Index command asks first). */
+export async function createSuggestedIndex(): Promise<void> {
+  const panel = shownPanel();
+  const first = panel.suggestions.find((v) => v.ddl);
+  if (!first) throw new UserError('The plan shown suggests no new index: its query is served by the indexes that exist.');
+  await panel.createIndex(first.id);
+}
