@@ -283,8 +283,8 @@ async function runInHost() {
 let hostUrl = '';
 let hostWs = '';
 
-async function runUi(host) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--node-option', 'import=tsx', '--timeout', '180000', '--reporter', 'spec', join(ROOT, 'test', 'host', 'ui.test.ts')], {
+async function runUi(host, file = 'ui.test.ts') {
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--node-option', 'import=tsx', '--timeout', '180000', '--reporter', 'spec', join(ROOT, 'test', 'host', file)], {
     stdio: 'inherit',
     cwd: ROOT,
     env: { ...process.env, QPI_HOST_URL: host.url, QPI_HOST_WS: host.ws, ...(host.dev ? { QPI_HOST_EXT: ROOT } : {}) },
@@ -359,7 +359,29 @@ async function main() {
     });
     code = code || ui;
   }
+  if (command === 'ui' || (command === 'test' && (code === 0 || process.env.QPI_HOST_UI_ALWAYS))) {
+    // A new user's first hour, in a host of its own whose folder settings list the connections (as the
+    // demo's do), so nothing the other flows did is there.
+    const fh = await withHost({ env, vsix, testDriver: dev, workspaceSettings: firstHourSettings(env) }, async (host) => {
+      log('first-hour flow driven by Playwright');
+      return runUi({ ...host, dev }, 'firstHour.test.ts');
+    });
+    code = code || fh;
+  }
   return code;
+}
+
+/** The folder settings of the first-hour flow: the sample servers, and a MongoDB database without the samples to switch to. */
+function firstHourSettings(env) {
+  const connections = [];
+  if (env.QPI_SAMPLES_PG_URI) connections.push({ name: 'Sample PostgreSQL', engine: 'postgres', uri: env.QPI_SAMPLES_PG_URI });
+  if (env.QPI_SAMPLES_MONGO_URI) {
+    connections.push({ name: 'Sample MongoDB', engine: 'mongodb', uri: env.QPI_SAMPLES_MONGO_URI });
+    const empty = new URL(env.QPI_SAMPLES_MONGO_URI);
+    empty.pathname = '/qpi_first_hour_empty';
+    connections.push({ name: 'Empty MongoDB', engine: 'mongodb', uri: empty.toString() });
+  }
+  return { 'queryPlanInspector.connections': connections };
 }
 
 /** Starts a host, runs `fn` on it, and stops it whatever happens (also on Ctrl-C). */

@@ -3,12 +3,12 @@
 // view inside the webview's nested frames. Screenshots go to test-results/host/.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { Workbench } from './workbench';
 
 const URL_ = process.env.QPI_HOST_URL;
 const WS = process.env.QPI_HOST_WS;
@@ -16,13 +16,15 @@ const EXT = process.env.QPI_HOST_EXT;
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
 const MONGO_URI = process.env.QPI_SAMPLES_MONGO_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'host');
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('VS Code UI flows (code-server + Chromium)', function () {
-  let ctx: BrowserContext;
+  let wb: Workbench;
   let page: Page;
-  let udd: string;
-  const errors: string[] = [];
+  const palette = (command: string) => wb.palette(command);
+  const pick = (label: string | RegExp) => wb.pick(label);
+  const answer = (title: string | RegExp, text: string) => wb.answer(title, text);
+  const notificationButton = (label: string) => wb.notificationButton(label);
+  const openFile = (name: string) => wb.openFile(name);
 
   before(async function () {
     assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
@@ -31,96 +33,17 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     writeFileSync(join(WS!, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
-    udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
-    ctx = await chromium.launchPersistentContext(udd, { executablePath: process.env.QPI_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS, viewport: { width: 1500, height: 900 } });
-    page = ctx.pages()[0] ?? (await ctx.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (e) => errors.push(e.message));
-    // Normally the packed .vsix is installed in code-server; with QPI_HOST_EXT the repository folder is
-    // loaded as a development extension instead (code-server honours the payload with
-    // --vscode-option enable-smoke-test-driver).
-    const host = new URL(URL_!).host;
-    const payload = JSON.stringify([...(EXT ? [['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`]] : []), ['skipWelcome', 'true']]);
-    await page.goto(`${URL_}/?folder=${encodeURIComponent(WS!)}&payload=${encodeURIComponent(payload)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
-    await page.getByRole('treeitem', { name: /orders\.sql/ }).waitFor({ timeout: 90_000 });
-    // The extension's contributions are registered once its host has started; its view container in
-    // the activity bar says so.
-    await page.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Query Plan Inspector"]') }).first().waitFor({ timeout: 90_000 })
-      .catch(() => page.locator('.activitybar [aria-label^="Query Plan Inspector"]').first().waitFor({ timeout: 30_000 }));
+    wb = await Workbench.open(URL_!, WS!, EXT);
+    page = wb.page;
   });
 
   after(async () => {
-    await ctx?.close();
-    if (udd) rmSync(udd, { recursive: true, force: true });
+    await wb?.close();
   });
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(SHOTS, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`) });
   });
-
-  /** Runs a command from the palette; retries while the command is not listed yet (the host may still be starting). */
-  async function palette(command: string): Promise<void> {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.fill(`>${command}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first();
-      try {
-        await row.waitFor({ timeout: 3_000 });
-        await row.click();
-        return;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await page.keyboard.press('Escape');
-      }
-    }
-  }
-
-  async function pick(label: string | RegExp): Promise<void> {
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-    await row.waitFor({ timeout: 30_000 });
-    await row.click();
-  }
-
-  /** Answers the input box titled `title` (waiting for that box, not the one before it). */
-  async function answer(title: string | RegExp, text: string): Promise<void> {
-    const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title, .quick-input-header', { hasText: title }) });
-    await widget.waitFor({ timeout: 30_000 });
-    const input = widget.locator('input').first();
-    await input.fill(text);
-    await input.press('Enter');
-    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 }).catch(() => undefined);
-  }
-
-  /**
-   * Clicks a button of a notification. The workbench does not always pop a toast up (it may count the
-   * notification in the status bar instead), so the notification centre is opened when no toast shows.
-   */
-  async function notificationButton(label: string): Promise<void> {
-    const toast = page.locator('.notification-toast .monaco-button', { hasText: label }).first();
-    try {
-      await toast.waitFor({ timeout: 5_000 });
-      await toast.click();
-      return;
-    } catch {
-      await palette('Notifications: Show Notifications');
-      const inCentre = page.locator('.notifications-center .monaco-button', { hasText: label }).first();
-      await inCentre.waitFor({ timeout: 15_000 });
-      await inCentre.click();
-    }
-  }
-
-  async function openFile(name: string): Promise<void> {
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(name);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-    await page.locator('.editor-group-container .monaco-editor .view-lines').first().waitFor();
-  }
 
   it('adds a PostgreSQL connection through the command palette and quick picks', async () => {
     await palette('Query Plan Inspector: Add Connection...');
@@ -248,6 +171,6 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     await palette('View: Show Query Plan Inspector');
     await page.getByRole('treeitem', { name: /ui pg/ }).first().waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(SHOTS, 'connections-view.png') });
-    assert.deepEqual(errors.filter((e) => /queryPlanInspector|query-plan-inspector/i.test(e)), []);
+    assert.deepEqual(wb.errors.filter((e) => /queryPlanInspector|query-plan-inspector/i.test(e)), []);
   });
 });

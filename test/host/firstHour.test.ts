@@ -1,0 +1,234 @@
+// A new user's first hour, in a real VS Code (code-server) driven through Chromium: the Getting Started
+// walkthrough, Explain in .sql and .mongodb.js, the progress notification and Cancel, Add Connection
+// by host and port without losing the keyboard, Verify, Create Index, the lens and the squiggle
+// following, Compare, a connection switched away and back, and the Light and High Contrast themes. The
+// folder's settings list the connections (scripts/host.mjs), as the demo's do. Screenshots go to
+// test-results/first-hour/; look at them.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Locator, Page } from 'playwright-core';
+import { Workbench } from './workbench';
+
+const URL_ = process.env.QPI_HOST_URL;
+const WS = process.env.QPI_HOST_WS;
+const EXT = process.env.QPI_HOST_EXT;
+const PG_URI = process.env.QPI_SAMPLES_PG_URI;
+const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
+
+/** Polls `check` until it holds or `limitMs` passes; returns the time it took. */
+async function until(what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - t0;
+    if (Date.now() - t0 > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('A new user\'s first hour (code-server + Chromium)', function () {
+  let wb: Workbench;
+  let page: Page;
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+  before(async function () {
+    assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
+    assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
+    writeFileSync(join(WS!, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    wb = await Workbench.open(URL_!, WS!, EXT);
+    page = wb.page;
+  });
+
+  after(async () => {
+    await wb?.close();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) await shot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`);
+  });
+
+  /** The walkthrough page, opened on one of its steps. */
+  async function walkthroughStep(title: string): Promise<Locator> {
+    const step = page.locator('.getting-started-step', { hasText: title }).first();
+    if (!(await step.isVisible().catch(() => false))) {
+      await wb.palette('Welcome: Open Walkthrough...');
+      await wb.pick(/your first hour/);
+      await step.waitFor({ timeout: 30_000 });
+    }
+    await step.click();
+    return step;
+  }
+
+  async function walkthroughButton(step: string, label: string): Promise<void> {
+    const s = await walkthroughStep(step);
+    const button = s.locator('.button-link, a, button', { hasText: label }).first();
+    await button.waitFor({ state: 'visible', timeout: 15_000 });
+    await button.click();
+  }
+
+  /** The texts of the lenses the editor shows. */
+  async function lensTexts(): Promise<string[]> {
+    return page.locator('.monaco-editor .codelens-decoration').allTextContents();
+  }
+
+  const cards = () => wb.view.locator('g.card .card-title');
+
+  it('opens the walkthrough from Getting Started and sees its six steps', async () => {
+    await wb.palette('Welcome: Open Walkthrough...');
+    await wb.pick(/your first hour/);
+    const steps = page.locator('.getting-started-step .step-title');
+    await steps.first().waitFor({ timeout: 30_000 });
+    const titles = (await steps.allTextContents()).map((t) => t.trim());
+    for (const t of ['Connect to a database', 'Explain a query', 'Read the plan', 'Verify a suggestion', 'Create the index', 'Compare before and after']) {
+      assert.ok(titles.some((x) => x.includes(t)), `step ${t} among ${titles.join(' | ')}`);
+    }
+    await shot('01-walkthrough');
+  });
+
+  it('explains orders.sql from the walkthrough, and the plan opens beside the file', async () => {
+    await walkthroughButton('Explain a query', 'Explain orders.sql');
+    await cards().first().waitFor({ timeout: 60_000 });
+    assert.deepEqual((await cards().allTextContents()).slice(0, 1), ['Limit']);
+    // The file and the plan side by side: two editor groups, the file's still showing.
+    assert.ok(await page.locator('.editor-group-container').count() >= 2);
+    await page.locator('.editor-group-container .tab', { hasText: 'orders.sql' }).first().waitFor();
+    await shot('02-explain-sql');
+  });
+
+  it('explains orders.mongodb.js from the walkthrough', async () => {
+    await walkthroughButton('Explain a query', 'Explain orders.mongodb.js');
+    await until('the MongoDB plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
+    await walkthroughButton('Read the plan', 'Show the Plan');
+    await shot('03-explain-mongodb');
+  });
+
+  it('shows the progress notification of a slow explain, and its Cancel stops the statement on the server', async () => {
+    const client = new pg.Client({ connectionString: PG_URI });
+    await client.connect();
+    try {
+      const running = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
+      await wb.openFile('slow.sql');
+      await wb.explainLine('pg_sleep');
+      // A toast, as in any VS Code: the demo host no longer hides them.
+      const toast = page.locator('.notification-toast', { hasText: 'Explaining' }).first();
+      await toast.waitFor({ state: 'visible', timeout: 20_000 });
+      await until('the statement on the server', 20_000, async () => (await running()) > 0);
+      await shot('04-progress');
+      await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      const ms = await until('the statement stopping after Cancel', 10_000, async () => (await running()) === 0);
+      console.log(`      stopped on the server ${ms} ms after Cancel`);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('Add Connection by host and port keeps the keyboard in its quick input, with the step counter on every step', async () => {
+    // The plan panel had the keyboard last: the steps must not hand it back between them.
+    await wb.view.locator('body').click({ position: { x: 5, y: 5 } }).catch(() => undefined);
+    await wb.palette('Query Plan Inspector: Add Connection...');
+    const inQuickInput = () => page.evaluate(() => document.activeElement?.closest('.quick-input-widget') !== null);
+    const counter = async () => /(\d+)\s*\/\s*(\d+)/.exec((await page.locator('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-header').first().textContent()) ?? '')?.[0];
+    const u = new URL(PG_URI!);
+    const seen: string[] = [];
+    const step = async (title: string | RegExp, answer: string | RegExp, kind: 'pick' | 'input') => {
+      const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title, .quick-input-header', { hasText: title }) });
+      await widget.waitFor({ timeout: 30_000 });
+      assert.ok(await inQuickInput(), `the keyboard left the quick input before "${String(title)}"`);
+      seen.push(`${String(title)} ${(await counter()) ?? 'no counter'}`);
+      if (kind === 'pick') await wb.pick(answer);
+      else await wb.answer(title, answer as string);
+    };
+    await step(/database engine/, 'PostgreSQL', 'pick');
+    await step(/how to reach it/, 'Host and port', 'pick');
+    await step(/host/, u.hostname, 'input');
+    await step(/port/, u.port, 'input');
+    await step(/database/, 'postgres', 'input');
+    await step(/user/, decodeURIComponent(u.username), 'input');
+    await step(/Password for/, '', 'input');
+    await step(/TLS/, 'No TLS', 'pick');
+    await step(/name/, 'fields pg', 'input');
+    console.log(`      steps: ${seen.join('; ')}`);
+    assert.deepEqual(seen.filter((s) => s.endsWith('no counter')), [], 'every step shows its counter');
+    await wb.palette('View: Show Query Plan Inspector');
+    await page.locator('.monaco-list-row', { hasText: 'fields pg' }).locator('.codicon-pass').first().waitFor({ timeout: 30_000 });
+    await shot('05-add-connection');
+    await wb.palette('View: Show Explorer');
+  });
+
+  it('Verify on a query without its index asks first, then gives the verdict in the panel', async () => {
+    await walkthroughButton('Verify a suggestion', 'Explain a query without its index');
+    const item = wb.view.locator('li.suggestion', { hasText: 'createIndex' }).first();
+    await item.waitFor({ timeout: 60_000 });
+    await item.locator('button', { hasText: 'Verify' }).click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Run the Trial' }).click();
+    await item.locator('.status', { hasText: /^Verified\b/ }).waitFor({ timeout: 60_000 });
+    await shot('06-verified');
+  });
+
+  it('Create Index: asks, builds, and the lens and the squiggle above the query change within 2 s', async () => {
+    await wb.openFile('customers.mongodb.js');
+    await until('the lens asking for an index', 30_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
+    const squiggles = () => page.locator('.monaco-editor .squiggly-warning').count();
+    const before = await squiggles();
+    assert.ok(before > 0, 'the query without its index is underlined');
+    await shot('07-before-create');
+    await walkthroughButton('Create the index', 'Create Index');
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'Create this index' });
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.match((await dialog.textContent()) ?? '', /db\.customers\.createIndex/);
+    await dialog.getByRole('button', { name: 'Create Index' }).click();
+    await page.locator('.notification-toast', { hasText: /Index .* created on customers/ }).first().waitFor({ timeout: 60_000 });
+    await wb.openFile('customers.mongodb.js');
+    const lensMs = await until('the lens following the new index', 2_000, async () => {
+      const t = await lensTexts();
+      return !t.some((x) => /Suggest index/.test(x)) && t.some((x) => /Index .* serves it/.test(x));
+    });
+    const squiggleMs = await until('the squiggle going away', 2_000, async () => (await squiggles()) < before);
+    console.log(`      lens followed in ${lensMs} ms, squiggle in ${squiggleMs} ms`);
+    await shot('08-after-create');
+  });
+
+  it('Compare with previous run shows the plan before and after the index', async () => {
+    await walkthroughButton('Compare before and after', 'Explain Again');
+    await until('the new plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
+    await walkthroughButton('Compare before and after', 'Compare with Previous Run');
+    const panes = wb.view.locator('.compare-panes');
+    await panes.waitFor({ timeout: 30_000 });
+    assert.match((await panes.locator('.pane-before').textContent()) ?? '', /COLLSCAN/);
+    assert.match((await panes.locator('.pane-after').textContent()) ?? '', /IXSCAN/);
+    await shot('09-compare');
+  });
+
+  it('switching the folder\'s MongoDB connection away and back: the lens follows each time', async () => {
+    await wb.openFile('customers.mongodb.js');
+    await wb.palette('Query Plan Inspector: Choose Connection for This Folder...');
+    await wb.pick('Empty MongoDB');
+    const away = await until('the lens on the empty database', 10_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
+    await wb.palette('Query Plan Inspector: Choose Connection for This Folder...');
+    await wb.pick('Sample MongoDB');
+    const back = await until('the lens back on the samples', 10_000, async () => {
+      const t = await lensTexts();
+      return !t.some((x) => /Suggest index/.test(x)) && t.some((x) => /Index .* serves it/.test(x));
+    });
+    console.log(`      lens followed the switch in ${away} ms, and back in ${back} ms`);
+    await shot('10-switched-back');
+  });
+
+  it('the plan reads in Light and in High Contrast', async () => {
+    await walkthroughButton('Read the plan', 'Show the Plan');
+    for (const [theme, kind, name] of [['Light Modern', 'vscode-light', '11-light'], ['Dark High Contrast', 'vscode-high-contrast', '12-high-contrast'], ['Light High Contrast', 'vscode-high-contrast-light', '13-high-contrast-light']] as const) {
+      await wb.palette('Preferences: Color Theme');
+      await wb.pick(new RegExp(`^${theme}`));
+      await until(`the plan view in ${theme}`, 15_000, async () => ((await wb.view.locator('body').getAttribute('class')) ?? '').split(/\s+/).includes(kind));
+      await cards().first().waitFor();
+      await shot(name);
+    }
+    assert.deepEqual(wb.errors.filter((e) => /queryPlanInspector|query-plan-inspector/i.test(e)), []);
+  });
+});

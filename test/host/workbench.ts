@@ -1,0 +1,124 @@
+// What the UI flows do to a VS Code workbench in code-server, as a user does it: open it in Chromium,
+// run a command from the palette, answer quick picks and input boxes, press notification buttons, open
+// files, reach the plan view inside the webview's nested frames. Shared by the flows in test/host/.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export class Workbench {
+  readonly errors: string[] = [];
+
+  private constructor(readonly page: Page, private readonly ctx: BrowserContext, private readonly udd: string) {}
+
+  /**
+   * Opens the folder in code-server at `url`; `ext` loads that folder as a development extension
+   * (code-server honours the payload only with the smoke-test driver, which hides notification toasts).
+   */
+  static async open(url: string, folder: string, ext?: string): Promise<Workbench> {
+    const udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
+    const ctx = await chromium.launchPersistentContext(udd, { executablePath: process.env.QPI_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS, viewport: { width: 1500, height: 900 } });
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.setDefaultTimeout(30_000);
+    const wb = new Workbench(page, ctx, udd);
+    page.on('pageerror', (e) => wb.errors.push(e.message));
+    const host = new URL(url).host;
+    const payload = JSON.stringify([...(ext ? [['extensionDevelopmentPath', `vscode-remote://${host}${ext}`]] : []), ['skipWelcome', 'true']]);
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+    await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 90_000 });
+    // The extension's contributions are registered once its host has started; its view container in
+    // the activity bar says so.
+    await page.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Query Plan Inspector"]') }).first().waitFor({ timeout: 90_000 })
+      .catch(() => page.locator('.activitybar [aria-label^="Query Plan Inspector"]').first().waitFor({ timeout: 30_000 }));
+    return wb;
+  }
+
+  async close(): Promise<void> {
+    await this.ctx.close();
+    rmSync(this.udd, { recursive: true, force: true });
+  }
+
+  /** The plan view, inside the webview's two frames. */
+  get view(): FrameLocator {
+    return this.page.frameLocator('iframe.webview').frameLocator('#active-frame');
+  }
+
+  /** Runs a command from the palette; retries while the command is not listed yet (the host may still be starting). */
+  async palette(command: string): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      await this.page.keyboard.press('F1');
+      const input = this.page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(`>${command}`);
+      const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first();
+      try {
+        await row.waitFor({ timeout: 3_000 });
+        await row.click();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
+  async pick(label: string | RegExp): Promise<void> {
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ timeout: 30_000 });
+    await row.click();
+  }
+
+  /** Answers the input box titled `title` (waiting for that box, not the one before it). */
+  async answer(title: string | RegExp, text: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget', { has: this.page.locator('.quick-input-title, .quick-input-header', { hasText: title }) });
+    await widget.waitFor({ timeout: 30_000 });
+    const input = widget.locator('input').first();
+    await input.fill(text);
+    await input.press('Enter');
+    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ state: 'hidden', timeout: 30_000 }).catch(() => undefined);
+  }
+
+  /**
+   * Clicks a button of a notification. The workbench does not always pop a toast up (it may count the
+   * notification in the status bar instead), so the notification centre is opened when no toast shows.
+   */
+  async notificationButton(label: string): Promise<void> {
+    const toast = this.page.locator('.notification-toast .monaco-button', { hasText: label }).first();
+    try {
+      await toast.waitFor({ timeout: 5_000 });
+      await toast.click();
+      return;
+    } catch {
+      await this.palette('Notifications: Show Notifications');
+      const inCentre = this.page.locator('.notifications-center .monaco-button', { hasText: label }).first();
+      await inCentre.waitFor({ timeout: 15_000 });
+      await inCentre.click();
+    }
+  }
+
+  async openFile(name: string): Promise<void> {
+    await this.page.keyboard.press('Control+P');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(name);
+    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+    await this.page.locator('.editor-group-container .monaco-editor .view-lines').first().waitFor();
+  }
+
+  /** Right-click > Explain Query on the first line of the editor holding `text`. */
+  async explainLine(text: string): Promise<void> {
+    const line = this.page.locator('.view-lines .view-line', { hasText: text }).first();
+    await line.waitFor();
+    await line.click();
+    await line.click({ button: 'right' });
+    const item = this.page.getByRole('menuitem', { name: /Explain Query/ });
+    await item.waitFor({ timeout: 15_000 });
+    await this.page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
+    await item.click();
+  }
+}
