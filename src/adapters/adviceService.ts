@@ -104,7 +104,8 @@ export class AdviceService {
     const indexes = (await session.conn.listIndexes(cmd.collection, dbName)).map(existingMongo);
     const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
     const count = await db.collection(cmd.collection).estimatedDocumentCount({ maxTimeMS: 5_000 }).catch(() => -1);
-    const { database: _db, ...rest } = cmd;
+    // The command without where it was written (its source ranges), so spacing does not count.
+    const { database: _db, ranges: _ranges, explain: _explain, ...rest } = cmd;
     const parts: AdviceKeyParts = {
       query: JSON.stringify({ ...rest, database: dbName }),
       connection: req.connection,

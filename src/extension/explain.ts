@@ -16,6 +16,7 @@ import { modalConsent, verifier, type ConsentPrompt } from './advice';
 import { findSuggestion, suggestionViews, type AdviceContext } from './adviceView';
 import { ClientCommands, type CreateIndexArgs } from '../protocol/languageServer';
 import type { AdviceService } from '../adapters/adviceService';
+import type { CreateIndexOutcome } from './languageClient';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
@@ -397,7 +398,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
 }
 
 /** Runs Create Index (which shows the command and asks first) for a suggestion of the panel. */
-async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined): Promise<void> {
+async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined): Promise<CreateIndexOutcome> {
   const s = findSuggestion(ctx.live.advice, id);
   if (!s?.createText || !s.index) throw new UserError('This suggestion has no index to create.');
   const target = s.index.engine === 'postgres' ? s.index.table : s.index.collection;
@@ -407,7 +408,7 @@ async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vsco
     uri: uri.toString(), engine: ctx.engine, createText: s.createText, target, reason: s.ruleText,
     ...(ctx.command?.database !== undefined ? { database: ctx.command.database } : {}),
   };
-  await vscode.commands.executeCommand(ClientCommands.createIndex, args);
+  return (await vscode.commands.executeCommand<CreateIndexOutcome | undefined>(ClientCommands.createIndex, args)) ?? { status: 'failed', detail: 'The index could not be created: see the log.' };
 }
 
 /** Shows the last two runs of a query side by side. */

@@ -27,6 +27,13 @@ const SELECTOR: LanguageClientOptions['documentSelector'] = [
   { pattern: '**/*.mongodb.js' },
 ];
 
+/** What the Create Index command did: the plan panel shows it under the suggestion. */
+export interface CreateIndexOutcome {
+  status: 'created' | 'declined' | 'failed';
+  /** One sentence: the index built (or found), or why the build failed. */
+  detail?: string;
+}
+
 /** Starts the client and server; resolves once the server answered initialize (or undefined when it could not start). */
 export async function startLanguageClient(context: vscode.ExtensionContext, services: Services): Promise<LanguageClient | undefined> {
   const module = context.asAbsolutePath('dist/server.js');
@@ -305,7 +312,7 @@ async function explainInline(s: Services, args: InlineExplainArgs): Promise<unkn
  * on the server), then drops the advice given with the old index list, so every face asks again. The
  * command can also be copied, or opened as a script for the user's own shell or client.
  */
-async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
+async function createIndex(s: Services, args: CreateIndexArgs): Promise<CreateIndexOutcome> {
   const docUri = vscode.Uri.parse(args.uri);
   let spec = s.bindings.get(docUri, args.engine);
   const engineName = args.engine === 'postgres' ? 'PostgreSQL' : 'MongoDB';
@@ -317,11 +324,11 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
     if (pick === 'Copy Command') {
       await vscode.env.clipboard.writeText(args.createText);
       vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
-      return;
+      return { status: 'declined' };
     }
-    if (pick !== 'Choose Connection') return;
+    if (pick !== 'Choose Connection') return { status: 'declined' };
     spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.selectConnection, { engine: args.engine, uri: args.uri });
-    if (!spec) return;
+    if (!spec) return { status: 'declined' };
   }
   const where = ` on ${spec.name}`;
   const lock = args.engine === 'postgres'
@@ -339,7 +346,7 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
     choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, 'Create Index', 'Copy Command', 'Open as Script');
   }
   if (choice === 'Create Index') {
-    await buildIndex(s, args, spec);
+    return buildIndex(s, args, spec);
   } else if (choice === 'Copy Command') {
     await vscode.env.clipboard.writeText(args.createText);
     vscode.window.setStatusBarMessage('The index command is on the clipboard.', 4000);
@@ -350,10 +357,11 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<void> {
     const doc = await vscode.workspace.openTextDocument({ language: args.engine === 'mongodb' ? 'javascript' : 'sql', content });
     await vscode.window.showTextDocument(doc);
   }
+  return { status: 'declined' };
 }
 
 /** Builds the index on the connection, then invalidates the advice about its collection or table. */
-async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSpec): Promise<IndexCreationResult | undefined> {
+async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSpec): Promise<CreateIndexOutcome> {
   const mongoSpec = args.engine === 'mongodb' ? parseMongoCreateIndex(args.createText) : undefined;
   if (mongoSpec && !mongoSpec.ok) throw new Error(mongoSpec.error);
   const connectUri = connectionUri(spec, await passwordFor(s, spec));
@@ -393,7 +401,7 @@ async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSp
     const cancelled = (err as { kind?: unknown }).kind === 'cancelled';
     const shown = cancelled ? vscode.window.showInformationMessage(sentence, 'Show Log') : vscode.window.showErrorMessage(sentence, 'Show Log');
     void shown.then((c) => c === 'Show Log' && s.log.show());
-    return undefined;
+    return { status: 'failed', detail: sentence };
   }
   for (const note of result.notes) s.log.info(note);
   const seconds = result.durationMs < 1000 ? `${result.durationMs} ms` : `${(result.durationMs / 1000).toFixed(1)} s`;
@@ -405,5 +413,5 @@ async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSp
   // Every face drops what it said with the old index list and asks again: lens, squiggles, hover, panel.
   const target = mongoSpec?.ok ? mongoSpec.value.collection : result.target.split('.').pop()!;
   s.invalidateAdvice({ connection: spec.id, targets: [target] });
-  return result;
+  return { status: 'created', detail: line };
 }

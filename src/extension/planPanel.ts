@@ -22,7 +22,7 @@ export interface PanelHooks {
   /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
   verify?: ((id: string, post: (m: HostToViewMessage) => void) => Promise<void>) | undefined;
   /** Builds a suggestion's index after asking (the Create Index button the view shows once Verify succeeded). */
-  createIndex?: ((id: string) => Promise<void>) | undefined;
+  createIndex?: ((id: string) => Promise<{ status: 'created' | 'declined' | 'failed'; detail?: string }>) | undefined;
 }
 
 export class PlanPanel implements vscode.Disposable {
@@ -136,9 +136,30 @@ export class PlanPanel implements vscode.Disposable {
   }
 
   /** Does what the view's Create Index button does, for the walkthrough and the command palette. */
-  async createIndex(id: string): Promise<void> {
-    if (!this.hooks.createIndex) throw new Error('This plan was not explained from a connection, so there is no index to create from it.');
-    await this.hooks.createIndex(id);
+  createIndex(id: string): Promise<void> {
+    return this.receive({ type: 'createIndex', id });
+  }
+
+  /**
+   * Builds a suggestion's index (the hook asks first), telling the view `creating`, then `created` or
+   * `failed`; a declined confirmation puts the suggestion back as it was, so its button comes back.
+   */
+  private async create(id: string, post: (m: HostToViewMessage) => void, shown: ShowPlanMessage | ShowComparisonMessage | undefined): Promise<void> {
+    const was = shown?.type === 'showPlan' ? shown.suggestions?.find((x) => x.id === id) : undefined;
+    if (!this.hooks.createIndex) {
+      post({ type: 'suggestionStatus', id, status: 'failed', detail: 'Creating an index needs a live connection: explain the query from its source file.' });
+      return;
+    }
+    const status = was?.status ?? 'unverified';
+    const detail = was?.statusDetail;
+    post({ type: 'suggestionStatus', id, status: 'creating', detail: 'Waiting for your answer, then building the index…' });
+    try {
+      const r = await this.hooks.createIndex(id);
+      if (r.status === 'declined') post({ type: 'suggestionStatus', id, status, ...(detail !== undefined ? { detail } : {}) });
+      else post({ type: 'suggestionStatus', id, status: r.status, ...(r.detail !== undefined ? { detail: r.detail } : {}) });
+    } catch (err) {
+      post({ type: 'suggestionStatus', id, status: 'failed', detail: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   get lastMessage(): ShowPlanMessage | ShowComparisonMessage | undefined {
@@ -210,6 +231,9 @@ export class PlanPanel implements vscode.Disposable {
         case 'verifySuggestion':
           if (this.hooks.verify) await this.hooks.verify(m.id, (reply) => this.postStatus(reply, shown));
           else this.post({ type: 'suggestionStatus', id: m.id, status: 'failed', detail: 'Verification needs a live connection: explain the query from its source file.' });
+          break;
+        case 'createIndex':
+          await this.create(m.id, (reply) => this.postStatus(reply, shown), shown);
           break;
         case 'reportError':
           this.log.error(`Plan view: ${m.message}`, m.detail);

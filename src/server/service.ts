@@ -317,6 +317,8 @@ export class InlineAdviceService {
       } else if (a.top?.createText) {
         const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
         out.push({ range, command: { title: '$(lightbulb) Suggest index', tooltip: `The index this query wants: ${a.top.createText}`, command: ClientCommands.suggestIndex, arguments: [args] } });
+      } else if (a.top?.keep && a.top.rewriteOnly) {
+        out.push({ range, command: { title: `$(lightbulb) Rewrite it to use ${a.top.keep}`, tooltip: `The index ${a.top.keep} has the keys this query needs, but only the rewritten query can use it (see the quick fix).`, command: '' } });
       } else if (a.top?.keep) {
         out.push({ range, command: { title: `$(check) Index ${a.top.keep} serves it`, command: '' } });
       }

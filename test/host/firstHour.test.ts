@@ -171,19 +171,22 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await shot('06-verified');
   });
 
-  it('Create Index: asks, builds, and the lens and the squiggle above the query change within 2 s', async () => {
+  it('Create Index from the panel: asks, builds, and the lens and the squiggle above the query change within 2 s', async () => {
     await wb.openFile('customers.mongodb.js');
     await until('the lens asking for an index', 30_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
     const squiggles = () => page.locator('.monaco-editor .squiggly-warning').count();
     const before = await squiggles();
     assert.ok(before > 0, 'the query without its index is underlined');
     await shot('07-before-create');
-    await walkthroughButton('Create the index', 'Create Index');
+    // The Create Index button the panel shows under the suggestion Verify confirmed.
+    const item = wb.view.locator('li.suggestion', { hasText: 'createIndex' }).first();
+    await item.locator('button', { hasText: 'Create Index' }).click();
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'Create this index' });
     await dialog.waitFor({ timeout: 15_000 });
     assert.match((await dialog.textContent()) ?? '', /db\.customers\.createIndex/);
     await dialog.getByRole('button', { name: 'Create Index' }).click();
     await page.locator('.notification-toast', { hasText: /Index .* created on customers/ }).first().waitFor({ timeout: 60_000 });
+    await item.locator('.status', { hasText: /created/i }).waitFor({ timeout: 15_000 });
     await wb.openFile('customers.mongodb.js');
     const lensMs = await until('the lens following the new index', 2_000, async () => {
       const t = await lensTexts();

@@ -70,7 +70,7 @@ export interface QueryAnalysis {
   /** Markdown for the hover over the query. */
   hover: string;
   /** The first suggestion: an index to build, or the existing one to keep. */
-  top?: { createText?: string; keep?: string; keys: string; rule: string; target: string };
+  top?: { createText?: string; keep?: string; keys: string; rule: string; target: string; rewriteOnly?: boolean };
   /** Whether the findings used a schema from a connection. */
   connected: boolean;
 }
@@ -112,7 +112,9 @@ function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, schema
     ? (schema.collections.get(q.command.collection)?.indexes ?? []).find((ix) => `{ ${Object.entries(ix.key).map(([f, d]) => `${f}: ${d}`).join(', ')} }` === suggestion!.keys)
     : undefined;
   if (existing) suggestion = undefined;
-  const unusable = existing ? ` The index ${existing.name} has the keys it needs, but the query as written cannot use it.` : '';
+  // The same when the advice already said "keep using X" for the rewritten query only.
+  const unusableName = existing?.name ?? (a.top?.keep && a.top.rewriteOnly ? a.top.keep : undefined);
+  const unusable = unusableName ? ` The index ${unusableName} has the keys it needs, but the query as written cannot use it.` : '';
   a.findings = a.findings.filter((f) => !fromIndexes.has(f.code));
   const where: Anchor = { file: q.engine === 'mongodb' ? q.command.ranges.operation ?? q.range : q.range };
   const shape = plan.stages.join(' > ');
@@ -182,7 +184,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   }
   const top = advice.suggestions[0];
   const suggestion = suggestionData(top, target);
-  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), keys: keysText(top), rule: top.rule, target };
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), keys: keysText(top), rule: top.rule, target };
   if (shape) {
     hiddenMatchFindings(q, shape, text, out.findings, suggestion);
     skipFindings(q, shape, text, out.findings, advice);
@@ -546,7 +548,7 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
   const suggestion = suggestionData(top, topTarget);
-  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), keys: keysText(top), rule: top.rule, target: topTarget };
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), keys: keysText(top), rule: top.rule, target: topTarget };
   for (const shape of shapes) {
     for (const p of shape.predicates) {
       if (!p.span) continue;
