@@ -40,6 +40,8 @@ export interface ServiceOptions {
 export const DEFAULT_OPTIONS: ServiceOptions = { debounceMs: 150, codeLens: true, maxTextLength: 4_000_000, explainDelayMs: 1500, explainsPerMinute: 8 };
 
 const SOURCE = 'Query Plan Inspector';
+/** How long lenses wait for a document's index lists after they were cleared, before the rules speak alone. */
+const RECONNECT_MS = 5_000;
 const SEVERITY = { warning: 2, information: 3, hint: 4 } as const;
 
 interface DocState {
@@ -65,6 +67,12 @@ interface DocState {
   /** Texts whose advice was asked of the extension's advice service, and those it could not answer. */
   adviceAsked: Set<string>;
   adviceFailed: Set<string>;
+  /**
+   * After a ClearSchema, the connections the document had, until its lists come again (or a few seconds
+   * pass): its lenses say "Checking" meanwhile instead of falling back, for an instant, to advice made
+   * without the indexes.
+   */
+  reconnecting?: { connection: { mongodb?: string; postgres?: string }; until: number };
   /** Resolves when the pending analysis has run (tests and the benchmark wait on it). */
   waiters: (() => void)[];
 }
@@ -350,6 +358,7 @@ export class InlineAdviceService {
         schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
       }
       state.schema = schema;
+      delete state.reconnecting;
       if (changed) this.forgetAdvice(state);
       state.schemaVersion++;
       this.current(uri);
@@ -366,6 +375,7 @@ export class InlineAdviceService {
     for (const state of this.docs.values()) {
       if (params.uris && !params.uris.includes(state.uri)) continue;
       // A document without a schema is announced again too: its folder may have a connection now.
+      if (state.schema) state.reconnecting = { connection: { ...state.schema.connection }, until: Date.now() + RECONNECT_MS };
       delete state.schema;
       state.explainAsked.clear();
       state.adviceAsked.clear();
@@ -377,6 +387,9 @@ export class InlineAdviceService {
       this.announce(state);
     }
     this.port.refreshLenses?.();
+    // Lenses of a document whose lists never came back (no connection any more) fall back to the rules.
+    const t = setTimeout(() => this.port.refreshLenses?.(), RECONNECT_MS + 50);
+    t.unref?.();
   }
 
   /** Drops a document's plans and advice, so both are asked for again. */
@@ -390,6 +403,7 @@ export class InlineAdviceService {
 
   /** The connection whose advice a query of a connected document is waiting for, if it is waiting. */
   private adviceWaiting(state: DocState, q: FoundQuery): string | undefined {
+    if (!state.schema && state.reconnecting && Date.now() < state.reconnecting.until) return state.reconnecting.connection[q.engine];
     const connection = state.schema?.connection[q.engine];
     if (connection === undefined) return undefined;
     const t = explainText(q);

@@ -110,4 +110,16 @@ describe('language server: the advice service\'s verdict on the lens, the squigg
     t.service.setSchema({ uris: [t.uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [pkey] }] });
     assert.equal(t.wanted().length, 2);
   });
+
+  it('after the lists are cleared (Create Index, Refresh, a switch) the lens waits for them instead of guessing', async () => {
+    const t = setup();
+    t.service.setSchema({ uris: [t.uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [pkey, served] }] });
+    const text = t.wanted()[0]!.queries.find((q) => q.text.includes('customer_id = 42'))!.text;
+    t.service.setAdvice({ uris: [t.uri], connectionName: 'pg', entries: [{ engine: 'postgres', text, advice: keepServedIndexes(await advisePostgres(text, { existing: [pkey, served] }), { postgres: [pkey, served] }) }] });
+    t.service.clearSchema({});
+    assert.ok(t.lensTitles().some((x) => /Checking indexes on pg/.test(x)), t.lensTitles().join(' | '));
+    assert.ok(!t.lensTitles().some((x) => /Suggest index/.test(x)));
+    t.service.setSchema({ uris: [t.uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [pkey, served] }] });
+    assert.ok(t.wanted().at(-1)!.queries.some((q) => q.text === text), 'the verdict is asked for again');
+  });
 });
