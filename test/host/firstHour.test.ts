@@ -18,11 +18,14 @@ const EXT = process.env.QPI_HOST_EXT;
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 
-/** Polls `check` until it holds or `limitMs` passes; returns the time it took. */
+/**
+ * Polls `check` until it holds or `limitMs` passes; returns the time it took. A check that throws (the
+ * plan view's frame reloading while the panel is shown again) counts as not yet.
+ */
 async function until(what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
   const t0 = Date.now();
   for (;;) {
-    if (await check()) return Date.now() - t0;
+    if (await check().catch(() => false)) return Date.now() - t0;
     if (Date.now() - t0 > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -121,6 +124,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
       await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
       const ms = await until('the statement stopping after Cancel', 10_000, async () => (await running()) === 0);
       console.log(`      stopped on the server ${ms} ms after Cancel`);
+      await wb.palette('Notifications: Clear All Notifications');
     } finally {
       await client.end();
     }
@@ -172,7 +176,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
   });
 
   it('Create Index from the panel: asks, builds, and the lens and the squiggle above the query change within 2 s', async () => {
-    await wb.openFile('customers.mongodb.js');
+    // customers.mongodb.js is shown beside the panel since the Verify step.
     await until('the lens asking for an index', 30_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
     const squiggles = () => page.locator('.monaco-editor .squiggly-warning').count();
     const before = await squiggles();
@@ -187,7 +191,6 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await dialog.getByRole('button', { name: 'Create Index' }).click();
     await page.locator('.notification-toast', { hasText: /Index .* created on customers/ }).first().waitFor({ timeout: 60_000 });
     await item.locator('.status', { hasText: /created/i }).waitFor({ timeout: 15_000 });
-    await wb.openFile('customers.mongodb.js');
     const lensMs = await until('the lens following the new index', 2_000, async () => {
       const t = await lensTexts();
       return !t.some((x) => /Suggest index/.test(x)) && t.some((x) => /Index .* serves it/.test(x));

@@ -42,9 +42,9 @@ export class Workbench {
     rmSync(this.udd, { recursive: true, force: true });
   }
 
-  /** The plan view, inside the webview's two frames. */
+  /** The plan view, inside the webview's two frames (not another extension's webview, such as a walkthrough's page). */
   get view(): FrameLocator {
-    return this.page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    return this.page.frameLocator('iframe.webview[src*="extensionId=query-plan-inspector"]').frameLocator('#active-frame');
   }
 
   /** Runs a command from the palette; retries while the command is not listed yet (the host may still be starting). */
