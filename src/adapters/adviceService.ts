@@ -13,7 +13,7 @@
 
 import { keepServedIndexes } from '../core/advice/served';
 import { parsePostgresQuery } from '../core/advice/pgShape';
-import type { ExistingMongoIndex, ExistingPgIndex, MongoStats } from '../core/advice/types';
+import type { ExistingPgIndex, MongoStats } from '../core/advice/types';
 import type { MongoCommand } from '../core/query/mongoShell';
 import {
   adviseQuery, existingMongo, existingPg, verifyMongoLive, verifyPostgresLive,
@@ -77,8 +77,6 @@ export class AdviceService {
   computed = 0;
   /** The key parts of the last answer given. */
   lastKey: AdviceKeyParts | undefined;
-  /** The index lists each answer was given with, so a verification's new order passes the same rule. */
-  private readonly existing = new WeakMap<LiveAdvice, { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] }>();
 
   /** Called after entries were dropped, so the faces that showed them ask again. */
   onInvalidate(fn: (e: { connection?: string; targets?: string[] }) => void): () => void {
@@ -115,7 +113,6 @@ export class AdviceService {
     return this.answer(parts, [cmd.collection], async () => {
       const live = await ADVISOR.mongodb(session, cmd, req.options ?? {});
       keepServedIndexes(live.advice, { mongodb: indexes });
-      this.existing.set(live, { mongodb: indexes });
       return live;
     });
   }
@@ -138,7 +135,6 @@ export class AdviceService {
     return this.answer(parts, tables.map((t) => t.name), async () => {
       const live = await ADVISOR.postgres(session, sql, req.options ?? {});
       keepServedIndexes(live.advice, { postgres: indexes });
-      this.existing.set(live, { postgres: indexes });
       return live;
     });
   }
@@ -149,19 +145,12 @@ export class AdviceService {
    */
   async verifyMongo(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
     if (live.stats !== undefined && ((live.stats as MongoStats).total ?? 0) === 0) return live;
-    return this.kept(await verifyMongoLive(session, cmd, live, opts));
+    return verifyMongoLive(session, cmd, live, opts);
   }
 
   /** HypoPG or a rolled-back build for a PostgreSQL answer given here. */
   async verifyPostgres(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
-    return this.kept(await verifyPostgresLive(session, sql, live, opts));
-  }
-
-  /** A measurement may reorder or add suggestions: the rule is applied again on what it left. */
-  private kept(live: LiveAdvice): LiveAdvice {
-    const existing = this.existing.get(live);
-    if (existing) keepServedIndexes(live.advice, existing);
-    return live;
+    return verifyPostgresLive(session, sql, live, opts);
   }
 
   private answer(parts: AdviceKeyParts, targets: string[], make: () => Promise<LiveAdvice>): Promise<LiveAdvice> {

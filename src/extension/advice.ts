@@ -140,16 +140,19 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
         post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the index can be checked only by building it, and the build inside a rolled-back transaction was declined.' });
         return;
       }
+      // A measurement may replace the suggestions (the tournament ranks its own candidates): the verdict
+      // is read from what now stands under this id.
+      const now = findSuggestion(advice, id) ?? s;
       // One run verifies several suggestions (the trial tries the first indexes together): show every verdict.
       for (const x of advice.suggestions) {
-        if (x !== s && x.verification.status !== 'not-run') postStatus(post, suggestionId(x));
+        if (x !== now && x.verification.status !== 'not-run') postStatus(post, suggestionId(x));
       }
-      if (s.verification.status === 'not-run') {
-        const why = outcome.notes.find((n) => n.includes(`Suggestion ${s.rank} `)) ?? outcome.notes[0] ?? 'The server did not verify this suggestion.';
+      if (now.verification.status === 'not-run') {
+        const why = outcome.notes.find((n) => n.includes(`Suggestion ${now.rank} `)) ?? outcome.notes[0] ?? 'The server did not verify this suggestion.';
         post({ type: 'suggestionStatus', id, status: 'unverified', detail: sentence(why) });
       } else {
         postStatus(post, id);
-        log.info(`Verified ${s.createText ?? titleOf(id)}: ${s.verification.message}`);
+        log.info(`Verified ${now.createText ?? titleOf(id)}: ${now.verification.message}`);
       }
     } catch (err) {
       const kind = (err as { kind?: string }).kind;

@@ -6,15 +6,11 @@
 // test-results/first-hour/; look at them.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Locator, Page } from 'playwright-core';
-import { Workbench } from './workbench';
+import { flowHooks, Workbench } from './workbench';
 
-const URL_ = process.env.QPI_HOST_URL;
-const WS = process.env.QPI_HOST_WS;
-const EXT = process.env.QPI_HOST_EXT;
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 
@@ -36,22 +32,9 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
   let page: Page;
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 
-  before(async function () {
-    assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
-    assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
-    writeFileSync(join(WS!, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
-    rmSync(SHOTS, { recursive: true, force: true });
-    mkdirSync(SHOTS, { recursive: true });
-    wb = await Workbench.open(URL_!, WS!, EXT);
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) await shot(`failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}`);
+  flowHooks(SHOTS, (w) => {
+    wb = w;
+    page = w.page;
   });
 
   /** The walkthrough page, opened on one of its steps. */

@@ -3,16 +3,12 @@
 // view inside the webview's nested frames. Screenshots go to test-results/host/.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import type { Page } from 'playwright-core';
-import { Workbench } from './workbench';
+import { flowHooks, Workbench } from './workbench';
 
-const URL_ = process.env.QPI_HOST_URL;
-const WS = process.env.QPI_HOST_WS;
-const EXT = process.env.QPI_HOST_EXT;
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
 const MONGO_URI = process.env.QPI_SAMPLES_MONGO_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'host');
@@ -26,23 +22,9 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
   const notificationButton = (label: string) => wb.notificationButton(label);
   const openFile = (name: string) => wb.openFile(name);
 
-  before(async function () {
-    assert.ok(URL_ && WS, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
-    assert.ok(PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
-    // A statement that runs for half a minute, for the Cancel flow, in the (temporary) workspace.
-    writeFileSync(join(WS!, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
-    rmSync(SHOTS, { recursive: true, force: true });
-    mkdirSync(SHOTS, { recursive: true });
-    wb = await Workbench.open(URL_!, WS!, EXT);
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(SHOTS, `failed-${this.currentTest.title.replace(/\W+/g, '-')}.png`) });
+  flowHooks(SHOTS, (w) => {
+    wb = w;
+    page = w.page;
   });
 
   it('adds a PostgreSQL connection through the command palette and quick picks', async () => {

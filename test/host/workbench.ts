@@ -2,7 +2,8 @@
 // run a command from the palette, answer quick picks and input boxes, press notification buttons, open
 // files, reach the plan view inside the webview's nested frames. Shared by the flows in test/host/.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
@@ -121,4 +122,30 @@ export class Workbench {
     await this.page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
     await item.click();
   }
+}
+
+/**
+ * The hooks of a flow in code-server (scripts/host.mjs sets the variables): opens the workbench on the
+ * temporary workspace, with a statement that runs for half a minute for the Cancel flows, and keeps a
+ * screenshot of every failed test in `shots`.
+ */
+export function flowHooks(shots: string, ready: (wb: Workbench) => void): void {
+  let wb: Workbench | undefined;
+  before(async () => {
+    const url = process.env.QPI_HOST_URL;
+    const ws = process.env.QPI_HOST_WS;
+    assert.ok(url && ws, 'run through scripts/host.mjs: QPI_HOST_URL and QPI_HOST_WS are not set');
+    assert.ok(process.env.QPI_SAMPLES_PG_URI, 'QPI_SAMPLES_PG_URI is not set: run npm run test:host');
+    writeFileSync(join(ws, 'slow.sql'), 'SELECT pg_sleep(25), count(*) FROM orders;\n');
+    rmSync(shots, { recursive: true, force: true });
+    mkdirSync(shots, { recursive: true });
+    wb = await Workbench.open(url, ws, process.env.QPI_HOST_EXT);
+    ready(wb);
+  });
+  after(async () => {
+    await wb?.close();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && wb) await wb.page.screenshot({ path: join(shots, `failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
+  });
 }

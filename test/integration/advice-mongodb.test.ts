@@ -18,7 +18,8 @@ import type { LiveVerification } from '../../src/adapters/verify';
 import { mongoShape } from '../../src/core/advice/mongoShape';
 import type { MongoIndexSpec, Suggestion } from '../../src/core/advice/types';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { capturedIo } from './support/cliIo';
 import { customers, demoesr, orders } from './support/adviceData';
 import { env } from './support/env';
 
@@ -331,14 +332,7 @@ describe('MongoDB index advice with a connection (real server)', function () {
   });
 
   it('qpi advise --uri --verify --json: ordered key pattern and the trial numbers', async function () {
-    const io: Io & { out: string; err: string } = {
-      out: '',
-      err: '',
-      stdout: (s) => void (io.out += s),
-      stderr: (s) => void (io.err += s),
-      readStdin: () => '',
-      readFile: (p) => readFileSync(p, 'utf8'),
-    };
+    const io = capturedIo();
     const uri = env.mongoUri.replace(/\/(\?|$)/, `/${DB}$1`);
     const before = await fingerprint('orders');
     const code = await run(['advise', '--uri', uri, '--verify', '--sample', '500', '--json', '--query', cases[0]!.text], io);

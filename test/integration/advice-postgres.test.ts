@@ -15,7 +15,8 @@ import pg from 'pg';
 import { advisePostgresLive, openPostgresAdvice, type LiveAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
 import type { LiveVerification } from '../../src/adapters/verify';
 import type { PgIndexSpec, Suggestion } from '../../src/core/advice/types';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { capturedIo } from './support/cliIo';
 import { demoesr } from './support/adviceData';
 import { env } from './support/env';
 
@@ -224,14 +225,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
   });
 
   it('qpi advise --uri --json: table, ordered columns, CREATE INDEX and the measured verdict with its runner-up', async function () {
-    const io: Io & { out: string; err: string } = {
-      out: '',
-      err: '',
-      stdout: (s) => void (io.out += s),
-      stderr: (s) => void (io.err += s),
-      readStdin: () => '',
-      readFile: (p) => readFileSync(p, 'utf8'),
-    };
+    const io = capturedIo();
     const before = await fingerprint();
     const code = await run(['advise', '--uri', uriFor(DB), '--json', '--query', cases[3]!.sql], io);
     assert.equal(code, 0, io.err);

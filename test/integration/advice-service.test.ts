@@ -3,13 +3,13 @@
 // "keep using" it and tells the faces; invalidation drops a connection's answers and no other's.
 
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import pg from 'pg';
 import { openMongoAdvice, openPostgresAdvice, type MongoAdviceSession, type PostgresAdviceSession } from '../../src/adapters/advise';
 import { AdviceService } from '../../src/adapters/adviceService';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { capturedIo } from './support/cliIo';
 import { customers } from './support/adviceData';
 import { env } from './support/env';
 
@@ -23,14 +23,7 @@ function command(text: string): MongoCommand {
 }
 
 async function cliAdvice(uri: string, query: string): Promise<{ suggestions: { action: string; createIndex: string | null; keep: { name: string } | null }[] }> {
-  const io: Io & { out: string; err: string } = {
-    out: '',
-    err: '',
-    stdout: (s) => void (io.out += s),
-    stderr: (s) => void (io.err += s),
-    readStdin: () => '',
-    readFile: (p) => readFileSync(p, 'utf8'),
-  };
+  const io = capturedIo();
   const code = await run(['advise', '--uri', uri, '--json', '--query', query], io);
   assert.equal(code, 0, io.err);
   return JSON.parse(io.out) as { suggestions: { action: string; createIndex: string | null; keep: { name: string } | null }[] };
