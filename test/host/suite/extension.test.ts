@@ -524,12 +524,13 @@ export function extensionTests(): void {
       const v = last.verdict;
       assert.ok(v, 'no verdict figures');
       assert.equal(v.method, 'sampled');
-      assert.equal(v.sampleSize, 500);
+      // The setting is the least the trial copies: a measurement sizes its sample for the query.
+      assert.ok((v.sampleSize ?? 0) >= 500, `sample size ${v.sampleSize}`);
       assert.ok((v.collectionSize ?? 0) > 500, `collection size ${v.collectionSize}`);
       assert.equal(v.beforeLabel, 'collection scan');
       assert.ok(v.after! < v.before!, `work ${v.before} -> ${v.after}`);
       assert.ok(v.figuresBefore?.['docsExamined'] !== undefined && v.figuresAfter?.['keysExamined'] !== undefined);
-      assert.match(last.detail ?? '', /500 of [\d,]+ documents/);
+      assert.match(last.detail ?? '', /[\d,]+ of [\d,]+ documents/);
       // The scratch collection is gone, and the real collection kept exactly its indexes.
       assert.deepEqual(await scratch(), []);
       assert.deepEqual(await indexNames('orders'), indexesBefore);
