@@ -172,7 +172,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await dialog.waitFor({ timeout: 15_000 });
     assert.match((await dialog.textContent()) ?? '', /db\.customers\.createIndex/);
     await dialog.getByRole('button', { name: 'Create Index' }).click();
-    await page.locator('.notification-toast', { hasText: /Index .* created on customers/ }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.notification-toast', { hasText: /Index \S+ created on \S*customers/ }).first().waitFor({ timeout: 60_000 });
     await item.locator('.status', { hasText: /created/i }).waitFor({ timeout: 15_000 });
     const lensMs = await until('the lens following the new index', 2_000, async () => {
       const t = await lensTexts();
@@ -215,7 +215,8 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
       await wb.palette('Preferences: Color Theme');
       await wb.pick(new RegExp(`^${theme}`));
       await until(`the plan view in ${theme}`, 15_000, async () => ((await wb.view.locator('body').getAttribute('class')) ?? '').split(/\s+/).includes(kind));
-      await cards().first().waitFor();
+      // The panel shows the comparison of the step before: its panes, or a plan's cards.
+      await wb.view.locator('.compare-panes, g.card').first().waitFor();
       await shot(name);
     }
     assert.deepEqual(wb.errors.filter((e) => /queryPlanInspector|query-plan-inspector/i.test(e)), []);
