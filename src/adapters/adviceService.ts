@@ -30,7 +30,7 @@ export const ADVISOR = {
     return r.live ?? { advice: r.advice, engine: 'mongodb', serverVersion: session.conn.server.version, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
   },
   async postgres(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions): Promise<LiveAdvice> {
-    const r = await adviseQuery({ engine: 'postgres', sql, session }, { ...opts, measure: false });
+    const r = await adviseQuery({ engine: 'postgres', sql, session }, { ...opts, measure: false, verifyPostgres: false });
     return r.live ?? { advice: r.advice, engine: 'postgres', serverVersion: session.conn.serverVersion, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
   },
 };

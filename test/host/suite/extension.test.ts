@@ -337,7 +337,8 @@ export function extensionTests(): void {
           console.log(`    ${create.ddl}: ${yes.status} ${yes.detail}`);
           assert.equal(accepted.length, 1);
           assert.ok(yes.status === 'verified' || yes.status === 'rejected', `ended ${yes.status}: ${yes.detail}`);
-          assert.equal(yes.verdict?.method, 'trial-index');
+          // Built inside the rolled-back transaction, or measured on a sampled copy there (the tournament).
+          assert.ok(['trial-index', 'sampled'].includes(yes.verdict?.method ?? ''), `method ${yes.verdict?.method}`);
           assert.match(yes.detail ?? '', /rolled back/);
           const left = (await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'items'")).rows.map((x: { indexname: string }) => x.indexname);
           assert.deepEqual(left, ['items_pkey'], 'the trial index was left behind');
