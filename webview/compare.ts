@@ -23,6 +23,8 @@ export interface CompareCallbacks {
   onSelect(side: Side, node: PlanNode): void;
   /** A node was double-clicked. */
   onOpen(side: Side, node: PlanNode): void;
+  /** A card was clicked on one side. */
+  onClickNode?(side: Side, node: PlanNode): void;
 }
 
 const STATUS_WORD: Record<NodeComparison['status'], string> = { unchanged: 'unchanged', changed: 'changed', added: 'added', removed: 'removed' };
@@ -169,6 +171,7 @@ export class CompareView {
       const tree = new TreeView(paneCanvas, {
         onSelect: (node) => this.selected(side, node),
         onOpen: (node) => this.cb.onOpen(side, node),
+        onClickNode: (node) => this.cb.onClickNode?.(side, node),
         decorate: (node) => decorationFor(this.entry(side, node.id)),
       });
       tree.element.setAttribute('aria-label', `${side === 'before' ? 'Before' : 'After'} plan`);

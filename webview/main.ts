@@ -140,7 +140,23 @@ const tree = new TreeView(canvas, {
     if (drawn) renderDetails(panels.node, node, drawn.plan, drawn.findings, actions);
   },
   onOpen: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+  onClickNode: () => selectTab('node'),
 });
+
+// The tree is fitted to the canvas it was drawn in: when the panel is resized (a group split, the side
+// panel hidden), it is fitted again, once the size settles.
+let lastSize = '';
+let refit: number | undefined;
+new ResizeObserver(() => {
+  const size = `${canvas.clientWidth}x${canvas.clientHeight}`;
+  if (size === lastSize || canvas.clientWidth === 0) return;
+  lastSize = size;
+  if (refit !== undefined) window.clearTimeout(refit);
+  refit = window.setTimeout(() => {
+    if (compareView.active) compareView.fit();
+    else if (drawn) tree.fit();
+  }, 100);
+}).observe(canvas);
 
 const actions: PanelActions = {
   focusNode: (id) => {
@@ -183,6 +199,7 @@ const compareView = new CompareView(canvas, compareHead, {
     renderCompareNodePanel(side, node);
   },
   onOpen: (_side, node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+  onClickNode: () => selectTab('node'),
 });
 
 function renderCompareNodePanel(side: Side, node: PlanNode): void {
@@ -452,7 +469,11 @@ function setSuggestionStatus(id: string, status: SuggestionView['status'], detai
   // Building the index does not measure again: the verdict that justified it stays.
   if (verdict !== undefined) s.verdict = verdict;
   else if (status !== 'creating' && status !== 'created') delete s.verdict;
+  // Redrawing the list would reset its scroll: keep it, and keep the suggestion that changed in view.
+  const top = panels.findings.scrollTop;
   renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
+  panels.findings.scrollTop = top;
+  panels.findings.querySelector(`li.suggestion[data-id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'nearest' });
 }
 
 // ---- search --------------------------------------------------------------------------------------

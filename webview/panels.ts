@@ -171,20 +171,26 @@ export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[
     nodes.set(n.id, n);
     stack.push(...n.children);
   }
-  if (suggestions.length > 0) {
+  const suggestionList = (): void => {
+    if (suggestions.length === 0) return;
     root.appendChild(el('h3', undefined, `Suggestions (${suggestions.length})`));
     const ul = el('ul', 'suggestions');
     for (const s of suggestions) ul.appendChild(suggestionItem(s, act));
     root.appendChild(ul);
-  }
+  };
+  // A high-severity finding is the news: it comes before the suggestions that answer it, so a narrow
+  // panel does not push it below the fold.
+  const urgent = findings.some((f) => f.severity === 'high' && !f.good);
+  if (!urgent) suggestionList();
   root.appendChild(el('h3', undefined, findings.length === 0 ? 'Findings' : `Findings (${findings.length})`));
   if (findings.length === 0) {
     root.appendChild(el('p', 'empty', 'No findings for this plan.'));
-    return;
+  } else {
+    const ul = el('ul', 'findings');
+    for (const f of sortFindings(findings)) ul.appendChild(findingItem(f, plan, nodes, act));
+    root.appendChild(ul);
   }
-  const ul = el('ul', 'findings');
-  for (const f of sortFindings(findings)) ul.appendChild(findingItem(f, plan, nodes, act));
-  root.appendChild(ul);
+  if (urgent) suggestionList();
 }
 
 /** What each figure is called in the Node tab: words a reader knows, not the model's field names. */

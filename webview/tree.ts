@@ -103,6 +103,8 @@ export interface TreeCallbacks {
   onSelect(node: PlanNode): void;
   /** The user double-clicked a node. */
   onOpen(node: PlanNode): void;
+  /** The user clicked a node's card (not its fold toggle): the view shows the node's details. */
+  onClickNode?(node: PlanNode): void;
   /** Extra marks for a node's card; asked once per node and plan. */
   decorate?(node: PlanNode): CardDecoration | undefined;
 }
@@ -672,6 +674,8 @@ export class TreeView {
       return;
     }
     this.activate(id, true);
+    const n = this.byId.get(id);
+    if (n) this.cb.onClickNode?.(n);
   }
 
   private neighbour(l: Laid, dir: -1 | 1): Laid | undefined {

@@ -188,6 +188,29 @@ describe('plan view in Chromium', function () {
       await v.page.keyboard.press('Escape');
     });
 
+    it('opens a clicked node in the Node tab, and fits the tree again when the panel is resized', async () => {
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      const scan = all(msg.plan).find((n) => n.kind === 'Seq Scan')!;
+      await v.page.locator(`svg.tree g.card[data-id="${scan.id}"] .card-title`).click();
+      assert.equal(await v.page.getAttribute('button.tab[data-tab="node"]', 'aria-selected'), 'true');
+      assert.equal(await v.page.locator('.node-panel .node-title').textContent(), 'Seq Scan');
+      const before = await v.page.getAttribute('svg.tree g.viewport', 'transform');
+      await v.page.setViewportSize({ width: 700, height: 860 });
+      await v.page.waitForFunction((t) => document.querySelector('svg.tree g.viewport')?.getAttribute('transform') !== t, before, { timeout: 5000 });
+      await v.page.setViewportSize({ width: 1400, height: 860 });
+    });
+
+    it('lists a high-severity finding before the suggestions', async () => {
+      const high = msg.findings.find((f) => f.severity === 'high' && !f.good);
+      const findings = high ? msg.findings : [{ ...msg.findings[0]!, severity: 'high' as const, good: false }, ...msg.findings.slice(1)];
+      await v.send({ ...msg, findings, suggestions: [{ id: 's9', title: 'CREATE INDEX ON question (exam_id)' }] });
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      const heads = await v.page.locator('.findings-panel h3').allTextContents();
+      assert.match(heads[0]!, /^Findings/);
+      assert.match(heads[1]!, /^Suggestions/);
+      await v.send(msg);
+    });
+
     it('recolours by another heat metric', async () => {
       const before = await v.page.$$eval('svg.tree g.card', (gs) => gs.map((g) => g.getAttribute('class')).join());
       await v.page.selectOption('.heat select', 'rows');
