@@ -29,7 +29,9 @@ import { isAdapterError } from '../src/adapters/errors';
 import type { ExplainResult } from '../src/adapters/types';
 import { analyze } from '../src/core/index';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
-import { findQueries, sourceKind, isDataChanging } from '../src/extension/queries';
+import { querySourceKind } from '../src/core/query/find/types';
+import { explainTargets } from '../src/core/query/targets';
+import { loadSqlParser, statementInfo } from '../src/core/sql/index';
 import { textReport } from '../src/cli/report';
 import { adviceText } from '../src/cli/advise';
 import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
@@ -233,10 +235,15 @@ async function main(): Promise<void> {
       for (const f of files) {
         const path = join(ROOT, 'samples', f);
         const text = readFileSync(path, 'utf8');
-        const kind = sourceKind(f.endsWith('.sql') ? 'sql' : 'javascript', f);
-        for (const q of findQueries(text, kind)) {
+        await loadSqlParser();
+        const kind = querySourceKind(f.endsWith('.sql') ? 'sql' : 'javascript', f);
+        for (const q of explainTargets(text, kind)) {
           const line = text.slice(0, q.start).split('\n').length;
           rule(`${relative(ROOT, path)}:${line}\n${q.text.trim()}`);
+          if (q.problem) {
+            console.log(q.problem);
+            continue;
+          }
           let result: ExplainResult;
           try {
             if (q.engine === 'mongodb') {
@@ -260,7 +267,7 @@ async function main(): Promise<void> {
           }
           const findings = analyze(result.load.plan);
           process.stdout.write(textReport(result.load.plan, findings, `${q.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} ${result.serverVersion}`));
-          if (q.engine === 'postgres' && isDataChanging(q.text)) console.log('(the statement ran inside a transaction that was rolled back: no row changed)');
+          if (q.engine === 'postgres' && statementInfo(q.text)?.writes) console.log('(the statement ran inside a transaction that was rolled back: no row changed)');
           // The advice, with the server's indexes and selectivity; the data is the demo's own, so the
           // MongoDB suggestions are also verified by a sampled trial (a scratch collection, dropped after).
           try {

@@ -20,7 +20,11 @@ import type { CreateIndexOutcome } from './languageClient';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
-import { classifySelection, findQueries, isDataChanging, queryAt, sourceKind, sqlVerb, writesThroughPipeline, type DetectedQuery } from './queries';
+import { explainWouldWrite } from '../core/query/mongoServerCommand';
+import { loadSqlParser } from '../core/sql/parser';
+import { statementInfo } from '../core/sql/kinds';
+import { classifySelection, queryAt, type QueryTarget } from '../core/query/targets';
+import { targetsOf, queryKind } from './targets';
 
 export const SETTINGS = 'queryPlanInspector';
 
@@ -160,12 +164,14 @@ function settings() {
 
 /** The query the command is about, with the document it came from (if any). */
 interface Target {
-  query: DetectedQuery;
+  query: QueryTarget;
   uri?: vscode.Uri;
   range?: vscode.Range;
 }
 
 async function resolveTarget(args: ExplainArgs): Promise<Target> {
+  // The finder reads .sql files and SQL strings with PostgreSQL's parser: it loads once.
+  await loadSqlParser();
   if (args.text !== undefined) {
     const guess = classifySelection(args.text, args.engine === 'postgres' ? 'sql' : args.engine === 'mongodb' ? 'mongodb-playground' : 'script');
     if (!guess) throw new UserError('The text is neither a mongo shell call such as db.orders.find({...}) nor a SQL statement.');
@@ -189,10 +195,10 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
     return resolveTarget({ ...args, text: typed });
   }
   const text = doc.getText();
-  const kind = sourceKind(doc.languageId, doc.fileName);
-  const rangeOf = (q: DetectedQuery) => new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.end));
+  const kind = queryKind(doc);
+  const rangeOf = (q: QueryTarget) => new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.end));
   if (args.start !== undefined) {
-    const queries = findQueries(text, kind);
+    const queries = targetsOf(doc);
     const q = queries.find((x) => x.start === args.start) ?? queryAt(queries, args.start, text);
     if (!q) throw new UserError('The query moved or changed since the CodeLens was drawn: try again.');
     return { query: q, uri: doc.uri, range: rangeOf(q) };
@@ -205,7 +211,7 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
     return { query: shifted, uri: doc.uri, range: rangeOf(shifted) };
   }
   const offset = editor ? doc.offsetAt(editor.selection.active) : 0;
-  const q = queryAt(findQueries(text, kind), offset, text);
+  const q = queryAt(targetsOf(doc), offset, text);
   if (!q) {
     throw new UserError(kind === 'other'
       ? 'Explain Query works in .sql, .mongodb.js, JavaScript and TypeScript files, or on a selected query.'
@@ -244,15 +250,6 @@ export async function passwordFor(s: Services, spec: ConnectionSpec): Promise<st
   return password;
 }
 
-function titleOf(q: DetectedQuery): string {
-  if (q.engine === 'mongodb') {
-    const m = /^db\.(?:getCollection\(("[^"]*"|'[^']*')\)|([A-Za-z_$][\w$]*))\.(\w+)/.exec(q.text);
-    if (m) return `${m[1] ? JSON.parse(m[1].replace(/^'|'$/g, '"')) : m[2]}.${m[3]}`;
-  }
-  const one = q.text.replace(/\s+/g, ' ').trim();
-  return one.length > 48 ? `${one.slice(0, 47)}…` : one;
-}
-
 /**
  * The modal after a 'side-effects' refusal: explain without ANALYZE (nothing of the statement runs), run
  * it anyway, or cancel (undefined).
@@ -285,7 +282,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const spec = await connectionFor(s, query.engine, target.uri, args.connectionId);
   let effectiveVerbosity = verbosity;
   let allowWrites = false;
-  if (query.engine === 'mongodb' && verbosity !== 'queryPlanner' && writesThroughPipeline(query.text)) {
+  if (command && verbosity !== 'queryPlanner' && explainWouldWrite(command)) {
     const choice = await vscode.window.showWarningMessage(
       'This pipeline writes with $out or $merge: explaining it at executionStats runs it and writes the output collection.',
       { modal: true },
@@ -299,8 +296,9 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const password = await passwordFor(s, spec);
   const uri = connectionUri(spec, password);
   const gateway = await s.gateway();
-  const title = titleOf(query);
-  const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${sqlVerb(query.text)}` : `explain (${effectiveVerbosity})`;
+  const title = query.title;
+  const statement = query.engine === 'postgres' ? statementInfo(query.text) : undefined;
+  const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${statement?.verb ?? 'statement'}` : `explain (${effectiveVerbosity})`;
   s.log.info(`Explaining ${title} on ${spec.name} (${what}).`);
 
   const run = (withAnalyze: boolean, allowSideEffects: boolean): Thenable<ExplainOutcome> => vscode.window.withProgress<ExplainOutcome>(
@@ -380,8 +378,8 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
-    void vscode.window.showInformationMessage(`The ${sqlVerb(query.text)} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed${allowSideEffects ? ', but what a rollback does not undo (sequences, volatile functions) was allowed to run' : ''}.`);
-  } else if (query.engine === 'postgres' && withAnalyze && isDataChanging(query.text)) {
+    void vscode.window.showInformationMessage(`The ${statement?.verb ?? 'statement'} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed${allowSideEffects ? ', but what a rollback does not undo (sequences, volatile functions) was allowed to run' : ''}.`);
+  } else if (withAnalyze && statement?.writes) {
     s.log.warn('A data-changing statement was explained with ANALYZE but the adapter did not report a rollback.');
   }
   if (previous) {
@@ -452,12 +450,12 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
     ];
   }
 
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
-    const text = doc.getText();
-    if (text.length > 2_000_000) return [];
+    if (doc.getText().length > 2_000_000) return [];
+    await loadSqlParser();
     const lenses: vscode.CodeLens[] = [];
-    for (const q of findQueries(text, sourceKind(doc.languageId, doc.fileName))) {
+    for (const q of targetsOf(doc)) {
       const range = new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.start));
       lenses.push(new vscode.CodeLens(range, {
         title: q.problem ? '$(warning) Explain (needs literal values)' : `$(debug-start) Explain`,

@@ -19,7 +19,8 @@ import { parseMongoCreateIndex, type IndexCreationResult } from '../core/query/c
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
-import { findQueries, sourceKind } from './queries';
+import { loadSqlParser } from '../core/sql/parser';
+import { targetsOf } from './targets';
 import { passwordFor, SETTINGS, type Services } from './explain';
 
 const SELECTOR: LanguageClientOptions['documentSelector'] = [
@@ -54,8 +55,8 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
       provideCodeLenses: async (doc, token, next) => {
         if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
         const lenses = (await next(doc, token)) ?? [];
-        const text = doc.getText();
-        const drawn = new Set(findQueries(text, sourceKind(doc.languageId, doc.fileName)).map((q) => doc.positionAt(q.start).line));
+        await loadSqlParser();
+        const drawn = new Set(targetsOf(doc).map((q) => doc.positionAt(q.start).line));
         return lenses.filter((l) => l.command?.command !== ClientCommands.explainInline || !drawn.has(l.range.start.line));
       },
     },
@@ -301,7 +302,8 @@ async function explainInline(s: Services, args: InlineExplainArgs): Promise<unkn
     return vscode.commands.executeCommand(Commands.explainQueryAt, { text: args.text, engine: args.engine, ...(spec ? { connectionId: spec.id } : {}) });
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));
-  const seen = findQueries(doc.getText(), sourceKind(doc.languageId, doc.fileName)).some((q) => q.start <= args.start && args.start <= q.end);
+  await loadSqlParser();
+  const seen = targetsOf(doc).some((q) => q.start <= args.start && args.start <= q.end);
   if (seen) return vscode.commands.executeCommand(Commands.explainQueryAt, { uri: args.uri, start: args.start, end: args.end });
   throw new Error(args.problem ?? 'This query cannot be explained as written: give it literal values.');
 }

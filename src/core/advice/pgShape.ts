@@ -6,23 +6,11 @@
 // read is synchronous. Offsets the parser reports are bytes; they are turned into string indexes here so
 // rewrites can splice the user's own text.
 
-import { loadModule, parseSync, scanSync } from 'libpg-query';
+import { ByteMap } from '../sql/bytes';
+import { loadSqlParser, parseSqlSync, scanSqlSync, sqlParserLoaded } from '../sql/parser';
 import type { PredicateClass } from './types';
 
-let loading: Promise<void> | undefined;
-let loaded = false;
-
-/** Loads the WASM parser once; every later call returns the same promise. */
-export function loadSqlParser(): Promise<void> {
-  loading ??= loadModule().then(() => {
-    loaded = true;
-  });
-  return loading;
-}
-
-export function sqlParserLoaded(): boolean {
-  return loaded;
-}
+export { loadSqlParser, sqlParserLoaded };
 
 export interface Span {
   start: number;
@@ -130,12 +118,12 @@ export function parsePostgresQuerySync(sql: string): PgParseResult {
   if (typeof sql !== 'string') return { ok: false, refusal: 'The SQL is not text.' };
   if (sql.trim() === '') return { ok: false, refusal: 'The SQL is empty.' };
   if (sql.length > MAX_SQL_TEXT) return { ok: false, refusal: `The SQL is ${Math.round(sql.length / 1024)} KB long, more than the ${MAX_SQL_TEXT / 1024} KB this reader accepts.` };
-  if (!loaded) return { ok: false, refusal: 'The SQL parser is not loaded yet: call loadSqlParser() first.' };
+  if (!sqlParserLoaded()) return { ok: false, refusal: 'The SQL parser is not loaded yet: call loadSqlParser() first.' };
   let tree: unknown;
   let tokens: { start: number; end: number }[];
   try {
-    tree = parseSync(sql);
-    tokens = scanSync(sql).tokens;
+    tree = parseSqlSync(sql);
+    tokens = scanSqlSync(sql);
   } catch (err) {
     const e = err as { message?: string; sqlDetails?: { cursorPosition?: number } };
     const pos = e.sqlDetails?.cursorPosition;
@@ -158,22 +146,11 @@ export function parsePostgresQuerySync(sql: string): PgParseResult {
 
 /** Byte offsets (the parser's) to string indexes, and token-based spans. */
 class SourceText {
-  private readonly byteToChar: number[] | undefined;
+  private readonly bytes: ByteMap;
   readonly tokens: { start: number; end: number; text: string }[];
 
   constructor(readonly sql: string, rawTokens: { start: number; end: number }[]) {
-    if (/[^\x00-\x7f]/.test(sql)) {
-      const map: number[] = [];
-      for (let i = 0; i < sql.length; i++) {
-        const cp = sql.codePointAt(i)!;
-        // The length of the code point in UTF-8, the parser's unit.
-        const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-        for (let b = 0; b < n; b++) map.push(i);
-        if (cp > 0xffff) i++;
-      }
-      map.push(sql.length);
-      this.byteToChar = map;
-    }
+    this.bytes = new ByteMap(sql);
     this.tokens = rawTokens.map((t) => {
       const start = this.char(t.start);
       const end = this.char(t.end);
@@ -182,8 +159,7 @@ class SourceText {
   }
 
   char(byte: number): number {
-    if (!this.byteToChar) return byte;
-    return this.byteToChar[Math.max(0, Math.min(byte, this.byteToChar.length - 1))]!;
+    return this.bytes.char(byte);
   }
 
   /** The text span of a node: from its first location to the end of its last token, parentheses balanced. */

@@ -1,19 +1,25 @@
-// The text the extension's Explain command needs for a query the server found: mongo shell notation for
+// The text Explain needs for a query the finder found: mongo shell notation for
 // a MongoDB call (the driver's `orders.find(filter, { sort })` becomes `db.orders.find({...}).sort({...})`,
 // constants resolved) and the SQL itself for PostgreSQL. A query with values that are variables in the
 // code cannot be explained as written: it gets a sentence saying which, instead of a guess.
 
 import { shellCollection, shellValue } from '../advice/mongoText';
-import { isPlaceholder, type FoundQuery } from '../query/find';
+import { inlineParameters, sqlParams } from '../sql/placeholders';
+import { isPlaceholder, type FoundQuery } from '../query/find/index';
 
 export type ExplainText = { ok: true; text: string } | { ok: false; problem: string };
 
 export function explainText(q: FoundQuery): ExplainText {
   if (q.engine === 'postgres') {
+    if (q.values && q.params.length === 0) {
+      // pool.query(sql, [42, 'x']): the values are in the code, so the statement can run as written.
+      const sql = inlineParameters(q.sql, q.values);
+      if (sqlParams(sql).length === 0) return { ok: true, text: sql };
+    }
     if (q.params.length > 0) {
       return { ok: false, problem: `The SQL takes ${q.params.map((p) => p.text).join(', ')} from the code as parameters, so it cannot be explained without values: explain it from a .sql file or with literal values.` };
     }
-    if (/\$\d/.test(q.sql)) return { ok: false, problem: 'The SQL has $n parameters bound at run time, so it cannot be explained without values: explain it with literal values.' };
+    if (sqlParams(q.sql).length > 0) return { ok: false, problem: 'The SQL has $n parameters bound at run time, so it cannot be explained without values: explain it with literal values.' };
     return { ok: true, text: q.sql };
   }
   const cmd = q.command;

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 import { Commands } from '../commands';
-import { findQueries, sourceKind } from '../queries';
+import { queryKind, targetsOf } from '../targets';
 import type { ConnectionStore } from './store';
 import type { ConnectionEngine, ConnectionSpec } from './spec';
 
@@ -85,10 +85,10 @@ export class Bindings implements vscode.Disposable {
 
 /** The engine the queries of a document run on, when it can be told from its kind or its content. */
 export function engineOfDocument(doc: vscode.TextDocument): ConnectionEngine | undefined {
-  const kind = sourceKind(doc.languageId, doc.fileName);
+  const kind = queryKind(doc);
   if (kind === 'sql') return 'postgres';
   if (kind === 'mongodb-playground') return 'mongodb';
-  if (kind === 'script' && doc.getText().length < 2_000_000) return findQueries(doc.getText(), kind)[0]?.engine;
+  if (kind === 'script' && doc.getText().length < 2_000_000) return targetsOf(doc)[0]?.engine;
   return undefined;
 }
 

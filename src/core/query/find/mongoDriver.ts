@@ -1,0 +1,381 @@
+// MongoDB calls written against the shell (`db.orders.find(...)`, `db.getCollection('x')`) or the Node
+// driver (`client.db('shop').collection('orders').find(...)`), with their cursor chains. A collection is
+// recognised where it is written and through constants that hold it.
+
+import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
+import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
+import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
+import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
+import { escapeKey } from './ranges';
+
+export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
+  'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne']);
+/** Methods of the shell's `db` that are not collection names (`db.getName()`, `db.runCommand(...)`). */
+const DB_METHODS = new Set(['getCollection', 'getSiblingDB', 'getDB', 'collection', 'runCommand', 'adminCommand', 'getName', 'createCollection',
+  'dropDatabase', 'getCollectionNames', 'getCollectionInfos', 'aggregate', 'watch', 'command', 'stats', 'admin', 'listCollections', 'db']);
+/** Cursor methods the reader takes into the query. */
+export const CURSOR_METHODS = new Set(['sort', 'limit', 'skip', 'project', 'projection', 'hint', 'collation', 'maxTimeMS', 'comment', 'batchSize',
+  'allowDiskUse', 'min', 'max', 'explain']);
+
+/** A collection as a reader found it: its name, database, argument order, and where the name is written. */
+export interface FoundCollection {
+  name: string;
+  database?: string;
+  flavour: MongoFlavour;
+  nameRange: SourceRange;
+}
+
+/** The shell's and the driver's calls on a collection. */
+export const mongoCalls: CallReader = {
+  read(n, ex) {
+    if (!isCall(n)) return false;
+    const chain = ex.flatten(n);
+    const opIndex = chain.findIndex((c) => MONGO_OPERATIONS.has(c.name));
+    if (opIndex < 0) return false;
+    const op = chain[opIndex]!;
+    const coll = new Collections(ex).of(unwrap(unwrap(op.call.callee!).object!), 0);
+    if (!coll) return false;
+    readMongoChain(ex, coll, chain, opIndex);
+    return true;
+  },
+};
+
+/** Reads an operation and the cursor methods after it, and records the query. */
+export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: ChainCall[], opIndex: number, operation?: MongoOperation): FoundMongoQuery {
+  for (const c of chain) ex.consume(c.call);
+  const cursor: ChainCall[] = [];
+  for (let i = opIndex + 1; i < chain.length && CURSOR_METHODS.has(chain[i]!.name); i++) cursor.push(chain[i]!);
+  const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
+  ex.push(q);
+  return q;
+}
+
+/** Tells what collection an expression stands for. */
+class Collections {
+  constructor(private readonly ex: Extractor) {}
+
+  /** The collection an expression stands for, if it is one this reader recognises. */
+  of(e: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH) return undefined;
+    e = unwrap(e);
+    if (e.type === 'AwaitExpression' && e.argument) return this.of(e.argument, depth + 1);
+    if (e.type === 'Identifier') {
+      const init = this.ex.constInit(e.name!);
+      return init ? this.of(init, depth + 1) : undefined;
+    }
+    if (isCall(e)) {
+      const callee = unwrap(e.callee!);
+      if (!isMember(callee)) return undefined;
+      const m = propertyName(callee);
+      if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
+        const arg = e.arguments[0]!;
+        const name = this.ex.stringOf(arg, 0);
+        if (name === undefined) return undefined;
+        const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
+        const database = this.databaseOf(unwrap(callee.object!), depth + 1);
+        return { name, flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
+      }
+      return undefined;
+    }
+    if (isMember(e)) {
+      const name = propertyName(e);
+      if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
+      const obj = unwrap(e.object!);
+      if (this.isShellDb(obj)) {
+        const database = this.databaseOf(obj, depth + 1);
+        return { name, flavour: 'shell', nameRange: range(e.property!), ...(database !== undefined ? { database } : {}) };
+      }
+      // db.a.b names the collection "a.b" in the shell.
+      if (isMember(obj) && !obj.computed) {
+        const inner = this.of(obj, depth + 1);
+        if (inner && inner.flavour === 'shell' && !e.computed) return { ...inner, name: `${inner.name}.${name}`, nameRange: { start: inner.nameRange.start, end: e.property!.end } };
+      }
+    }
+    return undefined;
+  }
+
+  /** The shell's `db`, `db.getSiblingDB('x')`, or a constant holding one of them. */
+  private isShellDb(e: BNode): boolean {
+    e = unwrap(e);
+    if (e.type === 'Identifier') {
+      if (e.name === 'db') {
+        // The shell's global db; a declared `db` (a driver Db, an ORM client) is not the shell's.
+        const r = this.ex.lookup('db');
+        return !r || ('init' in r.binding && this.isShellDbInit(r.binding.init));
+      }
+      const init = this.ex.constInit(e.name!);
+      return init !== undefined && this.isShellDbInit(init);
+    }
+    return this.isShellDbInit(e);
+  }
+
+  private isShellDbInit(e: BNode): boolean {
+    e = unwrap(e);
+    if (!isCall(e)) return false;
+    const callee = unwrap(e.callee!);
+    const m = isMember(callee) ? propertyName(callee) : undefined;
+    return (m === 'getSiblingDB' || m === 'getDB') && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === 'db';
+  }
+
+  private databaseOf(e: BNode, depth: number): string | undefined {
+    if (depth > MAX_RESOLVE_DEPTH) return undefined;
+    e = unwrap(e);
+    if (e.type === 'Identifier') {
+      const init = this.ex.constInit(e.name!);
+      return init ? this.databaseOf(init, depth + 1) : undefined;
+    }
+    if (isCall(e)) {
+      const callee = unwrap(e.callee!);
+      const m = isMember(callee) ? propertyName(callee) : undefined;
+      if ((m === 'db' || m === 'getSiblingDB' || m === 'getDB') && e.arguments?.length) return this.ex.stringOf(e.arguments[0]!, 0);
+    }
+    return undefined;
+  }
+
+}
+
+
+/** Options each operation accepts in its options document, by the command part they fill. */
+const OPTION_PARTS: Record<string, MongoCommandPart> = { sort: 'sort', projection: 'projection', limit: 'limit', skip: 'skip', hint: 'hint', collation: 'collation' };
+
+export class MongoReader {
+  private readonly locations: Record<string, Located> = {};
+  private readonly variableParts: MongoCommandPart[] = [];
+  private readonly warnings: string[] = [];
+  private partial = false;
+  private placeholders = false;
+  private readonly cmd: MongoCommand;
+
+  constructor(
+    private readonly ex: Extractor,
+    private readonly coll: FoundCollection,
+    private readonly op: ChainCall,
+    private readonly cursor: ChainCall[],
+    operationAs?: MongoOperation,
+  ) {
+    const operation = operationAs ?? (op.name as MongoOperation);
+    this.cmd = { collection: coll.name, operation, hasPlaceholders: false, ranges: {} };
+    if (coll.database !== undefined) this.cmd.database = coll.database;
+  }
+
+  read(): FoundMongoQuery {
+    const cmd = this.cmd;
+    const last = this.cursor.length > 0 ? this.cursor[this.cursor.length - 1]!.call : this.op.call;
+    const opCallee = unwrap(this.op.call.callee!);
+    const start = unwrap(opCallee.object!).start;
+    cmd.ranges.whole = { start, end: last.end };
+    cmd.ranges.collection = this.coll.nameRange;
+    cmd.ranges.operation = range(this.op.nameNode);
+    this.operationArgs(this.op.call.arguments ?? []);
+    for (const c of this.cursor) this.cursorMethod(c);
+    cmd.hasPlaceholders = this.placeholders;
+    return {
+      engine: 'mongodb', range: { start, end: last.end }, flavour: this.coll.flavour, command: cmd, locations: this.locations,
+      variableParts: this.variableParts, partial: this.partial, warnings: this.warnings,
+    };
+  }
+
+  private operationArgs(args: BNode[]): void {
+    const cmd = this.cmd;
+    const driver = this.coll.flavour === 'driver';
+    const a = (i: number) => args[i];
+    switch (cmd.operation) {
+      case 'find':
+      case 'findOne':
+        this.part('filter', a(0));
+        if (a(1)) {
+          // The driver takes options second; the shell takes a projection second and options third.
+          if (driver || this.looksLikeOptions(a(1)!)) this.options(a(1)!, ['sort', 'projection', 'limit', 'skip', 'hint', 'collation']);
+          else this.part('projection', a(1));
+        }
+        if (a(2)) this.options(a(2)!, ['sort', 'projection', 'limit', 'skip', 'hint', 'collation']);
+        if (cmd.operation === 'findOne') cmd.limit = 1;
+        return;
+      case 'aggregate':
+        this.part('pipeline', a(0));
+        if (a(1)) this.options(a(1)!, ['hint', 'collation']);
+        return;
+      case 'count':
+      case 'countDocuments':
+        this.part('filter', a(0));
+        if (a(1)) this.options(a(1)!, ['limit', 'skip', 'hint', 'collation']);
+        return;
+      case 'deleteOne':
+      case 'deleteMany':
+        this.part('filter', a(0));
+        if (a(1)) this.options(a(1)!, ['hint', 'collation']);
+        return;
+      case 'findOneAndDelete':
+        this.part('filter', a(0));
+        if (a(1)) this.options(a(1)!, ['sort', 'projection', 'hint', 'collation']);
+        return;
+      case 'distinct':
+        if (a(0)) {
+          const f = this.ex.stringOf(a(0)!, 0);
+          if (f !== undefined) cmd.field = f;
+          else this.variable('field');
+          cmd.ranges.field = range(unwrap(a(0)!));
+        }
+        this.part('filter', a(1));
+        if (a(2)) this.options(a(2)!, ['hint', 'collation']);
+        return;
+      default:
+        // updateOne/updateMany/replaceOne/findOneAnd{Update,Replace}: filter, update, options.
+        this.part('filter', a(0));
+        if (a(1)) this.part('update', a(1));
+        if (a(2)) this.options(a(2)!, cmd.operation.startsWith('findOneAnd') ? ['sort', 'projection', 'hint', 'collation'] : ['hint', 'collation']);
+    }
+  }
+
+  private looksLikeOptions(e: BNode): boolean {
+    const o = this.ex.resolve(e);
+    if (o.type !== 'ObjectExpression') return false;
+    const keys = (o.properties ?? []).map((p) => (p.key ? keyName(p.key) : undefined));
+    return keys.length > 0 && keys.some((k) => k === 'projection' || k === 'sort' || k === 'limit' || k === 'skip' || k === 'hint');
+  }
+
+  private variable(p: MongoCommandPart): void {
+    if (!this.variableParts.includes(p)) this.variableParts.push(p);
+    this.placeholders = true;
+  }
+
+  /** Reads one command part from an argument and stores it on the command. */
+  private part(p: MongoCommandPart, node: BNode | undefined): void {
+    if (!node) return;
+    const v = new ValueReader(this.ex, this.locations, () => {
+      this.placeholders = true;
+    }, () => {
+      this.partial = true;
+    }).read(node, p);
+    // A copy: every range object belongs to one place, so moving them after an edit moves each once.
+    const r = { ...this.locations[p]!.value };
+    this.cmd.ranges[p] = r;
+    if (isPlaceholder(v)) this.variable(p);
+    const cmd = this.cmd;
+    switch (p) {
+      case 'filter':
+        if (v === undefined || v === null || isUndefinedValue(v)) {
+          delete cmd.ranges.filter;
+          return;
+        }
+        if (isDoc(v)) cmd.filter = v;
+        return;
+      case 'projection':
+        if (isDoc(v)) cmd.projection = v;
+        return;
+      case 'sort':
+        if (isDoc(v) && !isPlaceholder(v)) cmd.sort = v;
+        else if (Array.isArray(v)) cmd.sort = sortFromPairs(v);
+        return;
+      case 'pipeline':
+        if (Array.isArray(v)) cmd.pipeline = v.filter(isDoc);
+        else cmd.pipeline = [];
+        return;
+      case 'update':
+        if (isDoc(v)) cmd.update = v;
+        else if (Array.isArray(v)) cmd.update = v.filter(isDoc);
+        return;
+      case 'limit':
+      case 'skip': {
+        const n = typeof v === 'number' ? v : undefined;
+        if (n !== undefined && Number.isInteger(n)) cmd[p] = Math.abs(n);
+        else if (!isPlaceholder(v)) this.variable(p);
+        return;
+      }
+      case 'hint':
+        if (typeof v === 'string' || isDoc(v)) cmd.hint = v;
+        return;
+      case 'collation':
+        if (isDoc(v)) cmd.collation = v;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** An options document: the parts it names are read as parts (with their own paths), the rest kept. */
+  private options(node: BNode, allowed: string[]): void {
+    const o = this.ex.resolve(node);
+    this.cmd.ranges.options = range(unwrap(node));
+    if (o.type !== 'ObjectExpression') {
+      this.warnings.push(`The options ${this.ex.text(range(node))} are not written out here, so a sort, limit or skip in them is not known.`);
+      this.partial = true;
+      return;
+    }
+    for (const p of o.properties ?? []) {
+      if (p.type !== 'ObjectProperty' || p.computed) {
+        this.partial = true;
+        continue;
+      }
+      const k = keyName(p.key!);
+      if (k === undefined) continue;
+      const value = (p.shorthand ? p.key : p.value) as BNode;
+      if (allowed.includes(k) && OPTION_PARTS[k]) {
+        const partName = OPTION_PARTS[k]!;
+        this.part(partName, value);
+        this.locations[partName]!.member = range(p);
+        this.locations[partName]!.key = range(p.key!);
+      } else {
+        const v = new ValueReader(this.ex, this.locations, () => undefined, () => undefined).read(value, `options/${escapeKey(k)}`);
+        this.cmd.options = { ...(this.cmd.options ?? {}), [k]: v };
+      }
+    }
+  }
+
+  private cursorMethod(c: ChainCall): void {
+    const args = c.call.arguments ?? [];
+    switch (c.name) {
+      case 'sort':
+        if (args.length === 2) {
+          // The driver's sort('field', -1).
+          const f = this.ex.stringOf(args[0]!, 0);
+          const d = this.ex.resolve(args[1]!);
+          if (f !== undefined) {
+            const dir = d.type === 'NumericLiteral' ? (d.value as number) : d.type === 'UnaryExpression' && d.operator === '-' ? -1 : d.type === 'StringLiteral' ? (/^desc/i.test(d.value as string) ? -1 : 1) : 1;
+            this.cmd.sort = { [f]: dir < 0 ? -1 : 1 };
+            this.cmd.ranges.sort = { start: args[0]!.start, end: args[1]!.end };
+            this.locations['sort'] = { value: { ...this.cmd.ranges.sort } };
+            return;
+          }
+        }
+        if (args[0]?.type === 'StringLiteral') {
+          this.cmd.sort = { [args[0].value as string]: 1 };
+          this.cmd.ranges.sort = range(args[0]);
+          this.locations['sort'] = { value: range(args[0]) };
+          return;
+        }
+        this.part('sort', args[0]);
+        return;
+      case 'project':
+      case 'projection':
+        this.part('projection', args[0]);
+        return;
+      case 'limit':
+      case 'skip':
+      case 'hint':
+      case 'collation':
+        this.part(c.name, args[0]);
+        return;
+      case 'explain':
+        this.cmd.explain = 'queryPlanner';
+        this.cmd.ranges.explain = { start: c.nameNode.start, end: c.call.end };
+        return;
+      default:
+        if (args[0]) {
+          const v = new ValueReader(this.ex, this.locations, () => undefined, () => undefined).read(args[0], `options/${c.name}`);
+          this.cmd.options = { ...(this.cmd.options ?? {}), [c.name]: v };
+        } else this.cmd.options = { ...(this.cmd.options ?? {}), [c.name]: true };
+    }
+  }
+}
+
+function sortFromPairs(v: unknown[]): Doc | undefined {
+  // The driver also accepts [['a', 1], ['b', -1]].
+  const out: Doc = {};
+  for (const p of v) {
+    if (!Array.isArray(p) || typeof p[0] !== 'string') return undefined;
+    out[p[0]] = typeof p[1] === 'number' && p[1] < 0 ? -1 : 1;
+  }
+  return out;
+}

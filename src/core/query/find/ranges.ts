@@ -1,0 +1,122 @@
+// Positions: from a character of found SQL back to the file, the changed span between two versions of a
+// text, moving a found query after an edit, and the paths that name a value's place in a command.
+
+import type { MongoCommandPart, SourceRange } from '../mongoShell';
+import type { FoundQuery, FoundSqlQuery } from './types';
+
+/** The file range holding character `i` of `q.sql`. */
+export function sqlCharToSource(q: Pick<FoundSqlQuery, 'runs' | 'textRange'>, i: number): SourceRange {
+  const runs = q.runs;
+  let lo = 0;
+  let hi = runs.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (runs[mid]![0] <= i) {
+      best = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (best < 0) return { start: q.textRange.start, end: q.textRange.start };
+  const [s, f, len, flen] = runs[best]!;
+  if (i >= s + len) return { start: f + flen, end: f + flen };
+  if (len === flen) return { start: f + (i - s), end: f + (i - s) + 1 };
+  return { start: f, end: f + flen };
+}
+
+/** A range of `q.sql` as a file range. */
+export function sqlRangeToSource(q: Pick<FoundSqlQuery, 'runs' | 'textRange'>, start: number, end: number): SourceRange {
+  const a = sqlCharToSource(q, start);
+  if (end <= start) return { start: a.start, end: a.start };
+  const b = sqlCharToSource(q, end - 1);
+  return { start: a.start, end: Math.max(a.start, b.end) };
+}
+
+
+/**
+ * Where two versions of a text differ: `p` is the length of their common prefix, `oldEnd` the end of the
+ * changed part in the old text (its common suffix follows). Compares in blocks first, natively.
+ */
+export function changedSpan(old: string, text: string): { p: number; oldEnd: number } {
+  const max = Math.min(old.length, text.length);
+  const BLOCK = 2048;
+  let p = 0;
+  while (p + BLOCK <= max && old.slice(p, p + BLOCK) === text.slice(p, p + BLOCK)) p += BLOCK;
+  while (p < max && old.charCodeAt(p) === text.charCodeAt(p)) p++;
+  let s = 0;
+  while (s + BLOCK <= max - p && old.slice(old.length - s - BLOCK, old.length - s) === text.slice(text.length - s - BLOCK, text.length - s)) s += BLOCK;
+  while (s < max - p && old.charCodeAt(old.length - 1 - s) === text.charCodeAt(text.length - 1 - s)) s++;
+  return { p, oldEnd: old.length - s };
+}
+
+
+/** Moves the positions of a query that were at or after `oldEnd` in the old text by `delta`. */
+export function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
+  if (delta === 0) return;
+  // Every range object of a query is its own (none is shared), so each is moved once.
+  const move = (r: SourceRange | undefined) => {
+    if (!r || r.start < oldEnd) return;
+    r.start += delta;
+    r.end += delta;
+  };
+  move(q.range);
+  if (q.engine === 'mongodb') {
+    const ranges = q.command.ranges;
+    for (const k in ranges) move(ranges[k as MongoCommandPart]);
+    const locs = q.locations;
+    for (const k in locs) {
+      const l = locs[k]!;
+      move(l.value);
+      move(l.member);
+      move(l.key);
+    }
+  } else {
+    move(q.textRange);
+    for (const r of q.runs) if (r[1] >= oldEnd) r[1] += delta;
+    for (const p of q.params) move(p.range);
+  }
+}
+
+/** Path segments escape '/' and '~' as JSON Pointer does. */
+export function escapeKey(k: string): string {
+  return k.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The path of a member below a part: locationPath('filter', 'contact.email', '$regex'). */
+export function locationPath(...segments: (string | number)[]): string {
+  return segments.map((s) => escapeKey(String(s))).join('/');
+}
+
+/** The statements an edit touched, and the region of the new text to read again in their place. */
+export interface TouchedSpan {
+  /** First and last statement (indexes) to replace. */
+  first: number;
+  last: number;
+  /** The region [from, to) of the new text to read again. */
+  from: number;
+  to: number;
+  /** The change in length, and the end of the changed part in the old text. */
+  delta: number;
+  oldEnd: number;
+}
+
+/**
+ * Which of a file's statements (in order, with old offsets) an edit from `old` to `text` touched, plus
+ * one on each side (a removed separator can merge two statements), and the text between the untouched
+ * statements around them. Undefined when the texts are equal.
+ */
+export function touchedSpan(chunks: readonly { start: number; end: number }[], old: string, text: string): TouchedSpan | undefined {
+  const { p, oldEnd } = changedSpan(old, text);
+  if (p === old.length && p === text.length) return undefined;
+  const delta = text.length - old.length;
+  // Statements touching [p, oldEnd] in the old text (touching their ends too: typing right after one).
+  let first = chunks.findIndex((c) => c.end >= p);
+  if (first < 0) first = chunks.length;
+  let last = first - 1;
+  for (let i = first; i < chunks.length && chunks[i]!.start <= oldEnd; i++) last = i;
+  first = Math.max(0, first - 1);
+  last = Math.min(chunks.length - 1, last + 1);
+  const from = first > 0 ? chunks[first - 1]!.end : 0;
+  const to = Math.max(last + 1 < chunks.length ? chunks[last + 1]!.start : old.length, oldEnd) + delta;
+  return { first, last, from, to, delta, oldEnd };
+}

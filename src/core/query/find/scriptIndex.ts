@@ -1,0 +1,218 @@
+// The queries of one script, kept per top-level statement and re-read only where an edit touched.
+
+import { parse as babelParse, type ParserPlugin } from '@babel/parser';
+import { Extractor, type CallReader } from './extractor';
+import { mongoCalls } from './mongoDriver';
+import { pgQueryCalls, sqlTags } from './sqlStrings';
+import { shiftQuery, touchedSpan } from './ranges';
+import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
+import { children, type BNode } from './syntax';
+import type { FindResult, FoundQuery, ScriptDialect } from './types';
+
+interface Chunk {
+  start: number;
+  end: number;
+  /** The top-level statement's tree (offsets into the file as it was when it was parsed). */
+  node: BNode;
+  /** Names this statement declares at module level. */
+  declares: Map<string, Binding>;
+  mutates: Set<string>;
+  /** Module-level names its queries looked up (found or not). */
+  uses: Set<string>;
+  queries: FoundQuery[];
+  /** The file text of the statement, to tell whether it changed. */
+  text: string;
+  /** How far the statement moved since its tree's offsets were last brought up to date. */
+  pending: number;
+}
+
+
+/** The readers of each library, in the order they are asked about a call. */
+const READERS: readonly CallReader[] = [sqlTags, pgQueryCalls, mongoCalls];
+
+const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
+  ts: ['typescript', 'decorators-legacy'],
+  tsx: ['typescript', 'jsx', 'decorators-legacy'],
+  js: ['jsx', 'decorators-legacy'],
+};
+
+/**
+ * The queries of one script, kept per top-level statement. `update(text)` re-reads only what an edit
+ * touched: the statements overlapping the changed span, and the statements whose queries used a
+ * module-level name that the changed statements declare or mutate.
+ */
+export class ScriptQueryIndex {
+  private chunks: Chunk[] = [];
+  private text = '';
+  private warnings: string[] = [];
+  private readonly module = new ModuleScope();
+  /** What the last update did: statements parsed again and whether the whole file was read. */
+  lastUpdate = { reparsed: 0, reextracted: 0, full: true };
+
+  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts') {}
+
+  result(): FindResult {
+    const queries: FoundQuery[] = [];
+    for (const c of this.chunks) queries.push(...c.queries);
+    return { queries, warnings: [...this.warnings] };
+  }
+
+  update(text: string): void {
+    if (this.chunks.length === 0 || this.text === '') {
+      this.full(text);
+      return;
+    }
+    const old = this.text;
+    // The statements the edit touched, and the text from the untouched statement before them to the one after.
+    const span = touchedSpan(this.chunks, old, text);
+    if (!span) {
+      this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
+      return;
+    }
+    const { first, last, from, to, delta, oldEnd } = span;
+    const parsed = this.parse(text.slice(from, to), from);
+    if (!parsed.ok) {
+      // The edit left this part unreadable (an unclosed bracket, a comment opened): the whole file may
+      // still read (a template or comment now spans statements); if not, keep the other statements.
+      const whole = this.parse(text, 0);
+      if (whole.ok) {
+        this.fullFrom(text, whole.statements);
+        return;
+      }
+      this.splice(text, first, last, [], oldEnd, delta);
+      this.warnings = [parsed.error];
+      return;
+    }
+    this.splice(text, first, last, parsed.statements, oldEnd, delta);
+  }
+
+  /** Replaces statements first..last by new ones, moves the later ones, and re-reads what depended on the change. */
+  private splice(text: string, first: number, last: number, statements: BNode[], oldEnd: number, delta: number): void {
+    const removed = this.chunks.slice(first, last + 1);
+    const added = statements.map((n) => this.makeChunk(n, text));
+    const before = this.chunks.slice(0, first);
+    const after = this.chunks.slice(last + 1);
+    for (const c of after) shiftChunk(c, delta);
+    this.chunks = [...before, ...added, ...after];
+    this.text = text;
+    this.warnings = [];
+    const changed = new Set<string>();
+    for (const c of [...removed, ...added]) {
+      for (const n of c.declares.keys()) changed.add(n);
+      for (const n of c.mutates) changed.add(n);
+    }
+    this.rebuildModule();
+    let reextracted = 0;
+    for (const c of this.chunks) {
+      if (added.includes(c) || [...c.uses].some((n) => changed.has(n))) {
+        this.extract(c);
+        reextracted++;
+      } else {
+        // Results of untouched statements may point into later statements (a module constant declared
+        // further down): those positions move with the text after the edit.
+        for (const q of c.queries) shiftQuery(q, delta, oldEnd);
+      }
+    }
+    this.lastUpdate = { reparsed: added.length, reextracted, full: false };
+  }
+
+  private full(text: string): void {
+    const parsed = this.parse(text, 0);
+    if (!parsed.ok) {
+      this.text = text;
+      this.chunks = [];
+      this.warnings = [parsed.error];
+      this.rebuildModule();
+      this.lastUpdate = { reparsed: 0, reextracted: 0, full: true };
+      return;
+    }
+    this.fullFrom(text, parsed.statements);
+  }
+
+  private fullFrom(text: string, statements: BNode[]): void {
+    this.text = text;
+    this.warnings = [];
+    this.chunks = statements.map((n) => this.makeChunk(n, text));
+    this.rebuildModule();
+    for (const c of this.chunks) this.extract(c);
+    this.lastUpdate = { reparsed: this.chunks.length, reextracted: this.chunks.length, full: true };
+  }
+
+  private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string } {
+    try {
+      const file = babelParse(slice, {
+        sourceType: 'unambiguous',
+        startIndex: offset,
+        errorRecovery: true,
+        attachComment: false,
+        allowReturnOutsideFunction: true,
+        allowAwaitOutsideFunction: true,
+        allowImportExportEverywhere: true,
+        allowUndeclaredExports: true,
+        allowNewTargetOutsideFunction: true,
+        allowSuperOutsideMethod: true,
+        plugins: BABEL_PLUGINS[this.kind === 'script' ? this.dialect : 'js'],
+      }) as unknown as { program: { body: BNode[] } };
+      return { ok: true, statements: file.program.body };
+    } catch (err) {
+      if (err instanceof RangeError) return { ok: false, error: 'The file is nested too deeply to read.' };
+      if (!(err instanceof SyntaxError)) throw err;
+      const pos = (err as SyntaxError & { pos?: number }).pos;
+      const msg = err.message.replace(/\s*\(\d+:\d+\)$/, '').replace(/\.$/, '');
+      return { ok: false, error: `The file does not parse${typeof pos === 'number' ? ` at offset ${pos}` : ''}: ${msg}.` };
+    }
+  }
+
+  private makeChunk(node: BNode, text: string): Chunk {
+    const declares = new Map<string, Binding>();
+    declareStatements([node], declares);
+    const mutates = new Set<string>();
+    collectMutations(node, mutates);
+    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start, node.end), pending: 0 };
+  }
+
+  private rebuildModule(): void {
+    this.module.names.clear();
+    this.module.mutated.clear();
+    this.module.owner.clear();
+    for (const c of this.chunks) {
+      for (const [k, v] of c.declares) {
+        this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
+        this.module.owner.set(k, { flush: () => flushChunk(c) });
+      }
+      for (const m of c.mutates) this.module.mutated.add(m);
+    }
+  }
+
+  private extract(c: Chunk): void {
+    flushChunk(c);
+    c.uses = new Set();
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS);
+    c.queries = ex.run(c.node);
+  }
+}
+
+/**
+ * Moves a statement by `delta` (the edit happened before it). Its tree is moved only when it is read
+ * again (flushChunk): most statements never are, and walking every tree after each keystroke would cost
+ * more than the rest of the update.
+ */
+function shiftChunk(c: Chunk, delta: number): void {
+  if (delta === 0) return;
+  c.start += delta;
+  c.end += delta;
+  c.pending += delta;
+}
+
+function flushChunk(c: Chunk): void {
+  const delta = c.pending;
+  if (delta === 0) return;
+  c.pending = 0;
+  const stack: BNode[] = [c.node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    n.start += delta;
+    n.end += delta;
+    children(n, (x) => stack.push(x));
+  }
+}

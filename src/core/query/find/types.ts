@@ -1,0 +1,102 @@
+// What the finder returns: the kinds of source file, and each found query with where its parts are.
+
+import type { MongoCommand, MongoCommandPart, SourceRange } from '../mongoShell';
+
+export type { SourceRange };
+
+/** What kind of file a text is: decides which finder runs. */
+export type QuerySourceKind = 'sql' | 'mongodb-playground' | 'script' | 'other';
+
+export function querySourceKind(languageId: string, fileName: string): QuerySourceKind {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith('.mongodb.js') || lower.endsWith('.mongodb') || languageId === 'mongodb') return 'mongodb-playground';
+  if (['sql', 'postgres', 'pgsql'].includes(languageId) || /\.(sql|psql|pgsql)$/.test(lower)) return 'sql';
+  if (['javascript', 'typescript', 'javascriptreact', 'typescriptreact'].includes(languageId) || /\.(c|m)?(j|t)sx?$/.test(lower)) return 'script';
+  return 'other';
+}
+
+/** A value's position in the file, and for an object member the whole `key: value` as well. */
+export interface Located {
+  value: SourceRange;
+  /** The property `key: value` (or the array element) that holds the value. */
+  member?: SourceRange;
+  /** The key alone. */
+  key?: SourceRange;
+}
+
+/**
+ * How the collection was reached: `shell` for `db.c` / `db.getCollection('c')` (mongosh argument
+ * order: find(filter, projection)), `driver` for `x.collection('c')` (Node driver order: find(filter, options)).
+ */
+export type MongoFlavour = 'shell' | 'driver';
+
+export interface FoundMongoQuery {
+  engine: 'mongodb';
+  /** The whole call chain, from the collection to the last cursor method read. */
+  range: SourceRange;
+  flavour: MongoFlavour;
+  /** The command as the core's advisor reads it; its `ranges` are offsets into the file. */
+  command: MongoCommand;
+  /** Positions of every part and member read, keyed by path ("filter/name/$regex", "pipeline/0/$match"). */
+  locations: Record<string, Located>;
+  /** Parts given as a whole by something that is not a literal (`skip(page * size)` gives 'skip'). */
+  variableParts: MongoCommandPart[];
+  /** Objects that were only partly read (a spread of something that is not a local constant). */
+  partial: boolean;
+  /** Cursor or option names this reader kept but does not interpret. */
+  warnings: string[];
+}
+
+/** Where the SQL text came from. */
+export type SqlOrigin = 'sql-file' | 'string' | 'template' | 'tagged-template';
+
+export interface SqlParameter {
+  /** The $n the `${...}` part became. */
+  n: number;
+  /** The expression inside `${...}` as written. */
+  text: string;
+  /** The `${...}` in the file. */
+  range: SourceRange;
+}
+
+export interface FoundSqlQuery {
+  engine: 'postgres';
+  origin: SqlOrigin;
+  /** The statement in a .sql file, or the call (`pool.query(...)`, the tagged template) in a script. */
+  range: SourceRange;
+  /** The SQL text as the server would receive it, `${...}` parts replaced by $n. */
+  sql: string;
+  /**
+   * Where the characters of `sql` are in the file, as runs of [sqlStart, fileStart, sqlLength, fileLength]:
+   * plain text has equal lengths; an escape (\n, \u00e9) is one character from several; a $n stands for its `${...}`.
+   */
+  runs: SqlRun[];
+  /** The file range of the SQL text itself (inside the quotes). */
+  textRange: SourceRange;
+  params: SqlParameter[];
+  /** Literal values bound to $1, $2... where the call gives them all (`pool.query(sql, [42, 'x'])`). */
+  values?: SqlValue[];
+  warnings: string[];
+}
+
+export type SqlValue = string | number | boolean | null;
+
+export type SqlRun = [number, number, number, number];
+
+export type FoundQuery = FoundMongoQuery | FoundSqlQuery;
+
+export interface FindResult {
+  queries: FoundQuery[];
+  /** Sentences about what could not be read (a syntax error, the SQL parser not loaded). */
+  warnings: string[];
+}
+
+/** Which syntax a script is written in: TypeScript, TypeScript with JSX, or JavaScript (with JSX). */
+export type ScriptDialect = 'ts' | 'tsx' | 'js';
+
+export function scriptDialect(languageId: string, fileName: string): ScriptDialect {
+  const lower = fileName.toLowerCase();
+  if (languageId === 'typescriptreact' || lower.endsWith('.tsx')) return 'tsx';
+  if (languageId === 'typescript' || /\.(c|m)?ts$/.test(lower)) return 'ts';
+  return 'js';
+}
