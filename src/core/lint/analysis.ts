@@ -90,6 +90,8 @@ function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
 
 export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
   const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema) : analyzeSql(q, text, schema);
+  // What the finder could not read (a relation it does not join, a name chosen at run time) is said in the hover.
+  if (q.warnings.length > 0) a.hover += `\n\n${q.warnings.map((w) => `_${w}_`).join('\n\n')}`;
   if (schema && schema.plans.size > 0) {
     const t = explainText(q);
     const plan = t.ok ? schema.plans.get(planKey(q.engine, t.text)) : undefined;

@@ -4,7 +4,7 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { declareNames, declareStatements, Scope, type Binding, type ModuleScope } from './scope';
+import { classFields, declareNames, declareStatements, requiredModule, Scope, type Binding, type ModuleScope } from './scope';
 import type { FoundQuery, SourceRange } from './types';
 
 export const MAX_RESOLVE_DEPTH = 16;
@@ -40,6 +40,17 @@ export class Extractor {
   /** Records a query found by a reader. */
   push(q: FoundQuery): void {
     this.out.push(q);
+  }
+
+  /** Marks every call and tagged template inside a node as read (the fragments of a template). */
+  consumeInside(n: BNode): void {
+    const stack: BNode[] = [];
+    children(n, (c) => stack.push(c));
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      if (isCall(x) || x.type === 'TaggedTemplateExpression') this.consumed.add(x);
+      children(x, (c) => stack.push(c));
+    }
   }
 
   /** Marks calls as read, so the walk does not offer them to the readers again. */
@@ -106,6 +117,12 @@ export class Extractor {
         const s = new Scope(this.scope);
         const decl = (n as unknown as { init?: BNode; left?: BNode }).init ?? n.left;
         if (decl?.type === 'VariableDeclaration') for (const d of decl.declarations ?? []) declareNames(d.id, s.names);
+        return s;
+      }
+      case 'ClassDeclaration':
+      case 'ClassExpression': {
+        const s = new Scope(this.scope);
+        s.fields = classFields(n);
         return s;
       }
       case 'CatchClause': {
@@ -176,6 +193,94 @@ export class Extractor {
     if (e.type === 'Identifier') return e.name;
     if (isMember(e)) return propertyName(e);
     return undefined;
+  }
+
+  /** What `this.name` holds in the enclosing class, when a field or the constructor sets it. */
+  thisField(name: string): BNode | undefined {
+    for (let s = this.scope; s; s = s.parent) if (s.fields) return s.fields.get(name);
+    return undefined;
+  }
+
+  /** The module a name was imported from (`import x from 'm'`, `const x = require('m')`), if any. */
+  importSource(name: string): string | undefined {
+    const r = this.lookup(name);
+    if (!r) return undefined;
+    if ('from' in r.binding) return r.binding.from;
+    if ('init' in r.binding) return requiredModule(r.binding.init);
+    return undefined;
+  }
+
+  private modulesCache: Set<string> | undefined;
+
+  /** A top-level call `name.method(...)` of the file (`User.init(...)`), if one was written. */
+  moduleCall(name: string, method: string): BNode | undefined {
+    const c = this.module.calls.get(`${name}.${method}`);
+    if (!c) return undefined;
+    this.uses.add(name);
+    c.flush();
+    return c.node;
+  }
+
+  /** The table an entity class of this file declares with `@Entity('name')`, `@Entity({ name })` or `@Table({ tableName })`. */
+  entityTable(name: string): string | undefined {
+    const c = this.module.classes.get(name);
+    if (!c) return undefined;
+    this.uses.add(name);
+    c.flush();
+    for (const d of (c.node as unknown as { decorators?: { expression: BNode }[] }).decorators ?? []) {
+      const e = unwrap(d.expression);
+      if (!isCall(e) || unwrap(e.callee!).type !== 'Identifier' || !['Entity', 'Table'].includes(unwrap(e.callee!).name!) || !e.arguments?.[0]) continue;
+      const a = unwrap(e.arguments[0]);
+      const direct = this.stringOf(a, 0);
+      if (direct !== undefined) return direct;
+      for (const p of a.properties ?? []) {
+        const k = p.key && (p.key.name ?? p.key.value);
+        if ((k === 'name' || k === 'tableName') && p.value) return this.stringOf(p.value as BNode, 0);
+      }
+    }
+    return undefined;
+  }
+
+  /** Every module the file imports at its top level. */
+  modules(): Set<string> {
+    if (this.modulesCache) return this.modulesCache;
+    const out = new Set<string>();
+    for (const b of this.module.names.values()) {
+      const m = 'from' in b ? b.from : 'init' in b ? requiredModule(b.init) : undefined;
+      if (m !== undefined) out.add(m);
+    }
+    this.modulesCache = out;
+    return out;
+  }
+
+  /** True when the file imports a module whose name is one of `names` or starts with one of them and a '/'. */
+  imports(...names: string[]): boolean {
+    for (const m of this.modules()) if (names.some((n) => m === n || m.startsWith(`${n}/`))) return true;
+    return false;
+  }
+
+  /**
+   * Follows constants, `this.x` fields and properties of constant objects (`collections.orders`) to the
+   * node they hold; stops at anything else.
+   */
+  follow(e: BNode, depth = 0): BNode {
+    let cur = this.resolve(e);
+    if (depth > MAX_RESOLVE_DEPTH || !isMember(cur)) return cur;
+    const name = propertyName(cur);
+    if (name === undefined) return cur;
+    const obj = unwrap(cur.object!);
+    if (obj.type === 'ThisExpression') {
+      const f = this.thisField(name);
+      return f ? this.follow(f, depth + 1) : cur;
+    }
+    const holder = this.follow(obj, depth + 1);
+    if (holder.type === 'ObjectExpression') {
+      const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && (p.key.name ?? p.key.value) === name);
+      if (prop) {
+        cur = this.follow((prop.shorthand ? prop.key : prop.value) as BNode, depth + 1);
+      }
+    }
+    return cur;
   }
 
   /** A string written as a literal or held by a local constant. */

@@ -1,6 +1,9 @@
 // MongoDB calls written against the shell (`db.orders.find(...)`, `db.getCollection('x')`) or the Node
-// driver (`client.db('shop').collection('orders').find(...)`), with their cursor chains. A collection is
-// recognised where it is written and through constants that hold it.
+// driver (`client.db('shop').collection('orders').find(...)`), with their cursor chains; the shell's
+// legacy `update`/`remove` and the driver's `bulkWrite` operations. A collection is recognised where it
+// is written, through constants, class fields (`this.orders = db.collection('orders')`) and properties of
+// constant objects that hold it, and as a property of something named `db` or `collections`
+// (`app.db.orders.find(...)`) in a file that uses no SQL library.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -10,7 +13,11 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 
 export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
-  'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne']);
+  'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite']);
+/** Modules whose presence says a `db.x.count()` is not MongoDB. */
+export const SQL_LIBRARIES = ['@prisma/client', 'knex', 'sequelize', 'sequelize-typescript', 'typeorm', 'drizzle-orm', 'kysely', 'pg', 'postgres', 'slonik', 'mysql', 'mysql2', '@mikro-orm/core', 'objection'];
+/** Names of things that hold collections as properties. */
+const COLLECTION_HOLDERS = /^(db|database|mongo|mongodb|collections?)$/i;
 /** Methods of the shell's `db` that are not collection names (`db.getName()`, `db.runCommand(...)`). */
 const DB_METHODS = new Set(['getCollection', 'getSiblingDB', 'getDB', 'collection', 'runCommand', 'adminCommand', 'getName', 'createCollection',
   'dropDatabase', 'getCollectionNames', 'getCollectionInfos', 'aggregate', 'watch', 'command', 'stats', 'admin', 'listCollections', 'db']);
@@ -36,10 +43,60 @@ export const mongoCalls: CallReader = {
     const op = chain[opIndex]!;
     const coll = new Collections(ex).of(unwrap(unwrap(op.call.callee!).object!), 0);
     if (!coll) return false;
-    readMongoChain(ex, coll, chain, opIndex);
+    if (op.name === 'bulkWrite') return readBulkWrite(ex, coll, chain, opIndex);
+    readMongoChain(ex, coll, chain, opIndex, legacyOperation(ex, op));
     return true;
   },
 };
+
+/**
+ * The shell's legacy `update(filter, update, { multi })` and `remove(filter, justOne)` as the operations
+ * they run; undefined for the others.
+ */
+function legacyOperation(ex: Extractor, op: ChainCall): MongoOperation | undefined {
+  const args = op.call.arguments ?? [];
+  if (op.name === 'update') {
+    const opts = args[2] ? ex.resolve(args[2]) : undefined;
+    const multi = opts?.type === 'ObjectExpression' && (opts.properties ?? []).some((p) => p.key && keyName(p.key) === 'multi' && unwrap(p.value as BNode).type === 'BooleanLiteral' && (unwrap(p.value as BNode).value as boolean));
+    return multi ? 'updateMany' : 'updateOne';
+  }
+  if (op.name === 'remove') {
+    const second = args[1] ? ex.resolve(args[1]) : undefined;
+    const justOne = second?.type === 'BooleanLiteral' ? (second.value as boolean)
+      : second?.type === 'ObjectExpression' && (second.properties ?? []).some((p) => p.key && keyName(p.key) === 'justOne');
+    return justOne ? 'deleteOne' : 'deleteMany';
+  }
+  return undefined;
+}
+
+/** `bulkWrite([{ updateOne: { filter, update } }, { deleteMany: { filter } }, ...])`: one query per operation that reads. */
+function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[], opIndex: number): boolean {
+  const op = chain[opIndex]!;
+  for (const c of chain) ex.consume(c.call);
+  const list = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
+  if (list?.type !== 'ArrayExpression') return true;
+  for (const el of list.elements ?? []) {
+    const doc = el ? ex.resolve(el) : undefined;
+    if (doc?.type !== 'ObjectExpression') continue;
+    for (const p of doc.properties ?? []) {
+      const kind = p.type === 'ObjectProperty' && p.key ? keyName(p.key) : undefined;
+      if (kind !== 'updateOne' && kind !== 'updateMany' && kind !== 'deleteOne' && kind !== 'deleteMany' && kind !== 'replaceOne') continue;
+      const body = ex.resolve(p.value as BNode);
+      if (body.type !== 'ObjectExpression') continue;
+      const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
+      const filter = member('filter');
+      const update = member('update') ?? member('replacement');
+      const args = [filter, ...(update ? [update] : [])].filter((x): x is BNode => x !== undefined);
+      // The operation reads like a call `updateOne(filter, update)` whose name is the key and whose arguments are the members.
+      const call: BNode = { type: 'CallExpression', start: p.start, end: p.end, arguments: args, callee: { type: 'MemberExpression', start: p.start, end: p.key!.end, object: op.call.callee!, property: p.key! } };
+      const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
+      q.range = { start: p.start, end: p.end };
+      q.command.ranges.whole = { start: p.start, end: p.end };
+      ex.push(q);
+    }
+  }
+  return true;
+}
 
 /** Reads an operation and the cursor methods after it, and records the query. */
 export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: ChainCall[], opIndex: number, operation?: MongoOperation): FoundMongoQuery {
@@ -85,6 +142,14 @@ class Collections {
       if (this.isShellDb(obj)) {
         const database = this.databaseOf(obj, depth + 1);
         return { name, flavour: 'shell', nameRange: range(e.property!), ...(database !== undefined ? { database } : {}) };
+      }
+      // A field or a property of a constant object that holds a collection.
+      const held = this.ex.follow(e);
+      if (held !== e) return this.of(held, depth + 1);
+      // app.db.orders, this.collections.orders: collections kept as properties of a holder.
+      const holder = this.ex.lastName(obj);
+      if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db') && !this.ex.imports(...SQL_LIBRARIES)) {
+        return { name, flavour: 'driver', nameRange: range(e.property!) };
       }
       // db.a.b names the collection "a.b" in the shell.
       if (isMember(obj) && !obj.computed) {

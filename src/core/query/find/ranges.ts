@@ -2,7 +2,7 @@
 // text, moving a found query after an edit, and the paths that name a value's place in a command.
 
 import type { MongoCommandPart, SourceRange } from '../mongoShell';
-import type { FoundQuery, FoundSqlQuery } from './types';
+import type { FoundQuery, FoundSqlQuery, SqlRun } from './types';
 
 /** The file range holding character `i` of `q.sql`. */
 export function sqlCharToSource(q: Pick<FoundSqlQuery, 'runs' | 'textRange'>, i: number): SourceRange {
@@ -119,4 +119,37 @@ export function touchedSpan(chunks: readonly { start: number; end: number }[], o
   const from = first > 0 ? chunks[first - 1]!.end : 0;
   const to = Math.max(last + 1 < chunks.length ? chunks[last + 1]!.start : old.length, oldEnd) + delta;
   return { first, last, from, to, delta, oldEnd };
+}
+
+/**
+ * The query with parts of its SQL replaced (a placeholder style rewritten to $n, an identifier stand-in):
+ * each new text maps to the file range of what it replaced, the rest keeps its mapping.
+ */
+export function replaceInSql(q: FoundSqlQuery, edits: readonly { start: number; end: number; text: string }[]): FoundSqlQuery {
+  let sql = '';
+  const runs: SqlRun[] = [];
+  let at = 0;
+  const copy = (from: number, to: number) => {
+    for (const [s, f, len, flen] of q.runs) {
+      const a = Math.max(s, from);
+      const b = Math.min(s + len, to);
+      if (a >= b) continue;
+      // A run whose characters map one to one is cut; one that stands for a larger text is kept whole.
+      if (len === flen) runs.push([sql.length + (a - from), f + (a - s), b - a, b - a]);
+      else runs.push([sql.length + (a - from), f, b - a, flen]);
+    }
+    sql += q.sql.slice(from, to);
+  };
+  for (const e of [...edits].sort((x, y) => x.start - y.start)) {
+    if (e.start < at) continue;
+    copy(at, e.start);
+    const src = sqlRangeToSource(q, e.start, e.end);
+    runs.push([sql.length, src.start, e.text.length, src.end - src.start]);
+    sql += e.text;
+    at = e.end;
+  }
+  copy(at, q.sql.length);
+  // Runs must be in SQL order for the binary search, and a copy run directly followed by its own pieces stays ordered.
+  runs.sort((x, y) => x[0] - y[0]);
+  return { ...q, sql, runs };
 }

@@ -4,10 +4,13 @@ import { children, isCall, isMember, propertyName, unwrap, type BNode } from './
 
 
 /** A name in scope: a constant with its initializer, or something whose value is not known here. */
-export type Binding = { init: BNode } | { unknown: true };
+/** A name in scope: a constant with its initializer, or something whose value is not known here (`from`: the module it was imported from). */
+export type Binding = { init: BNode } | { unknown: true; from?: string };
 
 export class Scope {
   readonly names = new Map<string, Binding>();
+  /** For a class body: what its fields hold (`x = init`, `this.x = init` in the constructor, an injected `@InjectModel('Order') x`). */
+  fields?: Map<string, BNode>;
   constructor(readonly parent: Scope | undefined) {}
 }
 
@@ -18,6 +21,10 @@ export class ModuleScope {
   readonly owner = new Map<string, { flush(): void }>();
   /** Names some statement mutates (`x.push(...)`, `x.a = ...`): their constant value is not trusted. */
   readonly mutated = new Set<string>();
+  /** Top-level calls `name.method(...)` (a model's `User.init(...)`), by "name.method". */
+  readonly calls = new Map<string, { node: BNode; flush(): void }>();
+  /** Classes declared at the top level, by name (an entity's `@Entity('orders')` is read from them). */
+  readonly classes = new Map<string, { node: BNode; flush(): void }>();
 }
 
 export function declareNames(pattern: BNode | null | undefined, into: Map<string, Binding>, init?: BNode | null, isConst = false): void {
@@ -51,11 +58,21 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
   for (let s of stmts) {
     if ((s.type === 'ExportNamedDeclaration' || s.type === 'ExportDefaultDeclaration') && s.declaration) s = s.declaration;
     if (s.type === 'VariableDeclaration') {
-      for (const d of s.declarations ?? []) declareNames(d.id, into, d.init, s.kind === 'const');
+      for (const d of s.declarations ?? []) {
+        declareNames(d.id, into, d.init, s.kind === 'const');
+        // `const { Order } = require('./models')`: the names come from that module.
+        const from = d.init ? requiredModule(d.init) : undefined;
+        if (from !== undefined && d.id?.type !== 'Identifier') {
+          const names = new Map<string, Binding>();
+          declareNames(d.id, names);
+          for (const k of names.keys()) into.set(k, { unknown: true, from });
+        }
+      }
     } else if ((s.type === 'FunctionDeclaration' || s.type === 'ClassDeclaration' || s.type === 'TSEnumDeclaration') && s.id) {
       into.set(s.id.name!, { unknown: true });
     } else if (s.type === 'ImportDeclaration') {
-      for (const sp of (s as unknown as { specifiers?: { local?: BNode }[] }).specifiers ?? []) if (sp.local?.name) into.set(sp.local.name, { unknown: true });
+      const from = (s as unknown as { source?: { value?: string } }).source?.value;
+      for (const sp of (s as unknown as { specifiers?: { local?: BNode }[] }).specifiers ?? []) if (sp.local?.name) into.set(sp.local.name, from !== undefined ? { unknown: true, from } : { unknown: true });
     }
   }
 }
@@ -101,3 +118,56 @@ export function rootIdentifier(n: BNode): string | undefined {
   return undefined;
 }
 
+
+/** The module of `require('x')`, `require('x').y`, `await import('x')`, or undefined. */
+export function requiredModule(e: BNode): string | undefined {
+  let cur = unwrap(e);
+  for (let i = 0; i < 8; i++) {
+    if (cur.type === 'AwaitExpression' && cur.argument) cur = unwrap(cur.argument);
+    else if (isMember(cur)) cur = unwrap(cur.object!);
+    else break;
+  }
+  if (isCall(cur)) {
+    const callee = unwrap(cur.callee!);
+    const arg = cur.arguments?.[0];
+    if ((callee.type === 'Identifier' && callee.name === 'require') || callee.type === 'Import') {
+      if (arg?.type === 'StringLiteral') return arg.value as string;
+    }
+  }
+  if (cur.type === 'ImportExpression') {
+    const src = (cur as unknown as { source?: BNode }).source;
+    if (src?.type === 'StringLiteral') return src.value as string;
+  }
+  return undefined;
+}
+
+/** The fields of a class: property initializers, `this.x = ...` in the constructor, decorated constructor parameters. */
+export function classFields(cls: BNode): Map<string, BNode> {
+  const out = new Map<string, BNode>();
+  const body = (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+  for (const m of body) {
+    const key = m.key && !m.computed && (m.key.type === 'Identifier' || m.key.type === 'PrivateName') ? m.key.name ?? (m.key as unknown as { id?: BNode }).id?.name : undefined;
+    if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && key && (m as unknown as { value?: BNode }).value) {
+      out.set(key, (m as unknown as { value: BNode }).value);
+    }
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+        const decorators = (p as unknown as { decorators?: { expression: BNode }[] }).decorators ?? (param as unknown as { decorators?: { expression: BNode }[] }).decorators ?? [];
+        const name = param.type === 'Identifier' ? param.name : param.type === 'AssignmentPattern' ? param.left?.name : undefined;
+        if (name && decorators[0]) out.set(name, decorators[0].expression);
+      }
+      const stmts = m.body && !Array.isArray(m.body) ? (m.body.body as BNode[] | undefined) ?? [] : [];
+      for (const st of stmts) {
+        const e = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+        if (e?.type !== 'AssignmentExpression' || e.operator !== '=') continue;
+        const left = unwrap(e.left!);
+        if (isMember(left) && unwrap(left.object!).type === 'ThisExpression') {
+          const name = propertyName(left);
+          if (name) out.set(name, e.right!);
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -3,6 +3,11 @@
 import { parse as babelParse, type ParserPlugin } from '@babel/parser';
 import { Extractor, type CallReader } from './extractor';
 import { mongoCalls } from './mongoDriver';
+import { mongooseCalls } from './mongoose';
+import { prismaCalls } from './prisma';
+import { knexCalls } from './knex';
+import { sequelizeCalls } from './sequelize';
+import { typeormCalls } from './typeorm';
 import { pgQueryCalls, sqlTags } from './sqlStrings';
 import { shiftQuery, touchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
@@ -28,7 +33,7 @@ interface Chunk {
 
 
 /** The readers of each library, in the order they are asked about a call. */
-const READERS: readonly CallReader[] = [sqlTags, pgQueryCalls, mongoCalls];
+const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls];
 
 const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
   ts: ['typescript', 'decorators-legacy'],
@@ -168,6 +173,9 @@ export class ScriptQueryIndex {
     declareStatements([node], declares);
     const mutates = new Set<string>();
     collectMutations(node, mutates);
+    // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
+    const call = topLevelCall(node);
+    if (call?.key.endsWith('.init')) mutates.add(call.name);
     return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start, node.end), pending: 0 };
   }
 
@@ -175,12 +183,18 @@ export class ScriptQueryIndex {
     this.module.names.clear();
     this.module.mutated.clear();
     this.module.owner.clear();
+    this.module.calls.clear();
+    this.module.classes.clear();
     for (const c of this.chunks) {
       for (const [k, v] of c.declares) {
         this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
         this.module.owner.set(k, { flush: () => flushChunk(c) });
       }
       for (const m of c.mutates) this.module.mutated.add(m);
+      const call = topLevelCall(c.node);
+      if (call) this.module.calls.set(call.key, { node: call.node, flush: () => flushChunk(c) });
+      const cls = c.node.type === 'ClassDeclaration' ? c.node : (c.node.type === 'ExportNamedDeclaration' || c.node.type === 'ExportDefaultDeclaration') && c.node.declaration?.type === 'ClassDeclaration' ? c.node.declaration : undefined;
+      if (cls?.id?.name) this.module.classes.set(cls.id.name, { node: cls, flush: () => flushChunk(c) });
     }
   }
 
@@ -215,4 +229,14 @@ function flushChunk(c: Chunk): void {
     n.end += delta;
     children(n, (x) => stack.push(x));
   }
+}
+
+/** A statement `name.method(...)` (awaited or not), as "name.method" with the call. */
+function topLevelCall(n: BNode): { key: string; name: string; node: BNode } | undefined {
+  let e = n.type === 'ExpressionStatement' ? n.expression : undefined;
+  if (e?.type === 'AwaitExpression') e = e.argument;
+  if (!e || (e.type !== 'CallExpression' && e.type !== 'OptionalCallExpression')) return undefined;
+  const callee = e.callee;
+  if (!callee || callee.type !== 'MemberExpression' || callee.computed || callee.object?.type !== 'Identifier' || callee.property?.type !== 'Identifier') return undefined;
+  return { key: `${callee.object.name}.${callee.property.name}`, name: callee.object.name!, node: e };
 }

@@ -3,6 +3,7 @@
 import { ByteMap } from '../../sql/bytes';
 import { QUERY_KINDS } from '../../sql/kinds';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded } from '../../sql/parser';
+import { normalisePlaceholders } from './placeholders';
 import { shiftQuery, touchedSpan } from './ranges';
 import type { FindResult, FoundSqlQuery } from './types';
 
@@ -48,7 +49,7 @@ function sqlChunks(text: string, offset: number, fallback: boolean): { chunks: S
   } catch (err) {
     if (!fallback) return undefined;
     const e = err as { message?: string };
-    warnings.push(`The SQL file does not parse as a whole (${e.message ?? 'syntax error'}); its statements were split at semicolons.`);
+    warnings.push(`The SQL file does not parse as a whole (${e.message ?? 'syntax error'}); its statements were split at semicolons and -- name: lines.`);
     spans.push(...splitWithScanner(text, bytes));
   }
   const chunks: SqlChunk[] = [];
@@ -63,7 +64,9 @@ function sqlChunks(text: string, offset: number, fallback: boolean): { chunks: S
     if (isQuery) {
       const s0 = start + offset;
       const e0 = end + offset;
-      chunk.query = { engine: 'postgres', origin: 'sql-file', range: { start: s0, end: e0 }, sql, runs: [[0, s0, sql.length, sql.length]], textRange: { start: s0, end: e0 }, params: [], warnings: [] };
+      const q: FoundSqlQuery = { engine: 'postgres', origin: 'sql-file', range: { start: s0, end: e0 }, sql, runs: [[0, s0, sql.length, sql.length]], textRange: { start: s0, end: e0 }, params: [], warnings: [] };
+      // A statement that did not parse may use another placeholder style (`:id`, `?`, `%s`, `@p`).
+      chunk.query = sp.kind === undefined ? normalisePlaceholders(q) : q;
     }
     chunks.push(chunk);
   }
@@ -136,7 +139,14 @@ function splitWithScanner(text: string, bytes: ByteMap): { start: number; end: n
   let first: number | undefined;
   let last = 0;
   for (const t of tokens) {
-    if (t.tokenName === 'SQL_COMMENT' || t.tokenName === 'C_COMMENT') continue;
+    if (t.tokenName === 'SQL_COMMENT' || t.tokenName === 'C_COMMENT') {
+      // `-- name: getUser` opens the next query of a query file, with or without a semicolon before it.
+      if (/^--\s*name\s*:/i.test(text.slice(bytes.char(t.start), bytes.char(t.end))) && first !== undefined) {
+        out.push({ start: bytes.char(first), end: bytes.char(last) });
+        first = undefined;
+      }
+      continue;
+    }
     if (t.tokenName === 'ASCII_59') {
       if (first !== undefined) out.push({ start: bytes.char(first), end: bytes.char(last) });
       first = undefined;

@@ -1,9 +1,13 @@
 // SQL held in strings of a script: the text passed to node-postgres (`client.query('...')`,
-// `pool.query({ text, values })`) and `sql`...`` tagged templates. `${...}` parts become $n parameters
-// and every character of the SQL maps back to the file, escapes included.
+// `pool.query({ text, values })`, also TypeORM's and Sequelize's `.query(sql)`), and tagged templates of
+// `sql`, postgres.js (`sql`/`tx` tags, fragments, `sql.unsafe`) and slonik. `${...}` parts become $n
+// parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
-import { isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
+import { normalisePlaceholders } from './placeholders';
+import { replaceInSql } from './ranges';
+import { cookedOf, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain)\b/i;
@@ -18,15 +22,28 @@ export const pgQueryCalls: CallReader = {
   },
 };
 
-/** `sql`...`` (and `x.sql`...``) tagged templates. */
+/**
+ * Tagged templates that make SQL: `sql`...``, postgres.js instances (`tx`...``, a tag imported from
+ * postgres), slonik's `sql.type(...)`...`` and `sql.unsafe`...``; and postgres.js `sql.unsafe('...')`.
+ */
 export const sqlTags: CallReader = {
   read(n, ex) {
-    if (n.type !== 'TaggedTemplateExpression') return false;
-    const tag = unwrap(n.tag!);
-    const name = tag.type === 'Identifier' ? tag.name : isMember(tag) ? propertyName(tag) : undefined;
-    if (name !== 'sql' && name !== 'SQL') return false;
+    if (n.type !== 'TaggedTemplateExpression') {
+      const callee = isCall(n) ? unwrap(n.callee!) : undefined;
+      if (!callee || !isMember(callee) || propertyName(callee) !== 'unsafe' || sqlTagName(ex, callee.object!) === undefined) return false;
+      const lit = n.arguments?.[0] ? ex.resolve(n.arguments[0]) : undefined;
+      const found = lit ? sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(n)) : undefined;
+      if (!found) return false;
+      const values = n.arguments?.[1] ? literalValues(ex, n.arguments[1]) : undefined;
+      if (values) found.values = values;
+      ex.push(found);
+      return true;
+    }
+    if (sqlTagName(ex, n.tag!) === undefined) return false;
     const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
     if (found) ex.push(found);
+    // Fragments inside it are part of it, not queries of their own.
+    ex.consumeInside(n);
     return true;
   },
 };
@@ -44,7 +61,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     valuesNode = (prop('values')?.value as BNode | undefined) ?? valuesNode;
     lit = ex.resolve(textProp.value as BNode);
   }
-  const found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  let found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  // Sequelize's query() binds `?` and `:name` replacements.
+  if (found && /sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '')) found = normalisePlaceholders(found);
   if (found) {
     const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
     if (values) found.values = values;
@@ -75,35 +94,134 @@ export function literalValues(ex: Extractor, node: BNode): SqlValue[] | undefine
 }
 
 export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
-  let built: { sql: string; runs: SqlRun[]; params: SqlParameter[] };
+  let built: Built;
   if (lit.type === 'StringLiteral') {
     built = { ...cookWithMap(ex.source, lit.start + 1, lit.end - 1), params: [] };
   } else if (lit.type === 'TemplateLiteral') {
-    const quasis = lit.quasis ?? [];
-    const exprs = lit.expressions ?? [];
     built = { sql: '', runs: [], params: [] };
     // $n numbers continue after the highest one written in the text itself.
-    const written = Math.max(0, ...quasis.map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
-    for (let i = 0; i < quasis.length; i++) {
-      const q = quasis[i]!;
-      const part = cookWithMap(ex.source, q.start, q.end);
-      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += part.sql;
-      const expr = exprs[i];
-      if (expr) {
-        const n = written + i + 1;
-        // The hole is `${ ... }`: from the end of this chunk to the start of the next.
-        const hole = { start: q.end, end: quasis[i + 1]?.start ?? expr.end };
-        const name = `$${n}`;
-        built.params.push({ n, text: ex.source.slice(expr.start, expr.end), range: hole });
-        built.runs.push([built.sql.length, hole.start, name.length, hole.end - hole.start]);
-        built.sql += name;
-      }
-    }
+    const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
+    appendTemplate(ex, lit, built, { next: written + 1 }, 0);
   } else return undefined;
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
-  return { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
+  const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
+  return standIns(found);
+}
+
+type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[] };
+
+/** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
+export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
+  const t = unwrap(tag);
+  if (t.type === 'Identifier') {
+    if (SQL_TAGS.test(t.name!)) return t.name;
+    return ex.importSource(t.name!) === 'postgres' || ex.importSource(t.name!) === 'slonik' ? t.name : undefined;
+  }
+  if (isMember(t)) {
+    const p = propertyName(t);
+    if (p === 'sql' || p === 'SQL') return p;
+    if ((p === 'unsafe' || p === 'fragment') && sqlTagName(ex, t.object!) !== undefined) return p;
+    return undefined;
+  }
+  // slonik: sql.type(schema)`...`, sql.typeAlias('id')`...`
+  if (isCall(t)) {
+    const c = unwrap(t.callee!);
+    if (isMember(c) && ['type', 'typeAlias'].includes(propertyName(c) ?? '') && sqlTagName(ex, c.object!) !== undefined) return 'sql';
+  }
+  return undefined;
+}
+
+const SQL_TAGS = /^(sql|SQL|tx|trx|psql|pgsql)$/;
+
+/** Appends a template's text; `${sql`...`}` fragments are read in place and `${sql('name')}` identifiers written out. */
+function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next: number }, depth: number): void {
+  const quasis = lit.quasis ?? [];
+  const exprs = lit.expressions ?? [];
+  for (let i = 0; i < quasis.length; i++) {
+    const q = quasis[i]!;
+    const part = cookWithMap(ex.source, q.start, q.end);
+    for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+    built.sql += part.sql;
+    const expr = exprs[i];
+    if (!expr) continue;
+    // The hole is `${ ... }`: from the end of this chunk to the start of the next.
+    const hole = { start: q.end, end: quasis[i + 1]?.start ?? expr.end };
+    const e = unwrap(expr);
+    if (e.type === 'TaggedTemplateExpression' && depth < 8 && sqlTagName(ex, e.tag!) !== undefined) {
+      appendTemplate(ex, e.quasi!, built, counter, depth + 1);
+      continue;
+    }
+    // `${cond ? sql`AND x = ${v}` : sql``}`: read with the fragment that adds a condition.
+    if (e.type === 'ConditionalExpression' && depth < 8) {
+      const branch = [unwrap(e.consequent!), unwrap(e.alternate!)].find((b) => b.type === 'TaggedTemplateExpression' && sqlTagName(ex, b.tag!) !== undefined && (b.quasi?.quasis ?? []).some((x) => cookedOf(x).trim() !== ''));
+      if (branch) {
+        appendTemplate(ex, branch.quasi!, built, counter, depth + 1);
+        continue;
+      }
+    }
+    const ident = identifierOf(ex, e);
+    const text = ident ?? `$${counter.next}`;
+    if (ident === undefined) built.params.push({ n: counter.next++, text: ex.source.slice(expr.start, expr.end), range: hole });
+    built.runs.push([built.sql.length, hole.start, text.length, hole.end - hole.start]);
+    built.sql += text;
+  }
+}
+
+/** `sql('orders')`, `sql.identifier(['public', 'orders'])` with literal names: the quoted identifier. */
+function identifierOf(ex: Extractor, e: BNode): string | undefined {
+  if (!isCall(e) || !e.arguments?.[0]) return undefined;
+  const c = unwrap(e.callee!);
+  const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined);
+  if (!isHelper) return undefined;
+  const a = ex.resolve(e.arguments[0]);
+  const names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
+  if (names.length === 0 || names.some((x) => x === undefined)) return undefined;
+  return (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.');
+}
+
+/**
+ * A `${...}` that stands for a name (`FROM ${schema}.orders`) makes the statement unparseable as a
+ * value parameter. When the SQL parses only with names there, those parts are read as stand-in names
+ * and a warning says so.
+ */
+function standIns(q: FoundSqlQuery): FoundSqlQuery {
+  if (q.params.length === 0 || !sqlParserLoaded() || parses(q.sql)) return q;
+  const edits: { start: number; end: number; text: string }[] = [];
+  const named: SqlParameter[] = [];
+  for (const p of q.params) {
+    const re = new RegExp(`\\$${p.n}(?!\\d)`, 'g');
+    for (const m of q.sql.matchAll(re)) {
+      const at = m.index ?? 0;
+      const before = q.sql.slice(Math.max(0, at - 12), at);
+      const after = q.sql[at + m[0].length] ?? '';
+      if (after === '.' || /(\.|\b(from|join|update|into|table)\s+)$/i.test(before)) {
+        edits.push({ start: at, end: at + m[0].length, text: standInName(p.text) });
+        if (!named.includes(p)) named.push(p);
+      }
+    }
+  }
+  if (edits.length === 0) return q;
+  const out = replaceInSql(q, edits);
+  if (!parses(out.sql)) return q;
+  out.params = q.params.filter((p) => !named.includes(p));
+  const texts = [...new Set(named.map((p) => p.text))];
+  out.warnings = [...q.warnings, `${texts.map((t) => `\${${t}}`).join(', ')} ${texts.length === 1 ? 'names' : 'name'} a schema, table or column chosen at run time; ${texts.length === 1 ? 'it was' : 'they were'} read as ${texts.map(standInName).join(', ')} to analyse the rest.`];
+  return out;
+}
+
+function standInName(text: string): string {
+  const last = /([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name';
+  return last.toLowerCase();
+}
+
+function parses(sql: string): boolean {
+  try {
+    parseSqlSync(sql);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function maxDollarParam(s: string): number {

@@ -43,6 +43,8 @@ export interface BNode {
   pattern?: string;
   flags?: string;
   elementsPattern?: BNode[];
+  consequent?: BNode;
+  alternate?: BNode;
 }
 
 const SKIP_KEYS = new Set(['loc', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType',

@@ -48,7 +48,7 @@ export interface FoundMongoQuery {
 }
 
 /** Where the SQL text came from. */
-export type SqlOrigin = 'sql-file' | 'string' | 'template' | 'tagged-template';
+export type SqlOrigin = 'sql-file' | 'string' | 'template' | 'tagged-template' | 'builder';
 
 export interface SqlParameter {
   /** The $n the `${...}` part became. */

@@ -1,0 +1,199 @@
+// Mongoose models: `Order.find(filter, projection, options)`, `findOne`, `findById`, `countDocuments`,
+// `aggregate`, `updateMany`, `deleteMany`, `findByIdAndUpdate`... with the query methods chained after
+// them (`.sort('-createdAt')`, `.select('a b')`, `.limit`, `.skip`, `.lean()`, `.populate()`, `.exec()`).
+// The model is known when the file defines it (`mongoose.model('Order', schema)`, with a `collection`
+// option or third argument), when NestJS injects it (`@InjectModel(Order.name) orderModel`), or when it is
+// imported under a capitalised name in a file that uses no SQL library. Its collection is the model name
+// by Mongoose's pluralisation rules (`Order` -> `orders`, `Category` -> `categories`, `Person` -> `people`).
+
+import type { MongoOperation } from '../mongoShell';
+import type { CallReader, ChainCall, Extractor } from './extractor';
+import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
+import { requiredModule } from './scope';
+import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+
+/** Model methods and the operation each runs. */
+const MODEL_METHODS: Record<string, MongoOperation> = {
+  find: 'find', findOne: 'findOne', findById: 'findOne', exists: 'findOne', countDocuments: 'countDocuments', count: 'count',
+  aggregate: 'aggregate', distinct: 'distinct', updateOne: 'updateOne', updateMany: 'updateMany', update: 'updateMany', replaceOne: 'replaceOne',
+  deleteOne: 'deleteOne', deleteMany: 'deleteMany', remove: 'deleteMany', findOneAndUpdate: 'findOneAndUpdate', findOneAndDelete: 'findOneAndDelete',
+  findOneAndRemove: 'findOneAndDelete', findOneAndReplace: 'findOneAndReplace', findByIdAndUpdate: 'findOneAndUpdate',
+  findByIdAndDelete: 'findOneAndDelete', findByIdAndRemove: 'findOneAndDelete',
+};
+/** Query methods that shape the query. */
+const SHAPING = new Set(['sort', 'limit', 'skip', 'select', 'projection', 'hint', 'collation', 'where', 'equals', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'ne']);
+/** Query methods that change how results come back, not which documents are read. */
+const PASSING = new Set(['lean', 'populate', 'exec', 'session', 'maxTimeMS', 'comment', 'batchSize', 'allowDiskUse', 'read', 'setOptions', 'cursor', 'orFail', 'cache', 'then', 'catch']);
+
+/** Mongoose's own pluralisation rules (the table Mongoose applies to a model name), first match wins. */
+const PLURAL_RULES: [RegExp, string][] = [
+  [/human$/i, 'humans'], [/(m)an$/i, '$1en'], [/(pe)rson$/i, '$1ople'], [/(child)$/i, '$1ren'], [/^(ox)$/i, '$1en'],
+  [/(ax|test)is$/i, '$1es'], [/(octop|vir)us$/i, '$1i'], [/(alias|status)$/i, '$1es'], [/(bu)s$/i, '$1ses'],
+  [/(buffal|tomat|potat)o$/i, '$1oes'], [/([ti])um$/i, '$1a'], [/sis$/i, 'ses'], [/(?:([^f])fe|([lr])f)$/i, '$1$2ves'],
+  [/(hive)$/i, '$1s'], [/([^aeiouy]|qu)y$/i, '$1ies'], [/(x|ch|ss|sh)$/i, '$1es'], [/(matr|vert|ind)ix|ex$/i, '$1ices'],
+  [/([m|l])ouse$/i, '$1ice'], [/(kn|w|l)ife$/i, '$1ives'], [/(quiz)$/i, '$1zes'], [/s$/i, 's'], [/([^a-z])$/, '$1'], [/$/, 's'],
+];
+const UNCOUNTABLE = new Set(['advice', 'energy', 'excretion', 'digestion', 'cooperation', 'health', 'justice', 'labour', 'machinery', 'equipment',
+  'information', 'pollution', 'sewage', 'paper', 'money', 'species', 'series', 'rain', 'rice', 'fish', 'sheep', 'moose', 'deer', 'news',
+  'expertise', 'status', 'media']);
+
+/**
+ * The collection Mongoose gives a model name. Written out rather than imported: the package that holds
+ * these rules declares Mongoose itself as a peer dependency, which would install all of Mongoose.
+ */
+export function mongooseCollection(model: string): string {
+  const s = model.toLowerCase();
+  if (UNCOUNTABLE.has(s)) return s;
+  for (const [re, to] of PLURAL_RULES) if (re.test(s)) return s.replace(re, to);
+  return s;
+}
+
+/** What a model expression names: the model and, when the code says it, the collection. */
+interface ModelName {
+  model: string;
+  collection?: string;
+  /** Where the name is written, for the query's collection range. */
+  at: BNode;
+}
+
+export const mongooseCalls: CallReader = {
+  read(n, ex) {
+    if (!isCall(n)) return false;
+    const chain = ex.flatten(n);
+    const opIndex = chain.findIndex((c) => MODEL_METHODS[c.name] !== undefined);
+    if (opIndex < 0) return false;
+    const op = chain[opIndex]!;
+    const model = modelOf(ex, unwrap(unwrap(op.call.callee!).object!), op);
+    if (!model) return false;
+    readModelChain(ex, model, chain, opIndex);
+    return true;
+  },
+};
+
+function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opIndex: number): void {
+  const op = chain[opIndex]!;
+  const cursor: ChainCall[] = [];
+  let i = opIndex + 1;
+  for (; i < chain.length && (SHAPING.has(chain[i]!.name) || PASSING.has(chain[i]!.name)); i++) {
+    const c = chain[i]!;
+    if (SHAPING.has(c.name)) cursor.push(mongooseCursor(ex, c));
+  }
+  for (const c of chain.slice(0, i)) ex.consume(c.call);
+  const coll: FoundCollection = { name: model.collection ?? mongooseCollection(model.model), flavour: 'shell', nameRange: range(model.at) };
+  const call = byIdCall(op);
+  const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
+  q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
+  ex.push(q);
+}
+
+/**
+ * `findById(id)` is `findOne({ _id: id })`: the call is read with a filter document built around the
+ * argument, which keeps its own place in the file.
+ */
+function byIdCall(op: ChainCall): BNode {
+  if (!op.name.startsWith('findById') || !op.call.arguments?.[0]) return op.call;
+  const arg = op.call.arguments[0];
+  const key: BNode = { type: 'Identifier', name: '_id', start: arg.start, end: arg.start };
+  const filter: BNode = { type: 'ObjectExpression', start: arg.start, end: arg.end, properties: [{ type: 'ObjectProperty', start: arg.start, end: arg.end, key, value: arg } as BNode] };
+  return { ...op.call, arguments: [filter, ...op.call.arguments.slice(1)] };
+}
+
+/** Mongoose's string forms: `sort('-createdAt name')`, `select('a -b')` become documents. */
+function mongooseCursor(ex: Extractor, c: ChainCall): ChainCall {
+  const arg = c.call.arguments?.[0];
+  const name = c.name === 'select' ? 'project' : c.name;
+  if (!arg || (c.name !== 'sort' && c.name !== 'select') || (c.call.arguments?.length ?? 0) !== 1) return { ...c, name };
+  const text = ex.stringOf(arg, 0);
+  if (text === undefined) return { ...c, name };
+  const props: BNode[] = [];
+  for (const m of text.matchAll(/[+-]?[^\s+-][^\s]*/g)) {
+    const word = m[0];
+    const field = word.replace(/^[+-]/, '');
+    const dir = word.startsWith('-') ? (c.name === 'sort' ? -1 : 0) : 1;
+    const at = arg.start + 1 + (m.index ?? 0);
+    props.push({ type: 'ObjectProperty', start: at, end: at + word.length, key: { type: 'StringLiteral', value: field, start: at, end: at + word.length }, value: { type: 'NumericLiteral', value: dir, start: at, end: at + word.length } } as BNode);
+  }
+  const doc: BNode = { type: 'ObjectExpression', start: arg.start, end: arg.end, properties: props };
+  return { ...c, name, call: { ...c.call, arguments: [doc] } };
+}
+
+/** The model an expression stands for, or undefined when it is not (recognisably) a Mongoose model. */
+function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName | undefined {
+  if (depth > 8) return undefined;
+  e = unwrap(e);
+  // An argument with `where` is an SQL ORM's find (Sequelize, TypeORM), not Mongoose.
+  const first = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
+  if (first?.type === 'ObjectExpression' && (first.properties ?? []).some((p) => p.key && keyName(p.key) === 'where')) return undefined;
+  // mongoose.model('Order'), connection.model('Order', schema), mongoose.models.Order
+  const defined = modelDefinition(ex, e);
+  if (defined) return defined;
+  if (e.type === 'Identifier') {
+    const init = ex.constInit(e.name!);
+    if (init && !requiredModule(init)) {
+      const d = modelDefinition(ex, unwrap(init));
+      if (d) return { ...d, at: e };
+      if (unwrap(init).type === 'Identifier' || isMember(unwrap(init))) return modelOf(ex, init, op, depth + 1);
+      return undefined;
+    }
+    if (!/^[A-Z]/.test(e.name!) || !ex.importSource(e.name!) || usesSqlOrm(ex)) return undefined;
+    return { model: e.name!.replace(/(.)Model$/, '$1'), at: e };
+  }
+  if (isMember(e)) {
+    const name = propertyName(e);
+    if (name === undefined) return undefined;
+    const obj = unwrap(e.object!);
+    if (obj.type === 'ThisExpression') {
+      const field = ex.thisField(name);
+      const injected = field ? injectedModel(ex, field) : undefined;
+      if (injected) return { model: injected, at: e.property! };
+      if (field) return modelOf(ex, field, op, depth + 1);
+      if (/.Model$/.test(name) && !usesSqlOrm(ex)) return { model: capitalise(name.replace(/Model$/, '')), at: e.property! };
+      return undefined;
+    }
+    // models.Order, db.models.Order
+    if (ex.lastName(obj) === 'models' && /^[A-Z]/.test(name)) return { model: name, at: e.property! };
+  }
+  return undefined;
+}
+
+function usesSqlOrm(ex: Extractor): boolean {
+  return !ex.imports('mongoose', '@nestjs/mongoose', '@typegoose/typegoose') && ex.imports(...SQL_LIBRARIES);
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** `mongoose.model('Order', schema, 'orders')`, `model('Order')`, `conn.model(...)`, with the schema's `collection` option. */
+function modelDefinition(ex: Extractor, e: BNode): ModelName | undefined {
+  if (!isCall(e)) return undefined;
+  const callee = unwrap(e.callee!);
+  const fn = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
+  if (fn !== 'model' || !e.arguments?.[0]) return undefined;
+  const model = ex.stringOf(e.arguments[0], 0);
+  if (model === undefined) return undefined;
+  const third = e.arguments[2] ? ex.stringOf(e.arguments[2], 0) : undefined;
+  const option = e.arguments[1] ? schemaCollection(ex, e.arguments[1]) : undefined;
+  const collection = third ?? option;
+  return { model, at: e.arguments[0], ...(collection !== undefined ? { collection } : {}) };
+}
+
+/** The `collection` option of `new Schema({...}, { collection: 'x' })`. */
+function schemaCollection(ex: Extractor, schema: BNode): string | undefined {
+  const s = ex.resolve(schema);
+  if (s.type !== 'NewExpression' && !isCall(s)) return undefined;
+  const opts = s.arguments?.[1] ? ex.resolve(s.arguments[1]) : undefined;
+  const prop = opts?.type === 'ObjectExpression' ? (opts.properties ?? []).find((p) => p.key && keyName(p.key) === 'collection') : undefined;
+  return prop ? ex.stringOf(prop.value as BNode, 0) : undefined;
+}
+
+/** `@InjectModel(Order.name)` or `@InjectModel('Order')` on a constructor parameter: the model's name. */
+function injectedModel(ex: Extractor, decorator: BNode): string | undefined {
+  const d = unwrap(decorator);
+  if (!isCall(d)) return undefined;
+  const callee = unwrap(d.callee!);
+  if (callee.type !== 'Identifier' || callee.name !== 'InjectModel' || !d.arguments?.[0]) return undefined;
+  const arg = unwrap(d.arguments[0]);
+  if (isMember(arg) && propertyName(arg) === 'name' && unwrap(arg.object!).type === 'Identifier') return unwrap(arg.object!).name;
+  return ex.stringOf(arg, 0);
+}

@@ -1,0 +1,144 @@
+// Prisma Client: `prisma.order.findMany({ where, orderBy, take, skip, select })`, `findFirst`,
+// `findUnique`, `count`, `updateMany`, `deleteMany`, `update`, `delete`, `aggregate`, `groupBy`, read as
+// the SQL Prisma sends (table = the model's name, column = the field's name, as Prisma maps them when the
+// schema has no @@map/@map); and raw SQL: `$queryRaw`...``, `$executeRaw`...``, `$queryRawUnsafe('...')`.
+
+import type { CallReader, ChainCall, Extractor } from './extractor';
+import { sqlFromLiteral } from './sqlStrings';
+import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
+import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
+
+const READS: Record<string, SelectParts['kind']> = {
+  findMany: 'select', findFirst: 'select', findFirstOrThrow: 'select', findUnique: 'select', findUniqueOrThrow: 'select',
+  count: 'count', aggregate: 'select', groupBy: 'select', updateMany: 'update', update: 'update', deleteMany: 'delete', delete: 'delete',
+  upsert: 'select',
+};
+/** Methods no other library has on `x.model`: these alone say it is Prisma. */
+const PRISMA_ONLY = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow', 'upsert', 'groupBy', 'createMany']);
+const RAW = new Set(['$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe']);
+
+const OPERATORS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=', equals: '=', not: '<>' };
+
+export const prismaCalls: CallReader = {
+  read(n, ex) {
+    if (n.type === 'TaggedTemplateExpression') {
+      const tag = unwrap(n.tag!);
+      if (!isMember(tag) || !RAW.has(propertyName(tag) ?? '')) return false;
+      const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
+      if (found) ex.push(found);
+      return true;
+    }
+    if (!isCall(n)) return false;
+    const callee = unwrap(n.callee!);
+    if (!isMember(callee)) return false;
+    const name = propertyName(callee);
+    if (name === '$queryRawUnsafe' || name === '$executeRawUnsafe') {
+      const lit = n.arguments?.[0] ? ex.resolve(n.arguments[0]) : undefined;
+      const found = lit ? sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(n)) : undefined;
+      if (found) ex.push(found);
+      return found !== undefined;
+    }
+    const chain = ex.flatten(n);
+    const op = chain.find((c) => READS[c.name] !== undefined);
+    if (!op) return false;
+    const model = modelOf(ex, unwrap(unwrap(op.call.callee!).object!), op);
+    if (!model) return false;
+    for (const c of chain) ex.consume(c.call);
+    ex.push(readPrisma(ex, model, op));
+    return true;
+  },
+};
+
+/** `prisma.orderItem` gives the model `OrderItem` when the receiver is a Prisma client. */
+function modelOf(ex: Extractor, e: BNode, op: ChainCall): string | undefined {
+  if (!isMember(e)) return undefined;
+  const accessor = propertyName(e);
+  if (accessor === undefined || accessor.startsWith('$') || !/^[a-z]/.test(accessor)) return undefined;
+  const client = ex.lastName(unwrap(e.object!));
+  const named = client !== undefined && /prisma/i.test(client);
+  const imported = ex.imports('@prisma/client') || [...ex.modules()].some((m) => /prisma/i.test(m));
+  const clientLike = client !== undefined && /^(tx|trx|db|client|ctx|prisma\w*|\w*Prisma\w*|database)$/.test(client);
+  if (!named && !(imported && clientLike) && !(clientLike && PRISMA_ONLY.has(op.name))) return undefined;
+  return accessor.charAt(0).toUpperCase() + accessor.slice(1);
+}
+
+function readPrisma(ex: Extractor, model: string, op: ChainCall) {
+  const w = new SqlWriter(ex);
+  const args = members(ex, op.call.arguments?.[0]);
+  if (op.call.arguments?.[0] && !args) w.warnings.push(`The arguments ${ex.text(range(unwrap(op.call.arguments[0]))).slice(0, 40)} are not written out here, so the filter and order are not known.`);
+  const parts: SelectParts = { table: model, where: [], orderBy: [], kind: READS[op.name]! };
+  const where = args?.get('where');
+  if (where) whereOf(w, where, parts.where, 0);
+  const orderBy = args?.get('orderBy');
+  if (orderBy) orderOf(w, orderBy, parts.orderBy);
+  const take = args?.get('take');
+  if (take) parts.limit = w.value(take).replace(/^-/, '');
+  else if (op.name.startsWith('findFirst') || op.name.startsWith('findUnique')) parts.limit = '1';
+  const skip = args?.get('skip');
+  if (skip) parts.offset = w.value(skip);
+  const select = members(ex, args?.get('select'));
+  if (select && parts.kind === 'select') parts.columns = [...select.entries()].filter(([, v]) => ex.resolve(v).type === 'BooleanLiteral' && ex.resolve(v).value === true).map(([k]) => quoteIdent(k));
+  if (parts.kind === 'update') {
+    const data = members(ex, args?.get('data'));
+    parts.set = data ? [...data.entries()].map(([k, v]) => `${quoteIdent(k)} = ${w.value(v)}`) : [];
+  }
+  return w.build(parts, op.call);
+}
+
+/** Prisma's where: fields with values or operators, AND/OR/NOT. Relation filters are noted, not guessed. */
+function whereOf(w: SqlWriter, node: BNode, out: string[], depth: number): void {
+  const m = members(w.ex, node);
+  if (!m || depth > 8) {
+    out.push(`${w.param(node)}::boolean`);
+    return;
+  }
+  for (const [k, v] of m) {
+    if (k === 'AND' || k === 'OR' || k === 'NOT') {
+      const items = w.ex.resolve(v).type === 'ArrayExpression' ? (w.ex.resolve(v).elements ?? []).filter((x): x is BNode => x !== null) : [v];
+      const parts = items.map((it) => {
+        const sub: string[] = [];
+        whereOf(w, it, sub, depth + 1);
+        return sub.length > 0 ? `(${sub.join(' AND ')})` : 'TRUE';
+      });
+      if (parts.length === 0) continue;
+      if (k === 'OR') out.push(`(${parts.join(' OR ')})`);
+      else if (k === 'NOT') out.push(`NOT (${parts.join(' AND ')})`);
+      else out.push(...parts);
+      continue;
+    }
+    const col = quoteIdent(k);
+    const ops = members(w.ex, v);
+    if (!ops) {
+      out.push(w.ex.resolve(v).type === 'NullLiteral' ? `${col} IS NULL` : `${col} = ${w.value(v)}`);
+      continue;
+    }
+    for (const [o, x] of ops) {
+      if (OPERATORS[o]) out.push(w.ex.resolve(x).type === 'NullLiteral' ? `${col} IS ${o === 'not' ? 'NOT ' : ''}NULL` : `${col} ${OPERATORS[o]} ${w.value(x)}`);
+      else if (o === 'in' || o === 'notIn') out.push(`${col} ${o === 'in' ? 'IN' : 'NOT IN'} ${w.list(x)}`);
+      else if (o === 'contains' || o === 'startsWith' || o === 'endsWith') {
+        const like = ops.get('mode') && w.ex.stringOf(ops.get('mode')!, 0) === 'insensitive' ? 'ILIKE' : 'LIKE';
+        const s = w.ex.stringOf(x, 0);
+        const pattern = s !== undefined ? `'${o === 'startsWith' ? '' : '%'}${s.replace(/'/g, "''")}${o === 'endsWith' ? '' : '%'}'` : o === 'startsWith' ? `${w.param(x)} || '%'` : `'%' || ${w.param(x)}${o === 'contains' ? " || '%'" : ''}`;
+        out.push(`${col} ${like} ${pattern}`);
+      } else if (o === 'mode') continue;
+      else {
+        w.warnings.push(`The condition ${k}: { ${o} } filters through a relation or an operator this reader does not translate, so it is left out.`);
+      }
+    }
+  }
+}
+
+function orderOf(w: SqlWriter, node: BNode, out: string[]): void {
+  const v = w.ex.resolve(node);
+  const items = v.type === 'ArrayExpression' ? (v.elements ?? []).filter((x): x is BNode => x !== null) : [node];
+  for (const it of items) {
+    for (const [k, d] of members(w.ex, it) ?? []) {
+      const dir = w.ex.stringOf(d, 0);
+      if (dir === undefined) {
+        w.warnings.push(`The order on ${k} is not a literal 'asc' or 'desc' (or orders through a relation), so it is left out.`);
+        continue;
+      }
+      out.push(`${quoteIdent(k)}${dir.toLowerCase() === 'desc' ? ' DESC' : ''}`);
+    }
+  }
+}

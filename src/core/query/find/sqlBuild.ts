@@ -1,0 +1,145 @@
+// SQL written for an ORM's or a query builder's call (Prisma, Sequelize, TypeORM, Knex), so the same
+// advisor reads it as any other statement. Values that are literals in the code are written as SQL
+// literals; anything else becomes a $n parameter that remembers its source text, never a guess. The
+// whole statement maps to the call in the file: a finding on any part of it points at the call.
+
+import type { Extractor } from './extractor';
+import { range, unwrap, type BNode } from './syntax';
+import type { FoundSqlQuery, SqlParameter } from './types';
+
+/** Identifiers PostgreSQL would read as keywords (the ones a column or table is likely to be named). */
+const RESERVED = new Set(['user', 'order', 'group', 'table', 'select', 'where', 'from', 'limit', 'offset', 'default', 'check', 'primary',
+  'references', 'column', 'constraint', 'end', 'desc', 'asc', 'all', 'and', 'or', 'not', 'null', 'true', 'false', 'to', 'in', 'is', 'on',
+  'as', 'case', 'when', 'then', 'else', 'unique', 'grant', 'window', 'with', 'having', 'union', 'analyse', 'analyze', 'both', 'leading',
+  'trailing', 'only', 'current_user', 'session_user', 'current_date', 'current_time', 'current_timestamp', 'array', 'any', 'some', 'do', 'for', 'into']);
+
+export function quoteIdent(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A possibly qualified name (`u.email`, `public.orders`), each part quoted as needed. */
+export function quoteQualified(name: string): string {
+  return name.split('.').map(quoteIdent).join('.');
+}
+
+export interface SelectParts {
+  table: string;
+  alias?: string;
+  /** SELECT list; `*` when empty. */
+  columns?: string[];
+  where: string[];
+  orderBy: string[];
+  limit?: string;
+  offset?: string;
+  kind: 'select' | 'count' | 'update' | 'delete';
+  /** For update: `column = value` items. */
+  set?: string[];
+  /** Extra FROM text after the table (joins written as SQL). */
+  joins?: string[];
+}
+
+/** Collects parameters while conditions are written, then builds the statement. */
+export class SqlWriter {
+  readonly params: SqlParameter[] = [];
+  readonly warnings: string[] = [];
+
+  constructor(readonly ex: Extractor) {}
+
+  /** A value from the code: an SQL literal when it is one, else a $n parameter. */
+  value(node: BNode): string {
+    const v = this.ex.resolve(node);
+    switch (v.type) {
+      case 'StringLiteral':
+        return `'${String(v.value).replace(/'/g, "''")}'`;
+      case 'NumericLiteral':
+        return String(v.value);
+      case 'BooleanLiteral':
+        return v.value ? 'TRUE' : 'FALSE';
+      case 'NullLiteral':
+        return 'NULL';
+      case 'UnaryExpression':
+        if (v.operator === '-' && unwrap(v.argument!).type === 'NumericLiteral') return `-${String(unwrap(v.argument!).value)}`;
+        break;
+      case 'TemplateLiteral':
+        if ((v.expressions?.length ?? 0) === 0) return `'${(this.ex.stringOf(v, 0) ?? '').replace(/'/g, "''")}'`;
+        break;
+      default:
+        break;
+    }
+    return this.param(node);
+  }
+
+  /** A $n parameter standing for an expression of the code. */
+  param(node: BNode): string {
+    const n = this.params.length + 1;
+    const r = range(unwrap(node));
+    this.params.push({ n, text: this.ex.text(r).trim(), range: r });
+    return `$${n}`;
+  }
+
+  /** A $n parameter for a name whose value is not in the code (`:email` with no values object), placed at `near`. */
+  named(text: string, near: BNode | undefined): string {
+    const n = this.params.length + 1;
+    const r = near ? range(unwrap(near)) : { start: 0, end: 0 };
+    this.params.push({ n, text, range: r });
+    return `$${n}`;
+  }
+
+  /** A list of values `(a, b, $1)`, or a parameter standing for the whole list. */
+  list(node: BNode): string {
+    const v = this.ex.resolve(node);
+    if (v.type === 'ArrayExpression') {
+      const items = (v.elements ?? []).filter((x): x is BNode => x !== null && x.type !== 'SpreadElement').map((x) => this.value(x));
+      return items.length > 0 ? `(${items.join(', ')})` : '(NULL)';
+    }
+    return `(${this.param(node)})`;
+  }
+
+  /** The statement, mapped to the call it was read from. */
+  build(p: SelectParts, call: BNode): FoundSqlQuery {
+    const from = `${quoteQualified(p.table)}${p.alias ? ` ${quoteIdent(p.alias)}` : ''}${p.joins?.length ? ` ${p.joins.join(' ')}` : ''}`;
+    const where = p.where.length > 0 ? ` WHERE ${p.where.join(' AND ')}` : '';
+    let sql: string;
+    if (p.kind === 'update') sql = `UPDATE ${from} SET ${(p.set?.length ? p.set : ['id = id']).join(', ')}${where}`;
+    else if (p.kind === 'delete') sql = `DELETE FROM ${from}${where}`;
+    else {
+      const cols = p.kind === 'count' ? 'count(*)' : p.columns?.length ? p.columns.join(', ') : '*';
+      sql = `SELECT ${cols} FROM ${from}${where}`;
+      if (p.orderBy.length > 0) sql += ` ORDER BY ${p.orderBy.join(', ')}`;
+      if (p.limit !== undefined) sql += ` LIMIT ${p.limit}`;
+      if (p.offset !== undefined) sql += ` OFFSET ${p.offset}`;
+    }
+    const r = range(call);
+    return {
+      engine: 'postgres', origin: 'builder', range: r, sql, runs: [[0, r.start, sql.length, r.end - r.start]], textRange: { ...r },
+      params: this.params, warnings: this.warnings,
+    };
+  }
+}
+
+/** The members of an object literal (after following constants), by name; undefined when it is not one. */
+export function members(ex: Extractor, node: BNode | undefined): Map<string, BNode> | undefined {
+  if (!node) return undefined;
+  const o = ex.resolve(node);
+  if (o.type !== 'ObjectExpression') return undefined;
+  const out = new Map<string, BNode>();
+  for (const p of o.properties ?? []) {
+    if (p.type !== 'ObjectProperty' || !p.key) continue;
+    const k = p.computed ? ex.stringOf(p.key, 0) ?? computedName(p.key) : p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' || p.key.type === 'NumericLiteral' ? String(p.key.value) : undefined;
+    if (k !== undefined) out.set(k, (p.shorthand ? p.key : p.value) as BNode);
+  }
+  return out;
+}
+
+/** `[Op.gt]` gives 'Op.gt'. */
+function computedName(k: BNode): string | undefined {
+  const u = unwrap(k);
+  if (u.type === 'MemberExpression' && !u.computed && u.property?.type === 'Identifier' && unwrap(u.object!).type === 'Identifier') return `${unwrap(u.object!).name}.${u.property.name}`;
+  return undefined;
+}
+
+/** True when an object literal has spreads or computed keys this reader could not name. */
+export function hasUnknownMembers(ex: Extractor, node: BNode | undefined): boolean {
+  const o = node ? ex.resolve(node) : undefined;
+  return o?.type === 'ObjectExpression' && (o.properties ?? []).some((p) => p.type !== 'ObjectProperty');
+}

@@ -1,0 +1,255 @@
+// TypeORM: repository and entity calls (`repo.find({ where, order, take, skip, select })`, `findOne`,
+// `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`), and
+// query builders (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`),
+// read as the SQL TypeORM sends. The entity comes from `@InjectRepository(User)`, `getRepository(User)`,
+// `manager.find(User, ...)`, a repository's name (`userRepository`), or the entity itself (`User.findBy`);
+// its table is the `@Entity('name')` the file declares, else the class name in snake_case, as TypeORM's
+// default naming does. `.query(sql)` is read by sqlStrings.ts.
+
+import { underscore } from 'inflection';
+import type { CallReader, ChainCall, Extractor } from './extractor';
+import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
+import { isCall, isMember, keyName, propertyName, unwrap, type BNode } from './syntax';
+
+const METHODS: Record<string, SelectParts['kind']> = {
+  find: 'select', findOne: 'select', findBy: 'select', findOneBy: 'select', findAndCount: 'select', findAndCountBy: 'select', findOneOrFail: 'select',
+  findOneByOrFail: 'select', count: 'count', countBy: 'count', exist: 'count', exists: 'count', existsBy: 'count', update: 'update', delete: 'delete',
+  softDelete: 'update',
+};
+/** Methods whose first argument is the where itself, not `{ where }`. */
+const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete']);
+const TYPEORM_ONLY = new Set(['findBy', 'findOneBy', 'findAndCount', 'findAndCountBy', 'findOneOrFail', 'findOneByOrFail', 'countBy', 'existsBy', 'createQueryBuilder']);
+const FIND_OPERATORS: Record<string, string> = { MoreThan: '>', MoreThanOrEqual: '>=', LessThan: '<', LessThanOrEqual: '<=', Equal: '=', Like: 'LIKE', ILike: 'ILIKE' };
+/** Query builder methods that end a chain by running it. */
+const RUNS = new Set(['getMany', 'getOne', 'getOneOrFail', 'getRawMany', 'getRawOne', 'getCount', 'getManyAndCount', 'getRawAndEntities', 'getExists', 'execute', 'stream']);
+
+export const typeormCalls: CallReader = {
+  read(n, ex) {
+    if (!isCall(n)) return false;
+    const chain = ex.flatten(n);
+    const qb = chain.findIndex((c) => c.name === 'createQueryBuilder');
+    if (qb >= 0 && chain.some((c) => RUNS.has(c.name))) {
+      const entity = qb === 0 ? entityOf(ex, unwrap(unwrap(chain[0]!.call.callee!).object!), undefined) : undefined;
+      if (!entity && !ex.imports('typeorm')) return false;
+      for (const c of chain) ex.consume(c.call);
+      ex.push(readBuilder(ex, entity, chain.slice(qb)));
+      return true;
+    }
+    const op = chain.find((c) => METHODS[c.name] !== undefined);
+    if (!op) return false;
+    const receiver = unwrap(unwrap(op.call.callee!).object!);
+    // manager.find(User, { where }) names the entity first.
+    const managerEntity = /manager$/i.test(ex.lastName(receiver) ?? '') && op.call.arguments?.[0] ? entityName(ex, op.call.arguments[0]) : undefined;
+    const entity = managerEntity ?? entityOf(ex, receiver, op);
+    if (!entity) return false;
+    for (const c of chain) ex.consume(c.call);
+    ex.push(readRepository(ex, entity, op, managerEntity !== undefined ? 1 : 0));
+    return true;
+  },
+};
+
+/** An entity class named by an expression: `User`, `User.name` is not one. */
+function entityName(ex: Extractor, node: BNode): string | undefined {
+  const e = unwrap(node);
+  if (e.type === 'Identifier' && /^[A-Z]/.test(e.name!)) return e.name;
+  return ex.stringOf(e, 0);
+}
+
+function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined): string | undefined {
+  e = unwrap(e);
+  const typeorm = ex.imports('typeorm', '@nestjs/typeorm');
+  // getRepository(User), dataSource.getRepository(User), manager.getRepository(User)
+  if (isCall(e)) {
+    const callee = unwrap(e.callee!);
+    const fn = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
+    if ((fn === 'getRepository' || fn === 'getCustomRepository' || fn === 'withRepository') && e.arguments?.[0]) return entityName(ex, e.arguments[0]);
+    return undefined;
+  }
+  if (isMember(e) && unwrap(e.object!).type === 'ThisExpression') {
+    const name = propertyName(e);
+    const field = name ? ex.thisField(name) : undefined;
+    const d = field ? unwrap(field) : undefined;
+    if (d && isCall(d) && unwrap(d.callee!).type === 'Identifier' && unwrap(d.callee!).name === 'InjectRepository' && d.arguments?.[0]) return entityName(ex, d.arguments[0]);
+    if (field) return entityOf(ex, field, op);
+  }
+  if (e.type === 'Identifier') {
+    const init = ex.constInit(e.name!);
+    if (init) return entityOf(ex, init, op);
+  }
+  const name = ex.lastName(e);
+  if (name === undefined) return undefined;
+  const repo = /^(\w+?)(Repository|Repo)$/i.exec(name);
+  if (repo && (typeorm || TYPEORM_ONLY.has(op?.name ?? '') || (op && hasWhereArg(ex, op)))) {
+    const base = repo[1]!.replace(/^(get|this)/, '');
+    return base.charAt(0).toUpperCase() + base.slice(1);
+  }
+  // Active record: User.findBy({...}), User.find({ where }) in a file that uses TypeORM.
+  if (e.type === 'Identifier' && /^[A-Z]/.test(name) && op && (TYPEORM_ONLY.has(op.name) || (typeorm && hasWhereArg(ex, op)))) return name;
+  return undefined;
+}
+
+function hasWhereArg(ex: Extractor, op: ChainCall): boolean {
+  const o = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
+  return o?.type === 'ObjectExpression' && (o.properties ?? []).some((p) => p.key && ['where', 'order', 'take', 'skip', 'relations'].includes(keyName(p.key) ?? ''));
+}
+
+/** The entity's table: `@Entity('name')` or `@Entity({ name })` on a class of this file, else snake_case of the class. */
+function tableOf(ex: Extractor, entity: string): string {
+  const declared = ex.entityTable(entity);
+  return declared ?? underscore(entity);
+}
+
+function readRepository(ex: Extractor, entity: string, op: ChainCall, first: number) {
+  const w = new SqlWriter(ex);
+  const parts: SelectParts = { table: tableOf(ex, entity), where: [], orderBy: [], kind: METHODS[op.name]! };
+  const arg = op.call.arguments?.[first];
+  if (WHERE_FIRST.has(op.name)) {
+    if (arg) whereOf(w, arg, parts.where);
+  } else {
+    const opts = members(ex, arg);
+    if (arg && !opts) w.warnings.push('The find options are not written out here, so the filter and order are not known.');
+    const where = opts?.get('where');
+    if (where) whereOf(w, where, parts.where);
+    for (const [k, d] of members(ex, opts?.get('order')) ?? []) {
+      const dir = ex.stringOf(d, 0) ?? (members(ex, d)?.get('direction') ? ex.stringOf(members(ex, d)!.get('direction')!, 0) : undefined);
+      if (dir === undefined) w.warnings.push(`The order on ${k} goes through a relation or is not a literal direction, so it is left out.`);
+      else parts.orderBy.push(`${quoteIdent(k)}${/^desc/i.test(dir) ? ' DESC' : ''}`);
+    }
+    if (opts?.get('take')) parts.limit = w.value(opts.get('take')!);
+    if (opts?.get('skip')) parts.offset = w.value(opts.get('skip')!);
+    if (opts?.get('relations')) w.warnings.push('The relations it loads are joined by metadata this reader does not know, so only the main table is read.');
+  }
+  if (op.name.startsWith('findOne') || op.name.startsWith('exist')) parts.limit = '1';
+  if (op.name === 'update') {
+    const values = members(ex, op.call.arguments?.[first + 1]);
+    parts.set = values ? [...values.entries()].map(([k, v]) => `${quoteIdent(k)} = ${w.value(v)}`) : [];
+  }
+  if (op.name === 'softDelete') parts.set = ['"deletedAt" = now()'];
+  return w.build(parts, op.call);
+}
+
+/** A where object (or an array of them, ORed), with TypeORM's find operators. A bare value is the primary key. */
+function whereOf(w: SqlWriter, node: BNode, out: string[]): void {
+  const v = w.ex.resolve(node);
+  if (v.type === 'ArrayExpression') {
+    const alts = (v.elements ?? []).filter((x): x is BNode => x !== null).map((x) => {
+      const sub: string[] = [];
+      whereOf(w, x, sub);
+      return sub.length > 0 ? `(${sub.join(' AND ')})` : 'TRUE';
+    });
+    if (alts.length > 0) out.push(`(${alts.join(' OR ')})`);
+    return;
+  }
+  const m = members(w.ex, node);
+  if (!m) {
+    if (v.type === 'StringLiteral' || v.type === 'NumericLiteral' || v.type === 'Identifier' || v.type === 'MemberExpression') out.push(`id = ${w.value(node)}`);
+    else w.warnings.push('The criteria are not written out here, so the filter is not known.');
+    return;
+  }
+  for (const [k, x] of m) {
+    const c = quoteIdent(k);
+    const val = w.ex.resolve(x);
+    if (val.type === 'NullLiteral') out.push(`${c} IS NULL`);
+    else if (val.type === 'ObjectExpression') w.warnings.push(`The condition on ${k} filters through a relation, which this reader does not join, so it is left out.`);
+    else if (isCall(val) && unwrap(val.callee!).type === 'Identifier') out.push(operator(w, c, unwrap(val.callee!).name!, val.arguments ?? []) ?? `${c} = ${w.value(x)}`);
+    else out.push(`${c} = ${w.value(x)}`);
+  }
+}
+
+function operator(w: SqlWriter, c: string, fn: string, args: BNode[]): string | undefined {
+  if (FIND_OPERATORS[fn] && args[0]) return `${c} ${FIND_OPERATORS[fn]} ${w.value(args[0])}`;
+  if (fn === 'In' && args[0]) return `${c} IN ${w.list(args[0])}`;
+  if (fn === 'IsNull') return `${c} IS NULL`;
+  if (fn === 'Between' && args[0] && args[1]) return `${c} BETWEEN ${w.value(args[0])} AND ${w.value(args[1])}`;
+  if (fn === 'Any' && args[0]) return `${c} = ANY(${w.value(args[0])})`;
+  if (fn === 'Not' && args[0]) {
+    const inner = unwrap(args[0]);
+    if (isCall(inner) && unwrap(inner.callee!).type === 'Identifier') {
+      const o = operator(w, c, unwrap(inner.callee!).name!, inner.arguments ?? []);
+      return o ? `NOT (${o})` : undefined;
+    }
+    return `${c} <> ${w.value(args[0])}`;
+  }
+  return undefined;
+}
+
+/** A query builder chain from `createQueryBuilder(alias)` to the call that runs it. */
+function readBuilder(ex: Extractor, entity: string | undefined, chain: ChainCall[]) {
+  const w = new SqlWriter(ex);
+  const alias = chain[0]!.call.arguments?.[0] ? ex.stringOf(chain[0]!.call.arguments[0], 0) : undefined;
+  const parts: SelectParts = { table: entity ? tableOf(ex, entity) : '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
+  const joined = new Set<string>();
+  for (const c of chain.slice(1)) {
+    const a = c.call.arguments ?? [];
+    switch (c.name) {
+      case 'from':
+        if (a[0]) parts.table = tableOf(ex, entityName(ex, a[0]) ?? '');
+        if (a[1]) parts.alias = ex.stringOf(a[1], 0) ?? parts.alias;
+        break;
+      case 'where':
+      case 'andWhere':
+      case 'orWhere': {
+        const cond = a[0] ? ex.stringOf(a[0], 0) : undefined;
+        if (cond === undefined) {
+          w.warnings.push(`A ${c.name} condition is not a string this reader can read (a Brackets or a function), so it is left out.`);
+          break;
+        }
+        const text = `(${namedParams(w, propertyPaths(cond), a[1])})`;
+        if (c.name === 'orWhere' && parts.where.length > 0) parts.where = [`(${parts.where.join(' AND ')} OR ${text})`];
+        else parts.where.push(text);
+        break;
+      }
+      case 'orderBy':
+      case 'addOrderBy': {
+        const col = a[0] ? ex.stringOf(a[0], 0) : undefined;
+        const dir = a[1] ? ex.stringOf(a[1], 0) : undefined;
+        if (col === undefined) break;
+        if (c.name === 'orderBy') parts.orderBy = [];
+        parts.orderBy.push(`${quoteQualified(col)}${dir && /^desc/i.test(dir) ? ' DESC' : ''}`);
+        break;
+      }
+      case 'take':
+      case 'limit':
+        if (a[0]) parts.limit = w.value(a[0]);
+        break;
+      case 'skip':
+      case 'offset':
+        if (a[0]) parts.offset = w.value(a[0]);
+        break;
+      case 'getCount':
+        parts.kind = 'count';
+        break;
+      default:
+        if (/join/i.test(c.name)) {
+          const joinAlias = a[1] ? ex.stringOf(a[1], 0) : undefined;
+          if (joinAlias) joined.add(joinAlias);
+        }
+    }
+  }
+  if (joined.size > 0) {
+    // Conditions on joined aliases name tables this reader cannot resolve: they are left out rather than guessed.
+    const names = [...joined];
+    const before = parts.where.length;
+    parts.where = parts.where.filter((x) => !names.some((j) => new RegExp(`(^|[^\\w."])"?${j}"?\\.`).test(x)));
+    const orderBefore = parts.orderBy.length;
+    parts.orderBy = parts.orderBy.filter((x) => !names.some((j) => x.startsWith(`${quoteIdent(j)}.`)));
+    w.warnings.push(`The joins (${names.join(', ')}) follow relations this reader does not know, so ${parts.where.length < before || parts.orderBy.length < orderBefore ? 'their conditions are left out and ' : ''}only the main table is read.`);
+  }
+  if (!parts.table) w.warnings.push('The entity of this query builder is not known here, so its table is not known.');
+  return w.build(parts.table ? parts : { ...parts, table: 'unknown_entity' }, chain[chain.length - 1]!.call);
+}
+
+/** `u.createdAt` as TypeORM writes it: property names with capitals quoted. */
+function propertyPaths(cond: string): string {
+  return cond.replace(/\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b/g, (_m, a: string, b: string) => `${quoteIdent(a)}.${quoteIdent(b)}`);
+}
+
+/** `:email` and `:...ids` parameters with the values object given beside the condition. */
+function namedParams(w: SqlWriter, cond: string, valuesNode: BNode | undefined): string {
+  const values = members(w.ex, valuesNode);
+  return cond.replace(/(?<!:):(\.\.\.)?([A-Za-z_]\w*)/g, (m, spread: string | undefined, name: string) => {
+    const v = values?.get(name);
+    if (!v) return w.named(m, valuesNode);
+    return spread ? w.list(v).replace(/^\(|\)$/g, '') : w.value(v);
+  });
+}

@@ -1,0 +1,204 @@
+// Fixtures written from each library's documented API: the finder reads the call as the library sends it.
+import assert from 'node:assert/strict';
+import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
+import { mongooseCollection } from '../../src/core/query/find/mongoose';
+import { loadSqlParser } from '../../src/core/sql/index';
+
+const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
+const mongo = (text: string) => find(text).filter((q): q is FoundMongoQuery => q.engine === 'mongodb');
+const sql = (text: string, kind: 'script' | 'sql' = 'script') => find(text, kind).filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+const brief = (q: FoundMongoQuery) => ({ collection: q.command.collection, operation: q.command.operation, filter: q.command.filter, ...(q.command.sort ? { sort: q.command.sort } : {}), ...(q.command.limit !== undefined ? { limit: q.command.limit } : {}), ...(q.command.skip !== undefined ? { skip: q.command.skip } : {}) });
+
+describe('finder: the libraries people use', () => {
+  before(async () => {
+    await loadSqlParser();
+  });
+
+  describe('MongoDB driver', () => {
+    it('follows collections held in class fields, constant objects and db-like holders', () => {
+      const qs = mongo([
+        `class OrderStore {`,
+        `  constructor(db) { this.orders = db.collection('orders'); }`,
+        `  open() { return this.orders.find({ status: 'open' }).sort({ createdAt: -1 }).limit(20).toArray(); }`,
+        `}`,
+        `const collections = { users: db.collection('users') };`,
+        `collections.users.findOne({ email: 'a@b.c' });`,
+        `app.db.invoices.find({ paid: false }).skip(40);`,
+      ].join('\n'));
+      assert.deepEqual(qs.map(brief), [
+        { collection: 'orders', operation: 'find', filter: { status: 'open' }, sort: { createdAt: -1 }, limit: 20 },
+        { collection: 'users', operation: 'findOne', filter: { email: 'a@b.c' }, limit: 1 },
+        { collection: 'invoices', operation: 'find', filter: { paid: false }, skip: 40 },
+      ]);
+    });
+
+    it('reads legacy update/remove as the operations they run, and each bulkWrite operation', () => {
+      const qs = mongo([
+        `db.orders.update({ a: 1 }, { $set: { b: 2 } }, { multi: true });`,
+        `db.orders.update({ a: 2 }, { $set: { b: 3 } });`,
+        `db.orders.remove({ c: 1 });`,
+        `db.orders.remove({ c: 2 }, true);`,
+        `db.collection('orders').bulkWrite([{ updateOne: { filter: { x: 1 }, update: { $set: { y: 2 } } } }, { insertOne: { document: { z: 1 } } }, { deleteMany: { filter: { z: 3 } } }]);`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => `${q.command.operation} ${JSON.stringify(q.command.filter)}`), [
+        'updateMany {"a":1}', 'updateOne {"a":2}', 'deleteMany {"c":1}', 'deleteOne {"c":2}', 'updateOne {"x":1}', 'deleteMany {"z":3}',
+      ]);
+    });
+
+    it('does not take an SQL client\'s db.x.count() for MongoDB', () => {
+      assert.equal(mongo(`import knex from 'knex';\nconst n = await app.db.orders.count();`).length, 0);
+    });
+  });
+
+  describe('Mongoose', () => {
+    it('names collections by Mongoose\'s pluralisation rules', () => {
+      assert.deepEqual(['Order', 'Category', 'Person', 'Status', 'Box', 'Child', 'Mouse', 'Wolf', 'Leaf'].map(mongooseCollection),
+        ['orders', 'categories', 'people', 'status', 'boxes', 'children', 'mice', 'wolves', 'leafs']);
+    });
+
+    it('reads model calls with their query methods, the model from mongoose.model or the collection option', () => {
+      const qs = mongo([
+        `import mongoose from 'mongoose';`,
+        `const Order = mongoose.model('Order', new mongoose.Schema({ status: String }));`,
+        `const Event = mongoose.model('Event', new mongoose.Schema({}, { collection: 'audit_log' }));`,
+        `export const list = () => Order.find({ status: 'open' }).sort('-createdAt name').skip(10).limit(5).lean().exec();`,
+        `export const one = (id) => Order.findById(id).select('total');`,
+        `export const n = () => Event.countDocuments({ kind: 'login' });`,
+        `export const close = () => Order.updateMany({ status: 'open' }, { $set: { status: 'closed' } });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map(brief), [
+        { collection: 'orders', operation: 'find', filter: { status: 'open' }, sort: { createdAt: -1, name: 1 }, limit: 5, skip: 10 },
+        { collection: 'orders', operation: 'findOne', filter: { _id: { $placeholder: 'id' } }, limit: 1 },
+        { collection: 'audit_log', operation: 'countDocuments', filter: { kind: 'login' } },
+        { collection: 'orders', operation: 'updateMany', filter: { status: 'open' } },
+      ]);
+      assert.deepEqual(qs[1]!.command.projection, { total: 1 });
+    });
+
+    it('reads imported and injected models, and leaves SQL ORMs alone', () => {
+      const qs = mongo([
+        `const Category = require('../models/category');`,
+        `Category.find({ parent: null });`,
+        `class Svc { constructor(@InjectModel(User.name) private userModel: Model<User>) {}`,
+        `  byEmail(email: string) { return this.userModel.findOne({ email }).exec(); } }`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => `${q.command.collection}.${q.command.operation}`), ['categories.find', 'users.findOne']);
+      assert.equal(mongo(`import { Model } from 'sequelize';\nimport User from './user';\nUser.findOne({ where: { id: 1 } });`).length, 0);
+    });
+  });
+
+  describe('Prisma', () => {
+    it('reads model calls as the SQL Prisma sends, and raw queries', () => {
+      const qs = sql([
+        `import { PrismaClient } from '@prisma/client';`,
+        `const prisma = new PrismaClient();`,
+        `await prisma.order.findMany({ where: { status: 'open', userId, total: { gte: 10 }, OR: [{ a: 1 }, { b: { in: [1, 2] } }] }, orderBy: { createdAt: 'desc' }, take: 20, skip: 40 });`,
+        `await prisma.user.findUnique({ where: { email } });`,
+        `await prisma.user.count({ where: { name: { startsWith: 'Jo' } } });`,
+        'await prisma.$queryRaw`SELECT * FROM "User" WHERE id = ${id}`;',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM "Order" WHERE status = 'open' AND "userId" = $1 AND total >= 10 AND ((a = 1) OR (b IN (1, 2))) ORDER BY "createdAt" DESC LIMIT 20 OFFSET 40`,
+        'SELECT * FROM "User" WHERE email = $1 LIMIT 1',
+        `SELECT count(*) FROM "User" WHERE name LIKE 'Jo%'`,
+        'SELECT * FROM "User" WHERE id = $1',
+      ]);
+      assert.deepEqual(qs[0]!.params.map((p) => p.text), ['userId']);
+    });
+  });
+
+  describe('Knex', () => {
+    it('reads builder chains, joins and raw SQL with ? bindings; inserts are not queries', () => {
+      const qs = sql([
+        `import knex from 'knex';`,
+        `const db = knex({ client: 'pg' });`,
+        `await db('orders').where({ status: 'open' }).andWhere('total', '>', 10).orderBy('created_at', 'desc').limit(10).offset(20);`,
+        `await db.select('id', 'name').from('users').whereIn('id', ids).first();`,
+        `await db('orders as o').join('users as u', 'u.id', 'o.user_id').where('u.email', email);`,
+        `await db.raw('SELECT * FROM orders WHERE id = ? AND note = ?', [1, 'a?']);`,
+        `await db('orders').insert({ a: 1 });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM orders WHERE status = 'open' AND total > 10 ORDER BY created_at DESC LIMIT 10 OFFSET 20`,
+        'SELECT id, name FROM users WHERE id IN ($1) LIMIT 1',
+        'SELECT * FROM orders o JOIN users u ON u.id = o.user_id WHERE u.email = $1',
+        'SELECT * FROM orders WHERE id = $1 AND note = $2',
+      ]);
+      assert.deepEqual(qs[3]!.values, [1, 'a?']);
+    });
+  });
+
+  describe('Sequelize', () => {
+    it('reads model calls with Op operators, the table from define or pluralised', () => {
+      const qs = sql([
+        `import { Op } from 'sequelize';`,
+        `const User = sequelize.define('user', {}, { tableName: 'app_users' });`,
+        `User.findAll({ where: { status: 'active', age: { [Op.gt]: 18 }, [Op.or]: [{ a: 1 }, { b: null }] }, order: [['createdAt', 'DESC']], limit: 10, offset: 20 });`,
+        `Order.findOne({ where: { id } });`,
+        `Order.destroy({ where: { x: [1, 2] } });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM app_users WHERE status = 'active' AND age > 18 AND ((a = 1) OR (b IS NULL)) ORDER BY "createdAt" DESC LIMIT 10 OFFSET 20`,
+        'SELECT * FROM "Orders" WHERE id = $1 LIMIT 1',
+        'DELETE FROM "Orders" WHERE x IN (1, 2)',
+      ]);
+    });
+  });
+
+  describe('TypeORM', () => {
+    it('reads repositories, find operators, entity tables and query builders', () => {
+      const qs = sql([
+        `import { Repository, MoreThan, In } from 'typeorm';`,
+        `@Entity('orders') export class Order {}`,
+        `class S { constructor(@InjectRepository(Order) private readonly repo: Repository<Order>, private userRepository: Repository<User>) {}`,
+        `  a() { return this.repo.find({ where: { status: 'open', total: MoreThan(5), id: In([1, 2]) }, order: { createdAt: 'DESC' }, take: 10 }); }`,
+        `  b(email: string) { return this.userRepository.findOneBy({ email }); }`,
+        `  c(email: string) { return this.userRepository.createQueryBuilder('u').leftJoinAndSelect('u.profile', 'p').where('u.email = :email', { email }).andWhere('p.age > :age', { age: 3 }).orderBy('u.createdAt', 'DESC').take(10).getMany(); }`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM orders WHERE status = 'open' AND total > 5 AND id IN (1, 2) ORDER BY "createdAt" DESC LIMIT 10`,
+        'SELECT * FROM "user" WHERE email = $1 LIMIT 1',
+        'SELECT * FROM "user" u WHERE (u.email = $1) ORDER BY u."createdAt" DESC LIMIT 10',
+      ]);
+      assert.match(qs[2]!.warnings.join(' '), /joins \(p\)/);
+    });
+  });
+
+  describe('postgres.js and slonik', () => {
+    it('reads sql and tx tags, fragments, identifiers, unsafe, and names chosen at run time with a stand-in', () => {
+      const qs = sql([
+        `import postgres from 'postgres';`,
+        `const sql = postgres();`,
+        'await sql`SELECT * FROM orders WHERE id = ${id} ${status ? sql`AND status = ${status}` : sql``}`;',
+        'await sql.begin(async (tx) => { await tx`UPDATE orders SET a = 1 WHERE id = ${id}`; });',
+        `await sql.unsafe('SELECT * FROM orders WHERE id = $1', [5]);`,
+        'await sql`SELECT * FROM ${sql(\'orders\')} WHERE x = 1`;',
+        'await pool.query(`SELECT * FROM ${schema}.orders WHERE id = $1`, [1]);',
+        'await pool.one(sql.type(Row)`SELECT id FROM users WHERE email = ${email}`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM orders WHERE id = $1 AND status = $2',
+        'UPDATE orders SET a = 1 WHERE id = $1',
+        'SELECT * FROM orders WHERE id = $1',
+        'SELECT * FROM "orders" WHERE x = 1',
+        'SELECT * FROM schema.orders WHERE id = $1',
+        'SELECT id FROM users WHERE email = $1',
+      ]);
+      assert.match(qs[4]!.warnings.join(' '), /\$\{schema\} names a schema/);
+    });
+  });
+
+  describe('.sql query files', () => {
+    it('splits -- name: blocks and reads other placeholder styles as $n', () => {
+      const text = `-- name: get-user\nSELECT * FROM users WHERE id = :id AND created_at::date = :day\n\n-- name: list-orders\nSELECT * FROM orders WHERE status = %s AND x = %(x)s LIMIT ?\n-- name: by-email\nSELECT * FROM users WHERE email = @email AND tags @> '{a}';\n`;
+      const qs = sql(text, 'sql');
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM users WHERE id = $1 AND created_at::date = $2',
+        'SELECT * FROM orders WHERE status = $1 AND x = $2 LIMIT $3',
+        `SELECT * FROM users WHERE email = $1 AND tags @> '{a}'`,
+      ]);
+      assert.ok(text.slice(qs[0]!.range.start).startsWith('SELECT * FROM users WHERE id = :id'));
+    });
+  });
+});
