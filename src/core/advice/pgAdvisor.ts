@@ -6,6 +6,7 @@
 // LIMIT` as one LIMITed branch per value (PostgreSQL has no explode-for-sort), and OFFSET as keyset
 // pagination. Existing indexes are looked at first, as for MongoDB.
 
+import { possibleOnly, type KnownKeys } from './possible';
 import { COLLSCAN_SHARE, SMALL_SORT } from './mongoAdvisor';
 import { parsePostgresQuery, parsePostgresQuerySync, type PgOrder, type PgPredicate, type PgShape } from './pgShape';
 import type {
@@ -15,6 +16,8 @@ import type {
 export interface PgAdviceOptions {
   existing?: ExistingPgIndex[];
   stats?: PgStats;
+  /** Keys the repository's schema declares (no index is suggested that one of them already is). */
+  known?: KnownKeys;
 }
 
 /** An OFFSET at least this deep reads more rows through an index than a typical table has pages. */
@@ -91,7 +94,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   if (existing.length > 0 && tables.size > 0) {
     advice.writeCost = [...tables].map((t) => writeCostText(t, existing.filter((ix) => ix.table === t).length)).join(' ');
   }
-  return advice;
+  return possibleOnly(advice, shapes[0]?.sql, options.known);
 }
 
 // ---- candidates per shape -----------------------------------------------------------------------------
