@@ -518,6 +518,8 @@ export class InlineAdviceService {
       if (state.announcedQueries.has(q)) continue;
       state.announcedQueries.add(q);
       if (q.engine === 'mongodb') {
+        // A collection chosen at run time has no name to ask for.
+        if (q.command.collection === '') continue;
         const key = `m\u0000${q.command.database ?? ''}\u0000${q.command.collection}`;
         if (state.announced.has(key) || state.schema?.collections.has(q.command.collection)) continue;
         state.announced.add(key);

@@ -45,6 +45,12 @@ describe('finder: the libraries people use', () => {
       ]);
     });
 
+    it('finds a collection chosen at run time and says it cannot be named', () => {
+      const qs = mongo(`export const list = (req) => req.collection.find({ a: 1 });\nexport const byName = (db, name) => db.collection(name).countDocuments({ b: 2 });`);
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['', 'find'], ['', 'countDocuments']]);
+      assert.match(qs[0]!.warnings.join(' '), /chosen at run time/);
+    });
+
     it('does not take an SQL client\'s db.x.count() for MongoDB', () => {
       assert.equal(mongo(`import knex from 'knex';\nconst n = await app.db.orders.count();`).length, 0);
     });
@@ -162,6 +168,12 @@ describe('finder: the libraries people use', () => {
         'SELECT * FROM "user" u WHERE (u.email = $1) ORDER BY u."createdAt" DESC LIMIT 10',
       ]);
       assert.match(qs[2]!.warnings.join(' '), /joins \(p\)/);
+    });
+
+    it('reads a query builder kept in a variable, and says later conditions are not read', () => {
+      const qs = sql(`import { getRepository } from 'typeorm';\nconst qb = getRepository(ArticleEntity).createQueryBuilder('article').where('article.slug = :slug', { slug: 'a' });`);
+      assert.deepEqual(qs.map((q) => q.sql), [`SELECT * FROM article_entity article WHERE (article.slug = 'a')`]);
+      assert.match(qs[0]!.warnings.join(' '), /run elsewhere/);
     });
   });
 

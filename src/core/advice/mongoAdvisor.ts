@@ -5,6 +5,7 @@
 // one instead of adding a sibling, never propose a duplicate or a prefix), and, when statistics are given,
 // decides the data-dependent choices (ESR or ERS, index or collection scan) instead of only stating them.
 
+import { possibleOnly } from './possible';
 import { arrayOf, effectiveSort, estimateFit, fitIndex, selectivity, type FitContext, type IndexFit, type MongoEstimate } from './mongoFit';
 import { MAX_SCANS_TO_EXPLODE, isPlainObject, mongoShape, type MongoPredicate, type MongoShape } from './mongoShape';
 import { aggregateText, createIndexText, findText, keyPatternText, shellKey } from './mongoText';
@@ -130,7 +131,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
   advice.suggestions.forEach((s, i) => { s.rank = i + 1; });
   advice.rewrites = allRewrites;
   if (existing.length > 0) advice.writeCost = writeCostText(shape.collection, existing.length);
-  return advice;
+  return possibleOnly(advice);
 }
 
 function context(shape: MongoShape, preds: MongoPredicate[], arrays: Set<string>, stats: MongoStats | undefined, notes: string[], existing: ExistingMongoIndex[] = []): Context {

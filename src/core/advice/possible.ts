@@ -1,10 +1,11 @@
 // Only indexes that can exist. An advisor reads names from the query, and some of them are not tables
 // or columns an index can be built on: a CTE or a subquery in FROM (also LATERAL), an output alias
 // (`count(*) AS total`), an expression written where a column goes, MongoDB's `_id` (always indexed), a
-// primary key the schema already declares. Each such suggestion is dropped here, with a note saying why,
-// in the one place both advisors hand their advice back.
+// primary key the schema already declares, a system catalog. Each such suggestion is dropped here, with
+// a note saying why, in the place the PostgreSQL advisor hands its advice back.
 
 import { parseSqlSync, sqlParserLoaded } from '../sql/parser';
+import { forEachNode } from '../sql/tree';
 import type { Advice, PgIndexSpec, Suggestion } from './types';
 
 /** Keys the schema declares, by table (or collection): each entry is one key's columns in order. */
@@ -48,6 +49,7 @@ export function impossible(s: Suggestion, names: QueryNames | undefined, known: 
   }
   const ix: PgIndexSpec = s.index;
   const bare = ix.table.toLowerCase();
+  if (ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(bare)) return `No index is suggested on ${ix.schema ? `${ix.schema}.` : ''}${ix.table}: it is a system catalog or view, which takes no index of yours.`;
   if (names?.ctes.has(bare)) return `No index is suggested on ${ix.table}: it is a CTE (WITH ${ix.table} AS ...) of the query, not a table; index the table it reads.`;
   if (names?.derived.has(bare)) return `No index is suggested on ${ix.table}: it names a subquery or function in FROM, not a table.`;
   for (const k of ix.keys) {
@@ -77,15 +79,7 @@ export function queryNames(sql: string): QueryNames {
   } catch {
     return out;
   }
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) {
-      stack.push(...x);
-      continue;
-    }
-    if (typeof x !== 'object' || x === null) continue;
-    const o = x as Record<string, unknown>;
+  forEachNode(tree, (o) => {
     const cte = o['CommonTableExpr'] as { ctename?: string } | undefined;
     if (cte?.ctename) out.ctes.add(cte.ctename.toLowerCase());
     for (const k of ['RangeSubselect', 'RangeFunction', 'RangeTableFunc', 'JoinExpr']) {
@@ -101,7 +95,6 @@ export function queryNames(sql: string): QueryNames {
       const same = fields.length > 0 && fields[fields.length - 1]?.String?.sval?.toLowerCase() === target.name.toLowerCase();
       if (!same) out.outputs.add(target.name.toLowerCase());
     }
-    for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) stack.push(v);
-  }
+  });
   return out;
 }

@@ -161,6 +161,12 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   const cmd = q.command;
   const target = cmd.collection;
   const out: QueryAnalysis = { engine: 'mongodb', targets: [target], findings: [], hover: '', connected: false };
+  if (target === '') {
+    // The finder's warning says why: the collection's name is chosen at run time.
+    out.targets = [];
+    out.hover = `**MongoDB** \`${cmd.operation}\``;
+    return out;
+  }
   const input = fromMongoCommand(cmd);
   if (!input.ok) {
     out.hover = `**MongoDB** \`${target}.${cmd.operation}\`\n\n${input.refusal}`;

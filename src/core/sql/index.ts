@@ -4,3 +4,4 @@ export { loadSqlParser, sqlParserLoaded, parseSqlSync, scanSqlSync, type RawStat
 export { ByteMap } from './bytes';
 export { EXPLAINABLE, WRITING, QUERY_KINDS, KIND_WORDS, kindWord, statementKind, statementInfo, treeWrites, type StatementInfo } from './kinds';
 export { inlineParameters, sqlLiteral, sqlParams, type SqlLiteralValue, type SqlParam } from './placeholders';
+export { forEachNode } from './tree';

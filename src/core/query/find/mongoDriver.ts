@@ -16,6 +16,8 @@ export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate',
   'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite']);
 /** Modules whose presence says a `db.x.count()` is not MongoDB. */
 export const SQL_LIBRARIES = ['@prisma/client', 'knex', 'sequelize', 'sequelize-typescript', 'typeorm', 'drizzle-orm', 'kysely', 'pg', 'postgres', 'slonik', 'mysql', 'mysql2', '@mikro-orm/core', 'objection'];
+/** Names of a collection chosen at run time (`req.collection`, a `coll` parameter). */
+const RUNTIME_COLLECTION = /^(collection|coll|col|mongoCollection)$/;
 /** Names of things that hold collections as properties. */
 const COLLECTION_HOLDERS = /^(db|database|mongo|mongodb|collections?)$/i;
 /** Methods of the shell's `db` that are not collection names (`db.getName()`, `db.runCommand(...)`). */
@@ -27,6 +29,7 @@ export const CURSOR_METHODS = new Set(['sort', 'limit', 'skip', 'project', 'proj
 
 /** A collection as a reader found it: its name, database, argument order, and where the name is written. */
 export interface FoundCollection {
+  /** Empty when the name is chosen at run time (`db.collection(name)`, a `collection` parameter). */
   name: string;
   database?: string;
   flavour: MongoFlavour;
@@ -104,6 +107,7 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   const cursor: ChainCall[] = [];
   for (let i = opIndex + 1; i < chain.length && CURSOR_METHODS.has(chain[i]!.name); i++) cursor.push(chain[i]!);
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
+  if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
   ex.push(q);
   return q;
 }
@@ -119,7 +123,9 @@ class Collections {
     if (e.type === 'AwaitExpression' && e.argument) return this.of(e.argument, depth + 1);
     if (e.type === 'Identifier') {
       const init = this.ex.constInit(e.name!);
-      return init ? this.of(init, depth + 1) : undefined;
+      if (init) return this.of(init, depth + 1);
+      // A parameter or variable named for what it holds: a collection whose name is not known here.
+      return RUNTIME_COLLECTION.test(e.name!) && !this.ex.imports(...SQL_LIBRARIES) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
@@ -127,8 +133,7 @@ class Collections {
       const m = propertyName(callee);
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
-        const name = this.ex.stringOf(arg, 0);
-        if (name === undefined) return undefined;
+        const name = this.ex.stringOf(arg, 0) ?? '';
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
         const database = this.databaseOf(unwrap(callee.object!), depth + 1);
         return { name, flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
@@ -137,8 +142,12 @@ class Collections {
     }
     if (isMember(e)) {
       const name = propertyName(e);
-      if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
       const obj = unwrap(e.object!);
+      // req.collection, this.coll: a collection chosen at run time.
+      if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && this.ex.follow(e) === e && !this.ex.imports(...SQL_LIBRARIES)) {
+        return { name: '', flavour: 'driver', nameRange: range(e.property!) };
+      }
+      if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
       if (this.isShellDb(obj)) {
         const database = this.databaseOf(obj, depth + 1);
         return { name, flavour: 'shell', nameRange: range(e.property!), ...(database !== undefined ? { database } : {}) };
@@ -146,6 +155,9 @@ class Collections {
       // A field or a property of a constant object that holds a collection.
       const held = this.ex.follow(e);
       if (held !== e) return this.of(held, depth + 1);
+      // usersCollection, this.ordersColl: a collection named after what it holds.
+      const named = /^(\w+?)Coll(?:ection)?$/.exec(name);
+      if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!) };
       // app.db.orders, this.collections.orders: collections kept as properties of a holder.
       const holder = this.ex.lastName(obj);
       if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db') && !this.ex.imports(...SQL_LIBRARIES)) {

@@ -20,6 +20,8 @@ const METHODS: Record<string, SelectParts['kind']> = {
 const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete']);
 const TYPEORM_ONLY = new Set(['findBy', 'findOneBy', 'findAndCount', 'findAndCountBy', 'findOneOrFail', 'findOneByOrFail', 'countBy', 'existsBy', 'createQueryBuilder']);
 const FIND_OPERATORS: Record<string, string> = { MoreThan: '>', MoreThanOrEqual: '>=', LessThan: '<', LessThanOrEqual: '<=', Equal: '=', Like: 'LIKE', ILike: 'ILIKE' };
+/** Keys of a find options object (anything else means the object is the where itself). */
+const FIND_OPTIONS = new Set(['where', 'order', 'take', 'skip', 'select', 'relations', 'join', 'cache', 'lock', 'withDeleted', 'loadRelationIds', 'loadEagerRelations', 'transaction', 'comment', 'relationLoadStrategy']);
 /** Query builder methods that end a chain by running it. */
 const RUNS = new Set(['getMany', 'getOne', 'getOneOrFail', 'getRawMany', 'getRawOne', 'getCount', 'getManyAndCount', 'getRawAndEntities', 'getExists', 'execute', 'stream']);
 
@@ -28,11 +30,14 @@ export const typeormCalls: CallReader = {
     if (!isCall(n)) return false;
     const chain = ex.flatten(n);
     const qb = chain.findIndex((c) => c.name === 'createQueryBuilder');
-    if (qb >= 0 && chain.some((c) => RUNS.has(c.name))) {
+    if (qb >= 0) {
       const entity = qb === 0 ? entityOf(ex, unwrap(unwrap(chain[0]!.call.callee!).object!), undefined) : undefined;
       if (!entity && !ex.imports('typeorm')) return false;
       for (const c of chain) ex.consume(c.call);
-      ex.push(readBuilder(ex, entity, chain.slice(qb)));
+      const q = readBuilder(ex, entity, chain.slice(qb));
+      // A builder kept in a variable gets more conditions and runs later: what is added there is not read.
+      if (!chain.some((c) => RUNS.has(c.name))) q.warnings.push('The query builder is kept and run elsewhere, so conditions added to it later are not read here.');
+      ex.push(q);
       return true;
     }
     const op = chain.find((c) => METHODS[c.name] !== undefined);
@@ -57,7 +62,7 @@ function entityName(ex: Extractor, node: BNode): string | undefined {
 
 function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined): string | undefined {
   e = unwrap(e);
-  const typeorm = ex.imports('typeorm', '@nestjs/typeorm');
+  const typeorm = ex.imports('typeorm', '@nestjs/typeorm') || [...ex.modules()].some((m) => /typeorm/.test(m));
   // getRepository(User), dataSource.getRepository(User), manager.getRepository(User)
   if (isCall(e)) {
     const callee = unwrap(e.callee!);
@@ -108,7 +113,9 @@ function readRepository(ex: Extractor, entity: string, op: ChainCall, first: num
   } else {
     const opts = members(ex, arg);
     if (arg && !opts) w.warnings.push('The find options are not written out here, so the filter and order are not known.');
-    const where = opts?.get('where');
+    // Before TypeORM 0.3, findOne({ id }) took the conditions themselves.
+    const legacy = opts !== undefined && opts.size > 0 && ![...opts.keys()].some((k) => FIND_OPTIONS.has(k));
+    const where = legacy ? arg : opts?.get('where');
     if (where) whereOf(w, where, parts.where);
     for (const [k, d] of members(ex, opts?.get('order')) ?? []) {
       const dir = ex.stringOf(d, 0) ?? (members(ex, d)?.get('direction') ? ex.stringOf(members(ex, d)!.get('direction')!, 0) : undefined);

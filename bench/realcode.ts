@@ -1,0 +1,240 @@
+// How much of the query code in real repositories the finder sees and can analyse, per library, and how
+// many of the indexes it then suggests cannot exist. Each repository is a git directory (a bare clone or
+// a work tree; the files are read at HEAD). Nothing of them is kept.
+//
+// Two independent readings of each file:
+// - the inventory, written here apart from the finder: every call site that, by the library's documented
+//   API, runs a query (member calls by method name on receivers that match the library's patterns, in
+//   files that import it), found by its own walk of the syntax tree;
+// - the finder (src/core/query/find), as the language server runs it.
+// A site is *found* when a found query covers its call; *analysable* when the found query reads as a
+// command the advisor accepts (MongoDB: fromMongoCommand; SQL: PostgreSQL's parser through the shape
+// reader). *Impossible* counts suggested indexes on a name the statement's own parse tree does not list
+// as a table (a CTE, a FROM-subquery alias), on an output alias, or on MongoDB's `_id`, checked here
+// from the tree, not by the advisor's own filter.
+//
+// Run: node --import tsx bench/realcode.ts <git dir>... [--list]   (prints a table per repository and in total)
+
+import { execFileSync } from 'node:child_process';
+import { parse } from '@babel/parser';
+import { advisePostgresShapes, adviseMongo, fromMongoCommand, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
+import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../src/core/query/find/index';
+import { parseSqlSync } from '../src/core/sql/parser';
+
+type Library = 'mongodb-driver' | 'mongoose' | 'prisma' | 'knex' | 'sequelize' | 'typeorm' | 'postgres.js' | 'slonik' | 'node-postgres';
+interface Site { library: Library; file: string; start: number; end: number; line: number; text: string }
+interface Tally { sites: number; found: number; analysable: number }
+
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const listMisses = process.argv.includes('--list');
+
+const MONGO_OPS = new Set(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany', 'deleteOne', 'deleteMany',
+  'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'bulkWrite', 'update', 'remove']);
+const MONGOOSE_OPS = new Set(['find', 'findOne', 'findById', 'countDocuments', 'aggregate', 'updateOne', 'updateMany', 'deleteOne', 'deleteMany',
+  'findOneAndUpdate', 'findByIdAndUpdate', 'findByIdAndDelete', 'findByIdAndRemove', 'findOneAndDelete', 'findOneAndRemove', 'distinct', 'exists', 'replaceOne']);
+const PRISMA_OPS = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow', 'count', 'aggregate', 'groupBy', 'updateMany', 'update', 'deleteMany', 'delete', 'upsert']);
+const SEQUELIZE_OPS = new Set(['findAll', 'findOne', 'findByPk', 'findAndCountAll', 'count', 'destroy']);
+const TYPEORM_OPS = new Set(['find', 'findOne', 'findBy', 'findOneBy', 'findAndCount', 'findOneOrFail', 'findOneByOrFail', 'count', 'countBy', 'delete', 'update']);
+const KNEX_TERMINAL = new Set(['where', 'select', 'first', 'orderBy', 'whereIn', 'update', 'del', 'delete', 'count', 'join', 'leftJoin', 'limit']);
+
+interface N { type: string; start: number; end: number; [k: string]: unknown }
+const isN = (v: unknown): v is N => typeof v === 'object' && v !== null && typeof (v as N).type === 'string';
+
+function walk(root: N, visit: (n: N) => void): void {
+  const stack: N[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    visit(n);
+    for (const k of Object.keys(n)) {
+      if (k === 'loc' || k === 'extra' || k.endsWith('Comments')) continue;
+      const v = n[k];
+      if (Array.isArray(v)) for (const x of v) { if (isN(x)) stack.push(x); }
+      else if (isN(v)) stack.push(v);
+    }
+  }
+}
+
+function memberName(callee: N): string | undefined {
+  if (callee.type !== 'MemberExpression' && callee.type !== 'OptionalMemberExpression') return undefined;
+  const p = callee['property'] as N;
+  return p.type === 'Identifier' && !callee['computed'] ? (p['name'] as string) : undefined;
+}
+
+/** The dotted text of a receiver (`this.orderModel`, `app.db.orders`), or its source when it is a call. */
+function receiverText(src: string, callee: N): string {
+  const o = callee['object'] as N;
+  return src.slice(o.start, o.end);
+}
+
+/** Call sites per library, by the documented API only. */
+function inventory(file: string, src: string): Site[] {
+  const kind = querySourceKind('', file);
+  if (kind !== 'script' && kind !== 'mongodb-playground') return [];
+  let ast: N;
+  try {
+    ast = parse(src, { sourceType: 'unambiguous', errorRecovery: true, plugins: file.endsWith('x') ? ['typescript', 'jsx', 'decorators-legacy'] : /\.(c|m)?ts$/.test(file) ? ['typescript', 'decorators-legacy'] : ['jsx', 'decorators-legacy'] }) as unknown as N;
+  } catch {
+    return [];
+  }
+  const imports = new Set<string>();
+  for (const m of src.matchAll(/(?:from\s+|require\(\s*)['"]([^'"]+)['"]/g)) imports.add(m[1]!);
+  const has = (...names: string[]) => [...imports].some((i) => names.some((n) => i === n || i.startsWith(`${n}/`)));
+  const modelImport = [...imports].some((i) => /models?\b|schemas?\b|entit/i.test(i));
+  const out: Site[] = [];
+  const add = (library: Library, n: N) => out.push({ library, file, start: n.start, end: n.end, line: src.slice(0, n.start).split('\n').length, text: src.slice(n.start, Math.min(n.end, n.start + 90)).replace(/\s+/g, ' ') });
+  walk(ast, (n) => {
+    if (n.type === 'TaggedTemplateExpression') {
+      const tag = src.slice((n['tag'] as N).start, (n['tag'] as N).end);
+      if (has('postgres') && /^(sql|tx|t|trx|db)$/.test(tag)) add('postgres.js', n);
+      else if (has('slonik') && /^sql(\.(unsafe|type\(.*\)|typeAlias\(.*\)))?$/s.test(tag)) add('slonik', n);
+      else if (has('@prisma/client') && /\$(queryRaw|executeRaw)$/.test(tag)) add('prisma', n);
+      return;
+    }
+    if (n.type !== 'CallExpression' && n.type !== 'OptionalCallExpression') return;
+    const callee = n['callee'] as N;
+    const m = memberName(callee);
+    if (m === undefined) return;
+    const recv = receiverText(src, callee);
+    const recvNode = callee['object'] as N;
+    if (m === 'unsafe' && has('postgres') && /^(sql|tx|t|trx|db)$/.test(recv)) return add('postgres.js', n);
+    const first = (n['arguments'] as N[])[0];
+    if (m === 'query' && first && ['StringLiteral', 'TemplateLiteral'].includes(first.type) && /^[\s\S]?\s*\(?\s*(select|with|insert|update|delete)\b/i.test(src.slice(first.start, first.start + 200))) {
+      if (has('pg') || /pool|client|db|pg/i.test(recv)) return add('node-postgres', n);
+      if (has('sequelize')) return add('sequelize', n);
+      if (has('typeorm')) return add('typeorm', n);
+    }
+    if (m === 'raw' && has('knex')) return add('knex', n);
+    // Prisma: <client>.<model>.<op>(
+    if (PRISMA_OPS.has(m) && (has('@prisma/client') || /prisma/i.test(recv)) && /^[\w.]*\.(?!\$)[a-z]\w*$/.test(recv)) return add('prisma', n);
+    // Knex: a chain whose root is <knex>('table')
+    if (has('knex') && KNEX_TERMINAL.has(m)) {
+      let root: N = recvNode;
+      while ((root.type === 'CallExpression' && (root['callee'] as N).type === 'MemberExpression') || root.type === 'MemberExpression') root = root.type === 'MemberExpression' ? (root['object'] as N) : ((root['callee'] as N)['object'] as N);
+      const outer = src.slice(n.end).match(/^\s*\.\s*(\w+)/)?.[1];
+      if ((root.type === 'CallExpression' || root.type === 'Identifier') && !(outer && KNEX_TERMINAL.has(outer))) {
+        const rootText = src.slice(root.start, root.end);
+        if (/^(knex|db|trx|k|database|this\.knex)\b/.test(rootText)) return add('knex', n);
+      }
+    }
+    const sequelizeOnly = ['findAll', 'findByPk', 'findAndCountAll', 'destroy'].includes(m) && !has('mongoose', 'typeorm', '@prisma/client');
+    if (has('sequelize', 'sequelize-typescript') || sequelizeOnly || (modelImport && SEQUELIZE_OPS.has(m) && !['findOne', 'count'].includes(m) && !has('mongoose'))) {
+      if (SEQUELIZE_OPS.has(m) && /^[A-Z]\w*$|^(models|db|sequelize\.models)\.\w+$/.test(recv)) return add('sequelize', n);
+      if (m === 'update' && /^[A-Z]\w*$/.test(recv) && has('sequelize')) return add('sequelize', n);
+    }
+    if ((has('typeorm', '@nestjs/typeorm') || [...imports].some((i) => /typeorm/.test(i))) && (TYPEORM_OPS.has(m) || m === 'createQueryBuilder')) {
+      if (/(Repository|Repo)$|getRepository\(|\.manager$|^manager$/.test(recv) || (m !== 'createQueryBuilder' && /^[A-Z]\w*$/.test(recv) && /where|take|order/.test(src.slice(n.start, n.end)))) return add('typeorm', n);
+    }
+    if (MONGOOSE_OPS.has(m) && (has('mongoose', '@nestjs/mongoose') || (modelImport && !has('sequelize', 'typeorm', '@prisma/client', 'knex'))) && (/^[A-Z]\w*$/.test(recv) || /^this\.\w+Model$/.test(recv) || /\.model\(/.test(recv))) return add('mongoose', n);
+    if (MONGO_OPS.has(m) && (has('mongodb') || /\.collection\(|^db\.\w+$|getCollection\(/.test(recv) || kind === 'mongodb-playground') && !/^[A-Z]/.test(recv)) {
+      if (/collection|^db\b|\bdb\.\w+$|[cC]ollection\w*$|^this\.\w+$/.test(recv)) return add('mongodb-driver', n);
+    }
+  });
+  return out;
+}
+
+function analysable(q: FoundQuery): boolean {
+  if (q.engine === 'mongodb') return q.command.collection !== '' && fromMongoCommand(q.command).ok;
+  return parsePostgresQuerySync(q.sql).ok;
+}
+
+/** Suggestions naming something that is not a table or column, checked from the statement's own tree. */
+function impossibleCount(q: FoundQuery): number {
+  if (q.engine === 'mongodb') {
+    const input = fromMongoCommand(q.command);
+    if (!input.ok) return 0;
+    return adviseMongo(input.query).suggestions.filter((s) => s.action === 'create' && s.index?.engine === 'mongodb' && s.index.keys[0]?.field === '_id').length;
+  }
+  const parsed = parsePostgresQuerySync(q.sql);
+  if (!parsed.ok) return 0;
+  const advice = advisePostgresShapes(parsed.shapes);
+  const tables = new Set<string>();
+  const ctes = new Set<string>();
+  const outputs = new Set<string>();
+  const stack: unknown[] = [parseSqlSync(q.sql)];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (Array.isArray(x)) stack.push(...x);
+    else if (typeof x === 'object' && x !== null) {
+      const o = x as Record<string, { relname?: string; ctename?: string; name?: string; val?: Record<string, unknown> }>;
+      // A relation is a RangeVar, wrapped in FROM lists and bare as an UPDATE's or DELETE's target.
+      const relname = (x as { relname?: unknown }).relname;
+      if (typeof relname === 'string') tables.add(relname);
+      if (o['CommonTableExpr']?.ctename) ctes.add(o['CommonTableExpr'].ctename);
+      const list = (o['SelectStmt'] as unknown as { targetList?: { ResTarget?: { name?: string; val?: Record<string, unknown> } }[] } | undefined)?.targetList ?? [];
+      for (const t of list) if (t.ResTarget?.name && !('ColumnRef' in (t.ResTarget.val ?? {}))) outputs.add(t.ResTarget.name);
+      stack.push(...Object.values(x));
+    }
+  }
+  let bad = 0;
+  for (const s of advice.suggestions) {
+    if (s.action !== 'create' || s.index?.engine !== 'postgres') continue;
+    const ix = s.index;
+    // System catalogs and information_schema views take no user index either.
+    const system = ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(ix.table);
+    if (system || ctes.has(ix.table) || !tables.has(ix.table) || ix.keys.some((k) => !k.expression && outputs.has(k.column))) {
+      bad++;
+      if (listMisses) console.log(`  impossible ${s.createText} for ${q.sql.replace(/\s+/g, ' ').slice(0, 100)}`);
+    }
+  }
+  return bad;
+}
+
+function gitFiles(dir: string): { path: string; text: string }[] {
+  const names = execFileSync('git', ['--git-dir', dir, 'ls-tree', '-r', '--name-only', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+    .filter((p) => /\.(c|m)?(j|t)sx?$/.test(p) && !/(^|\/)(node_modules|dist|build|vendor|coverage)\//.test(p) && !/\.d\.ts$|\.min\.js$/.test(p));
+  const out: { path: string; text: string }[] = [];
+  for (const path of names) {
+    const text = execFileSync('git', ['--git-dir', dir, 'show', `HEAD:${path}`], { maxBuffer: 1 << 26 }).toString();
+    if (text.length < 400_000) out.push({ path, text });
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  await loadSqlParser();
+  const total = new Map<Library, Tally>();
+  let impossible = 0;
+  for (const dir of args) {
+    const commit = execFileSync('git', ['--git-dir', dir, 'rev-parse', 'HEAD']).toString().trim();
+    const per = new Map<Library, Tally>();
+    const misses: string[] = [];
+    for (const f of gitFiles(dir)) {
+      const sites = inventory(f.path, f.text);
+      if (sites.length === 0) continue;
+      const found = findQueries(f.text, querySourceKind('', f.path), scriptDialect('', f.path)).queries;
+      for (const q of found) impossible += impossibleCount(q);
+      for (const s of sites) {
+        const t = per.get(s.library) ?? { sites: 0, found: 0, analysable: 0 };
+        per.set(s.library, t);
+        t.sites++;
+        const q = found.find((x) => x.range.start <= s.start + 1 && s.end - 1 <= x.range.end) ?? found.find((x) => x.range.start >= s.start && x.range.end <= s.end);
+        if (!q) {
+          misses.push(`  not found  ${s.library} ${f.path}:${s.line} ${s.text}`);
+          continue;
+        }
+        t.found++;
+        if (analysable(q)) t.analysable++;
+        else misses.push(`  not read   ${s.library} ${f.path}:${s.line} ${s.text}`);
+      }
+    }
+    console.log(`${dir.replace(/.*\/([^/]+)\+([^/]+)\/repo$/, '$1/$2')} @ ${commit.slice(0, 12)}`);
+    for (const [lib, t] of per) {
+      console.log(`  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}`);
+      const all = total.get(lib) ?? { sites: 0, found: 0, analysable: 0 };
+      all.sites += t.sites;
+      all.found += t.found;
+      all.analysable += t.analysable;
+      total.set(lib, all);
+    }
+    if (listMisses) for (const m of misses) console.log(m);
+  }
+  console.log('all repositories');
+  for (const [lib, t] of total) console.log(`  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}`);
+  console.log(`suggested indexes that cannot exist: ${impossible}`);
+}
+
+function pct(n: number, of: number): string {
+  return `${String(n).padStart(4)} (${of === 0 ? '  -' : `${Math.round((100 * n) / of)}%`.padStart(4)})`;
+}
+
+void main();

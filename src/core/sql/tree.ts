@@ -1,0 +1,17 @@
+// One walk over libpg-query's JSON parse tree, for every reader that looks for nodes anywhere in it.
+
+/** Calls `visit` on every object of the tree (depth first, without recursion, so deep trees cannot overflow). */
+export function forEachNode(tree: unknown, visit: (node: Record<string, unknown>) => void): void {
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (Array.isArray(x)) {
+      stack.push(...x);
+      continue;
+    }
+    if (typeof x !== 'object' || x === null) continue;
+    const o = x as Record<string, unknown>;
+    visit(o);
+    for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) stack.push(v);
+  }
+}
