@@ -75,7 +75,9 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined): string | 
     const field = name ? ex.thisField(name) : undefined;
     const d = field ? unwrap(field) : undefined;
     if (d && isCall(d) && unwrap(d.callee!).type === 'Identifier' && unwrap(d.callee!).name === 'InjectRepository' && d.arguments?.[0]) return entityName(ex, d.arguments[0]);
-    if (field) return entityOf(ex, field, op);
+    // A field set from elsewhere (`@OrmRepository() repo`) is known by its name, below.
+    const held = field ? entityOf(ex, field, op) : undefined;
+    if (held) return held;
   }
   if (e.type === 'Identifier') {
     const init = ex.constInit(e.name!);
