@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { UserError } from './commands';
 import { explainQuery, type ExplainSummary, type Services } from './explain';
 import { PlanPanel } from './planPanel';
-import { findQueries, sourceKind } from './queries';
+import { loadSqlParser } from '../core/sql/parser';
+import { targetsOf } from './targets';
 
 export interface SampleArgs {
   /** A file of the folder, by name (orders.sql, customers.mongodb.js). */
@@ -22,7 +23,8 @@ export async function explainSample(s: Services, args: SampleArgs | undefined): 
   const [found] = await vscode.workspace.findFiles(`**/${file}`, '**/node_modules/**', 1);
   if (!found) throw new UserError(`No ${file} in this workspace: open the samples folder of Query Plan Inspector (or your own project) and try again.`);
   const doc = await vscode.workspace.openTextDocument(found);
-  const queries = findQueries(doc.getText(), sourceKind(doc.languageId, doc.fileName));
+  await loadSqlParser();
+  const queries = targetsOf(doc);
   const q = args?.match !== undefined ? queries.find((x) => x.text.includes(args.match!)) : queries[0];
   if (!q) throw new UserError(`No query${args?.match !== undefined ? ` with ${args.match}` : ''} in ${file}.`);
   const editor = await vscode.window.showTextDocument(doc, { preview: false });
