@@ -58,6 +58,11 @@ export interface LiveAdviceOptions {
   database?: string;
   /** MongoDB: called at each step of the trial. */
   onTrialStep?: (step: TrialStep) => void;
+  /**
+   * Verify on advice given earlier: true leaves the suggestions in the measured order (the command line
+   * prints them best first); a front end that finds the suggestions it shows by rank leaves it unset.
+   */
+  measuredOrder?: boolean;
 }
 
 export interface LiveAdvice {
@@ -305,9 +310,9 @@ export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCom
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
   const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
   const indexes = await conn.listIndexes(cmd.collection, dbName);
-  const shown = shownOrder(advice);
+  const shown = opts.measuredOrder ? undefined : shownOrder(advice);
   await trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
-  shown();
+  shown?.();
   return live;
 }
 
@@ -429,9 +434,9 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
  * agreed. Fills their verification in place and returns the same LiveAdvice.
  */
 export async function verifyPostgresLive(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
-  const shown = shownOrder(live.advice);
+  const shown = opts.measuredOrder ? undefined : shownOrder(live.advice);
   await verifyPostgresNow(session, sql, live, opts);
-  shown();
+  shown?.();
   return live;
 }
 

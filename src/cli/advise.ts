@@ -72,7 +72,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
             ...(sampleSize !== undefined ? { sampleSize } : {}),
           };
           live = await service.mongo(session, parsed.command, { connection: 'cli', options });
-          if (flags.has('--verify')) await service.verifyMongo(session, parsed.command, live, options);
+          if (flags.has('--verify')) await service.verifyMongo(session, parsed.command, live, { ...options, measuredOrder: true });
         } finally {
           await session.close();
         }
@@ -86,7 +86,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         const service = new AdviceService();
         const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, signal: abort.signal };
         live = await service.postgres(session, query, { connection: 'cli', options });
-        await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build') });
+        await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
       } finally {
         await session.close();
       }
