@@ -173,7 +173,9 @@ describe('language server: finding queries', () => {
     assert.deepEqual(r.queries.map((q) => text.slice(q.range.start, q.range.end)), ["SELECT 'é' FROM t", "SELECT * FROM u WHERE name = 'ø'"]);
   });
 
-  it('reads an edited file again statement by statement, with the same result as reading it whole', () => {
+  it('reads an edited file again statement by statement, with the same result as reading it whole', function () {
+    // Hundreds of whole-file reads to compare against: a slow machine needs more than the suite's default.
+    this.timeout(120_000);
     const base = readFileSync(join(LSP_FIXTURES, 'driver.ts'), 'utf8');
     const index = new ScriptQueryIndex('script', 'ts');
     index.update(base);
@@ -203,7 +205,9 @@ describe('language server: finding queries', () => {
     assert.ok(partial > 200, `only ${partial} updates were partial`);
   });
 
-  it('reads an edited .sql file again statement by statement, with the same result as reading it whole', () => {
+  it('reads an edited .sql file again statement by statement, with the same result as reading it whole', function () {
+    // Hundreds of whole-file reads to compare against: a slow machine needs more than the suite's default.
+    this.timeout(120_000);
     let text = ['queries.sql', 'broken.sql'].map((n) => readFileSync(join(LSP_FIXTURES, n), 'utf8')).join('\n').replace('SELEC broken FROM;', '');
     const index = new SqlQueryIndex();
     index.update(text);
