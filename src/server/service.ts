@@ -378,6 +378,9 @@ export class InlineAdviceService {
       if (state.schema) state.reconnecting = { connection: { ...state.schema.connection }, until: Date.now() + RECONNECT_MS };
       delete state.schema;
       state.explainAsked.clear();
+      // The per-minute budget guards against typing; an invalidation is a user's action (Create Index,
+      // another connection, Refresh) after which the plans must come back at once.
+      state.explainTimes = [];
       state.adviceAsked.clear();
       state.adviceFailed.clear();
       state.schemaVersion++;
@@ -397,6 +400,7 @@ export class InlineAdviceService {
     state.schema?.plans.clear();
     state.schema?.advice.clear();
     state.explainAsked.clear();
+    state.explainTimes = [];
     state.adviceAsked.clear();
     state.adviceFailed.clear();
   }

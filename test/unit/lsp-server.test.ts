@@ -259,6 +259,15 @@ describe('language server: handlers', () => {
     await new Promise((r) => setTimeout(r, 40));
     const first = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
     assert.deepEqual(first, [2], 'two per minute');
+    // An invalidation (Create Index, another connection, Refresh) asks again at once, whatever this
+    // minute's budget has left: the lens and the squiggles must follow the server.
+    for (let round = 0; round < 3; round++) {
+      small.service.clearSchema({});
+      small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    const rounds = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
+    assert.deepEqual(rounds, [2, 2, 2, 2], 'asked again after each invalidation');
   });
 
   it('summarizes real plans for the server: full scans, in-memory sorts, indexes', () => {

@@ -11,12 +11,12 @@ import type { ExtensionHandle } from '../../../src/extension/main';
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
 /** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
-async function until<T>(what: string, get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -106,7 +106,8 @@ export function languageServerTests(): void {
       // Binding the folder makes the extension send the index lists and answer the background explains.
       await handle.services.bindings.set(repo.uri, spec);
       const lineOf = (needle: string) => repo.positionAt(repo.getText().indexOf(needle)).line;
-      const ds = await until('diagnostics from the server\'s plans', () => {
+      const seen = () => ours(repo.uri).map((x) => `${x.range.start.line + 1}: ${codeOf(x)} ${x.message}`).join('\n');
+      const ds = await until(() => `diagnostics from the server's plans; the diagnostics were:\n${seen()}`, () => {
         const d = ours(repo.uri);
         const onFind = d.filter((x) => x.range.start.line === lineOf("db.collection('orders')")).map(codeOf);
         const onAgg = d.filter((x) => x.range.start.line === lineOf("db.collection('customers')")).map(codeOf);
