@@ -132,7 +132,9 @@ export async function measureMongo(db: Db, needs: Need[], onIndex?: (done: numbe
     const specs = batch.filter((id) => !id.endsWith(`\u0000${COLLSCAN}`)).map((id, j) => ({ id, key: JSON.parse(id.split('\u0000')[1]!) as Document, name: `qpi_truth_${j}` }));
     try {
       await coll.createIndexes(specs.map(({ key, name }) => ({ key, name })));
-      for (const x of specs) names.set(x.id, x.name);
+      // An index equal to one that exists (the _id index) is not created again: only built ones are dropped.
+      const built = new Set((await coll.indexes()).map((ix) => ix.name));
+      for (const x of specs) if (built.has(x.name)) names.set(x.id, x.name);
     } catch {
       // One index of the batch was refused (two array fields in one compound key): build them one by one.
       for (const x of specs) {
@@ -156,7 +158,7 @@ export async function measureMongo(db: Db, needs: Need[], onIndex?: (done: numbe
         onIndex?.(++done, ids.length);
       }
     } finally {
-      for (const name of names.values()) await coll.dropIndex(name);
+      for (const name of names.values()) await coll.dropIndex(name).catch((err: { code?: number }) => (err.code === 27 ? undefined : Promise.reject(err)));
     }
     for (const id of batch) for (const u of byKey.get(id)!) saved?.(u.rec);
   }
