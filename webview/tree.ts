@@ -8,7 +8,7 @@ import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zo
 import { flextree, type FlexHierarchyNode } from 'd3-flextree';
 import type { Finding, Plan, PlanNode, Severity } from '../src/core/model';
 import { cardSpec, heatFraction, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
-import { formatCompact, formatRatio } from '../src/core/format';
+import { formatCompact, formatCount, formatRatio } from '../src/core/format';
 import { Measurer, FONT_PX } from './measure';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -529,7 +529,7 @@ export class TreeView {
     const hidden = this.hiddenChildren(n.id);
     if (hidden > 0) {
       // A wide node: the count of the children not drawn yet, and a button that draws the next page.
-      const moreLabel = `+${count(hidden)} more`;
+      const moreLabel = `+${formatCount(hidden)} more`;
       const mw = this.measurer!.width(moreLabel, this.measurer!.fonts.small) + 14;
       const more = g
         .append('g')
@@ -537,7 +537,7 @@ export class TreeView {
         .attr('transform', `translate(${d.geom.w / 2 + w / 2 + 6 + mw / 2},${d.geom.h})`);
       const win = this.shownChildren.get(n.id) ?? { from: 0, to: CHILD_PAGE };
       const next = win.to < n.children.length ? 'the next' : 'the previous';
-      more.append('title').text(`Children ${count(win.from + 1)}–${count(win.to)} of ${count(n.children.length)} are drawn: show ${next} ${count(Math.min(hidden, CHILD_PAGE))}`);
+      more.append('title').text(`Children ${formatCount(win.from + 1)}–${formatCount(win.to)} of ${formatCount(n.children.length)} are drawn: show ${next} ${formatCount(Math.min(hidden, CHILD_PAGE))}`);
       more.append('rect').attr('x', -mw / 2).attr('y', -8).attr('width', mw).attr('height', 16).attr('rx', 8);
       more.append('text').attr('class', 'toggle-text').attr('text-anchor', 'middle').attr('y', 3.5).text(moreLabel);
     }

@@ -316,7 +316,7 @@ function indexSearches(ctx: Ctx, node: PlanNode): Scored | undefined {
   const rows = m.rowsReturned!;
   const cond = condition(node, 'Index Cond');
   const list = cond !== undefined && /= ANY \(/.test(cond);
-  const perLoop = loops > 1 ? ` (${fmt(Math.round((searches / loops) * 10) / 10)} per loop)` : '';
+  const perLoop = loops > 1 ? ` (${formatCount(Math.round((searches / loops) * 10) / 10)} per loop)` : '';
   const numbers: Record<string, number> = { indexSearches: searches, rowsReturned: rows };
   maybe(numbers, 'loops', loops > 1 ? loops : undefined);
   if (list) {
