@@ -79,7 +79,8 @@ function message(title: string, result: ExplainResult, suggestions: ReturnType<t
   if (!result.load.ok) throw new Error(`the plan was refused: ${result.load.refusal}`);
   const plan = result.load.plan;
   const findings = analyze(plan);
-  const msg: ShowPlanMessage = { type: 'showPlan', title, plan: wirePlan(plan), findings, rawText: result.rawText, suggestions };
+  // As the panel posts it: the raw text stays in the host until the Raw tab asks for it.
+  const msg: ShowPlanMessage = { type: 'showPlan', title, plan: wirePlan(plan), findings, hasRawText: true, suggestions };
   return { json: JSON.stringify(msg), nodes: plan.nodes.length };
 }
 

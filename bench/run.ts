@@ -5,10 +5,13 @@
 // Inputs: every plan of the corpus (real server output), generated PostgreSQL plans and generated MongoDB
 // plans of 1,000, 5,000 and 10,000 nodes (a wide $or: one index scan per branch), and a 10 MB MongoDB
 // output whose size is one long $in (few stages, big bounds). The last line names the worst ratio.
+// "message" is the panel's showPlan message as JSON (the plan and its findings; the raw text is sent only
+// when the Raw tab asks), against the plan text: the target is no larger than the text.
 
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze, loadPlan } from '../src/core/index';
+import { wirePlan, type ShowPlanMessage } from '../src/protocol/webview';
 import { generateMongoAllPlansExplain, generateMongoWideOrExplain, generatePostgresJsonPlan } from './generate';
 
 const runsArg = process.argv.indexOf('--runs');
@@ -21,18 +24,21 @@ function median(xs: number[]): number {
 }
 
 /** Times fn RUNS times after two warm-ups, interleaved with the baseline so both see the same machine. */
-function measure(text: string, isJson: boolean): { engine: number; baseline: number | undefined; nodes: number } {
+function measure(text: string, isJson: boolean): { engine: number; baseline: number | undefined; nodes: number; message: number } {
   const engine: number[] = [];
   const baseline: number[] = [];
   let nodes = 0;
+  let message = 0;
   for (let i = 0; i < RUNS + 2; i++) {
     let t = performance.now();
     const r = loadPlan(text);
-    if (r.ok) {
-      analyze(r.plan);
-      nodes = r.plan.nodes.length;
-    }
+    const findings = r.ok ? analyze(r.plan) : [];
     const e = performance.now() - t;
+    if (r.ok && i === 0) {
+      nodes = r.plan.nodes.length;
+      const msg: ShowPlanMessage = { type: 'showPlan', title: 'plan', plan: wirePlan(r.plan), findings, hasRawText: true };
+      message = JSON.stringify(msg).length;
+    }
     let b = 0;
     if (isJson) {
       t = performance.now();
@@ -44,10 +50,11 @@ function measure(text: string, isJson: boolean): { engine: number; baseline: num
       baseline.push(b);
     }
   }
-  return { engine: median(engine), baseline: isJson ? median(baseline) : undefined, nodes };
+  return { engine: median(engine), baseline: isJson ? median(baseline) : undefined, nodes, message };
 }
 
 let worst: { name: string; ratio: number } | undefined;
+let worstMessage: { name: string; ratio: number } | undefined;
 
 function row(name: string, text: string): void {
   const isJson = /^\s*[[{]/.test(text) && (() => {
@@ -62,8 +69,10 @@ function row(name: string, text: string): void {
   const kb = (text.length / 1024).toFixed(0).padStart(6);
   const ratio = m.baseline ? m.engine / m.baseline : undefined;
   if (ratio !== undefined && (!worst || ratio > worst.ratio)) worst = { name, ratio };
+  const msgRatio = m.message / text.length;
+  if (m.message > 0 && (!worstMessage || msgRatio > worstMessage.ratio)) worstMessage = { name, ratio: msgRatio };
   console.log(
-    `${name.padEnd(72)} ${kb} KB ${String(m.nodes).padStart(6)} nodes  engine ${m.engine.toFixed(2).padStart(8)} ms  JSON.parse ${m.baseline === undefined ? '       -' : m.baseline.toFixed(2).padStart(8)} ms  ratio ${ratio !== undefined ? `${ratio.toFixed(2)}x` : 'n/a (text)'}`,
+    `${name.padEnd(72)} ${kb} KB ${String(m.nodes).padStart(6)} nodes  engine ${m.engine.toFixed(2).padStart(8)} ms  JSON.parse ${m.baseline === undefined ? '       -' : m.baseline.toFixed(2).padStart(8)} ms  ratio ${(ratio !== undefined ? `${ratio.toFixed(2)}x` : 'n/a (text)').padEnd(10)}  message ${(m.message / 1024).toFixed(0).padStart(6)} KB = ${msgRatio.toFixed(2)}x text`,
   );
 }
 
@@ -81,3 +90,4 @@ for (const n of [1000, 5000, 10000]) {
 }
 row('generated MongoDB allPlansExecution, ~10 MB (one long $in)', generateMongoAllPlansExplain(10 * 1024 * 1024));
 if (worst) console.log(`worst ratio: ${worst.ratio.toFixed(2)}x (${worst.name}); target <= 1.5x`);
+if (worstMessage) console.log(`largest message against its text: ${worstMessage.ratio.toFixed(2)}x (${worstMessage.name}); target <= 1x`);

@@ -152,12 +152,20 @@ async function buildHostTests() {
   return join(outdir, 'index.js');
 }
 
-/** Packs the extension with vsce (bundles must be built first); returns the .vsix path. */
+/**
+ * Packs the extension with vsce from a minified build; returns the .vsix path. The bundles carry their
+ * libraries, so no node_modules is packed (--no-dependencies) and .vscodeignore lists what ships.
+ */
 export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')) {
+  run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--production'], { cwd: ROOT });
   mkdirSync(dirname(out), { recursive: true });
   rmSync(out, { force: true });
   log(`packing ${out} with @vscode/vsce@${VSCE_VERSION}`);
-  run('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'package', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vsce package exited with ${r.status ?? r.signal}`);
+  // vsce's own summary: the file count and size a user downloads.
+  const summary = /Packaged: .*/.exec(r.stdout)?.[0];
+  log(summary ?? `packed ${out}`);
   return out;
 }
 
@@ -325,11 +333,11 @@ async function main() {
     console.error('usage: node scripts/host.mjs install|test|suite|ui|serve|package');
     return 64;
   }
-  run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT });
   if (command === 'package') {
     packageVsix();
     return 0;
   }
+  run(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT });
   const dev = process.env.QPI_HOST_DEV === '1' || command === 'suite';
   const vsix = dev ? undefined : packageVsix();
   const env = sampleServers();

@@ -25,6 +25,9 @@ interface Shown {
   plan: Plan;
   findings: Finding[];
   rawText?: string;
+  /** The host holds the raw text and sends it when asked (the Raw tab); `rawAsked` once asked. */
+  hasRawText?: boolean;
+  rawAsked?: boolean;
   suggestions: SuggestionView[];
   comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: CompareMode };
 }
@@ -240,6 +243,13 @@ function selectTab(t: Tab): void {
     panels[k].hidden = k !== t;
   }
   if (t === 'raw' && shown && !panels.raw.dataset.filled) {
+    if (!shown.comparison && shown.rawText === undefined && shown.hasRawText) {
+      // Asked for once per plan; the answer (`rawText`) fills the tab.
+      if (!shown.rawAsked) host.post({ type: 'rawTextWanted' });
+      shown.rawAsked = true;
+      renderRaw(panels.raw, undefined, drawn?.plan ?? shown.plan, true);
+      return;
+    }
     renderRaw(panels.raw, shown.comparison ? undefined : shown.rawText, drawn?.plan ?? shown.plan);
     panels.raw.dataset.filled = '1';
   }
@@ -391,6 +401,7 @@ function showRejected(position: number | undefined): void {
 function showPlan(m: ShowPlanMessage): void {
   shown = { title: m.title, plan: m.plan, findings: m.findings, suggestions: m.suggestions ?? [] };
   if (m.rawText !== undefined) shown.rawText = m.rawText;
+  else if (m.hasRawText) shown.hasRawText = true;
   titleEl.textContent = m.title;
   titleEl.title = m.title;
   document.title = m.title;
@@ -599,7 +610,7 @@ function reportError(what: string, err: unknown): void {
   host.post({ type: 'reportError', message: what, detail });
 }
 
-const VIEW_MESSAGE_TYPES = new Set(['ready', 'copyText', 'verifySuggestion', 'createIndex', 'openNode', 'reportError', 'saveFile']);
+const VIEW_MESSAGE_TYPES = new Set(['ready', 'rawTextWanted', 'copyText', 'verifySuggestion', 'createIndex', 'openNode', 'reportError', 'saveFile']);
 
 function handle(m: HostToViewMessage): void {
   switch (m.type) {
@@ -608,6 +619,13 @@ function handle(m: HostToViewMessage): void {
       break;
     case 'showComparison':
       showComparison(m);
+      break;
+    case 'rawText':
+      if (shown && !shown.comparison) {
+        shown.rawText = m.text;
+        delete panels.raw.dataset.filled;
+        if (activeTab === 'raw') selectTab('raw');
+      }
       break;
     case 'setTheme':
       applyTheme(m.kind);

@@ -315,8 +315,12 @@ export function renderDetails(root: HTMLElement, node: PlanNode | undefined, pla
   root.appendChild(fieldList('Raw fields', Object.entries(node.raw), 'raw-fields'));
 }
 
-export function renderRaw(root: HTMLElement, rawText: string | undefined, plan: Plan): void {
+export function renderRaw(root: HTMLElement, rawText: string | undefined, plan: Plan, loading = false): void {
   clear(root);
+  if (loading) {
+    root.appendChild(el('div', 'raw-note', 'Loading the explain output…'));
+    return;
+  }
   const text = rawText ?? JSON.stringify({ ...plan, nodes: undefined }, null, 2);
   root.appendChild(el('div', 'raw-note', rawText !== undefined ? 'The explain output as given.' : 'No raw text was given; this is the plan as read.'));
   root.appendChild(el('pre', 'raw', text));

@@ -8,7 +8,7 @@ import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zo
 import { flextree, type FlexHierarchyNode } from 'd3-flextree';
 import type { Finding, Plan, PlanNode, Severity } from '../src/core/model';
 import { cardSpec, heatFraction, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
-import { formatCompact, formatRatio } from '../src/core/format';
+import { formatCompact, formatCount, formatRatio } from '../src/core/format';
 import { Measurer, FONT_PX } from './measure';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -34,6 +34,11 @@ const FAR_MIN_PX = 17;
 export const INITIAL_BUDGET = 250;
 /** Cards revealed at most by one expand of a collapsed node (its direct children always show). */
 export const EXPAND_BUDGET = 150;
+/**
+ * Children drawn at first below a wide node (an Append or Gather over thousands of partitions, an OR of
+ * thousands of branches); the rest wait behind a "+N more" button under the card, a page per click.
+ */
+export const CHILD_PAGE = 50;
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
 
@@ -138,6 +143,8 @@ export class TreeView {
   private laid = new Map<number, Laid>();
   private order: Laid[] = [];
   private collapsed = new Set<number>();
+  /** Wide nodes: the window of their children that is drawn, [from, to) (absent: the first CHILD_PAGE). */
+  private shownChildren = new Map<number, { from: number; to: number }>();
   private marks = new Map<number, FindingMark>();
   private matches = new Set<number>();
   private heat: HeatMetric = 'none';
@@ -195,6 +202,7 @@ export class TreeView {
     this.shardOf.clear();
     this.geoms.clear();
     this.collapsed.clear();
+    this.shownChildren.clear();
     this.matches.clear();
     this.marks.clear();
     this.heat = heat;
@@ -287,13 +295,38 @@ export class TreeView {
       const n = this.byId.get(id)!;
       if (n.children.length === 0) continue;
       if (id !== rootId && this.collapsed.has(id)) continue;
-      if (id !== rootId && shown + n.children.length > budget) {
+      const kids = this.drawnChildren(n);
+      if (id !== rootId && shown + kids.length > budget) {
         this.collapsed.add(id);
         continue;
       }
-      shown += n.children.length;
-      for (const c of n.children) queue.push(c.id);
+      shown += kids.length;
+      for (const c of kids) queue.push(c.id);
     }
+  }
+
+  /** The children drawn below an expanded node: all of them, or the first pages of a wide node. */
+  private drawnChildren(n: PlanNode): PlanNode[] {
+    if (n.children.length <= CHILD_PAGE) return n.children;
+    const w = this.shownChildren.get(n.id) ?? { from: 0, to: CHILD_PAGE };
+    return n.children.slice(w.from, w.to);
+  }
+
+  /** Children of a wide node still waiting behind its "+N more" button. */
+  hiddenChildren(id: number): number {
+    const n = this.byId.get(id);
+    if (!n || this.collapsed.has(id)) return 0;
+    return n.children.length - this.drawnChildren(n).length;
+  }
+
+  /** Draws the next page of a wide node's children (or the previous one once the last page shows). */
+  showMoreChildren(id: number): void {
+    const n = this.byId.get(id);
+    if (!n || this.hiddenChildren(id) === 0) return;
+    const w = this.shownChildren.get(id) ?? { from: 0, to: CHILD_PAGE };
+    if (w.to < n.children.length) this.shownChildren.set(id, { from: w.from, to: Math.min(n.children.length, w.to + CHILD_PAGE) });
+    else this.shownChildren.set(id, { from: Math.max(0, w.from - CHILD_PAGE), to: w.to });
+    this.render();
   }
 
   private visibleIds(): Set<number> {
@@ -303,7 +336,7 @@ export class TreeView {
     while (stack.length > 0) {
       const n = stack.pop()!;
       out.add(n.id);
-      if (!this.collapsed.has(n.id)) for (const c of n.children) stack.push(c);
+      if (!this.collapsed.has(n.id)) for (const c of this.drawnChildren(n)) stack.push(c);
     }
     return out;
   }
@@ -326,6 +359,16 @@ export class TreeView {
     for (let i = 0; i < path.length - 1; i++) {
       const a = path[i]!;
       const next = path[i + 1]!;
+      const parent = this.byId.get(a)!;
+      const at = parent.children.findIndex((c) => c.id === next);
+      if (parent.children.length > CHILD_PAGE) {
+        // The page that holds the node, alone: drawing every child before it could be thousands of cards.
+        const w = this.shownChildren.get(a) ?? { from: 0, to: CHILD_PAGE };
+        if (at < w.from || at >= w.to) {
+          const from = Math.floor(at / CHILD_PAGE) * CHILD_PAGE;
+          this.shownChildren.set(a, { from, to: Math.min(parent.children.length, from + CHILD_PAGE) });
+        }
+      }
       if (this.collapsed.has(a) || !before.has(next)) {
         this.collapsed.delete(a);
         for (const c of this.byId.get(a)!.children) {
@@ -374,7 +417,7 @@ export class TreeView {
   private layout(): void {
     const plan = this.plan!;
     const layout = flextree<PlanNode>({
-      children: (n) => (this.collapsed.has(n.id) || n.children.length === 0 ? null : n.children),
+      children: (n) => (this.collapsed.has(n.id) || n.children.length === 0 ? null : this.drawnChildren(n)),
       nodeSize: (h) => {
         const g = this.geom(h.data);
         return [g.w + GAP_X, g.h + GAP_Y];
@@ -483,6 +526,21 @@ export class TreeView {
     t.append('title').text(collapsed ? `Expand (${this.descendants.get(n.id)} nodes below)` : 'Collapse');
     t.append('rect').attr('x', -w / 2).attr('y', -8).attr('width', w).attr('height', 16).attr('rx', 8);
     t.append('text').attr('class', 'toggle-text').attr('text-anchor', 'middle').attr('y', 3.5).text(label);
+    const hidden = this.hiddenChildren(n.id);
+    if (hidden > 0) {
+      // A wide node: the count of the children not drawn yet, and a button that draws the next page.
+      const moreLabel = `+${formatCount(hidden)} more`;
+      const mw = this.measurer!.width(moreLabel, this.measurer!.fonts.small) + 14;
+      const more = g
+        .append('g')
+        .attr('class', 'toggle more-children')
+        .attr('transform', `translate(${d.geom.w / 2 + w / 2 + 6 + mw / 2},${d.geom.h})`);
+      const win = this.shownChildren.get(n.id) ?? { from: 0, to: CHILD_PAGE };
+      const next = win.to < n.children.length ? 'the next' : 'the previous';
+      more.append('title').text(`Children ${formatCount(win.from + 1)}–${formatCount(win.to)} of ${formatCount(n.children.length)} are drawn: show ${next} ${formatCount(Math.min(hidden, CHILD_PAGE))}`);
+      more.append('rect').attr('x', -mw / 2).attr('y', -8).attr('width', mw).attr('height', 16).attr('rx', 8);
+      more.append('text').attr('class', 'toggle-text').attr('text-anchor', 'middle').attr('y', 3.5).text(moreLabel);
+    }
   }
 
   /** Rounded bands behind shard subtrees, labelled with the shard name. */
@@ -668,6 +726,11 @@ export class TreeView {
   private onClick(ev: MouseEvent): void {
     const id = this.cardIdOf(ev.target);
     if (id === undefined) return;
+    if ((ev.target as Element).closest('.more-children')) {
+      this.activate(id, true);
+      this.showMoreChildren(id);
+      return;
+    }
     if ((ev.target as Element).closest('.toggle')) {
       this.activate(id, true);
       this.toggle(id);

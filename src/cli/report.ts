@@ -34,6 +34,8 @@ export function nodeFigures(plan: Plan, node: PlanNode): string[] {
     push('removed by join filter', m.rowsRemovedByJoinFilter);
     push('removed by recheck', m.rowsRemovedByIndexRecheck);
     push('heap fetches', m.heapFetches);
+    // One search per loop is an ordinary index scan; more are the hops of a skip scan or an ANY list.
+    if (m.indexSearches !== undefined && m.indexSearches > Math.max(m.loops ?? 1, 1)) push('index searches', m.indexSearches);
     if (m.exclusiveSharedBlocks !== undefined) push('buffers', m.exclusiveSharedBlocks);
     if (m.sortMethod) out.push(`sort ${m.sortMethod}${m.sortSpaceType ? ` (${m.sortSpaceType} ${n(m.sortSpaceKb)} kB)` : ''}`);
     if (m.workersPlanned !== undefined) out.push(`workers ${n(m.workersLaunched)}/${n(m.workersPlanned)}`);

@@ -34,6 +34,8 @@ export class PlanPanel implements vscode.Disposable {
   private readonly panel: vscode.WebviewPanel;
   private readonly disposables: vscode.Disposable[] = [];
   private message: ShowPlanMessage | ShowComparisonMessage | undefined;
+  /** The explain output of the plan shown, sent only when the view asks (the Raw tab). */
+  private rawText: string | undefined;
   private ready = false;
   private source: PlanSource | undefined;
   private readyWaiters: ((ok: boolean) => void)[] = [];
@@ -67,9 +69,10 @@ export class PlanPanel implements vscode.Disposable {
     const panel = PlanPanel.reveal(extensionUri, log, hooks);
     // Slim on the wire: the `nodes` index would repeat every subtree in JSON; the view rebuilds it.
     const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: wirePlan(m.plan), findings: m.findings };
-    if (m.rawText !== undefined) message.rawText = m.rawText;
+    // The text goes over only when the Raw tab asks for it: the plan itself is already the larger part.
+    if (m.rawText !== undefined) message.hasRawText = true;
     if (m.suggestions) message.suggestions = m.suggestions;
-    panel.setMessage(message, m.title, source);
+    panel.setMessage(message, m.title, source, m.rawText);
     return panel;
   }
 
@@ -96,8 +99,9 @@ export class PlanPanel implements vscode.Disposable {
     return PlanPanel.current;
   }
 
-  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined): void {
+  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined, rawText?: string): void {
     this.message = message;
+    this.rawText = rawText;
     this.source = source;
     this.panel.title = title.length > 40 ? `${title.slice(0, 39)}…` : title;
     if (this.ready) this.post(message);
@@ -207,6 +211,9 @@ export class PlanPanel implements vscode.Disposable {
           this.ready = true;
           if (this.message) this.post(this.message);
           for (const w of this.readyWaiters.splice(0)) w(true);
+          break;
+        case 'rawTextWanted':
+          if (this.rawText !== undefined) this.post({ type: 'rawText', text: this.rawText });
           break;
         case 'copyText':
           await vscode.env.clipboard.writeText(m.text);

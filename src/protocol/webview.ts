@@ -102,8 +102,14 @@ export interface ShowPlanMessage {
   title: string;
   plan: Plan;
   findings: Finding[];
-  /** The explain output as the user gave it, shown verbatim in the Raw tab. */
+  /**
+   * The explain output as the user gave it, shown verbatim in the Raw tab. The extension does not send
+   * it here: it sets `hasRawText` and answers `rawTextWanted` with `rawText` when the tab is opened, so
+   * the message that draws the plan stays smaller than the plan's own text.
+   */
   rawText?: string;
+  /** The host holds the explain output and sends it on `rawTextWanted`. */
+  hasRawText?: boolean;
   suggestions?: SuggestionView[];
 }
 
@@ -152,7 +158,14 @@ export interface SuggestionStatusMessage {
   verdict?: SuggestionVerdict;
 }
 
+/** Sent by the host in answer to `rawTextWanted`: the explain output of the plan shown. */
+export interface RawTextMessage {
+  type: 'rawText';
+  text: string;
+}
+
 export type HostToViewMessage =
+  | RawTextMessage
   | ShowPlanMessage
   | ShowComparisonMessage
   | SetThemeMessage
@@ -227,7 +240,13 @@ export interface SaveFileMessage {
   content: string;
 }
 
+/** Sent when the user opens the Raw tab of a plan whose message said `hasRawText`; answered by `rawText`. */
+export interface RawTextWantedMessage {
+  type: 'rawTextWanted';
+}
+
 export type ViewToHostMessage =
+  | RawTextWantedMessage
   | ReadyMessage
   | CopyTextMessage
   | VerifySuggestionMessage
@@ -524,6 +543,7 @@ export function parseHostMessage(data: unknown): Parsed<HostToViewMessage> {
         const pl = plan(m.plan, 'showPlan.plan');
         findings(m.findings, 'showPlan.findings', pl.nodes.length);
         optStr(m.rawText, 'showPlan.rawText');
+        if (m.hasRawText !== undefined && typeof m.hasRawText !== 'boolean') fail('showPlan.hasRawText', 'is not a boolean');
         if (m.suggestions !== undefined) suggestions(m.suggestions, 'showPlan.suggestions');
         return m as unknown as ShowPlanMessage;
       }
@@ -532,6 +552,9 @@ export function parseHostMessage(data: unknown): Parsed<HostToViewMessage> {
         planWithFindings(m.before, 'showComparison.before');
         planWithFindings(m.after, 'showComparison.after');
         return m as unknown as ShowComparisonMessage;
+      case 'rawText':
+        str(m.text, 'rawText.text');
+        return m as unknown as RawTextMessage;
       case 'setTheme':
         if (!THEMES.includes(m.kind as ThemeKind)) fail('setTheme.kind', 'is not a known theme kind');
         return m as unknown as SetThemeMessage;
@@ -558,6 +581,8 @@ export function parseViewMessage(data: unknown): Parsed<ViewToHostMessage> {
       case 'ready':
         int(m.protocolVersion, 'ready.protocolVersion');
         return m as unknown as ReadyMessage;
+      case 'rawTextWanted':
+        return m as unknown as RawTextWantedMessage;
       case 'copyText':
         str(m.text, 'copyText.text');
         optStr(m.what, 'copyText.what');

@@ -274,3 +274,28 @@ export function bigPostgresText(total = 5000): { text: string; deepRelation: str
   const text = JSON.stringify([{ Plan: root, 'Planning Time': 12.5, 'Execution Time': root['Actual Total Time'] + 1 }]);
   return { text, deepRelation };
 }
+
+/**
+ * A PostgreSQL plan in EXPLAIN (ANALYZE, FORMAT JSON) form whose Append reads `partitions` partitions, one
+ * Seq Scan each, below an Aggregate: the shape of a query over a table partitioned by day for years.
+ */
+export function wideAppendText(partitions: number): string {
+  const scans = Array.from({ length: partitions }, (_, i) => ({
+    'Node Type': 'Seq Scan',
+    'Parent Relationship': 'Member',
+    'Parallel Aware': false,
+    'Relation Name': `events_p${i}`,
+    Alias: `events_${i + 1}`,
+    'Startup Cost': 0,
+    'Total Cost': 35.5,
+    'Plan Rows': 2550,
+    'Plan Width': 0,
+    'Actual Startup Time': 0.004,
+    'Actual Total Time': 0.2,
+    'Actual Rows': 1000 + (i % 7),
+    'Actual Loops': 1,
+  }));
+  const append = { 'Node Type': 'Append', 'Parent Relationship': 'Outer', 'Parallel Aware': false, 'Startup Cost': 0, 'Total Cost': 35.5 * partitions, 'Plan Rows': 2550 * partitions, 'Plan Width': 0, 'Actual Startup Time': 0.01, 'Actual Total Time': 0.21 * partitions, 'Actual Rows': 1003 * partitions, 'Actual Loops': 1, 'Subplans Removed': 0, Plans: scans };
+  const agg = { 'Node Type': 'Aggregate', Strategy: 'Plain', 'Partial Mode': 'Simple', 'Parallel Aware': false, 'Startup Cost': 36 * partitions, 'Total Cost': 36 * partitions + 0.01, 'Plan Rows': 1, 'Plan Width': 8, 'Actual Startup Time': 0.22 * partitions, 'Actual Total Time': 0.22 * partitions, 'Actual Rows': 1, 'Actual Loops': 1, Plans: [append] };
+  return JSON.stringify([{ Plan: agg, 'Planning Time': 40.1, Triggers: [], 'Execution Time': 0.23 * partitions }], null, 2);
+}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Plan, PlanNode } from '../../src/core/model';
 import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
 import { openView, pageViolations, RESULTS, startHarness, toWire, type Harness, type ViewPage } from './harness';
-import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load } from './plans';
+import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load, wideAppendText } from './plans';
 
 const PG_MISSING_INDEX = 'pg-json-analyze-sort-hashjoins-seqscans-missing-index.json';
 const PG_BIG_REAL = 'pg-json-very-large-plan-hash-joins-190kb.json';
@@ -75,6 +75,36 @@ describe('plan view in Chromium', function () {
   });
   after(async () => {
     await h?.close();
+  });
+
+  describe('a wide node: an Append over 3,000 partitions', () => {
+    let v: ViewPage;
+    let plan: Plan;
+    before(async () => {
+      v = await openView(h, 'light');
+      plan = load(wideAppendText(3000), 'the wide plan');
+      await v.send({ type: 'showPlan', title: 'wide', plan, findings: [] });
+    });
+    after(async () => v.page.close());
+
+    it('draws a page of its children with the count of the others, and the next page on a click', async () => {
+      const append = plan.root.children[0]!;
+      // Aggregate, Append and the first page of 50 scans.
+      assert.equal(await cardCount(v), 52);
+      const more = v.page.locator(`svg.tree g.card[data-id="${append.id}"] g.more-children`);
+      assert.equal(await more.locator('text').textContent(), '+2,950 more');
+      await more.click();
+      assert.equal(await cardCount(v), 102);
+      assert.equal(await more.locator('text').textContent(), '+2,900 more');
+      assert.equal(await v.page.locator(`svg.tree g.card[data-id="${append.children[99]!.id}"]`).count(), 1);
+    });
+
+    it('opens the page that holds a node the host points at', async () => {
+      const last = plan.root.children[0]!.children[2999]!;
+      await v.send({ type: 'focusNode', nodeId: last.id });
+      await v.page.locator(`svg.tree g.card[data-id="${last.id}"]`).waitFor();
+      assert.ok((await cardCount(v)) < 200, 'only the page of the node, not every child');
+    });
   });
 
   describe('a PostgreSQL plan from the corpus', () => {
@@ -279,6 +309,25 @@ describe('plan view in Chromium', function () {
       await v.page.locator('button.tab[data-tab="raw"]').click();
       const raw = await v.page.locator('pre.raw').textContent();
       assert.equal(raw, msg.rawText);
+    });
+
+    it('asks for the raw text when the Raw tab opens, as the extension sends it (the plan message without it)', async () => {
+      const { rawText, ...slim } = msg;
+      assert.ok(rawText);
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      await v.send({ ...slim, hasRawText: true });
+      const before = (await v.outbox()).filter((m) => m.type === 'rawTextWanted').length;
+      await v.page.locator('button.tab[data-tab="raw"]').click();
+      await v.page.waitForFunction(() => document.querySelector('.raw-note')?.textContent?.includes('Loading'));
+      const asked = (await v.outbox()).filter((m) => m.type === 'rawTextWanted').length;
+      assert.equal(asked, before + 1, 'one request when the tab opens');
+      await v.send({ type: 'rawText', text: rawText });
+      await v.page.locator('pre.raw').waitFor();
+      assert.equal(await v.page.locator('pre.raw').textContent(), rawText);
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      await v.page.locator('button.tab[data-tab="raw"]').click();
+      assert.equal((await v.outbox()).filter((m) => m.type === 'rawTextWanted').length, asked, 'asked once per plan');
+      await v.send(msg);
     });
 
     it('ignores a malformed message with a one-line notice and keeps the plan', async () => {

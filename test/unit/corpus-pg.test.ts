@@ -85,6 +85,24 @@ const EXPECT: Record<string, Expect> = {
       assert.deepEqual([p.totals.planningTimeMs, p.totals.executionTimeMs], [2193.321, 11420.404]);
     },
   },
+  'pg-json-analyze-buffers-skip-scan-index-searches-18.json': {
+    format: 'postgres-json',
+    root: 'Index Only Scan using events_region_created_at on events',
+    check: (p) => {
+      assert.deepEqual([p.root.metrics.indexSearches, p.root.metrics.heapFetches, p.root.metrics.rowsReturned], [10, 0, 240]);
+      assert.equal(p.root.raw['Index Searches'], 10);
+    },
+  },
+  'pg-text-analyze-buffers-skip-scan-index-searches-18.txt': {
+    format: 'postgres-text',
+    root: 'Index Only Scan using events_region_created_at on events',
+    check: (p) => assert.deepEqual([p.root.metrics.indexSearches, p.root.metrics.rowsReturned, p.root.metrics.actualRowsPerLoop], [10, 240, 240]),
+  },
+  'pg-json-analyze-buffers-index-searches-any-list-18.json': {
+    format: 'postgres-json',
+    root: 'Index Only Scan using events_region_created_at on events',
+    check: (p) => assert.deepEqual([p.root.metrics.indexSearches, p.root.metrics.rowsReturned], [3, 90]),
+  },
   'pg-json-analyze-buffers-memory-serialize-seqscan-18.json': {
     format: 'postgres-json',
     root: 'Seq Scan on people',

@@ -653,6 +653,34 @@ describe('findings: corpus plans', () => {
     assert.equal(plan.nodes[ne.nodeId!]!.kind, 'Materialize');
   });
 
+  it('PostgreSQL 18 index searches: a skip scan over the leading column, and one search per listed value', () => {
+    for (const file of ['pg-json-analyze-buffers-skip-scan-index-searches-18.json', 'pg-text-analyze-buffers-skip-scan-index-searches-18.txt']) {
+      const plan = corpusPlan(file);
+      const f = one(analyze(plan), 'pg.index-searches');
+      const node = plan.nodes[f.nodeId!]!;
+      assert.equal(node.kind, 'Index Only Scan', file);
+      assert.deepEqual(f.numbers, { indexSearches: 10, rowsReturned: 240 }, file);
+      // Each of the ten searches finds rows: worth knowing, not worth a new index.
+      assert.equal(f.severity, 'info', file);
+      assert.match(f.message, /searched the index 10 times to return 240 rows/);
+      assert.match(f.message, /skip scan/);
+    }
+    const list = one(analyze(corpusPlan('pg-json-analyze-buffers-index-searches-any-list-18.json')), 'pg.index-searches');
+    assert.deepEqual([list.numbers['indexSearches'], list.title], [3, 'One index search per listed value']);
+    assert.match(list.message, /= ANY/);
+  });
+
+  it('index searches: many searches for few rows rise with their number; one per loop is no finding', () => {
+    const scan = (searches: number, rows: number, loops = 1) =>
+      n('Index Scan', { rowsReturned: rows, loops, indexSearches: searches }, { indexName: 'i_ab', relationName: 't', conditions: { 'Index Cond': '(b = 7)' } });
+    const severity = (searches: number, rows: number) => one(analyze(plan('postgres', scan(searches, rows))), 'pg.index-searches').severity;
+    assert.equal(severity(50, 10), 'info');
+    assert.equal(severity(500, 10), 'low');
+    assert.equal(severity(20_000, 10), 'medium');
+    assert.equal(severity(20_000, 30_000), 'info', 'every search finds rows');
+    assert.deepEqual(codes(analyze(plan('postgres', scan(40, 4_000, 40)))).filter((c) => c === 'pg.index-searches'), [], 'one search per loop');
+  });
+
   it('parallel scans are read across processes, not once per outer row', () => {
     const f = one(analyze(corpusPlan('pg-text-analyze-tpch-q3-limit-topn-gather-merge-nested-loops-12.txt')), 'pg.seq-scan');
     assert.match(f.message, /across 3 parallel processes/);

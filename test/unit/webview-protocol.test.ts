@@ -46,6 +46,17 @@ describe('webview protocol guards', () => {
     assert.ok(slim < full * 0.6, `slim ${slim} vs full ${full}`);
   });
 
+  it('the raw text crosses on request: hasRawText in showPlan, rawTextWanted from the view, rawText back', () => {
+    const slim = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlan(pg), findings: [], hasRawText: true }));
+    assert.ok(slim.ok && slim.message.type === 'showPlan' && slim.message.hasRawText === true);
+    const bad = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlan(pg), findings: [], hasRawText: 'yes' }));
+    assert.ok(!bad.ok && bad.reason === 'showPlan.hasRawText is not a boolean');
+    assert.deepEqual(parseViewMessage({ type: 'rawTextWanted' }), { ok: true, message: { type: 'rawTextWanted' } });
+    assert.deepEqual(parseHostMessage({ type: 'rawText', text: '[{"Plan": {}}]' }), { ok: true, message: { type: 'rawText', text: '[{"Plan": {}}]' } });
+    const noText = parseHostMessage({ type: 'rawText' });
+    assert.ok(!noText.ok && noText.reason === 'rawText.text is not a string');
+  });
+
   it('refuses malformed plans with the field that is wrong', () => {
     const cases: [unknown, RegExp][] = [
       [null, /^message is not an object$/],

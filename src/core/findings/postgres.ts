@@ -1,5 +1,6 @@
 // PostgreSQL rules: rows read and thrown away (sequential scans, filters, join filters, rechecks),
 // blocking and spilling sorts, hashes in batches, OFFSET, estimates, parallel workers, heap fetches,
+// index searches (PostgreSQL 18 skip scans),
 // JIT and planning time. The thresholds are documented in docs/findings.md.
 
 import type { PlanNode, Severity } from '../model';
@@ -28,6 +29,7 @@ export const postgresNodeRules: NodeRule[] = [
   { code: 'pg.offset-reads', run: (_ctx, n) => (n.kind === 'Limit' ? offsetReads(n) : undefined) },
   { code: 'pg.hash-batches', run: (ctx, n) => (n.kind === 'Hash' || isHashAggregate(n) ? hashBatches(ctx, n) : undefined) },
   { code: 'pg.heap-fetches', run: (_ctx, n) => (n.kind === 'Index Only Scan' ? heapFetches(n) : undefined) },
+  { code: 'pg.index-searches', run: indexSearches },
   { code: 'pg.workers-not-launched', run: (_ctx, n) => workersNotLaunched(n) },
   { code: 'pg.misestimate', run: misestimate },
   { code: 'pg.never-executed', run: neverExecuted },
@@ -292,6 +294,59 @@ function heapFetches(node: PlanNode): Scored | undefined {
       title: 'Index-only scan visits the table',
       message: `${where(node)} had to visit the table for ${plural(fetches, 'row')} of the ${formatCount(rows)} it read (Heap Fetches): the visibility map does not mark those pages all-visible. VACUUM the table so the scan can answer from the index alone.`,
       numbers: { heapFetches: fetches, rowsRead: rows },
+    },
+  };
+}
+
+const INDEX_SCANS = new Set(['Index Scan', 'Index Only Scan', 'Bitmap Index Scan']);
+
+/**
+ * PostgreSQL 18 prints how many times an index scan descended the btree ("Index Searches"), the
+ * counterpart of MongoDB's seeks. More than one search per loop means the scan hopped: over the values of
+ * a leading column the condition does not fix (a skip scan), or from one value of an `= ANY (...)` list
+ * to the next. Each search is a descent from the root, so many searches for few rows cost reads that an
+ * index leading with the fixed columns would not.
+ */
+function indexSearches(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const m = node.metrics;
+  const searches = m.indexSearches;
+  if (searches === undefined || !INDEX_SCANS.has(node.kind) || !ran(node)) return undefined;
+  const loops = Math.max(m.loops ?? 1, 1);
+  if (searches <= loops) return undefined;
+  const rows = m.rowsReturned!;
+  const cond = condition(node, 'Index Cond');
+  const list = cond !== undefined && /= ANY \(/.test(cond);
+  const perLoop = loops > 1 ? ` (${formatCount(Math.round((searches / loops) * 10) / 10)} per loop)` : '';
+  const numbers: Record<string, number> = { indexSearches: searches, rowsReturned: rows };
+  maybe(numbers, 'loops', loops > 1 ? loops : undefined);
+  if (list) {
+    return {
+      score: 0,
+      finding: {
+        code: 'pg.index-searches',
+        severity: 'info',
+        nodeId: node.id,
+        title: 'One index search per listed value',
+        message: `${where(node)} searched the index ${plural(searches, 'time')}${perLoop} to return ${plural(rows, 'row')}: once per value of the list in ${brief(cond, 70)}, as MongoDB seeks to each interval of an $in.`,
+        numbers,
+      },
+    };
+  }
+  const share = timeShare(ctx, node);
+  // Hops are cheap while each one finds several rows; a scan that searches more often than it finds a
+  // row is descending the tree for nothing most of the time.
+  const base: Severity = searches >= 10_000 && searches > rows ? 'medium' : searches >= 100 && searches > rows ? 'low' : 'info';
+  const severity = base === 'info' ? 'info' : weigh(base, share);
+  const cheap = searches <= rows;
+  return {
+    score: searches - loops,
+    finding: {
+      code: 'pg.index-searches',
+      severity,
+      nodeId: node.id,
+      title: 'Skip scan: the index is searched again and again',
+      message: `${where(node)} searched the index ${plural(searches, 'time')}${perLoop} to return ${plural(rows, 'row')}${shareNote(share)}: its condition ${cond ? `${brief(cond, 70)} ` : ''}does not fix the index's leading column, so the scan hops from one value of that column to the next (a skip scan, what MongoDB counts as seeks). ${cheap ? 'Each search finds rows, so the hops cost little; an index that starts with the columns the condition fixes would read one range instead.' : 'Most searches find nothing: an index that starts with the columns the condition fixes would read one range instead of descending the tree each time.'}`,
+      numbers,
     },
   };
 }
