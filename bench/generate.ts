@@ -268,3 +268,89 @@ export function generateMongoWideOrExplain(nodes: number, seed = 3): string {
   };
   return JSON.stringify(doc, null, 2);
 }
+
+/**
+ * A MongoDB aggregate explain at executionStats whose pipeline has `stages` stages after its `$cursor`
+ * (MongoDB 5.0+ accepts at most 1,000): the long, tool-generated pipelines of reporting code, cycling
+ * through $addFields, $match, $lookup, $unwind, $project, $set and $group, each with the nReturned and
+ * executionTimeMillisEstimate the server prints per stage, above a $cursor whose query layer is an index
+ * scan under a FETCH. Real field names and nesting (MongoDB 6.0). Drawn as data flow, it is a chain as
+ * deep as the pipeline is long.
+ */
+export function generateMongoDeepAggregateExplain(stages: number, seed = 4): string {
+  const r = rng(seed);
+  let docs = 200000;
+  let time = 180;
+  const keys = docs + Math.floor(r() * 1000);
+  const cursor = {
+    $cursor: {
+      queryPlanner: {
+        namespace: 'shop.orders',
+        indexFilterSet: false,
+        parsedQuery: { created_at: { $gte: '2024-01-01T00:00:00.000Z' } },
+        queryHash: '7C1B2D3E',
+        planCacheKey: '0A9F8E7D',
+        maxIndexedOrSolutionsReached: false,
+        maxIndexedAndSolutionsReached: false,
+        maxScansToExplodeReached: false,
+        winningPlan: { stage: 'FETCH', inputStage: { stage: 'IXSCAN', keyPattern: { created_at: 1 }, indexName: 'created_at_1', isMultiKey: false, multiKeyPaths: { created_at: [] }, isUnique: false, isSparse: false, isPartial: false, indexVersion: 2, direction: 'forward', indexBounds: { created_at: ['[new Date(1704067200000), new Date(9223372036854775807)]'] } } },
+        rejectedPlans: [],
+      },
+      executionStats: {
+        executionSuccess: true,
+        nReturned: docs,
+        executionTimeMillis: time,
+        totalKeysExamined: keys,
+        totalDocsExamined: docs,
+        executionStages: {
+          stage: 'FETCH', nReturned: docs, executionTimeMillisEstimate: 150, works: keys + 1, advanced: docs, needTime: keys - docs, needYield: 0, saveState: 210, restoreState: 210, isEOF: 1, docsExamined: docs, alreadyHasObj: 0,
+          inputStage: { stage: 'IXSCAN', nReturned: keys, executionTimeMillisEstimate: 40, works: keys + 1, advanced: keys, needTime: 0, needYield: 0, saveState: 210, restoreState: 210, isEOF: 1, keyPattern: { created_at: 1 }, indexName: 'created_at_1', isMultiKey: false, multiKeyPaths: { created_at: [] }, isUnique: false, isSparse: false, isPartial: false, indexVersion: 2, direction: 'forward', indexBounds: { created_at: ['[new Date(1704067200000), new Date(9223372036854775807)]'] }, keysExamined: keys, seeks: 1, dupsTested: 0, dupsDropped: 0 },
+        },
+      },
+    },
+    nReturned: docs,
+    executionTimeMillisEstimate: time,
+  };
+  const out: Record<string, unknown>[] = [cursor];
+  const command: Record<string, unknown>[] = [{ $match: { created_at: { $gte: '2024-01-01T00:00:00.000Z' } } }];
+  for (let i = 1; i <= stages; i++) {
+    const f = `f${i}`;
+    let stage: Record<string, unknown>;
+    switch (i % 7) {
+      case 0:
+        stage = { $addFields: { [f]: { $multiply: [`$total`, { $const: 1 + (i % 5) / 10 }] } } };
+        break;
+      case 1:
+        docs = Math.max(1, Math.floor(docs * (0.9 + r() * 0.1)));
+        stage = { $match: { [`f${i - 1}`]: { $gte: Math.floor(r() * 100) } } };
+        break;
+      case 2:
+        stage = { $lookup: { from: `dim_${i}`, as: f, localField: 'customer_id', foreignField: '_id' }, totalDocsExamined: docs, totalKeysExamined: docs, collectionScans: 0, indexesUsed: ['_id_'] };
+        break;
+      case 3:
+        stage = { $unwind: { path: `$${`f${i - 1}`}`, preserveNullAndEmptyArrays: true } };
+        break;
+      case 4:
+        stage = { $project: { _id: true, customer_id: true, total: true, [f]: true } };
+        break;
+      case 5:
+        stage = { $set: { [f]: { $concat: ['$region', { $const: '-' }, '$status'] } } };
+        break;
+      default:
+        // Regrouping by the same key keeps the documents, as generated pipelines often do.
+        stage = { $group: { _id: '$_id', total: { $first: '$total' }, customer_id: { $first: '$customer_id' } }, maxAccumulatorMemoryUsageBytes: { total: 4096 + i, customer_id: 4096 + i }, totalOutputDataSizeBytes: docs * 64, usedDisk: false, spills: 0 };
+    }
+    time += Math.floor(r() * 5);
+    command.push(Object.fromEntries(Object.entries(stage).filter(([k]) => k.startsWith('$'))));
+    out.push({ ...stage, nReturned: docs, executionTimeMillisEstimate: time });
+  }
+  const doc = {
+    explainVersion: '1',
+    stages: out,
+    serverInfo: { host: 'db1', port: 27017, version: '6.0.5', gitVersion: 'c9a99c120371d4d4c52cbb15dac34a36ce8d3b1d' },
+    serverParameters: { internalQueryFacetBufferSizeBytes: 104857600, internalQueryFacetMaxOutputDocSizeBytes: 104857600, internalLookupStageIntermediateDocumentMaxSizeBytes: 104857600, internalDocumentSourceGroupMaxMemoryBytes: 104857600, internalQueryMaxBlockingSortMemoryUsageBytes: 104857600, internalQueryProhibitBlockingMergeOnMongoS: 0, internalQueryMaxAddToSetBytes: 104857600, internalDocumentSourceSetWindowFieldsMaxMemoryBytes: 104857600 },
+    command: { aggregate: 'orders', pipeline: command, cursor: {}, $db: 'shop' },
+    ok: 1,
+  };
+  return JSON.stringify(doc, null, 2);
+}

@@ -5,11 +5,40 @@ import { emptyMaxima, type Plan, type PlanMaxima, type PlanNode } from './model'
 
 /** Visits nodes in preorder. */
 export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | undefined, depth: number) => void): void {
-  const stack: { node: PlanNode; parent: PlanNode | undefined; depth: number }[] = [{ node: root, parent: undefined, depth: 0 }];
+  // Parallel stacks rather than one of {node, parent, depth} records: no allocation per node.
+  const stack: PlanNode[] = [root];
+  const parents: (PlanNode | undefined)[] = [undefined];
+  const depths: number[] = [0];
   while (stack.length > 0) {
-    const { node, parent, depth } = stack.pop()!;
+    const node = stack.pop()!;
+    const parent = parents.pop();
+    const depth = depths.pop()!;
     visit(node, parent, depth);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, parent: node, depth: depth + 1 });
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      stack.push(node.children[i]!);
+      parents.push(node);
+      depths.push(depth + 1);
+    }
+  }
+}
+
+/**
+ * Numbers a tree in preorder: each node's id is its position in `nodes`, and `parents[id]` is the id of
+ * its parent (-1 for the root).
+ */
+function number(root: PlanNode, nodes: PlanNode[], parents: number[]): void {
+  const stack: PlanNode[] = [root];
+  const parentStack: number[] = [-1];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const id = nodes.length;
+    node.id = id;
+    nodes.push(node);
+    parents.push(parentStack.pop()!);
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      stack.push(node.children[i]!);
+      parentStack.push(id);
+    }
   }
 }
 
@@ -25,27 +54,28 @@ function sharedBlocks(node: PlanNode): number | undefined {
  * factors and maxima. Idempotent. Rejected plans get their own ids, independent of the main tree.
  */
 export function derive(plan: Plan): Plan {
+  for (const r of plan.rejectedPlans) r.maxima = deriveTree(r.root, plan.engine, []);
   const nodes: PlanNode[] = [];
-  walk(plan.root, (node) => {
-    node.id = nodes.length;
-    nodes.push(node);
-  });
+  plan.maxima = deriveTree(plan.root, plan.engine, nodes);
   plan.nodes = nodes;
-  for (const r of plan.rejectedPlans) {
-    let i = 0;
-    walk(r.root, (node) => {
-      node.id = i++;
-    });
-    const own = collect(r.root);
-    for (const n of own) deriveNode(n);
-    chargeWaste(r.root, plan.engine);
-    r.maxima = maximaOf(own);
-  }
-  for (const node of nodes) deriveNode(node);
-  chargeCtesOnce(nodes);
-  chargeWaste(plan.root, plan.engine);
-  plan.maxima = maximaOf(nodes);
   return plan;
+}
+
+/** One tree: numbered, each node's own figures and wasted reads in one pass, then the maxima. */
+function deriveTree(root: PlanNode, engine: Plan['engine'], nodes: PlanNode[]): PlanMaxima {
+  const parents: number[] = [];
+  number(root, nodes, parents);
+  let ctes = false;
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    deriveNode(node);
+    if (engine === 'postgres') {
+      chargePostgresWaste(node);
+      if (node.kind === 'CTE Scan' || node.details.subplanName !== undefined) ctes = true;
+    } else chargeMongoWaste(node, i, nodes, parents);
+  }
+  if (ctes) chargeCtesOnce(nodes);
+  return maximaOf(nodes);
 }
 
 function maximaOf(nodes: PlanNode[]): PlanMaxima {
@@ -71,39 +101,39 @@ const MONGO_PASS_THROUGH = /^(\$cursor|LIMIT|\$limit|PROJECTION_\w+|PROJECTION|\
 /** MongoDB stages that drop documents because of the query (a filter or a skip): what they drop was read for nothing. */
 const MONGO_FILTERS = /^(\$match|SKIP|\$skip)$/;
 
+/** PostgreSQL: rows removed by a filter, a join filter or a recheck, times loops (see NodeMetrics.wastedReads). */
+function chargePostgresWaste(node: PlanNode): void {
+  const m = node.metrics;
+  if (m.neverExecuted) return;
+  const f = m.rowsRemovedByFilter;
+  const j = m.rowsRemovedByJoinFilter;
+  const r = m.rowsRemovedByIndexRecheck;
+  // Rows removed are printed per loop, like actual rows: the total is rounded the way rowsReturned is.
+  if (f !== undefined || j !== undefined || r !== undefined) m.wastedReads = Math.round(((f ?? 0) + (j ?? 0) + (r ?? 0)) * Math.max(m.loops ?? 1, 1));
+}
+
 /**
- * Sets `wastedReads` on each node that reads (see NodeMetrics.wastedReads). In MongoDB the documents a
- * collection or index scan returns are often filtered further up (`$match` after `$project`, a skip):
- * the reads are charged to the scan, climbing through stages that only pass documents on, and stopping
- * at one that reads again itself (FETCH above IXSCAN is charged for its own documents) or reshapes the
- * stream ($group, $unwind, SORT).
+ * MongoDB: the documents a collection or index scan returns are often filtered further up (`$match`
+ * after `$project`, a skip): the reads are charged to the scan, climbing through stages that only pass
+ * documents on, and stopping at one that reads again itself (FETCH above IXSCAN is charged for its own
+ * documents) or reshapes the stream ($group, $unwind, SORT). See NodeMetrics.wastedReads.
  */
-function chargeWaste(root: PlanNode, engine: Plan['engine']): void {
-  const parents = new Map<PlanNode, PlanNode>();
-  walk(root, (node, parent) => {
-    if (parent) parents.set(node, parent);
-  });
-  walk(root, (node) => {
-    const m = node.metrics;
-    if (m.neverExecuted) return;
-    if (engine === 'postgres') {
-      const removed = [m.rowsRemovedByFilter, m.rowsRemovedByJoinFilter, m.rowsRemovedByIndexRecheck].filter((x): x is number => x !== undefined);
-      // Rows removed are printed per loop, like actual rows: the total is rounded the way rowsReturned is.
-      if (removed.length > 0) m.wastedReads = Math.round(removed.reduce((a, b) => a + b, 0) * Math.max(m.loops ?? 1, 1));
-      return;
-    }
-    if (m.keysExamined === undefined && m.docsExamined === undefined) return;
-    // A stage that examines both (EXPRESS_IXSCAN, an id lookup) reads each document through its key.
-    const examined = Math.max(m.keysExamined ?? 0, m.docsExamined ?? 0);
-    let kept = m.rowsReturned ?? 0;
-    let up = parents.get(node);
-    while (up && up.children.length === 1 && up.metrics.keysExamined === undefined && up.metrics.docsExamined === undefined) {
-      if (MONGO_FILTERS.test(up.kind) && up.metrics.rowsReturned !== undefined) kept = Math.min(kept, up.metrics.rowsReturned);
-      else if (!MONGO_PASS_THROUGH.test(up.kind)) break;
-      up = parents.get(up);
-    }
-    m.wastedReads = Math.max(0, examined - kept);
-  });
+function chargeMongoWaste(node: PlanNode, id: number, nodes: PlanNode[], parents: number[]): void {
+  const m = node.metrics;
+  if (m.neverExecuted) return;
+  if (m.keysExamined === undefined && m.docsExamined === undefined) return;
+  // A stage that examines both (EXPRESS_IXSCAN, an id lookup) reads each document through its key.
+  const examined = Math.max(m.keysExamined ?? 0, m.docsExamined ?? 0);
+  let kept = m.rowsReturned ?? 0;
+  let upId = parents[id]!;
+  while (upId >= 0) {
+    const up = nodes[upId]!;
+    if (up.children.length !== 1 || up.metrics.keysExamined !== undefined || up.metrics.docsExamined !== undefined) break;
+    if (MONGO_FILTERS.test(up.kind) && up.metrics.rowsReturned !== undefined) kept = Math.min(kept, up.metrics.rowsReturned);
+    else if (!MONGO_PASS_THROUGH.test(up.kind)) break;
+    upId = parents[upId]!;
+  }
+  m.wastedReads = Math.max(0, examined - kept);
 }
 
 /**
@@ -127,12 +157,6 @@ function chargeCtesOnce(nodes: PlanNode[]): void {
     n.metrics.exclusiveTimeMs = round3(n.metrics.exclusiveTimeMs - take);
     cteTime.set(name, round3(remaining - take));
   }
-}
-
-function collect(root: PlanNode): PlanNode[] {
-  const out: PlanNode[] = [];
-  walk(root, (n) => out.push(n));
-  return out;
 }
 
 function deriveNode(node: PlanNode): void {

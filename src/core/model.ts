@@ -303,13 +303,25 @@ export interface Finding {
   numbers: Record<string, number>;
 }
 
+/**
+ * Most plan nodes a text may hold. Text formats are counted from their node marks before any reader
+ * runs; a JSON document, already parsed in linear time, is counted by its reader as it builds the tree.
+ */
+export const MAX_PLAN_NODES = 100_000;
+
+/** The refusal of a plan past MAX_PLAN_NODES. */
+export const TOO_MANY_NODES = `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.`;
+
 export function emptyMaxima(): PlanMaxima {
   return { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1, wastedReads: 0 };
 }
 
-/** Builds a node with empty metrics/details; parsers fill the rest. `id` is renumbered by derive(). */
-export function makeNode(kind: string, label: string, raw: Record<string, unknown>, role?: string): PlanNode {
-  const node: PlanNode = { id: -1, kind, label, children: [], metrics: {}, details: {}, raw };
+/**
+ * Builds a node, with empty metrics/details unless the reader has them ready; parsers fill the rest.
+ * `id` is renumbered by derive().
+ */
+export function makeNode(kind: string, label: string, raw: Record<string, unknown>, role?: string, metrics: NodeMetrics = {}, details: NodeDetails = {}): PlanNode {
+  const node: PlanNode = { id: -1, kind, label, children: [], metrics, details, raw };
   if (role !== undefined) node.role = role;
   return node;
 }

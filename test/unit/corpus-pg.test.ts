@@ -8,6 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPlan } from '../../src/core/load';
 import type { Plan, PlanFormat, PlanNode } from '../../src/core/model';
+import { CONDITION_KEYS } from '../../src/core/postgres/shape';
 
 const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
 const TRUTH = join(__dirname, '..', 'fixtures', 'truth-plans');
@@ -841,6 +842,17 @@ const EXPECT: Record<string, Expect> = {
     },
   },
 };
+
+describe('PostgreSQL JSON reader', () => {
+  it('keeps every condition key the formats share, in their order', () => {
+    const node: Record<string, unknown> = { 'Node Type': 'Result' };
+    CONDITION_KEYS.forEach((k, i) => {
+      node[k] = `(c${i})`;
+    });
+    const plan = loadText(JSON.stringify([{ Plan: node }]), 'a node with every condition');
+    assert.deepEqual(Object.entries(plan.root.details.conditions ?? {}), CONDITION_KEYS.map((k, i) => [k, `(c${i})`]));
+  });
+});
 
 describe('PostgreSQL corpus', () => {
   const files = readdirSync(CORPUS).filter((f) => f.startsWith('pg-'));

@@ -42,6 +42,20 @@ describe('reader limits', () => {
     assert.match(refusal(values), new RegExp(`^The shell notation holds more than ${MAX_SHELL_VALUES.toLocaleString('en-US')} values`));
   });
 
+  it('refuses JSON plans of either engine past the node limit, counted by the reader as it builds', () => {
+    const children = MAX_PLAN_NODES + 1;
+    const pg = `[{"Plan": {"Node Type": "Append", "Plans": [${'{"Node Type": "Result"},'.repeat(children - 1)}{"Node Type": "Result"}]}}]`;
+    assert.equal(refusal(pg), `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.`);
+    const mongo = `{"queryPlanner": {"winningPlan": {"stage": "OR", "inputStages": [${'{"stage": "IXSCAN"},'.repeat(children - 1)}{"stage": "IXSCAN"}]}}}`;
+    assert.equal(refusal(mongo), `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.`);
+    const pipeline = `{"stages": [${'{"$match": {}},'.repeat(children - 1)}{"$match": {}}]}`;
+    assert.equal(refusal(pipeline), `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.`);
+    // At the limit itself the plan is read.
+    const fits = `{"queryPlanner": {"winningPlan": {"stage": "OR", "inputStages": [${'{"stage": "IXSCAN"},'.repeat(MAX_PLAN_NODES - 2)}{"stage": "IXSCAN"}]}}}`;
+    const r = loadPlan(fits);
+    assert.ok(r.ok && r.plan.nodes.length === MAX_PLAN_NODES);
+  });
+
   it('refuses 62 MB of YAML or text plan nodes before parsing them', () => {
     const yaml = '- Plan:\n    Node Type: "Append"\n    Plans:\n' + '      - Node Type: "Seq Scan"\n        Relation Name: "t"\n        Total Cost: 1.0\n'.repeat(800_000);
     assert.ok(yaml.length > 62e6);

@@ -46,7 +46,17 @@ export function analyze(plan: Plan): Finding[] {
       firstError ??= err;
     }
   }
-  const kept = capMisestimates(scored);
+  const kept = capMisestimates(scored).filter((s) => {
+    if (!s.finish) return true;
+    try {
+      s.finish();
+      return true;
+    } catch (err) {
+      failed.add(s.finding.code);
+      firstError ??= err;
+      return false;
+    }
+  });
   const efficient = efficiency(ctx, kept);
   if (efficient) kept.push(efficient);
   const findings = order(kept);

@@ -3,13 +3,14 @@
 // index searches (PostgreSQL 18 skip scans),
 // JIT and planning time. The thresholds are documented in docs/findings.md.
 
-import type { PlanNode, Severity } from '../model';
+import type { Finding, PlanNode, Severity } from '../model';
 import {
   brief,
   type Ctx,
   descendants,
   lower,
   parentOf,
+  positionOf,
   ratioOf,
   type NodeRule,
   type PlanRule,
@@ -538,28 +539,36 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
   if (factor >= 100 && incl !== undefined && ctx.totalTimeMs !== undefined && incl / ctx.totalTimeMs >= 0.3) severity = severity === 'medium' ? 'high' : 'medium';
   const bucket = factor >= 1000 ? 1000 : factor >= 100 ? 100 : 10;
   const words = dir === 'under' ? 'under-estimate' : 'over-estimate';
-  return {
-    score: Math.abs(actual - planned),
-    finding: {
-      code: 'pg.misestimate',
-      severity,
-      nodeId: node.id,
-      title: `Row estimate off by more than x${bucket}`,
-      message: `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${formatCount(actual)} (${formatRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`,
-      numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
-    },
+  const finding: Finding = {
+    code: 'pg.misestimate',
+    severity,
+    nodeId: node.id,
+    title: `Row estimate off by more than x${bucket}`,
+    message: '',
+    numbers: { plannedRows: planned, actualRows: actual, factor, under: dir === 'under' ? 1 : 0 },
   };
+  // A plan of thousands of nodes has hundreds of these and only the largest are kept: the sentence is
+  // written for those alone.
+  const finish = (): void => {
+    finding.message = `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${formatCount(actual)} (${formatRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`;
+  };
+  return { score: Math.abs(actual - planned), finding, finish };
 }
 
 const DECISIONS = /Join|Nested Loop|^Hash$|Sort|Aggregate|HashAggregate|GroupAggregate|SetOp|Memoize|Materialize|Unique|WindowAgg/;
+const SEMI_ANTI_JOIN_TYPE = /Semi|Anti/i;
+const SEMI_ANTI_KIND = /Semi|Anti/;
 
 interface Above {
   decision: boolean;
   stopsEarly: boolean;
 }
 
-/** Facts about each node's ancestors, computed in one preorder pass per plan so deep trees stay linear. */
-const aboveCache = new WeakMap<Ctx, Map<PlanNode, Above>>();
+/**
+ * Facts about each node's ancestors, computed in one preorder pass per plan so deep trees stay linear:
+ * by position in ctx.nodes, an index into ABOVE.
+ */
+const aboveCache = new WeakMap<Ctx, Uint8Array>();
 
 /** The four possible answers, shared by every node rather than allocated per node. */
 const ABOVE: readonly Above[] = [
@@ -569,30 +578,43 @@ const ABOVE: readonly Above[] = [
   { decision: true, stopsEarly: true },
 ];
 
+/** A regular expression's test, remembered per text. */
+function memoTest(re: RegExp): (text: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (text) => {
+    let r = seen.get(text);
+    if (r === undefined) seen.set(text, (r = re.test(text)));
+    return r;
+  };
+}
+
 function above(ctx: Ctx, node: PlanNode): Above {
-  let map = aboveCache.get(ctx);
-  if (!map) {
-    map = new Map();
-    for (const n of ctx.nodes) {
-      const p = parentOf(ctx, n);
-      if (!p) {
-        map.set(n, ABOVE[0]!);
-        continue;
-      }
-      const pa = map.get(p) ?? ABOVE[0]!;
+  let facts = aboveCache.get(ctx);
+  if (!facts) {
+    facts = new Uint8Array(ctx.nodes.length);
+    // Whether a parent decides or may stop early depends on its kind and join type: tested once per name.
+    const semiJoinType = memoTest(SEMI_ANTI_JOIN_TYPE);
+    const semiKind = memoTest(SEMI_ANTI_KIND);
+    const decides = memoTest(DECISIONS);
+    for (let i = 1; i < ctx.nodes.length; i++) {
+      const n = ctx.nodes[i]!;
+      const pi = ctx.parentAt[i]!;
+      const p = ctx.nodes[pi]!;
+      const pa = ABOVE[facts[pi]!]!;
       const subplan = n.role === 'SubPlan' || n.role === 'InitPlan' || n.details.parentRelationship === 'SubPlan' || n.details.parentRelationship === 'InitPlan';
       const stops =
         p.kind === 'Limit' ||
         p.kind === 'Merge Join' ||
         (p.kind === 'WindowAgg' && condition(p, 'Run Condition') !== undefined) ||
-        /Semi|Anti/i.test(p.details.joinType ?? '') ||
-        /Semi|Anti/.test(p.kind);
-      const decision = pa.decision || DECISIONS.test(p.kind);
-      map.set(n, ABOVE[(decision ? 2 : 0) + (pa.stopsEarly || stops || subplan ? 1 : 0)]!);
+        semiJoinType(p.details.joinType ?? '') ||
+        semiKind(p.kind);
+      const decision = pa.decision || decides(p.kind);
+      facts[i] = (decision ? 2 : 0) + (pa.stopsEarly || stops || subplan ? 1 : 0);
     }
-    aboveCache.set(ctx, map);
+    aboveCache.set(ctx, facts);
   }
-  return map.get(node) ?? ABOVE[0]!;
+  const at = positionOf(ctx, node);
+  return ABOVE[at >= 0 ? facts[at]! : 0]!;
 }
 
 function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {

@@ -7,7 +7,10 @@ import type { Finding, Plan, PlanNode, Severity } from '../model';
 export interface Ctx {
   plan: Plan;
   nodes: PlanNode[];
-  parents: Map<PlanNode, PlanNode | undefined>;
+  /** The position in `nodes` of each node's parent, by the node's own position; -1 for the root. */
+  parentAt: Int32Array;
+  /** Positions by node, only when the nodes' ids are not their positions (a plan built without derive()). */
+  positions: Map<PlanNode, number> | undefined;
   /** Wall-clock time of the whole statement in ms, when the plan reports it. */
   totalTimeMs: number | undefined;
   /** True when the plan carries execution figures (executionStats, EXPLAIN ANALYZE). */
@@ -18,6 +21,8 @@ export interface Ctx {
 export interface Scored {
   finding: Finding;
   score: number;
+  /** Writes what the finding still lacks (its message), called only for the findings kept. */
+  finish?: () => void;
 }
 
 /** A check run on every node; `code` names it when it fails. */
@@ -36,31 +41,51 @@ export function buildCtx(plan: Plan): Ctx {
   // The tree is walked here rather than trusting plan.nodes, so a plan built by hand without derive()
   // is still analysed; ids stay those the plan carries.
   const nodes: PlanNode[] = [];
-  const parentById = new Map<PlanNode, PlanNode | undefined>();
+  const parents: number[] = [];
+  // While every id so far is its node's position, a node met again is found by its id; past the first
+  // id that is not, a set remembers the nodes.
+  let seen: Set<PlanNode> | undefined;
+  let executed = plan.totals.nReturned !== undefined;
   // Two parallel stacks rather than one of {node, parent} pairs: no allocation per node.
   const stack: PlanNode[] = [plan.root];
-  const parentStack: (PlanNode | undefined)[] = [undefined];
+  const parentStack: number[] = [-1];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    const parent = parentStack.pop();
-    if (parentById.has(node)) continue;
-    parentById.set(node, parent);
+    const parent = parentStack.pop()!;
+    // A node reached twice (a hand-built plan sharing a subtree) is analysed once, under its first parent.
+    if (seen ? seen.has(node) : node.id >= 0 && node.id < nodes.length && nodes[node.id] === node) continue;
+    const at = nodes.length;
+    if (!seen && node.id !== at) seen = new Set(nodes);
+    seen?.add(node);
+    if (node.metrics.rowsReturned !== undefined) executed = true;
     nodes.push(node);
+    parents.push(parent);
     for (let i = node.children.length - 1; i >= 0; i--) {
       stack.push(node.children[i]!);
-      parentStack.push(node);
+      parentStack.push(at);
     }
   }
-  const executed = nodes.some((n) => n.metrics.rowsReturned !== undefined) || plan.totals.nReturned !== undefined;
+  let positions: Map<PlanNode, number> | undefined;
+  if (seen) {
+    positions = new Map();
+    nodes.forEach((n, i) => positions!.set(n, i));
+  }
   let totalTimeMs = plan.totals.executionTimeMs ?? plan.postgres?.executionTimeMs;
   if (totalTimeMs === undefined || totalTimeMs <= 0) totalTimeMs = plan.root.metrics.inclusiveTimeMs;
   if (totalTimeMs !== undefined && totalTimeMs <= 0) totalTimeMs = undefined;
-  return { plan, nodes, parents: parentById, totalTimeMs, executed };
+  return { plan, nodes, parentAt: Int32Array.from(parents), positions, totalTimeMs, executed };
+}
+
+/** The position of a node in the context's `nodes`, -1 when it is not in the tree. */
+export function positionOf(ctx: Ctx, node: PlanNode): number {
+  if (ctx.positions) return ctx.positions.get(node) ?? -1;
+  return ctx.nodes[node.id] === node ? node.id : -1;
 }
 
 /** The parent of a node in the context's tree. */
 export function parentOf(ctx: Ctx, node: PlanNode): PlanNode | undefined {
-  return ctx.parents.get(node);
+  const at = positionOf(ctx, node);
+  return at > 0 ? ctx.nodes[ctx.parentAt[at]!] : undefined;
 }
 
 /** A finite number or undefined: raw server values may be strings, null or NaN. */

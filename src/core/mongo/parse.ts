@@ -23,7 +23,7 @@
 // Pre-3.0 output and compatible APIs that print no stage tree are refused with one sentence.
 
 import type { LoadResult, MongoMeta, NodeDetails, NodeMetrics, Plan, PlanFormat, PlanNode, PlanTotals, RejectedPlan } from '../model';
-import { emptyMaxima, makeNode } from '../model';
+import { emptyMaxima, makeNode, MAX_PLAN_NODES, TOO_MANY_NODES } from '../model';
 import { shellNumber } from './shellNotation';
 
 type Obj = Record<string, unknown>;
@@ -69,6 +69,11 @@ interface Ctx {
   /** First query layer's facts, for the plan-wide meta. */
   first?: { namespace?: string; parsedQuery?: unknown; queryHash?: string; planCacheKey?: string };
   slotBasedPlans: { shardName?: string; plan: unknown; stages?: unknown }[];
+  /** Stages built so far, against MAX_PLAN_NODES; past it the reader stops and refuses. */
+  nodes: number;
+  tooMany: boolean;
+  /** The stage objects that became nodes' raw fields, whose inputs stripInputs takes off. */
+  drawn: Obj[];
 }
 
 interface Layer {
@@ -77,6 +82,10 @@ interface Layer {
   totals: PlanTotals;
 }
 
+/**
+ * Reads a parsed explain document. The document becomes part of the plan (its stage objects are the
+ * nodes' `raw`, without their inputs): pass one nobody else holds.
+ */
 export function parseMongoExplain(doc: unknown, format: PlanFormat): LoadResult {
   if (!isObj(doc)) return refuse('This is not a MongoDB explain output: a document was expected.');
   const refusal = refuseForeign(doc);
@@ -85,6 +94,7 @@ export function parseMongoExplain(doc: unknown, format: PlanFormat): LoadResult 
   const ctx: Ctx = {
     warnings: [], unknownKinds: new Set(), documentDb: looksLikeDocumentDb(doc), sawExecutionStats: false, sawAllPlans: false,
     sawStageFigures: false, sbe: false, classic: false, depthCut: false, unmatchedSbe: 0, slotBasedPlans: [],
+    nodes: 0, tooMany: false, drawn: [],
   };
   if (ctx.documentDb) {
     ctx.warnings.push('This explain looks like Amazon DocumentDB (MongoDB-compatible, not MongoDB): its stages and figures are drawn as printed, but its planner and indexes behave differently.');
@@ -123,7 +133,9 @@ export function parseMongoExplain(doc: unknown, format: PlanFormat): LoadResult 
   } else {
     return refuse('This MongoDB output has no queryPlanner, stages or shards section, so there is no plan tree to draw.');
   }
+  if (ctx.tooMany) return refuse(TOO_MANY_NODES);
   if (!root) return refuse('This explain output holds no stage to draw.');
+  stripInputs(ctx.drawn);
 
   if (ctx.unknownKinds.size > 0) {
     const kinds = [...ctx.unknownKinds];
@@ -149,6 +161,22 @@ export function parseMongoExplain(doc: unknown, format: PlanFormat): LoadResult 
   const version = serverVersion(doc);
   if (version !== undefined) plan.serverVersion = version;
   return { ok: true, plan };
+}
+
+/**
+ * Takes the input stages off the stage objects that became raw fields, once nothing reads the document's
+ * trees any more (shapes and trial figures are matched on them). MongoDB prints the inputs last, and
+ * removing an object's last property keeps it in V8's fast mode.
+ */
+function stripInputs(drawn: Obj[]): void {
+  for (const o of drawn) {
+    if ('inputStage' in o) delete o.inputStage;
+    if ('inputStages' in o) delete o.inputStages;
+    if ('outerStage' in o) delete o.outerStage;
+    if ('innerStage' in o) delete o.innerStage;
+    if ('thenStage' in o) delete o.thenStage;
+    if ('elseStage' in o) delete o.elseStage;
+  }
 }
 
 // ---- refusals of what is not (supported) MongoDB explain output ------------------------------------
@@ -345,19 +373,17 @@ function readRejected(qp: Obj, wp: Obj, trials: unknown[] | undefined, ctx: Ctx,
 function buildStage(obj: Obj, role: string | undefined, ctx: Ctx, ns: string | undefined, depth: number, twin?: Obj): PlanNode {
   const kind = typeof obj.stage === 'string' ? obj.stage : '(unnamed stage)';
   if (!KNOWN_STAGES.has(kind) && !(ctx.documentDb && DOCUMENTDB_STAGES.has(kind)) && !looksSbeName(kind)) ctx.unknownKinds.add(kind);
-  // A for-in copy that skips the child keys: V8 runs it in optimised code, where rest destructuring
-  // with excluded keys goes through the runtime, and this runs once per stage of plans of thousands.
-  const raw: Obj = {};
-  for (const k in obj) {
-    if (k !== 'inputStage' && k !== 'inputStages' && k !== 'outerStage' && k !== 'innerStage' && k !== 'thenStage' && k !== 'elseStage') raw[k] = obj[k];
-  }
-  const node = makeNode(kind, '', raw, role);
+  if (++ctx.nodes > MAX_PLAN_NODES) ctx.tooMany = true;
+  // The stage's own object becomes its raw fields: its inputs are taken off it once the whole document
+  // has been read (see stripInputs), instead of copying the other fields of every stage.
+  ctx.drawn.push(obj);
+  const node = makeNode(kind, '', obj, role);
   readStageFigures(node.metrics, obj, kind);
   if (twin && twin.stage === obj.stage) readStageDetails(node.details, twin);
   readStageDetails(node.details, obj);
   node.label = stageLabel(kind, obj, node.details, ns);
-  if (depth >= MAX_DEPTH) {
-    if (CHILD_KEYS.some((k) => k in obj)) ctx.depthCut = true;
+  if (depth >= MAX_DEPTH || ctx.tooMany) {
+    if (!ctx.tooMany && CHILD_KEYS.some((k) => k in obj)) ctx.depthCut = true;
     return node;
   }
   for (const key of CHILD_KEYS) {
@@ -545,6 +571,10 @@ function readPipeline(stages: unknown[], ctx: Ctx, shardName: string | undefined
       ctx.unknownKinds.add(typeof s.stage === 'string' ? s.stage : '(unnamed pipeline stage)');
     }
     const kind = name ?? (typeof s.stage === 'string' ? s.stage : '(unnamed pipeline stage)');
+    if (++ctx.nodes > MAX_PLAN_NODES) {
+      ctx.tooMany = true;
+      break;
+    }
     const body = name !== undefined ? s[name] : undefined;
     let node: PlanNode;
     if ((name === '$cursor' || name === '$geoNearCursor') && isObj(body)) {
@@ -892,16 +922,51 @@ function shapeOf(o: Obj, depth = 0): string {
 /** shapeOf(a) === shapeOf(b), compared stage by stage without building either string. */
 function sameShape(a: Obj, b: Obj, depth: number): boolean {
   if (depth > MAX_DEPTH) return true;
-  if (String(a.stage ?? '?') !== String(b.stage ?? '?')) return false;
+  if (a.stage !== b.stage && String(a.stage ?? '?') !== String(b.stage ?? '?')) return false;
   const ai = typeof a.indexName === 'string' ? a.indexName : undefined;
   const bi = typeof b.indexName === 'string' ? b.indexName : undefined;
   if (ai !== bi) return false;
   const ab = 'indexBounds' in a;
-  if (ab !== 'indexBounds' in b || (ab && boundsSignature(a.indexBounds) !== boundsSignature(b.indexBounds))) return false;
-  const ak = childStages(a);
-  const bk = childStages(b);
+  if (ab !== 'indexBounds' in b || (ab && !sameBounds(a.indexBounds, b.indexBounds))) return false;
+  // Inputs under the same keys are compared in place; only differently keyed inputs are listed.
+  for (const key of CHILD_KEYS) {
+    const va = a[key];
+    const vb = b[key];
+    if (va === undefined && vb === undefined) continue;
+    if (isObj(va) && isObj(vb)) {
+      if (!sameShape(va, vb, depth + 1)) return false;
+      continue;
+    }
+    if (Array.isArray(va) && Array.isArray(vb) && va.length === vb.length && va.every(isObj) && vb.every(isObj)) {
+      for (let i = 0; i < va.length; i++) if (!sameShape(va[i] as Obj, vb[i] as Obj, depth + 1)) return false;
+      continue;
+    }
+    return sameChildren(childStages(a), childStages(b), depth);
+  }
+  return true;
+}
+
+function sameChildren(ak: Obj[], bk: Obj[], depth: number): boolean {
   if (ak.length !== bk.length) return false;
   for (let i = 0; i < ak.length; i++) if (!sameShape(ak[i]!, bk[i]!, depth + 1)) return false;
+  return true;
+}
+
+/** boundsSignature(a) === boundsSignature(b), without building either string for the usual bounds. */
+function sameBounds(a: unknown, b: unknown): boolean {
+  if (!isObj(a) || !isObj(b)) return boundsSignature(a) === boundsSignature(b);
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    const la = a[k];
+    const lb = b[k];
+    if (Array.isArray(la) && Array.isArray(lb)) {
+      if (la.length !== lb.length || String(la[0]) !== String(lb[0]) || String(la[la.length - 1]) !== String(lb[lb.length - 1])) return false;
+    } else if (Array.isArray(la) || Array.isArray(lb) || JSON.stringify(la) !== JSON.stringify(lb)) return false;
+  }
   return true;
 }
 
@@ -974,6 +1039,16 @@ function flag(v: unknown): boolean | undefined {
 function pattern(v: unknown): Record<string, number | string> | undefined {
   if (typeof v === 'string') return patternFromText(v);
   if (!isObj(v)) return undefined;
+  // The usual pattern is already in the model's form: kept, shared with the raw fields, not copied.
+  let plain = true;
+  for (const k in v) {
+    const x = v[k];
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return v as Record<string, number>;
   const out: Record<string, number | string> = {};
   for (const k in v) {
     const x = v[k];
@@ -1001,15 +1076,15 @@ function patternFromText(text: string): Record<string, number | string> | undefi
   return out;
 }
 
+/** Lists of strings per field, kept as printed (shared with the raw fields, not copied). */
 function boundsOf(v: unknown): Record<string, string[]> | undefined {
   if (!isObj(v)) return undefined;
-  const out: Record<string, string[]> = {};
   for (const k in v) {
     const x = v[k];
-    if (!Array.isArray(x) || !x.every((s) => typeof s === 'string')) return undefined;
-    out[k] = x as string[];
+    if (!Array.isArray(x)) return undefined;
+    for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'string') return undefined;
   }
-  return out;
+  return v as Record<string, string[]>;
 }
 
 function stringLists(v: unknown): Record<string, string[]> | undefined {

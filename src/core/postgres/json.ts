@@ -5,6 +5,8 @@
 import {
   emptyMaxima,
   makeNode,
+  MAX_PLAN_NODES,
+  TOO_MANY_NODES,
   type Buffers,
   type LoadResult,
   type NodeDetails,
@@ -15,7 +17,7 @@ import {
   type PostgresMeta,
   type WorkerStats,
 } from '../model';
-import { CONDITION_KEYS, bool, isObj, num, quoteIdent, round3, str, strList, type Doc } from './shape';
+import { bool, isObj, num, quoteIdent, round3, str, strList, type Doc } from './shape';
 
 /** Plans nested deeper than this are refused rather than risking the call stack. */
 export const MAX_DEPTH = 1000;
@@ -74,18 +76,16 @@ function findQuery(doc: unknown, warnings: string[], depth: number): Doc | strin
   return none;
 }
 
+/** What the conversion of one tree shares: the nodes built so far, against MAX_PLAN_NODES. */
 interface Ctx {
-  /**
-   * Participants sharing the work of the node, 1 outside parallel sections. See `inclusiveTime`.
-   */
-  divisor: number;
+  nodes: number;
 }
 
 /** Builds the model from one query object in the JSON shape. Never throws on bad values. */
 export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]): LoadResult {
   const planDoc = query.Plan;
   if (!isObj(planDoc)) return { ok: false, refusal: 'The explain output has no "Plan" object.' };
-  const root = convertNode(planDoc, { divisor: 1 }, 0);
+  const root = convertNode(planDoc, 1, { nodes: 0 }, 0);
   if (typeof root === 'string') return { ok: false, refusal: root };
   const unknown = countUnknown(root);
   if (unknown > 0) warnings.push(`${unknown} plan node(s) had no "Node Type" and are shown as "Unknown".`);
@@ -115,8 +115,13 @@ export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]
   return { ok: true, plan };
 }
 
-function convertNode(o: Doc, ctx: Ctx, depth: number): PlanNode | string {
+/**
+ * `divisor` is the number of participants sharing the work of the node, 1 outside parallel sections (see
+ * parallelDivisor).
+ */
+function convertNode(o: Doc, divisor: number, ctx: Ctx, depth: number): PlanNode | string {
   if (depth > MAX_DEPTH) return `The plan is nested more than ${MAX_DEPTH} levels deep, more than this reader follows.`;
+  if (++ctx.nodes > MAX_PLAN_NODES) return TOO_MANY_NODES;
   // The node's own object becomes its raw fields: the children are taken off it instead of copying the
   // rest (the document is the reader's to change, see parsePostgresJson). "Plans" is printed last, and
   // removing an object's last property keeps it in V8's fast mode.
@@ -125,17 +130,14 @@ function convertNode(o: Doc, ctx: Ctx, depth: number): PlanNode | string {
   const raw = o;
   let kind = str(o['Node Type']);
   if (kind === undefined || kind === '') kind = 'Unknown';
-  const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']));
-  node.details = readDetails(o);
-  node.metrics = readMetrics(o, ctx.divisor);
+  const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']), readMetrics(o, divisor), readDetails(o));
 
   const plans = Array.isArray(childDocs) ? childDocs.filter(isObj) : [];
-  const childDivisor = parallelDivisor(o, kind, plans) ?? ctx.divisor;
+  const childDivisor = parallelDivisor(o, kind, plans) ?? divisor;
   for (const child of plans) {
     // InitPlans and SubPlans hung on a Gather run in the leader alone, outside the parallel section.
     const rel = str(child['Parent Relationship']);
-    const divisor = rel === 'InitPlan' || rel === 'SubPlan' ? ctx.divisor : childDivisor;
-    const c = convertNode(child, { divisor }, depth + 1);
+    const c = convertNode(child, rel === 'InitPlan' || rel === 'SubPlan' ? divisor : childDivisor, ctx, depth + 1);
     if (typeof c === 'string') return c;
     node.children.push(c);
   }
@@ -240,12 +242,23 @@ function readDetails(o: Doc): NodeDetails {
   if ((v = str(o['Parent Relationship'])) !== undefined) d.parentRelationship = v;
   if ((v = str(o['Subplan Name'])) !== undefined) d.subplanName = v;
   if ((v = str(o['CTE Name'])) !== undefined) d.cteName = v;
-  let conditions: Record<string, string> | undefined;
-  for (const key of CONDITION_KEYS) {
-    const c = str(o[key]);
-    if (c !== undefined) (conditions ??= {})[key] = c;
-  }
-  if (conditions) d.conditions = conditions;
+  // CONDITION_KEYS, in its order, each named literally (see above).
+  let c: Record<string, string> | undefined;
+  if ((v = str(o.Filter)) !== undefined) (c ??= {}).Filter = v;
+  if ((v = str(o['Index Cond'])) !== undefined) (c ??= {})['Index Cond'] = v;
+  if ((v = str(o['Recheck Cond'])) !== undefined) (c ??= {})['Recheck Cond'] = v;
+  if ((v = str(o['Join Filter'])) !== undefined) (c ??= {})['Join Filter'] = v;
+  if ((v = str(o['Hash Cond'])) !== undefined) (c ??= {})['Hash Cond'] = v;
+  if ((v = str(o['Merge Cond'])) !== undefined) (c ??= {})['Merge Cond'] = v;
+  if ((v = str(o['TID Cond'])) !== undefined) (c ??= {})['TID Cond'] = v;
+  if ((v = str(o['One-Time Filter'])) !== undefined) (c ??= {})['One-Time Filter'] = v;
+  if ((v = str(o['Order By'])) !== undefined) (c ??= {})['Order By'] = v;
+  if ((v = str(o['Run Condition'])) !== undefined) (c ??= {})['Run Condition'] = v;
+  if ((v = str(o['Cache Key'])) !== undefined) (c ??= {})['Cache Key'] = v;
+  if ((v = str(o['Conflict Filter'])) !== undefined) (c ??= {})['Conflict Filter'] = v;
+  if ((v = str(o['Function Call'])) !== undefined) (c ??= {})['Function Call'] = v;
+  if ((v = str(o['Table Function Call'])) !== undefined) (c ??= {})['Table Function Call'] = v;
+  if (c) d.conditions = c;
   const sortKey = strList(o['Sort Key']);
   if (sortKey) d.sortKey = sortKey;
   const groupKey = strList(o['Group Key']) ?? groupingSetKeys(o['Grouping Sets']);
