@@ -3,7 +3,8 @@
 // it asserts nothing. Run: npm run bench:webview [-- --runs N]; by default 5 tabs per tool for 100 and
 // 1,000 nodes and 3 for 5,000 and 10,000 (pev2 needs tens of seconds per render there). A drawing that
 // has not settled after 120 s is reported as "> 120 s" and that tool's remaining tabs of the size are
-// skipped; the bench goes on.
+// skipped; the bench goes on. `--sizes 100,10000` and `--tools ours` run a part of it; `--profile DIR` writes a CPU
+// profile of each tool's first cold render per size.
 //
 // Both tools get the same JSON text, the same viewport, a production (minified) esbuild bundle and a
 // fresh tab per run. What each figure includes:
@@ -24,7 +25,7 @@
 // figure to set against pev2, whose own parse happens inside its render.
 
 import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,9 @@ const CHROMIUM = '/usr/bin/chromium';
 // The flags the browser tests use (test/browser/harness.ts).
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORT = { width: 1400, height: 860 };
-const SIZES = [100, 1000, 5000, 10000];
+const sizesArg = process.argv.indexOf('--sizes');
+/** Plan sizes to run, e.g. --sizes 100,10000 (all by default). */
+const SIZES = sizesArg > 0 ? process.argv[sizesArg + 1]!.split(',').map(Number) : [100, 1000, 5000, 10000];
 /** Longest a drawing may take to settle before it is reported as a timeout rather than measured. */
 const SETTLE_LIMIT_MS = 120_000;
 
@@ -49,6 +52,13 @@ const RUNS_GIVEN = runsArg > 0 ? Number(process.argv[runsArg + 1]) : undefined;
 const runsFor = (n: number) => RUNS_GIVEN ?? (n >= 5000 ? 3 : 5);
 
 type Tool = 'ours' | 'pev2';
+const profileArg = process.argv.indexOf('--profile');
+/** A folder to write a CPU profile of each tool's first cold render into (Chrome DevTools format). */
+const PROFILE_DIR = profileArg > 0 ? resolve(process.argv[profileArg + 1]!) : undefined;
+const profiled = new Set<string>();
+const toolsArg = process.argv.indexOf('--tools');
+/** The tools to run, e.g. --tools ours (both by default). */
+const TOOLS = (toolsArg > 0 ? process.argv[toolsArg + 1]!.split(',') : ['ours', 'pev2']) as Tool[];
 
 /** One fresh tab's figures; NaN marks a drawing that did not settle within SETTLE_LIMIT_MS. */
 interface Sample {
@@ -72,7 +82,8 @@ function median(xs: number[]): number {
 /** Production bundles of both pages, built with the same esbuild into the ignored cache folder. */
 async function bundle(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
-  const common = { bundle: true, platform: 'browser', target: 'es2022', minify: true, logLevel: 'warning', legalComments: 'none' } as const;
+  // A profiled run keeps the names readable: whitespace and syntax are still minified.
+  const common = { bundle: true, platform: 'browser', target: 'es2022', minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: PROFILE_DIR === undefined, logLevel: 'warning', legalComments: 'none' } as const;
   await build({ ...common, entryPoints: [join(ROOT, 'webview', 'main.ts')], outfile: join(OUT, 'webview.js'), format: 'iife' });
   await build({
     ...common,
@@ -199,8 +210,20 @@ async function oneRun(context: BrowserContext, origin: string, tool: Tool, paylo
   await page.goto(`${origin}/${tool}`);
   await page.waitForFunction(() => typeof (window as unknown as { benchReadyAt?: number }).benchReadyAt === 'number');
   const load = await page.evaluate(() => (window as unknown as { benchReadyAt: number }).benchReadyAt);
+  const key = `${tool}-${payload.length}`;
+  const cdp = PROFILE_DIR !== undefined && !profiled.has(key) ? await context.newCDPSession(page) : undefined;
+  if (cdp) {
+    profiled.add(key);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+  }
   try {
     const cold = await renderInPage(page, tool, payload);
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      mkdirSync(PROFILE_DIR!, { recursive: true });
+      writeFileSync(join(PROFILE_DIR!, `${key}.cpuprofile`), JSON.stringify(profile));
+    }
     const warm = await renderInPage(page, tool, payload);
     if (errors.length) throw new Error(`${tool}: page errors: ${errors.join('; ')}`);
     return { load, coldDrawn: cold.drawn, coldClick: cold.click, warmDrawn: warm.drawn, warmClick: warm.click, cards: cold.cards };
@@ -258,7 +281,7 @@ async function main(): Promise<void> {
       for (let r = 0; r < runs; r++) {
         // Alternate which tool goes first so neither always meets a warmer machine.
         const order: Tool[] = r % 2 === 0 ? ['ours', 'pev2'] : ['pev2', 'ours'];
-        for (const tool of order) {
+        for (const tool of order.filter((t) => TOOLS.includes(t))) {
           // After a timeout the other tabs of this size would time out too: two minutes each for nothing.
           if (samples[tool].some((x) => Number.isNaN(x.coldDrawn))) continue;
           samples[tool].push(await oneRun(context, origin, tool, tool === 'ours' ? prep.payload : text));
@@ -270,8 +293,12 @@ async function main(): Promise<void> {
       const ready = (tool: Tool, w: 'cold' | 'warm') => (timedOut(tool) ? NaN : median(samples[tool].map((s) => (w === 'cold' ? s.coldDrawn + s.coldClick : s.warmDrawn + s.warmClick))));
       console.log(`${n.toLocaleString('en-US')} nodes, median of up to ${runs} tabs per tool (${(text.length / 1024).toFixed(0)} KB of plan text; our message ${(prep.payload.length / 1024).toFixed(0)} KB, ${prep.nodes} nodes read; host ${prep.ms.toFixed(1)} ms)`);
       console.log('         load ms  cold: drawn  click  ready   warm: drawn  click  ready   cards in DOM');
-      for (const tool of ['ours', 'pev2'] as Tool[]) {
+      for (const tool of TOOLS) {
         console.log(`  ${tool.padEnd(5)} ${f(m(tool, 'load'))}       ${f(m(tool, 'coldDrawn'))}${f(m(tool, 'coldClick'))}${f(ready(tool, 'cold'))}        ${f(m(tool, 'warmDrawn'))}${f(m(tool, 'warmClick'))}${f(ready(tool, 'warm'))}   ${timedOut(tool) ? '-' : m(tool, 'cards')}`);
+      }
+      if (TOOLS.length < 2) {
+        console.log('');
+        continue;
       }
       const oursCold = ready('ours', 'cold');
       const pevCold = ready('pev2', 'cold');

@@ -8,6 +8,8 @@ import { append, button, clear, el, factTable } from './dom';
 import { formatBytes, formatCount, formatKb, formatMs, formatRatio } from '../src/core/format';
 
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low', 'info'];
+/** Findings listed at first, and added by each "Show more" (see renderFindings). */
+export const FINDINGS_PAGE = 100;
 const SEVERITY_LABEL: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low', info: 'Info' };
 
 export interface PanelActions {
@@ -187,8 +189,23 @@ export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[
     root.appendChild(el('p', 'empty', 'No findings for this plan.'));
   } else {
     const ul = el('ul', 'findings');
-    for (const f of sortFindings(findings)) ul.appendChild(findingItem(f, plan, nodes, act));
+    const sorted = sortFindings(findings);
+    let shown = 0;
+    // A plan of thousands of nodes can carry thousands of findings: they are listed a page at a time,
+    // the most severe first, so the panel opens at once; the button lists the next page.
+    const more = button('', 'link more-findings', () => showPage(true));
+    const showPage = (focus: boolean): void => {
+      const end = Math.min(sorted.length, shown + FINDINGS_PAGE);
+      const first = shown;
+      for (; shown < end; shown++) ul.appendChild(findingItem(sorted[shown]!, plan, nodes, act));
+      const left = sorted.length - shown;
+      if (left > 0) more.textContent = `Show ${formatCount(Math.min(left, FINDINGS_PAGE))} more of ${formatCount(left)} findings`;
+      else more.remove();
+      if (focus) (ul.children[first] as HTMLElement | undefined)?.focus();
+    };
     root.appendChild(ul);
+    root.appendChild(more);
+    showPage(false);
   }
   if (urgent) suggestionList();
 }

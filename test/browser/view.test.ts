@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { analyze } from '../../src/core/index';
 import type { Plan, PlanNode } from '../../src/core/model';
+import { FINDINGS_PAGE } from '../../webview/panels';
 import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
 import { openView, pageViolations, RESULTS, startHarness, toWire, type Harness, type ViewPage } from './harness';
 import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load, wideAppendText } from './plans';
@@ -633,6 +635,30 @@ describe('plan view in Chromium', function () {
       await v.page.locator('button', { hasText: 'Reset' }).click();
       await shot(v, 'big-5000-dark');
       assert.deepEqual(await pageViolations(v), []);
+      assert.deepEqual(v.errors, []);
+      await v.page.close();
+    });
+
+    it('lists thousands of findings a page at a time, each page linked to its nodes', async () => {
+      const plan = load(bigPostgresText(3000).text, 'generated plan');
+      const findings = analyze(plan);
+      assert.ok(findings.length > 2 * FINDINGS_PAGE, `the plan has only ${findings.length} findings`);
+      const v = await openView(h);
+      await v.send({ type: 'showPlan', title: 'Generated 3,000-node plan', plan, findings });
+      const items = v.page.locator('.findings li.finding');
+      const more = v.page.locator('button.more-findings');
+      assert.equal(await items.count(), FINDINGS_PAGE);
+      assert.equal(await more.textContent(), `Show ${FINDINGS_PAGE} more of ${(findings.length - FINDINGS_PAGE).toLocaleString('en-US')} findings`);
+      assert.equal(await v.page.locator('button.tab[data-tab="findings"]').textContent(), `Findings ${findings.length}`);
+      await more.click();
+      assert.equal(await items.count(), 2 * FINDINGS_PAGE);
+      // Every finding can be listed: the button goes once the last page is shown.
+      while ((await more.count()) > 0) await more.click();
+      assert.equal(await items.count(), findings.length);
+      const last = items.last();
+      const id = Number(await last.getAttribute('data-node-id'));
+      await last.click();
+      assert.equal(await activeCardId(v), id);
       assert.deepEqual(v.errors, []);
       await v.page.close();
     });
