@@ -4,10 +4,12 @@
 // rebuilt only when absent, so a fresh machine and CI get the same host as a developer.
 //
 //   node scripts/host.mjs install         install the host (idempotent)
-//   node scripts/host.mjs test            build, start code-server, run test/host/suite inside it, then the UI flows,
+//   node scripts/host.mjs test            build, start code-server, run test/host/suite inside it, then the UI flows
+//                                         and the first-hour flow,
 //                                         then `npm run demo -- --open` end to end (QPI_SKIP_DEMO_CHECK=1 skips it)
 //   node scripts/host.mjs suite           only the in-host suite
-//   node scripts/host.mjs ui              only the Playwright UI flows
+//   node scripts/host.mjs ui              only the Playwright UI flows (the short ones, then the first hour)
+//   node scripts/host.mjs first-hour      only the first-hour flow
 //   node scripts/host.mjs package         pack the extension into out/query-plan-inspector.vsix
 //
 // The in-host suite loads the repository as a development extension; the UI flows run against the
@@ -329,8 +331,8 @@ function sampleServers() {
 
 async function main() {
   if (command === 'install') return 0;
-  if (!['test', 'ui', 'serve', 'suite', 'package'].includes(command)) {
-    console.error('usage: node scripts/host.mjs install|test|suite|ui|serve|package');
+  if (!['test', 'ui', 'first-hour', 'serve', 'suite', 'package'].includes(command)) {
+    console.error('usage: node scripts/host.mjs install|test|suite|ui|first-hour|serve|package');
     return 64;
   }
   if (command === 'package') {
@@ -367,9 +369,7 @@ async function main() {
     });
     code = code || ui;
   }
-  // The first-hour flow does not pass yet (Verify, Create Index, compare, connection switch and theme steps
-  // fail), so `npm test` leaves it out until it does: `node scripts/host.mjs ui` or QPI_FIRST_HOUR=1 runs it.
-  if (command === 'ui' || (command === 'test' && process.env.QPI_FIRST_HOUR === '1' && (code === 0 || process.env.QPI_HOST_UI_ALWAYS))) {
+  if (command === 'ui' || command === 'first-hour' || (command === 'test' && (code === 0 || process.env.QPI_HOST_UI_ALWAYS))) {
     // A new user's first hour, in a host of its own whose folder settings list the connections (as the
     // demo's do), so nothing the other flows did is there.
     const fh = await withHost({ env, vsix, testDriver: dev, workspaceSettings: firstHourSettings(env) }, async (host) => {

@@ -412,6 +412,8 @@ async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSp
     : `Index ${result.name} already existed on ${result.target} (${spec.name}); nothing was built.`;
   s.log.info(line);
   void vscode.window.showInformationMessage(line);
+  // The walkthrough's Create step is done however the index was asked for (its button, the panel, a lens).
+  void vscode.commands.executeCommand('setContext', 'queryPlanInspector.indexCreated', true);
   // Every face drops what it said with the old index list and asks again: lens, squiggles, hover, panel.
   const target = mongoSpec?.ok ? mongoSpec.value.collection : result.target.split('.').pop()!;
   s.invalidateAdvice({ connection: spec.id, targets: [target] });

@@ -190,6 +190,8 @@ export class PlanPanel implements vscode.Disposable {
         if (reply.verdict !== undefined) s.verdict = reply.verdict;
         else delete s.verdict;
       }
+      // The walkthrough's Verify step is done however the verdict came (its button or the panel's).
+      if (reply.verdict !== undefined) void vscode.commands.executeCommand('setContext', 'queryPlanInspector.verified', true);
     }
     this.post(reply);
   }

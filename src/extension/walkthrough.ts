@@ -25,7 +25,10 @@ export async function explainSample(s: Services, args: SampleArgs | undefined): 
   const doc = await vscode.workspace.openTextDocument(found);
   await loadSqlParser();
   const queries = targetsOf(doc);
-  const q = args?.match !== undefined ? queries.find((x) => x.text.includes(args.match!)) : queries[0];
+  // The match is written as the file spells it, so it is looked for in the file's text, not in the
+  // query text the finder normalises.
+  const source = doc.getText();
+  const q = args?.match !== undefined ? queries.find((x) => source.slice(x.start, x.end).includes(args.match!)) : queries[0];
   if (!q) throw new UserError(`No query${args?.match !== undefined ? ` with ${args.match}` : ''} in ${file}.`);
   const editor = await vscode.window.showTextDocument(doc, { preview: false });
   const at = doc.positionAt(q.start);

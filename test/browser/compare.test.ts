@@ -128,6 +128,26 @@ describe('plan comparison in Chromium', function () {
       await shot(v, 'compare-mongo-collscan-vs-esr-light');
     });
 
+    it('in a narrow panel the pane headings stay inside their panes, the meta line wrapping under the label', async () => {
+      await v.page.setViewportSize({ width: 360, height: 860 });
+      try {
+        const boxes = await v.page.$$eval('.compare-panes .pane', (panes) => panes.map((p) => {
+          const pane = p.getBoundingClientRect();
+          const parts = Array.from(p.querySelectorAll('.pane-head > *')).map((x) => ({ cls: x.className, r: x.getBoundingClientRect() }));
+          return { side: (p as HTMLElement).dataset.side, left: pane.left, right: pane.right, parts: parts.map((x) => ({ cls: x.cls, left: x.r.left, right: x.r.right })) };
+        }));
+        assert.equal(boxes.length, 2);
+        for (const b of boxes) {
+          for (const part of b.parts) {
+            assert.ok(part.left >= b.left - 0.5 && part.right <= b.right + 0.5, `${b.side} ${part.cls} spans ${part.left}-${part.right}, its pane ${b.left}-${b.right}`);
+          }
+        }
+        await shot(v, 'compare-narrow');
+      } finally {
+        await v.page.setViewportSize({ width: 1400, height: 860 });
+      }
+    });
+
     it('selecting a node highlights its partner in the other tree and brings it into view', async () => {
       const ix = m.after.plan.nodes.find((n) => n.kind === 'IXSCAN')!;
       const scan = m.before.plan.nodes.find((n) => n.kind === 'COLLSCAN')!;

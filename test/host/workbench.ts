@@ -48,16 +48,20 @@ export class Workbench {
     return this.page.frameLocator('iframe.webview[src*="extensionId=query-plan-inspector"]').frameLocator('#active-frame');
   }
 
-  /** Runs a command from the palette; retries while the command is not listed yet (the host may still be starting). */
+  /**
+   * Runs a command from the palette; retries while the command is not listed yet (the host may still be
+   * starting) and when the palette closes before it is typed in (a panel revealed a moment earlier takes
+   * the focus back).
+   */
   async palette(command: string): Promise<void> {
     const deadline = Date.now() + 60_000;
     for (;;) {
       await this.page.keyboard.press('F1');
       const input = this.page.locator('.quick-input-widget input');
-      await input.waitFor();
-      await input.fill(`>${command}`);
       const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first();
       try {
+        await input.waitFor({ timeout: 5_000 });
+        await input.fill(`>${command}`, { timeout: 5_000 });
         await row.waitFor({ timeout: 3_000 });
         await row.click();
         return;
