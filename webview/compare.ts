@@ -13,10 +13,12 @@ import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
 import type { ShowComparisonMessage } from '../src/protocol/webview';
 import type { CardRow, HeatMetric, Level } from './cards';
 import { append, button, clear, el } from './dom';
+import type { Side } from './store';
 import { formatCount } from '../src/core/format';
 import { TreeView, type CardDecoration } from './tree';
 
-export type Side = 'before' | 'after';
+/** Which of the two plans. */
+export type { Side };
 
 export interface CompareCallbacks {
   /** A node was selected in one tree by the user (not by the partner link). */

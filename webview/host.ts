@@ -3,6 +3,7 @@
 // `window.qpiOutbox`, announced with a `qpi-outbound` event, and posted to a parent frame if any.
 
 import type { ViewToHostMessage } from '../src/protocol/webview';
+import type { ViewState } from './store';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -15,13 +16,6 @@ declare global {
     acquireVsCodeApi?: () => VsCodeApi;
     qpiOutbox?: ViewToHostMessage[];
   }
-}
-
-/** Preferences the view keeps across reloads of the panel. */
-export interface ViewState {
-  heat?: string;
-  sideHidden?: boolean;
-  placeholders?: boolean;
 }
 
 export interface Host {

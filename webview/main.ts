@@ -2,9 +2,9 @@
 // try/catch), draws the plan tree and its side panel, and answers with typed messages. It says `ready`
 // once it listens, so the host never has to guess with a delay.
 
-import { emptyMaxima, type Finding, type Plan, type PlanNode } from '../src/core/model';
+import type { Finding, Plan, PlanNode } from '../src/core/model';
 import {
-  parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
+  isViewMessageType, parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
 } from '../src/protocol/webview';
 import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './cards';
@@ -12,36 +12,14 @@ import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, typ
 import { append, button, clear, el } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
 import { formatCount, formatMs } from '../src/core/format';
-import { connectHost, type ViewState } from './host';
+import { connectHost } from './host';
 import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelActions } from './panels';
 import { TreeView } from './tree';
-
-type Tab = 'findings' | 'node' | 'raw' | 'plan';
-/** How a comparison is shown: the two trees side by side, or one of the plans alone. */
-type CompareMode = 'both' | 'before' | 'after';
-
-interface Shown {
-  title: string;
-  plan: Plan;
-  findings: Finding[];
-  rawText?: string;
-  /** The host holds the raw text and sends it when asked (the Raw tab); `rawAsked` once asked. */
-  hasRawText?: boolean;
-  rawAsked?: boolean;
-  suggestions: SuggestionView[];
-  comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: CompareMode };
-}
+import { TABS, ViewStore, type CompareMode, type SearchHit, type Tab } from './store';
 
 const host = connectHost();
-let state: ViewState = host.getState();
-let shown: Shown | undefined;
-/** The tree being drawn: the shown plan, or one of its rejected plans. */
-let drawn: { plan: Plan; findings: Finding[]; rejected?: number } | undefined;
-let activeTab: Tab = 'findings';
-let selected: PlanNode | undefined;
-/** Search hits in tree order; `side` is set when the comparison's two trees are searched. */
-let searchHits: { id: number; side?: Side }[] = [];
-let searchPos = -1;
+const store = new ViewStore(host.getState(), (prefs) => host.setState(prefs));
+const view = store.state;
 
 // ---- page ----------------------------------------------------------------------------------------
 
@@ -71,8 +49,8 @@ const exportPanel = el('div', 'menu-panel');
 const placeholderLabel = el('label', 'check');
 const placeholderBox = el('input');
 placeholderBox.type = 'checkbox';
-placeholderBox.checked = state.placeholders ?? false;
-placeholderBox.addEventListener('change', () => saveState({ placeholders: placeholderBox.checked }));
+placeholderBox.checked = view.prefs.placeholders ?? false;
+placeholderBox.addEventListener('change', () => store.savePrefs({ placeholders: placeholderBox.checked }));
 append(placeholderLabel, placeholderBox, el('span', undefined, 'Replace literal values with ?'));
 const exportButtons = el('div', 'menu-buttons');
 append(
@@ -139,8 +117,8 @@ append(app, toolbar, notice, compareBar, compareHead, rejectedBar, body, exportS
 
 const tree = new TreeView(canvas, {
   onSelect: (node) => {
-    selected = node;
-    if (drawn) renderDetails(panels.node, node, drawn.plan, drawn.findings, actions);
+    store.select(node);
+    if (view.drawn) renderDetails(panels.node, node, view.drawn.plan, view.drawn.findings, actions);
   },
   onOpen: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
   onClickNode: () => selectTab('node'),
@@ -157,18 +135,18 @@ new ResizeObserver(() => {
   if (refit !== undefined) window.clearTimeout(refit);
   refit = window.setTimeout(() => {
     if (compareView.active) compareView.fit();
-    else if (drawn) tree.fit();
+    else if (view.drawn) tree.fit();
   }, 100);
 }).observe(canvas);
 
 const actions: PanelActions = {
   focusNode: (id) => {
-    if (drawn?.rejected !== undefined) showRejected(undefined);
+    if (view.drawn?.rejected !== undefined) showRejected(undefined);
     if (tree.focusNode(id, { highlight: true })) {
       const n = tree.node(id);
       if (n) {
-        selected = n;
-        if (drawn) renderDetails(panels.node, n, drawn.plan, drawn.findings, actions);
+        store.select(n);
+        if (view.drawn) renderDetails(panels.node, n, view.drawn.plan, view.drawn.findings, actions);
       }
     }
   },
@@ -198,7 +176,7 @@ function sideActions(side: Side): PanelActions {
 
 const compareView = new CompareView(canvas, compareHead, {
   onSelect: (side, node) => {
-    selected = node;
+    store.select(node);
     renderCompareNodePanel(side, node);
   },
   onOpen: (_side, node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
@@ -216,12 +194,7 @@ function renderCompareNodePanel(side: Side, node: PlanNode): void {
   renderDetails(detailBox, node, plan, compareView.findings(side), sideActions(side));
 }
 
-// ---- state and small helpers ---------------------------------------------------------------------
-
-function saveState(patch: Partial<ViewState>): void {
-  state = { ...state, ...patch };
-  host.setState(state);
-}
+// ---- small helpers -------------------------------------------------------------------------------
 
 function showNotice(text: string): void {
   noticeText.textContent = text;
@@ -231,36 +204,34 @@ function showNotice(text: string): void {
 function setSideHidden(hidden: boolean): void {
   app.classList.toggle('side-hidden', hidden);
   sideButton.setAttribute('aria-pressed', String(!hidden));
-  saveState({ sideHidden: hidden });
+  store.savePrefs({ sideHidden: hidden });
 }
-setSideHidden(state.sideHidden ?? false);
+setSideHidden(view.prefs.sideHidden ?? false);
 
 function selectTab(t: Tab): void {
-  activeTab = t;
-  for (const k of Object.keys(tabButtons) as Tab[]) {
+  store.selectTab(t);
+  for (const k of TABS) {
     tabButtons[k].setAttribute('aria-selected', String(k === t));
     tabButtons[k].tabIndex = k === t ? 0 : -1;
     panels[k].hidden = k !== t;
   }
+  const shown = view.shown;
   if (t === 'raw' && shown && !panels.raw.dataset.filled) {
     if (!shown.comparison && shown.rawText === undefined && shown.hasRawText) {
       // Asked for once per plan; the answer (`rawText`) fills the tab.
-      if (!shown.rawAsked) host.post({ type: 'rawTextWanted' });
-      shown.rawAsked = true;
-      renderRaw(panels.raw, undefined, drawn?.plan ?? shown.plan, true);
+      if (store.askRawText()) host.post({ type: 'rawTextWanted' });
+      renderRaw(panels.raw, undefined, view.drawn?.plan ?? shown.plan, true);
       return;
     }
-    renderRaw(panels.raw, shown.comparison ? undefined : shown.rawText, drawn?.plan ?? shown.plan);
+    renderRaw(panels.raw, shown.comparison ? undefined : shown.rawText, view.drawn?.plan ?? shown.plan);
     panels.raw.dataset.filled = '1';
   }
 }
 
 tabs.addEventListener('keydown', (ev) => {
-  const order: Tab[] = ['findings', 'node', 'raw', 'plan'];
-  const i = order.indexOf(activeTab);
   let next: Tab | undefined;
-  if (ev.key === 'ArrowRight') next = order[(i + 1) % order.length];
-  else if (ev.key === 'ArrowLeft') next = order[(i + order.length - 1) % order.length];
+  if (ev.key === 'ArrowRight') next = store.nextTab(1);
+  else if (ev.key === 'ArrowLeft') next = store.nextTab(-1);
   if (next) {
     ev.preventDefault();
     selectTab(next);
@@ -281,7 +252,7 @@ function applyTheme(kind: ThemeKind): void {
   document.body.dataset.vscodeThemeKind = classes[kind];
   // Card sizes depend on the font, which a theme can change: redraw.
   if (compareView.active) compareView.redraw();
-  else if (drawn) drawTree(drawn.plan, drawn.findings, false);
+  else if (view.drawn) drawTree(view.drawn.plan, view.drawn.findings, false);
 }
 
 // ---- drawing -------------------------------------------------------------------------------------
@@ -295,7 +266,7 @@ function fillHeatOptions(plan: Plan): HeatMetric {
     o.value = h;
     heatSelect.appendChild(o);
   }
-  const wanted = state.heat as HeatMetric | undefined;
+  const wanted = view.prefs.heat as HeatMetric | undefined;
   const metric = wanted && options.includes(wanted) ? wanted : defaultHeat(plan);
   heatSelect.value = metric;
   return metric;
@@ -314,7 +285,7 @@ heatSelect.addEventListener('change', () => {
   tree.setHeat(m);
   compareView.setHeat(m);
   renderLegend(m);
-  saveState({ heat: m });
+  store.savePrefs({ heat: m });
 });
 
 function summaryOf(plan: Plan): string {
@@ -339,13 +310,15 @@ function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void 
   renderLegend(metric);
   summaryEl.textContent = summaryOf(plan);
   summaryEl.title = summaryEl.textContent;
-  if (resetSelection || !selected || !tree.node(selected.id)) selected = plan.root;
-  else selected = tree.node(selected.id);
+  const kept = resetSelection || !view.selected ? undefined : tree.node(view.selected.id);
+  const selected = kept ?? plan.root;
+  store.select(selected);
   renderDetails(panels.node, selected, plan, findings, actions);
   runSearch();
 }
 
 function renderSide(): void {
+  const { shown, drawn } = view;
   if (!shown || !drawn) return;
   if (compareView.active) renderCompareFindings(panels.findings, compareView, compareLinks);
   else renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
@@ -358,34 +331,23 @@ function renderSide(): void {
     cmp ? { before: cmp.before.plan, after: cmp.after.plan, beforeLabel: cmp.before.label, afterLabel: cmp.after.label } : undefined,
   );
   delete panels.raw.dataset.filled;
-  if (activeTab === 'raw') selectTab('raw');
+  if (view.activeTab === 'raw') selectTab('raw');
   const changedFindings = compareView.comparison ? compareView.comparison.findings.appeared.length + compareView.comparison.findings.disappeared.length : undefined;
   const findingCount = changedFindings ?? shown.findings.length;
   tabButtons.findings.textContent = findingCount > 0 ? `Findings ${findingCount}` : 'Findings';
 }
 
 function showRejected(position: number | undefined): void {
-  if (!shown) return;
+  if (!view.shown) return;
   // Rejected plans are drawn alone: leave the side-by-side view for the after plan first.
   const cmpMsg = compareView.message;
   if (cmpMsg) showComparison(cmpMsg, 'after');
-  const base = shown.plan;
-  if (position === undefined) {
-    drawn = { plan: base, findings: shown.findings };
+  const drawn = store.drawRejected(position);
+  if (!drawn) return;
+  if (drawn.rejected === undefined) {
     rejectedBar.hidden = true;
   } else {
-    const r = base.rejectedPlans[position];
-    if (!r) return;
-    const nodes: PlanNode[] = [];
-    const stack = [r.root];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      nodes.push(n);
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-    }
-    nodes.sort((a, b) => a.id - b.id);
-    const plan: Plan = { ...base, root: r.root, nodes, rejectedPlans: base.rejectedPlans, maxima: r.maxima ?? emptyMaxima(), totals: {} };
-    drawn = { plan, findings: [], rejected: position };
+    const r = view.shown.plan.rejectedPlans[drawn.rejected]!;
     clear(rejectedBar);
     append(
       rejectedBar,
@@ -399,19 +361,16 @@ function showRejected(position: number | undefined): void {
 }
 
 function showPlan(m: ShowPlanMessage): void {
-  shown = { title: m.title, plan: m.plan, findings: m.findings, suggestions: m.suggestions ?? [] };
-  if (m.rawText !== undefined) shown.rawText = m.rawText;
-  else if (m.hasRawText) shown.hasRawText = true;
+  store.showPlan(m);
   titleEl.textContent = m.title;
   titleEl.title = m.title;
   document.title = m.title;
   compareView.hide();
   compareBar.hidden = true;
   rejectedBar.hidden = true;
-  drawn = { plan: m.plan, findings: m.findings };
   drawTree(m.plan, m.findings);
   renderSide();
-  selectTab(activeTab);
+  selectTab(view.activeTab);
 }
 
 /**
@@ -429,8 +388,7 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
     }
   }
   if (side !== 'both') compareView.hide();
-  const pick = m[side === 'before' ? 'before' : 'after'];
-  shown = { title: m.title, plan: pick.plan, findings: pick.findings, suggestions: [], comparison: { before: m.before, after: m.after, side } };
+  const pick = store.showComparison(m, side);
   titleEl.textContent = m.title;
   titleEl.title = m.title;
   document.title = m.title;
@@ -448,21 +406,20 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
   }
   compareBar.hidden = false;
   rejectedBar.hidden = true;
-  drawn = { plan: pick.plan, findings: pick.findings };
   if (side === 'both') {
     emptyNote.hidden = true;
     renderLegend(heatSelect.value as HeatMetric);
     const engine = m.after.plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
     summaryEl.textContent = `${engine} · before ${formatCount(m.before.plan.nodes.length)} nodes · after ${formatCount(m.after.plan.nodes.length)} nodes`;
     summaryEl.title = summaryEl.textContent;
-    selected = m.after.plan.root;
+    store.select(m.after.plan.root);
     renderCompareNodePanel('after', m.after.plan.root);
     runSearch();
   } else {
     drawTree(pick.plan, pick.findings);
   }
   renderSide();
-  selectTab(activeTab);
+  selectTab(view.activeTab);
 }
 
 /** Fills the heat menu for a plan and returns the metric to draw with. */
@@ -471,15 +428,8 @@ function heatFor(plan: Plan): HeatMetric {
 }
 
 function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string, verdict?: SuggestionView['verdict']): void {
-  if (!shown) return;
-  const s = shown.suggestions.find((x) => x.id === id);
-  if (!s) return;
-  if (status !== undefined) s.status = status;
-  if (detail !== undefined) s.statusDetail = detail;
-  else delete s.statusDetail;
-  // Building the index does not measure again: the verdict that justified it stays.
-  if (verdict !== undefined) s.verdict = verdict;
-  else if (status !== 'creating' && status !== 'created') delete s.verdict;
+  if (!store.setSuggestionStatus(id, status, detail, verdict) || !view.shown) return;
+  const shown = view.shown;
   // Redrawing the list would reset its scroll: keep it, and keep the suggestion that changed in view.
   const top = panels.findings.scrollTop;
   renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
@@ -494,8 +444,8 @@ function searchText(n: PlanNode): string {
   return [n.kind, n.label, d.relationName, d.indexName, d.alias, d.cteName, d.subplanName, d.shardName, d.schema].filter(Boolean).join(' ').toLowerCase();
 }
 
-function hitsIn(root: PlanNode, q: string, side?: Side): { id: number; side?: Side }[] {
-  const out: { id: number; side?: Side }[] = [];
+function hitsIn(root: PlanNode, q: string, side?: Side): SearchHit[] {
+  const out: SearchHit[] = [];
   const stack = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
@@ -507,29 +457,28 @@ function hitsIn(root: PlanNode, q: string, side?: Side): { id: number; side?: Si
 
 function runSearch(): void {
   const q = searchInput.value.trim().toLowerCase();
-  searchHits = [];
-  searchPos = -1;
+  let hits: SearchHit[] = [];
   if (compareView.active) {
     for (const side of ['before', 'after'] as const) {
       const plan = compareView.plan(side);
-      const hits = q && plan ? hitsIn(plan.root, q, side) : [];
-      compareView.setMatches(side, hits.map((h) => h.id));
-      searchHits.push(...hits);
+      const sideHits = q && plan ? hitsIn(plan.root, q, side) : [];
+      compareView.setMatches(side, sideHits.map((h) => h.id));
+      hits.push(...sideHits);
     }
   } else {
-    if (q && drawn) searchHits = hitsIn(drawn.plan.root, q);
-    tree.setMatches(searchHits.map((h) => h.id));
+    if (q && view.drawn) hits = hitsIn(view.drawn.plan.root, q);
+    tree.setMatches(hits.map((h) => h.id));
   }
-  searchCount.textContent = q ? (searchHits.length === 0 ? 'no match' : `${searchHits.length} found`) : '';
+  store.setSearchHits(hits);
+  searchCount.textContent = q ? (hits.length === 0 ? 'no match' : `${hits.length} found`) : '';
 }
 
 function gotoHit(step: 1 | -1): void {
-  if (searchHits.length === 0) return;
-  searchPos = (searchPos + step + searchHits.length) % searchHits.length;
-  const hit = searchHits[searchPos]!;
+  const hit = store.stepSearch(step);
+  if (!hit) return;
   if (hit.side) compareView.focus(hit.side, hit.id, { highlight: true, focus: false });
   else tree.focusNode(hit.id, { highlight: true, focus: false });
-  searchCount.textContent = `${searchPos + 1} of ${searchHits.length}`;
+  searchCount.textContent = `${view.searchPos + 1} of ${view.searchHits.length}`;
 }
 
 let searchTimer: number | undefined;
@@ -551,9 +500,9 @@ searchInput.addEventListener('keydown', (ev) => {
     if (searchInput.value === '') activeTree().focusActive();
     searchInput.value = '';
     runSearch();
-  } else if (ev.key === 'ArrowDown' && searchPos >= 0) {
+  } else if (ev.key === 'ArrowDown' && view.searchPos >= 0) {
     ev.preventDefault();
-    const hit = searchHits[searchPos];
+    const hit = view.searchHits[view.searchPos];
     (hit?.side ? (compareView.tree(hit.side) ?? tree) : tree).focusActive();
   }
 });
@@ -576,6 +525,7 @@ function activeTree(): TreeView {
 }
 
 async function runExport(kind: 'svg' | 'png' | 'json'): Promise<void> {
+  const { shown, drawn } = view;
   if (!shown || !drawn) {
     showNotice('There is no plan to export yet.');
     return;
@@ -610,8 +560,6 @@ function reportError(what: string, err: unknown): void {
   host.post({ type: 'reportError', message: what, detail });
 }
 
-const VIEW_MESSAGE_TYPES = new Set(['ready', 'rawTextWanted', 'copyText', 'verifySuggestion', 'createIndex', 'openNode', 'reportError', 'saveFile']);
-
 function handle(m: HostToViewMessage): void {
   switch (m.type) {
     case 'showPlan':
@@ -621,10 +569,9 @@ function handle(m: HostToViewMessage): void {
       showComparison(m);
       break;
     case 'rawText':
-      if (shown && !shown.comparison) {
-        shown.rawText = m.text;
+      if (store.setRawText(m.text)) {
         delete panels.raw.dataset.filled;
-        if (activeTab === 'raw') selectTab('raw');
+        if (view.activeTab === 'raw') selectTab('raw');
       }
       break;
     case 'setTheme':
@@ -636,7 +583,7 @@ function handle(m: HostToViewMessage): void {
         if (!compareView.focus('after', m.nodeId)) showNotice(`The plan has no node ${m.nodeId}.`);
         break;
       }
-      if (drawn?.rejected !== undefined) showRejected(undefined);
+      if (view.drawn?.rejected !== undefined) showRejected(undefined);
       if (!tree.focusNode(m.nodeId, { highlight: true })) showNotice(`The plan has no node ${m.nodeId}.`);
       break;
     case 'suggestionStatus':
@@ -649,7 +596,7 @@ window.addEventListener('message', (ev: MessageEvent) => {
   try {
     const data: unknown = ev.data;
     // Standalone, a parent page may echo our own messages back; they are not for us.
-    if (data && typeof data === 'object' && VIEW_MESSAGE_TYPES.has((data as { type?: unknown }).type as string)) return;
+    if (data && typeof data === 'object' && isViewMessageType((data as { type?: unknown }).type)) return;
     const parsed = parseHostMessage(data);
     if (!parsed.ok) {
       showNotice(`Ignored a malformed message: ${parsed.reason}.`);

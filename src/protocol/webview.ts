@@ -4,6 +4,7 @@
 // alone: the view validates every inbound message with `parseHostMessage` and the host should run
 // `parseViewMessage` on what the view sends back.
 
+import * as v from 'valibot';
 import type { Engine, Finding, Plan, PlanNode, Severity } from '../core/model';
 
 /** Bumped when a message changes shape; the view reports it in `ready` so a host can refuse a stale view. */
@@ -256,6 +257,9 @@ export type ViewToHostMessage =
   | SaveFileMessage;
 
 // ---- guards --------------------------------------------------------------------------------------
+// Each message's shape is a valibot schema; what a schema cannot say (unique ids, preorder numbering,
+// a finding's node inside the plan, a bounded tree walked without recursion) is checked after it. The
+// schemas only judge: a valid message is returned as it arrived, so a plan's tree keeps its identity.
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; reason: string };
 
@@ -272,96 +276,91 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function record(v: unknown, path: string): Record<string, unknown> {
-  if (!isRecord(v)) fail(path, 'is not an object');
-  return v;
+/** Runs a schema; the first problem becomes "path what", with the path written as in TypeScript. */
+function check(schema: v.GenericSchema, value: unknown, path: string): void {
+  const r = v.safeParse(schema, value, { abortEarly: true });
+  if (r.success) return;
+  const issue = r.issues[0];
+  const where = (issue.path ?? []).map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('');
+  fail(path + where, issue.message);
 }
 
-function str(v: unknown, path: string): string {
-  if (typeof v !== 'string') fail(path, 'is not a string');
-  return v;
-}
+const str = v.string('is not a string');
+const optStr = v.optional(str);
+const num = v.number('is not a number');
+const int = v.pipe(v.number('is not an integer'), v.integer('is not an integer'));
+const bool = v.boolean('is not a boolean');
+const list = <T extends v.GenericSchema>(item: T) => v.array(item, 'is not a list');
+const strList = list(str);
+/** valibot takes arrays for objects; the messages never carry an array where an object belongs. */
+const plainObject = v.custom<Record<string, unknown>>(isRecord, 'is not an object');
+/** A missing field is reported as its own schema would report `undefined` ("title is not a string"). */
+const missing = (entries: v.ObjectEntries) => (issue: v.BaseIssue<unknown>): string => {
+  const key = issue.path?.at(-1)?.key;
+  const entry = typeof key === 'string' ? entries[key] : undefined;
+  const r = entry ? v.safeParse(entry, undefined, { abortEarly: true }) : undefined;
+  return r && !r.success ? r.issues[0].message : 'is not an object';
+};
+const obj = <T extends v.ObjectEntries>(entries: T) => v.pipe(plainObject, v.looseObject(entries, missing(entries)));
+const withRest = <T extends v.ObjectEntries, R extends v.GenericSchema>(entries: T, rest: R) =>
+  v.pipe(plainObject, v.objectWithRest(entries, rest, missing(entries)));
+const recordOf = <T extends v.GenericSchema>(value: T) => v.pipe(plainObject, v.record(v.string(), value));
+const numRecord = recordOf(num);
+const opt = <T extends v.GenericSchema>(s: T) => v.optional(s);
 
-function optStr(v: unknown, path: string): void {
-  if (v !== undefined) str(v, path);
-}
+const ENGINES: readonly Engine[] = ['mongodb', 'postgres'];
+const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low', 'info'];
+const THEMES: readonly ThemeKind[] = ['light', 'dark', 'high-contrast', 'high-contrast-light'];
+const STATUSES: readonly SuggestionStatus[] = ['unverified', 'verifying', 'verified', 'rejected', 'failed', 'creating', 'created'];
+const status = v.picklist(STATUSES, 'is not a known status');
 
-function num(v: unknown, path: string): number {
-  if (typeof v !== 'number' || Number.isNaN(v)) fail(path, 'is not a number');
-  return v;
-}
+const sortFigures = { buffers: opt(numRecord), sortMethod: optStr, sortSpaceType: optStr };
+const METRICS = withRest({
+  neverExecuted: opt(bool), isEOF: opt(bool), usedDisk: opt(bool), estimateDirection: optStr, ...sortFigures,
+  workers: opt(list(withRest(sortFigures, opt(num)))),
+}, opt(num));
 
-function int(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) fail(path, 'is not an integer');
-  return v;
-}
+const keyOrder = recordOf(v.union([v.number(), v.string()], 'is not a number or a string'));
+const DETAILS = obj({
+  indexName: optStr, direction: optStr, relationName: optStr, schema: optStr, alias: optStr, joinType: optStr, strategy: optStr,
+  operation: optStr, parentRelationship: optStr, subplanName: optStr, cteName: optStr, shardName: optStr,
+  sortKey: opt(strList), groupKey: opt(strList), presortedKey: opt(strList), output: opt(strList),
+  isMultiKey: opt(bool), parallelAware: opt(bool), keyPattern: opt(keyOrder), sortPattern: opt(keyOrder),
+  indexBounds: opt(recordOf(strList)), multiKeyPaths: opt(recordOf(strList)), conditions: opt(recordOf(str)),
+});
 
-function strArray(v: unknown, path: string): void {
-  if (!Array.isArray(v)) fail(path, 'is not a list');
-  v.forEach((s, i) => str(s, `${path}[${i}]`));
-}
+/** One node without its subtree: the walk below visits children itself, so depth costs no stack. */
+const NODE = obj({ id: int, kind: str, label: str, role: optStr, metrics: METRICS, details: DETAILS, raw: plainObject, children: list(v.unknown()) });
 
-const BOOLEAN_METRICS = new Set(['neverExecuted', 'isEOF', 'usedDisk']);
-const STRING_METRICS = new Set(['estimateDirection', 'sortMethod', 'sortSpaceType']);
-const STRING_DETAILS = new Set([
-  'indexName', 'direction', 'relationName', 'schema', 'alias', 'joinType', 'strategy', 'operation',
-  'parentRelationship', 'subplanName', 'cteName', 'shardName',
-]);
-const STRING_LIST_DETAILS = new Set(['sortKey', 'groupKey', 'presortedKey', 'output']);
+const MAXIMA_KEYS = ['exclusiveTimeMs', 'rowsReturned', 'keysExamined', 'docsExamined', 'sharedBlocks', 'estimateFactor', 'wastedReads'] as const;
+const PLAN = obj({
+  engine: v.picklist(ENGINES, 'is neither mongodb nor postgres'),
+  format: str,
+  serverVersion: optStr,
+  rejectedPlans: list(obj({ index: int, shardName: optStr, trial: opt(numRecord), maxima: opt(numRecord) })),
+  totals: withRest({ buffers: opt(numRecord) }, opt(num)),
+  maxima: withRest(Object.fromEntries(MAXIMA_KEYS.map((k) => [k, num])), num),
+  mongo: opt(plainObject),
+  postgres: opt(plainObject),
+  warnings: strList,
+});
 
-function numberRecord(v: unknown, path: string): void {
-  const r = record(v, path);
-  for (const [k, x] of Object.entries(r)) num(x, `${path}.${k}`);
-}
+const FINDINGS = list(obj({
+  code: str, severity: v.picklist(SEVERITIES, 'is not high, medium, low or info'), good: opt(bool), nodeId: opt(int),
+  title: str, message: str, numbers: numRecord,
+}));
 
-function metrics(v: unknown, path: string): void {
-  const m = record(v, path);
-  for (const [k, x] of Object.entries(m)) {
-    if (x === undefined) continue;
-    const p = `${path}.${k}`;
-    if (BOOLEAN_METRICS.has(k)) {
-      if (typeof x !== 'boolean') fail(p, 'is not a boolean');
-    } else if (STRING_METRICS.has(k)) {
-      str(x, p);
-    } else if (k === 'buffers') {
-      numberRecord(x, p);
-    } else if (k === 'workers') {
-      if (!Array.isArray(x)) fail(p, 'is not a list');
-      x.forEach((w, i) => {
-        const wr = record(w, `${p}[${i}]`);
-        for (const [wk, wx] of Object.entries(wr)) {
-          if (wx === undefined) continue;
-          if (wk === 'buffers') numberRecord(wx, `${p}[${i}].buffers`);
-          else if (wk === 'sortMethod' || wk === 'sortSpaceType') str(wx, `${p}[${i}].${wk}`);
-          else num(wx, `${p}[${i}].${wk}`);
-        }
-      });
-    } else {
-      num(x, p);
-    }
-  }
-}
+const VERDICT = obj({
+  method: str, how: str, beforeLabel: str, afterLabel: str, unit: optStr, planBefore: optStr, planAfter: optStr,
+  before: opt(num), after: opt(num), sampleSize: opt(num), collectionSize: opt(num),
+  figuresBefore: opt(numRecord), figuresAfter: opt(numRecord), usedByPlanner: opt(bool),
+});
 
-function details(v: unknown, path: string): void {
-  const d = record(v, path);
-  for (const [k, x] of Object.entries(d)) {
-    if (x === undefined) continue;
-    const p = `${path}.${k}`;
-    if (STRING_DETAILS.has(k)) str(x, p);
-    else if (STRING_LIST_DETAILS.has(k)) strArray(x, p);
-    else if (k === 'isMultiKey' || k === 'parallelAware') {
-      if (typeof x !== 'boolean') fail(p, 'is not a boolean');
-    } else if (k === 'keyPattern' || k === 'sortPattern') {
-      for (const [kk, kv] of Object.entries(record(x, p))) {
-        if (typeof kv !== 'number' && typeof kv !== 'string') fail(`${p}.${kk}`, 'is not a number or a string');
-      }
-    } else if (k === 'indexBounds' || k === 'multiKeyPaths') {
-      for (const [kk, kv] of Object.entries(record(x, p))) strArray(kv, `${p}.${kk}`);
-    } else if (k === 'conditions') {
-      for (const [kk, kv] of Object.entries(record(x, p))) str(kv, `${p}.${kk}`);
-    }
-  }
-}
+const SUGGESTIONS = list(obj({
+  id: str, title: str, detail: optStr, ddl: optStr, statusDetail: optStr, nodeIds: opt(list(int)), verifiable: opt(bool),
+  status: opt(status), rule: optStr, expectedPlan: optStr, tradeOff: optStr, keep: optStr, conditions: opt(strList),
+  replaces: opt(strList), rewrites: opt(list(obj({ rule: str, description: str, text: str, caveat: optStr }))), verdict: opt(VERDICT),
+}));
 
 /** Checks one tree: shapes, unique ids, no cycles, bounded size. Returns the number of nodes. */
 function tree(root: unknown, path: string, budget: { left: number }): number {
@@ -370,37 +369,23 @@ function tree(root: unknown, path: string, budget: { left: number }): number {
   const stack: { v: unknown; p: string }[] = [{ v: root, p: path }];
   let count = 0;
   while (stack.length > 0) {
-    const { v, p } = stack.pop()!;
-    const n = record(v, p);
-    if (seenObjects.has(n)) fail(p, 'appears twice in the tree');
-    seenObjects.add(n);
+    const { v: n, p } = stack.pop()!;
+    check(NODE, n, p);
+    const node = n as PlanNode;
+    if (seenObjects.has(node)) fail(p, 'appears twice in the tree');
+    seenObjects.add(node);
     if (--budget.left < 0) fail(path, `has more than ${MAX_NODES} nodes`);
     count++;
-    const id = int(n.id, `${p}.id`);
-    if (ids.has(id)) fail(`${p}.id`, `repeats id ${id}`);
-    ids.add(id);
-    str(n.kind, `${p}.kind`);
-    str(n.label, `${p}.label`);
-    optStr(n.role, `${p}.role`);
-    metrics(n.metrics, `${p}.metrics`);
-    details(n.details, `${p}.details`);
-    record(n.raw, `${p}.raw`);
-    if (!Array.isArray(n.children)) fail(`${p}.children`, 'is not a list');
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push({ v: n.children[i], p: `${p}.children[${i}]` });
+    if (ids.has(node.id)) fail(`${p}.id`, `repeats id ${node.id}`);
+    ids.add(node.id);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ v: node.children[i], p: `${p}.children[${i}]` });
   }
   return count;
 }
 
-const ENGINES: readonly Engine[] = ['mongodb', 'postgres'];
-const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low', 'info'];
-const THEMES: readonly ThemeKind[] = ['light', 'dark', 'high-contrast', 'high-contrast-light'];
-const STATUSES: readonly SuggestionStatus[] = ['unverified', 'verifying', 'verified', 'rejected', 'failed', 'creating', 'created'];
-
-function plan(v: unknown, path: string): Plan {
-  const p = record(v, path);
-  if (!ENGINES.includes(p.engine as Engine)) fail(`${path}.engine`, 'is neither mongodb nor postgres');
-  str(p.format, `${path}.format`);
-  optStr(p.serverVersion, `${path}.serverVersion`);
+function plan(value: unknown, path: string): Plan {
+  check(PLAN, value, path);
+  const p = value as Record<string, unknown> & Pick<Plan, 'rejectedPlans'>;
   const budget = { left: MAX_NODES };
   const count = tree(p.root, `${path}.root`, budget);
   const order = preorder(p.root as PlanNode);
@@ -417,115 +402,87 @@ function plan(v: unknown, path: string): Plan {
       if (!isRecord(n) || n.id !== i) fail(`${path}.nodes[${i}]`, 'does not have id ' + i);
     });
   }
-  if (!Array.isArray(p.rejectedPlans)) fail(`${path}.rejectedPlans`, 'is not a list');
-  p.rejectedPlans.forEach((r, i) => {
-    const rp = record(r, `${path}.rejectedPlans[${i}]`);
-    int(rp.index, `${path}.rejectedPlans[${i}].index`);
-    optStr(rp.shardName, `${path}.rejectedPlans[${i}].shardName`);
-    tree(rp.root, `${path}.rejectedPlans[${i}].root`, budget);
-    if (rp.trial !== undefined) numberRecord(rp.trial, `${path}.rejectedPlans[${i}].trial`);
-    if (rp.maxima !== undefined) numberRecord(rp.maxima, `${path}.rejectedPlans[${i}].maxima`);
-  });
-  const totals = record(p.totals, `${path}.totals`);
-  for (const [k, x] of Object.entries(totals)) {
-    if (x === undefined) continue;
-    if (k === 'buffers') numberRecord(x, `${path}.totals.buffers`);
-    else num(x, `${path}.totals.${k}`);
-  }
-  numberRecord(p.maxima, `${path}.maxima`);
-  for (const k of ['exclusiveTimeMs', 'rowsReturned', 'keysExamined', 'docsExamined', 'sharedBlocks', 'estimateFactor', 'wastedReads']) {
-    num((p.maxima as Record<string, unknown>)[k], `${path}.maxima.${k}`);
-  }
-  if (p.mongo !== undefined) record(p.mongo, `${path}.mongo`);
-  if (p.postgres !== undefined) record(p.postgres, `${path}.postgres`);
-  strArray(p.warnings, `${path}.warnings`);
-  return p as unknown as Plan;
+  p.rejectedPlans.forEach((r, i) => tree(r.root, `${path}.rejectedPlans[${i}].root`, budget));
+  return value as Plan;
 }
 
-function findings(v: unknown, path: string, nodeCount: number): Finding[] {
-  if (!Array.isArray(v)) fail(path, 'is not a list');
-  v.forEach((f, i) => {
-    const p = `${path}[${i}]`;
-    const r = record(f, p);
-    str(r.code, `${p}.code`);
-    if (!SEVERITIES.includes(r.severity as Severity)) fail(`${p}.severity`, 'is not high, medium, low or info');
-    if (r.good !== undefined && typeof r.good !== 'boolean') fail(`${p}.good`, 'is not a boolean');
-    if (r.nodeId !== undefined) {
-      const id = int(r.nodeId, `${p}.nodeId`);
-      if (id < 0 || id >= nodeCount) fail(`${p}.nodeId`, `points at no node (${id})`);
-    }
-    str(r.title, `${p}.title`);
-    str(r.message, `${p}.message`);
-    numberRecord(r.numbers, `${p}.numbers`);
+function findings(value: unknown, path: string, nodeCount: number): Finding[] {
+  check(FINDINGS, value, path);
+  const list = value as Finding[];
+  list.forEach((f, i) => {
+    if (f.nodeId !== undefined && (f.nodeId < 0 || f.nodeId >= nodeCount)) fail(`${path}[${i}].nodeId`, `points at no node (${f.nodeId})`);
   });
-  return v as Finding[];
+  return list;
 }
 
-function suggestions(v: unknown, path: string): void {
-  if (!Array.isArray(v)) fail(path, 'is not a list');
+function suggestions(value: unknown, path: string): void {
+  check(SUGGESTIONS, value, path);
   const ids = new Set<string>();
-  v.forEach((s, i) => {
-    const p = `${path}[${i}]`;
-    const r = record(s, p);
-    const id = str(r.id, `${p}.id`);
-    if (ids.has(id)) fail(`${p}.id`, `repeats id ${id}`);
-    ids.add(id);
-    str(r.title, `${p}.title`);
-    optStr(r.detail, `${p}.detail`);
-    optStr(r.ddl, `${p}.ddl`);
-    optStr(r.statusDetail, `${p}.statusDetail`);
-    if (r.nodeIds !== undefined) {
-      if (!Array.isArray(r.nodeIds)) fail(`${p}.nodeIds`, 'is not a list');
-      r.nodeIds.forEach((n, j) => int(n, `${p}.nodeIds[${j}]`));
-    }
-    if (r.verifiable !== undefined && typeof r.verifiable !== 'boolean') fail(`${p}.verifiable`, 'is not a boolean');
-    if (r.status !== undefined && !STATUSES.includes(r.status as SuggestionStatus)) fail(`${p}.status`, 'is not a known status');
-    optStr(r.rule, `${p}.rule`);
-    optStr(r.expectedPlan, `${p}.expectedPlan`);
-    optStr(r.tradeOff, `${p}.tradeOff`);
-    optStr(r.keep, `${p}.keep`);
-    if (r.conditions !== undefined) strArray(r.conditions, `${p}.conditions`);
-    if (r.replaces !== undefined) strArray(r.replaces, `${p}.replaces`);
-    if (r.rewrites !== undefined) {
-      if (!Array.isArray(r.rewrites)) fail(`${p}.rewrites`, 'is not a list');
-      r.rewrites.forEach((w, j) => {
-        const q = `${p}.rewrites[${j}]`;
-        const rw = record(w, q);
-        str(rw.rule, `${q}.rule`);
-        str(rw.description, `${q}.description`);
-        str(rw.text, `${q}.text`);
-        optStr(rw.caveat, `${q}.caveat`);
-      });
-    }
-    if (r.verdict !== undefined) verdict(r.verdict, `${p}.verdict`);
+  (value as SuggestionView[]).forEach((s, i) => {
+    if (ids.has(s.id)) fail(`${path}[${i}].id`, `repeats id ${s.id}`);
+    ids.add(s.id);
   });
 }
 
-function verdict(v: unknown, path: string): void {
-  const r = record(v, path);
-  str(r.method, `${path}.method`);
-  str(r.how, `${path}.how`);
-  str(r.beforeLabel, `${path}.beforeLabel`);
-  str(r.afterLabel, `${path}.afterLabel`);
-  optStr(r.unit, `${path}.unit`);
-  optStr(r.planBefore, `${path}.planBefore`);
-  optStr(r.planAfter, `${path}.planAfter`);
-  for (const k of ['before', 'after', 'sampleSize', 'collectionSize']) if (r[k] !== undefined) num(r[k], `${path}.${k}`);
-  if (r.figuresBefore !== undefined) numberRecord(r.figuresBefore, `${path}.figuresBefore`);
-  if (r.figuresAfter !== undefined) numberRecord(r.figuresAfter, `${path}.figuresAfter`);
-  if (r.usedByPlanner !== undefined && typeof r.usedByPlanner !== 'boolean') fail(`${path}.usedByPlanner`, 'is not a boolean');
+function planWithFindings(value: unknown, path: string): void {
+  const pl = plan((value as { plan: unknown }).plan, `${path}.plan`);
+  findings((value as { findings: unknown }).findings, `${path}.findings`, pl.nodes.length);
 }
 
-function planWithFindings(v: unknown, path: string): void {
-  const r = record(v, path);
-  str(r.label, `${path}.label`);
-  const pl = plan(r.plan, `${path}.plan`);
-  findings(r.findings, `${path}.findings`, pl.nodes.length);
+const SIDE = obj({ label: str, plan: v.unknown(), findings: v.unknown() });
+
+/**
+ * Host-to-view messages: the schema of each, and what is checked after it (plans and findings hold
+ * trees and cross-references a schema does not walk).
+ */
+const HOST_MESSAGES: { [K in HostToViewMessage['type']]: { schema: v.GenericSchema; then?: (m: Record<string, unknown>) => void } } = {
+  showPlan: {
+    schema: obj({ title: str, plan: v.unknown(), findings: v.unknown(), rawText: optStr, hasRawText: opt(bool), suggestions: opt(SUGGESTIONS) }),
+    then: (m) => {
+      const pl = plan(m.plan, 'showPlan.plan');
+      findings(m.findings, 'showPlan.findings', pl.nodes.length);
+      if (m.suggestions !== undefined) suggestions(m.suggestions, 'showPlan.suggestions');
+    },
+  },
+  showComparison: {
+    schema: obj({ title: str, before: SIDE, after: SIDE }),
+    then: (m) => {
+      planWithFindings(m.before, 'showComparison.before');
+      planWithFindings(m.after, 'showComparison.after');
+    },
+  },
+  rawText: { schema: obj({ text: str }) },
+  setTheme: { schema: obj({ kind: v.picklist(THEMES, 'is not a known theme kind') }) },
+  focusNode: { schema: obj({ nodeId: int }) },
+  suggestionStatus: { schema: obj({ id: str, status, detail: optStr, verdict: opt(VERDICT) }) },
+};
+
+const plainFileName = v.pipe(str, v.check((name) => name.length > 0 && name.length <= 200 && !/[\\/]|^\.\.?$/.test(name), 'is not a plain file name'));
+
+const VIEW_MESSAGES: { [K in ViewToHostMessage['type']]: v.GenericSchema } = {
+  ready: obj({ protocolVersion: int }),
+  rawTextWanted: obj({}),
+  copyText: obj({ text: str, what: optStr }),
+  verifySuggestion: obj({ id: str }),
+  createIndex: obj({ id: str }),
+  openNode: obj({ nodeId: int, kind: str, label: str }),
+  reportError: obj({ message: str, detail: optStr }),
+  saveFile: obj({
+    fileName: plainFileName,
+    mimeType: v.picklist(['image/svg+xml', 'image/png', 'application/json'], 'is not an export type'),
+    encoding: v.picklist(['utf8', 'base64'], 'is neither utf8 nor base64'),
+    content: str,
+  }),
+};
+
+/** Whether a value carries the type of a message the view sends (a standalone page may echo them back). */
+export function isViewMessageType(type: unknown): boolean {
+  return typeof type === 'string' && Object.hasOwn(VIEW_MESSAGES, type);
 }
 
-function guard<T>(check: () => T): Parsed<T> {
+function guard<T>(run: () => T): Parsed<T> {
   try {
-    return { ok: true, message: check() };
+    return { ok: true, message: run() };
   } catch (err) {
     if (err instanceof Invalid) return { ok: false, reason: err.message };
     if (err instanceof RangeError) return { ok: false, reason: 'the message is nested too deeply' };
@@ -533,86 +490,30 @@ function guard<T>(check: () => T): Parsed<T> {
   }
 }
 
+function messageType(m: Record<string, unknown>, known: object, knower: string): string {
+  if (typeof m.type === 'string' && Object.hasOwn(known, m.type)) return m.type;
+  return fail('message.type', typeof m.type === 'string' ? `"${m.type.slice(0, 40)}" is not a message the ${knower} knows` : 'is missing');
+}
+
 /** Validates a message the view received; never throws on bad data, only on bugs. */
 export function parseHostMessage(data: unknown): Parsed<HostToViewMessage> {
   return guard(() => {
-    const m = record(data, 'message');
-    switch (m.type) {
-      case 'showPlan': {
-        str(m.title, 'showPlan.title');
-        const pl = plan(m.plan, 'showPlan.plan');
-        findings(m.findings, 'showPlan.findings', pl.nodes.length);
-        optStr(m.rawText, 'showPlan.rawText');
-        if (m.hasRawText !== undefined && typeof m.hasRawText !== 'boolean') fail('showPlan.hasRawText', 'is not a boolean');
-        if (m.suggestions !== undefined) suggestions(m.suggestions, 'showPlan.suggestions');
-        return m as unknown as ShowPlanMessage;
-      }
-      case 'showComparison':
-        str(m.title, 'showComparison.title');
-        planWithFindings(m.before, 'showComparison.before');
-        planWithFindings(m.after, 'showComparison.after');
-        return m as unknown as ShowComparisonMessage;
-      case 'rawText':
-        str(m.text, 'rawText.text');
-        return m as unknown as RawTextMessage;
-      case 'setTheme':
-        if (!THEMES.includes(m.kind as ThemeKind)) fail('setTheme.kind', 'is not a known theme kind');
-        return m as unknown as SetThemeMessage;
-      case 'focusNode':
-        int(m.nodeId, 'focusNode.nodeId');
-        return m as unknown as FocusNodeMessage;
-      case 'suggestionStatus':
-        str(m.id, 'suggestionStatus.id');
-        if (!STATUSES.includes(m.status as SuggestionStatus)) fail('suggestionStatus.status', 'is not a known status');
-        optStr(m.detail, 'suggestionStatus.detail');
-        if (m.verdict !== undefined) verdict(m.verdict, 'suggestionStatus.verdict');
-        return m as unknown as SuggestionStatusMessage;
-      default:
-        return fail('message.type', typeof m.type === 'string' ? `"${m.type.slice(0, 40)}" is not a message the view knows` : 'is missing');
-    }
+    check(plainObject, data, 'message');
+    const m = data as Record<string, unknown>;
+    const rule = HOST_MESSAGES[messageType(m, HOST_MESSAGES, 'view') as HostToViewMessage['type']];
+    check(rule.schema, m, m.type as string);
+    rule.then?.(m);
+    return m as unknown as HostToViewMessage;
   });
 }
 
 /** Validates a message the host received from the view; never throws on bad data. */
 export function parseViewMessage(data: unknown): Parsed<ViewToHostMessage> {
   return guard(() => {
-    const m = record(data, 'message');
-    switch (m.type) {
-      case 'ready':
-        int(m.protocolVersion, 'ready.protocolVersion');
-        return m as unknown as ReadyMessage;
-      case 'rawTextWanted':
-        return m as unknown as RawTextWantedMessage;
-      case 'copyText':
-        str(m.text, 'copyText.text');
-        optStr(m.what, 'copyText.what');
-        return m as unknown as CopyTextMessage;
-      case 'verifySuggestion':
-        str(m.id, 'verifySuggestion.id');
-        return m as unknown as VerifySuggestionMessage;
-      case 'createIndex':
-        str(m.id, 'createIndex.id');
-        return m as unknown as CreateIndexMessage;
-      case 'openNode':
-        int(m.nodeId, 'openNode.nodeId');
-        str(m.kind, 'openNode.kind');
-        str(m.label, 'openNode.label');
-        return m as unknown as OpenNodeMessage;
-      case 'reportError':
-        str(m.message, 'reportError.message');
-        optStr(m.detail, 'reportError.detail');
-        return m as unknown as ReportErrorMessage;
-      case 'saveFile': {
-        const name = str(m.fileName, 'saveFile.fileName');
-        if (/[\\/]|^\.\.?$/.test(name) || name.length === 0 || name.length > 200) fail('saveFile.fileName', 'is not a plain file name');
-        if (!['image/svg+xml', 'image/png', 'application/json'].includes(m.mimeType as string)) fail('saveFile.mimeType', 'is not an export type');
-        if (m.encoding !== 'utf8' && m.encoding !== 'base64') fail('saveFile.encoding', 'is neither utf8 nor base64');
-        str(m.content, 'saveFile.content');
-        return m as unknown as SaveFileMessage;
-      }
-      default:
-        return fail('message.type', typeof m.type === 'string' ? `"${m.type.slice(0, 40)}" is not a message the host knows` : 'is missing');
-    }
+    check(plainObject, data, 'message');
+    const m = data as Record<string, unknown>;
+    check(VIEW_MESSAGES[messageType(m, VIEW_MESSAGES, 'host') as ViewToHostMessage['type']], m, m.type as string);
+    return m as unknown as ViewToHostMessage;
   });
 }
 

@@ -81,6 +81,21 @@ describe('webview protocol guards', () => {
     assert.ok(!badFinding.ok && /points at no node/.test(badFinding.reason));
   });
 
+  it('names the field for a list where an object belongs, a fraction where an integer belongs, a missing field', () => {
+    const cases: [unknown, string][] = [
+      [[], 'message is not an object'],
+      [{ type: 'focusNode', nodeId: 1.5 }, 'focusNode.nodeId is not an integer'],
+      [{ type: 'showPlan', title: 't', plan: { ...overJson(wirePlan(pg)), totals: [] }, findings: [] }, 'showPlan.plan.totals is not an object'],
+      [{ type: 'showPlan', title: 't', plan: { ...overJson(wirePlan(pg)), warnings: undefined }, findings: [] }, 'showPlan.plan.warnings is not a list'],
+      [{ type: 'suggestionStatus', id: 's', status: 'done' }, 'suggestionStatus.status is not a known status'],
+      [{ type: 'showPlan', title: 't', plan: overJson(wirePlan(pg)), findings: [], suggestions: [{ id: 'a', title: 'x' }, { id: 'a', title: 'y' }] }, 'showPlan.suggestions[1].id repeats id a'],
+    ];
+    for (const [msg, reason] of cases) assert.deepEqual(parseHostMessage(msg), { ok: false, reason });
+    const deep = overJson(wirePlan(pg));
+    (deep.root.details as Record<string, unknown>).sortKey = ['a', 2];
+    assert.deepEqual(parseHostMessage({ type: 'showPlan', title: 't', plan: deep, findings: [] }), { ok: false, reason: 'showPlan.plan.root.details.sortKey[1] is not a string' });
+  });
+
   it('refuses a tree that contains itself instead of walking it forever', () => {
     const p = overJson(wirePlan(pg));
     p.root.children.push(p.root);
