@@ -15,6 +15,7 @@
 // without side effects runs in a READ ONLY transaction, which the server enforces for what this misses.
 
 import type pg from 'pg';
+import { forEachNode, someNode } from '../core/sql/index';
 
 interface NameRef {
   schema: string | null;
@@ -63,38 +64,16 @@ function relationName(rv: unknown): string | undefined {
   return r.schemaname ? `${quoteIdent(r.schemaname)}.${quoteIdent(r.relname)}` : quoteIdent(r.relname);
 }
 
-/** True when some key of the parse tree, with its value, passes `test` (an iterative walk: no deep recursion). */
-export function someKey(tree: unknown, test: (key: string, value: unknown) => boolean): boolean {
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) stack.push(...x);
-    else if (typeof x === 'object' && x !== null) {
-      for (const [k, v] of Object.entries(x)) {
-        if (test(k, v)) return true;
-        stack.push(v);
-      }
-    }
-  }
-  return false;
-}
-
-function contains(tree: unknown, key: string): boolean {
-  return someKey(tree, (k) => k === key);
+/** True when some node of the tree holds a MERGE's `WHEN ... THEN INSERT` (commandType CMD_INSERT). */
+function mergeInserts(clauses: unknown): boolean {
+  return someNode(clauses, (o) => o.commandType === 'CMD_INSERT');
 }
 
 /** Reads the references out of one statement's parse tree (libpg-query's JSON). */
 export function statementReferences(tree: unknown): StatementReferences {
   const refs: StatementReferences = { functions: [], operators: [], relations: [], inserts: [], written: [], locks: false };
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) {
-      stack.push(...x);
-      continue;
-    }
-    if (typeof x !== 'object' || x === null) continue;
-    for (const [k, v] of Object.entries(x)) {
+  forEachNode(tree, (o) => {
+    for (const [k, v] of Object.entries(o)) {
       const node = v as Record<string, unknown>;
       if (k === 'FuncCall') {
         const ref = nameRef(strings(node.funcname));
@@ -113,12 +92,11 @@ export function statementReferences(tree: unknown): StatementReferences {
           refs.written.push({ rel, events: triggerEvents(k, node) });
           if (k === 'InsertStmt') refs.inserts.push(insertRef(rel, node));
           // A MERGE may insert into any column: every default counts.
-          if (k === 'MergeStmt' && contains(node.mergeWhenClauses, 'CMD_INSERT')) refs.inserts.push({ rel, cols: null, width: null });
+          if (k === 'MergeStmt' && mergeInserts(node.mergeWhenClauses)) refs.inserts.push({ rel, cols: null, width: null });
         }
       }
-      stack.push(v);
     }
-  }
+  });
   return refs;
 }
 
@@ -131,7 +109,7 @@ function triggerEvents(kind: string, node: Record<string, unknown>): number {
 }
 
 function insertRef(rel: string, node: Record<string, unknown>): InsertRef {
-  const defaults = contains(node.selectStmt, 'SetToDefault');
+  const defaults = someNode(node.selectStmt, (o) => 'SetToDefault' in o);
   const cols = Array.isArray(node.cols) ? node.cols.map((c) => (c as { ResTarget?: { name?: string } }).ResTarget?.name).filter((n): n is string => typeof n === 'string') : [];
   if (defaults) return { rel, cols: null, width: null };
   if (cols.length > 0) return { rel, cols, width: null };

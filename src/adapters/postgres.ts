@@ -9,14 +9,14 @@
 // - The password is given by the caller, kept only in the driver's config, and never put in a message.
 
 import pg from 'pg';
-import { parse as parseSql, SqlError } from 'libpg-query';
 import { loadPlan } from '../core/load';
+import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, treeWrites, WRITING } from '../core/sql/index';
 import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
-import { findSideEffects, listPhrases, someKey, statementReferences, type StatementReferences } from './pgSideEffects';
+import { findSideEffects, listPhrases, statementReferences, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
 
 export interface PostgresConnectOptions {
@@ -127,17 +127,6 @@ export interface CreateIndexStatement {
 }
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-/** Statements EXPLAIN accepts. */
-const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'ExecuteStmt', 'DeclareCursorStmt', 'CreateTableAsStmt']);
-const WRITING = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt']);
-
-const KIND_WORDS: Record<string, string> = {
-  SelectStmt: 'SELECT', InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
-  ExecuteStmt: 'EXECUTE', DeclareCursorStmt: 'DECLARE', CreateTableAsStmt: 'CREATE TABLE AS', IndexStmt: 'CREATE INDEX',
-  CreateStmt: 'CREATE TABLE', DropStmt: 'DROP', TruncateStmt: 'TRUNCATE', AlterTableStmt: 'ALTER TABLE',
-  VacuumStmt: 'VACUUM', TransactionStmt: 'transaction control', VariableSetStmt: 'SET', CopyStmt: 'COPY',
-};
-
 /** "an ALTER TABLE", "a SELECT": the statement's keywords with the article they are read with. */
 export function statementWord(kind: string): string {
   // Parse-tree names the table does not list read as their keywords: AlterRoleStmt is ALTER ROLE.
@@ -174,7 +163,7 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
     if (!EXPLAINABLE.has(kind)) {
       throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for ${statementWord(kind)} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
     }
-    return { sql, kind, writes: writes(stmt), refs: statementReferences(stmt) };
+    return { sql, kind, writes: treeWrites(stmt), refs: statementReferences(stmt) };
   }
   throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
 }
@@ -207,11 +196,6 @@ export async function inspectCreateIndex(text: string): Promise<CreateIndexState
   if (ix.idxname) out.name = ix.idxname;
   if (ix.relation?.schemaname) out.schema = ix.relation.schemaname;
   return out;
-}
-
-/** True when the parse tree holds a data-changing statement anywhere (CTEs included). */
-function writes(tree: unknown): boolean {
-  return someKey(tree, (k, v) => WRITING.has(k) || (k === 'intoClause' && Boolean(v)));
 }
 
 function sqlSyntaxError(sql: string, err: unknown): AdapterError {

@@ -90,6 +90,8 @@ describe('PostgreSQL: explaining changes nothing', function () {
     assert.match((await refused('INSERT INTO se_orders (v) VALUES (1)', true)).message, /advance the sequence se_orders_id_seq \(default of se_orders\.id\)/);
     assert.match((await refused('INSERT INTO se_ident (v) VALUES (1)', true)).message, /advance the sequence se_ident_id_seq \(identity column se_ident\.id\)/);
     assert.match((await refused('INSERT INTO se_orders VALUES (DEFAULT, 5)', true)).message, /se_orders_id_seq/);
+    // A MERGE that may insert fills the same default.
+    assert.match((await refused('MERGE INTO se_orders o USING (VALUES (7)) s(v) ON o.v = s.v WHEN NOT MATCHED THEN INSERT (v) VALUES (s.v)', true)).message, /se_orders_id_seq/);
   });
 
   it('lets an INSERT that gives every column run under ANALYZE, rolled back, with nothing changed', async function () {

@@ -167,6 +167,9 @@ describe('statement references for the side-effect check', () => {
     assert.deepEqual(listed.written, [{ rel: '"app"."t"', events: 4 | 16 }]);
     assert.deepEqual((await inspectStatement('INSERT INTO t VALUES (1, 2), (3)')).refs.inserts, [{ rel: '"t"', cols: null, width: 1 }]);
     assert.deepEqual((await inspectStatement('INSERT INTO t (a) VALUES (DEFAULT)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
+    // A MERGE that may insert reaches every column default; one that only deletes reaches none.
+    assert.deepEqual((await inspectStatement('MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
+    assert.deepEqual((await inspectStatement('MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE')).refs.inserts, []);
     assert.deepEqual((await inspectStatement('DELETE FROM t')).refs.written, [{ rel: '"t"', events: 8 }]);
   });
 });

@@ -4,6 +4,9 @@
 
 import { loadModule, parseSync, scanSync } from 'libpg-query';
 
+/** The parser's syntax error; `sqlDetails.cursorPosition` is where it stopped (0-based, bytes). */
+export { SqlError } from 'libpg-query';
+
 let loading: Promise<void> | undefined;
 let loaded = false;
 
@@ -35,6 +38,12 @@ export interface SqlToken {
 /** The parse tree of a text; throws the parser's error on a syntax error. Needs loadSqlParser() first. */
 export function parseSqlSync(sql: string): { stmts?: RawStatement[] } {
   return parseSync(sql) as { stmts?: RawStatement[] };
+}
+
+/** The parse tree of a text, loading the parser first if needed; rejects with the parser's error. */
+export async function parseSql(sql: string): Promise<{ stmts?: RawStatement[] }> {
+  await loadSqlParser();
+  return parseSqlSync(sql);
 }
 
 /** The scanner's tokens (byte offsets); throws when the text cannot be scanned. Needs loadSqlParser() first. */
