@@ -338,6 +338,17 @@ describe('findings: PostgreSQL rules on constructed trees', () => {
     assert.match(mis[0]!.message, /expected 50 rows and got 50,000 \(1,000x under-estimate\)/);
   });
 
+  it('keeps the three largest misestimates, the first in plan order among equal factors', () => {
+    // Scans under one join, planned 100 rows each: factors 20, 50, 50, 900, 50, 30 (in plan order).
+    const got = [2000, 5000, 5000, 90_000, 5000, 3000];
+    const scans = got.map((rows, i) => n('Seq Scan', { rowsReturned: rows, plannedRows: 100, loops: 1 }, { relationName: `t${i}` }));
+    const fs = analyze(plan('postgres', n('Hash Join', { rowsReturned: 1, plannedRows: 1, loops: 1 }, {}, scans)));
+    const mis = fs.filter((f) => f.code === 'pg.misestimate');
+    assert.deepEqual(mis.map((f) => f.numbers['factor']), [900, 50, 50]);
+    assert.deepEqual(mis.map((f) => f.nodeId).sort(), [scans[1]!.id, scans[2]!.id, scans[3]!.id].sort());
+    for (const f of mis) assert.match(f.message, /^Seq Scan on t\d: the planner expected 100 rows and got [\d,]+ \(\d+x under-estimate\)/);
+  });
+
   it('never-executed parts are one info finding at their top node', () => {
     const leaf = n('Index Scan', { neverExecuted: true, loops: 0, plannedRows: 1 }, { indexName: 'i', relationName: 't' });
     const mat = n('Materialize', { neverExecuted: true, loops: 0, plannedRows: 1 }, {}, [leaf]);

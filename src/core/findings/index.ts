@@ -6,7 +6,7 @@ import type { Finding, Plan, Severity } from '../model';
 import { mongoNodeRules, mongoPlanRules } from './mongo';
 import { postgresNodeRules, postgresPlanRules } from './postgres';
 import { formatCount, formatMs, plural } from '../format';
-import { buildCtx, type Ctx, type NodeRule, num, type PlanRule, type Scored, severityRank } from './util';
+import { buildCtx, type Ctx, MAX_MISESTIMATES, type NodeRule, num, type PlanRule, type Scored, severityRank } from './util';
 
 export { filterFields } from './mongo';
 
@@ -63,9 +63,6 @@ export function analyze(plan: Plan): Finding[] {
   if (failed.size > 0) findings.push(ruleError([...failed], firstError));
   return findings;
 }
-
-/** Most estimate errors follow from a few: the three largest are kept, the rest would be noise. */
-const MAX_MISESTIMATES = 3;
 
 function capMisestimates(scored: Scored[]): Scored[] {
   const mis = scored.filter((s) => s.finding.code === 'pg.misestimate');

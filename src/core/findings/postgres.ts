@@ -9,6 +9,7 @@ import {
   type Ctx,
   descendants,
   lower,
+  MAX_MISESTIMATES,
   parentOf,
   positionOf,
   ratioOf,
@@ -534,6 +535,7 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
   // half this factor in the same direction carries the blame.
   const inherited = node.children.some((c) => c.metrics.estimateDirection === dir && (c.metrics.estimateFactor ?? 1) * 2 >= factor);
   if (inherited) return undefined;
+  if (!amongLargestFactors(ctx, factor)) return undefined;
   let severity: Severity = factor >= 1000 ? 'medium' : factor >= 100 ? 'low' : 'info';
   const incl = m.inclusiveTimeMs;
   if (factor >= 100 && incl !== undefined && ctx.totalTimeMs !== undefined && incl / ctx.totalTimeMs >= 0.3) severity = severity === 'medium' ? 'high' : 'medium';
@@ -553,6 +555,25 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
     finding.message = `${where(node)}: the planner expected ${plural(planned, 'row')} and got ${formatCount(actual)} (${formatRatio(factor)} ${words}). Estimates this far off lead to the wrong join method, join order or memory size above this node; refresh statistics (ANALYZE), or raise the statistics target or add extended statistics for correlated columns.`;
   };
   return { score: Math.abs(actual - planned), finding, finish };
+}
+
+/** The largest factors reported so far in this plan, largest first, at most MAX_MISESTIMATES of them. */
+const largestFactors = new WeakMap<Ctx, number[]>();
+
+/**
+ * Only the MAX_MISESTIMATES largest estimate errors are kept (see analyze), the first ones in plan order
+ * among equals: a factor no larger than the smallest of as many reported before it cannot be kept, so no
+ * finding is made for it. Plans of thousands of nodes have hundreds of these.
+ */
+function amongLargestFactors(ctx: Ctx, factor: number): boolean {
+  let top = largestFactors.get(ctx);
+  if (!top) largestFactors.set(ctx, (top = []));
+  if (top.length === MAX_MISESTIMATES && factor <= top[MAX_MISESTIMATES - 1]!) return false;
+  let at = top.length;
+  while (at > 0 && top[at - 1]! < factor) at--;
+  top.splice(at, 0, factor);
+  if (top.length > MAX_MISESTIMATES) top.pop();
+  return true;
 }
 
 const DECISIONS = /Join|Nested Loop|^Hash$|Sort|Aggregate|HashAggregate|GroupAggregate|SetOp|Memoize|Materialize|Unique|WindowAgg/;

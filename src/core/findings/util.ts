@@ -17,6 +17,9 @@ export interface Ctx {
   executed: boolean;
 }
 
+/** Most estimate errors follow from a few: the MAX_MISESTIMATES largest are kept, the rest would be noise. */
+export const MAX_MISESTIMATES = 3;
+
 /** A finding plus the amount of waste it stands for, used only to order findings of equal severity. */
 export interface Scored {
   finding: Finding;

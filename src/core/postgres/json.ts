@@ -76,19 +76,20 @@ function findQuery(doc: unknown, warnings: string[], depth: number): Doc | strin
   return none;
 }
 
-/** What the conversion of one tree shares: the nodes built so far, against MAX_PLAN_NODES. */
+/** What the conversion of one tree counts: the nodes built so far (against MAX_PLAN_NODES), those without a type. */
 interface Ctx {
   nodes: number;
+  unknown: number;
 }
 
 /** Builds the model from one query object in the JSON shape. Never throws on bad values. */
 export function planFromQuery(query: Doc, format: PlanFormat, warnings: string[]): LoadResult {
   const planDoc = query.Plan;
   if (!isObj(planDoc)) return { ok: false, refusal: 'The explain output has no "Plan" object.' };
-  const root = convertNode(planDoc, 1, { nodes: 0 }, 0);
+  const ctx: Ctx = { nodes: 0, unknown: 0 };
+  const root = convertNode(planDoc, 1, ctx, 0);
   if (typeof root === 'string') return { ok: false, refusal: root };
-  const unknown = countUnknown(root);
-  if (unknown > 0) warnings.push(`${unknown} plan node(s) had no "Node Type" and are shown as "Unknown".`);
+  if (ctx.unknown > 0) warnings.push(`${ctx.unknown} plan node(s) had no "Node Type" and are shown as "Unknown".`);
 
   const meta = readMeta(query, root);
   const plan: Plan = {
@@ -129,10 +130,14 @@ function convertNode(o: Doc, divisor: number, ctx: Ctx, depth: number): PlanNode
   if (childDocs !== undefined) delete o.Plans;
   const raw = o;
   let kind = str(o['Node Type']);
-  if (kind === undefined || kind === '') kind = 'Unknown';
+  if (kind === undefined || kind === '') {
+    kind = 'Unknown';
+    ctx.unknown++;
+  }
   const node = makeNode(kind, buildLabel(o, kind), raw, str(o['Parent Relationship']), readMetrics(o, divisor), readDetails(o));
+  if (!Array.isArray(childDocs) || childDocs.length === 0) return node;
 
-  const plans = Array.isArray(childDocs) ? childDocs.filter(isObj) : [];
+  const plans = childDocs.every(isObj) ? (childDocs as Doc[]) : childDocs.filter(isObj);
   const childDivisor = parallelDivisor(o, kind, plans) ?? divisor;
   for (const child of plans) {
     // InitPlans and SubPlans hung on a Gather run in the leader alone, outside the parallel section.
@@ -142,12 +147,6 @@ function convertNode(o: Doc, divisor: number, ctx: Ctx, depth: number): PlanNode
     node.children.push(c);
   }
   return node;
-}
-
-function countUnknown(node: PlanNode): number {
-  let n = node.kind === 'Unknown' ? 1 : 0;
-  for (const c of node.children) n += countUnknown(c);
-  return n;
 }
 
 /**
@@ -344,6 +343,7 @@ function readSort(o: Doc, m: NodeMetrics | WorkerStats): void {
   const type = str(o['Sort Space Type']);
   if (type !== undefined) m.sortSpaceType = type;
   if (method !== undefined) return;
+  if (o['Full-sort Groups'] === undefined && o['Pre-sorted Groups'] === undefined) return;
   const methods: string[] = [];
   let peakMem: number | undefined;
   let peakDisk: number | undefined;

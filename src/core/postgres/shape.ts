@@ -29,10 +29,16 @@ export function bool(v: unknown): boolean | undefined {
   return undefined;
 }
 
-/** A list of strings; a lone string counts as a list of one (some converters collapse lists). */
+/**
+ * A list of strings; a lone string counts as a list of one (some converters collapse lists). A list that
+ * holds only strings is returned as it is, shared with the raw fields rather than copied.
+ */
 export function strList(v: unknown): string[] | undefined {
   if (typeof v === 'string') return [v];
   if (!Array.isArray(v)) return undefined;
+  let strings = true;
+  for (let i = 0; i < v.length && strings; i++) strings = typeof v[i] === 'string';
+  if (strings) return v as string[];
   const out: string[] = [];
   for (const x of v) {
     const s = str(x);
