@@ -168,7 +168,31 @@ export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')
   // vsce's own summary: the file count and size a user downloads.
   const summary = /Packaged: .*/.exec(r.stdout)?.[0];
   log(summary ?? `packed ${out}`);
+  checkPackedFiles();
   return out;
+}
+
+/**
+ * Every file the manifest points at (entry points, icons, grammars, the walkthrough's pages) must be in
+ * the package: .vscodeignore is an allow-list, and a file it forgets fails only in front of a user.
+ */
+function checkPackedFiles() {
+  const r = spawnSync('npx', ['--yes', `@vscode/vsce@${VSCE_VERSION}`, 'ls', '--no-dependencies'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vsce ls exited with ${r.status ?? r.signal}`);
+  const packed = new Set(r.stdout.split('\n').map((l) => l.trim().replace(/^\.\//, '')).filter(Boolean));
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const c = manifest.contributes ?? {};
+  const wanted = [manifest.main, manifest.icon];
+  for (const g of c.grammars ?? []) wanted.push(g.path);
+  for (const list of Object.values(c.viewsContainers ?? {})) for (const v of list) wanted.push(v.icon);
+  for (const w of c.walkthroughs ?? []) {
+    for (const step of w.steps ?? []) {
+      const m = step.media ?? {};
+      wanted.push(m.markdown, m.svg, ...(typeof m.image === 'string' ? [m.image] : Object.values(m.image ?? {})));
+    }
+  }
+  const missing = wanted.filter((f) => typeof f === 'string').map((f) => f.replace(/^\.\//, '')).filter((f) => !packed.has(f));
+  if (missing.length > 0) throw new Error(`the package leaves out files the manifest uses: ${missing.join(', ')} (add them to .vscodeignore's allow-list)`);
 }
 
 /**

@@ -125,9 +125,10 @@ async function fromInput(
     spec.database = input.database ?? existing?.database;
     spec.user = input.user ?? existing?.user;
     if (!silent && !input.host) {
-      // Host, port, database, user, TLS and the name; the password step is added once a user is given.
+      // Host, port, database, user, password, TLS and the name; the password step is dropped from the
+      // count when no user is given, so the total does not grow under the user's eyes.
       const tlsStep = input.tls ? 0 : 1;
-      flow.expect(before + 4 + tlsStep + (askName ? 1 : 0));
+      flow.expect(before + 5 + tlsStep + (askName ? 1 : 0));
       spec.host = await flow.input({ title: 'New connection: host', value: spec.host ?? 'localhost', validate: (v) => (v.trim() ? undefined : 'A host is required.') });
       const port = await flow.input({
         title: 'New connection: port', value: String(spec.port ?? defaultPort(engine)),
@@ -136,8 +137,8 @@ async function fromInput(
       spec.port = Number(port);
       spec.database = (await flow.input({ title: 'New connection: database', value: spec.database ?? (engine === 'postgres' ? 'postgres' : 'test') })) || undefined;
       spec.user = (await flow.input({ title: 'New connection: user (empty for none)', value: spec.user ?? '' })) || undefined;
+      if (!spec.user) flow.expect(before + 4 + tlsStep + (askName ? 1 : 0));
       if (spec.user) {
-        flow.expect(before + 5 + tlsStep + (askName ? 1 : 0));
         const typed = await flow.input({
           title: `Password for ${spec.user}`, password: true,
           prompt: existing?.hasPassword ? 'Leave empty to keep the saved password.' : 'It is kept in the secret storage, never in settings.',
