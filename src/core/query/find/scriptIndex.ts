@@ -9,7 +9,8 @@ import { knexCalls } from './knex';
 import { sequelizeCalls } from './sequelize';
 import { typeormCalls } from './typeorm';
 import { pgQueryCalls, sqlTags } from './sqlStrings';
-import { shiftQuery, touchedSpan } from './ranges';
+import { IncrementalIndex } from './incremental';
+import { shiftQuery, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
 import { children, type BNode } from './syntax';
 import type { FindResult, FoundQuery, ScriptDialect } from './types';
@@ -46,60 +47,59 @@ const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
  * touched: the statements overlapping the changed span, and the statements whose queries used a
  * module-level name that the changed statements declare or mutate.
  */
-export class ScriptQueryIndex {
-  private chunks: Chunk[] = [];
-  private text = '';
-  private warnings: string[] = [];
+export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private readonly module = new ModuleScope();
   /** What the last update did: statements parsed again and whether the whole file was read. */
   lastUpdate = { reparsed: 0, reextracted: 0, full: true };
+  /** Why the last region read again did not parse. */
+  private regionError = '';
 
-  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts') {}
+  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts') {
+    super();
+  }
 
   result(): FindResult {
     const queries: FoundQuery[] = [];
-    for (const c of this.chunks) queries.push(...c.queries);
+    for (const c of this.pieces) queries.push(...c.queries);
     return { queries, warnings: [...this.warnings] };
   }
 
-  update(text: string): void {
-    if (this.chunks.length === 0 || this.text === '') {
-      this.full(text);
-      return;
-    }
-    const old = this.text;
-    // The statements the edit touched, and the text from the untouched statement before them to the one after.
-    const span = touchedSpan(this.chunks, old, text);
-    if (!span) {
-      this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
-      return;
-    }
-    const { first, last, from, to, delta, oldEnd } = span;
-    const parsed = this.parse(text.slice(from, to), from);
-    if (!parsed.ok) {
-      // The edit left this part unreadable (an unclosed bracket, a comment opened): the whole file may
-      // still read (a template or comment now spans statements); if not, keep the other statements.
-      const whole = this.parse(text, 0);
-      if (whole.ok) {
-        this.fullFrom(text, whole.statements);
-        return;
-      }
-      this.splice(text, first, last, [], oldEnd, delta);
-      this.warnings = [parsed.error];
-      return;
-    }
-    this.splice(text, first, last, parsed.statements, oldEnd, delta);
+  protected mustReadAll(): boolean {
+    return this.pieces.length === 0 || this.text === '';
   }
 
-  /** Replaces statements first..last by new ones, moves the later ones, and re-reads what depended on the change. */
-  private splice(text: string, first: number, last: number, statements: BNode[], oldEnd: number, delta: number): void {
-    const removed = this.chunks.slice(first, last + 1);
-    const added = statements.map((n) => this.makeChunk(n, text));
-    const before = this.chunks.slice(0, first);
-    const after = this.chunks.slice(last + 1);
-    for (const c of after) shiftChunk(c, delta);
-    this.chunks = [...before, ...added, ...after];
-    this.text = text;
+  protected override unchanged(): void {
+    this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
+  }
+
+  protected readRegion(slice: string, offset: number): Chunk[] | undefined {
+    const parsed = this.parse(slice, offset);
+    if (!parsed.ok) {
+      this.regionError = parsed.error;
+      return undefined;
+    }
+    // Chunks keep their own text; the file text they sit in is the slice, placed at its offset.
+    return parsed.statements.map((n) => this.makeChunk(n, slice, offset));
+  }
+
+  protected regionUnreadable(text: string, span: TouchedSpan): void {
+    // The edit left this part unreadable (an unclosed bracket, a comment opened): the whole file may
+    // still read (a template or comment now spans statements); if not, keep the other statements.
+    const whole = this.parse(text, 0);
+    if (whole.ok) {
+      this.fullFrom(text, whole.statements);
+      return;
+    }
+    this.splice(text, span, []);
+    this.warnings = [this.regionError];
+  }
+
+  protected move(c: Chunk, delta: number): void {
+    shiftChunk(c, delta);
+  }
+
+  /** Re-reads what depended on the change: the new statements and those using a name they declare or mutate. */
+  protected spliced(removed: Chunk[], added: Chunk[], span: TouchedSpan): void {
     this.warnings = [];
     const changed = new Set<string>();
     for (const c of [...removed, ...added]) {
@@ -108,24 +108,24 @@ export class ScriptQueryIndex {
     }
     this.rebuildModule();
     let reextracted = 0;
-    for (const c of this.chunks) {
+    for (const c of this.pieces) {
       if (added.includes(c) || [...c.uses].some((n) => changed.has(n))) {
         this.extract(c);
         reextracted++;
       } else {
         // Results of untouched statements may point into later statements (a module constant declared
         // further down): those positions move with the text after the edit.
-        for (const q of c.queries) shiftQuery(q, delta, oldEnd);
+        for (const q of c.queries) shiftQuery(q, span.delta, span.oldEnd);
       }
     }
     this.lastUpdate = { reparsed: added.length, reextracted, full: false };
   }
 
-  private full(text: string): void {
+  protected readAll(text: string): void {
     const parsed = this.parse(text, 0);
     if (!parsed.ok) {
       this.text = text;
-      this.chunks = [];
+      this.pieces = [];
       this.warnings = [parsed.error];
       this.rebuildModule();
       this.lastUpdate = { reparsed: 0, reextracted: 0, full: true };
@@ -137,10 +137,10 @@ export class ScriptQueryIndex {
   private fullFrom(text: string, statements: BNode[]): void {
     this.text = text;
     this.warnings = [];
-    this.chunks = statements.map((n) => this.makeChunk(n, text));
+    this.pieces = statements.map((n) => this.makeChunk(n, text, 0));
     this.rebuildModule();
-    for (const c of this.chunks) this.extract(c);
-    this.lastUpdate = { reparsed: this.chunks.length, reextracted: this.chunks.length, full: true };
+    for (const c of this.pieces) this.extract(c);
+    this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true };
   }
 
   private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string } {
@@ -168,7 +168,8 @@ export class ScriptQueryIndex {
     }
   }
 
-  private makeChunk(node: BNode, text: string): Chunk {
+  /** `text` is the file text from `offset` on (a region being read again, or the whole file). */
+  private makeChunk(node: BNode, text: string, offset: number): Chunk {
     const declares = new Map<string, Binding>();
     declareStatements([node], declares);
     const mutates = new Set<string>();
@@ -176,7 +177,7 @@ export class ScriptQueryIndex {
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
-    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start, node.end), pending: 0 };
+    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
   }
 
   private rebuildModule(): void {
@@ -185,7 +186,7 @@ export class ScriptQueryIndex {
     this.module.owner.clear();
     this.module.calls.clear();
     this.module.classes.clear();
-    for (const c of this.chunks) {
+    for (const c of this.pieces) {
       for (const [k, v] of c.declares) {
         this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
         this.module.owner.set(k, { flush: () => flushChunk(c) });

@@ -4,7 +4,8 @@ import { ByteMap } from '../../sql/bytes';
 import { QUERY_KINDS } from '../../sql/kinds';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { normalisePlaceholders } from './placeholders';
-import { shiftQuery, touchedSpan } from './ranges';
+import { IncrementalIndex } from './incremental';
+import { shiftQuery } from './ranges';
 import type { FindResult, FoundSqlQuery } from './types';
 
 
@@ -78,50 +79,48 @@ function sqlChunks(text: string, offset: number, fallback: boolean): { chunks: S
  * (from the end of the untouched one before to the start of the untouched one after), and the others
  * keep their query objects, moved if the edit was before them.
  */
-export class SqlQueryIndex {
-  private chunks: SqlChunk[] = [];
-  private text = '';
-  private warnings: string[] = [];
+export class SqlQueryIndex extends IncrementalIndex<SqlChunk> {
   lastUpdate = { reparsed: 0, full: true };
 
   result(): FindResult {
-    return { queries: this.chunks.flatMap((c) => (c.query ? [c.query] : [])), warnings: [...this.warnings] };
+    return { queries: this.pieces.flatMap((c) => (c.query ? [c.query] : [])), warnings: [...this.warnings] };
   }
 
-  update(text: string): void {
+  override update(text: string): void {
     if (!sqlParserLoaded()) {
       this.text = '';
-      this.chunks = [];
+      this.pieces = [];
       this.warnings = ['The SQL parser is not loaded yet.'];
       return;
     }
-    const old = this.text;
-    if (old === '' || this.warnings.length > 0 || this.chunks.length === 0) {
-      this.full(text);
-      return;
-    }
-    const span = touchedSpan(this.chunks, old, text);
-    if (!span) return;
-    const { first, last, from, to, delta, oldEnd } = span;
-    const region = sqlChunks(text.slice(from, to), from, false);
-    if (!region) {
-      this.full(text);
-      return;
-    }
-    const after = this.chunks.slice(last + 1);
-    for (const c of after) {
-      c.start += delta;
-      c.end += delta;
-      if (c.query) shiftQuery(c.query, delta, oldEnd);
-    }
-    this.chunks = [...this.chunks.slice(0, first), ...region.chunks, ...after];
-    this.text = text;
-    this.lastUpdate = { reparsed: region.chunks.length, full: false };
+    super.update(text);
   }
 
-  private full(text: string): void {
+  protected mustReadAll(): boolean {
+    return this.text === '' || this.warnings.length > 0 || this.pieces.length === 0;
+  }
+
+  protected readRegion(slice: string, offset: number): SqlChunk[] | undefined {
+    return sqlChunks(slice, offset, false)?.chunks;
+  }
+
+  protected regionUnreadable(text: string): void {
+    this.readAll(text);
+  }
+
+  protected move(c: SqlChunk, delta: number, oldEnd: number): void {
+    c.start += delta;
+    c.end += delta;
+    if (c.query) shiftQuery(c.query, delta, oldEnd);
+  }
+
+  protected spliced(_removed: SqlChunk[], added: SqlChunk[]): void {
+    this.lastUpdate = { reparsed: added.length, full: false };
+  }
+
+  protected readAll(text: string): void {
     const r = sqlChunks(text, 0, true);
-    this.chunks = r.chunks;
+    this.pieces = r.chunks;
     this.warnings = r.warnings;
     this.text = text;
     this.lastUpdate = { reparsed: r.chunks.length, full: true };
