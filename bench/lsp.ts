@@ -4,17 +4,24 @@
 // time from sending didChange to receiving the publishDiagnostics of that version is recorded. Same for
 // a 5,000-line .sql file. Prints p50/p95/max; asserts nothing (the target is 50 ms at p95).
 //
-// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N]
+// With `--repo <git dir>...` it measures real code instead: every JavaScript, TypeScript and SQL file of
+// each repository at HEAD is opened (the open time of each is recorded), and in up to 40 files per
+// repository with query calls a character is typed after a call and deleted again, six edits per file.
+//
+// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--repo <git dir>...]
 
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import { gitFiles, repoLabel } from './git-files';
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'dist', 'server.js');
 const editsArg = process.argv.indexOf('--edits');
 const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 120;
+const repoArg = process.argv.indexOf('--repo');
+const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a) => !a.startsWith('--')) : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
 
@@ -78,6 +85,8 @@ function sqlFile(lines: number, badEvery: number): string {
   return out.slice(0, lines).join('\n');
 }
 
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
@@ -110,7 +119,8 @@ async function main(): Promise<void> {
   const published = (uri: string, version: number) => new Promise<Published>((resolve) => waiting.set(uri, { version, resolve }));
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  async function run(name: string, languageId: string, text: string, editAt: (i: number, text: string) => { offset: number; length: number; insert: string }) {
+  type Edit = (i: number, text: string) => { offset: number; length: number; insert: string };
+  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false) {
     const uri = `file:///bench/${name}`;
     let t0 = performance.now();
     let wait = published(uri, 1);
@@ -120,7 +130,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     let current = text;
     let diagnostics = first.diagnostics.length;
-    for (let i = 0; i < EDITS; i++) {
+    for (let i = 0; i < edits; i++) {
       await sleep(DEBOUNCE_MS + 20);
       const e = editAt(i, current);
       const before = current.slice(0, e.offset);
@@ -142,9 +152,46 @@ async function main(): Promise<void> {
       diagnostics = p.diagnostics.length;
     }
     await conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
-    const f = (x: number) => `${x.toFixed(1)} ms`;
-    console.log(`${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${f(openMs)}; after an edit (${latencies.length} edits): p50 ${f(percentile(latencies, 50))}, p95 ${f(percentile(latencies, 95))}, max ${f(Math.max(...latencies))}`);
+    if (!quiet) console.log(`${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)}; after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
+    return { openMs, latencies, diagnostics };
   }
+
+  if (REPOS.length > 0) {
+    // A call a query library makes, or a SQL statement's first word: where a user would be typing.
+    const CALL = /\.(find\w*|aggregate|count\w*|update\w*|delete\w*|insert\w*|query|raw|where|select|orderBy|\$queryRaw)\(|\b(SELECT|select|UPDATE|DELETE)\s/g;
+    const atCalls = (text: string): Edit => {
+      const spots = [...text.matchAll(CALL)].map((m) => m.index! + m[0].length);
+      let last = -1;
+      return (i) => {
+        if (i % 2 === 1) return { offset: last, length: 1, insert: '' };
+        last = spots[(i * 7919) % spots.length]!;
+        return { offset: last, length: 0, insert: ' ' };
+      };
+    };
+    const languageOf = (path: string) => (path.endsWith('.sql') ? 'sql' : /\.(c|m)?tsx?$/.test(path) ? (path.endsWith('x') ? 'typescriptreact' : 'typescript') : 'javascript');
+    const allEdits: number[] = [];
+    let slowestOpen = { ms: 0, file: '' };
+    for (const dir of REPOS) {
+      const files = gitFiles(dir, { sql: true });
+      const opens: number[] = [];
+      const edited = files.filter((f) => f.text.match(CALL));
+      const step = Math.max(1, Math.ceil(edited.length / 40));
+      const chosen = new Set(edited.filter((_, i) => i % step === 0).map((f) => f.path));
+      const latencies: number[] = [];
+      let diagnostics = 0;
+      for (const f of files) {
+        const r = await run(f.path.replace(/[^\w.]/g, '_'), languageOf(f.path), f.text, atCalls(f.text), chosen.has(f.path) ? 6 : 0, true);
+        opens.push(r.openMs);
+        latencies.push(...r.latencies);
+        if (process.env.QPI_BENCH_SLOW) for (const [i, l] of r.latencies.entries()) if (l > 50) console.log(`  slow edit ${i} of ${f.path}: ${ms(l)}`);
+        diagnostics += r.diagnostics;
+        if (r.openMs > slowestOpen.ms) slowestOpen = { ms: r.openMs, file: `${dir.replace(/.*\/([^/]+)\+([^/]+)\/repo$/, '$1/$2')}:${f.path}` };
+      }
+      allEdits.push(...latencies);
+      console.log(`${repoLabel(dir)}: ${files.length} files, ${diagnostics} diagnostics; open p50 ${ms(percentile(opens, 50))}, max ${ms(Math.max(...opens))}; after an edit (${latencies.length} edits in ${chosen.size} files): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
+    }
+    console.log(`all repositories: after an edit (${allEdits.length} edits) p50 ${ms(percentile(allEdits, 50))}, p95 ${ms(percentile(allEdits, 95))}; slowest open ${ms(slowestOpen.ms)} (${slowestOpen.file})`);
+  } else {
 
   // Edits as typing makes them: a digit typed into a value somewhere in the file (a different function
   // each time), then deleted again by the next edit, so the text after the edit moves both ways.
@@ -162,6 +209,7 @@ async function main(): Promise<void> {
   await run('service-dense.ts', 'typescript', scriptFile(5000, 1), typing('tenant: '));
   await run('reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's"));
   await run('reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's"));
+  }
 
   await conn.sendRequest('shutdown');
   await conn.sendNotification('exit');

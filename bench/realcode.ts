@@ -15,7 +15,7 @@
 //
 // Run: node --import tsx bench/realcode.ts <git dir>... [--list]   (prints a table per repository and in total)
 
-import { execFileSync } from 'node:child_process';
+import { gitFiles, repoLabel } from './git-files';
 import { parse } from '@babel/parser';
 import { advisePostgresShapes, adviseMongo, fromMongoCommand, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../src/core/query/find/index';
@@ -179,23 +179,11 @@ function impossibleCount(q: FoundQuery): number {
   return bad;
 }
 
-function gitFiles(dir: string): { path: string; text: string }[] {
-  const names = execFileSync('git', ['--git-dir', dir, 'ls-tree', '-r', '--name-only', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
-    .filter((p) => /\.(c|m)?(j|t)sx?$/.test(p) && !/(^|\/)(node_modules|dist|build|vendor|coverage)\//.test(p) && !/\.d\.ts$|\.min\.js$/.test(p));
-  const out: { path: string; text: string }[] = [];
-  for (const path of names) {
-    const text = execFileSync('git', ['--git-dir', dir, 'show', `HEAD:${path}`], { maxBuffer: 1 << 26 }).toString();
-    if (text.length < 400_000) out.push({ path, text });
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
   await loadSqlParser();
   const total = new Map<Library, Tally>();
   let impossible = 0;
   for (const dir of args) {
-    const commit = execFileSync('git', ['--git-dir', dir, 'rev-parse', 'HEAD']).toString().trim();
     const per = new Map<Library, Tally>();
     const misses: string[] = [];
     for (const f of gitFiles(dir)) {
@@ -217,7 +205,7 @@ async function main(): Promise<void> {
         else misses.push(`  not read   ${s.library} ${f.path}:${s.line} ${s.text}`);
       }
     }
-    console.log(`${dir.replace(/.*\/([^/]+)\+([^/]+)\/repo$/, '$1/$2')} @ ${commit.slice(0, 12)}`);
+    console.log(repoLabel(dir));
     for (const [lib, t] of per) {
       console.log(`  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}`);
       const all = total.get(lib) ?? { sites: 0, found: 0, analysable: 0 };

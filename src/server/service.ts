@@ -103,6 +103,9 @@ export class InlineAdviceService {
   change(uri: string, version: number, text: string): void {
     const state = this.docs.get(uri);
     if (!state) return;
+    // The LSP document manager reports an open as a change too: the same version again is no edit, and
+    // analysing it again would hold the user's first real edit back by the debounce.
+    if (version === state.doc.version && text === state.doc.getText()) return;
     state.doc = TextDocument.create(uri, state.doc.languageId, version, text);
     this.schedule(state);
   }

@@ -288,6 +288,19 @@ describe('language server: handlers', () => {
     assert.equal(pg.blockingSort, true);
   });
 
+  it('an open reported again as a change is not analysed twice', async () => {
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 10_000, codeLens: true, maxTextLength: 1e6 });
+    const uri = 'file:///opened.mongodb.js';
+    const text = 'db.c.find({ a: /x/ });\n';
+    service.open(uri, 'javascript', 1, text);
+    assert.equal(port.published.length, 1);
+    // What the LSP document manager sends right after an open: the same version and text.
+    service.change(uri, 1, text);
+    await service.settled(uri);
+    assert.equal(port.published.length, 1, 'the same text was analysed again');
+  });
+
   it('folds a burst of edits into few analyses and ends on the last text', async () => {
     const port = new FakePort();
     const service = new InlineAdviceService(port, { debounceMs: 40, codeLens: true, maxTextLength: 1e6 });
