@@ -15,6 +15,7 @@
 //
 // Run: node --import tsx bench/realcode.ts <git dir>... [--list]   (prints a table per repository and in total)
 
+import { posix } from 'node:path';
 import { gitFiles, repoLabel } from './git-files';
 import { parse } from '@babel/parser';
 import { advisePostgresShapes, adviseMongo, fromMongoCommand, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
@@ -67,7 +68,7 @@ function receiverText(src: string, callee: N): string {
 }
 
 /** Call sites per library, by the documented API only. */
-function inventory(file: string, src: string): Site[] {
+function inventory(file: string, src: string, setups: ReadonlySet<string> = new Set()): Site[] {
   const kind = querySourceKind('', file);
   if (kind !== 'script' && kind !== 'mongodb-playground') return [];
   let ast: N;
@@ -77,7 +78,12 @@ function inventory(file: string, src: string): Site[] {
     return [];
   }
   const imports = new Set<string>();
-  for (const m of src.matchAll(/(?:from\s+|require\(\s*)['"]([^'"]+)['"]/g)) imports.add(m[1]!);
+  for (const m of src.matchAll(/(?:from\s+|require\(\s*)['"]([^'"]+)['"]/g)) {
+    imports.add(m[1]!);
+    // A module of the repository that sets a library up (`module.exports = knex(config)`) stands for it.
+    const setup = m[1]!.startsWith('.') ? setups.has(resolveLocal(file, m[1]!)) : false;
+    if (setup) imports.add('knex');
+  }
   const has = (...names: string[]) => [...imports].some((i) => names.some((n) => i === n || i.startsWith(`${n}/`)));
   const modelImport = [...imports].some((i) => /models?\b|schemas?\b|entit/i.test(i));
   const out: Site[] = [];
@@ -179,6 +185,22 @@ function impossibleCount(q: FoundQuery): number {
   return bad;
 }
 
+/** A relative import's target as a repository path without its extension or `/index`. */
+function resolveLocal(from: string, spec: string): string {
+  return posix.normalize(posix.join(posix.dirname(from), spec)).replace(/\.(c|m)?(j|t)sx?$/, '').replace(/\/index$/, '');
+}
+
+/** The repository's modules that import knex and export what they made of it: its Knex set-up modules. */
+function knexSetups(files: readonly { path: string; text: string }[]): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) {
+    if (/(?:from\s+|require\(\s*)['"]knex['"]/.test(f.text) && /module\.exports|export\s+(default|const|\{)/.test(f.text)) {
+      out.add(f.path.replace(/\.(c|m)?(j|t)sx?$/, '').replace(/\/index$/, ''));
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   await loadSqlParser();
   const total = new Map<Library, Tally>();
@@ -186,8 +208,10 @@ async function main(): Promise<void> {
   for (const dir of args) {
     const per = new Map<Library, Tally>();
     const misses: string[] = [];
-    for (const f of gitFiles(dir)) {
-      const sites = inventory(f.path, f.text);
+    const files = gitFiles(dir);
+    const setups = knexSetups(files);
+    for (const f of files) {
+      const sites = inventory(f.path, f.text, setups);
       if (sites.length === 0) continue;
       const found = findQueries(f.text, querySourceKind('', f.path), scriptDialect('', f.path)).queries;
       for (const q of found) impossible += impossibleCount(q);
