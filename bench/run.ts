@@ -1,17 +1,20 @@
 // Parse + analyse time of the plan engine, printed as medians and as a ratio to JSON.parse of the same
 // text in the same process (the baseline: reading the bytes at all). A benchmark prints figures; it
-// asserts nothing. Run: npm run bench [-- --runs N] [-- --only TEXT]
+// asserts nothing. Run: npm run bench [-- --runs N] [-- --only TEXT] [-- --breakdown]
 //
 // Inputs: every plan of the corpus (real server output), generated PostgreSQL plans and generated MongoDB
 // plans of 1,000, 5,000 and 10,000 nodes (a wide $or: one index scan per branch), a MongoDB aggregate of
 // 1,000 pipeline stages (the server's limit; drawn as a chain that deep), and a 10 MB MongoDB output whose
 // size is one long $in (few stages, big bounds). The last lines name the worst ratio.
-// The engine is measured as it ships: bundled by esbuild like dist/.
+// The engine is measured as it ships: bundled by esbuild like dist/. --breakdown prints under each input
+// the shares of the engine's time (a CPU profile): JSON.parse, format detection, readers, derive, findings,
+// garbage collection.
 // "message" is the panel's showPlan message as JSON (the plan and its findings; the raw text is sent only
 // when the Raw tab asks), against the plan text: the target is no larger than the text.
 
 import { buildSync } from 'esbuild';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +26,8 @@ const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 15;
 /** Passes over the corpus before any figure is taken. */
 const WARM_ROUNDS = 30;
+/** Prints, under each input, where the engine's time goes (see breakdown). */
+const BREAKDOWN = process.argv.includes('--breakdown');
 const onlyArg = process.argv.indexOf('--only');
 /** Runs only the inputs whose name contains this text (e.g. --only generated). */
 const ONLY = onlyArg > 0 ? process.argv[onlyArg + 1] : undefined;
@@ -53,12 +58,94 @@ function bundledEngine(): Engine {
       outfile,
       logLevel: 'warning',
     });
+    bundleText = readFileSync(outfile, 'utf8');
+    bundleName = outfile;
     return createRequire(__filename)(outfile) as Engine;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+let bundleText = '';
+let bundleName = '';
 const { loadPlan, analyze, wirePlan } = bundledEngine();
+
+/** Sends an inspector command; the main thread's own session answers before post returns. */
+function inspect<T>(session: Session, method: string, params?: object): T {
+  let out: T | undefined;
+  let failure: Error | null = null;
+  session.post(method, params, (err, res) => {
+    failure = err;
+    out = res as T;
+  });
+  if (failure) throw failure;
+  return out as T;
+}
+
+/**
+ * Where the engine's time goes on one input: a CPU profile of RUNS runs of loadPlan + analyze, each
+ * sample charged to the part of the engine whose source module it ran in (esbuild marks each module in
+ * the bundle), to the JSON.parse that loadPlan calls, or to the garbage collector.
+ */
+interface Frame {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+function breakdown(text: string): string {
+  const parents = new Map<number, Frame>();
+  const starts: [number, string][] = [];
+  bundleText.split('\n').forEach((line, i) => {
+    const m = /^\/\/ (\S+\.ts)$/.exec(line);
+    if (m) starts.push([i, m[1]!]);
+  });
+  const moduleAt = (line: number): string => {
+    let found = '';
+    for (const [at, name] of starts) if (at <= line) found = name;
+    return found;
+  };
+  /** A sample in a built-in (a sort, a regular expression) is charged to the engine function that called it. */
+  const partOf = (f: Frame | undefined): string => {
+    while (f && !f.callFrame.url.endsWith(bundleName)) f = parents.get(f.id);
+    if (!f) return 'other';
+    if (f.callFrame.functionName === 'loadPlanUnsafe') return 'JSON.parse';
+    const mod = moduleAt(f.callFrame.lineNumber);
+    if (/\/core\/(postgres|mongo)\/|\/core\/model\.ts$/.test(mod)) return 'readers';
+    if (/\/core\/metrics\.ts$/.test(mod)) return 'derive';
+    if (/\/core\/(findings\/|format\.ts$)/.test(mod)) return 'findings';
+    if (/\/core\/load\.ts$/.test(mod)) return 'format detection';
+    return 'other';
+  };
+  const session = new Session();
+  session.connect();
+  try {
+    inspect(session, 'Profiler.enable');
+    inspect(session, 'Profiler.setSamplingInterval', { interval: 100 });
+    inspect(session, 'Profiler.start');
+    for (let i = 0; i < RUNS; i++) {
+      const r = loadPlan(text);
+      if (r.ok) analyze(r.plan);
+    }
+    const { profile } = inspect<{ profile: { nodes: Frame[]; samples: number[]; timeDeltas: number[] } }>(session, 'Profiler.stop');
+    const frames = new Map(profile.nodes.map((n) => [n.id, n]));
+    for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n);
+    const parts = new Map<string, number>();
+    let total = 0;
+    profile.samples.forEach((id, i) => {
+      const f = frames.get(id)!;
+      const fn = f.callFrame.functionName;
+      // The profiler's own start and stop are not the engine's time.
+      if (fn === '(idle)' || fn === '(program)' || fn === '(root)' || fn === 'dispatch' || f.callFrame.url.startsWith('node:inspector')) return;
+      const dt = profile.timeDeltas[i] ?? 0;
+      const part = fn === '(garbage collector)' ? 'garbage collection' : partOf(f);
+      parts.set(part, (parts.get(part) ?? 0) + dt);
+      total += dt;
+    });
+    return [...parts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${Math.round((100 * v) / total)}%`).join(', ');
+  } finally {
+    session.disconnect();
+  }
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -84,7 +171,7 @@ function measure(text: string, isJson: boolean): { engine: number; baseline: num
     }
     let b = 0;
     if (isJson) {
-        t = performance.now();
+      t = performance.now();
       JSON.parse(text);
       b = performance.now() - t;
     }
@@ -118,7 +205,7 @@ function row(name: string, make: () => string): void {
   if (m.message > 0 && (!worstMessage || msgRatio > worstMessage.ratio)) worstMessage = { name, ratio: msgRatio };
   console.log(
     `${name.padEnd(72)} ${kb} KB ${String(m.nodes).padStart(6)} nodes  engine ${m.engine.toFixed(2).padStart(8)} ms  JSON.parse ${m.baseline === undefined ? '       -' : m.baseline.toFixed(2).padStart(8)} ms  ratio ${(ratio !== undefined ? `${ratio.toFixed(2)}x` : 'n/a (text)').padEnd(10)}  message ${(m.message / 1024).toFixed(0).padStart(6)} KB = ${msgRatio.toFixed(2)}x text`,
-  );
+  );  if (BREAKDOWN) console.log(`    engine time: ${breakdown(text)}`);
 }
 
 console.log(`Plan engine benchmark: median of ${RUNS} runs (after 2 warm-ups), Node ${process.version}`);
