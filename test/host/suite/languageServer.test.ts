@@ -3,6 +3,8 @@
 // diagnostic goes away, and the "Suggest index" lens sits beside the extension's "Explain".
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
@@ -120,6 +122,55 @@ export function languageServerTests(): void {
       assert.match(full.message, /^The plan inline mongo chose reads the whole customers collection \(.*COLLSCAN.*, queryPlanner\)\. The index contact\.email_1 has the keys it needs, but the query as written cannot use it\.$/);
       const uses = ds.find((x) => codeOf(x) === 'qpi.plan-uses-index')!;
       assert.match(uses.message, /country_id_1_order_details\.product_id_1_created_at_-1/);
+    });
+
+    it('one verdict for one query: the lens, the squiggle, the plan panel and qpi advise name the same index', async () => {
+      const uri = process.env.QPI_SAMPLES_MONGO_URI;
+      assert.ok(uri, 'QPI_SAMPLES_MONGO_URI is not set: run these tests with npm run test:host');
+      const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!;
+      const handle = ext.exports;
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'one verdict mongo', uri, test: false });
+      assert.ok(spec, handle.lastError());
+      const folder = vscode.workspace.workspaceFolders![0]!.uri;
+      const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'customers.mongodb.js'));
+      const editor = await vscode.window.showTextDocument(file, vscode.ViewColumn.One);
+      await handle.services.bindings.set(file.uri, spec);
+      const offset = file.getText().indexOf("db.customers.find({ status: 'pending'");
+      const line = file.positionAt(offset).line;
+      // The lens, once the connection's verdict is in (not "Checking indexes on ...").
+      const lens = await until('the lens with the connection\'s verdict', async () => {
+        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
+        const mine = all.filter((l) => l.range.start.line === line && l.command?.title.includes('Suggest index'));
+        const checking = all.some((l) => l.range.start.line === line && l.command?.title.includes('Checking indexes'));
+        return !checking && mine[0] ? mine[0] : undefined;
+      }, 45_000);
+      const fromLens = (lens.command!.arguments![0] as { createText: string }).createText;
+      // The squiggle's quick fix copies the same command.
+      const squiggles = ours(file.uri).filter((d) => d.range.start.line === line);
+      assert.ok(squiggles.length > 0, 'the query without its index is underlined');
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, squiggles[0]!.range);
+      const copies = actions.filter((a) => a.title.startsWith('Copy createIndex: ')).map((a) => a.title.slice('Copy createIndex: '.length));
+      assert.deepEqual([...new Set(copies)], [fromLens], `quick fixes: ${actions.map((a) => a.title).join(' | ')}`);
+      // The plan panel, explaining the query on the same connection.
+      const at = file.positionAt(offset + 1);
+      editor.selection = new vscode.Selection(at, at);
+      const explained = await vscode.commands.executeCommand<{ suggestions: string[] } | undefined>(Commands.explainQuery);
+      assert.ok(explained, handle.lastError());
+      const shown = handle.panel()?.lastMessage;
+      assert.equal(shown?.type, 'showPlan');
+      const panelFirst = shown?.type === 'showPlan' ? shown.suggestions?.find((v) => v.ddl)?.ddl : undefined;
+      assert.equal(panelFirst, fromLens, `panel: ${explained.suggestions.join(' | ')}`);
+      // qpi advise on the same server, from a terminal.
+      // The query text the language server reads (what its Explain action carries).
+      const explainAction = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at)))
+        .find((a) => a.title === 'Explain this query');
+      const text = (explainAction?.command?.arguments?.[0] as { text?: string } | undefined)?.text;
+      assert.ok(text, 'the Explain action carries the query text');
+      const cli = spawnSync(process.execPath, [join(ext.extensionPath, 'dist', 'cli.js'), 'advise', '--query', text, '--uri', uri, '--json'], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(cli.status, 0, cli.stderr);
+      const json = JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] };
+      assert.equal(json.suggestions.find((x) => x.createIndex)?.createIndex, fromLens, cli.stdout.slice(0, 2000));
+      console.log(`      lens, squiggle, panel and qpi advise: ${fromLens}`);
     });
 
     it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
