@@ -142,6 +142,12 @@ describe('plan comparison in Chromium', function () {
             assert.ok(part.left >= b.left - 0.5 && part.right <= b.right + 0.5, `${b.side} ${part.cls} spans ${part.left}-${part.right}, its pane ${b.left}-${b.right}`);
           }
         }
+        // The totals table shows its change column without a scroll.
+        const table = await v.page.$eval('table.cmp-totals', (t) => ({ right: t.getBoundingClientRect().right, page: document.documentElement.clientWidth }));
+        assert.ok(table.right <= table.page + 0.5, `the totals table ends at ${table.right}, the panel at ${table.page}`);
+        // So does every button of the toolbar (it wraps).
+        const buttons = await v.page.$$eval('.toolbar button, .toolbar select, .toolbar input', (xs) => xs.filter((x) => (x as HTMLElement).offsetParent !== null).map((x) => ({ text: x.textContent || x.getAttribute('aria-label') || x.tagName, right: x.getBoundingClientRect().right })));
+        assert.deepEqual(buttons.filter((b) => b.right > table.page + 0.5).map((b) => b.text), []);
         await shot(v, 'compare-narrow');
       } finally {
         await v.page.setViewportSize({ width: 1400, height: 860 });
