@@ -259,10 +259,13 @@ async function main(): Promise<void> {
     for (const c of clients) await c.close().catch(() => undefined);
     await stopServers(state);
   };
-  process.once('SIGINT', () => {
-    interrupted = true;
-    void stop().then(() => process.exit(130));
-  });
+  // Ctrl-C, a terminal closed or a kill: the servers are stopped either way.
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      interrupted = true;
+      void stop().then(() => process.exit(130));
+    });
+  }
   try {
     state = await startServers();
     const base = state.env;
