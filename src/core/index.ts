@@ -9,3 +9,4 @@ export * from './advice/index';
 export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './query/mongoShell';
 export { querySourceKind, type QuerySourceKind } from './query/find';
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
+export { declaredPrimaryKeys, emptySchema, mayDeclareMongooseSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';

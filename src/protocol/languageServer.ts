@@ -24,6 +24,11 @@ export interface ServerInitOptions {
   codeLens?: boolean;
   /** Ask for plain explains of connected documents' queries in the background (default true). */
   backgroundExplain?: boolean;
+  /**
+   * Read the workspace's schema files (SQL and migrations, Prisma schemas, Mongoose models) and use the
+   * indexes and keys they declare where no connection sent a list (default true).
+   */
+  repositorySchema?: boolean;
 }
 
 // ---- server -> client ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 // The language server process (dist/server.js): inline index advice while coding. The extension starts
-// it over node IPC (src/extension/languageClient.ts). It reads only the open documents and what the
-// extension sends through the messages of src/protocol/languageServer.ts; it has no database driver and
-// never sees a connection string or a password.
+// it over node IPC (src/extension/languageClient.ts). It reads the open documents, what the extension
+// sends through the messages of src/protocol/languageServer.ts, and the workspace's schema files
+// (workspaceSchema.ts); it has no database driver and never sees a connection string or a password.
 
-import { CodeLensRefreshRequest, createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, createConnection, DidChangeWatchedFilesNotification, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadSqlParser } from '../core/query/find';
 import {
@@ -11,15 +11,19 @@ import {
   type ClearAdviceParams, type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetAdviceParams, type SetPlansParams, type SetSchemaParams,
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
+import { WorkspaceSchema } from './workspaceSchema';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 let service: InlineAdviceService | undefined;
 let lensRefresh = false;
+let workspaceSchema: WorkspaceSchema | undefined;
+let watchRegistration = false;
 
 connection.onInitialize(async (params): Promise<InitializeResult> => {
   const init = (params.initializationOptions ?? {}) as Partial<ServerInitOptions>;
   lensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+  watchRegistration = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
   if (init.protocolVersion !== undefined && init.protocolVersion !== LANGUAGE_SERVER_PROTOCOL_VERSION) {
     connection.console.warn(`The extension speaks protocol ${init.protocolVersion}, this server ${LANGUAGE_SERVER_PROTOCOL_VERSION}; custom messages may be ignored.`);
   }
@@ -42,6 +46,10 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
       ...(init.backgroundExplain === false ? { explainDelayMs: 0 } : {}),
     },
   );
+  if (init.repositorySchema !== false) {
+    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    workspaceSchema = WorkspaceSchema.fromUris(folders, (schema) => service?.setRepositorySchema(schema), (m) => connection.console.log(m));
+  }
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -52,6 +60,16 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
     serverInfo: { name: 'Query Plan Inspector', version: '0.1.0' },
   };
 });
+
+connection.onInitialized(() => {
+  if (!workspaceSchema) return;
+  // The editor watches the schema files for the server, so a saved migration or model changes the advice.
+  if (watchRegistration) {
+    void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{sql,prisma,js,jsx,ts,tsx,mjs,cjs,mts,cts}' }] }).catch(() => undefined);
+  }
+  void workspaceSchema.load().catch((err: unknown) => connection.console.error(`The workspace's schema files could not be read: ${String(err)}`));
+});
+connection.onDidChangeWatchedFiles((p) => workspaceSchema?.changed(p.changes.map((c) => c.uri)));
 
 documents.onDidOpen((e) => service?.open(e.document.uri, e.document.languageId, e.document.version, e.document.getText()));
 documents.onDidChangeContent((e) => service?.change(e.document.uri, e.document.version, e.document.getText()));

@@ -15,6 +15,7 @@ import {
 } from '../protocol/languageServer';
 import { explainText } from '../core/lint/explainText';
 import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/lint/analysis';
+import type { RepositorySchema } from '../core/index';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {
@@ -79,6 +80,8 @@ interface DocState {
 
 export class InlineAdviceService {
   private readonly docs = new Map<string, DocState>();
+  /** The indexes and keys the workspace's schema files declare (workspaceSchema.ts reads them). */
+  private repository: RepositorySchema | undefined;
   /** Analysis time of the last runs, in ms, for the log and the benchmark. */
   readonly timings: number[] = [];
 
@@ -172,7 +175,7 @@ export class InlineAdviceService {
     if (hit && hit.schemaVersion === state.schemaVersion) return hit.analysis;
     let analysis: QueryAnalysis;
     try {
-      analysis = analyzeQuery(q, state.doc.getText(), state.schema);
+      analysis = analyzeQuery(q, state.doc.getText(), state.schema, this.repository);
     } catch (err) {
       this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
@@ -335,6 +338,21 @@ export class InlineAdviceService {
       }
     }
     return out;
+  }
+
+  // ---- schema from the repository's files --------------------------------------------------------------
+
+  /**
+   * The schema the workspace's files declare changed (read at start, then again when a schema file
+   * changes): every document is advised again with it, where no connection sent a list.
+   */
+  setRepositorySchema(schema: RepositorySchema | undefined): void {
+    this.repository = schema;
+    for (const state of this.docs.values()) {
+      state.schemaVersion++;
+      if (state.analysedVersion === state.doc.version) this.publish(state);
+    }
+    this.port.refreshLenses?.();
   }
 
   // ---- schema from the extension ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ import {
 import { classifyRegex } from '../advice/mongoShape';
 import { effectiveSort, fitIndex } from '../advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';
+import { declaredPrimaryKeys, type RepositorySchema } from '../schema/index';
 import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
 import { explainText } from './explainText';
 
@@ -88,8 +89,14 @@ function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
   return v;
 }
 
-export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
-  const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema) : analyzeSql(q, text, schema);
+/**
+ * `repo` is the schema the repository's files declare: the indexes and keys of the collections and tables
+ * the connection (when there is one) sent no list for. It changes the rules' advice (an index the repository
+ * declares is kept, a declared primary key is never suggested) but makes no scan or sort findings: a
+ * repository may not declare every index its database has.
+ */
+export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined, repo?: RepositorySchema): QueryAnalysis {
+  const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema, repo) : analyzeSql(q, text, schema, repo);
   // What the finder could not read (a relation it does not join, a name chosen at run time) is said in the hover.
   if (q.warnings.length > 0) a.hover += `\n\n${q.warnings.map((w) => `_${w}_`).join('\n\n')}`;
   if (schema && schema.plans.size > 0) {
@@ -157,7 +164,7 @@ function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, schema
 
 // ---- MongoDB ------------------------------------------------------------------------------------------
 
-function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
+function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined): QueryAnalysis {
   const cmd = q.command;
   const target = cmd.collection;
   const out: QueryAnalysis = { engine: 'mongodb', targets: [target], findings: [], hover: '', connected: false };
@@ -179,6 +186,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   });
   const shape = base.shape;
   const collectionSchema = schema?.collections.get(target);
+  const declared = collectionSchema ? undefined : repo?.collections.get(target);
   let advice = base.advice;
   const served = servedAdvice(q, schema);
   if (served && collectionSchema) {
@@ -189,6 +197,8 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
       advice: adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }),
     })).advice;
     out.connected = true;
+  } else if (declared && declared.length > 0) {
+    advice = cached(`m:${contentKey}:repo:${JSON.stringify(declared)}`, () => ({ advice: adviseMongo(input.query, { existing: declared }) })).advice;
   }
   const top = advice.suggestions[0];
   const suggestion = suggestionData(top, target);
@@ -199,7 +209,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
     conditionFindings(q, shape, out.findings);
     if (collectionSchema) connectedMongoFindings(q, shape, advice, collectionSchema, schema!.connection.mongodb ?? 'the connection', out.findings);
   }
-  out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined);
+  out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined, declared ?? []);
   return out;
 }
 
@@ -476,7 +486,7 @@ function connectedMongoFindings(q: FoundMongoQuery, shape: MongoShape, advice: A
   }
 }
 
-function mongoHover(q: FoundMongoQuery, advice: Advice, shape: MongoShape | undefined, connection: string | undefined): string {
+function mongoHover(q: FoundMongoQuery, advice: Advice, shape: MongoShape | undefined, connection: string | undefined, declared: Declared[]): string {
   const cmd = q.command;
   const lines: string[] = [`**MongoDB** \`${cmd.collection}.${cmd.operation}\``, ''];
   if (advice.refusal) return [...lines, advice.refusal].join('\n');
@@ -488,7 +498,7 @@ function mongoHover(q: FoundMongoQuery, advice: Advice, shape: MongoShape | unde
     lines.push('');
   }
   if (shape && (shape.limit !== undefined || shape.skip !== undefined)) lines.push(`${shape.skip !== undefined ? `skip ${shape.skip} ` : ''}${shape.limit !== undefined ? `limit ${shape.limit}` : ''}`.trim(), '');
-  lines.push(...suggestionLines(advice, connection));
+  lines.push(...suggestionLines(advice, connection, declared));
   if (q.variableParts.length > 0 || cmd.hasPlaceholders) lines.push('', '_Values that are variables in the code are read as placeholders; their operators still count._');
   return lines.join('\n');
 }
@@ -508,15 +518,20 @@ function fieldClass(f: { kind: string; detail: string; values?: number; explodes
   }
 }
 
-function suggestionLines(advice: Advice, connection: string | undefined): string[] {
+/** An index the repository declares: its name and the file that declares it. */
+type Declared = { name: string; source: string };
+
+function suggestionLines(advice: Advice, connection: string | undefined, declared: Declared[] = []): string[] {
   const top = advice.suggestions[0];
   const lines: string[] = [];
   if (!top) {
     if (advice.notes.length > 0) lines.push(advice.notes[0]!);
+    lines.push(...declaredLines(declared));
     return lines;
   }
+  const keepSource = top.keep ? declared.find((d) => d.name === top.keep!.name)?.source : undefined;
   if (top.action === 'keep' && top.keep) {
-    lines.push(`**Index ${top.keep.name} serves this query**${connection ? ` on ${connection}` : ''}. ${top.keep.reason}`);
+    lines.push(`**Index ${top.keep.name} serves this query**${connection ? ` on ${connection}` : keepSource ? ` (declared in ${keepSource})` : ''}. ${top.keep.reason}`);
   } else if (top.action === 'create' && top.createText) {
     lines.push(`**Index it wants** (key order ${ruleName(top.rule)}): \`${keysText(top)}\``, '', '```', top.createText, '```');
   } else {
@@ -526,7 +541,16 @@ function suggestionLines(advice: Advice, connection: string | undefined): string
   if (top.action === 'create') lines.push('', top.ruleText);
   for (const c of top.conditions) lines.push('', `_${c.text}_`);
   lines.push('', `Verification: ${top.verification.status === 'not-run' ? 'not run (explain the query on a connection to check it)' : top.verification.message}`);
+  lines.push(...declaredLines(declared));
   return lines;
+}
+
+/** Where the indexes used without a connection came from: "`orders_pkey` from db/schema.sql". */
+function declaredLines(declared: Declared[]): string[] {
+  if (declared.length === 0) return [];
+  const shown = declared.slice(0, 8).map((d) => `\`${d.name}\` from ${d.source}`);
+  const more = declared.length > shown.length ? `, and ${declared.length - shown.length} more` : '';
+  return ['', `_Indexes the repository declares (no connection): ${shown.join(', ')}${more}._`];
 }
 
 function ruleName(rule: string): string {
@@ -535,7 +559,7 @@ function ruleName(rule: string): string {
 
 // ---- PostgreSQL ---------------------------------------------------------------------------------------
 
-function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined): QueryAnalysis {
+function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined): QueryAnalysis {
   const out: QueryAnalysis = { engine: 'postgres', targets: [], findings: [], hover: '', connected: false };
   const base = cached(`p:${q.sql}`, () => {
     const parsed = parsePostgresQuerySync(q.sql);
@@ -546,12 +570,18 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
   let advice = base.advice;
   const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
+  // A connection's own list wins, table by table, over what the repository declares.
+  const declaredTables = repo ? out.targets.filter((t) => !tables.includes(t) && repo.tables.has(t)) : [];
+  const declared = declaredTables.flatMap((t) => repo!.tables.get(t)!);
+  const known = declared.length > 0 ? { primaryKeys: Object.fromEntries(Object.entries(declaredPrimaryKeys(repo!)).filter(([t]) => declaredTables.includes(t))) } : undefined;
   const served = servedAdvice(q, schema);
   if (schema && tables.length > 0) {
-    const existing = tables.flatMap((t) => schema.tables.get(t)!.indexes);
+    const existing = [...tables.flatMap((t) => schema.tables.get(t)!.indexes), ...declared];
     const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
-    advice = served ?? cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats } }) })).advice;
+    advice = served ?? cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}) }) })).advice;
     out.connected = true;
+  } else if (declared.length > 0) {
+    advice = cached(`p:${q.sql}:repo:${JSON.stringify(declared)}`, () => ({ advice: advisePostgresShapes(shapes, { existing: declared, known: known! }) })).advice;
   }
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
@@ -610,7 +640,7 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
     }
   }
   if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion);
-  out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined);
+  out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined, declared);
   return out;
 }
 
@@ -681,7 +711,7 @@ function connectedSqlFindings(q: FoundSqlQuery, shapes: PgShape[], advice: Advic
   }
 }
 
-function sqlHover(advice: Advice, connection: string | undefined): string {
+function sqlHover(advice: Advice, connection: string | undefined, declared: Declared[]): string {
   const lines: string[] = ['**PostgreSQL**', ''];
   if (advice.refusal) return [...lines, advice.refusal].join('\n');
   for (const s of advice.shapes) {
@@ -691,7 +721,7 @@ function sqlHover(advice: Advice, connection: string | undefined): string {
     for (const o of s.sort) lines.push(`| \`${o.path}\` | ORDER BY ${o.direction === 1 ? 'ASC' : 'DESC'}${o.nullsFirst !== undefined ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''} |`);
     lines.push('');
   }
-  lines.push(...suggestionLines(advice, connection));
+  lines.push(...suggestionLines(advice, connection, declared));
   return lines.join('\n');
 }
 

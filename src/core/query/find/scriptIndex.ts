@@ -36,7 +36,7 @@ interface Chunk {
 /** The readers of each library, in the order they are asked about a call. */
 const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls];
 
-const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
+export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
   ts: ['typescript', 'decorators-legacy'],
   tsx: ['typescript', 'jsx', 'decorators-legacy'],
   js: ['jsx', 'decorators-legacy'],

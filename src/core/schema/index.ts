@@ -1,0 +1,55 @@
+// The schema a repository declares, read from its files' text (the language server reads the files; this
+// stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files. Offline, these are
+// the indexes and keys that exist; a connection's own lists take precedence over them.
+
+import { scriptDialect } from '../query/find/types';
+import { readMongooseSchemas } from './mongoose';
+import { readPrismaSchema } from './prisma';
+import { readSqlSchema } from './sql';
+import { emptySchema, type RepositorySchema, type SchemaFile } from './types';
+
+export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './types';
+export { readSqlSchema } from './sql';
+export { readPrismaSchema } from './prisma';
+export { readMongooseSchemas } from './mongoose';
+
+/** Which reader a file goes to, by its name; undefined when none does. */
+export function schemaFileKind(path: string): 'sql' | 'prisma' | 'script' | undefined {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.prisma')) return 'prisma';
+  // A down migration undoes its up migration: applied in name order it would drop what the up built.
+  if (lower.endsWith('.sql')) return /(^|[/._-])down\.sql$|(^|\/)down\//.test(lower) ? undefined : 'sql';
+  if (/\.(c|m)?[jt]sx?$/.test(lower) && !lower.endsWith('.d.ts')) return 'script';
+  return undefined;
+}
+
+/** Whether a script's text may declare a Mongoose schema, before it is parsed. */
+export function mayDeclareMongooseSchema(text: string): boolean {
+  return text.includes('Schema') && text.includes('model');
+}
+
+/**
+ * The schema the files declare. Files are applied in path order with numbers compared as numbers
+ * (migrations 2_, 10_ and timestamps sort as they run), so a later statement wins over an earlier one.
+ */
+export function readRepositorySchema(files: SchemaFile[]): RepositorySchema {
+  const out = emptySchema();
+  const sorted = [...files].sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
+  for (const f of sorted) {
+    const kind = schemaFileKind(f.path);
+    if (kind === 'sql') readSqlSchema(f.text, f.path, out);
+    else if (kind === 'prisma') readPrismaSchema(f.text, f.path, out);
+    else if (kind === 'script' && mayDeclareMongooseSchema(f.text)) readMongooseSchemas(f.text, f.path, scriptDialect('', f.path), out);
+  }
+  return out;
+}
+
+/** The primary keys the schema declares, per table, for the advisor's "only indexes that can exist" filter. */
+export function declaredPrimaryKeys(schema: RepositorySchema): Record<string, string[][]> {
+  const out: Record<string, string[][]> = {};
+  for (const [table, list] of schema.tables) {
+    const keys = list.filter((ix) => ix.primary && ix.columns.every((c) => c.column !== undefined)).map((ix) => ix.columns.map((c) => c.column!));
+    if (keys.length > 0) out[table] = keys;
+  }
+  return out;
+}

@@ -1,0 +1,169 @@
+// Indexes declared by Mongoose schemas in a model file, as Mongoose documents them: a path's `index: true`
+// (or 1, -1, 'hashed', '2dsphere', 'text'), `unique: true` and `sparse: true`, nested paths and arrays of
+// subdocuments, and `schema.index({ a: 1, b: -1 }, { unique, sparse, name })`. The collection is the one
+// the finder's Mongoose reader gives the model: `mongoose.model('Order', schema)` -> `orders` by
+// Mongoose's pluralisation, or the schema's `collection` option, or model()'s third argument. A schema
+// whose model is made in another file is not read (its collection is not known here).
+
+import { parse as babelParse } from '@babel/parser';
+import { mongooseCollection } from '../query/find/mongoose';
+import { BABEL_PLUGINS } from '../query/find/scriptIndex';
+import type { ScriptDialect } from '../query/find/types';
+import type { BNode } from '../query/find/syntax';
+import type { DeclaredMongoIndex, RepositorySchema } from './types';
+
+interface SchemaDef { fields?: BNode; options?: BNode; calls: BNode[] }
+
+export function readMongooseSchemas(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
+  let program: BNode;
+  try {
+    program = (babelParse(text, { sourceType: 'unambiguous', errorRecovery: true, attachComment: false, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, plugins: BABEL_PLUGINS[dialect] }) as unknown as { program: BNode }).program;
+  } catch {
+    into.warnings.push(`${source}: the file does not parse, so its Mongoose schemas were not read.`);
+    return;
+  }
+  const schemas = new Map<string, SchemaDef>();
+  const models: { model: string; schema: BNode; collection?: string }[] = [];
+  const indexCalls: BNode[] = [];
+  walk(program, (n) => {
+    // const s = new Schema({...}, {...})
+    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init && isSchema(n.init)) {
+      schemas.set(n.id.name!, schemaDef(n.init));
+    } else if (n.type === 'AssignmentExpression' && n.left?.type === 'Identifier' && n.right && isSchema(n.right)) {
+      schemas.set(n.left.name!, schemaDef(n.right));
+    } else if (n.type === 'CallExpression' && n.callee) {
+      const callee = n.callee;
+      const method = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' && !callee.computed ? callee.property?.name : undefined;
+      // s.index({...}, {...}) is collected after the walk: the declaration may come later in the file.
+      if (method === 'index' && callee.type === 'MemberExpression' && callee.object?.type === 'Identifier') indexCalls.push(n);
+      if (method === 'model' && n.arguments?.[0] && n.arguments[1]) {
+        const model = stringValue(n.arguments[0]);
+        const third = n.arguments[2] ? stringValue(n.arguments[2]) : undefined;
+        if (model !== undefined) models.push({ model, schema: n.arguments[1], ...(third !== undefined ? { collection: third } : {}) });
+      }
+    }
+  });
+  for (const call of indexCalls) schemas.get(call.callee!.object!.name!)?.calls.push(call);
+  for (const m of models) {
+    const def = m.schema.type === 'Identifier' ? schemas.get(m.schema.name!) : isSchema(m.schema) ? schemaDef(m.schema) : undefined;
+    if (!def) continue;
+    const collection = m.collection ?? (def.options ? stringValue(property(def.options, 'collection')) : undefined) ?? mongooseCollection(m.model);
+    const list = (into.collections.get(collection) ?? []).filter((ix) => ix.source !== source);
+    for (const ix of indexesOf(def, source)) if (!list.some((x) => x.name === ix.name)) list.push(ix);
+    into.collections.set(collection, list);
+  }
+}
+
+function isSchema(n: BNode): boolean {
+  if (n.type !== 'NewExpression' || !n.callee) return false;
+  const c = n.callee;
+  return (c.type === 'Identifier' && c.name === 'Schema') || (c.type === 'MemberExpression' && !c.computed && c.property?.name === 'Schema');
+}
+
+function schemaDef(n: BNode): SchemaDef {
+  const [fields, options] = n.arguments ?? [];
+  return { ...(fields?.type === 'ObjectExpression' ? { fields } : {}), ...(options?.type === 'ObjectExpression' ? { options } : {}), calls: [] };
+}
+
+function indexesOf(def: SchemaDef, source: string): DeclaredMongoIndex[] {
+  const out: DeclaredMongoIndex[] = [];
+  if (def.fields) paths(def.fields, '', out, source, 0);
+  for (const call of def.calls) {
+    const [keys, options] = call.arguments ?? [];
+    if (keys?.type !== 'ObjectExpression') continue;
+    const key: Record<string, number | string> = {};
+    for (const p of keys.properties ?? []) {
+      const name = keyOf(p);
+      const dir = p.value ? direction(p.value as BNode) : undefined;
+      if (name === undefined || dir === undefined) return out;
+      key[name] = dir;
+    }
+    if (Object.keys(key).length === 0) continue;
+    out.push(make(key, options?.type === 'ObjectExpression' ? options : undefined, source));
+  }
+  return out;
+}
+
+/** The schema's paths, with the index each one declares. */
+function paths(obj: BNode, prefix: string, out: DeclaredMongoIndex[], source: string, depth: number): void {
+  if (depth > 16) return;
+  for (const p of obj.properties ?? []) {
+    const name = keyOf(p);
+    let v = p.value as BNode | undefined;
+    if (name === undefined || !v) continue;
+    const path = prefix === '' ? name : `${prefix}.${name}`;
+    if (v.type === 'ArrayExpression') v = (v.elements?.[0] as BNode | null | undefined) ?? undefined;
+    if (!v) continue;
+    if (isSchema(v)) {
+      const inner = schemaDef(v).fields;
+      if (inner) paths(inner, path, out, source, depth + 1);
+      continue;
+    }
+    if (v.type !== 'ObjectExpression') continue;
+    const typed = property(v, 'type') !== undefined;
+    if (!typed) {
+      paths(v, path, out, source, depth + 1);
+      continue;
+    }
+    const index = property(v, 'index');
+    const unique = booleanValue(property(v, 'unique'));
+    const sparse = booleanValue(property(v, 'sparse'));
+    const dir = index ? (index.type === 'ObjectExpression' ? 1 : booleanValue(index) === true ? 1 : direction(index)) : undefined;
+    if (dir === undefined && !unique) continue;
+    const ix = make({ [path]: dir ?? 1 }, index?.type === 'ObjectExpression' ? index : undefined, source);
+    if (unique) ix.unique = true;
+    if (sparse) ix.sparse = true;
+    out.push(ix);
+  }
+}
+
+function make(key: Record<string, number | string>, options: BNode | undefined, source: string): DeclaredMongoIndex {
+  const name = (options ? stringValue(property(options, 'name')) : undefined) ?? Object.entries(key).map(([f, d]) => `${f}_${d}`).join('_');
+  const ix: DeclaredMongoIndex = { name, key, source };
+  if (options && booleanValue(property(options, 'unique'))) ix.unique = true;
+  if (options && booleanValue(property(options, 'sparse'))) ix.sparse = true;
+  return ix;
+}
+
+function walk(root: BNode, visit: (n: BNode) => void): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (Array.isArray(x)) {
+      for (let i = x.length - 1; i >= 0; i--) stack.push(x[i]);
+      continue;
+    }
+    if (typeof x !== 'object' || x === null || typeof (x as BNode).type !== 'string') continue;
+    const n = x as BNode;
+    visit(n);
+    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push(v);
+  }
+}
+
+function keyOf(p: BNode): string | undefined {
+  if (p.type !== 'ObjectProperty' || !p.key) return undefined;
+  if (p.key.type === 'Identifier' && !p.computed) return p.key.name;
+  if (p.key.type === 'StringLiteral') return p.key.value as string;
+  return undefined;
+}
+
+function property(obj: BNode, name: string): BNode | undefined {
+  return (obj.properties ?? []).find((p) => keyOf(p) === name)?.value as BNode | undefined;
+}
+
+function stringValue(n: BNode | undefined): string | undefined {
+  if (n?.type === 'StringLiteral') return n.value as string;
+  if (n?.type === 'TemplateLiteral' && (n.expressions ?? []).length === 0) return (n.quasis?.[0] as { value?: { cooked?: string } } | undefined)?.value?.cooked;
+  return undefined;
+}
+
+function booleanValue(n: BNode | undefined): boolean | undefined {
+  return n?.type === 'BooleanLiteral' ? (n.value as boolean) : undefined;
+}
+
+/** 1, -1, 'hashed', '2dsphere', 'text'. */
+function direction(n: BNode): number | string | undefined {
+  if (n.type === 'NumericLiteral') return n.value as number;
+  if (n.type === 'UnaryExpression' && n.operator === '-' && n.argument?.type === 'NumericLiteral') return -(n.argument.value as number);
+  return stringValue(n);
+}

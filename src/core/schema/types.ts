@@ -1,0 +1,26 @@
+// The schema a repository declares: the indexes and keys its SQL files, migrations, Prisma schema and
+// Mongoose models say exist. Each index remembers the file that declared it, so the hover can say where
+// an index came from.
+
+import type { ExistingMongoIndex, ExistingPgIndex } from '../advice/types';
+
+export type DeclaredPgIndex = ExistingPgIndex & { source: string };
+export type DeclaredMongoIndex = ExistingMongoIndex & { source: string };
+
+/** Index lists by table name (unqualified, as a query writes it) and by collection name. */
+export interface RepositorySchema {
+  tables: Map<string, DeclaredPgIndex[]>;
+  collections: Map<string, DeclaredMongoIndex[]>;
+  /** What could not be read, one sentence each, with the file. */
+  warnings: string[];
+}
+
+export function emptySchema(): RepositorySchema {
+  return { tables: new Map(), collections: new Map(), warnings: [] };
+}
+
+/** One file of the repository, by its path relative to the workspace folder. */
+export interface SchemaFile {
+  path: string;
+  text: string;
+}
