@@ -373,6 +373,39 @@ describe('MongoDB reader details, file by file', () => {
   });
 });
 
+describe('MongoDB reader: executed stages against the winning plan', () => {
+  const SHAPE_WARNING = 'The executed stages differ in shape from the winning plan; the executed stages are drawn.';
+  const ix = (name: string, bounds: string[], stats = false): Record<string, unknown> => ({
+    stage: 'IXSCAN',
+    ...(stats ? { nReturned: 5, keysExamined: 5 } : {}),
+    keyPattern: { a: 1 },
+    indexName: name,
+    indexBounds: { a: bounds },
+  });
+  const explain = (winning: unknown, executed: unknown): Plan => {
+    const r = loadDoc({ queryPlanner: { namespace: 'db.c', winningPlan: winning, rejectedPlans: [] }, executionStats: { nReturned: 5, executionStages: executed }, ok: 1 });
+    assert.ok(r.ok);
+    return r.plan;
+  };
+
+  it('warns only when the executed tree differs from the winning plan, however its inputs are held', () => {
+    const or = (stats: boolean, second: string, bounds = ['[1, 1]']): Record<string, unknown> => ({
+      stage: 'FETCH',
+      ...(stats ? { nReturned: 5, docsExamined: 5 } : {}),
+      inputStage: { stage: 'OR', inputStages: [ix('a_1', ['[1, 1]'], stats), ix(second, bounds, stats)] },
+    });
+    assert.ok(!explain(or(false, 'a_1'), or(true, 'a_1')).warnings.includes(SHAPE_WARNING));
+    assert.ok(explain(or(false, 'a_1'), or(true, 'b_1')).warnings.includes(SHAPE_WARNING));
+    assert.ok(explain(or(false, 'a_1'), or(true, 'a_1', ['[2, 2]'])).warnings.includes(SHAPE_WARNING));
+    // The same inputs held under another key are the same shape; a missing input is not.
+    const single = { stage: 'FETCH', inputStages: [ix('a_1', ['[1, 1]'])] };
+    const executed = { stage: 'FETCH', nReturned: 5, inputStage: ix('a_1', ['[1, 1]'], true) };
+    assert.ok(!explain(single, executed).warnings.includes(SHAPE_WARNING));
+    assert.ok(explain({ stage: 'FETCH' }, executed).warnings.includes(SHAPE_WARNING));
+    assert.ok(explain(single, { stage: 'FETCH', nReturned: 5, inputStage: ix('b_1', ['[1, 1]'], true) }).warnings.includes(SHAPE_WARNING));
+  });
+});
+
 describe('MongoDB reader on odd and hostile documents', () => {
   const refusal = (doc: unknown): string => {
     const r = loadDoc(doc);

@@ -247,8 +247,10 @@ function readLayer(qp: Obj, es: Obj | undefined, ctx: Ctx, shardName: string | u
   } else {
     if (typeof wp.stage === 'string') ctx.classic = true;
     const drawExec = exec !== undefined && typeof exec.stage === 'string';
-    root = buildStage(drawExec ? exec : wp, undefined, ctx, ns, 0, drawExec ? wp : undefined);
-    if (exec && typeof exec.stage === 'string' && typeof wp.stage === 'string' && !sameShape(exec, wp, 0)) {
+    const shape: ShapeCheck = { differs: false, unsure: false };
+    root = buildStage(drawExec ? exec : wp, undefined, ctx, ns, 0, drawExec ? wp : undefined, drawExec ? shape : undefined);
+    const differs = shape.differs || (shape.unsure && !sameShape(exec!, wp, 0));
+    if (drawExec && typeof wp.stage === 'string' && differs) {
       ctx.warnings.push('The executed stages differ in shape from the winning plan; the executed stages are drawn.');
     }
   }
@@ -370,8 +372,9 @@ function readRejected(qp: Obj, wp: Obj, trials: unknown[] | undefined, ctx: Ctx,
  * from executionStages: some servers (8.0 express stages) print descriptive fields such as keyPattern
  * only there, so details missing from the executed stage are taken from it.
  */
-function buildStage(obj: Obj, role: string | undefined, ctx: Ctx, ns: string | undefined, depth: number, twin?: Obj): PlanNode {
+function buildStage(obj: Obj, role: string | undefined, ctx: Ctx, ns: string | undefined, depth: number, twin?: Obj, shape?: ShapeCheck): PlanNode {
   const kind = typeof obj.stage === 'string' ? obj.stage : '(unnamed stage)';
+  if (shape && twin && !shape.differs) compareStage(obj, twin, shape);
   if (!KNOWN_STAGES.has(kind) && !(ctx.documentDb && DOCUMENTDB_STAGES.has(kind)) && !looksSbeName(kind)) ctx.unknownKinds.add(kind);
   if (++ctx.nodes > MAX_PLAN_NODES) ctx.tooMany = true;
   // The stage's own object becomes its raw fields: its inputs are taken off it once the whole document
@@ -389,15 +392,52 @@ function buildStage(obj: Obj, role: string | undefined, ctx: Ctx, ns: string | u
   for (const key of CHILD_KEYS) {
     const v = obj[key];
     const t = twin && twin.stage === obj.stage ? twin[key] : undefined;
-    if (isObj(v)) node.children.push(buildStage(v, key, ctx, ns, depth + 1, isObj(t) ? t : undefined));
+    if (isObj(v)) node.children.push(buildStage(v, key, ctx, ns, depth + 1, isObj(t) ? t : undefined, shape));
     else if (Array.isArray(v)) {
-      v.forEach((c, i) => {
-        const tc = Array.isArray(t) ? t[i] : undefined;
-        if (isObj(c)) node.children.push(buildStage(c, key, ctx, ns, depth + 1, isObj(tc) ? tc : undefined));
-      });
+      const twins = Array.isArray(t) ? t : undefined;
+      for (let i = 0; i < v.length; i++) {
+        const c: unknown = v[i];
+        const tc: unknown = twins?.[i];
+        if (isObj(c)) node.children.push(buildStage(c, key, ctx, ns, depth + 1, isObj(tc) ? tc : undefined, shape));
+      }
     }
   }
   return node;
+}
+
+/**
+ * Whether the executed stages have the winning plan's shape (sameShape), found while the executed tree is
+ * drawn with the winning plan as its twin: each pair of stages is compared as sameShape compares them.
+ * Where the two trees hold their inputs differently (under other keys), the pairs drawn are not the ones
+ * sameShape compares: `unsure` says so, and sameShape decides.
+ */
+interface ShapeCheck {
+  differs: boolean;
+  unsure: boolean;
+}
+
+function compareStage(a: Obj, b: Obj, shape: ShapeCheck): void {
+  if (a.stage !== b.stage) {
+    if (String(a.stage ?? '?') !== String(b.stage ?? '?')) shape.differs = true;
+    // Equal as text but not the same value: the inputs are not drawn with their twins.
+    else shape.unsure = true;
+    return;
+  }
+  const ai = typeof a.indexName === 'string' ? a.indexName : undefined;
+  const bi = typeof b.indexName === 'string' ? b.indexName : undefined;
+  const ab = 'indexBounds' in a;
+  if (ai !== bi || ab !== 'indexBounds' in b || (ab && !sameBounds(a.indexBounds, b.indexBounds))) {
+    shape.differs = true;
+    return;
+  }
+  for (const key of CHILD_KEYS) {
+    const va = a[key];
+    const vb = b[key];
+    if (va === undefined && vb === undefined) continue;
+    if (isObj(va) && isObj(vb)) continue;
+    if (Array.isArray(va) && Array.isArray(vb) && va.length === vb.length && va.every(isObj) && vb.every(isObj)) continue;
+    shape.unsure = true;
+  }
 }
 
 /** Slot-based stage names are lower case ('nlj', 'ixseek'); a queryPlan never prints them. */
