@@ -21,24 +21,12 @@ import { analyze } from '../src/core/index';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { suggestionViews } from '../src/extension/adviceView';
 import { wirePlan, type ShowPlanMessage } from '../src/protocol/webview';
+import { median, runsArg, serverUri } from './support';
 
-const runsArg = process.argv.indexOf('--runs');
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 30;
+const RUNS = runsArg(30);
 const WARMUP = 3;
 const ROWS = 20_000;
 const DB = 'qpi_bench';
-
-function need(name: string): string {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run this under scripts/with-servers.mjs, which starts the servers.`);
-  return v;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 /** Runs the three measurements interleaved, so that all see the same server state and machine load. */
 async function measure(steps: Record<'raw' | 'rawConn' | 'product', () => Promise<unknown>>): Promise<Record<'raw' | 'rawConn' | 'product', number>> {
@@ -85,7 +73,7 @@ function message(title: string, result: ExplainResult, suggestions: ReturnType<t
 }
 
 async function postgres(): Promise<void> {
-  const uri = need('QPI_TEST_PG_URI');
+  const uri = serverUri('QPI_TEST_PG_URI');
   const admin = new pg.Client({ connectionString: uri });
   await admin.connect();
   try {
@@ -135,7 +123,7 @@ async function postgres(): Promise<void> {
 }
 
 async function mongodb(): Promise<void> {
-  const base = need('QPI_TEST_MONGO_URI');
+  const base = serverUri('QPI_TEST_MONGO_URI');
   const u = new URL(base);
   u.pathname = `/${DB}`;
   const uri = u.toString();

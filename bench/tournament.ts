@@ -9,23 +9,11 @@ import pg from 'pg';
 import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { demoesr } from '../test/integration/support/adviceData';
+import { median, runsArg, serverUri } from './support';
 
-const runsArg = process.argv.indexOf('--runs');
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
+const RUNS = runsArg(5);
 const SIZE = 200_000;
 const DB = 'qpi_bench_tournament';
-
-function need(name: string): string {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run this under scripts/with-servers.mjs, which starts the servers.`);
-  return v;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 
@@ -41,7 +29,7 @@ const MONGO_QUERIES = [
 ];
 
 async function benchMongo(): Promise<void> {
-  const uri = need('QPI_TEST_MONGO_URI');
+  const uri = serverUri('QPI_TEST_MONGO_URI');
   const client = await MongoClient.connect(uri);
   const db = client.db(DB);
   await db.dropDatabase();
@@ -97,7 +85,7 @@ const PG_QUERIES = [
 ];
 
 async function benchPostgres(): Promise<void> {
-  const uri = need('QPI_TEST_PG_URI');
+  const uri = serverUri('QPI_TEST_PG_URI');
   const client = new pg.Client({ connectionString: uri });
   await client.connect();
   await client.query('DROP TABLE IF EXISTS demoesr');

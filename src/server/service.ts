@@ -65,6 +65,8 @@ interface DocState {
   explainAsked: Set<string>;
   explainTimes: number[];
   explainTimer?: ReturnType<typeof setTimeout>;
+  /** Callers of `explainsSettled`, resolved when the pending request has been sent or dropped. */
+  explainWaiters: (() => void)[];
   /** Texts whose advice was asked of the extension's advice service, and those it could not answer. */
   adviceAsked: Set<string>;
   adviceFailed: Set<string>;
@@ -95,7 +97,7 @@ export class InlineAdviceService {
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
       index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
-      analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [],
+      analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [], explainWaiters: [],
       explainAsked: new Set(), explainTimes: [], adviceAsked: new Set(), adviceFailed: new Set(),
     };
     this.docs.set(uri, state);
@@ -121,6 +123,7 @@ export class InlineAdviceService {
     this.docs.delete(uri);
     this.port.sendDiagnostics({ uri, diagnostics: [] });
     for (const w of state.waiters.splice(0)) w();
+    for (const w of state.explainWaiters.splice(0)) w();
   }
 
   /** Resolves once the document's latest version has been analysed and its diagnostics published. */
@@ -128,6 +131,17 @@ export class InlineAdviceService {
     const state = this.docs.get(uri);
     if (!state || (state.analysedVersion === state.doc.version && !state.timer)) return Promise.resolve();
     return new Promise((resolve) => state.waiters.push(resolve));
+  }
+
+  /**
+   * Resolves once the document is analysed and no background explain is waiting for its delay: what
+   * was going to be asked of the extension has been asked (or dropped with the document).
+   */
+  async explainsSettled(uri: string): Promise<void> {
+    await this.settled(uri);
+    const state = this.docs.get(uri);
+    if (!state?.explainTimer) return;
+    await new Promise<void>((resolve) => state.explainWaiters.push(resolve));
   }
 
   /**
@@ -500,25 +514,31 @@ export class InlineAdviceService {
     if (state.explainTimer) clearTimeout(state.explainTimer);
     state.explainTimer = setTimeout(() => {
       delete state.explainTimer;
-      if (!this.docs.has(state.uri) || !state.schema) return;
-      const now = Date.now();
-      state.explainTimes = state.explainTimes.filter((t) => now - t < 60_000);
-      let budget = (this.options.explainsPerMinute ?? 8) - state.explainTimes.length;
-      const queries: ExplainWantedParams['queries'] = [];
-      for (const q of state.queries) {
-        if (budget <= 0) break;
-        if (state.schema.connection[q.engine] === undefined) continue;
-        const t = explainText(q);
-        if (!t.ok) continue;
-        const key = planKey(q.engine, t.text);
-        if (state.explainAsked.has(key) || state.schema.plans.has(key)) continue;
-        state.explainAsked.add(key);
-        state.explainTimes.push(now);
-        budget--;
-        queries.push({ engine: q.engine, text: t.text });
-      }
-      if (queries.length > 0) this.port.sendNotification(ExplainWanted, { uri: state.uri, queries } satisfies ExplainWantedParams);
+      this.askExplains(state);
+      for (const w of state.explainWaiters.splice(0)) w();
     }, delay);
+  }
+
+  /** Sends ExplainWanted for the document's queries without a plan, within this minute's budget. */
+  private askExplains(state: DocState): void {
+    if (!this.docs.has(state.uri) || !state.schema) return;
+    const now = Date.now();
+    state.explainTimes = state.explainTimes.filter((t) => now - t < 60_000);
+    let budget = (this.options.explainsPerMinute ?? 8) - state.explainTimes.length;
+    const queries: ExplainWantedParams['queries'] = [];
+    for (const q of state.queries) {
+      if (budget <= 0) break;
+      if (state.schema.connection[q.engine] === undefined) continue;
+      const t = explainText(q);
+      if (!t.ok) continue;
+      const key = planKey(q.engine, t.text);
+      if (state.explainAsked.has(key) || state.schema.plans.has(key)) continue;
+      state.explainAsked.add(key);
+      state.explainTimes.push(now);
+      budget--;
+      queries.push({ engine: q.engine, text: t.text });
+    }
+    if (queries.length > 0) this.port.sendNotification(ExplainWanted, { uri: state.uri, queries } satisfies ExplainWantedParams);
   }
 
   setPlans(params: SetPlansParams): void {

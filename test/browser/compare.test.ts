@@ -11,7 +11,7 @@ import { comparePlans, type ComparedPlans } from '../../src/core/compare';
 import { analyze } from '../../src/core/index';
 import type { Plan } from '../../src/core/model';
 import type { ShowComparisonMessage } from '../../src/protocol/webview';
-import { openView, pageViolations, RESULTS, ROOT, startHarness, type Harness, type ViewPage } from './harness';
+import { pageViolations, ROOT, screenshot, suiteHarness, type ViewPage } from './harness';
 import { corpusText, HOSTILE, hostilePostgresText, load } from './plans';
 
 const TRUTH = join(ROOT, 'test', 'fixtures', 'truth-plans');
@@ -75,27 +75,16 @@ async function onScreen(v: ViewPage, side: 'before' | 'after', id: number): Prom
   );
 }
 
-async function shot(v: ViewPage, name: string): Promise<void> {
-  await v.page.screenshot({ path: join(RESULTS, `${name}.png`) });
-}
-
 describe('plan comparison in Chromium', function () {
   this.timeout(180_000);
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const open = suiteHarness();
 
   describe('MongoDB: a collection scan with an in-memory sort against the E,E,S index', () => {
     let v: ViewPage;
     let m: ShowComparisonMessage;
     let c: ComparedPlans;
     before(async () => {
-      v = await openView(h, 'light');
+      v = await open('light');
       m = message('orders in country 1 with product 5', ['COLLSCAN', truthPlan('m01_orders_elemmatch_sort', 'loser3_COLLSCAN')], ['{country_id, product_id, created_at}', truthPlan('m01_orders_elemmatch_sort', 'oracle')]);
       c = expected(m);
       await v.send(m);
@@ -125,7 +114,7 @@ describe('plan comparison in Chromium', function () {
       const sortRow = await v.page.$$eval('.cmp-totals tr[data-key="blockingSort"] > *', (cells) => cells.map((x) => x.textContent));
       assert.deepEqual(sortRow, ['sorts in memory', 'yes', 'no', 'better']);
       assert.equal(await v.page.locator('.cmp-counts .chip[data-status="added"]').textContent(), `${c.counts.added} added`);
-      await shot(v, 'compare-mongo-collscan-vs-esr-light');
+      await screenshot(v, 'compare-mongo-collscan-vs-esr-light');
     });
 
     it('in a narrow panel the pane headings stay inside their panes, the meta line wrapping under the label', async () => {
@@ -148,7 +137,7 @@ describe('plan comparison in Chromium', function () {
         // So does every button of the toolbar (it wraps).
         const buttons = await v.page.$$eval('.toolbar button, .toolbar select, .toolbar input', (xs) => xs.filter((x) => (x as HTMLElement).offsetParent !== null).map((x) => ({ text: x.textContent || x.getAttribute('aria-label') || x.tagName, right: x.getBoundingClientRect().right })));
         assert.deepEqual(buttons.filter((b) => b.right > table.page + 0.5).map((b) => b.text), []);
-        await shot(v, 'compare-narrow');
+        await screenshot(v, 'compare-narrow');
       } finally {
         await v.page.setViewportSize({ width: 1400, height: 860 });
       }
@@ -173,7 +162,7 @@ describe('plan comparison in Chromium', function () {
       assert.ok((await v.page.locator('.node-panel .cmp-differences').textContent())!.includes('COLLSCAN → IXSCAN'));
       const docsRow = await v.page.$$eval('.node-panel .cmp-node-deltas tr.material', (trs) => trs.map((t) => t.textContent));
       assert.ok(docsRow.includes('docs examined200,000—'), docsRow.join(' / '));
-      await shot(v, 'compare-mongo-partner-selected');
+      await screenshot(v, 'compare-mongo-partner-selected');
       // A node with no partner says so and moves nothing.
       const limit = m.after.plan.nodes.find((n) => n.kind === 'LIMIT')!;
       await v.page.locator(card('after', limit.id)).click();
@@ -246,7 +235,7 @@ describe('plan comparison in Chromium', function () {
   });
 
   it('PostgreSQL offset pagination: a mixed verdict, the Sort added, in the dark theme', async () => {
-    const v = await openView(h, 'dark');
+    const v = await open('dark');
     const m = message('page 501 of esr where a = 42', ['index (a, b)', truthPlan('p10e1_offset_pagination', 'loser2_textbook')], ['no index', truthPlan('p10e1_offset_pagination', 'oracle')]);
     const c = expected(m);
     await v.send(m);
@@ -261,13 +250,13 @@ describe('plan comparison in Chromium', function () {
     const buffers = await v.page.$$eval('.cmp-totals tr[data-key="sharedBlocks"] td', (cells) => cells.map((x) => x.textContent));
     assert.deepEqual(buffers.slice(0, 2), ['10,043', '1,082']);
     assert.match(buffers[2]!, /^9\.3x fewer$/);
-    await shot(v, 'compare-pg-offset-index-vs-none-dark');
+    await screenshot(v, 'compare-pg-offset-index-vs-none-dark');
     assert.deepEqual(await pageViolations(v), []);
     await v.page.close();
   });
 
   it('PostgreSQL = ANY against its UNION ALL rewrite in high contrast: the Sort goes, a Merge Append comes', async () => {
-    const v = await openView(h, 'high-contrast');
+    const v = await open('high-contrast');
     const m = message('a = ANY(...) ORDER BY b LIMIT 10', ['= ANY, index (a, b)', truthPlan('p10d1_any_sort_limit', 'loser2_textbook')], ['UNION ALL, index (a, b)', truthPlan('p10d2_union_all_rewrite', 'oracle')]);
     const c = expected(m);
     await v.send(m);
@@ -277,13 +266,13 @@ describe('plan comparison in Chromium', function () {
     assert.match(await cardClass(v, 'after', merge.id), /cmp-added/);
     assert.equal(await v.page.locator('.compare-head .verdict').textContent(), c.verdict);
     assert.match(c.verdict, /no longer sorts\.$/);
-    await shot(v, 'compare-pg-any-vs-union-all-high-contrast');
+    await screenshot(v, 'compare-pg-any-vs-union-all-high-contrast');
     assert.deepEqual(await pageViolations(v), []);
     await v.page.close();
   });
 
   it('a corpus pair: an update before and after its index', async () => {
-    const v = await openView(h, 'light', { width: 1100, height: 700 });
+    const v = await open('light', { width: 1100, height: 700 });
     const before = load(corpusText('mongosh-update-explain-update-collscan-6.0.js'), 'collscan update');
     const after = load(corpusText('mongosh-update-explain-update-fetch-ixscan-6.0.js'), 'ixscan update');
     const m = message('update one leg', ['no index', before], ['legId_-1', after]);
@@ -293,12 +282,12 @@ describe('plan comparison in Chromium', function () {
     assert.match(await cardClass(v, 'after', 0), /cmp-unchanged/);
     const fetch = after.nodes.find((n) => n.kind === 'FETCH')!;
     assert.match(await cardClass(v, 'after', fetch.id), /cmp-added/);
-    await shot(v, 'compare-mongo-update-narrow');
+    await screenshot(v, 'compare-mongo-update-narrow');
     await v.page.close();
   });
 
   it('plans of two engines are refused in the notice and the after plan is drawn alone', async () => {
-    const v = await openView(h, 'light');
+    const v = await open('light');
     const mongo = truthPlan('m01_orders_elemmatch_sort', 'oracle');
     const pg = truthPlan('p10e1_offset_pagination', 'oracle');
     await v.send(message('two engines', ['mongo', mongo], ['pg', pg]));
@@ -310,7 +299,7 @@ describe('plan comparison in Chromium', function () {
   });
 
   it('keeps hostile names inert on both sides', async () => {
-    const v = await openView(h, 'light');
+    const v = await open('light');
     const plan = load(hostilePostgresText(), 'hostile plan');
     const other = load(hostilePostgresText(), 'hostile plan');
     await v.send(message(HOSTILE[0]!, [HOSTILE[1]!, plan], [HOSTILE[2]!, other]));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze } from '../../src/core/index';
 import type { ThemeKind } from '../../src/protocol/webview';
-import { openView, RESULTS, ROOT, startHarness, type Harness, type ViewPage } from './harness';
+import { RESULTS, ROOT, suiteHarness, type ViewPage } from './harness';
 import { corpusMessage } from './plans';
 
 const THEMES = JSON.parse(readFileSync(join(ROOT, 'test', 'browser', 'themes.json'), 'utf8')) as { themes: Record<ThemeKind, { theme: string; variables: Record<string, string> }> };
@@ -106,17 +106,11 @@ async function lowContrast(v: ViewPage, min: number): Promise<Low[]> {
 
 describe('text contrast in the default themes (Chromium)', function () {
   this.timeout(180_000);
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const open = suiteHarness();
 
   for (const kind of Object.keys(THEMES.themes) as ThemeKind[]) {
     it(`every text reaches ${MIN}:1 in ${THEMES.themes[kind].theme}: cards, findings, a verified suggestion, node figures, plan facts and a comparison`, async () => {
-      const v = await openView(h, kind, { width: 1400, height: 900 });
+      const v = await open(kind, { width: 1400, height: 900 });
       try {
         await applyVariables(v, kind);
         const msg = corpusMessage('pg-json-analyze-sort-hashjoins-seqscans-missing-index.json', {

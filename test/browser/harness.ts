@@ -128,6 +128,29 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
+/**
+ * For a describe block: starts the harness before its tests and closes it after them. Returns how the
+ * tests open the view (see openView) in that harness.
+ */
+export function suiteHarness(): (theme?: ThemeKind, size?: { width: number; height: number }) => Promise<ViewPage> {
+  let h: Harness | undefined;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => {
+    await h?.close();
+  });
+  return (theme, size) => {
+    if (!h) throw new Error('The browser harness did not start.');
+    return openView(h, theme, size);
+  };
+}
+
+/** Saves a screenshot of the view under test-results/ for a person to look at. */
+export async function screenshot(v: ViewPage, name: string): Promise<void> {
+  await v.page.screenshot({ path: join(RESULTS, `${name}.png`) });
+}
+
 /** Opens the view, waits for its `ready`, and applies a theme. */
 export async function openView(h: Harness, theme: ThemeKind = 'light', size?: { width: number; height: number }): Promise<ViewPage> {
   const page = await h.context.newPage();

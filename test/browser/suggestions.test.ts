@@ -17,7 +17,7 @@ import type { Plan } from '../../src/core/model';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
 import { statusOf, suggestionViews } from '../../src/extension/adviceView';
 import type { ShowPlanMessage, SuggestionView } from '../../src/protocol/webview';
-import { openView, pageViolations, RESULTS, ROOT, startHarness, type Harness, type ViewPage } from './harness';
+import { pageViolations, RESULTS, ROOT, suiteHarness, type ViewPage } from './harness';
 import { corpusMessage, HOSTILE, load } from './plans';
 
 const TRUTH = join(ROOT, 'test', 'fixtures', 'truth-plans', 'm02b_esr_sort_range64');
@@ -47,17 +47,10 @@ async function overflowsSideways(v: ViewPage): Promise<boolean> {
 
 describe('index suggestions in the plan view (Chromium)', function () {
   this.timeout(180_000);
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const open = suiteHarness();
 
   it('shows each suggestion with its rule, expected plan, trade-off and condition, and the verdict of a trial as figures', async () => {
-    const v = await openView(h, 'dark', { width: 1200, height: 860 });
+    const v = await open('dark', { width: 1200, height: 860 });
     try {
       const { live, command } = demoesrAdvice();
       const views = suggestionViews({ engine: 'mongodb', live, command });
@@ -119,7 +112,7 @@ describe('index suggestions in the plan view (Chromium)', function () {
   });
 
   it('a PostgreSQL OFFSET suggestion carries its keyset rewrite with its own Copy, and no Verify', async () => {
-    const v = await openView(h, 'light', { width: 1200, height: 860 });
+    const v = await open('light', { width: 1200, height: 860 });
     try {
       const advice = await advisePostgres('SELECT id, created_at FROM orders ORDER BY created_at DESC, id DESC OFFSET 10000 LIMIT 20');
       const views = suggestionViews({ engine: 'postgres', live: liveOf(advice, 20_000) });
@@ -142,7 +135,7 @@ describe('index suggestions in the plan view (Chromium)', function () {
   });
 
   it('keeps markup in conditions, rewrites and verdicts inert', async () => {
-    const v = await openView(h, 'light');
+    const v = await open('light');
     try {
       const today = truthPlan('loser2_bestWithBlockingSort__e_1_r_1.json');
       const hostile: SuggestionView = {

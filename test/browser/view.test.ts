@@ -10,7 +10,7 @@ import { analyze } from '../../src/core/index';
 import type { Plan, PlanNode } from '../../src/core/model';
 import { FINDINGS_PAGE } from '../../webview/panels';
 import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
-import { openView, pageViolations, RESULTS, startHarness, toWire, type Harness, type ViewPage } from './harness';
+import { pageViolations, RESULTS, screenshot, suiteHarness, toWire, type ViewPage } from './harness';
 import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load, wideAppendText } from './plans';
 
 const PG_MISSING_INDEX = 'pg-json-analyze-sort-hashjoins-seqscans-missing-index.json';
@@ -64,26 +64,15 @@ async function lastSave(v: ViewPage): Promise<SaveFileMessage> {
   return saves[saves.length - 1]!;
 }
 
-async function shot(v: ViewPage, name: string): Promise<void> {
-  await v.page.screenshot({ path: join(RESULTS, `${name}.png`) });
-}
-
 describe('plan view in Chromium', function () {
   this.timeout(180_000);
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-  });
+  const open = suiteHarness();
 
   describe('a wide node: an Append over 3,000 partitions', () => {
     let v: ViewPage;
     let plan: Plan;
     before(async () => {
-      v = await openView(h, 'light');
+      v = await open('light');
       plan = load(wideAppendText(3000), 'the wide plan');
       await v.send({ type: 'showPlan', title: 'wide', plan, findings: [] });
     });
@@ -113,7 +102,7 @@ describe('plan view in Chromium', function () {
     let v: ViewPage;
     let msg: ShowPlanMessage;
     before(async () => {
-      v = await openView(h, 'light');
+      v = await open('light');
       msg = corpusMessage(PG_MISSING_INDEX);
       await v.send(msg);
     });
@@ -376,7 +365,7 @@ describe('plan view in Chromium', function () {
 
   describe('MongoDB plans from the corpus', () => {
     it('shows keys and docs examined against returned on the stage that reads them', async () => {
-      const v = await openView(h, 'light');
+      const v = await open('light');
       const msg = corpusMessage(MONGO_RANGE);
       await v.send(msg);
       assert.equal(await cardCount(v), msg.plan.nodes.length);
@@ -392,13 +381,13 @@ describe('plan view in Chromium', function () {
         assert.ok(wt.includes('docs →'), `no examined→returned mark: ${wt}`);
         assert.ok(wt.includes(`${ratio < 10 ? Math.round(ratio * 10) / 10 : Math.round(ratio).toLocaleString('en-US')}×`), `ratio missing: ${wt}`);
       }
-      await shot(v, 'mongo-range-light');
+      await screenshot(v, 'mongo-range-light');
       assert.deepEqual(await pageViolations(v), []);
       await v.page.close();
     });
 
     it('opens on wasted reads: an efficient plan stays cool, a collection scan is the hot card', async () => {
-      const v = await openView(h, 'light');
+      const v = await open('light');
       const good = corpusMessage('mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json');
       assert.ok(all(good.plan).every((n) => (n.metrics.keysExamined ?? n.metrics.docsExamined ?? 0) <= (n.metrics.rowsReturned ?? 0)), 'the fixture reads only what it returns');
       await v.send(good);
@@ -413,14 +402,14 @@ describe('plan view in Chromium', function () {
     });
 
     it('labels shard subtrees and lists and draws rejected plans', async () => {
-      const v = await openView(h, 'dark');
+      const v = await open('dark');
       const msg = corpusMessage(MONGO_SHARDED);
       await v.send(msg);
       const shards = all(msg.plan).filter((n) => n.details.shardName !== undefined);
       assert.ok(shards.length >= 2, 'the fixture is sharded over several shards');
       const lanes = await v.page.$$eval('svg.tree g.lane text', (ts) => ts.map((t) => t.textContent));
       assert.deepEqual(lanes.sort(), shards.map((s) => `shard ${s.details.shardName}`).sort());
-      await shot(v, 'mongo-sharded-dark');
+      await screenshot(v, 'mongo-sharded-dark');
       await v.page.locator('button.tab[data-tab="plan"]').click();
       const listed = await v.page.locator('.plan-panel li.rejected-plan').count();
       assert.equal(listed, msg.plan.rejectedPlans.length);
@@ -428,7 +417,7 @@ describe('plan view in Chromium', function () {
       await v.page.locator('.plan-panel li.rejected-plan').first().locator('button', { hasText: 'Draw' }).click();
       assert.equal(await v.page.locator('.rejected-bar').isVisible(), true);
       assert.equal(await cardCount(v), all({ ...msg.plan, root: r.root } as Plan).length);
-      await shot(v, 'mongo-sharded-rejected-dark');
+      await screenshot(v, 'mongo-sharded-rejected-dark');
       assert.equal(await v.page.locator('.plan-panel li.rejected-plan.shown').count(), 1);
       const last = msg.plan.rejectedPlans[msg.plan.rejectedPlans.length - 1]!;
       await v.page.locator('.plan-panel li.rejected-plan').last().locator('button', { hasText: 'Draw' }).click();
@@ -441,11 +430,11 @@ describe('plan view in Chromium', function () {
     });
 
     it('draws an aggregation with lookups and its rejected candidate in high contrast', async () => {
-      const v = await openView(h, 'high-contrast');
+      const v = await open('high-contrast');
       const msg = corpusMessage(MONGO_AGG);
       await v.send(msg);
       assert.equal(await cardCount(v), msg.plan.nodes.length);
-      await shot(v, 'mongo-agg-high-contrast');
+      await screenshot(v, 'mongo-agg-high-contrast');
       assert.deepEqual(await pageViolations(v), []);
       await v.page.close();
     });
@@ -453,7 +442,7 @@ describe('plan view in Chromium', function () {
 
   describe('host messages', () => {
     it('shows a comparison of two plans and switches between them', async () => {
-      const v = await openView(h, 'light');
+      const v = await open('light');
       const before = corpusMessage(PG_MISSING_INDEX);
       const after = corpusMessage(PG_BIG_REAL);
       await v.send({
@@ -477,7 +466,7 @@ describe('plan view in Chromium', function () {
     it('focuses a node the host points at, expanding its ancestors', async () => {
       const { text } = bigPostgresText(1500);
       const plan = load(text, 'generated plan');
-      const v = await openView(h, 'light');
+      const v = await open('light');
       await v.send({ type: 'showPlan', title: 'focus', plan, findings: [] });
       const hidden = plan.nodes.filter((n) => n.children.length === 0).pop()!;
       assert.equal(await v.page.locator(`svg.tree g.card[data-id="${hidden.id}"]`).count(), 0);
@@ -490,7 +479,7 @@ describe('plan view in Chromium', function () {
     });
 
     it('takes its colours from the --vscode-* variables VS Code sets on the page', async () => {
-      const v = await openView(h, 'dark');
+      const v = await open('dark');
       // VS Code writes the theme as custom properties on <html>; a CSSOM write is what it amounts to.
       await v.page.evaluate(() => {
         const st = document.documentElement.style;
@@ -507,14 +496,14 @@ describe('plan view in Chromium', function () {
         heat: getComputedStyle(document.querySelector('svg.tree rect.heat-bar')!).fill,
       }));
       assert.deepEqual(colours, { body: 'rgb(1, 2, 3)', card: 'rgb(10, 20, 30)', text: 'rgb(200, 201, 202)', heat: 'rgb(250, 0, 0)' });
-      await shot(v, 'pg-missing-index-vscode-variables');
+      await screenshot(v, 'pg-missing-index-vscode-variables');
       assert.deepEqual(await pageViolations(v), []);
       await v.page.close();
     });
 
     it('would see a policy violation if the page had one', async () => {
       // The CSP assertions above are only worth something if a violation is actually recorded.
-      const v = await openView(h, 'light');
+      const v = await open('light');
       await v.page.evaluate(() => {
         const s = document.createElement('style');
         s.textContent = 'body { color: red; }';
@@ -533,7 +522,7 @@ describe('plan view in Chromium', function () {
       ['MongoDB', hostileMongoText()],
     ] as const) {
       it(`keeps markup in a ${name} plan inert`, async () => {
-        const v = await openView(h, 'light');
+        const v = await open('light');
         const plan = load(text, `hostile ${name}`);
         const msg: ShowPlanMessage = {
           type: 'showPlan',
@@ -574,7 +563,7 @@ describe('plan view in Chromium', function () {
         assert.deepEqual(v.dialogs, []);
         assert.deepEqual(await pageViolations(v), []);
         assert.deepEqual(v.errors, []);
-        await shot(v, `hostile-${name.toLowerCase()}`);
+        await screenshot(v, `hostile-${name.toLowerCase()}`);
         await v.page.close();
       });
     }
@@ -585,7 +574,7 @@ describe('plan view in Chromium', function () {
       const { text, deepRelation } = bigPostgresText(5000);
       const plan = load(text, 'generated plan');
       assert.equal(plan.nodes.length, 5000);
-      const v = await openView(h, 'dark');
+      const v = await open('dark');
       const msg: ShowPlanMessage = { type: 'showPlan', title: 'Generated 5,000-node plan', plan, findings: [] };
       const tti = await v.page.evaluate(
         (json) =>
@@ -598,7 +587,7 @@ describe('plan view in Chromium', function () {
       );
       const drawn = await cardCount(v);
       assert.ok(drawn > 20 && drawn <= 400, `drew ${drawn} cards of 5,000`);
-      await shot(v, 'big-5000-initial-dark');
+      await screenshot(v, 'big-5000-initial-dark');
       // Search reveals a node 120 levels down and focuses it.
       const target = plan.nodes.find((n) => n.details.relationName === deepRelation)!;
       const searchMs = await v.page.evaluate(async (rel) => {
@@ -633,7 +622,7 @@ describe('plan view in Chromium', function () {
       console.log(`      5,000 nodes: interactive after ${tti.toFixed(0)} ms with ${drawn} cards; search+reveal ${searchMs.toFixed(0)} ms; expand ${toggleMs.toFixed(0)} ms; arrow key ${keyMs.toFixed(0)} ms`);
       await v.page.locator('.search input').fill('');
       await v.page.locator('button', { hasText: 'Reset' }).click();
-      await shot(v, 'big-5000-dark');
+      await screenshot(v, 'big-5000-dark');
       assert.deepEqual(await pageViolations(v), []);
       assert.deepEqual(v.errors, []);
       await v.page.close();
@@ -643,7 +632,7 @@ describe('plan view in Chromium', function () {
       const plan = load(bigPostgresText(3000).text, 'generated plan');
       const findings = analyze(plan);
       assert.ok(findings.length > 2 * FINDINGS_PAGE, `the plan has only ${findings.length} findings`);
-      const v = await openView(h);
+      const v = await open();
       await v.send({ type: 'showPlan', title: 'Generated 3,000-node plan', plan, findings });
       const items = v.page.locator('.findings li.finding');
       const more = v.page.locator('button.more-findings');
@@ -665,13 +654,13 @@ describe('plan view in Chromium', function () {
 
     it('draws the largest corpus plan in light and dark themes', async () => {
       for (const theme of ['light', 'dark'] as const) {
-        const v = await openView(h, theme);
+        const v = await open(theme);
         const msg = corpusMessage(PG_BIG_REAL);
         await v.send(msg);
         assert.ok((await cardCount(v)) > 0);
-        await shot(v, `pg-large-${theme}`);
+        await screenshot(v, `pg-large-${theme}`);
         await v.page.locator('button', { hasText: 'Fit' }).click();
-        await shot(v, `pg-large-fit-${theme}`);
+        await screenshot(v, `pg-large-fit-${theme}`);
         assert.deepEqual(await pageViolations(v), []);
         await v.page.close();
       }
@@ -680,11 +669,11 @@ describe('plan view in Chromium', function () {
     it('draws the missing-index plan in light and dark themes', async () => {
       const backgrounds: string[] = [];
       for (const theme of ['light', 'dark'] as const) {
-        const v = await openView(h, theme);
+        const v = await open(theme);
         await v.send(corpusMessage(PG_MISSING_INDEX));
         assert.ok((await cardCount(v)) > 0, `no card drawn in the ${theme} theme`);
         backgrounds.push(await v.page.evaluate(() => getComputedStyle(document.body).backgroundColor));
-        await shot(v, `pg-missing-index-${theme}`);
+        await screenshot(v, `pg-missing-index-${theme}`);
         await v.page.close();
       }
       assert.notEqual(backgrounds[0], backgrounds[1], 'the theme colours reach the page');

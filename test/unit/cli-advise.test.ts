@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectEngine } from '../../src/cli/advise';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { captureIo } from './cli-io';
 
 const truthDir = join(__dirname, '..', 'fixtures', 'truth');
 
@@ -16,21 +17,7 @@ function caseText(id: string): string {
   return (JSON.parse(readFileSync(join(truthDir, id, 'case.json'), 'utf8')) as { query: { text: string } }).query.text;
 }
 
-function capture(): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (s: string) => {
-      io.out += s;
-    },
-    stderr: (s: string) => {
-      io.err += s;
-    },
-    readStdin: () => '',
-    readFile: (p: string) => readFileSync(p, 'utf8'),
-  };
-  return io;
-}
+const capture = () => captureIo();
 
 interface JsonSuggestion {
   rank: number;

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { captureIo } from './cli-io';
 import { comparePlans } from '../../src/core/compare';
 import { loadPlan } from '../../src/core/index';
 
@@ -18,21 +19,7 @@ function truthText(caseId: string, file: string): string {
   return JSON.stringify(doc.hinted_explain ?? doc.natural, null, 1);
 }
 
-function capture(files: Record<string, string> = {}, stdin = ''): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (s: string) => {
-      io.out += s;
-    },
-    stderr: (s: string) => {
-      io.err += s;
-    },
-    readStdin: () => stdin,
-    readFile: (p: string) => files[p] ?? readFileSync(p, 'utf8'),
-  };
-  return io;
-}
+const capture = (files: Record<string, string> = {}, stdin = '') => captureIo({ files, stdin });
 
 function verdictOf(before: string, after: string): string {
   const a = loadPlan(before);

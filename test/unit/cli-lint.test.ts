@@ -3,26 +3,13 @@
 // exit codes (0, 2 for an unreadable file, 3 with --fail-on-warning, 64 for usage).
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { captureIo } from './cli-io';
 
-function capture(): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (s: string) => {
-      io.out += s;
-    },
-    stderr: (s: string) => {
-      io.err += s;
-    },
-    readStdin: () => '',
-    readFile: (p: string) => readFileSync(p, 'utf8'),
-  };
-  return io;
-}
+const capture = () => captureIo();
 
 describe('qpi lint', function () {
   this.timeout(20_000);

@@ -2,25 +2,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, type Io } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import { captureIo } from './cli-io';
 
 const corpus = join(__dirname, '..', 'fixtures', 'corpus');
 
-function capture(stdin = ''): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (s: string) => {
-      io.out += s;
-    },
-    stderr: (s: string) => {
-      io.err += s;
-    },
-    readStdin: () => stdin,
-    readFile: (p: string) => readFileSync(p, 'utf8'),
-  };
-  return io;
-}
+const capture = (stdin = '') => captureIo({ stdin });
 
 describe('qpi analyze', () => {
   it('refuses a truncated plan from stdin with exit 2 and one sentence on stderr', async () => {

@@ -2,13 +2,13 @@
 // what is found, with which values and placeholders, and where, character for character.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   findQueries, loadSqlParser, querySourceKind, scriptDialect, sqlRangeToSource, ScriptQueryIndex, SqlQueryIndex,
   type FoundMongoQuery, type FoundSqlQuery,
 } from '../../src/core/query/find';
-import { describeDiagnostics, describeQueries, languageOf, LSP_FIXTURES, openFixture, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
+import { describeQueries, languageOf, LSP_FIXTURES, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
 import { fuzzRandom } from '../fuzz-seed';
 
 interface Expected {
@@ -47,11 +47,6 @@ describe('language server: finding queries', () => {
       const found = find(text, name);
       const queries = describeQueries(text, found.queries.map((q) => ({ engine: q.engine, start: q.range.start, end: q.range.end })));
       const expectFile = join(LSP_FIXTURES, `${name}.expected.json`);
-      if (process.env.QPI_UPDATE_LSP_FIXTURES === '1') {
-        const { port, uri } = openFixture(name);
-        const expected: Expected = { queries, diagnostics: describeDiagnostics(text, port.last(uri)) };
-        writeFileSync(expectFile, `${JSON.stringify(expected, null, 2)}\n`);
-      }
       assert.ok(existsSync(expectFile), `${expectFile} is missing`);
       const expected = JSON.parse(readFileSync(expectFile, 'utf8')) as Expected;
       assert.deepEqual(queries, expected.queries);

@@ -1,7 +1,7 @@
 // Shared by the language-server tests: runs the server's service over a fixture of test/fixtures/lsp/
 // through a fake connection and describes what it found in a form the expectation files hold (ranges
-// as line:column, 1-based, with the text they cover). QPI_UPDATE_LSP_FIXTURES=1 rewrites the
-// expectation files from the current behaviour, to be reviewed like any other change.
+// as line:column, 1-based, with the text they cover). The expectation files are written and checked by
+// hand: no test writes them, so a change of behaviour shows as a failure, never as a new expectation.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

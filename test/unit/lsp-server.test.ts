@@ -225,18 +225,13 @@ describe('language server: handlers', () => {
 
   it('asks for background explains once edits pause, within a budget, and shows the server\'s plan', async () => {
     const { service, port, uri, text } = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 8 });
-    await new Promise((r) => setTimeout(r, 30));
+    await service.explainsSettled(uri);
     assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, 0, 'no connection, no explain');
     service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', indexes: [{ name: '_id_', key: { _id: 1 } }] }] });
-    const asked = await new Promise<ExplainWantedParams>((resolve) => {
-      const t = setInterval(() => {
-        const n = port.notifications.find((x) => x.method === ExplainWanted);
-        if (n) {
-          clearInterval(t);
-          resolve(n.params as ExplainWantedParams);
-        }
-      }, 5);
-    });
+    await service.explainsSettled(uri);
+    const wanted = port.notifications.filter((x) => x.method === ExplainWanted);
+    assert.equal(wanted.length, 1, 'one request once the indexes came');
+    const asked = wanted[0]!.params as ExplainWantedParams;
     // The five queries written with literal values; the three with values from the code are not asked for.
     assert.deepEqual(asked.queries.map((q) => /\.(\w+)\(/.exec(q.text.replace('db.getSiblingDB("shop").', ''))![1]), ['find', 'aggregate', 'find', 'updateMany', 'countDocuments']);
     const update = asked.queries.find((q) => q.text.includes('updateMany'))!;
@@ -250,13 +245,12 @@ describe('language server: handlers', () => {
     assert.match(String(after[0]!.message), /^The plan Local chose reads the whole orders collection \(UPDATE > COLLSCAN, queryPlanner\)/);
     const again = port.notifications.filter((n) => n.method === ExplainWanted).length;
     service.change(uri, 2, `${text}\n`);
-    await service.settled(uri);
-    await new Promise((r) => setTimeout(r, 30));
+    await service.explainsSettled(uri);
     assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, again, 'each text is explained once');
 
     const small = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 2 });
     small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
-    await new Promise((r) => setTimeout(r, 40));
+    await small.service.explainsSettled(small.uri);
     const first = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
     assert.deepEqual(first, [2], 'two per minute');
     // An invalidation (Create Index, another connection, Refresh) asks again at once, whatever this
@@ -264,7 +258,7 @@ describe('language server: handlers', () => {
     for (let round = 0; round < 3; round++) {
       small.service.clearSchema({});
       small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
-      await new Promise((r) => setTimeout(r, 40));
+      await small.service.explainsSettled(small.uri);
     }
     const rounds = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
     assert.deepEqual(rounds, [2, 2, 2, 2], 'asked again after each invalidation');
