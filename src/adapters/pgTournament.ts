@@ -7,6 +7,8 @@
 // EXPLAIN (ANALYZE, BUFFERS) once as today, once per candidate (each built after a SAVEPOINT and dropped
 // by rolling back to it), once without any index scan, and once with every candidate (the planner's own
 // choice). The user's table is only read (TABLESAMPLE takes the lock a SELECT takes); nothing remains.
+// A SELECT over several tables is measured on whole copies of them instead (pgJoinTournament), since a
+// sample of one side changes what the join does.
 
 import pg from 'pg';
 import { canonicalPgKey, pgCandidates, type PgCandidate } from '../core/advice/pgCandidates';
@@ -53,8 +55,7 @@ export interface PgScratch {
 /** Why the tournament cannot judge this statement, or undefined when it can. */
 export function pgTournamentRefusal(shape: PgShape): string | undefined {
   if (shape.statement !== 'select') return 'Only a SELECT is measured on a sample';
-  if (shape.tables.length !== 1) return 'A statement over several tables is not measured on a sample (sampling one side of a join changes what the join does)';
-  if (shape.tables[0]!.schema !== undefined) return 'The statement names the table with its schema, so it cannot be pointed at a sample';
+  if (shape.tables.some((t) => t.schema !== undefined)) return 'The statement names a table with its schema, so it cannot be pointed at a copy';
   if (shape.maxParam > 0) return 'The statement has parameters ($1...) whose values are not known here';
   return undefined;
 }
@@ -95,6 +96,72 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
   return spec;
 }
 
+/** What a measurement runs on the scratch connection: statements, and the query under EXPLAIN (ANALYZE, BUFFERS). */
+interface ScratchRun {
+  q(text: string): Promise<pg.QueryResult>;
+  explain(text: string): Promise<Plan>;
+}
+
+/**
+ * Runs `body` on the scratch connection: Cancel ends the statement on the server, a BEGIN the body sent
+ * is always rolled back, a cancel or a time limit becomes an AdapterError, and any other failure is
+ * handed to `failed` (the measurement falls back to the estimates).
+ */
+async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
+  const client = scratch.client;
+  let began = false;
+  const q = async (text: string): Promise<pg.QueryResult> => {
+    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
+    if (text === 'BEGIN') began = true;
+    return client.query(text);
+  };
+  const explain = async (text: string): Promise<Plan> => {
+    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`);
+    const raw = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
+    const loaded = loadPlan(typeof raw === 'string' ? raw : JSON.stringify(raw));
+    if (!loaded.ok) throw new AdapterError('server', loaded.refusal);
+    return loaded.plan;
+  };
+  const onAbort = (): void => void scratch.cancel().catch(() => {});
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await body({ q, explain });
+  } catch (err) {
+    if (err instanceof AdapterError) throw err;
+    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');
+    const code = (err as { code?: string }).code;
+    if (code === '57014') throw new AdapterError('timeout', `The measurement ran past its time limit (statement_timeout): ${firstLine(err)}.`, { code });
+    return failed(err);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    for (let attempt = 0; began && attempt < 3; attempt++) {
+      if (await client.query('ROLLBACK').then(() => true, () => false)) break;
+    }
+  }
+}
+
+/**
+ * Builds today's indexes of `table` on its temporary copy, under their own names (the temp schema is
+ * another namespace); one that cannot be built there is left out. Returns name -> canonical key.
+ */
+async function copyIndexes(q: ScratchRun['q'], existing: ExistingPgIndex[], table: string, signal: AbortSignal | undefined): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const ix of existing.filter((x) => x.table === table)) {
+    const spec = existingSpec(ix);
+    if (!spec) continue;
+    await q('SAVEPOINT ix');
+    try {
+      await q(ddlOnSample(spec, ix.name));
+      await q('RELEASE SAVEPOINT ix');
+      names.set(ix.name, canonicalPgKey(spec));
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      await q('ROLLBACK TO SAVEPOINT ix');
+    }
+  }
+  return names;
+}
+
 /**
  * Runs the tournament for a single-table SELECT and rewrites the advice's suggestions in measured order;
  * returns a report without a tournament when the statement is not one it judges. Throws AdapterError
@@ -107,12 +174,17 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     report.notes.push(`${refusal}: the suggestions were checked with the planner's estimates instead.`);
     return report;
   }
+  const distinct = new Set(shape.tables.map((t) => t.name)).size;
+  if (distinct > 1) return pgJoinTournament(scratch, sql, shape, advice, opts, report);
+  if (shape.tables.length > 1) {
+    report.notes.push("A table joined with itself is not measured on a sample: the suggestions were checked with the planner's estimates instead.");
+    return report;
+  }
   const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
   if (!set || set.candidates.length === 0) return report;
   const table = set.table;
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const signal = opts.signal;
-  const client = scratch.client;
   const ts = opts.stats?.tables?.[table.name] ?? opts.stats?.tables?.[table.key];
   const total = Math.max(0, Math.round(ts?.rows ?? 0));
 
@@ -146,21 +218,12 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     ...(opts.maxSample !== undefined ? { max: opts.maxSample } : {}),
   });
   const pct = total > 0 ? Math.min(100, (100 * size) / total) : 100;
-  const q = async (text: string): Promise<pg.QueryResult> => {
-    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
-    return client.query(text);
+  const failed = (err: unknown): PgTournamentReport => {
+    report.notes.push(`The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`);
+    return report;
   };
-  const explain = async (text = sql): Promise<Plan> => {
-    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`);
-    const raw = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
-    const loaded = loadPlan(typeof raw === 'string' ? raw : JSON.stringify(raw));
-    if (!loaded.ok) throw new AdapterError('server', loaded.refusal);
-    return loaded.plan;
-  };
-  const onAbort = (): void => void scratch.cancel().catch(() => {});
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let began = false;
-  try {
+  return onScratch(scratch, signal, failed, async ({ q, explain: run }) => {
+    const explain = (text = sql): Promise<Plan> => run(text);
     const real = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(table.name)} AND pg_table_is_visible(c.oid) LIMIT 1`);
     const realName = (real.rows[0] as { name?: string } | undefined)?.name;
     if (realName === undefined) {
@@ -168,27 +231,13 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
       return report;
     }
     await q('BEGIN');
-    began = true;
     await q(`SET LOCAL statement_timeout = ${timeoutMs}`);
     // BERNOULLI keeps rows at random from every page; the table is only read, as a SELECT reads it.
     await q(`CREATE TEMP TABLE ${quote(table.name)} ON COMMIT DROP AS SELECT * FROM ${realName}${pct < 100 ? ` TABLESAMPLE BERNOULLI (${pct.toFixed(4)})` : ''}`);
     await q(`ANALYZE ${quote(table.name)}`);
     const inSample = Number(((await q(`SELECT count(*)::float8 AS n FROM ${quote(table.name)}`)).rows[0] as { n: number }).n);
     // Today's indexes on the sample, under their own names (the temp schema is another namespace).
-    const todayNames = new Map<string, string>();
-    for (const ix of opts.existing.filter((x) => x.table === table.name)) {
-      const spec = existingSpec(ix);
-      if (!spec) continue;
-      await q('SAVEPOINT ix');
-      try {
-        await q(ddlOnSample(spec, ix.name));
-        await q('RELEASE SAVEPOINT ix');
-        todayNames.set(ix.name, canonicalPgKey(spec));
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        await q('ROLLBACK TO SAVEPOINT ix');
-      }
-    }
+    const todayNames = await copyIndexes(q, opts.existing, table.name, signal);
     const today = measuredOf(await explain());
 
     // Each candidate alone, as a hint would run it: today's copies dropped and no sequential scan, so
@@ -273,19 +322,99 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);
-    report.notes.push(`${entries.length} candidates measured, the table scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table inside a transaction that was rolled back: nothing remains.`);
+    report.notes.push(`${entries.length} candidates, the table scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table inside a transaction that was rolled back: nothing remains.`);
     return report;
-  } catch (err) {
-    if (err instanceof AdapterError) throw err;
-    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');
-    const code = (err as { code?: string }).code;
-    if (code === '57014') throw new AdapterError('timeout', `The measurement ran past its time limit (statement_timeout): ${firstLine(err)}.`, { code });
-    report.notes.push(`The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`);
+  });
+}
+
+/** Rows the tables of a join may hold together for the join to be measured on whole copies of them. */
+const JOIN_COPY_MAX_ROWS = 1_000_000;
+
+/**
+ * A statement over several tables: sampling one side of a join changes what the join does, so the
+ * tables are copied whole into temporary tables of the same names (inside a transaction that is always
+ * rolled back; the user's tables are only read), today's indexes rebuilt on the copies, and the query run
+ * under EXPLAIN (ANALYZE, BUFFERS) as today and with each index the rules suggest added to today's (an
+ * index on one table of a join works beside the indexes of the others, it does not replace them).
+ * Measured only where the rules' suggestions disagree: a table kept as it is against a new index on
+ * another. Bounded by JOIN_COPY_MAX_ROWS rows in all.
+ */
+async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport): Promise<PgTournamentReport> {
+  const estimates = (why: string): PgTournamentReport => {
+    report.notes.push(`${why}: the suggestions were checked with the planner's estimates instead.`);
     return report;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    for (let attempt = 0; began && attempt < 3; attempt++) {
-      if (await client.query('ROLLBACK').then(() => true, () => false)) break;
+  };
+  const names = [...new Set(shape.tables.map((t) => t.name))];
+  const creates = advice.suggestions.filter((s) => s.action === 'create' && s.servesQueryAsWritten && s.index?.engine === 'postgres' && names.includes(s.index.table));
+  const keeps = advice.suggestions.filter((s) => s.action === 'keep' && s.keep);
+  if (creates.length === 0) return estimates('A statement over several tables is measured only when the suggestions offer a new index');
+  const rows = names.map((n) => opts.stats?.tables?.[n]?.rows);
+  if (rows.some((r) => r === undefined)) return estimates('A statement over several tables is measured on copies of its tables, and the size of one of them is not known');
+  const total = rows.reduce((a: number, b) => a + Math.max(0, Math.round(b!)), 0);
+  if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
+  const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
+  const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
+  return onScratch(scratch, opts.signal, failed, async ({ q, explain: run }) => {
+    const signal = opts.signal;
+    const explain = (): Promise<Plan> => run(sql);
+    const real = new Map<string, string>();
+    for (const n of names) {
+      const r = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(n)} AND pg_table_is_visible(c.oid) LIMIT 1`);
+      const name = (r.rows[0] as { name?: string } | undefined)?.name;
+      if (name === undefined) return estimates(`The table ${n} was not found`);
+      real.set(n, name);
     }
-  }
+    await q('BEGIN');
+    await q(`SET LOCAL statement_timeout = ${timeoutMs}`);
+    let copied = 0;
+    for (const [n, realName] of real) {
+      await q(`CREATE TEMP TABLE ${quote(n)} ON COMMIT DROP AS SELECT * FROM ${realName}`);
+      await q(`ANALYZE ${quote(n)}`);
+      copied += Number(((await q(`SELECT count(*)::float8 AS c FROM ${quote(n)}`)).rows[0] as { c: number }).c);
+      await copyIndexes(q, opts.existing, n, signal);
+    }
+    const today = measuredOf(await explain());
+    const entries: TournamentEntry[] = [];
+    // Today's indexes: the rules' "keep" stands for them (its figures are today's).
+    const keep = keeps[0];
+    if (keep?.keep) {
+      const e: TournamentEntry = { label: `today's indexes (${keep.keep.name} among them)`, origin: 'existing', existing: keep.keep.name, ruleRank: keep.rank, measured: today };
+      if (keep.index) e.index = keep.index;
+      if (keep.rule !== undefined) e.rule = keep.rule;
+      entries.push(e);
+    } else {
+      entries.push({ label: "today's indexes", origin: 'scan', measured: today });
+    }
+    for (const [i, s] of creates.entries()) {
+      const spec = s.index as PgIndexSpec;
+      const e: TournamentEntry = { label: indexLabel(spec), origin: 'rule', index: spec, ruleRank: s.rank, rule: s.rule };
+      if (s.createText !== undefined) e.createText = s.createText;
+      entries.push(e);
+      await q('SAVEPOINT c');
+      try {
+        await q(ddlOnSample(spec, `qpi_j${i}`));
+        e.measured = measuredOf(await explain());
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        e.error = firstLine(err);
+      } finally {
+        await q('ROLLBACK TO SAVEPOINT c');
+      }
+    }
+    const label = `measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`;
+    const input: TournamentInput = {
+      engine: 'postgres',
+      unit: PG_WORK_UNIT,
+      sample: { size: copied, total: copied, scaled: false },
+      label,
+      generated: entries.length,
+      entries,
+      today,
+      facts: { total: copied },
+    };
+    report.tournament = applyTournament(advice, input);
+    attachFigures(advice, report.tournament);
+    report.notes.push(`${entries.length} candidates (today's indexes, and each suggested index added to them) ${label}, copied into temporary tables inside a transaction that was rolled back: nothing remains.`);
+    return report;
+  });
 }

@@ -214,7 +214,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     const t = applyTournament(advice, input);
     report.tournament = t;
     attachFigures(advice, t);
-    report.notes.push(`${entries.length} candidates measured, the collection scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
+    report.notes.push(`${entries.length} candidates, the collection scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
     if (t.plannerChoice !== undefined && t.winner !== undefined && t.plannerChoice !== indexLabel(t.winner.index)) {
       report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);
     }

@@ -130,6 +130,11 @@ function measuredSuggestion(e: TournamentEntry, base: Suggestion | undefined): S
  * the runner-up and the rest of the measured ones, then what could not be measured (rewrites that need
  * run-time values) as the rules ranked them.
  */
+/** The label ("measured from a sample of ...") as the start of a sentence. */
+function sentenceStart(label: string): string {
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
+}
+
 export function applyTournament(advice: Advice, input: TournamentInput): Tournament {
   const ranking = rankEntries(input.entries);
   const measured = ranking.filter((e) => e.measured !== undefined);
@@ -203,7 +208,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
       unit: input.unit,
       after: e.measured!.work,
       ...(today ? { before: today.work } : {}),
-      message: `Measured ${input.label}: ${fig(e)}, ${Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : 'more than'} the work of the best; ${todayText}.`,
+      message: `${sentenceStart(input.label)}: ${fig(e)}, ${Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : 'more than'} the work of the best; ${todayText}.`,
     };
     out.push(s);
   }
@@ -212,7 +217,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     if (out.includes(s) || s.verification.status !== 'not-run') continue;
     const e = measured.find((x) => x !== winner && (x.ruleRank === s.rank || (s.action === 'create' && s.servesQueryAsWritten && x.rewrite === undefined && JSON.stringify(x.index) === JSON.stringify(s.index))));
     if (!e) continue;
-    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `Measured ${input.label}: ${fig(e)}, more work than ${indexLabel(winner.index)} (${fig(winner)}).` };
+    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `${sentenceStart(input.label)}: ${fig(e)}, more work than ${indexLabel(winner.index)} (${fig(winner)}).` };
   }
   // Rewrites that were not measured follow, as the rules ranked them.
   const used = new Set(out);
