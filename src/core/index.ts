@@ -10,3 +10,4 @@ export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './que
 export { querySourceKind, type QuerySourceKind } from './query/find';
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
 export { declaredPrimaryKeys, emptySchema, mayDeclareMongooseSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
+export { fillExplainValues, type ExplainValues } from './lint/explainText';

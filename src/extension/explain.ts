@@ -4,7 +4,7 @@
 // shows the plan with its findings. Also "Compare with previous run" and the CodeLens provider.
 
 import * as vscode from 'vscode';
-import { analyze } from '../core/index';
+import { analyze, fillExplainValues } from '../core/index';
 import type { Finding, Plan } from '../core/model';
 import { parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/query/mongoShell';
 import { Commands, Dismissed, UserError } from './commands';
@@ -262,10 +262,34 @@ async function askSideEffects(message: string, analyze: boolean): Promise<'plain
   return choice === plain ? 'plain' : choice === run ? 'run' : undefined;
 }
 
+/**
+ * A query with values from the code (`{ $lt: lastCreatedAt }`, `$1`): one input box per value, in the
+ * notation of its engine, put in the query's text. Escape on any box cancels the Explain.
+ */
+async function askValues(query: QueryTarget): Promise<QueryTarget> {
+  const v = query.values!;
+  const typed: string[] = [];
+  for (const [i, name] of v.names.entries()) {
+    const value = await vscode.window.showInputBox({
+      title: `Explain ${query.title}: value ${i + 1} of ${v.names.length}`,
+      prompt: query.engine === 'mongodb'
+        ? `The value of ${name} to explain with, in mongo shell notation`
+        : `The value of ${name} to explain with, as an SQL literal`,
+      placeHolder: query.engine === 'mongodb' ? '42, "open", ISODate("2024-01-31"), ObjectId("...")' : "42, 'open', now() - interval '1 day'",
+      ignoreFocusOut: true,
+      validateInput: (x) => (x.trim() === '' ? 'Give a value (null is one).' : undefined),
+    });
+    if (value === undefined) throw new Dismissed();
+    typed.push(value.trim());
+  }
+  const { problem: _problem, values: _values, ...rest } = query;
+  return { ...rest, text: fillExplainValues(v, typed) };
+}
+
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
   const target = await resolveTarget(args);
-  const { query } = target;
-  if (query.problem) throw new UserError(query.problem);
+  if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
+  const query = target.query.problem ? await askValues(target.query) : target.query;
   const opts = settings();
   const verbosity = args.verbosity ?? opts.verbosity;
   const analyzeFlag = args.analyze ?? opts.analyze;
@@ -458,7 +482,7 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
     for (const q of targetsOf(doc)) {
       const range = new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.start));
       lenses.push(new vscode.CodeLens(range, {
-        title: q.problem ? '$(warning) Explain (needs literal values)' : `$(debug-start) Explain`,
+        title: q.problem ? (q.values ? '$(debug-start) Explain (asks for values)' : '$(warning) Explain (needs literal values)') : `$(debug-start) Explain`,
         tooltip: q.problem ?? `Explain this ${ENGINE_LABEL[q.engine]} query and show its plan`,
         command: Commands.explainQueryAt,
         arguments: [{ uri: doc.uri.toString(), start: q.start, end: q.end }],

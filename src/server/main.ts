@@ -44,6 +44,7 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
       ...(typeof init.debounceMs === 'number' && init.debounceMs >= 0 ? { debounceMs: init.debounceMs } : {}),
       ...(typeof init.codeLens === 'boolean' ? { codeLens: init.codeLens } : {}),
       ...(init.backgroundExplain === false ? { explainDelayMs: 0 } : {}),
+      snippets: params.capabilities.workspace?.workspaceEdit?.snippetEditSupport === true,
     },
   );
   if (init.repositorySchema !== false) {

@@ -7,13 +7,14 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
+import { declareEdit } from '../core/lint/declare';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
   type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
-import { explainText } from '../core/lint/explainText';
+import { explainText, explainValues } from '../core/lint/explainText';
 import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/lint/analysis';
 import type { RepositorySchema } from '../core/index';
 
@@ -36,6 +37,14 @@ export interface ServiceOptions {
   explainDelayMs?: number;
   /** At most this many background explains per document and minute. */
   explainsPerMinute?: number;
+  /** The client applies snippet edits (LSP 3.18 SnippetTextEdit): a fix's tab stops select what to choose. */
+  snippets?: boolean;
+}
+
+/** LSP 3.18's SnippetTextEdit: the text with tab stops (`${1:unknown}`), for clients that say they apply it. */
+interface SnippetEdit {
+  range: Range;
+  snippet: { kind: 'snippet'; value: string };
 }
 
 export const DEFAULT_OPTIONS: ServiceOptions = { debounceMs: 150, codeLens: true, maxTextLength: 4_000_000, explainDelayMs: 1500, explainsPerMinute: 8 };
@@ -302,15 +311,27 @@ export class InlineAdviceService {
     return out;
   }
 
-  /** The edits of a diagnostic's fix, from the cached analysis of the query it belongs to. */
-  private fixEdits(state: DocState, data: DiagnosticData, d: Diagnostic): DataEdit[] | undefined {
+  /**
+   * The edits of a diagnostic's fix, from the cached analysis of the query it belongs to. A fix that needs
+   * a name declared gets the declaration too, or is not offered when it cannot be declared there.
+   */
+  private fixEdits(state: DocState, data: DiagnosticData, d: Diagnostic): (DataEdit | SnippetEdit)[] | undefined {
     const q = state.queries.find((x) => x.range.start === data.query.start && x.range.end === data.query.end);
     if (!q) return undefined;
     for (const f of this.analysis(state, q).findings) {
       if (f.code !== data.code || !f.fix || f.fix.title !== data.fix?.title) continue;
       const r = this.range(state, anchorRange(q, f.anchor));
       if (r.start.line !== d.range.start.line || r.start.character !== d.range.start.character) continue;
-      return f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText));
+      const edits: (DataEdit | SnippetEdit)[] = f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText));
+      if (f.fix.declare) {
+        if (state.kind === 'sql') return undefined;
+        const { name, offset, why } = f.fix.declare;
+        const decl = declareEdit(state.doc.getText(), scriptDialect(state.doc.languageId, state.uri), offset, name, why);
+        if (!decl) return undefined;
+        const range = this.range(state, decl);
+        edits.unshift(this.options.snippets ? { range, snippet: { kind: 'snippet', value: decl.snippet } } : { range, newText: decl.newText });
+      }
+      return edits;
     }
     return undefined;
   }
@@ -338,7 +359,8 @@ export class InlineAdviceService {
       // "Explain" for every query; the client drops it where the extension draws its own.
       const text = explainText(q);
       const explain: InlineExplainArgs = { uri, start: q.range.start, end: q.range.end, engine: q.engine, ...(text.ok ? { text: text.text } : { problem: text.problem }) };
-      out.push({ range, command: { title: text.ok ? '$(debug-start) Explain' : '$(warning) Explain (needs literal values)', tooltip: text.ok ? 'Explain this query and show its plan' : text.problem, command: ClientCommands.explainInline, arguments: [explain] } });
+      const title = text.ok ? '$(debug-start) Explain' : explainValues(q) ? '$(debug-start) Explain (asks for values)' : '$(warning) Explain (needs literal values)';
+      out.push({ range, command: { title, tooltip: text.ok ? 'Explain this query and show its plan' : text.problem, command: ClientCommands.explainInline, arguments: [explain] } });
       const waiting = this.adviceWaiting(state, q);
       if (waiting !== undefined) {
         out.push({ range, command: { title: `$(sync~spin) Checking indexes on ${waiting}`, tooltip: 'The advice for this query is being computed on the connection; the plan panel gives the same verdict.', command: '' } });

@@ -31,7 +31,11 @@ export interface InlineFinding {
   message: string;
   suggestion?: { createText: string; target: string; keys: string; rule: string };
   keep?: string;
-  fix?: { title: string; edits: { anchor: Anchor; newText: string }[] };
+  /**
+   * `declare`: a name the edits use that the code must be given (the keyset rewrite's last value), declared
+   * by the code action where the query is (src/core/lint/declare.ts), so the fixed code compiles.
+   */
+  fix?: { title: string; edits: { anchor: Anchor; newText: string }[]; declare?: { name: string; offset: number; why: string } };
   rewriteText?: string;
 }
 
@@ -328,7 +332,8 @@ function skipFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: 
 
 /**
  * `.skip(n)` after a sort on one field, with the filter written as an object here: remove the skip and
- * add `field: { $gt: lastField }` to the filter. The name of the last value is left for the user to bind.
+ * add `field: { $gt: lastField }` to the filter. The code action declares `lastField` (a parameter of
+ * the enclosing function, or a constant before the statement).
  */
 function keysetFix(q: FoundMongoQuery, shape: MongoShape, text: string): InlineFinding['fix'] | undefined {
   const cmd = q.command;
@@ -358,7 +363,7 @@ function keysetFix(q: FoundMongoQuery, shape: MongoShape, text: string): InlineF
     edits.push({ anchor: { file: { start: open + 1, end: open + 1 } }, newText: `{ ${cond} }` });
   }
   edits.push({ anchor: { file: { start: dot, end: close + 1 } }, newText: '' });
-  return { title: `Rewrite to keyset pagination (after ${name})`, edits };
+  return { title: `Rewrite to keyset pagination (after ${name})`, edits, declare: { name, offset: q.range.start, why: `the ${path} of the last document of the previous page` } };
 }
 
 /** Regexes, negations and long $in lists, found by walking the filter as written, with their positions. */

@@ -9,6 +9,17 @@ import { isPlaceholder, type FoundQuery } from '../query/find/index';
 
 export type ExplainText = { ok: true; text: string } | { ok: false; problem: string };
 
+/**
+ * A query that takes values from the code, as a text with one mark per value: Explain asks the user for
+ * each (`names`, in order) and puts them in with `fillExplainValues`. The marks cannot appear in code.
+ */
+export interface ExplainValues {
+  names: string[];
+  template: string;
+}
+
+const mark = (i: number) => `\u0000${i}\u0000`;
+
 export function explainText(q: FoundQuery): ExplainText {
   if (q.engine === 'postgres') {
     if (q.values && q.params.length === 0) {
@@ -19,15 +30,59 @@ export function explainText(q: FoundQuery): ExplainText {
     if (q.params.length > 0) {
       return { ok: false, problem: `The SQL takes ${q.params.map((p) => p.text).join(', ')} from the code as parameters, so it cannot be explained without values: explain it from a .sql file or with literal values.` };
     }
-    if (sqlParams(q.sql).length > 0) return { ok: false, problem: 'The SQL has $n parameters bound at run time, so it cannot be explained without values: explain it with literal values.' };
+    if (sqlParams(q.sql).length > 0) return { ok: false, problem: 'The SQL has $n parameters bound at run time, so Explain asks for their values.' };
     return { ok: true, text: q.sql };
   }
   const cmd = q.command;
   const variables = placeholders([cmd.filter, cmd.sort, cmd.projection, cmd.pipeline, cmd.update, cmd.hint]);
   for (const p of q.variableParts) if (!variables.includes(p)) variables.push(p);
   if (variables.length > 0 || q.partial) {
-    return { ok: false, problem: `The query uses values from the code (${variables.slice(0, 4).join(', ') || 'a spread object'}), so it cannot be explained as written: copy it into a playground with literal values.` };
+    const asks = q.variableParts.length === 0 && !q.partial;
+    return { ok: false, problem: `The query uses values from the code (${variables.slice(0, 4).join(', ') || 'a spread object'}), so it cannot be explained as written: ${asks ? 'Explain asks for their values' : 'copy it into a playground with literal values'}.` };
   }
+  return { ok: true, text: mongoText(cmd) };
+}
+
+/** The values Explain must ask for, or undefined when the query needs none or cannot take them. */
+export function explainValues(q: FoundQuery): ExplainValues | undefined {
+  if (q.engine === 'postgres') {
+    // The values the code binds are put in first; the parameters left are asked for.
+    const sql = q.values && q.params.length === 0 ? inlineParameters(q.sql, q.values) : q.sql;
+    const params = sqlParams(sql);
+    if (params.length === 0) return undefined;
+    const ns = [...new Set(params.map((p) => p.n))].sort((a, b) => a - b);
+    let template = '';
+    let at = 0;
+    for (const p of params) {
+      template += sql.slice(at, p.start) + mark(ns.indexOf(p.n));
+      at = p.end;
+    }
+    template += sql.slice(at);
+    return { names: ns.map((n) => { const from = q.params.find((p) => p.n === n)?.text; return from ? `$${n} (${from})` : `$${n}`; }), template };
+  }
+  if (q.variableParts.length > 0 || q.partial) return undefined;
+  const names: string[] = [];
+  const swap = (x: unknown, depth: number): unknown => {
+    if (depth > 64) return x;
+    if (isPlaceholder(x)) {
+      let i = names.indexOf(x.$placeholder);
+      if (i < 0) i = names.push(x.$placeholder) - 1;
+      return { $placeholder: mark(i) };
+    }
+    if (Array.isArray(x)) return x.map((y) => swap(y, depth + 1));
+    if (typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype) return Object.fromEntries(Object.entries(x).map(([k, y]) => [k, swap(y, depth + 1)]));
+    return x;
+  };
+  const cmd = swap(q.command, 0) as typeof q.command;
+  return names.length > 0 ? { names, template: mongoText(cmd) } : undefined;
+}
+
+/** The template with the user's values in place of its marks: shell notation for MongoDB, SQL literals for PostgreSQL. */
+export function fillExplainValues(v: ExplainValues, values: readonly string[]): string {
+  return v.template.replace(/\u0000(\d+)\u0000/g, (_, i: string) => `(${values[Number(i)] ?? 'null'})`);
+}
+
+function mongoText(cmd: Extract<FoundQuery, { engine: 'mongodb' }>['command']): string {
   const v = (x: unknown) => shellValue(x);
   const base = shellCollection(cmd.collection);
   const filter = v(cmd.filter ?? {});
@@ -58,7 +113,7 @@ export function explainText(q: FoundQuery): ExplainText {
       text = `${base}.${cmd.operation}(${filter}, ${v(cmd.update ?? {})}${cmd.sort && cmd.operation.startsWith('findOneAnd') ? `, ${v({ sort: cmd.sort })}` : ''})`;
   }
   if (cmd.database !== undefined) text = text.replace(/^db\./, `db.getSiblingDB(${JSON.stringify(cmd.database)}).`);
-  return { ok: true, text };
+  return text;
 }
 
 function placeholders(values: unknown[]): string[] {

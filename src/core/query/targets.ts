@@ -5,7 +5,7 @@
 
 import { parseExpression } from '@babel/parser';
 import { statementInfo } from '../sql/kinds';
-import { explainText } from '../lint/explainText';
+import { explainText, explainValues, type ExplainValues } from '../lint/explainText';
 import { findQueries } from './find/index';
 import type { FoundQuery, QuerySourceKind, ScriptDialect } from './find/types';
 
@@ -20,6 +20,8 @@ export interface QueryTarget {
   title: string;
   /** Why the query cannot be explained as written, one sentence; undefined when it can. */
   problem?: string;
+  /** With `problem`: the values from the code Explain can ask the user for, to explain it anyway. */
+  values?: ExplainValues;
 }
 
 /** Every query of a file as something to explain, in text order. Never throws on bad input. */
@@ -33,7 +35,9 @@ export function targetOf(q: FoundQuery, source: string): QueryTarget {
   const base = { engine: q.engine, start: q.range.start, end: q.range.end };
   const text = t.ok ? t.text : source.slice(q.range.start, q.range.end);
   const title = q.engine === 'mongodb' ? `${q.command.collection}.${q.command.operation}` : sqlTitle(t.ok ? t.text : q.sql);
-  return t.ok ? { ...base, text, title } : { ...base, text, title, problem: t.problem };
+  if (t.ok) return { ...base, text, title };
+  const values = explainValues(q);
+  return { ...base, text, title, problem: t.problem, ...(values ? { values } : {}) };
 }
 
 /** The query containing the offset (the innermost), or the first one starting on the same line. */

@@ -10,6 +10,7 @@ import { mongooseCollection } from '../query/find/mongoose';
 import { BABEL_PLUGINS } from '../query/find/scriptIndex';
 import type { ScriptDialect } from '../query/find/types';
 import type { BNode } from '../query/find/syntax';
+import { forEachNode } from '../sql/tree';
 import type { DeclaredMongoIndex, RepositorySchema } from './types';
 
 interface SchemaDef { fields?: BNode; options?: BNode; calls: BNode[] }
@@ -25,7 +26,8 @@ export function readMongooseSchemas(text: string, source: string, dialect: Scrip
   const schemas = new Map<string, SchemaDef>();
   const models: { model: string; schema: BNode; collection?: string }[] = [];
   const indexCalls: BNode[] = [];
-  walk(program, (n) => {
+  forEachNode(program, (o) => {
+    const n = o as unknown as BNode;
     // const s = new Schema({...}, {...})
     if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init && isSchema(n.init)) {
       schemas.set(n.id.name!, schemaDef(n.init));
@@ -123,21 +125,6 @@ function make(key: Record<string, number | string>, options: BNode | undefined, 
   if (options && booleanValue(property(options, 'unique'))) ix.unique = true;
   if (options && booleanValue(property(options, 'sparse'))) ix.sparse = true;
   return ix;
-}
-
-function walk(root: BNode, visit: (n: BNode) => void): void {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) {
-      for (let i = x.length - 1; i >= 0; i--) stack.push(x[i]);
-      continue;
-    }
-    if (typeof x !== 'object' || x === null || typeof (x as BNode).type !== 'string') continue;
-    const n = x as BNode;
-    visit(n);
-    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push(v);
-  }
 }
 
 function keyOf(p: BNode): string | undefined {

@@ -1,4 +1,5 @@
-// One walk over libpg-query's JSON parse tree, for every reader that looks for nodes anywhere in it.
+// One walk over a JSON-like syntax tree (libpg-query's parse tree, Babel's), for every reader that looks
+// for nodes anywhere in it.
 
 /** Calls `visit` on every object of the tree (depth first, without recursion, so deep trees cannot overflow). */
 export function forEachNode(tree: unknown, visit: (node: Record<string, unknown>) => void): void {
