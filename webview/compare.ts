@@ -12,7 +12,7 @@ import {
 import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
 import type { ShowComparisonMessage } from '../src/protocol/webview';
 import type { CardRow, HeatMetric, Level } from './cards';
-import { append, button, clear, el } from './dom';
+import { activatable, append, button, clear, el } from './dom';
 import type { Side } from './store';
 import { formatCount } from '../src/core/format';
 import { TreeView, type CardDecoration } from './tree';
@@ -331,17 +331,8 @@ function findingLi(f: Finding, side: Side, plan: Plan | undefined, links: Compar
   li.append(head, el('div', 'f-message', f.message));
   const node = f.nodeId !== undefined ? plan?.nodes[f.nodeId] : undefined;
   if (node) {
-    li.tabIndex = 0;
-    li.setAttribute('role', 'button');
     li.appendChild(el('div', 'f-node', `at ${node.label}`));
-    const go = (): void => links.focus(side, node.id);
-    li.addEventListener('click', go);
-    li.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' || ev.key === ' ') {
-        ev.preventDefault();
-        go();
-      }
-    });
+    activatable(li, () => links.focus(side, node.id));
   }
   return li;
 }

@@ -4,7 +4,7 @@
 import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } from '../src/core/model';
 import type { SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
 import { cardSpec } from './cards';
-import { append, button, clear, el, factTable } from './dom';
+import { activatable, append, button, clear, el, factTable } from './dom';
 import { formatBytes, formatCount, formatKb, formatMs, formatRatio } from '../src/core/format';
 
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low', 'info'];
@@ -45,18 +45,9 @@ function findingItem(f: Finding, plan: Plan, nodes: Map<number, PlanNode>, act: 
   const node = f.nodeId !== undefined ? nodes.get(f.nodeId) : undefined;
   if (node) {
     li.dataset.nodeId = String(node.id);
-    li.tabIndex = 0;
-    li.setAttribute('role', 'button');
     li.setAttribute('aria-label', `${f.title}: show ${nodeName(node, plan)}`);
     li.appendChild(el('div', 'f-node', `at ${nodeName(node, plan)}`));
-    const go = (): void => act.focusNode(node.id);
-    li.addEventListener('click', go);
-    li.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' || ev.key === ' ') {
-        ev.preventDefault();
-        go();
-      }
-    });
+    activatable(li, () => act.focusNode(node.id));
   }
   return li;
 }

@@ -10,7 +10,7 @@
 
 import pg from 'pg';
 import { loadPlan } from '../core/load';
-import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, treeWrites, WRITING } from '../core/sql/index';
+import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, statementKind, treeWrites, WRITING } from '../core/sql/index';
 import { lineColumn } from '../core/text';
 import type { IndexCreationResult } from '../core/query/createIndex';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
@@ -142,17 +142,11 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
   let sql = text.replace(/[\s;]+$/, '');
   if (sql.trim() === '') throw new AdapterError('syntax', 'The SQL is empty: give one statement to explain.');
   for (let pass = 0; pass < 2; pass++) {
-    let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
-    try {
-      tree = await parseSql(sql);
-    } catch (err) {
-      throw sqlSyntaxError(sql, err);
-    }
-    const stmts = tree.stmts ?? [];
+    const stmts = await statementsOf(sql);
     if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one statement to explain.');
     if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; explain them one at a time.`);
-    const stmt = stmts[0]!.stmt ?? {};
-    const kind = Object.keys(stmt)[0] ?? 'unknown';
+    const stmt = stmts[0]!;
+    const kind = statementKind(stmt);
     if (kind === 'ExplainStmt' && pass === 0) {
       // The user pasted "EXPLAIN (...) query": explain the query with the options asked of the adapter.
       const inner = /^\s*explain\b\s*(?:\((?:[^()]|\([^()]*\))*\)\s*|(?:analy[sz]e|verbose)\b\s*)*/i.exec(sql);
@@ -175,17 +169,11 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
 export async function inspectCreateIndex(text: string): Promise<CreateIndexStatement> {
   const sql = typeof text === 'string' ? text.replace(/[\s;]+$/, '') : '';
   if (sql.trim() === '') throw new AdapterError('syntax', 'The index statement is empty: give one CREATE INDEX statement.');
-  let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
-  try {
-    tree = await parseSql(sql);
-  } catch (err) {
-    throw sqlSyntaxError(sql, err);
-  }
-  const stmts = tree.stmts ?? [];
+  const stmts = await statementsOf(sql);
   if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one CREATE INDEX statement.');
   if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; only one CREATE INDEX statement is run.`);
-  const stmt = stmts[0]!.stmt ?? {};
-  const kind = Object.keys(stmt)[0] ?? 'unknown';
+  const stmt = stmts[0]!;
+  const kind = statementKind(stmt);
   if (kind !== 'IndexStmt') {
     throw new AdapterError('unsupported', `Only a CREATE INDEX statement is run here, and this is ${statementWord(kind)} statement.`);
   }
@@ -196,6 +184,15 @@ export async function inspectCreateIndex(text: string): Promise<CreateIndexState
   if (ix.idxname) out.name = ix.idxname;
   if (ix.relation?.schemaname) out.schema = ix.relation.schemaname;
   return out;
+}
+
+/** The statements of a text, parsed; a syntax error becomes the one sentence the user sees. */
+async function statementsOf(sql: string): Promise<Record<string, unknown>[]> {
+  try {
+    return ((await parseSql(sql)).stmts ?? []).map((s) => s.stmt ?? {});
+  } catch (err) {
+    throw sqlSyntaxError(sql, err);
+  }
 }
 
 function sqlSyntaxError(sql: string, err: unknown): AdapterError {
@@ -700,14 +697,8 @@ function codeOf(err: AdapterError): { code?: string | number } {
 /** A CREATE INDEX statement given for a trial: exactly one, and nothing else. */
 async function checkIndexDdl(ddl: string): Promise<string> {
   const sql = ddl.replace(/[\s;]+$/, '');
-  let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
-  try {
-    tree = await parseSql(sql);
-  } catch (err) {
-    throw sqlSyntaxError(sql, err);
-  }
-  const stmts = tree.stmts ?? [];
-  if (stmts.length !== 1 || Object.keys(stmts[0]!.stmt ?? {})[0] !== 'IndexStmt') {
+  const stmts = await statementsOf(sql);
+  if (stmts.length !== 1 || statementKind(stmts[0]) !== 'IndexStmt') {
     throw new AdapterError('unsupported', 'An index to try must be given as one CREATE INDEX statement.');
   }
   if (/\bconcurrently\b/i.test(sql)) throw new AdapterError('unsupported', 'CREATE INDEX CONCURRENTLY cannot run inside the explain transaction; give it without CONCURRENTLY.');

@@ -5,6 +5,7 @@
 // one instead of adding a sibling, never propose a duplicate or a prefix), and, when statistics are given,
 // decides the data-dependent choices (ESR or ERS, index or collection scan) instead of only stating them.
 
+import { distinctRanked } from './served';
 import { possibleOnly } from './possible';
 import { arrayOf, effectiveSort, estimateFit, fitIndex, selectivity, type FitContext, type IndexFit, type MongoEstimate } from './mongoFit';
 import { MAX_SCANS_TO_EXPLODE, isPlainObject, mongoShape, type MongoPredicate, type MongoShape } from './mongoShape';
@@ -121,14 +122,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
 
   for (const c of ordered) suggestions.push(toSuggestion(c, shape));
   applyExisting(suggestions, ordered, shape, existing, arrays, options.stats, notes);
-  const seen = new Set<string>();
-  advice.suggestions = suggestions.filter((s) => {
-    const k = `${s.action}:${s.index ? JSON.stringify(s.index) : s.rule}:${s.servesQueryAsWritten}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-  advice.suggestions.forEach((s, i) => { s.rank = i + 1; });
+  advice.suggestions = distinctRanked(suggestions);
   advice.rewrites = allRewrites;
   if (existing.length > 0) advice.writeCost = writeCostText(shape.collection, existing.length);
   return possibleOnly(advice);

@@ -6,6 +6,7 @@
 // LIMIT` as one LIMITed branch per value (PostgreSQL has no explode-for-sort), and OFFSET as keyset
 // pagination. Existing indexes are looked at first, as for MongoDB.
 
+import { distinctRanked } from './served';
 import { possibleOnly, type KnownKeys } from './possible';
 import { COLLSCAN_SHARE, SMALL_SORT } from './mongoAdvisor';
 import { parsePostgresQuery, parsePostgresQuerySync, type PgOrder, type PgPredicate, type PgShape } from './pgShape';
@@ -80,14 +81,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   }
   const suggestions = candidates.map((c) => toSuggestion(c));
   applyExisting(suggestions, candidates, shapes, existing);
-  const seen = new Set<string>();
-  advice.suggestions = suggestions.filter((s) => {
-    const k = `${s.action}:${s.index ? JSON.stringify(s.index) : s.rule}:${s.servesQueryAsWritten}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-  advice.suggestions.forEach((s, i) => { s.rank = i + 1; });
+  advice.suggestions = distinctRanked(suggestions);
   for (const c of candidates) for (const r of c.rewrites) if (!advice.rewrites.some((x) => x.text === r.text)) advice.rewrites.push(r);
   advice.notes = [...new Set(advice.notes)];
   const tables = new Set(advice.suggestions.filter((s) => s.action === 'create' && s.index?.engine === 'postgres').map((s) => (s.index as PgIndexSpec).table));

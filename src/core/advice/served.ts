@@ -75,3 +75,18 @@ export function keepServedIndexes(advice: Advice, existing: { mongodb?: Existing
   advice.suggestions = out;
   return advice;
 }
+
+/** The suggestions without repeats (same action, index or rule, and reach), ranked 1.. in their order. */
+export function distinctRanked(suggestions: Suggestion[]): Suggestion[] {
+  const seen = new Set<string>();
+  const out = suggestions.filter((s) => {
+    const k = `${s.action}:${s.index ? JSON.stringify(s.index) : s.rule}:${s.servesQueryAsWritten}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  out.forEach((s, i) => {
+    s.rank = i + 1;
+  });
+  return out;
+}

@@ -63,19 +63,29 @@ export function readShellNotation(text: string): ShellResult {
   if (countValueMarks(text) > MAX_SHELL_VALUES) {
     return { ok: false, error: `The shell notation holds more than ${MAX_SHELL_VALUES.toLocaleString('en-US')} values, more than this reader takes; save the explain output as JSON (EJSON.stringify in mongosh) to read it.` };
   }
+  const parsed = parseOneExpression(text, ACORN_OPTIONS);
+  if ('syntaxError' in parsed) return { ok: false, error: syntaxError(text, parsed.syntaxError) };
+  if ('trailingAt' in parsed) {
+    const { line, column } = lineColumn(text, parsed.trailingAt);
+    return { ok: false, error: `The shell notation has unexpected text after the value at line ${line}, column ${column}.` };
+  }
+  return evaluateShellExpression(parsed.node, { source: text });
+}
+
+/**
+ * Parses a text that holds one expression, optionally followed by `;` and comments. Gives the parser's
+ * error, or where unexpected text follows the expression, for the caller to put in its own words.
+ */
+export function parseOneExpression(text: string, options: Options): { node: Expression } | { syntaxError: unknown } | { trailingAt: number } {
   let node: Expression;
   try {
-    node = parseExpressionAt(text, 0, ACORN_OPTIONS);
+    node = parseExpressionAt(text, 0, options);
   } catch (err) {
-    return { ok: false, error: syntaxError(text, err) };
+    return { syntaxError: err };
   }
   const rest = text.slice(node.end);
   const tail = /^(?:\s|;|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/.exec(rest)![0];
-  if (tail.length < rest.length) {
-    const { line, column } = lineColumn(text, node.end + tail.length);
-    return { ok: false, error: `The shell notation has unexpected text after the value at line ${line}, column ${column}.` };
-  }
-  return evaluateShellExpression(node, { source: text });
+  return tail.length < rest.length ? { trailingAt: node.end + tail.length } : { node };
 }
 
 /**

@@ -3,8 +3,8 @@
 // the two arguments. Anything else (another method, a second call, a variable, a third argument) is
 // refused in one sentence, so nothing but this one index ever reaches the server.
 
-import { parseExpressionAt, type Expression, type Node } from 'acorn';
-import { evaluateShellExpression } from '../mongo/shellNotation';
+import type { Expression, Node } from 'acorn';
+import { evaluateShellExpression, parseOneExpression } from '../mongo/shellNotation';
 
 /** What the MongoDB adapter needs to build one index. */
 export interface MongoIndexCreation {
@@ -45,14 +45,10 @@ const KEY_TYPES = new Set(['text', '2dsphere', '2d', 'hashed', 'geoHaystack']);
 export function parseMongoCreateIndex(text: string): MongoIndexCreationResult {
   if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: 'The index command is empty: give one such as db.orders.createIndex({country_id: 1}).' };
   if (text.length > MAX_TEXT) return { ok: false, error: 'The index command is too long to be one createIndex call.' };
-  let node: Expression;
-  try {
-    node = parseExpressionAt(text, 0, { ecmaVersion: 'latest', sourceType: 'script' });
-  } catch {
-    return { ok: false, error: 'The index command is not valid shell syntax: give one db.<collection>.createIndex({...}) call.' };
-  }
-  const rest = text.slice(node.end);
-  if (!/^(?:\s|;|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*$/.test(rest)) return { ok: false, error: 'The index command has more text after the createIndex call: give one index at a time.' };
+  const parsed = parseOneExpression(text, { ecmaVersion: 'latest', sourceType: 'script' });
+  if ('syntaxError' in parsed) return { ok: false, error: 'The index command is not valid shell syntax: give one db.<collection>.createIndex({...}) call.' };
+  if ('trailingAt' in parsed) return { ok: false, error: 'The index command has more text after the createIndex call: give one index at a time.' };
+  const node = parsed.node;
   if (node.type !== 'CallExpression' || node.callee.type !== 'MemberExpression' || node.callee.object.type === 'Super') {
     return { ok: false, error: 'The index command must be one db.<collection>.createIndex({...}) call.' };
   }

@@ -4,8 +4,8 @@
 // of the shell-notation module, which reads literals and known BSON constructors only. Nothing in the
 // text is ever run, so a hostile query can only be refused.
 
-import { parseExpressionAt, type CallExpression, type Expression, type Node, type Options, type Super } from 'acorn';
-import { evaluateShellExpression, shellNumber } from '../mongo/shellNotation';
+import type { CallExpression, Expression, Node, Options, Super } from 'acorn';
+import { evaluateShellExpression, parseOneExpression, shellNumber } from '../mongo/shellNotation';
 import { lineColumn } from '../text';
 
 export type MongoOperation =
@@ -108,18 +108,10 @@ export function parseMongoQuery(text: string, options: MongoQueryOptions = {}): 
   if (typeof text !== 'string') return { ok: false, error: 'The query is not text.' };
   if (text.length > MAX_QUERY_TEXT) return { ok: false, error: `The query is ${Math.round(text.length / 1024)} KB long, more than the ${MAX_QUERY_TEXT / 1024} KB this reader accepts.` };
   if (text.trim() === '') return { ok: false, error: 'The query is empty: write one such as db.orders.find({country_id: 1}).' };
-  let node: Expression;
-  try {
-    node = parseExpressionAt(text, 0, ACORN_OPTIONS);
-  } catch (err) {
-    return { ok: false, error: syntaxError(text, err) };
-  }
-  const rest = text.slice(node.end);
-  const tail = /^(?:\s|;|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/.exec(rest)![0];
-  if (tail.length < rest.length) {
-    return { ok: false, error: `${at(text, node.end + tail.length)}, the query has more text after its end: give one query at a time.` };
-  }
-  return mongoCommandFromNode(node, text, options);
+  const parsed = parseOneExpression(text, ACORN_OPTIONS);
+  if ('syntaxError' in parsed) return { ok: false, error: syntaxError(text, parsed.syntaxError) };
+  if ('trailingAt' in parsed) return { ok: false, error: `${at(text, parsed.trailingAt)}, the query has more text after its end: give one query at a time.` };
+  return mongoCommandFromNode(parsed.node, text, options);
 }
 
 /**
