@@ -340,7 +340,7 @@ export function extensionTests(): void {
           assert.ok(yes.status === 'verified' || yes.status === 'rejected', `ended ${yes.status}: ${yes.detail}`);
           // Built inside the rolled-back transaction, or measured on a sampled copy there (the tournament).
           assert.ok(['trial-index', 'sampled'].includes(yes.verdict?.method ?? ''), `method ${yes.verdict?.method}`);
-          assert.match(yes.detail ?? '', /rolled back|measured from a sample/);
+          assert.match(yes.detail ?? '', /rolled back|measured from a sample/i);
           const left = (await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'items'")).rows.map((x: { indexname: string }) => x.indexname);
           assert.deepEqual(left, ['items_pkey'], 'the trial index was left behind');
           await vscode.commands.executeCommand(Commands.removeConnection, { id: added.id, confirm: false });
