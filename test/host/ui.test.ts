@@ -43,14 +43,7 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
 
   it('right-click > Explain Query on a SQL statement opens the plan view with its nodes', async () => {
     await openFile('orders.sql');
-    const line = page.locator('.view-lines .view-line', { hasText: 'OFFSET 10000 LIMIT 20' }).first();
-    await line.waitFor();
-    await line.click();
-    await line.click({ button: 'right' });
-    const item = page.getByRole('menuitem', { name: /Explain Query/ });
-    await item.waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
-    await item.click();
+    await wb.explainLine('OFFSET 10000 LIMIT 20');
     await pick('ui pg');
     const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
     const titles = view.locator('g.card .card-title');
@@ -122,13 +115,7 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     try {
       const running = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
       await openFile('slow.sql');
-      const line = page.locator('.view-lines .view-line', { hasText: 'pg_sleep' }).first();
-      await line.click();
-      await line.click({ button: 'right' });
-      const item = page.getByRole('menuitem', { name: /Explain Query/ });
-      await item.waitFor();
-      await page.waitForTimeout(300);
-      await item.click();
+      await wb.explainLine('pg_sleep');
       const deadline = Date.now() + 20_000;
       while ((await running()) === 0) {
         assert.ok(Date.now() < deadline, 'the statement never started on the server');

@@ -115,14 +115,25 @@ export class Workbench {
     await this.page.locator('.editor-group-container .monaco-editor .view-lines').first().waitFor();
   }
 
-  /** Right-click > Explain Query on the first line of the editor holding `text`. */
+  /**
+   * Right-click > Explain Query on the first line of the editor holding `text`. The context menu is asked
+   * for again when it does not open (a right-click while the editor is still taking the focus is lost).
+   */
   async explainLine(text: string): Promise<void> {
     const line = this.page.locator('.view-lines .view-line', { hasText: text }).first();
-    await line.waitFor();
-    await line.click();
-    await line.click({ button: 'right' });
     const item = this.page.getByRole('menuitem', { name: /Explain Query/ });
-    await item.waitFor({ timeout: 15_000 });
+    await line.waitFor();
+    for (let attempt = 1; ; attempt++) {
+      await line.click();
+      await line.click({ button: 'right' });
+      try {
+        await item.waitFor({ timeout: 5_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 4) throw err;
+        await this.page.keyboard.press('Escape');
+      }
+    }
     await this.page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
     await item.click();
   }
