@@ -4,6 +4,7 @@
 import Mocha from 'mocha';
 import { extensionTests } from './extension.test';
 import { languageServerTests } from './languageServer.test';
+import { realCodeTests } from './realCode.test';
 import { settingsConnectionTests } from './settingsConnections.test';
 
 export function run(): Promise<void> {
@@ -11,6 +12,8 @@ export function run(): Promise<void> {
   mocha.suite.emit('pre-require', globalThis, 'extension.test', mocha);
   // First, while no connection is chosen for the folder: its settings' default is what they check.
   settingsConnectionTests();
+  // Also before any binding: the repository's schema speaks only where no connection sends index lists.
+  realCodeTests();
   extensionTests();
   languageServerTests();
   return new Promise((resolve, reject) => {

@@ -1,0 +1,110 @@
+// Queries in real code, in the real host, before any connection is bound to the samples folder: a
+// Mongoose model file and Prisma calls get diagnostics, a lens that names the index the repository's own
+// schema declares (read from app/models/customer.js and prisma/schema.prisma by the language server), and
+// Explain on the real servers.
+
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { Commands } from '../../../src/extension/commands';
+import type { ExplainSummary } from '../../../src/extension/explain';
+import type { ConnectionSpec } from '../../../src/extension/connections/spec';
+import type { ExtensionHandle } from '../../../src/extension/main';
+
+const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
+
+/** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
+async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function codes(uri: vscode.Uri, line: number): string[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Query Plan Inspector' && d.range.start.line === line).map((d) => (typeof d.code === 'object' ? String(d.code.value) : String(d.code)));
+}
+
+async function lensTitles(uri: vscode.Uri, line: number): Promise<string[]> {
+  const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 20);
+  return all.filter((l) => l.range.start.line === line).map((l) => l.command?.title ?? '');
+}
+
+async function hoverText(doc: vscode.TextDocument, offset: number): Promise<string> {
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset));
+  return hovers.flatMap((h) => h.contents.map((c) => (c as vscode.MarkdownString).value ?? String(c))).join('\n');
+}
+
+export function realCodeTests(): void {
+  describe('queries in real code, with the repository\'s schema', () => {
+    let handle: ExtensionHandle;
+    let folder: vscode.Uri;
+
+    before(() => {
+      handle = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!.exports;
+      folder = vscode.workspace.workspaceFolders![0]!.uri;
+    });
+
+    async function explainAt(doc: vscode.TextDocument, needle: string, spec: ConnectionSpec): Promise<ExplainSummary> {
+      const editor = await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      const at = doc.positionAt(doc.getText().indexOf(needle) + 1);
+      editor.selection = new vscode.Selection(at, at);
+      // Given the connection, Explain binds nothing to the folder: the other suites start unbound.
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { connectionId: spec.id });
+      assert.ok(r, `explain failed: ${handle.lastError()}`);
+      return r;
+    }
+
+    it('a Mongoose model file: skip() flagged, the declared index named by the lens and the hover, Explain on MongoDB', async () => {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'app', 'models', 'customer.js'));
+      await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      const text = doc.getText();
+      const pageLine = doc.positionAt(text.indexOf('Customer.find(')).line;
+      const emailAt = text.indexOf('Customer.findOne(');
+      const emailLine = doc.positionAt(emailAt).line;
+      await until(() => `qpi.skip-pagination on line ${pageLine + 1}: ${codes(doc.uri, pageLine).join(', ')}`, () => codes(doc.uri, pageLine).includes('qpi.skip-pagination'));
+      let seen: string[] = [];
+      const titles = await until(() => `the lens from the declared index: ${seen.join(' | ')}`, async () => {
+        seen = await lensTitles(doc.uri, emailLine);
+        return seen.includes('$(check) Index contact.email_1 serves it') ? seen : undefined;
+      });
+      assert.equal(titles.filter((t) => t.includes('Explain')).length, 1, titles.join(' | '));
+      assert.match(await hoverText(doc, emailAt + 2), /Index contact\.email_1 serves this query\*\* \(declared in app\/models\/customer\.js\)/);
+
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'real code mongo', uri: process.env.QPI_SAMPLES_MONGO_URI, test: false });
+      assert.ok(spec, handle.lastError());
+      const r = await explainAt(doc, 'Customer.findOne(', spec);
+      assert.equal(r.engine, 'mongodb');
+      assert.equal(r.title, 'customers.findOne');
+      const shown = handle.panel()?.lastMessage;
+      assert.equal(shown?.type, 'showPlan');
+      assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /contact\.email_1/);
+    });
+
+    it('Prisma calls: OFFSET flagged, the primary key schema.prisma declares kept, Explain on PostgreSQL', async () => {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'app', 'prismaOrders.ts'));
+      await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      const text = doc.getText();
+      const pageLine = doc.positionAt(text.indexOf('FROM orders')).line;
+      const keyAt = text.indexOf('FROM order_details');
+      const keyLine = doc.positionAt(keyAt).line;
+      await until(() => `qpi.skip-pagination on line ${pageLine + 1}: ${codes(doc.uri, pageLine).join(', ')}`, () => codes(doc.uri, pageLine).includes('qpi.skip-pagination'));
+      assert.ok((await lensTitles(doc.uri, pageLine)).includes('$(lightbulb) Suggest index'));
+      let seen: string[] = [];
+      await until(() => `the lens from the declared key: ${seen.join(' | ')}`, async () => {
+        seen = await lensTitles(doc.uri, keyLine);
+        return seen.includes('$(check) Index order_details_pkey serves it');
+      });
+      assert.match(await hoverText(doc, keyAt + 2), /declared in prisma\/schema\.prisma/);
+
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'real code pg', uri: process.env.QPI_SAMPLES_PG_URI, test: false });
+      assert.ok(spec, handle.lastError());
+      const r = await explainAt(doc, 'FROM order_details', spec);
+      assert.equal(r.engine, 'postgres');
+      const shown = handle.panel()?.lastMessage;
+      assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /order_details_pkey/);
+    });
+  });
+}
