@@ -10,10 +10,10 @@ import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
 
-const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
+export const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
 /** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
-async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();

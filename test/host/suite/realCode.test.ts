@@ -9,19 +9,7 @@ import { Commands } from '../../../src/extension/commands';
 import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
-
-const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
-
-/** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
-async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, until } from './languageServer.test';
 
 function codes(uri: vscode.Uri, line: number): string[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Query Plan Inspector' && d.range.start.line === line).map((d) => (typeof d.code === 'object' ? String(d.code.value) : String(d.code)));
