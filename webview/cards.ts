@@ -2,8 +2,8 @@
 // with a level that the stylesheet turns into a colour. Pure functions of the plan model, so the same
 // text is drawn on screen and in exports.
 
-import type { Plan, PlanNode } from '../src/core/model';
-import { formatBytes, formatCompact, formatCount, formatKb, formatMs, formatPercent, formatRatio, rowsPerLoopText, wasteRatio } from '../src/core/format';
+import type { Plan, PlanNode } from '../src/core/view';
+import { formatBytes, formatCompact, formatCount, formatKb, formatMs, formatPercent, formatRatio, rowsPerLoopText, wasteRatio } from '../src/core/view';
 
 export type Level = 'bad' | 'warn' | 'good' | 'muted' | undefined;
 

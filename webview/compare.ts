@@ -8,13 +8,13 @@
 import {
   changeText, comparePlans, deltaText, deltaValue, entryOfAfter, entryOfBefore,
   type ComparedPlans, type MetricDelta, type NodeComparison,
-} from '../src/core/compare';
-import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/model';
+} from '../src/core/view';
+import type { Finding, Plan, PlanMaxima, PlanNode } from '../src/core/view';
 import type { ShowComparisonMessage } from '../src/protocol/webview';
 import type { CardRow, HeatMetric, Level } from './cards';
 import { activatable, append, button, clear, el } from './dom';
 import type { Side } from './store';
-import { formatCount } from '../src/core/format';
+import { formatCount } from '../src/core/view';
 import { TreeView, type CardDecoration } from './tree';
 
 /** Which of the two plans. */

@@ -3,7 +3,7 @@
 // as a download. Exported SVG carries its colours as presentation attributes resolved from the current
 // theme, because the stylesheet and the --vscode-* variables do not travel with the file.
 
-import type { Finding, Plan } from '../src/core/model';
+import type { Finding, Plan } from '../src/core/view';
 import type { SaveFileMessage } from '../src/protocol/webview';
 import { redactPlan } from './redact';
 import type { TreeView } from './tree';

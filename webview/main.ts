@@ -2,7 +2,7 @@
 // try/catch), draws the plan tree and its side panel, and answers with typed messages. It says `ready`
 // once it listens, so the host never has to guess with a delay.
 
-import type { Finding, Plan, PlanNode } from '../src/core/model';
+import type { Finding, Plan, PlanNode } from '../src/core/view';
 import {
   isViewMessageType, parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
@@ -11,7 +11,7 @@ import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './card
 import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, type CompareLinks, type Side } from './compare';
 import { append, button, clear, el } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
-import { formatCount, formatMs } from '../src/core/format';
+import { formatCount, formatMs } from '../src/core/view';
 import { connectHost } from './host';
 import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelActions } from './panels';
 import { TreeView } from './tree';

@@ -1,11 +1,11 @@
 // The side panel's tabs: findings (and suggestions), the selected node's details with every raw field,
 // the raw explain text, and the plan summary with rejected plans. All text goes in with textContent.
 
-import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } from '../src/core/model';
+import type { Finding, NodeMetrics, Plan, PlanNode, RejectedPlan, Severity } from '../src/core/view';
 import type { SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
 import { cardSpec } from './cards';
 import { activatable, append, button, clear, el, factTable } from './dom';
-import { formatBytes, formatCount, formatKb, formatMs, formatRatio } from '../src/core/format';
+import { formatBytes, formatCount, formatKb, formatMs, formatRatio } from '../src/core/view';
 
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low', 'info'];
 /** Findings listed at first, and added by each "Show more" (see renderFindings). */

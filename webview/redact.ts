@@ -2,7 +2,7 @@
 // filters, conditions and query text can hold customer data, while the shape of the plan (stages,
 // fields, operators, figures) is what a colleague needs to read it. Works on a copy; never mutates.
 
-import type { Plan, PlanNode } from '../src/core/model';
+import type { Plan, PlanNode } from '../src/core/view';
 
 export const PLACEHOLDER = '?';
 

@@ -3,7 +3,7 @@
 // named transition below, so the drawing code in main.ts reads the state and keeps no copy of its own.
 // Pure (no DOM), so the transitions are tested in Node.
 
-import { emptyMaxima, type Finding, type Plan, type PlanNode } from '../src/core/model';
+import { emptyMaxima, type Finding, type Plan, type PlanNode } from '../src/core/view';
 import type { ShowComparisonMessage, ShowPlanMessage, SuggestionStatus, SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
 
 export type Tab = 'findings' | 'node' | 'raw' | 'plan';

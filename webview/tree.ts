@@ -6,9 +6,9 @@
 import { select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
 import { flextree, type FlexHierarchyNode } from 'd3-flextree';
-import type { Finding, Plan, PlanNode, Severity } from '../src/core/model';
+import type { Finding, Plan, PlanNode, Severity } from '../src/core/view';
 import { cardSpec, heatFraction, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
-import { formatCompact, formatCount, formatRatio } from '../src/core/format';
+import { formatCompact, formatCount, formatRatio } from '../src/core/view';
 import { Measurer, FONT_PX } from './measure';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

@@ -11,10 +11,10 @@
 // every request (cheap catalog calls), so an index built or dropped by anyone is seen the next time any
 // face asks; `invalidate` drops entries at once after Create Index, a connection switch or Refresh.
 
-import { keepServedIndexes } from '../core/advice/served';
-import { parsePostgresQuery } from '../core/advice/pgShape';
-import type { ExistingPgIndex, MongoStats } from '../core/advice/types';
-import type { MongoCommand } from '../core/query/mongoShell';
+import { keepServedIndexes } from '../core/index';
+import { parsePostgresQuery } from '../core/index';
+import type { ExistingPgIndex, MongoStats } from '../core/index';
+import type { MongoCommand } from '../core/index';
 import {
   adviseQuery, existingMongo, existingPg, verifyMongoLive, verifyPostgresLive,
   type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession,

@@ -10,13 +10,13 @@
 
 import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
-import { adviseMongo } from '../core/advice/mongoAdvisor';
-import { fromMongoCommand } from '../core/advice/fromMongoCommand';
-import { mongoShape } from '../core/advice/mongoShape';
-import { advisePostgres, advisePostgresShapes } from '../core/advice/pgAdvisor';
-import { parsePostgresQuery } from '../core/advice/pgShape';
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/advice/types';
-import type { MongoCommand } from '../core/query/mongoShell';
+import { adviseMongo } from '../core/index';
+import { fromMongoCommand } from '../core/index';
+import { mongoShape } from '../core/index';
+import { advisePostgres, advisePostgresShapes } from '../core/index';
+import { parsePostgresQuery } from '../core/index';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
+import type { MongoCommand } from '../core/index';
 import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';

@@ -10,10 +10,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
-import { loadPlan } from '../core/load';
-import type { IndexCreationResult, MongoIndexCreation } from '../core/query/createIndex';
-import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
-import { explainWouldWrite, toServerCommand, writingStages } from '../core/query/mongoServerCommand';
+import { loadPlan } from '../core/index';
+import type { IndexCreationResult, MongoIndexCreation } from '../core/index';
+import type { ExplainVerbosity, MongoCommand } from '../core/index';
+import { explainWouldWrite, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';

@@ -15,7 +15,7 @@
 // without side effects runs in a READ ONLY transaction, which the server enforces for what this misses.
 
 import type pg from 'pg';
-import { forEachNode, someNode } from '../core/sql/index';
+import { forEachNode, someNode } from '../core/index';
 
 interface NameRef {
   schema: string | null;

@@ -11,13 +11,13 @@
 // sample of one side changes what the join does.
 
 import pg from 'pg';
-import { canonicalPgKey, pgCandidates, type PgCandidate } from '../core/advice/pgCandidates';
-import { createIndexSql } from '../core/advice/pgAdvisor';
-import type { PgShape } from '../core/advice/pgShape';
-import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
-import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/advice/types';
-import { loadPlan } from '../core/load';
-import type { Plan } from '../core/model';
+import { canonicalPgKey, pgCandidates, type PgCandidate } from '../core/index';
+import { createIndexSql } from '../core/index';
+import type { PgShape } from '../core/index';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
+import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/index';
+import { loadPlan } from '../core/index';
+import type { Plan } from '../core/index';
 import { AdapterError, firstLine } from './errors';
 import type { PostgresConnection } from './postgres';
 import { attachFigures } from './tournament';

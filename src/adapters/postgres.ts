@@ -9,10 +9,10 @@
 // - The password is given by the caller, kept only in the driver's config, and never put in a message.
 
 import pg from 'pg';
-import { loadPlan } from '../core/load';
-import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, statementKind, treeWrites, WRITING } from '../core/sql/index';
-import { lineColumn } from '../core/text';
-import type { IndexCreationResult } from '../core/query/createIndex';
+import { loadPlan } from '../core/index';
+import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, statementKind, treeWrites, WRITING } from '../core/index';
+import { lineColumn } from '../core/index';
+import type { IndexCreationResult } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';

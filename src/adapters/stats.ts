@@ -13,9 +13,9 @@
 // instead, which may read the whole table.
 
 import type { Db, Document } from 'mongodb';
-import type { MongoPredicate, MongoShape } from '../core/advice/mongoShape';
-import type { PgPredicate, PgShape, PgTable } from '../core/advice/pgShape';
-import type { MongoStats, PgStats, PgTableStats } from '../core/advice/types';
+import type { MongoPredicate, MongoShape } from '../core/index';
+import type { PgPredicate, PgShape, PgTable } from '../core/index';
+import type { MongoStats, PgStats, PgTableStats } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, operationTag, toBson } from './mongoOps';
 import type { PostgresConnection } from './postgres';

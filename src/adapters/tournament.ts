@@ -10,13 +10,13 @@
 // dropped after success, error and cancel; a cancel kills the running operation on the server.
 
 import type { Db, Document } from 'mongodb';
-import { mongoCandidates, type MongoCandidate } from '../core/advice/mongoCandidates';
-import type { MongoShape } from '../core/advice/mongoShape';
-import { createIndexText } from '../core/advice/mongoText';
-import { indexSpec } from '../core/advice/mongoAdvisor';
-import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/advice/tournament';
-import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/advice/types';
-import type { MongoCommand } from '../core/query/mongoShell';
+import { mongoCandidates, type MongoCandidate } from '../core/index';
+import type { MongoShape } from '../core/index';
+import { createIndexText } from '../core/index';
+import { indexSpec } from '../core/index';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
+import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/index';
+import type { MongoCommand } from '../core/index';
 import { AdapterError } from './errors';
 import { killable, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';

@@ -1,7 +1,7 @@
 // What every adapter returns from an explain: the server's answer kept as text (the Raw tab, Compare,
 // saved files), the plan read from that same text by the core, and how the run went.
 
-import type { LoadResult } from '../core/model';
+import type { LoadResult } from '../core/index';
 
 export interface ExplainResult {
   engine: 'mongodb' | 'postgres';

@@ -13,10 +13,10 @@
 // back (the build locks writes to the table while it runs).
 
 import type { Db, Document } from 'mongodb';
-import type { Advice, MongoIndexSpec, MongoQueryInput, PgIndexSpec, Suggestion, Verification } from '../core/advice/types';
-import type { Plan, PlanNode } from '../core/model';
-import type { MongoCommand } from '../core/query/mongoShell';
-import { explainWouldWrite } from '../core/query/mongoServerCommand';
+import type { Advice, MongoIndexSpec, MongoQueryInput, PgIndexSpec, Suggestion, Verification } from '../core/index';
+import type { Plan, PlanNode } from '../core/index';
+import type { MongoCommand } from '../core/index';
+import { explainWouldWrite } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';

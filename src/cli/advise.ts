@@ -8,9 +8,9 @@
 import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
 import { AdviceService } from '../adapters/adviceService';
 import { isAdapterError } from '../adapters/errors';
-import { indexLabel, workText } from '../core/advice/tournament';
-import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/advice/types';
-import { parseMongoQuery } from '../core/query/mongoShell';
+import { indexLabel, workText } from '../core/index';
+import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/index';
+import { parseMongoQuery } from '../core/index';
 import { engineOfUri, onStopSignals, timeoutOf } from './explain';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
 

@@ -6,7 +6,7 @@ import { explainMongo } from '../adapters/mongodb';
 import { explainPostgres } from '../adapters/postgres';
 import { isAdapterError } from '../adapters/errors';
 import type { ExplainResult } from '../adapters/types';
-import { parseMongoQuery, type ExplainVerbosity } from '../core/query/mongoShell';
+import { parseMongoQuery, type ExplainVerbosity } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, type Io } from './io';
 import { report } from './report';
 

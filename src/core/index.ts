@@ -1,13 +1,28 @@
-// The core's public surface. Everything outside src/core imports from here, never from deeper files.
-export * from './model';
+// The core's public surface. Everything outside src/core imports from here, never from deeper files; the
+// plan view imports the smaller ./view (lint enforces both, see eslint.config.mjs).
+export * from './view';
 export { loadPlan, detectFormat, MAX_PLAN_TEXT } from './load';
 export { derive, walk } from './metrics';
-export * from './format';
 export { analyze, summarize } from './findings/index';
-export { changeText, comparePlans, deltaText, deltaValue, entryOfAfter, entryOfBefore, timesText, type ComparedPlans, type CompareOptions, type DeltaUnit, type FlagDelta, type FindingsDelta, type MetricDelta, type NodeComparison, type NodeStatus, type PlanComparison, type Trend } from './compare';
 export * from './advice/index';
 export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './query/mongoShell';
-export { querySourceKind, type QuerySourceKind } from './query/find';
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
 export { declaredPrimaryKeys, emptySchema, mayDeclareMongooseSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
-export { fillExplainValues, type ExplainValues } from './lint/explainText';
+export { indexSpec } from './advice/mongoAdvisor';
+export { type MongoCandidate, mongoCandidates } from './advice/mongoCandidates';
+export { createIndexText } from './advice/mongoText';
+export { type PgCandidate, canonicalPgKey, pgCandidates } from './advice/pgCandidates';
+export { type PgTable } from './advice/pgShape';
+export { keepServedIndexes } from './advice/served';
+export { type TournamentInput, applyTournament, indexLabel, scalesWithData, tournamentSampleSize, workText } from './advice/tournament';
+export { type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis, analyzeQuery, anchorRange, planKey } from './lint/analysis';
+export { type DiagnosticCode, DiagnosticCodes, type PlanSummary } from './lint/codes';
+export { declareEdit } from './lint/declare';
+export { explainText, explainValues, fillExplainValues, type ExplainValues } from './lint/explainText';
+export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateIndex } from './query/createIndex';
+export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from './query/find';
+export { scriptDialect } from './query/find/types';
+export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
+export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';
+export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites } from './sql/index';
+export { lineColumn } from './text';

@@ -8,7 +8,7 @@
 import type { LiveAdvice } from '../adapters/advise';
 import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainResult } from '../adapters/types';
-import type { Suggestion } from '../core/advice/types';
+import type { Suggestion } from '../core/index';
 import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
 import type { ExplainOutcome, ExplainRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';

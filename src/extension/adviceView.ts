@@ -5,9 +5,9 @@
 
 import type { LiveAdvice } from '../adapters/advise';
 import type { LiveVerification, TrialNumbers, TrialStep } from '../adapters/verify';
-import type { Advice, Suggestion } from '../core/advice/types';
-import type { MongoCommand } from '../core/query/mongoShell';
-import { explainWouldWrite } from '../core/query/mongoServerCommand';
+import type { Advice, Suggestion } from '../core/index';
+import type { MongoCommand } from '../core/index';
+import { explainWouldWrite } from '../core/index';
 import type { SuggestionStatus, SuggestionVerdict, SuggestionView } from '../protocol/webview';
 import { formatCount } from '../core/index';
 

@@ -5,8 +5,8 @@
 
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
-import type { Finding, Plan } from '../core/model';
-import { parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/query/mongoShell';
+import type { Finding, Plan } from '../core/index';
+import { parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
 import { Commands, Dismissed, UserError } from './commands';
 import { ENGINE_LABEL, type Bindings } from './connections/bindings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
@@ -20,10 +20,10 @@ import type { CreateIndexOutcome } from './languageClient';
 import type { ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
-import { explainWouldWrite } from '../core/query/mongoServerCommand';
-import { loadSqlParser } from '../core/sql/parser';
-import { statementInfo } from '../core/sql/kinds';
-import { classifySelection, queryAt, type QueryTarget } from '../core/query/targets';
+import { explainWouldWrite } from '../core/index';
+import { loadSqlParser } from '../core/index';
+import { statementInfo } from '../core/index';
+import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { targetsOf, queryKind } from './targets';
 
 export const SETTINGS = 'queryPlanInspector';

@@ -4,8 +4,8 @@
 
 import type { LiveAdvice } from '../adapters/advise';
 import type { TrialStep } from '../adapters/verify';
-import type { Plan } from '../core/model';
-import type { ExplainVerbosity, MongoCommand } from '../core/query/mongoShell';
+import type { Plan } from '../core/index';
+import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import type { ConnectionEngine } from './connections/spec';
 
 export interface ExplainRequest {

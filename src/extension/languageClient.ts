@@ -9,17 +9,17 @@
 
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { ExistingMongoIndex, ExistingPgIndex } from '../core/advice/types';
-import { parseMongoQuery } from '../core/query/mongoShell';
+import type { ExistingMongoIndex, ExistingPgIndex } from '../core/index';
+import { parseMongoQuery } from '../core/index';
 import {
   AdviceWanted, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
   type AdviceWantedParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
-import { parseMongoCreateIndex, type IndexCreationResult } from '../core/query/createIndex';
+import { parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
-import { loadSqlParser } from '../core/sql/parser';
+import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
 import { passwordFor, SETTINGS, type Services } from './explain';
 

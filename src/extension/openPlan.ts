@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import { analyze, loadPlan } from '../core/index';
-import type { Plan } from '../core/model';
+import type { Plan } from '../core/index';
 import { Dismissed, UserError } from './commands';
 import type { Services } from './explain';
 import { PlanPanel } from './planPanel';

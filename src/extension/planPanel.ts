@@ -5,7 +5,7 @@
 // handled inside try/catch, so a bad message costs one log line, never the panel.
 
 import * as vscode from 'vscode';
-import type { Finding, Plan } from '../core/model';
+import type { Finding, Plan } from '../core/index';
 import {
   parseViewMessage, webviewHtml, wirePlan, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ViewToHostMessage,

@@ -1,7 +1,7 @@
 // What the language server is told about a plan from a background explain: read from the plan model
 // here, so no plan crosses to the server. No editor API: unit tests run it on real explain outputs.
 
-import type { Plan } from '../core/model';
+import type { Plan } from '../core/index';
 import type { PlanSummary } from '../protocol/languageServer';
 
 /** The stages of the winning plan, a full scan, an in-memory sort, and the indexes read. */

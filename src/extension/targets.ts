@@ -3,8 +3,8 @@
 // starts again at 1 when a changed file is opened again).
 
 import type * as vscode from 'vscode';
-import { querySourceKind, scriptDialect, type QuerySourceKind } from '../core/query/find/types';
-import { explainTargets, type QueryTarget } from '../core/query/targets';
+import { querySourceKind, scriptDialect, type QuerySourceKind } from '../core/index';
+import { explainTargets, type QueryTarget } from '../core/index';
 
 const cache = new Map<string, { text: string; targets: QueryTarget[] }>();
 /** Documents remembered at most; the least recently read is dropped first. */

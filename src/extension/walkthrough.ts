@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { UserError } from './commands';
 import { explainQuery, type ExplainSummary, type Services } from './explain';
 import { PlanPanel } from './planPanel';
-import { loadSqlParser } from '../core/sql/parser';
+import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
 
 export interface SampleArgs {

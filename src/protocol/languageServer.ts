@@ -6,11 +6,11 @@
 //
 // Types and names only (no library import): both sides send them with their own LSP library.
 
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/advice/types';
-import type { DiagnosticCode, PlanSummary } from '../core/lint/codes';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/index';
+import type { DiagnosticCode, PlanSummary } from '../core/index';
 
 // The diagnostic codes and the plan summary are the query lint's own (src/core/lint), shared with `qpi lint`.
-export { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../core/lint/codes';
+export { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../core/index';
 
 /** Bumped when a message below changes shape; sent by the client in initializationOptions. */
 export const LANGUAGE_SERVER_PROTOCOL_VERSION = 2;

@@ -5,7 +5,7 @@
 // `parseViewMessage` on what the view sends back.
 
 import * as v from 'valibot';
-import type { Engine, Finding, Plan, PlanNode, Severity } from '../core/model';
+import type { Engine, Finding, Plan, PlanNode, Severity } from '../core/index';
 
 /** Bumped when a message changes shape; the view reports it in `ready` so a host can refuse a stale view. */
 export const WEBVIEW_PROTOCOL_VERSION = 1;

@@ -5,7 +5,7 @@
 
 import { CodeLensRefreshRequest, createConnection, DidChangeWatchedFilesNotification, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { loadSqlParser } from '../core/query/find';
+import { loadSqlParser } from '../core/index';
 import {
   ClearAdvice, ClearSchema, ListQueries, SetAdvice, SetPlans, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
   type ClearAdviceParams, type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetAdviceParams, type SetPlansParams, type SetSchemaParams,

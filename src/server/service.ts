@@ -7,15 +7,15 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
-import { declareEdit } from '../core/lint/declare';
-import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/query/find';
+import { declareEdit } from '../core/index';
+import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/index';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
   type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
   type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
-import { explainText, explainValues } from '../core/lint/explainText';
-import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/lint/analysis';
+import { explainText, explainValues } from '../core/index';
+import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/index';
 import type { RepositorySchema } from '../core/index';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */

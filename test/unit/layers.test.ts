@@ -50,6 +50,18 @@ describe('layer rules', function () {
     ['src/core/probe.ts', 'export const title = document.title;', true],
     ['src/core/probe.ts', "export const bytes = new Uint8Array([1]);", false],
     ['src/adapters/probe.ts', 'export const env = process.env.HOME;', false],
+    // Outside the core, only its public surface: core/index, and core/view for the webview's bundle.
+    ['src/adapters/probe.ts', "import { loadPlan } from '../core/load';", true],
+    ['src/adapters/probe.ts', "import { loadPlan } from '../core/index';", false],
+    ['src/extension/probe.ts', "import { statementInfo } from '../core/sql/kinds';", true],
+    ['src/extension/probe.ts', "import { statementInfo } from '../core/index';", false],
+    ['src/server/probe.ts', "import type { Plan } from '../core/model';", true],
+    ['src/cli/probe.ts', "export { analyze } from '../core/findings/index';", true],
+    ['src/protocol/probe.ts', "import type { Plan } from '../core/index';", false],
+    ['webview/probe.ts', "import { formatMs } from '../src/core/format';", true],
+    ['webview/probe.ts', "import { formatMs } from '../src/core/index';", true],
+    ['webview/probe.ts', "import { formatMs } from '../src/core/view';", false],
+    ['src/core/probe.ts', "import { formatMs } from './format';", false],
   ];
   for (const [file, code, broken] of cases) {
     it(`${broken ? 'reports' : 'allows'} \`${code}\` in ${file.replace(/probe\.ts$/, '')}`, async () => {
