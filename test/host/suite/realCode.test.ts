@@ -94,5 +94,23 @@ export function realCodeTests(): void {
       const shown = handle.panel()?.lastMessage;
       assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /order_details_pkey/);
     });
+
+    it('the keyset fix applied to a script declares its last value, and the fixed query is explained', async () => {
+      const doc = await vscode.workspace.openTextDocument({ language: 'javascript', content: "db.orders.find({ country_id: 1 }).sort({ created_at: -1 }).skip(5000).limit(20);\n" });
+      await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      const d = await until('the skip-pagination diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((x) => x.source === 'Query Plan Inspector' && (typeof x.code === 'object' ? x.code.value : x.code) === 'qpi.skip-pagination'));
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
+      const fix = actions.find((a) => a.title === 'Rewrite to keyset pagination (after lastCreatedAt)');
+      assert.ok(fix?.edit, actions.map((a) => a.title).join(' | '));
+      assert.equal(await vscode.workspace.applyEdit(fix.edit), true);
+      assert.equal(doc.getText(), 'const lastCreatedAt = null; // the created_at of the last document of the previous page\ndb.orders.find({ country_id: 1, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);\n');
+      await until('the skip-pagination diagnostic to go', () => !codes(doc.uri, 1).includes('qpi.skip-pagination'));
+      const spec = handle.services.store.list('mongodb').find((c) => c.name === 'real code mongo');
+      assert.ok(spec, 'the connection the Mongoose test added');
+      const r = await explainAt(doc, 'db.orders.find', spec);
+      assert.equal(r.title, 'orders.find');
+      const shown = handle.panel()?.lastMessage;
+      assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /created_at/);
+    });
   });
 }
