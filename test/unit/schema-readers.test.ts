@@ -118,7 +118,7 @@ describe('schema in the repository: readers', () => {
         "orderSchema.index({ status: 1, createdAt: -1 }, { name: 'by_status' });",
         "export const Order = mongoose.model('Order', orderSchema);",
         "mongoose.model('Category', new mongoose.Schema({ slug: { type: String, unique: true } }, { collection: 'shop_categories' }));",
-        "const personSchema = new Schema({ handle: { type: String, index: 'hashed' } });",
+        "const personSchema = mongoose.Schema({ handle: { type: String, index: 'hashed' } });",
         "mongoose.model('Person', personSchema);",
         "const unused = new Schema({ x: { type: String, index: true } });",
       ].join('\n') }]);

@@ -56,8 +56,9 @@ export function readMongooseSchemas(text: string, source: string, dialect: Scrip
   }
 }
 
+/** `new Schema(...)`, `new mongoose.Schema(...)`, or the same called without `new` (Mongoose allows it). */
 function isSchema(n: BNode): boolean {
-  if (n.type !== 'NewExpression' || !n.callee) return false;
+  if ((n.type !== 'NewExpression' && n.type !== 'CallExpression') || !n.callee) return false;
   const c = n.callee;
   return (c.type === 'Identifier' && c.name === 'Schema') || (c.type === 'MemberExpression' && !c.computed && c.property?.name === 'Schema');
 }
