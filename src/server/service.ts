@@ -433,13 +433,8 @@ export class InlineAdviceService {
       if (params.uris && !params.uris.includes(state.uri)) continue;
       // A document without a schema is announced again too: its folder may have a connection now.
       if (state.schema) state.reconnecting = { connection: { ...state.schema.connection }, until: Date.now() + RECONNECT_MS };
+      this.forgetAdvice(state);
       delete state.schema;
-      state.explainAsked.clear();
-      // The per-minute budget guards against typing; an invalidation is a user's action (Create Index,
-      // another connection, Refresh) after which the plans must come back at once.
-      state.explainTimes = [];
-      state.adviceAsked.clear();
-      state.adviceFailed.clear();
       state.schemaVersion++;
       state.announced.clear();
       state.announcedQueries = new WeakSet();
@@ -457,6 +452,8 @@ export class InlineAdviceService {
     state.schema?.plans.clear();
     state.schema?.advice.clear();
     state.explainAsked.clear();
+    // The per-minute budget guards against typing; an invalidation is a user's action (Create Index,
+    // another connection, Refresh) after which the plans must come back at once.
     state.explainTimes = [];
     state.adviceAsked.clear();
     state.adviceFailed.clear();
