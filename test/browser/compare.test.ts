@@ -118,9 +118,11 @@ describe('plan comparison in Chromium', function () {
     });
 
     it('in a narrow panel the pane headings stay inside their panes, the meta line wrapping under the label', async () => {
-      await v.page.setViewportSize({ width: 360, height: 860 });
+      // A page of its own at 360 px: resizing the shared page would refit its trees under the next test.
+      const narrow = await open('light', { width: 360, height: 860 });
       try {
-        const boxes = await v.page.$$eval('.compare-panes .pane', (panes) => panes.map((p) => {
+        await narrow.send(m);
+        const boxes = await narrow.page.$$eval('.compare-panes .pane', (panes) => panes.map((p) => {
           const pane = p.getBoundingClientRect();
           const parts = Array.from(p.querySelectorAll('.pane-head > *')).map((x) => ({ cls: x.className, r: x.getBoundingClientRect() }));
           return { side: (p as HTMLElement).dataset.side, left: pane.left, right: pane.right, parts: parts.map((x) => ({ cls: x.cls, left: x.r.left, right: x.r.right })) };
@@ -132,14 +134,14 @@ describe('plan comparison in Chromium', function () {
           }
         }
         // The totals table shows its change column without a scroll.
-        const table = await v.page.$eval('table.cmp-totals', (t) => ({ right: t.getBoundingClientRect().right, page: document.documentElement.clientWidth }));
+        const table = await narrow.page.$eval('table.cmp-totals', (t) => ({ right: t.getBoundingClientRect().right, page: document.documentElement.clientWidth }));
         assert.ok(table.right <= table.page + 0.5, `the totals table ends at ${table.right}, the panel at ${table.page}`);
         // So does every button of the toolbar (it wraps).
-        const buttons = await v.page.$$eval('.toolbar button, .toolbar select, .toolbar input', (xs) => xs.filter((x) => (x as HTMLElement).offsetParent !== null).map((x) => ({ text: x.textContent || x.getAttribute('aria-label') || x.tagName, right: x.getBoundingClientRect().right })));
+        const buttons = await narrow.page.$$eval('.toolbar button, .toolbar select, .toolbar input', (xs) => xs.filter((x) => (x as HTMLElement).offsetParent !== null).map((x) => ({ text: x.textContent || x.getAttribute('aria-label') || x.tagName, right: x.getBoundingClientRect().right })));
         assert.deepEqual(buttons.filter((b) => b.right > table.page + 0.5).map((b) => b.text), []);
-        await screenshot(v, 'compare-narrow');
+        await screenshot(narrow, 'compare-narrow');
       } finally {
-        await v.page.setViewportSize({ width: 1400, height: 860 });
+        await narrow.page.close();
       }
     });
 
