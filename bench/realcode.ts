@@ -16,7 +16,7 @@
 // Run: node --import tsx bench/realcode.ts <git dir>... [--list]   (prints a table per repository and in total)
 
 import { posix } from 'node:path';
-import { gitFiles, repoLabel } from './git-files';
+import { dependenciesOf, gitFiles, repoDependencies, repoLabel } from './git-files';
 import { parse } from '@babel/parser';
 import { advisePostgresShapes, adviseMongo, fromMongoCommand, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../src/core/query/find/index';
@@ -68,7 +68,7 @@ function receiverText(src: string, callee: N): string {
 }
 
 /** Call sites per library, by the documented API only. */
-function inventory(file: string, src: string, setups: ReadonlySet<string> = new Set()): Site[] {
+function inventory(file: string, src: string, setups: ReadonlySet<string> = new Set(), deps?: ReadonlySet<string>): Site[] {
   const kind = querySourceKind('', file);
   if (kind !== 'script' && kind !== 'mongodb-playground') return [];
   let ast: N;
@@ -86,7 +86,10 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
   }
   const has = (...names: string[]) => [...imports].some((i) => names.some((n) => i === n || i.startsWith(`${n}/`)));
   const modelImport = [...imports].some((i) => /models?\b|schemas?\b|entit/i.test(i));
+  const collectionNames = mongoCollectionNames(src, ast);
   const out: Site[] = [];
+  // A library the repository does not depend on is not the one a capitalised receiver (`Orders.findOne`) belongs to.
+  const dependsOn = (...names: string[]) => deps === undefined || names.some((d) => deps.has(d));
   const add = (library: Library, n: N) => out.push({ library, file, start: n.start, end: n.end, line: src.slice(0, n.start).split('\n').length, text: src.slice(n.start, Math.min(n.end, n.start + 90)).replace(/\s+/g, ' ') });
   walk(ast, (n) => {
     if (n.type === 'TaggedTemplateExpression') {
@@ -123,18 +126,57 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
       }
     }
     const sequelizeOnly = ['findAll', 'findByPk', 'findAndCountAll', 'destroy'].includes(m) && !has('mongoose', 'typeorm', '@prisma/client');
-    if (has('sequelize', 'sequelize-typescript') || sequelizeOnly || (modelImport && SEQUELIZE_OPS.has(m) && !['findOne', 'count'].includes(m) && !has('mongoose'))) {
+    if (dependsOn('sequelize', 'sequelize-typescript') && (has('sequelize', 'sequelize-typescript') || sequelizeOnly || (modelImport && SEQUELIZE_OPS.has(m) && !['findOne', 'count'].includes(m) && !has('mongoose')))) {
       if (SEQUELIZE_OPS.has(m) && /^[A-Z]\w*$|^(models|db|sequelize\.models)\.\w+$/.test(recv)) return add('sequelize', n);
       if (m === 'update' && /^[A-Z]\w*$/.test(recv) && has('sequelize')) return add('sequelize', n);
     }
     if ((has('typeorm', '@nestjs/typeorm') || [...imports].some((i) => /typeorm/.test(i))) && (TYPEORM_OPS.has(m) || m === 'createQueryBuilder')) {
       if (/(Repository|Repo)$|getRepository\(|\.manager$|^manager$/.test(recv) || (m !== 'createQueryBuilder' && /^[A-Z]\w*$/.test(recv) && /where|take|order/.test(src.slice(n.start, n.end)))) return add('typeorm', n);
     }
-    if (MONGOOSE_OPS.has(m) && (has('mongoose', '@nestjs/mongoose') || (modelImport && !has('sequelize', 'typeorm', '@prisma/client', 'knex'))) && (/^[A-Z]\w*$/.test(recv) || /^this\.\w+Model$/.test(recv) || /\.model\(/.test(recv))) return add('mongoose', n);
+    if (MONGOOSE_OPS.has(m) && dependsOn('mongoose', '@nestjs/mongoose', '@typegoose/typegoose') && (has('mongoose', '@nestjs/mongoose') || (modelImport && !has('sequelize', 'typeorm', '@prisma/client', 'knex'))) && (/^[A-Z]\w*$/.test(recv) || /^this\.\w+Model$/.test(recv) || /\.model\(/.test(recv))) return add('mongoose', n);
+    // An array's find (on what toArray() returned, or given a function) is not a query.
+    if (/toArray\(\)\)?$/.test(recv) || /Function/.test(first?.type ?? '')) return;
     if (MONGO_OPS.has(m) && (has('mongodb') || /\.collection\(|^db\.\w+$|getCollection\(/.test(recv) || kind === 'mongodb-playground') && !/^[A-Z]/.test(recv)) {
       if (/collection|^db\b|\bdb\.\w+$|[cC]ollection\w*$|^this\.\w+$/.test(recv)) return add('mongodb-driver', n);
     }
+    // A receiver the file binds to what `.collection(...)` returns: a variable, a field, a function returning it.
+    const bound = /^(?:await\s+)?(?:this\.|[\w.]+\.)?(\w+)(?:\(\s*\))?$/.exec(recv)?.[1];
+    if (MONGO_OPS.has(m) && bound !== undefined && collectionNames.has(bound) && !has('mongoose')) return add('mongodb-driver', n);
   });
+  return out;
+}
+
+/**
+ * Names a file binds to a driver collection: `const x = db.collection('x')`, `this.x = ...collection(...)`,
+ * a function whose return is one, and names destructured from an object called `collections`.
+ */
+function mongoCollectionNames(src: string, ast: N): Set<string> {
+  const out = new Set<string>();
+  const makesCollection = (e: N | undefined | null) => !!e && /\.(collection|getCollection)\(/.test(src.slice(e.start, e.end));
+  const last = (e: N): string | undefined => e.type === 'Identifier' ? (e['name'] as string) : e.type === 'MemberExpression' ? memberName({ ...e, type: 'MemberExpression' }) : undefined;
+  walk(ast, (n) => {
+    if (n.type === 'VariableDeclarator') {
+      const id = n['id'] as N;
+      const init = n['init'] as N | null;
+      if (id.type === 'Identifier' && init && (makesCollection(init) && !/^(async\s*)?(function|\()/.test(src.slice(init.start, init.start + 10)) || isFunctionReturningCollection(init))) out.add(id['name'] as string);
+      if (id.type === 'ObjectPattern' && init && /collections$/i.test(src.slice(init.start, init.end))) {
+        for (const p of id['properties'] as N[]) { const v = p['value'] as N | undefined; if (v?.type === 'Identifier') out.add(v['name'] as string); }
+      }
+    } else if (n.type === 'AssignmentExpression' && makesCollection(n['right'] as N)) {
+      const name = last(n['left'] as N);
+      if (name) out.add(name);
+    } else if (n.type === 'FunctionDeclaration' && n['id'] && isFunctionReturningCollection(n)) {
+      out.add((n['id'] as N)['name'] as string);
+    }
+  });
+  function isFunctionReturningCollection(f: N): boolean {
+    if (!['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'].includes(f.type)) return false;
+    const body = f['body'] as N;
+    if (body.type !== 'BlockStatement') return makesCollection(body);
+    let yes = false;
+    walk(body, (x) => { if (x.type === 'ReturnStatement' && makesCollection(x['argument'] as N | null)) yes = true; });
+    return yes;
+  }
   return out;
 }
 
@@ -210,8 +252,9 @@ async function main(): Promise<void> {
     const misses: string[] = [];
     const files = gitFiles(dir);
     const setups = knexSetups(files);
+    const deps = repoDependencies(dir);
     for (const f of files) {
-      const sites = inventory(f.path, f.text, setups);
+      const sites = inventory(f.path, f.text, setups, deps && dependenciesOf(deps, f.path));
       if (sites.length === 0) continue;
       const found = findQueries(f.text, querySourceKind('', f.path), scriptDialect('', f.path)).queries;
       for (const q of found) impossible += impossibleCount(q);

@@ -51,6 +51,65 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /chosen at run time/);
     });
 
+    it('follows functions that return a collection, with their arguments, and let/var never assigned again', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `const client = new MongoClient(uri);`,
+        `function orders() { return client.db('shop').collection('orders'); }`,
+        `const coll = (name) => client.db().collection(name);`,
+        `export async function open() {`,
+        `  let invoices = client.db().collection('invoices');`,
+        `  var carts = client.db().collection('carts');`,
+        `  let moving = client.db().collection('a');`,
+        `  moving = client.db().collection('b');`,
+        `  await orders().find({ status: 'open' }).sort({ at: -1 }).toArray();`,
+        `  await coll('users').findOne({ email: 'a@b.c' });`,
+        `  await invoices.countDocuments({ paid: false });`,
+        `  await carts.deleteMany({ empty: true });`,
+        `  await moving.find({ x: 1 }).toArray();`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map(brief), [
+        { collection: 'orders', operation: 'find', filter: { status: 'open' }, sort: { at: -1 } },
+        { collection: 'users', operation: 'findOne', filter: { email: 'a@b.c' }, limit: 1 },
+        { collection: 'invoices', operation: 'countDocuments', filter: { paid: false } },
+        { collection: 'carts', operation: 'deleteMany', filter: { empty: true } },
+      ]);
+      assert.equal(qs[0]!.command.database, 'shop');
+    });
+
+    it('takes the branch of a conditional that names the collection, and a name set at run time from what it is called', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `export async function list(db, ready, config, eventsCollection) {`,
+        `  const chunks = ready ? db.collection('chunks') : await createChunks(db);`,
+        `  await chunks.distinct('fileName');`,
+        `  await db.collection(config.entries_collection).find({ type: 'sgv' }).toArray();`,
+        `  await eventsCollection.updateOne({ _id: 1 }, { $set: { seen: true } });`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['chunks', 'distinct'], ['entries', 'find'], ['events', 'updateOne']]);
+      assert.deepEqual(qs.map((q) => q.warnings.some((w) => /taken to be \w+ from the name/.test(w))), [false, true, true]);
+    });
+
+    it('names collections destructured from what holds them', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `const stores = { audit: client.db().collection('audit_log') };`,
+        `export async function place(context, { collections: { Carts } }) {`,
+        `  const { Orders, Accounts: People } = context.collections;`,
+        `  const { audit } = stores;`,
+        `  const { users } = db;`,
+        `  await Orders.findOne({ _id: 'a' });`,
+        `  await People.updateOne({ _id: 'b' }, { $set: { seen: true } });`,
+        `  await Carts.deleteMany({ empty: true });`,
+        `  await audit.countDocuments({ level: 'warn' });`,
+        `  await users.findOne({ _id: 'c' });`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['Orders', 'findOne'], ['Accounts', 'updateOne'], ['Carts', 'deleteMany'], ['audit_log', 'countDocuments']]);
+    });
+
     it('does not take an SQL client\'s db.x.count() for MongoDB', () => {
       assert.equal(mongo(`import knex from 'knex';\nconst n = await app.db.orders.count();`).length, 0);
     });

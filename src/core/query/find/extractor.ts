@@ -4,10 +4,11 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { classFields, declareNames, declareStatements, requiredModule, Scope, type Binding, type ModuleScope } from './scope';
+import { classFields, declareNames, declareStatements, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FoundQuery, SourceRange } from './types';
 
 export const MAX_RESOLVE_DEPTH = 16;
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 /** A reader of one library's calls. */
 export interface CallReader {
@@ -147,6 +148,12 @@ export class Extractor {
     return b ? { binding: b, mutated: this.module.mutated.has(name) } : undefined;
   }
 
+  /** Where a destructured name came from (`const { Orders } = context.collections`), if it was destructured. */
+  partOf(name: string): Part | undefined {
+    const r = this.lookup(name);
+    return r && !r.mutated && 'part' in r.binding ? r.binding.part : undefined;
+  }
+
   constInit(name: string): BNode | undefined {
     const r = this.lookup(name);
     if (!r || r.mutated || !('init' in r.binding)) return undefined;
@@ -193,6 +200,51 @@ export class Extractor {
     if (e.type === 'Identifier') return e.name;
     if (isMember(e)) return propertyName(e);
     return undefined;
+  }
+
+  /**
+   * Runs `read` on what a call of a function declared in the file returns (`api()` where
+   * `function api() { return db.collection('x') }`), with the function's parameters holding the call's
+   * arguments; the first return `read` answers for wins.
+   */
+  throughCall<T>(call: BNode, read: (returned: BNode) => T | undefined): T | undefined {
+    const callee = unwrap(call.callee!);
+    if (callee.type !== 'Identifier') return undefined;
+    // A function given properties (`api.list = list`) still returns what it returns: `mutated` is not asked.
+    const r = this.lookup(callee.name!);
+    if (!r) return undefined;
+    const fn = 'fn' in r.binding ? r.binding.fn : 'init' in r.binding ? unwrap(r.binding.init) : undefined;
+    if (!fn || !FUNCTIONS.has(fn.type) || !fn.body || Array.isArray(fn.body)) return undefined;
+    const s = new Scope(this.scope);
+    (fn.params ?? []).forEach((p, i) => {
+      const arg = call.arguments?.[i];
+      if (p.type === 'Identifier' && arg && arg.type !== 'SpreadElement') s.names.set(p.name!, { init: arg });
+      else declareNames(p, s.names);
+    });
+    const returns: BNode[] = [];
+    if (fn.body.type !== 'BlockStatement') returns.push(fn.body);
+    else {
+      declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
+      const stack: BNode[] = [fn.body];
+      while (stack.length > 0 && returns.length < 8) {
+        const n = stack.pop()!;
+        if (n.type === 'ReturnStatement' && n.argument) returns.push(n.argument);
+        // A nested function's returns are its own.
+        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') children(n, (c) => stack.push(c));
+      }
+    }
+    returns.sort((a, b) => a.start - b.start);
+    const saved = this.scope;
+    this.scope = s;
+    try {
+      for (const ret of returns) {
+        const v = read(ret);
+        if (v !== undefined) return v;
+      }
+      return undefined;
+    } finally {
+      this.scope = saved;
+    }
   }
 
   /** What `this.name` holds in the enclosing class, when a field or the constructor sets it. */

@@ -18,6 +18,8 @@ export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate',
 export const SQL_LIBRARIES = ['@prisma/client', 'knex', 'sequelize', 'sequelize-typescript', 'typeorm', 'drizzle-orm', 'kysely', 'pg', 'postgres', 'slonik', 'mysql', 'mysql2', '@mikro-orm/core', 'objection'];
 /** Names of a collection chosen at run time (`req.collection`, a `coll` parameter). */
 const RUNTIME_COLLECTION = /^(collection|coll|col|mongoCollection)$/;
+/** A name that says which collection it holds or names: `usersCollection`, `ordersColl`, `env.entries_collection`, `EVENTS_COLLECTION_NAME`. */
+const NAMED_FOR_COLLECTION = /^(\w+?)(?:_coll(?:ection)?(?:_?name)?|Coll(?:ection)?(?:Name)?)$/i;
 /** Names of things that hold collections as properties. */
 const COLLECTION_HOLDERS = /^(db|database|mongo|mongodb|collections?)$/i;
 /** Methods of the shell's `db` that are not collection names (`db.getName()`, `db.runCommand(...)`). */
@@ -34,6 +36,8 @@ export interface FoundCollection {
   database?: string;
   flavour: MongoFlavour;
   nameRange: SourceRange;
+  /** Where the name was taken from a variable's or property's name (`env.entries_collection`), that name. */
+  namedAfter?: string;
 }
 
 /** The shell's and the driver's calls on a collection. */
@@ -108,6 +112,7 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   for (let i = opIndex + 1; i < chain.length && CURSOR_METHODS.has(chain[i]!.name); i++) cursor.push(chain[i]!);
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
   if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
+  else if (coll.namedAfter !== undefined) q.warnings.push(`The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`);
   ex.push(q);
   return q;
 }
@@ -121,22 +126,35 @@ class Collections {
     if (depth > MAX_RESOLVE_DEPTH) return undefined;
     e = unwrap(e);
     if (e.type === 'AwaitExpression' && e.argument) return this.of(e.argument, depth + 1);
+    // `ready ? db.collection('a') : await setUp(db)`, `cached || db.collection('a')`: the branch that names one.
+    if (e.type === 'ConditionalExpression') return this.either([e.consequent!, e.alternate!], depth);
+    if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     if (e.type === 'Identifier') {
       const init = this.ex.constInit(e.name!);
-      if (init) return this.of(init, depth + 1);
-      // A parameter or variable named for what it holds: a collection whose name is not known here.
-      return RUNTIME_COLLECTION.test(e.name!) && !this.ex.imports(...SQL_LIBRARIES) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
+      const held = init ? this.of(init, depth + 1) : this.destructured(e, depth);
+      if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
+      // A parameter or variable named for what it holds: a collection whose name is not known here, or named in its own name.
+      const named = NAMED_FOR_COLLECTION.exec(e.name!);
+      if (named) return { name: named[1]!, flavour: 'driver', nameRange: range(e), namedAfter: e.name! };
+      return RUNTIME_COLLECTION.test(e.name!) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
+      // api() where `function api() { return db.collection('entries') }`.
+      if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret) => this.of(ret, depth + 1));
       if (!isMember(callee)) return undefined;
       const m = propertyName(callee);
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
-        const name = this.ex.stringOf(arg, 0) ?? '';
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
         const database = this.databaseOf(unwrap(callee.object!), depth + 1);
-        return { name, flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
+        const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
+        const name = this.ex.stringOf(arg, 0);
+        if (name !== undefined) return { name, ...where };
+        // db.collection(env.entries_collection): a name set at run time, but named for the collection.
+        const argName = this.ex.lastName(arg);
+        const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
+        return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))), ...where } : { name: '', ...where };
       }
       return undefined;
     }
@@ -156,8 +174,8 @@ class Collections {
       const held = this.ex.follow(e);
       if (held !== e) return this.of(held, depth + 1);
       // usersCollection, this.ordersColl: a collection named after what it holds.
-      const named = /^(\w+?)Coll(?:ection)?$/.exec(name);
-      if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!) };
+      const named = NAMED_FOR_COLLECTION.exec(name);
+      if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
       // app.db.orders, this.collections.orders: collections kept as properties of a holder.
       const holder = this.ex.lastName(obj);
       if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db') && !this.ex.imports(...SQL_LIBRARIES)) {
@@ -170,6 +188,37 @@ class Collections {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A name destructured from what holds collections: `const { Orders } = collections` and
+   * `const { collections: { Orders } } = context` name the collection Orders, as `collections.Orders`
+   * does; from a constant object, the collection its property holds.
+   */
+  private destructured(e: BNode, depth: number): FoundCollection | undefined {
+    const part = this.ex.partOf(e.name!);
+    if (!part) return undefined;
+    const key = part.path[part.path.length - 1]!;
+    let holder: BNode | undefined = part.of ? this.ex.follow(part.of) : undefined;
+    for (const k of part.path) {
+      if (holder?.type !== 'ObjectExpression') {
+        holder = undefined;
+        break;
+      }
+      const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k);
+      holder = prop ? this.ex.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+    }
+    if (holder) return this.of(holder, depth + 1);
+    const holderName = part.path.length > 1 ? part.path[part.path.length - 2] : part.of ? this.ex.lastName(part.of) : undefined;
+    // A bare `db` is the shell's or a driver Db, which holds no collections as properties; `app.db` may.
+    const bareDb = holderName === 'db' && part.path.length === 1 && part.of?.type === 'Identifier';
+    return holderName !== undefined && COLLECTION_HOLDERS.test(holderName) && !bareDb ? { name: key, flavour: 'driver', nameRange: range(e) } : undefined;
+  }
+
+  /** The first of several expressions that names a collection, else the first that is one chosen at run time. */
+  private either(options: BNode[], depth: number): FoundCollection | undefined {
+    const found = options.map((o) => this.of(o, depth + 1));
+    return found.find((c) => c !== undefined && c.name !== '') ?? found.find((c) => c !== undefined);
   }
 
   /** The shell's `db`, `db.getSiblingDB('x')`, or a constant holding one of them. */

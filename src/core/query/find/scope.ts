@@ -1,11 +1,23 @@
 // Scopes and constants: which names a statement declares, which it mutates, and what a constant holds.
 
-import { children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+import { children, isCall, isMember, keyName, propertyName, unwrap, type BNode } from './syntax';
 
 
-/** A name in scope: a constant with its initializer, or something whose value is not known here. */
-/** A name in scope: a constant with its initializer, or something whose value is not known here (`from`: the module it was imported from). */
-export type Binding = { init: BNode } | { unknown: true; from?: string };
+/**
+ * A name in scope: a constant with its initializer, or something whose value is not known here (`from`:
+ * the module it was imported from; `fn`: the function a declaration names, whose returns can be read).
+ */
+export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part };
+
+/**
+ * Where a destructured name came from: `const { Orders } = context.collections` is `Orders` of
+ * `context.collections`; `function f({ collections: { Orders } })` is `Orders` of `collections` of an
+ * unknown parameter (`of` absent).
+ */
+export interface Part {
+  of?: BNode;
+  path: string[];
+}
 
 export class Scope {
   readonly names = new Map<string, Binding>();
@@ -19,7 +31,7 @@ export class ModuleScope {
   readonly names = new Map<string, Binding>();
   /** The statement that declares each name, so its tree can be brought up to date before it is read. */
   readonly owner = new Map<string, { flush(): void }>();
-  /** Names some statement mutates (`x.push(...)`, `x.a = ...`): their constant value is not trusted. */
+  /** Names some statement mutates or assigns again (`x.push(...)`, `x.a = ...`, `x = ...`): their initial value is not trusted. */
   readonly mutated = new Set<string>();
   /** Top-level calls `name.method(...)` (a model's `User.init(...)`), by "name.method". */
   readonly calls = new Map<string, { node: BNode; flush(): void }>();
@@ -27,15 +39,27 @@ export class ModuleScope {
   readonly classes = new Map<string, { node: BNode; flush(): void }>();
 }
 
-export function declareNames(pattern: BNode | null | undefined, into: Map<string, Binding>, init?: BNode | null, isConst = false): void {
+/** Declares the names a pattern binds; an identifier given an initializer holds it (a later assignment is caught by collectMutations). */
+export function declareNames(pattern: BNode | null | undefined, into: Map<string, Binding>, init?: BNode | null, part?: Part): void {
   if (!pattern) return;
   switch (pattern.type) {
     case 'Identifier':
-      into.set(pattern.name!, isConst && init ? { init } : { unknown: true });
+      into.set(pattern.name!, init ? { init } : part && part.path.length > 0 ? { unknown: true, part } : { unknown: true });
       return;
-    case 'ObjectPattern':
-      for (const p of pattern.properties ?? []) declareNames(p.type === 'RestElement' ? p.argument : p.value as BNode, into);
+    case 'ObjectPattern': {
+      const base: Part = part ?? (init ? { of: init, path: [] } : { path: [] });
+      for (const p of pattern.properties ?? []) {
+        if (p.type === 'RestElement') {
+          declareNames(p.argument, into);
+          continue;
+        }
+        const key = p.computed || !p.key ? undefined : keyName(p.key);
+        const value = p.value as BNode;
+        const target = value.type === 'AssignmentPattern' ? value.left : value;
+        declareNames(target, into, undefined, key !== undefined ? { ...base, path: [...base.path, key] } : undefined);
+      }
       return;
+    }
     case 'ArrayPattern':
       for (const e of pattern.elements ?? []) declareNames(e, into);
       return;
@@ -59,7 +83,8 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
     if ((s.type === 'ExportNamedDeclaration' || s.type === 'ExportDefaultDeclaration') && s.declaration) s = s.declaration;
     if (s.type === 'VariableDeclaration') {
       for (const d of s.declarations ?? []) {
-        declareNames(d.id, into, d.init, s.kind === 'const');
+        // let and var count as constants too unless some statement assigns them again (collectMutations).
+        declareNames(d.id, into, d.init);
         // `const { Order } = require('./models')`: the names come from that module.
         const from = d.init ? requiredModule(d.init) : undefined;
         if (from !== undefined && d.id?.type !== 'Identifier') {
@@ -68,7 +93,9 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
           for (const k of names.keys()) into.set(k, { unknown: true, from });
         }
       }
-    } else if ((s.type === 'FunctionDeclaration' || s.type === 'ClassDeclaration' || s.type === 'TSEnumDeclaration') && s.id) {
+    } else if (s.type === 'FunctionDeclaration' && s.id) {
+      into.set(s.id.name!, { unknown: true, fn: s });
+    } else if ((s.type === 'ClassDeclaration' || s.type === 'TSEnumDeclaration') && s.id) {
       into.set(s.id.name!, { unknown: true });
     } else if (s.type === 'ImportDeclaration') {
       const from = (s as unknown as { source?: { value?: string } }).source?.value;
@@ -79,7 +106,7 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
 
 const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', 'fill', 'reverse', 'copyWithin']);
 
-/** Names whose object or array is changed after it was declared, anywhere in the tree. */
+/** Names assigned again, or whose object or array is changed, after they were declared, anywhere in the tree. */
 export function collectMutations(root: BNode, into: Set<string>): void {
   const stack: BNode[] = [root];
   while (stack.length > 0) {
@@ -90,6 +117,9 @@ export function collectMutations(root: BNode, into: Set<string>): void {
       const target = unwrap((n.type === 'AssignmentExpression' ? n.left : n.argument)!);
       const base = rootIdentifier(target);
       if (base && isMember(target)) into.add(base);
+      else assignedNames(target, into);
+    } else if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && n.left && n.left.type !== 'VariableDeclaration') {
+      assignedNames(unwrap(n.left), into);
     } else if (n.type === 'UnaryExpression' && n.operator === 'delete' && n.argument) {
       const base = rootIdentifier(unwrap(n.argument));
       if (base) into.add(base);
@@ -105,6 +135,13 @@ export function collectMutations(root: BNode, into: Set<string>): void {
     }
     children(n, (c) => stack.push(c));
   }
+}
+
+/** The names an assignment's target (`x`, `[a, b]`, `{ c }`) gives new values. */
+function assignedNames(target: BNode, into: Set<string>): void {
+  const names = new Map<string, Binding>();
+  declareNames(target, names);
+  for (const k of names.keys()) into.add(k);
 }
 
 export function rootIdentifier(n: BNode): string | undefined {
