@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { parseExpressionAt, type Expression } from 'acorn';
+import { parseOneExpression } from '../../src/core/mongo/shellNotation';
 import { mongoCommandFromNode, parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
 import { explainWouldWrite, toServerCommand } from '../../src/core/query/mongoServerCommand';
 
@@ -271,8 +271,9 @@ describe('mongo query text', () => {
     it('gives ranges in the coordinates of the larger text', () => {
       const source = `const top = await db.orders.find({ country_id: 1 }).limit(10);\n`;
       const start = source.indexOf('db.');
-      const node = parseExpressionAt(source, start, { ecmaVersion: 'latest', locations: true }) as Expression;
-      const r = mongoCommandFromNode(node, source);
+      const parsed = parseOneExpression(source.slice(start, source.indexOf(';')), { startIndex: start });
+      assert.ok('node' in parsed);
+      const r = mongoCommandFromNode(parsed.node, source);
       assert.ok(r.ok);
       assert.equal(source.slice(r.command.ranges.filter!.start, r.command.ranges.filter!.end), '{ country_id: 1 }');
     });

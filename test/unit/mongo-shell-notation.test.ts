@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseExpressionAt, type Expression } from 'acorn';
-import { evaluateShellExpression, readShellNotation, shellNumber } from '../../src/core/mongo/shellNotation';
+import { evaluateShellExpression, parseOneExpression, readShellNotation, shellNumber } from '../../src/core/mongo/shellNotation';
+import { findQueries, type FoundMongoQuery } from '../../src/core/query/find/index';
+import type { BNode } from '../../src/core/query/find/syntax';
 
 const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
 
@@ -21,8 +22,10 @@ function refused(text: string): string {
   return error;
 }
 
-function expr(text: string): Expression {
-  return parseExpressionAt(text, 0, { ecmaVersion: 'latest', locations: true });
+function expr(text: string): BNode {
+  const parsed = parseOneExpression(text);
+  assert.ok('node' in parsed, `expected ${text} to parse`);
+  return parsed.node;
 }
 
 describe('mongo shell notation', () => {
@@ -216,6 +219,23 @@ describe('mongo shell notation', () => {
       assert.deepEqual(evaluateShellExpression(expr(src), { placeholders: true, source: src }), {
         ok: true, value: { status: { $placeholder: 'status' }, n: 1 },
       });
+    });
+  });
+
+  describe('one reader for shell text and code', () => {
+    it('gives the query finder the values readShellNotation gives, for literals and every constructor', () => {
+      const values = [
+        `{ id: ObjectId("5f1d7a3b2c4e5f6a7b8c9d0e"), old: new ObjectID('5f1d7a3b2c4e5f6a7b8c9d0f') }`,
+        `{ d: ISODate("2022-04-18T00:00:00.000Z"), e: new Date(0), l: NumberLong("-7"), b: 12n, m: Decimal128("2.5") }`,
+        `{ re: /^ab[c]/i, r2: RegExp("y", "m"), t: Timestamp(1637232324, 1), bin: BinData(0, "AAEC"), h: HexData(4, "ff00") }`,
+        `{ u: UUID("0e8b1a4e-7a3c-4d3e-9d55-0c1d2e3f4a5b"), k: [MinKey, MaxKey()], n: [Infinity, -Infinity, NaN, -2.5, +3] }`,
+        `{ s: \`plain\`, x: undefined, z: null, ok: true, ref: DBRef("c", 5) }`,
+      ];
+      for (const text of values) {
+        const [q] = findQueries(`db.orders.find(${text});`, 'script').queries as FoundMongoQuery[];
+        assert.ok(q, `the finder found the query with ${text}`);
+        assert.deepEqual(q.command.filter, read(text), text);
+      }
     });
   });
 

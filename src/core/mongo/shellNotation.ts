@@ -1,11 +1,13 @@
 // Reads mongosh and legacy mongo shell notation (what `db.c.explain().find()` prints, and what people
-// write as query arguments) into plain data WITHOUT evaluating it: the text is parsed by acorn and only
-// literal syntax and a fixed list of BSON constructors are interpreted. Anything else (an identifier, a
-// call of an unknown function, a member access, a getter, a template with expressions) is refused or,
-// when asked, kept as a placeholder. Nothing in the input is ever run.
+// write as query arguments) into plain data WITHOUT evaluating it: the text is parsed by Babel (the
+// parser the query finder uses, so one parser reads every piece of JavaScript) and only literal syntax
+// and a fixed list of BSON constructors are interpreted. Anything else (an identifier, a call of an
+// unknown function, a member access, a getter, a template with expressions) is refused or, when asked,
+// kept as a placeholder. Nothing in the input is ever run. This is the one reader of shell values: the
+// query-text reader, the createIndex reader and the query finder read values through it.
 //
 // Value representation (MongoDB Extended JSON v2, so values survive JSON.stringify to the webview):
-//   ObjectId("h")               -> { $oid: "h" }
+//   ObjectId("h"), ObjectID("h") -> { $oid: "h" }
 //   ISODate("s"), new Date("s") -> { $date: "s" } (text as written); new Date(ms) -> { $date: ISO string }
 //   Long / NumberLong           -> { $numberLong: "digits" } (a JS number cannot hold every int64)
 //   NumberDecimal / Decimal128  -> { $numberDecimal: "text" }
@@ -21,7 +23,8 @@
 // `shellNumber` turns the numeric forms back into a JS number for plan figures such as
 // `totalKeysExamined: Long("10")`.
 
-import { parseExpressionAt, type Expression, type Node, type Options } from 'acorn';
+import { parseExpression, type ParserOptions } from '@babel/parser';
+import { cookedOf, type BNode } from '../query/find/syntax';
 import { lineColumn } from '../text';
 
 export type ShellResult = { ok: true; value: unknown } | { ok: false; error: string };
@@ -54,8 +57,6 @@ function countValueMarks(text: string): number {
   return n;
 }
 
-const ACORN_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', locations: true };
-
 /** Reads a whole shell-notation text (one value, optionally followed by `;` and comments). */
 export function readShellNotation(text: string): ShellResult {
   if (typeof text !== 'string') return { ok: false, error: 'The shell notation is not text.' };
@@ -63,7 +64,7 @@ export function readShellNotation(text: string): ShellResult {
   if (countValueMarks(text) > MAX_SHELL_VALUES) {
     return { ok: false, error: `The shell notation holds more than ${MAX_SHELL_VALUES.toLocaleString('en-US')} values, more than this reader takes; save the explain output as JSON (EJSON.stringify in mongosh) to read it.` };
   }
-  const parsed = parseOneExpression(text, ACORN_OPTIONS);
+  const parsed = parseOneExpression(text);
   if ('syntaxError' in parsed) return { ok: false, error: syntaxError(text, parsed.syntaxError) };
   if ('trailingAt' in parsed) {
     const { line, column } = lineColumn(text, parsed.trailingAt);
@@ -72,27 +73,68 @@ export function readShellNotation(text: string): ShellResult {
   return evaluateShellExpression(parsed.node, { source: text });
 }
 
+export interface ExpressionOptions {
+  /** Accept `await` before the expression, as a script's query is often written. */
+  allowAwait?: boolean;
+  /** Where the text starts in a larger text: node offsets are then offsets into that text. */
+  startIndex?: number;
+}
+
+/** The parser error's position: Babel puts it on the error it throws. */
+export interface ParseError {
+  error: unknown;
+  /** Offset of the error in the text, when the parser gave one. */
+  pos?: number;
+  line?: number;
+  /** 1-based. */
+  column?: number;
+}
+
 /**
- * Parses a text that holds one expression, optionally followed by `;` and comments. Gives the parser's
- * error, or where unexpected text follows the expression, for the caller to put in its own words.
+ * Parses a text that holds one expression, optionally followed by `;` and comments, with Babel (the
+ * parser the query finder uses too). Gives the parser's error, or where unexpected text follows the
+ * expression, for the caller to put in its own words.
  */
-export function parseOneExpression(text: string, options: Options): { node: Expression } | { syntaxError: unknown } | { trailingAt: number } {
-  let node: Expression;
-  try {
-    node = parseExpressionAt(text, 0, options);
-  } catch (err) {
-    return { syntaxError: err };
-  }
-  const rest = text.slice(node.end);
+export function parseOneExpression(text: string, options: ExpressionOptions = {}): { node: BNode } | { syntaxError: ParseError } | { trailingAt: number } {
+  const base = options.startIndex ?? 0;
+  const first = parseWhole(text, options);
+  if ('node' in first) return first;
+  // Babel reads the whole text as one expression; where it stops at a token that cannot continue the
+  // expression, the text before that token is read on its own, and what follows is trailing text.
+  const pos = first.syntaxError.pos;
+  if (pos === undefined || pos - base >= text.trimEnd().length || pos <= base) return first;
+  const head = parseWhole(text.slice(0, pos - base), options);
+  if (!('node' in head)) return first;
+  const rest = text.slice(head.node.end - base);
   const tail = /^(?:\s|;|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/.exec(rest)![0];
-  return tail.length < rest.length ? { trailingAt: node.end + tail.length } : { node };
+  return tail.length < rest.length ? { trailingAt: head.node.end + tail.length } : { node: head.node };
+}
+
+function parseWhole(text: string, options: ExpressionOptions): { node: BNode } | { syntaxError: ParseError } {
+  const babel: ParserOptions = { sourceType: 'script', attachComment: false, allowAwaitOutsideFunction: options.allowAwait === true };
+  if (options.startIndex !== undefined) babel.startIndex = options.startIndex;
+  try {
+    return { node: parseExpression(text, babel) as unknown as BNode };
+  } catch (err) {
+    const e = err as { loc?: { line?: number; column?: number; index?: number }; pos?: number };
+    const pos = typeof e.loc?.index === 'number' ? e.loc.index : typeof e.pos === 'number' ? e.pos : undefined;
+    const out: ParseError = { error: err };
+    if (pos !== undefined) out.pos = pos;
+    if (typeof e.loc?.line === 'number' && typeof e.loc.column === 'number') {
+      out.line = e.loc.line;
+      out.column = e.loc.column + 1;
+    }
+    return { syntaxError: out };
+  }
 }
 
 /**
  * Turns one parsed expression into data. Never evaluates: only literals and the known constructors are
- * read. Used by readShellNotation and by the query-text reader for the arguments of find/aggregate.
+ * read. Used by readShellNotation, the query-text reader for the arguments of find/aggregate, and the
+ * createIndex reader; the query finder reads literals and constructors in code through shellLiteral and
+ * this function.
  */
-export function evaluateShellExpression(node: Expression, options: ShellEvalOptions = {}): ShellResult {
+export function evaluateShellExpression(node: BNode, options: ShellEvalOptions = {}): ShellResult {
   const ev = new Evaluator(options);
   try {
     return { ok: true, value: ev.value(node, 0) };
@@ -118,28 +160,104 @@ export function shellNumber(value: unknown): number | undefined {
   return undefined;
 }
 
+/** What shellLiteral gives for a node that is not a literal. */
+export const NOT_LITERAL: unique symbol = Symbol('not a literal');
+
+/**
+ * The value of a literal node: strings, numbers, booleans, null, regular expressions ($regex/$options),
+ * BigInt ($numberLong), a template without expressions, and the names Infinity, NaN, undefined, MinKey
+ * and MaxKey. NOT_LITERAL for anything else.
+ */
+export function shellLiteral(n: BNode): unknown {
+  switch (n.type) {
+    case 'StringLiteral':
+    case 'BooleanLiteral':
+      return n.value;
+    case 'NumericLiteral': {
+      const v = n.value as number;
+      return Number.isFinite(v) ? v : { $numberDouble: v > 0 ? 'Infinity' : '-Infinity' };
+    }
+    case 'NullLiteral':
+      return null;
+    case 'RegExpLiteral':
+      return { $regex: n.pattern ?? '', $options: n.flags ?? '' };
+    case 'BigIntLiteral':
+      return { $numberLong: String(n.value) };
+    case 'TemplateLiteral':
+      if ((n.expressions?.length ?? 0) > 0) return NOT_LITERAL;
+      return (n.quasis ?? []).map(cookedOf).join('');
+    case 'Identifier':
+      switch (n.name) {
+        case 'Infinity':
+          return { $numberDouble: 'Infinity' };
+        case 'NaN':
+          return { $numberDouble: 'NaN' };
+        case 'undefined':
+          return { $undefined: true };
+        case 'MinKey':
+          return { $minKey: 1 };
+        case 'MaxKey':
+          return { $maxKey: 1 };
+        default:
+          return NOT_LITERAL;
+      }
+    default:
+      return NOT_LITERAL;
+  }
+}
+
+/**
+ * A unary + or - applied to a value read: a number, or an Extended JSON number with its sign changed.
+ * Undefined when the value is not a number.
+ */
+export function signed(operator: string, v: unknown): unknown {
+  if (operator !== '-' && operator !== '+') return undefined;
+  if (typeof v === 'number') return operator === '+' ? v : -v;
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    for (const key of ['$numberDouble', '$numberLong', '$numberDecimal']) {
+      const s = o[key];
+      if (typeof s === 'string' && Object.keys(o).length === 1) {
+        if (operator === '+' || s === 'NaN') return { [key]: s };
+        return { [key]: s.startsWith('-') ? s.slice(1) : `-${s}` };
+      }
+    }
+  }
+  return undefined;
+}
+
 class ShellRefusal extends Error {}
 
-/** The constructors read as data, with how many arguments each may take. */
+/**
+ * The constructors read as data. ObjectID is the Node driver's former name of ObjectId, which code
+ * read by the query finder still uses.
+ */
 const CONSTRUCTORS = new Set([
-  'ObjectId', 'ISODate', 'Date', 'Long', 'NumberLong', 'NumberInt', 'Int32', 'Double', 'NumberDecimal',
+  'ObjectId', 'ObjectID', 'ISODate', 'Date', 'Long', 'NumberLong', 'NumberInt', 'Int32', 'Double', 'NumberDecimal',
   'Decimal128', 'Timestamp', 'BinData', 'HexData', 'UUID', 'MinKey', 'MaxKey', 'RegExp', 'DBRef',
 ]);
+
+/** True when a call or `new` names one of the constructors read as data. */
+export function isShellConstructor(name: string | undefined): boolean {
+  return name !== undefined && CONSTRUCTORS.has(name);
+}
 
 class Evaluator {
   constructor(private readonly options: ShellEvalOptions) {}
 
-  value(node: Node, depth: number): unknown {
-    if (depth > MAX_SHELL_DEPTH) throw new ShellRefusal(`The shell notation is nested more than ${MAX_SHELL_DEPTH} levels deep${this.at(node)}, which this reader refuses.`);
-    const n = node as Expression;
+  value(n: BNode, depth: number): unknown {
+    if (depth > MAX_SHELL_DEPTH) throw new ShellRefusal(`The shell notation is nested more than ${MAX_SHELL_DEPTH} levels deep${this.at(n)}, which this reader refuses.`);
+    const literal = shellLiteral(n);
+    if (literal !== NOT_LITERAL) {
+      if (n.type === 'RegExpLiteral') this.checkPattern(n);
+      return literal;
+    }
     switch (n.type) {
-      case 'Literal':
-        return this.literal(n);
       case 'ObjectExpression':
         return this.object(n, depth);
       case 'ArrayExpression': {
         const out: unknown[] = [];
-        for (const el of n.elements) {
+        for (const el of n.elements ?? []) {
           if (el === null) throw this.refuse(n, 'has an empty array slot');
           if (el.type === 'SpreadElement') throw this.refuse(el, 'uses a spread (...)');
           out.push(this.value(el, depth + 1));
@@ -147,20 +265,23 @@ class Evaluator {
         return out;
       }
       case 'TemplateLiteral':
-        if (n.expressions.length > 0) return this.nonLiteral(n, 'has a template literal with ${...} expressions');
-        return n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('');
-      case 'UnaryExpression':
-        return this.unary(n, depth);
+        return this.nonLiteral(n, 'has a template literal with ${...} expressions');
+      case 'UnaryExpression': {
+        if (n.operator !== '-' && n.operator !== '+') return this.nonLiteral(n, `uses the operator ${n.operator}`);
+        const v = signed(n.operator, this.value(n.argument!, depth + 1));
+        return v !== undefined ? v : this.nonLiteral(n, `applies ${n.operator} to something that is not a number`);
+      }
       case 'BinaryExpression': {
         if (n.operator !== '+') return this.nonLiteral(n, `uses the operator ${n.operator}`);
-        const left = n.left.type === 'PrivateIdentifier' ? undefined : this.value(n.left, depth + 1);
-        const right = this.value(n.right, depth + 1);
+        const left = n.left!.type === 'PrivateName' ? undefined : this.value(n.left!, depth + 1);
+        const right = this.value(n.right!, depth + 1);
         if (typeof left === 'string' && typeof right === 'string') return left + right;
         return this.nonLiteral(n, 'adds values that are not both strings');
       }
       case 'Identifier':
-        return this.identifier(n);
+        return this.nonLiteral(n, `refers to the name ${n.name}`);
       case 'CallExpression':
+      case 'OptionalCallExpression':
       case 'NewExpression':
         return this.call(n, depth);
       default:
@@ -168,82 +289,49 @@ class Evaluator {
     }
   }
 
-  private literal(n: Extract<Expression, { type: 'Literal' }>): unknown {
-    if (n.regex) return { $regex: n.regex.pattern, $options: n.regex.flags };
-    if (n.bigint !== undefined) return { $numberLong: n.bigint };
-    if (typeof n.value === 'number' && !Number.isFinite(n.value)) return { $numberDouble: n.value > 0 ? 'Infinity' : '-Infinity' };
-    return n.value;
+  /** The parser checks a regular expression's flags, not its pattern: a pattern JavaScript rejects is refused here. */
+  private checkPattern(n: BNode): void {
+    try {
+      new RegExp(n.pattern ?? '', n.flags ?? '');
+    } catch (err) {
+      throw this.refuse(n, `has an invalid regular expression (${String((err as Error).message).replace(/\.$/, '')})`);
+    }
   }
 
-  private object(n: Extract<Expression, { type: 'ObjectExpression' }>, depth: number): Record<string, unknown> {
+  private object(n: BNode, depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const p of n.properties) {
+    for (const p of n.properties ?? []) {
       if (p.type === 'SpreadElement') throw this.refuse(p, 'uses a spread (...)');
-      if (p.kind !== 'init') throw this.refuse(p, `defines a ${p.kind}ter`);
-      if (p.method) throw this.refuse(p, 'defines a method');
+      if (p.type === 'ObjectMethod') throw this.refuse(p, p.kind === 'get' || p.kind === 'set' ? `defines a ${p.kind}ter` : 'defines a method');
       if (p.computed) throw this.refuse(p, 'has a computed [key]');
+      const k = p.key!;
       let key: string;
-      if (p.key.type === 'Identifier') key = p.key.name;
-      else if (p.key.type === 'Literal' && (typeof p.key.value === 'string' || typeof p.key.value === 'number')) key = String(p.key.value);
-      else throw this.refuse(p.key, 'has a key that is not a name, string or number');
-      const value = p.shorthand ? this.nonLiteral(p.value, `names ${key} without a value`) : this.value(p.value, depth + 1);
+      if (k.type === 'Identifier') key = k.name!;
+      else if (k.type === 'StringLiteral' || k.type === 'NumericLiteral') key = String(k.value);
+      else throw this.refuse(k, 'has a key that is not a name, string or number');
+      const v = p.value as BNode;
+      const value = p.shorthand ? this.nonLiteral(v, `names ${key} without a value`) : this.value(v, depth + 1);
       // defineProperty keeps "__proto__" an ordinary key instead of replacing the prototype.
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
 
-  private unary(n: Extract<Expression, { type: 'UnaryExpression' }>, depth: number): unknown {
-    if (n.operator !== '-' && n.operator !== '+') return this.nonLiteral(n, `uses the operator ${n.operator}`);
-    const v = this.value(n.argument, depth + 1);
-    if (typeof v === 'number') {
-      if (n.operator === '+') return v;
-      return -v;
-    }
-    if (typeof v === 'object' && v !== null) {
-      const o = v as Record<string, unknown>;
-      for (const key of ['$numberDouble', '$numberLong', '$numberDecimal']) {
-        const s = o[key];
-        if (typeof s === 'string' && Object.keys(o).length === 1) {
-          if (n.operator === '+' || s === 'NaN') return { [key]: s };
-          return { [key]: s.startsWith('-') ? s.slice(1) : `-${s}` };
-        }
-      }
-    }
-    return this.nonLiteral(n, `applies ${n.operator} to something that is not a number`);
-  }
-
-  private identifier(n: Extract<Expression, { type: 'Identifier' }>): unknown {
-    switch (n.name) {
-      case 'Infinity':
-        return { $numberDouble: 'Infinity' };
-      case 'NaN':
-        return { $numberDouble: 'NaN' };
-      case 'undefined':
-        return { $undefined: true };
-      case 'MinKey':
-        return { $minKey: 1 };
-      case 'MaxKey':
-        return { $maxKey: 1 };
-      default:
-        return this.nonLiteral(n, `refers to the name ${n.name}`);
-    }
-  }
-
-  private call(n: Extract<Expression, { type: 'CallExpression' | 'NewExpression' }>, depth: number): unknown {
+  private call(n: BNode, depth: number): unknown {
     const isNew = n.type === 'NewExpression';
-    if (n.callee.type !== 'Identifier' || !CONSTRUCTORS.has(n.callee.name)) {
-      const name = n.callee.type === 'Identifier' ? n.callee.name : undefined;
+    const callee = n.callee!;
+    if (callee.type !== 'Identifier' || !CONSTRUCTORS.has(callee.name!)) {
+      const name = callee.type === 'Identifier' ? callee.name : undefined;
       return this.nonLiteral(n, name ? `calls the unknown function ${name}` : 'calls something that is not a known constructor');
     }
-    if (n.type === 'CallExpression' && n.optional) return this.nonLiteral(n, 'uses an optional call');
-    const name = n.callee.name;
+    if (n.optional) return this.nonLiteral(n, 'uses an optional call');
+    const name = callee.name === 'ObjectID' ? 'ObjectId' : callee.name!;
     const args: unknown[] = [];
-    for (const a of n.arguments) {
+    for (const a of n.arguments ?? []) {
       if (a.type === 'SpreadElement') throw this.refuse(a, 'uses a spread (...)');
       args.push(this.value(a, depth + 1));
     }
-    const raw = n.arguments.map((a) => (a.type === 'Literal' && typeof a.value === 'number' ? a.raw : undefined));
+    const raw = (n.arguments ?? []).map((a) => (a.type === 'NumericLiteral' ? a.extra?.raw : undefined));
     const arity = (min: number, max: number): void => {
       if (args.length < min || args.length > max) {
         const want = min === max ? `${min}` : `${min} to ${max}`;
@@ -372,25 +460,25 @@ class Evaluator {
   }
 
   /** A non-literal: an error, or a placeholder holding its source text when placeholders are on. */
-  private nonLiteral(node: Node, what: string): unknown {
+  private nonLiteral(node: BNode, what: string): unknown {
     if (this.options.placeholders) {
       const src = this.options.source;
-      const text = src !== undefined ? src.slice(node.start, node.end) : describe(node as Expression);
+      const text = src !== undefined ? src.slice(node.start, node.end) : describe(node);
       return { $placeholder: text };
     }
     throw this.refuse(node, what);
   }
 
-  private refuse(node: Node, what: string): ShellRefusal {
+  private refuse(node: BNode, what: string): ShellRefusal {
     return new ShellRefusal(`The shell notation ${what}${this.at(node)}, and only literal values and known constructors such as ObjectId(...) are read.`);
   }
 
-  private at(node: Node): string {
-    if (node.loc) return ` at line ${node.loc.start.line}, column ${node.loc.start.column + 1}`;
+  private at(node: BNode): string {
     if (this.options.source !== undefined) {
       const { line, column } = lineColumn(this.options.source, node.start);
       return ` at line ${line}, column ${column}`;
     }
+    if (node.loc) return ` at line ${node.loc.start.line}, column ${node.loc.start.column + 1}`;
     return '';
   }
 }
@@ -399,9 +487,10 @@ function isPlain(v: unknown, key: string): boolean {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as Record<string, unknown>)[key] === 'string';
 }
 
-function describe(n: Expression): string {
+function describe(n: BNode): string {
   switch (n.type) {
     case 'MemberExpression':
+    case 'OptionalMemberExpression':
       return 'reads a property of something (a.b)';
     case 'FunctionExpression':
     case 'ArrowFunctionExpression':
@@ -426,14 +515,14 @@ function describe(n: Expression): string {
   }
 }
 
-function syntaxError(text: string, err: unknown): string {
+function syntaxError(text: string, parsed: ParseError): string {
+  const err = parsed.error;
   if (err instanceof RangeError) return 'The shell notation is nested too deeply to read.';
   if (err instanceof SyntaxError && /stack space/i.test(err.message)) return 'The shell notation is nested too deeply to read.';
   if (err instanceof SyntaxError) {
-    const e = err as SyntaxError & { pos?: number; loc?: { line: number; column: number } };
-    const msg = e.message.replace(/\s*\(\d+:\d+\)\s*$/, '').replace(/\.$/, '');
-    const where = e.loc ? { line: e.loc.line, column: e.loc.column + 1 } : lineColumn(text, e.pos ?? 0);
-    const atEnd = e.pos !== undefined && e.pos >= text.trimEnd().length;
+    const msg = err.message.replace(/\s*\(\d+:\d+\)\s*$/, '').replace(/\.$/, '');
+    const where = parsed.line !== undefined && parsed.column !== undefined ? { line: parsed.line, column: parsed.column } : lineColumn(text, parsed.pos ?? 0);
+    const atEnd = parsed.pos !== undefined && parsed.pos >= text.trimEnd().length;
     if (atEnd) return `The shell notation ends early at line ${where.line}, column ${where.column}: the output looks truncated, copy it again in full.`;
     return `The shell notation is malformed at line ${where.line}, column ${where.column}: ${msg.charAt(0).toLowerCase()}${msg.slice(1)}.`;
   }

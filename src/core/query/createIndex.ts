@@ -1,10 +1,10 @@
 // Reads the one index-building text the user saw and agreed to, `db.coll.createIndex({...}[, {...}])`,
-// into data, WITHOUT evaluating it: acorn parses the text and only the shell-notation reader interprets
+// into data, WITHOUT evaluating it: it is parsed as one expression and only the shell-notation reader interprets
 // the two arguments. Anything else (another method, a second call, a variable, a third argument) is
 // refused in one sentence, so nothing but this one index ever reaches the server.
 
-import type { Expression, Node } from 'acorn';
 import { evaluateShellExpression, parseOneExpression } from '../mongo/shellNotation';
+import type { BNode } from './find/syntax';
 
 /** What the MongoDB adapter needs to build one index. */
 export interface MongoIndexCreation {
@@ -45,24 +45,25 @@ const KEY_TYPES = new Set(['text', '2dsphere', '2d', 'hashed', 'geoHaystack']);
 export function parseMongoCreateIndex(text: string): MongoIndexCreationResult {
   if (typeof text !== 'string' || text.trim() === '') return { ok: false, error: 'The index command is empty: give one such as db.orders.createIndex({country_id: 1}).' };
   if (text.length > MAX_TEXT) return { ok: false, error: 'The index command is too long to be one createIndex call.' };
-  const parsed = parseOneExpression(text, { ecmaVersion: 'latest', sourceType: 'script' });
+  const parsed = parseOneExpression(text);
   if ('syntaxError' in parsed) return { ok: false, error: 'The index command is not valid shell syntax: give one db.<collection>.createIndex({...}) call.' };
   if ('trailingAt' in parsed) return { ok: false, error: 'The index command has more text after the createIndex call: give one index at a time.' };
   const node = parsed.node;
-  if (node.type !== 'CallExpression' || node.callee.type !== 'MemberExpression' || node.callee.object.type === 'Super') {
+  const callee = node.callee;
+  if (node.type !== 'CallExpression' || callee?.type !== 'MemberExpression' || callee.object?.type === 'Super') {
     return { ok: false, error: 'The index command must be one db.<collection>.createIndex({...}) call.' };
   }
-  const method = propertyName(node.callee);
+  const method = propertyName(callee);
   if (method !== 'createIndex') {
     const what = method === 'createIndexes' || method === 'ensureIndex' ? `${method} is not accepted` : 'only createIndex is run';
     return { ok: false, error: `The index command must be one db.<collection>.createIndex({...}) call: ${what}.` };
   }
-  const where = collectionOf(node.callee.object);
+  const where = collectionOf(callee.object!);
   if (typeof where === 'string') return { ok: false, error: where };
-  const args = node.arguments;
+  const args = node.arguments ?? [];
   if (args.length < 1 || args.length > 2) return { ok: false, error: 'createIndex takes the key pattern and, optionally, an options document.' };
   if (args.some((a) => a.type === 'SpreadElement')) return { ok: false, error: 'The createIndex arguments must be written out, not spread.' };
-  const keysRead = evaluateShellExpression(args[0] as Expression, { source: text });
+  const keysRead = evaluateShellExpression(args[0]!, { source: text });
   if (!keysRead.ok) return { ok: false, error: keysRead.error };
   const keys = keysRead.value;
   if (!isPlainObject(keys) || Object.keys(keys).length === 0) return { ok: false, error: 'The key pattern must be a document with at least one field, such as {country_id: 1}.' };
@@ -72,7 +73,7 @@ export function parseMongoCreateIndex(text: string): MongoIndexCreationResult {
   }
   let options: Record<string, unknown> = {};
   if (args[1]) {
-    const read = evaluateShellExpression(args[1] as Expression, { source: text });
+    const read = evaluateShellExpression(args[1], { source: text });
     if (!read.ok) return { ok: false, error: read.error };
     if (!isPlainObject(read.value)) return { ok: false, error: 'The second argument of createIndex must be an options document.' };
     options = read.value;
@@ -91,44 +92,43 @@ export function defaultMongoIndexName(keys: Record<string, unknown>): string {
   return Object.entries(keys).map(([k, v]) => `${k}_${String(v)}`).join('_');
 }
 
-function propertyName(m: Node & { computed: boolean; property: Node }): string | undefined {
-  const p = m.property as Node & { name?: string; value?: unknown };
-  if (!m.computed && p.type === 'Identifier') return p.name;
-  if (m.computed && p.type === 'Literal' && typeof p.value === 'string') return p.value;
+function propertyName(m: BNode): string | undefined {
+  const p = m.property;
+  if (!m.computed && p?.type === 'Identifier') return p.name;
+  if (m.computed && p?.type === 'StringLiteral') return p.value as string;
   return undefined;
 }
 
 /** The collection (and database) a createIndex call is made on, or the sentence refusing it. */
-function collectionOf(node: Node): { collection: string; database?: string } | string {
+function collectionOf(n: BNode): { collection: string; database?: string } | string {
   const refuse = 'The index command must start from db: db.<collection>, db.getCollection("name") or db.getSiblingDB("db").<collection>.';
-  const n = node as Expression;
   let database: string | undefined;
-  let collectionNode: Expression;
+  let collectionNode: BNode;
   let collection: string | undefined;
-  if (n.type === 'CallExpression' && n.callee.type === 'MemberExpression' && propertyName(n.callee) === 'getCollection') {
-    collection = stringArgument(n.arguments);
-    collectionNode = n.callee.object as Expression;
+  if (n.type === 'CallExpression' && n.callee?.type === 'MemberExpression' && propertyName(n.callee) === 'getCollection') {
+    collection = stringArgument(n.arguments ?? []);
+    collectionNode = n.callee.object!;
   } else if (n.type === 'MemberExpression') {
     collection = propertyName(n);
-    collectionNode = n.object as Expression;
+    collectionNode = n.object!;
   } else {
     return refuse;
   }
   if (collection === undefined || collection === '') return refuse;
-  if (collectionNode.type === 'CallExpression' && collectionNode.callee.type === 'MemberExpression' && propertyName(collectionNode.callee) === 'getSiblingDB') {
-    database = stringArgument(collectionNode.arguments);
+  if (collectionNode.type === 'CallExpression' && collectionNode.callee?.type === 'MemberExpression' && propertyName(collectionNode.callee) === 'getSiblingDB') {
+    database = stringArgument(collectionNode.arguments ?? []);
     if (database === undefined || database === '') return 'getSiblingDB must name its database as a string.';
-    collectionNode = collectionNode.callee.object as Expression;
+    collectionNode = collectionNode.callee.object!;
   }
   if (collectionNode.type !== 'Identifier' || collectionNode.name !== 'db') return refuse;
   return database !== undefined ? { collection, database } : { collection };
 }
 
-function stringArgument(args: readonly Node[]): string | undefined {
+function stringArgument(args: readonly BNode[]): string | undefined {
   if (args.length !== 1) return undefined;
-  const a = args[0] as Node & { value?: unknown; quasis?: { value: { cooked?: string | null } }[]; expressions?: unknown[] };
-  if (a.type === 'Literal' && typeof a.value === 'string') return a.value;
-  if (a.type === 'TemplateLiteral' && a.expressions?.length === 0) return a.quasis?.[0]?.value.cooked ?? undefined;
+  const a = args[0]!;
+  if (a.type === 'StringLiteral') return a.value as string;
+  if (a.type === 'TemplateLiteral' && a.expressions?.length === 0) return (a.quasis?.[0]?.value as { cooked?: string | null } | undefined)?.cooked ?? undefined;
   return undefined;
 }
 

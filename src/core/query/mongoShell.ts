@@ -1,11 +1,12 @@
 // Reads a mongo shell query such as `db.orders.find({country_id: 1}).sort({created_at: -1}).limit(10)`
-// into a typed MongoCommand WITHOUT evaluating it. acorn parses the text; the call chain is walked as
+// into a typed MongoCommand WITHOUT evaluating it. The text is parsed as one expression (Babel, through the
+// shell-notation module); the call chain is walked as
 // syntax (db, collection, operation, cursor methods) and every argument goes through the literal reader
 // of the shell-notation module, which reads literals and known BSON constructors only. Nothing in the
 // text is ever run, so a hostile query can only be refused.
 
-import type { CallExpression, Expression, Node, Options, Super } from 'acorn';
-import { evaluateShellExpression, parseOneExpression, shellNumber } from '../mongo/shellNotation';
+import { evaluateShellExpression, parseOneExpression, shellNumber, type ParseError } from '../mongo/shellNotation';
+import type { BNode } from './find/syntax';
 import { lineColumn } from '../text';
 
 export type MongoOperation =
@@ -93,8 +94,6 @@ export const MAX_QUERY_TEXT = 1024 * 1024;
 /** Longest call chain read (db.c.find().sort().limit()... ); deeper chains are refused. */
 const MAX_CHAIN = 64;
 
-const ACORN_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script', locations: true, allowAwaitOutsideFunction: true };
-
 const OPERATIONS: ReadonlySet<string> = new Set<MongoOperation>([
   'find', 'findOne', 'aggregate', 'count', 'countDocuments', 'distinct', 'updateOne', 'updateMany', 'replaceOne',
   'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndReplace', 'findOneAndDelete',
@@ -108,7 +107,7 @@ export function parseMongoQuery(text: string, options: MongoQueryOptions = {}): 
   if (typeof text !== 'string') return { ok: false, error: 'The query is not text.' };
   if (text.length > MAX_QUERY_TEXT) return { ok: false, error: `The query is ${Math.round(text.length / 1024)} KB long, more than the ${MAX_QUERY_TEXT / 1024} KB this reader accepts.` };
   if (text.trim() === '') return { ok: false, error: 'The query is empty: write one such as db.orders.find({country_id: 1}).' };
-  const parsed = parseOneExpression(text, ACORN_OPTIONS);
+  const parsed = parseOneExpression(text, { allowAwait: true });
   if ('syntaxError' in parsed) return { ok: false, error: syntaxError(text, parsed.syntaxError) };
   if ('trailingAt' in parsed) return { ok: false, error: `${at(text, parsed.trailingAt)}, the query has more text after its end: give one query at a time.` };
   return mongoCommandFromNode(parsed.node, text, options);
@@ -118,7 +117,7 @@ export function parseMongoQuery(text: string, options: MongoQueryOptions = {}): 
  * Reads a query from an expression already parsed out of a larger text (the language server parses a
  * whole file once). Ranges are offsets into `source`.
  */
-export function mongoCommandFromNode(node: Expression, source: string, options: MongoQueryOptions = {}): MongoQueryResult {
+export function mongoCommandFromNode(node: BNode, source: string, options: MongoQueryOptions = {}): MongoQueryResult {
   try {
     return { ok: true, ...new Reader(source, options).read(node) };
   } catch (err) {
@@ -131,10 +130,10 @@ export function mongoCommandFromNode(node: Expression, source: string, options: 
 class QueryRefusal extends Error {}
 
 type Segment =
-  | { kind: 'root'; name: string; node: Node }
-  | { kind: 'name'; name: string; node: Node }
-  | { kind: 'index'; name: string; node: Node }
-  | { kind: 'call'; args: Expression[]; node: CallExpression };
+  | { kind: 'root'; name: string; node: BNode }
+  | { kind: 'name'; name: string; node: BNode }
+  | { kind: 'index'; name: string; node: BNode }
+  | { kind: 'call'; args: BNode[]; node: BNode };
 
 class Reader {
   private readonly warnings: string[] = [];
@@ -142,7 +141,7 @@ class Reader {
 
   constructor(private readonly source: string, private readonly options: MongoQueryOptions) {}
 
-  read(node: Expression): { command: MongoCommand; warnings: string[] } {
+  read(node: BNode): { command: MongoCommand; warnings: string[] } {
     const segs = this.segments(node);
     let i = 0;
     const root = segs[i++]!;
@@ -222,35 +221,35 @@ class Reader {
   }
 
   /** Flattens `db.c.find(a).sort(b)` into root, names, indexes and calls, left to right, without recursion. */
-  private segments(node: Expression): Segment[] {
+  private segments(node: BNode): Segment[] {
     const out: Segment[] = [];
-    let cur: Expression | Super = node;
+    let cur: BNode = node;
     for (;;) {
       if (out.length > MAX_CHAIN * 2) throw this.refuse(node, `chains more than ${MAX_CHAIN} calls`);
-      if (cur.type === 'CallExpression') {
+      if (cur.type === 'CallExpression' || cur.type === 'OptionalCallExpression') {
         if (cur.optional) throw this.refuse(cur, 'uses an optional call (?.)');
-        for (const a of cur.arguments) if (a.type === 'SpreadElement') throw this.refuse(a, 'passes arguments with a spread (...)');
-        out.push({ kind: 'call', args: cur.arguments as Expression[], node: cur });
-        cur = cur.callee;
-      } else if (cur.type === 'MemberExpression') {
+        const args = cur.arguments ?? [];
+        for (const a of args) if (a.type === 'SpreadElement') throw this.refuse(a, 'passes arguments with a spread (...)');
+        out.push({ kind: 'call', args, node: cur });
+        cur = cur.callee!;
+      } else if (cur.type === 'MemberExpression' || cur.type === 'OptionalMemberExpression') {
         if (cur.optional) throw this.refuse(cur, 'uses optional chaining (?.)');
-        if (!cur.computed && cur.property.type === 'Identifier') {
-          out.push({ kind: 'name', name: cur.property.name, node: cur.property });
-        } else if (cur.computed && cur.property.type === 'Literal' && typeof cur.property.value === 'string') {
-          out.push({ kind: 'index', name: cur.property.value, node: cur.property });
+        const p = cur.property!;
+        if (!cur.computed && p.type === 'Identifier') {
+          out.push({ kind: 'name', name: p.name!, node: p });
+        } else if (cur.computed && p.type === 'StringLiteral') {
+          out.push({ kind: 'index', name: p.value as string, node: p });
         } else {
-          throw this.refuse(cur.property, 'reads a property whose name is not written out as text');
+          throw this.refuse(p, 'reads a property whose name is not written out as text');
         }
-        cur = cur.object;
-      } else if (cur.type === 'ChainExpression') {
-        cur = cur.expression;
+        cur = cur.object!;
       } else if (cur.type === 'Identifier') {
-        out.push({ kind: 'root', name: cur.name, node: cur });
+        out.push({ kind: 'root', name: cur.name!, node: cur });
         break;
       } else if (cur.type === 'AwaitExpression') {
         // `await db.c.find(...)` in a script means the same query.
         if (out.length > 0) throw this.refuse(cur, 'has an await inside the call chain');
-        cur = cur.argument;
+        cur = cur.argument!;
       } else {
         throw this.refuse(cur, 'is not a call chain starting with db (as in db.orders.find(...))');
       }
@@ -355,7 +354,7 @@ class Reader {
     }
     if (!Array.isArray(stages)) throw this.refuse(first, 'gives aggregate a pipeline that is not an array');
     stages.forEach((s, k) => {
-      const where = first.type === 'ArrayExpression' ? (first.elements[k] ?? first) : (a[k] ?? first);
+      const where = first.type === 'ArrayExpression' ? (first.elements?.[k] ?? first) : (a[k] ?? first);
       if (!isDoc(s)) throw this.refuse(where, `has pipeline stage ${k + 1} that is not a document`);
       const keys = Object.keys(s);
       if (keys.length !== 1 || !keys[0]!.startsWith('$')) throw this.refuse(where, `has pipeline stage ${k + 1} that is not one $stage name with its value`);
@@ -363,10 +362,10 @@ class Reader {
     cmd.pipeline = stages as Doc[];
   }
 
-  private cursorMethod(cmd: MongoCommand, name: string, call: Extract<Segment, { kind: 'call' }>, nameNode: Node): void {
+  private cursorMethod(cmd: MongoCommand, name: string, call: Extract<Segment, { kind: 'call' }>, nameNode: BNode): void {
     const a = call.args;
     const cursorOps = cmd.operation === 'find' || cmd.operation === 'aggregate';
-    const one = (what: string): Expression => {
+    const one = (what: string): BNode => {
       if (a.length !== 1) throw this.refuse(call.node, `calls ${name} with ${a.length} arguments where ${what} is expected`);
       return a[0]!;
     };
@@ -444,7 +443,7 @@ class Reader {
     throw this.refuse(call.args[0]!, 'gives explain a verbosity other than "queryPlanner", "executionStats" or "allPlansExecution"');
   }
 
-  private setFilter(cmd: MongoCommand, node: Expression | undefined): void {
+  private setFilter(cmd: MongoCommand, node: BNode | undefined): void {
     if (node === undefined) return;
     const v = this.value(node);
     if (v === undefined || v === null || (isDoc(v) && '$undefined' in v && Object.keys(v).length === 1)) return;
@@ -453,7 +452,7 @@ class Reader {
     cmd.ranges.filter = range(node);
   }
 
-  private setProjection(cmd: MongoCommand, node: Expression): void {
+  private setProjection(cmd: MongoCommand, node: BNode): void {
     const v = this.value(node);
     if (v === null || (isDoc(v) && '$undefined' in v && Object.keys(v).length === 1)) return;
     if (!isDoc(v)) throw this.refuse(node, 'gives a projection that is not a document');
@@ -461,7 +460,7 @@ class Reader {
     cmd.ranges.projection = range(node);
   }
 
-  private setSort(cmd: MongoCommand, node: Expression): void {
+  private setSort(cmd: MongoCommand, node: BNode): void {
     const v = this.value(node);
     if (!isDoc(v)) throw this.refuse(node, 'gives sort a value that is not a document such as {created_at: -1}');
     for (const [k, d] of Object.entries(v)) {
@@ -473,7 +472,7 @@ class Reader {
     cmd.ranges.sort = range(node);
   }
 
-  private setHint(cmd: MongoCommand, node: Expression): void {
+  private setHint(cmd: MongoCommand, node: BNode): void {
     const v = this.value(node);
     if (typeof v === 'string' || isDoc(v)) {
       cmd.hint = v;
@@ -483,7 +482,7 @@ class Reader {
     throw this.refuse(node, 'gives hint a value that is neither an index name nor a key pattern');
   }
 
-  private count(node: Expression, what: 'limit' | 'skip', allowNegative: boolean): number {
+  private count(node: BNode, what: 'limit' | 'skip', allowNegative: boolean): number {
     const n = shellNumber(this.value(node));
     if (n === undefined || !Number.isInteger(n) || !Number.isSafeInteger(n)) throw this.refuse(node, `gives ${what} a value that is not a whole number`);
     if (n < 0) {
@@ -496,7 +495,7 @@ class Reader {
   }
 
   /** Folds an options document into the command: the keys it understands, the rest kept as options. */
-  private applyOptions(cmd: MongoCommand, node: Expression, understood: string[]): void {
+  private applyOptions(cmd: MongoCommand, node: BNode, understood: string[]): void {
     const v = this.value(node);
     if (!isDoc(v)) throw this.refuse(node, `gives ${cmd.operation} options that are not a document`);
     const rest: Doc = {};
@@ -544,14 +543,14 @@ class Reader {
     return v;
   }
 
-  private value(node: Expression): unknown {
+  private value(node: BNode): unknown {
     const r = evaluateShellExpression(node, { source: this.source, placeholders: this.options.placeholders === true });
     if (!r.ok) throw new QueryRefusal(r.error.replace(/^The shell notation/, 'The query'));
     if (this.options.placeholders && containsPlaceholder(r.value)) this.hasPlaceholders = true;
     return r.value;
   }
 
-  private refuse(node: Node, what: string): QueryRefusal {
+  private refuse(node: BNode, what: string): QueryRefusal {
     return new QueryRefusal(`${at(this.source, node.start)}, the query ${what}.`);
   }
 }
@@ -573,7 +572,7 @@ function containsPlaceholder(v: unknown): boolean {
   return false;
 }
 
-function range(node: Node): SourceRange {
+function range(node: BNode): SourceRange {
   return { start: node.start, end: node.end };
 }
 
@@ -583,12 +582,12 @@ function at(text: string, pos: number): string {
   return `At line ${line}, column ${column}`;
 }
 
-function syntaxError(text: string, err: unknown): string {
+function syntaxError(text: string, parsed: ParseError): string {
+  const err = parsed.error;
   if (err instanceof RangeError || (err instanceof SyntaxError && /stack space/i.test(err.message))) return 'The query is nested too deeply to read.';
   if (err instanceof SyntaxError) {
-    const e = err as SyntaxError & { pos?: number };
-    const msg = e.message.replace(/\s*\(\d+:\d+\)\s*$/, '').replace(/\.$/, '');
-    const pos = e.pos ?? 0;
+    const msg = err.message.replace(/\s*\(\d+:\d+\)\s*$/, '').replace(/\.$/, '');
+    const pos = parsed.pos ?? 0;
     if (pos >= text.trimEnd().length) return `${at(text, pos)}, the query ends early: a bracket or quote is not closed.`;
     return `${at(text, pos)}, the query is not valid JavaScript: ${msg.charAt(0).toLowerCase()}${msg.slice(1)}.`;
   }

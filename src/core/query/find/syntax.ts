@@ -45,6 +45,9 @@ export interface BNode {
   elementsPattern?: BNode[];
   consequent?: BNode;
   alternate?: BNode;
+  /** The literal as written (`raw`), kept by Babel beside the value. */
+  extra?: { raw?: string };
+  loc?: { start: { line: number; column: number } };
 }
 
 const SKIP_KEYS = new Set(['loc', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType',

@@ -1,17 +1,16 @@
 // Values read from syntax, never evaluated: literals, objects, arrays, BSON constructors with literal
-// arguments, and constants in scope. Anything else becomes `{ $placeholder: "<source text>" }`.
+// arguments, and constants in scope. Anything else becomes `{ $placeholder: "<source text>" }`. Literals
+// and constructors are read by the shell-notation reader itself, on the same syntax tree; this reader adds
+// what code has and shell output has not: constants in scope, spreads, and where each value is written.
 
-import { readShellNotation } from '../../mongo/shellNotation';
+import { evaluateShellExpression, isShellConstructor, NOT_LITERAL, shellLiteral, signed } from '../../mongo/shellNotation';
 import type { Doc } from '../mongoShell';
 import type { Extractor } from './extractor';
 import { escapeKey } from './ranges';
-import { cookedOf, keyName, range, unwrap, type BNode } from './syntax';
+import { keyName, range, unwrap, type BNode } from './syntax';
 import type { Located } from './types';
 
 const MAX_VALUE_DEPTH = 200;
-
-const BSON_CONSTRUCTORS = new Set(['ObjectId', 'ISODate', 'Date', 'Long', 'NumberLong', 'NumberInt', 'Int32', 'Double', 'NumberDecimal',
-  'Decimal128', 'Timestamp', 'BinData', 'HexData', 'UUID', 'MinKey', 'MaxKey', 'RegExp', 'DBRef', 'ObjectID']);
 
 /** Reads a value from syntax, recording where each member is; non-literals become placeholders. */
 export class ValueReader {
@@ -38,31 +37,22 @@ export class ValueReader {
     if (!(path in this.locs)) this.locs[path] = { value: range(n) };
     else this.locs[path]!.value = range(n);
     if (depth > MAX_VALUE_DEPTH) return this.placeholder(n);
+    if (n.type === 'Identifier') return this.identifier(n, path, depth);
+    const literal = shellLiteral(n);
+    if (literal !== NOT_LITERAL) return literal;
     switch (n.type) {
-      case 'StringLiteral':
-      case 'NumericLiteral':
-      case 'BooleanLiteral':
-        return n.value;
-      case 'NullLiteral':
-        return null;
-      case 'RegExpLiteral':
-        return { $regex: n.pattern ?? '', $options: n.flags ?? '' };
-      case 'BigIntLiteral':
-        return { $numberLong: String(n.value) };
       case 'TemplateLiteral':
-        if ((n.expressions?.length ?? 0) > 0) return this.placeholder(n);
-        return cookedOf(n.quasis![0]!);
+        return this.placeholder(n);
       case 'ObjectExpression':
         return this.object(n, path, depth);
       case 'ArrayExpression':
         return this.array(n, path, depth);
-      case 'Identifier':
-        return this.identifier(n, path, depth);
       case 'UnaryExpression': {
         if ((n.operator === '-' || n.operator === '+') && n.argument) {
           const v = this.value(n.argument, path, depth + 1);
           this.locs[path]!.value = range(n);
-          if (typeof v === 'number') return n.operator === '-' ? -v : v;
+          const s = signed(n.operator, v);
+          if (s !== undefined) return s;
           if (isPlaceholder(v)) return { $placeholder: this.ex.text(range(n)) };
         }
         return this.placeholder(n);
@@ -71,9 +61,8 @@ export class ValueReader {
       case 'NewExpression': {
         const callee = unwrap(n.callee!);
         // Only constructor calls whose arguments are all literals can be read; others are variables.
-        if (callee.type === 'Identifier' && BSON_CONSTRUCTORS.has(callee.name!) && (n.arguments ?? []).every(isLiteralArgument)) {
-          const text = this.ex.text(range(n)).replace(/^new\s+ObjectID\b/, 'new ObjectId').replace(/^ObjectID\b/, 'ObjectId');
-          const r = readShellNotation(text);
+        if (callee.type === 'Identifier' && isShellConstructor(callee.name) && (n.arguments ?? []).every(isLiteralArgument)) {
+          const r = evaluateShellExpression(n);
           if (r.ok) return r.value;
         }
         if (callee.type === 'Identifier' && callee.name === 'RegExp' && n.arguments?.[0]) {
@@ -100,20 +89,8 @@ export class ValueReader {
   }
 
   private identifier(n: BNode, path: string, depth: number): unknown {
-    switch (n.name) {
-      case 'undefined':
-        return { $undefined: true };
-      case 'Infinity':
-        return { $numberDouble: 'Infinity' };
-      case 'NaN':
-        return { $numberDouble: 'NaN' };
-      case 'MinKey':
-        return { $minKey: 1 };
-      case 'MaxKey':
-        return { $maxKey: 1 };
-      default:
-        break;
-    }
+    const constant = shellLiteral(n);
+    if (constant !== NOT_LITERAL) return constant;
     const init = this.ex.isIdentifierKnown(n.name!) ? this.ex.resolve(n) : undefined;
     if (!init || init.type === 'Identifier' || this.resolving.has(init)) return this.placeholder(n);
     this.resolving.add(init);
