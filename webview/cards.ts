@@ -2,7 +2,7 @@
 // with a level that the stylesheet turns into a colour. Pure functions of the plan model, so the same
 // text is drawn on screen and in exports.
 
-import type { Plan, PlanNode } from '../src/core/view';
+import type { NodeMetrics, Plan, PlanMaxima, PlanNode } from '../src/core/view';
 import { formatBytes, formatCompact, formatCount, formatKb, formatMs, formatPercent, formatRatio, rowsPerLoopText, wasteRatio } from '../src/core/view';
 
 export type Level = 'bad' | 'warn' | 'good' | 'muted' | undefined;
@@ -275,46 +275,27 @@ export const HEAT_LABELS: Record<HeatMetric, string> = {
   sharedBlocks: 'Shared buffers',
 };
 
+/** Each heat metric's figure on a node, and its plan-wide maximum in plan.maxima (set by derive()). */
+const HEAT_FIELDS: Record<Exclude<HeatMetric, 'none'>, readonly [keyof NodeMetrics, keyof PlanMaxima]> = {
+  waste: ['wastedReads', 'wastedReads'],
+  exclusiveTime: ['exclusiveTimeMs', 'exclusiveTimeMs'],
+  rows: ['rowsReturned', 'rowsReturned'],
+  keysExamined: ['keysExamined', 'keysExamined'],
+  docsExamined: ['docsExamined', 'docsExamined'],
+  sharedBlocks: ['exclusiveSharedBlocks', 'sharedBlocks'],
+};
+
 /** The value a node is coloured by, or undefined when the node has no such figure. */
 export function heatValue(node: PlanNode, metric: HeatMetric): number | undefined {
-  const m = node.metrics;
-  switch (metric) {
-    case 'waste':
-      return m.wastedReads;
-    case 'exclusiveTime':
-      return m.exclusiveTimeMs;
-    case 'rows':
-      return m.rowsReturned;
-    case 'keysExamined':
-      return m.keysExamined;
-    case 'docsExamined':
-      return m.docsExamined;
-    case 'sharedBlocks':
-      return m.exclusiveSharedBlocks;
-    default:
-      return undefined;
-  }
+  const f = metric === 'none' ? undefined : HEAT_FIELDS[metric];
+  const v = f ? node.metrics[f[0]] : undefined;
+  return typeof v === 'number' ? v : undefined;
 }
 
-/** The plan-wide maximum of a heat metric, from plan.maxima (set by derive()). */
+/** The plan-wide maximum of a heat metric. */
 export function heatMax(plan: Plan, metric: HeatMetric): number {
-  const x = plan.maxima;
-  switch (metric) {
-    case 'waste':
-      return x.wastedReads;
-    case 'exclusiveTime':
-      return x.exclusiveTimeMs;
-    case 'rows':
-      return x.rowsReturned;
-    case 'keysExamined':
-      return x.keysExamined;
-    case 'docsExamined':
-      return x.docsExamined;
-    case 'sharedBlocks':
-      return x.sharedBlocks;
-    default:
-      return 0;
-  }
+  const f = metric === 'none' ? undefined : HEAT_FIELDS[metric];
+  return f ? plan.maxima[f[1]] : 0;
 }
 
 /**

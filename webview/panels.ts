@@ -36,13 +36,13 @@ function sortFindings(findings: Finding[]): Finding[] {
   });
 }
 
-function findingItem(f: Finding, plan: Plan, nodes: Map<number, PlanNode>, act: PanelActions): HTMLLIElement {
+function findingItem(f: Finding, plan: Plan, act: PanelActions): HTMLLIElement {
   const li = el('li', `finding sev-${f.good ? 'good' : f.severity}`);
   li.dataset.code = f.code;
   const head = el('div', 'f-head');
   append(head, el('span', 'sev-pill', f.good ? 'Good' : SEVERITY_LABEL[f.severity]), el('span', 'f-title', f.title));
   li.append(head, el('div', 'f-message', f.message));
-  const node = f.nodeId !== undefined ? nodes.get(f.nodeId) : undefined;
+  const node = f.nodeId !== undefined ? plan.nodes[f.nodeId] : undefined;
   if (node) {
     li.dataset.nodeId = String(node.id);
     li.setAttribute('aria-label', `${f.title}: show ${nodeName(node, plan)}`);
@@ -157,13 +157,6 @@ function suggestionItem(s: SuggestionView, act: PanelActions): HTMLLIElement {
 
 export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[], suggestions: SuggestionView[], act: PanelActions): void {
   clear(root);
-  const nodes = new Map<number, PlanNode>();
-  const stack = [plan.root];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    nodes.set(n.id, n);
-    stack.push(...n.children);
-  }
   const suggestionList = (): void => {
     if (suggestions.length === 0) return;
     root.appendChild(el('h3', undefined, `Suggestions (${suggestions.length})`));
@@ -188,7 +181,7 @@ export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[
     const showPage = (focus: boolean): void => {
       const end = Math.min(sorted.length, shown + FINDINGS_PAGE);
       const first = shown;
-      for (; shown < end; shown++) ul.appendChild(findingItem(sorted[shown]!, plan, nodes, act));
+      for (; shown < end; shown++) ul.appendChild(findingItem(sorted[shown]!, plan, act));
       const left = sorted.length - shown;
       if (left > 0) more.textContent = `Show ${formatCount(Math.min(left, FINDINGS_PAGE))} more of ${formatCount(left)} findings`;
       else more.remove();

@@ -821,13 +821,6 @@ export class TreeView {
    * exporter inlines them.
    */
   buildExportSvg(textPlan: Plan): { svg: SVGSVGElement; width: number; height: number } {
-    const byId = new Map<number, PlanNode>();
-    const stack = [textPlan.root];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      byId.set(n.id, n);
-      stack.push(...n.children);
-    }
     const e = this.extent();
     const m = 20;
     const width = Math.ceil(e.x1 - e.x0 + 2 * m);
@@ -847,7 +840,7 @@ export class TreeView {
     // Relay out with the text plan's geometry at the live widths, so positions match the screen.
     const laid = new Map<number, Laid>();
     for (const l of this.order) {
-      const n = byId.get(l.node.id) ?? l.node;
+      const n = textPlan.nodes[l.node.id] ?? l.node;
       const geom = computeGeom(n, textPlan, this.measurer!, this.marks.has(n.id), l.geom.w, l.geom.decoration);
       const copy: Laid = { node: n, x: l.x, y: l.y, geom, children: [], depth: l.depth };
       laid.set(n.id, copy);

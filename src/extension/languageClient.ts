@@ -133,7 +133,7 @@ class SchemaFetcher {
                 continue;
               }
               const r = await conn.explain(cmd.command, { verbosity: 'queryPlanner', timeoutMs: 5_000 }).catch((err: unknown) => err as Error);
-              plans.push(r instanceof Error ? { engine, text: q.text, error: r.message } : r.load.ok ? { engine, text: q.text, summary: summarize(r.load.plan) } : { engine, text: q.text, error: r.load.refusal });
+              plans.push(planEntry(engine, q.text, r));
             }
           } finally {
             await conn.close();
@@ -144,7 +144,7 @@ class SchemaFetcher {
           try {
             for (const q of queries) {
               const r = await conn.explain(q.text, { analyze: false, buffers: false, timeoutMs: 5_000 }).catch((err: unknown) => err as Error);
-              plans.push(r instanceof Error ? { engine, text: q.text, error: r.message } : r.load.ok ? { engine, text: q.text, summary: summarize(r.load.plan) } : { engine, text: q.text, error: r.load.refusal });
+              plans.push(planEntry(engine, q.text, r));
             }
           } finally {
             await conn.close();
@@ -418,4 +418,10 @@ async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSp
   const target = mongoSpec?.ok ? mongoSpec.value.collection : result.target.split('.').pop()!;
   s.invalidateAdvice({ connection: spec.id, targets: [target] });
   return { status: 'created', detail: line };
+}
+
+/** What the server is told about one background explain: the plan's summary, or why there is none. */
+function planEntry(engine: 'mongodb' | 'postgres', text: string, r: Error | { load: { ok: true; plan: Parameters<typeof summarize>[0] } | { ok: false; refusal: string } }): SetPlansParams['plans'][number] {
+  if (r instanceof Error) return { engine, text, error: r.message };
+  return r.load.ok ? { engine, text, summary: summarize(r.load.plan) } : { engine, text, error: r.load.refusal };
 }

@@ -474,16 +474,7 @@ export class InlineAdviceService {
   private askAdvice(state: DocState): void {
     const schema = state.schema;
     if (!schema) return;
-    const queries: AdviceWantedParams['queries'] = [];
-    for (const q of state.queries) {
-      if (schema.connection[q.engine] === undefined) continue;
-      const t = explainText(q);
-      if (!t.ok) continue;
-      const key = planKey(q.engine, t.text);
-      if (state.adviceAsked.has(key) || schema.advice.has(key)) continue;
-      state.adviceAsked.add(key);
-      queries.push({ engine: q.engine, text: t.text });
-    }
+    const queries = unasked(state, state.adviceAsked, (key) => schema.advice.has(key), Infinity);
     if (queries.length > 0) this.port.sendNotification(AdviceWanted, { uri: state.uri, queries } satisfies AdviceWantedParams);
   }
 
@@ -543,20 +534,9 @@ export class InlineAdviceService {
     if (!this.docs.has(state.uri) || !state.schema) return;
     const now = Date.now();
     state.explainTimes = state.explainTimes.filter((t) => now - t < 60_000);
-    let budget = (this.options.explainsPerMinute ?? 8) - state.explainTimes.length;
-    const queries: ExplainWantedParams['queries'] = [];
-    for (const q of state.queries) {
-      if (budget <= 0) break;
-      if (state.schema.connection[q.engine] === undefined) continue;
-      const t = explainText(q);
-      if (!t.ok) continue;
-      const key = planKey(q.engine, t.text);
-      if (state.explainAsked.has(key) || state.schema.plans.has(key)) continue;
-      state.explainAsked.add(key);
-      state.explainTimes.push(now);
-      budget--;
-      queries.push({ engine: q.engine, text: t.text });
-    }
+    const plans = state.schema.plans;
+    const queries = unasked(state, state.explainAsked, (key) => plans.has(key), (this.options.explainsPerMinute ?? 8) - state.explainTimes.length);
+    for (let i = 0; i < queries.length; i++) state.explainTimes.push(now);
     if (queries.length > 0) this.port.sendNotification(ExplainWanted, { uri: state.uri, queries } satisfies ExplainWantedParams);
   }
 
@@ -610,4 +590,23 @@ export class InlineAdviceService {
       return l;
     });
   }
+}
+
+/**
+ * The explainable queries of a document on a connected engine that `asked` has not seen and `known`
+ * does not answer, each text once and at most `limit` of them; they are marked asked.
+ */
+function unasked(state: DocState, asked: Set<string>, known: (key: string) => boolean, limit: number): { engine: FoundQuery['engine']; text: string }[] {
+  const out: { engine: FoundQuery['engine']; text: string }[] = [];
+  for (const q of state.queries) {
+    if (out.length >= limit) break;
+    if (state.schema?.connection[q.engine] === undefined) continue;
+    const t = explainText(q);
+    if (!t.ok) continue;
+    const key = planKey(q.engine, t.text);
+    if (asked.has(key) || known(key)) continue;
+    asked.add(key);
+    out.push({ engine: q.engine, text: t.text });
+  }
+  return out;
 }

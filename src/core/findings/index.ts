@@ -106,6 +106,11 @@ function isWaste(f: Finding): boolean {
   return f.good !== true && f.severity !== 'info';
 }
 
+/** A "no waste" finding: good, informational, scored nothing. */
+function noWaste(code: string, title: string, message: string, numbers: Record<string, number>): Scored {
+  return { score: 0, finding: { code, severity: 'info', good: true, title, message, numbers } };
+}
+
 /** The "no waste" finding, for an executed plan where no check found anything to fix. */
 function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
   if (!ctx.executed) return undefined;
@@ -125,17 +130,7 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
     const count = ctx.nodes.find((n) => n.kind === 'COUNT');
     const counted = count ? (num(count.raw['nCounted']) ?? count.children[0]?.metrics.rowsReturned) : undefined;
     if (counted !== undefined && docs === 0) {
-      return {
-        score: 0,
-        finding: {
-          code: 'mongo.efficient',
-          severity: 'info',
-          good: true,
-          title: 'No wasted work',
-          message: `Counted ${plural(counted, 'document')} from ${plural(keys, 'index key')} without fetching any document: ${keys <= counted + 1 ? 'nothing was read for nothing' : 'no stage reads enough for nothing to be worth a change'}.`,
-          numbers: { keysExamined: keys, docsExamined: docs, counted },
-        },
-      };
+      return noWaste('mongo.efficient', 'No wasted work', `Counted ${plural(counted, 'document')} from ${plural(keys, 'index key')} without fetching any document: ${keys <= counted + 1 ? 'nothing was read for nothing' : 'no stage reads enough for nothing to be worth a change'}.`, { keysExamined: keys, docsExamined: docs, counted });
     }
     const exact = keys <= fromQuery && docs <= fromQuery;
     const near = keys <= fromQuery * 1.25 + 2 && docs <= fromQuery * 1.25 + 2;
@@ -145,17 +140,7 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
     const sorts = scored.some((s) => s.finding.code === 'mongo.blocking-sort') ? '' : ', and no stage sorts in memory';
     const numbers: Record<string, number> = { keysExamined: keys, docsExamined: docs, returned: ret };
     if (cursors.length > 0) numbers['passedToPipeline'] = fromQuery;
-    return {
-      score: 0,
-      finding: {
-        code: 'mongo.efficient',
-        severity: 'info',
-        good: true,
-        title: 'No wasted work',
-        message: `Examined ${plural(keys, 'index key')} and ${plural(docs, 'document')} to ${returned}${covered}: ${verdict}${sorts}.`,
-        numbers,
-      },
-    };
+    return noWaste('mongo.efficient', 'No wasted work', `Examined ${plural(keys, 'index key')} and ${plural(docs, 'document')} to ${returned}${covered}: ${verdict}${sorts}.`, numbers);
   }
   const rows = t.rows ?? ctx.plan.root.metrics.rowsReturned;
   const ms = t.executionTimeMs ?? ctx.plan.postgres?.executionTimeMs;
@@ -164,17 +149,7 @@ function efficiency(ctx: Ctx, scored: Scored[]): Scored | undefined {
   if (ms !== undefined) numbers['executionMs'] = ms;
   const blocks = sharedBlocks(ctx.plan);
   if (blocks !== undefined) numbers['sharedBlocks'] = blocks;
-  return {
-    score: 0,
-    finding: {
-      code: 'pg.efficient',
-      severity: 'info',
-      good: true,
-      title: 'No wasted work found',
-      message: `No node reads rows it throws away, sorts or hashes on disk, or skips what it read${rows !== undefined ? `: ${plural(rows, 'row')}` : ''}${ms !== undefined ? ` in ${formatMs(ms)}` : ''}${blocks !== undefined ? `, ${plural(blocks, 'buffer')} touched` : ''}.`,
-      numbers,
-    },
-  };
+  return noWaste('pg.efficient', 'No wasted work found', `No node reads rows it throws away, sorts or hashes on disk, or skips what it read${rows !== undefined ? `: ${plural(rows, 'row')}` : ''}${ms !== undefined ? ` in ${formatMs(ms)}` : ''}${blocks !== undefined ? `, ${plural(blocks, 'buffer')} touched` : ''}.`, numbers);
 }
 
 function sharedBlocks(plan: Plan): number | undefined {

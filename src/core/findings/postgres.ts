@@ -126,6 +126,33 @@ function maybe(numbers: Record<string, number>, key: string, v: number | undefin
   if (v !== undefined) numbers[key] = v;
 }
 
+/** The node's share of the execution time, to three decimals, when it is known. */
+function maybeShare(numbers: Record<string, number>, share: number | undefined): void {
+  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+}
+
+interface Removed {
+  /** Rows the condition removed, over all loops. */
+  removed: number;
+  kept: number;
+  /** Rows the condition was tested on: kept + removed. */
+  read: number;
+  share: number | undefined;
+}
+
+/** What a node's condition removed (a per-loop "Rows Removed by ..." figure); undefined when it removed none or the node never ran. */
+function removedBy(ctx: Ctx, node: PlanNode, perLoop: number | undefined): Removed | undefined {
+  const removed = perLoopTotal(node, perLoop);
+  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
+  const kept = node.metrics.rowsReturned!;
+  return { removed, kept, read: kept + removed, share: timeShare(ctx, node) };
+}
+
+/** A finding on rows a condition removed: scored by the rows removed, as severe as the waste and the node's time share. */
+function removedFinding(node: PlanNode, r: Removed, code: string, title: string, message: string, numbers: Record<string, number>): Scored {
+  return { score: r.removed, finding: { code, severity: weigh(wasteSeverity(r.read, r.kept), r.share), nodeId: node.id, title, message, numbers } };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rows read for nothing
 
@@ -169,7 +196,7 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const share = timeShare(ctx, node);
   const numbers: Record<string, number> = { rowsRead: read, rowsReturned: kept, rowsRemovedByFilter: removed };
   maybe(numbers, 'loops', m.loops && m.loops > 1 ? m.loops : undefined);
-  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  maybeShare(numbers, share);
   const loops = loopsNote(node);
   if (removed <= 0) {
     if (read < 10_000) return undefined;
@@ -204,80 +231,46 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
 }
 
 function rowsRemovedByFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
-  const m = node.metrics;
-  const removed = perLoopTotal(node, m.rowsRemovedByFilter);
-  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
-  const kept = m.rowsReturned!;
-  const read = kept + removed;
-  const share = timeShare(ctx, node);
+  const r = removedBy(ctx, node, node.metrics.rowsRemovedByFilter);
+  if (!r) return undefined;
   const filter = condition(node, 'Filter');
-  const numbers: Record<string, number> = { rowsRead: read, rowsReturned: kept, rowsRemovedByFilter: removed, ratio: ratioOf(read, kept) };
-  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  const numbers: Record<string, number> = { rowsRead: r.read, rowsReturned: r.kept, rowsRemovedByFilter: r.removed, ratio: ratioOf(r.read, r.kept) };
+  maybeShare(numbers, r.share);
   const isIndex = /Index Scan|Index Only Scan|Bitmap Heap Scan/.test(node.kind);
   const advice = isIndex
     ? ' The index finds rows by its condition and the filter then drops them; with the filtered columns in the index (after the equality columns) they would not be read.'
     : '';
-  return {
-    score: removed,
-    finding: {
-      code: 'pg.rows-removed-by-filter',
-      severity: weigh(wasteSeverity(read, kept), share),
-      nodeId: node.id,
-      title: 'Rows removed by a filter',
-      message: `${where(node)} produced ${plural(read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${formatCount(removed)}, keeping ${formatCount(kept)} (${formatRatio(read / Math.max(kept, 1))}${shareNote(share)}).${advice}`,
-      numbers,
-    },
-  };
+  return removedFinding(node, r, 'pg.rows-removed-by-filter', 'Rows removed by a filter',
+    `${where(node)} produced ${plural(r.read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${formatCount(r.removed)}, keeping ${formatCount(r.kept)} (${formatRatio(r.read / Math.max(r.kept, 1))}${shareNote(r.share)}).${advice}`,
+    numbers);
 }
 
 function rowsRemovedByJoinFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
-  const m = node.metrics;
-  const removed = perLoopTotal(node, m.rowsRemovedByJoinFilter);
-  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
-  const kept = m.rowsReturned!;
-  const read = kept + removed;
-  const share = timeShare(ctx, node);
+  const r = removedBy(ctx, node, node.metrics.rowsRemovedByJoinFilter);
+  if (!r) return undefined;
   const jf = condition(node, 'Join Filter');
-  const numbers: Record<string, number> = { pairsTested: read, rowsReturned: kept, rowsRemovedByJoinFilter: removed, ratio: ratioOf(read, kept) };
-  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
-  return {
-    score: removed,
-    finding: {
-      code: 'pg.rows-removed-by-join-filter',
-      severity: weigh(wasteSeverity(read, kept), share),
-      nodeId: node.id,
-      title: 'Row pairs removed by a join filter',
-      message: `${node.kind} built ${plural(read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${formatCount(removed)}, keeping ${formatCount(kept)}${shareNote(share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
-      numbers,
-    },
-  };
+  const numbers: Record<string, number> = { pairsTested: r.read, rowsReturned: r.kept, rowsRemovedByJoinFilter: r.removed, ratio: ratioOf(r.read, r.kept) };
+  maybeShare(numbers, r.share);
+  return removedFinding(node, r, 'pg.rows-removed-by-join-filter', 'Row pairs removed by a join filter',
+    `${node.kind} built ${plural(r.read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${formatCount(r.removed)}, keeping ${formatCount(r.kept)}${shareNote(r.share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
+    numbers);
 }
 
 function indexRecheck(ctx: Ctx, node: PlanNode): Scored | undefined {
   const m = node.metrics;
-  const removed = perLoopTotal(node, m.rowsRemovedByIndexRecheck);
-  if (removed === undefined || removed <= 0 || !ran(node)) return undefined;
-  const kept = m.rowsReturned!;
+  const r = removedBy(ctx, node, m.rowsRemovedByIndexRecheck);
+  if (!r) return undefined;
   const lossy = m.lossyHeapBlocks ?? 0;
-  const share = timeShare(ctx, node);
-  const numbers: Record<string, number> = { rowsRemovedByIndexRecheck: removed, rowsReturned: kept };
+  const numbers: Record<string, number> = { rowsRemovedByIndexRecheck: r.removed, rowsReturned: r.kept };
   maybe(numbers, 'lossyHeapBlocks', m.lossyHeapBlocks);
   maybe(numbers, 'exactHeapBlocks', m.exactHeapBlocks);
   const why =
     lossy > 0
       ? `the bitmap became lossy (${plural(lossy, 'heap block')} kept as whole pages) because work_mem was too small to remember each row, so every row on those pages is rechecked. Raising work_mem keeps the bitmap exact.`
       : 'the index answers the condition only approximately (a lossy operator or index type), so each row it points to is rechecked against the table.';
-  return {
-    score: removed,
-    finding: {
-      code: 'pg.index-recheck',
-      severity: weigh(wasteSeverity(kept + removed, kept), share),
-      nodeId: node.id,
-      title: 'Rows removed by the index recheck',
-      message: `${where(node)} fetched ${plural(removed, 'row')} that the recheck then removed, keeping ${formatCount(kept)}: ${why}`,
-      numbers,
-    },
-  };
+  return removedFinding(node, r, 'pg.index-recheck', 'Rows removed by the index recheck',
+    `${where(node)} fetched ${plural(r.removed, 'row')} that the recheck then removed, keeping ${formatCount(r.kept)}: ${why}`,
+    numbers);
 }
 
 function heapFetches(node: PlanNode): Scored | undefined {
@@ -370,7 +363,7 @@ function sort(ctx: Ctx, node: PlanNode): Scored | undefined {
   const numbers: Record<string, number> = {};
   maybe(numbers, 'rowsSorted', input);
   maybe(numbers, 'rowsReturned', out);
-  maybe(numbers, 'timeShare', share !== undefined ? Math.round(share * 1000) / 1000 : undefined);
+  maybeShare(numbers, share);
   const incremental = node.kind === 'Incremental Sort';
 
   if (disk) {

@@ -255,13 +255,7 @@ function readLayer(qp: Obj, es: Obj | undefined, ctx: Ctx, shardName: string | u
     }
   }
 
-  const totals: PlanTotals = {};
-  if (es) {
-    setNum(totals, 'nReturned', es.nReturned);
-    setNum(totals, 'keysExamined', es.totalKeysExamined);
-    setNum(totals, 'docsExamined', es.totalDocsExamined);
-    setNum(totals, 'executionTimeMs', es.executionTimeMillis);
-  }
+  const totals = totalsOf(es);
   const trials = es && Array.isArray(es.allPlansExecution) ? es.allPlansExecution : undefined;
   const rejected = readRejected(qp, wp, trials, ctx, ns, shardName);
   return { root, rejected, totals };
@@ -796,13 +790,7 @@ function readShardedQuery(doc: Obj, qp: Obj, ctx: Ctx): Layer {
     addTotals(summed, layer.totals);
   });
 
-  const totals: PlanTotals = {};
-  if (es) {
-    setNum(totals, 'nReturned', es.nReturned);
-    setNum(totals, 'keysExamined', es.totalKeysExamined);
-    setNum(totals, 'docsExamined', es.totalDocsExamined);
-    setNum(totals, 'executionTimeMs', es.executionTimeMillis);
-  }
+  const totals = totalsOf(es);
   // mongos prints the sums itself; the shards' own figures fill in whatever it left out.
   for (const k of ['nReturned', 'keysExamined', 'docsExamined', 'executionTimeMs'] as const) {
     if (totals[k] === undefined && summed[k] !== undefined) totals[k] = summed[k];
@@ -869,6 +857,18 @@ function readShardedAggregate(doc: Obj, shards: Obj, ctx: Ctx): Layer | undefine
   }
   mergeNode.children.push(...shardRoots);
   return { root: top, rejected, totals };
+}
+
+/** The plan-wide figures executionStats prints (none without it). */
+function totalsOf(es: Obj | undefined): PlanTotals {
+  const totals: PlanTotals = {};
+  if (es) {
+    setNum(totals, 'nReturned', es.nReturned);
+    setNum(totals, 'keysExamined', es.totalKeysExamined);
+    setNum(totals, 'docsExamined', es.totalDocsExamined);
+    setNum(totals, 'executionTimeMs', es.executionTimeMillis);
+  }
+  return totals;
 }
 
 function addTotals(into: PlanTotals, t: PlanTotals): void {

@@ -289,6 +289,16 @@ export function splitTopLevel(s: string): string[] {
 
 /** Splits on runs of spaces outside double quotes (identifier tokens of a node line). */
 export function splitIdentTokens(s: string): string[] {
+  return splitOutsideQuotes(s, ' ').filter((t) => t !== '');
+}
+
+/** Splits `schema.name` at the dot outside quotes; a plain name gives one part. */
+export function splitQualified(token: string): string[] {
+  return splitOutsideQuotes(token, '.');
+}
+
+/** Splits at every `sep` outside double-quoted identifiers (whose doubled quotes stay as written). */
+function splitOutsideQuotes(s: string, sep: string): string[] {
   const out: string[] = [];
   let cur = '';
   let quoted = false;
@@ -302,31 +312,7 @@ export function splitIdentTokens(s: string): string[] {
       }
       quoted = !quoted;
       cur += c;
-    } else if (c === ' ' && !quoted) {
-      if (cur !== '') out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  if (cur !== '') out.push(cur);
-  return out;
-}
-
-/** Splits `schema.name` at the dot outside quotes; a plain name gives one part. */
-export function splitQualified(token: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < token.length; i++) {
-    const c = token[i]!;
-    if (c === '"') {
-      if (quoted && token[i + 1] === '"') {
-        cur += '""';
-        i++;
-        continue;
-      }
-      quoted = !quoted;
-      cur += c;
-    } else if (c === '.' && !quoted) {
+    } else if (c === sep && !quoted) {
       out.push(cur);
       cur = '';
     } else cur += c;

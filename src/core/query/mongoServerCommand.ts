@@ -38,6 +38,10 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
   const put = (doc: Doc, key: string, value: unknown): void => {
     if (value !== undefined) doc[key] = value;
   };
+  // The command's parts that go into the server's command under their own names, when set.
+  const copy = (doc: Doc, ...keys: ('sort' | 'projection' | 'skip' | 'limit' | 'hint' | 'collation')[]): void => {
+    for (const k of keys) put(doc, k, cmd[k]);
+  };
   const passOptions = (doc: Doc, family: keyof typeof PASS_THROUGH): void => {
     for (const [k, v] of Object.entries(cmd.options ?? {})) {
       if (PASS_THROUGH[family]!.includes(k)) doc[k] = v;
@@ -50,29 +54,20 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
     case 'find':
     case 'findOne': {
       const doc: Doc = { find: coll, filter };
-      put(doc, 'sort', cmd.sort);
-      put(doc, 'projection', cmd.projection);
-      put(doc, 'skip', cmd.skip);
-      put(doc, 'limit', cmd.limit);
-      put(doc, 'hint', cmd.hint);
-      put(doc, 'collation', cmd.collation);
+      copy(doc, 'sort', 'projection', 'skip', 'limit', 'hint', 'collation');
       if (cmd.operation === 'findOne') doc.singleBatch = true;
       passOptions(doc, 'find');
       return { ok: true, command: doc, warnings };
     }
     case 'aggregate': {
       const doc: Doc = { aggregate: coll, pipeline: cmd.pipeline ?? [], cursor: {} };
-      put(doc, 'hint', cmd.hint);
-      put(doc, 'collation', cmd.collation);
+      copy(doc, 'hint', 'collation');
       passOptions(doc, 'aggregate');
       return { ok: true, command: doc, warnings };
     }
     case 'count': {
       const doc: Doc = { count: coll, query: filter };
-      put(doc, 'skip', cmd.skip);
-      put(doc, 'limit', cmd.limit);
-      put(doc, 'hint', cmd.hint);
-      put(doc, 'collation', cmd.collation);
+      copy(doc, 'skip', 'limit', 'hint', 'collation');
       passOptions(doc, 'count');
       return { ok: true, command: doc, warnings };
     }
@@ -83,15 +78,13 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
       if (cmd.limit !== undefined) pipeline.push({ $limit: cmd.limit });
       pipeline.push({ $group: { _id: 1, n: { $sum: 1 } } });
       const doc: Doc = { aggregate: coll, pipeline, cursor: {} };
-      put(doc, 'hint', cmd.hint);
-      put(doc, 'collation', cmd.collation);
+      copy(doc, 'hint', 'collation');
       passOptions(doc, 'aggregate');
       return { ok: true, command: doc, warnings };
     }
     case 'distinct': {
       const doc: Doc = { distinct: coll, key: cmd.field ?? '', query: filter };
-      put(doc, 'collation', cmd.collation);
-      put(doc, 'hint', cmd.hint);
+      copy(doc, 'collation', 'hint');
       passOptions(doc, 'distinct');
       return { ok: true, command: doc, warnings };
     }
@@ -99,8 +92,7 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
     case 'updateMany':
     case 'replaceOne': {
       const stmt: Doc = { q: filter, u: cmd.update ?? {}, multi: cmd.operation === 'updateMany' };
-      put(stmt, 'hint', cmd.hint);
-      put(stmt, 'collation', cmd.collation);
+      copy(stmt, 'hint', 'collation');
       const doc: Doc = { update: coll, updates: [stmt] };
       passOptions(stmt, 'update');
       return { ok: true, command: doc, warnings };
@@ -108,8 +100,7 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
     case 'deleteOne':
     case 'deleteMany': {
       const stmt: Doc = { q: filter, limit: cmd.operation === 'deleteOne' ? 1 : 0 };
-      put(stmt, 'hint', cmd.hint);
-      put(stmt, 'collation', cmd.collation);
+      copy(stmt, 'hint', 'collation');
       passOptions(stmt, 'delete');
       return { ok: true, command: { delete: coll, deletes: [stmt] }, warnings };
     }
@@ -119,8 +110,7 @@ export function toServerCommand(cmd: MongoCommand): ServerCommandResult {
       const doc: Doc = { findAndModify: coll, query: filter };
       put(doc, 'sort', cmd.sort);
       put(doc, 'fields', cmd.projection);
-      put(doc, 'hint', cmd.hint);
-      put(doc, 'collation', cmd.collation);
+      copy(doc, 'hint', 'collation');
       if (cmd.operation === 'findOneAndDelete') doc.remove = true;
       else {
         doc.update = cmd.update ?? {};
