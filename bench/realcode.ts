@@ -24,7 +24,8 @@ import { parseSqlSync } from '../src/core/sql/parser';
 
 type Library = 'mongodb-driver' | 'mongoose' | 'prisma' | 'knex' | 'sequelize' | 'typeorm' | 'postgres.js' | 'slonik' | 'node-postgres';
 interface Site { library: Library; file: string; start: number; end: number; line: number; text: string }
-interface Tally { sites: number; found: number; analysable: number }
+/** `nothing`: found, not analysable, and the advisor read it and found nothing to index (an INSERT ... VALUES, no table). */
+interface Tally { sites: number; found: number; analysable: number; nothing: number }
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const listMisses = process.argv.includes('--list');
@@ -91,11 +92,20 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
   // A library the repository does not depend on is not the one a capitalised receiver (`Orders.findOne`) belongs to.
   const dependsOn = (...names: string[]) => deps === undefined || names.some((d) => deps.has(d));
   const add = (library: Library, n: N) => out.push({ library, file, start: n.start, end: n.end, line: src.slice(0, n.start).split('\n').length, text: src.slice(n.start, Math.min(n.end, n.start + 90)).replace(/\s+/g, ' ') });
+  // slonik, also published under a scope (`@x/slonik`); postgres.js, also reached through a module of the
+  // package that made the instance, where the package depends on it and the file takes no other `sql` tag.
+  const slonik = has('slonik') || [...imports].some((i) => /^@[\w.-]+\/slonik$/.test(i));
+  const otherSqlTag = slonik || has('drizzle-orm', '@vercel/postgres', 'kysely', 'sql-template-strings', 'sql-template-tag', '@databases/pg');
+  const postgresJs = has('postgres') || (!otherSqlTag && deps !== undefined && deps.has('postgres'));
+  const pgTag = /^(this\.)?(sql|tx|t|trx|db)$/;
   walk(ast, (n) => {
     if (n.type === 'TaggedTemplateExpression') {
       const tag = src.slice((n['tag'] as N).start, (n['tag'] as N).end);
-      if (has('postgres') && /^(sql|tx|t|trx|db)$/.test(tag)) add('postgres.js', n);
-      else if (has('slonik') && /^sql(\.(unsafe|type\(.*\)|typeAlias\(.*\)))?$/s.test(tag)) add('slonik', n);
+      // A fragment (`sql\`, \``, `sql\`returning *\``) joined into a statement elsewhere is not a query of its own.
+      const quasi = n['quasi'] as N;
+      const statement = /^\s*\(?\s*(select|with|insert|update|delete|merge|values|table)\b/i.test(src.slice(quasi.start + 1, quasi.start + 200));
+      if (postgresJs && pgTag.test(tag) && statement) add('postgres.js', n);
+      else if (slonik && /^sql(\.(unsafe|type\(.*\)|typeAlias\(.*\)))?$/s.test(tag) && statement) add('slonik', n);
       else if (has('@prisma/client') && /\$(queryRaw|executeRaw)$/.test(tag)) add('prisma', n);
       return;
     }
@@ -105,8 +115,13 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
     if (m === undefined) return;
     const recv = receiverText(src, callee);
     const recvNode = callee['object'] as N;
-    if (m === 'unsafe' && has('postgres') && /^(sql|tx|t|trx|db)$/.test(recv)) return add('postgres.js', n);
+    if (m === 'unsafe' && postgresJs && pgTag.test(recv)) return add('postgres.js', n);
     const first = (n['arguments'] as N[])[0];
+    // node-postgres also takes a query config: `client.query({ name, text: 'SELECT ...', values })`.
+    const text = first?.type === 'ObjectExpression' ? (first['properties'] as N[]).find((p) => p.type === 'ObjectProperty' && /^(text|["']text["'])$/.test(src.slice((p['key'] as N).start, (p['key'] as N).end)))?.['value'] as N | undefined : undefined;
+    if (m === 'query' && text && ['StringLiteral', 'TemplateLiteral'].includes(text.type) && /^[\s\S]?\s*\(?\s*(select|with|insert|update|delete)\b/i.test(src.slice(text.start, text.start + 200))) {
+      if (has('pg') || /pool|client|db|pg/i.test(recv)) return add('node-postgres', n);
+    }
     if (m === 'query' && first && ['StringLiteral', 'TemplateLiteral'].includes(first.type) && /^[\s\S]?\s*\(?\s*(select|with|insert|update|delete)\b/i.test(src.slice(first.start, first.start + 200))) {
       if (has('pg') || /pool|client|db|pg/i.test(recv)) return add('node-postgres', n);
       if (has('sequelize')) return add('sequelize', n);
@@ -180,9 +195,11 @@ function mongoCollectionNames(src: string, ast: N): Set<string> {
   return out;
 }
 
-function analysable(q: FoundQuery): boolean {
+function analysable(q: FoundQuery): boolean | 'nothing to index' {
   if (q.engine === 'mongodb') return q.command.collection !== '' && fromMongoCommand(q.command).ok;
-  return parsePostgresQuerySync(q.sql).ok;
+  const parsed = parsePostgresQuerySync(q.sql);
+  if (parsed.ok) return true;
+  return /reads no rows|has no table to index/.test(parsed.refusal) ? 'nothing to index' : false;
 }
 
 /** Suggestions naming something that is not a table or column, checked from the statement's own tree. */
@@ -259,7 +276,7 @@ async function main(): Promise<void> {
       const found = findQueries(f.text, querySourceKind('', f.path), scriptDialect('', f.path)).queries;
       for (const q of found) impossible += impossibleCount(q);
       for (const s of sites) {
-        const t = per.get(s.library) ?? { sites: 0, found: 0, analysable: 0 };
+        const t = per.get(s.library) ?? { sites: 0, found: 0, analysable: 0, nothing: 0 };
         per.set(s.library, t);
         t.sites++;
         const q = found.find((x) => x.range.start <= s.start + 1 && s.end - 1 <= x.range.end) ?? found.find((x) => x.range.start >= s.start && x.range.end <= s.end);
@@ -268,24 +285,31 @@ async function main(): Promise<void> {
           continue;
         }
         t.found++;
-        if (analysable(q)) t.analysable++;
+        const read = analysable(q);
+        if (read === true) t.analysable++;
+        else if (read === 'nothing to index') t.nothing++;
         else misses.push(`  not read   ${s.library} ${f.path}:${s.line} ${s.text}`);
       }
     }
     console.log(repoLabel(dir));
     for (const [lib, t] of per) {
-      console.log(`  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}`);
-      const all = total.get(lib) ?? { sites: 0, found: 0, analysable: 0 };
+      console.log(line(lib, t));
+      const all = total.get(lib) ?? { sites: 0, found: 0, analysable: 0, nothing: 0 };
       all.sites += t.sites;
       all.found += t.found;
       all.analysable += t.analysable;
+      all.nothing += t.nothing;
       total.set(lib, all);
     }
     if (listMisses) for (const m of misses) console.log(m);
   }
   console.log('all repositories');
-  for (const [lib, t] of total) console.log(`  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}`);
+  for (const [lib, t] of total) console.log(line(lib, t));
   console.log(`suggested indexes that cannot exist: ${impossible}`);
+}
+
+function line(lib: Library, t: Tally): string {
+  return `  ${lib.padEnd(15)} sites ${String(t.sites).padStart(4)}  found ${pct(t.found, t.sites)}  analysable ${pct(t.analysable, t.sites)}  nothing to index ${String(t.nothing).padStart(4)}`;
 }
 
 function pct(n: number, of: number): string {

@@ -258,6 +258,20 @@ describe('finder: the libraries people use', () => {
       ]);
       assert.match(qs[4]!.warnings.join(' '), /\$\{schema\} names a schema/);
     });
+
+    it('reads identifier helpers and insert columns given names at run time as stand-ins, quoting keywords', () => {
+      const qs = sql([
+        `import { sql } from 'slonik';`,
+        'export const drop = (pool, table, fields, id) => pool.query(sql`DELETE FROM ${sql.identifier([table])} WHERE ${fields.id} = ${id}`);',
+        'export const put = (pool, table, fields, v) => pool.query(sql`INSERT INTO ${table} (${fields.key}, ${fields.value}) SELECT ${v}, 1 WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE value = ${v})`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'DELETE FROM "table" WHERE $1 = $2',
+        'INSERT INTO "table" (key, value) SELECT $4, 1 WHERE NOT EXISTS (SELECT 1 FROM "table" WHERE value = $6)',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{sql\.identifier\(\[table\]\)\} names a schema, table or column chosen at run time; it was read as "table"/);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{fields\.key\}, \$\{fields\.value\}/);
+    });
   });
 
   describe('.sql query files', () => {

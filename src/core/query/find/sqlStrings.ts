@@ -7,6 +7,7 @@ import type { Extractor, CallReader } from './extractor';
 import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { normalisePlaceholders } from './placeholders';
 import { replaceInSql } from './ranges';
+import { quoteIdent } from './sqlBuild';
 import { cookedOf, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -106,10 +107,12 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
+  if (built.standIns?.length) found.warnings.push(standInWarning(built.standIns));
   return standIns(found);
 }
 
-type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[] };
+/** The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as written. */
+type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[] };
 
 /** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
 export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
@@ -161,23 +164,36 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       }
     }
     const ident = identifierOf(ex, e);
-    const text = ident ?? `$${counter.next}`;
+    if (ident?.standIn !== undefined) (built.standIns ??= []).push(ident.standIn);
+    const text = ident?.text ?? `$${counter.next}`;
     if (ident === undefined) built.params.push({ n: counter.next++, text: ex.source.slice(expr.start, expr.end), range: hole });
     built.runs.push([built.sql.length, hole.start, text.length, hole.end - hole.start]);
     built.sql += text;
   }
 }
 
-/** `sql('orders')`, `sql.identifier(['public', 'orders'])` with literal names: the quoted identifier. */
-function identifierOf(ex: Extractor, e: BNode): string | undefined {
-  if (!isCall(e) || !e.arguments?.[0]) return undefined;
+/**
+ * `sql('orders')`, `sql.identifier(['public', 'orders'])` (postgres.js's and slonik's identifier helpers):
+ * the quoted identifier; with a name chosen at run time (`sql(table)`), a stand-in named after the
+ * argument (`standIn` holds the call as written).
+ */
+function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string } | undefined {
+  if (!isCall(e) || !e.arguments?.[0] || e.arguments.length > 1) return undefined;
   const c = unwrap(e.callee!);
   const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined);
   if (!isHelper) return undefined;
-  const a = ex.resolve(e.arguments[0]);
+  const arg = e.arguments[0];
+  const a = ex.resolve(arg);
+  // postgres.js also takes an object or a list of objects (`sql(rows)`) to insert: not a name.
+  if (a.type === 'ObjectExpression' || (a.type === 'ArrayExpression' && (a.elements ?? []).some((x) => x && ex.resolve(x).type === 'ObjectExpression'))) return undefined;
   const names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
-  if (names.length === 0 || names.some((x) => x === undefined)) return undefined;
-  return (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.');
+  if (names.length > 0 && names.every((x) => x !== undefined)) return { text: (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.') };
+  return { text: standInName(ex.text(range(arg))), standIn: ex.text(range(e)) };
+}
+
+function standInWarning(texts: string[]): string {
+  const unique = [...new Set(texts)];
+  return `${unique.map((t) => `\${${t}}`).join(', ')} ${unique.length === 1 ? 'names' : 'name'} a schema, table or column chosen at run time; ${unique.length === 1 ? 'it was' : 'they were'} read as ${unique.map(standInName).join(', ')} to analyse the rest.`;
 }
 
 /**
@@ -195,7 +211,7 @@ function standIns(q: FoundSqlQuery): FoundSqlQuery {
       const at = m.index ?? 0;
       const before = q.sql.slice(Math.max(0, at - 12), at);
       const after = q.sql[at + m[0].length] ?? '';
-      if (after === '.' || /(\.|\b(from|join|update|into|table)\s+)$/i.test(before)) {
+      if (after === '.' || /(\.|\b(from|join|update|into|table)\s+)$/i.test(before) || inInsertColumns(q.sql, at)) {
         edits.push({ start: at, end: at + m[0].length, text: standInName(p.text) });
         if (!named.includes(p)) named.push(p);
       }
@@ -205,14 +221,20 @@ function standIns(q: FoundSqlQuery): FoundSqlQuery {
   const out = replaceInSql(q, edits);
   if (!parses(out.sql)) return q;
   out.params = q.params.filter((p) => !named.includes(p));
-  const texts = [...new Set(named.map((p) => p.text))];
-  out.warnings = [...q.warnings, `${texts.map((t) => `\${${t}}`).join(', ')} ${texts.length === 1 ? 'names' : 'name'} a schema, table or column chosen at run time; ${texts.length === 1 ? 'it was' : 'they were'} read as ${texts.map(standInName).join(', ')} to analyse the rest.`];
+  out.warnings = [...q.warnings, standInWarning(named.map((p) => p.text))];
   return out;
 }
 
+/** Whether a position is inside the column list of `INSERT INTO t (a, b)`, where only names may stand. */
+function inInsertColumns(sql: string, at: number): boolean {
+  const head = /\binsert\s+into\s+[^\s(]+\s*\(([^()]*)$/i.exec(sql.slice(Math.max(0, at - 400), at));
+  return head !== null && /^\d*\s*[,)]/.test(sql.slice(at + 1));
+}
+
+/** The last name in what is written (`tables.orders` gives orders), quoted where PostgreSQL would read a keyword (`table`). */
 function standInName(text: string): string {
   const last = /([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name';
-  return last.toLowerCase();
+  return quoteIdent(last.toLowerCase());
 }
 
 function parses(sql: string): boolean {
