@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { HostToViewMessage, ThemeKind, ViewToHostMessage } from '../../src/protocol/webview';
 import { webviewHtml, wirePlan } from '../../src/protocol/webview';
+import { until } from '../until';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results');
@@ -58,12 +59,8 @@ export function toWire(message: unknown): unknown {
 }
 
 /** Waits for the Chromium binary, which may still be being installed when the tests start. */
-async function waitForChromium(timeoutMs = 300_000): Promise<void> {
-  const start = Date.now();
-  while (!existsSync(CHROMIUM)) {
-    if (Date.now() - start > timeoutMs) throw new Error(`${CHROMIUM} did not appear within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+async function waitForChromium(): Promise<void> {
+  await until(`${CHROMIUM} to appear`, () => existsSync(CHROMIUM), { timeoutMs: 300_000, pauseMs: 500 });
 }
 
 let built = false;

@@ -10,21 +10,19 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { flowHooks, Workbench } from './workbench';
+import { until } from '../until';
 
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
 const SHOTS = join(process.cwd(), 'test-results', 'first-hour');
 
 /**
- * Polls `check` until it holds or `limitMs` passes; returns the time it took. A check that throws (the
+ * Waits until `check` holds or `limitMs` passes; returns the time it took. A check that throws (the
  * plan view's frame reloading while the panel is shown again) counts as not yet.
  */
-async function until(what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
+async function timedUntil(what: string, limitMs: number, check: () => Promise<boolean>): Promise<number> {
   const t0 = Date.now();
-  for (;;) {
-    if (await check().catch(() => false)) return Date.now() - t0;
-    if (Date.now() - t0 > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(what, () => check().catch(() => false), { timeoutMs: limitMs });
+  return Date.now() - t0;
 }
 
 describe('A new user\'s first hour (code-server + Chromium)', function () {
@@ -87,7 +85,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
 
   it('explains orders.mongodb.js from the walkthrough', async () => {
     await walkthroughButton('Explain a query', 'Explain orders.mongodb.js');
-    await until('the MongoDB plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
+    await timedUntil('the MongoDB plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
     await walkthroughButton('Read the plan', 'Show the Plan');
     await shot('03-explain-mongodb');
   });
@@ -102,10 +100,10 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
       // A toast, as in any VS Code: the demo host no longer hides them.
       const toast = page.locator('.notification-toast', { hasText: 'Explaining' }).first();
       await toast.waitFor({ state: 'visible', timeout: 20_000 });
-      await until('the statement on the server', 20_000, async () => (await running()) > 0);
+      await timedUntil('the statement on the server', 20_000, async () => (await running()) > 0);
       await shot('04-progress');
       await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
-      const ms = await until('the statement stopping after Cancel', 10_000, async () => (await running()) === 0);
+      const ms = await timedUntil('the statement stopping after Cancel', 10_000, async () => (await running()) === 0);
       console.log(`      stopped on the server ${ms} ms after Cancel`);
       await wb.palette('Notifications: Clear All Notifications');
     } finally {
@@ -162,7 +160,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
 
   it('Create Index from the panel: asks, builds, and the lens and the squiggle above the query change within 2 s', async () => {
     // customers.mongodb.js is shown beside the panel since the Verify step.
-    await until('the lens asking for an index', 30_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
+    await timedUntil('the lens asking for an index', 30_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
     const squiggles = () => page.locator('.monaco-editor .squiggly-warning').count();
     const before = await squiggles();
     assert.ok(before > 0, 'the query without its index is underlined');
@@ -176,18 +174,18 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await dialog.getByRole('button', { name: 'Create Index' }).click();
     await page.locator('.notification-toast', { hasText: /Index \S+ created on \S*customers/ }).first().waitFor({ timeout: 60_000 });
     await item.locator('.status', { hasText: /created/i }).waitFor({ timeout: 15_000 });
-    const lensMs = await until('the lens following the new index', 2_000, async () => {
+    const lensMs = await timedUntil('the lens following the new index', 2_000, async () => {
       const t = await lensTexts();
       return !t.some((x) => /Suggest index/.test(x)) && t.some((x) => /Index .* serves it/.test(x));
     });
-    const squiggleMs = await until('the squiggle going away', 2_000, async () => (await squiggles()) < before);
+    const squiggleMs = await timedUntil('the squiggle going away', 2_000, async () => (await squiggles()) < before);
     console.log(`      lens followed in ${lensMs} ms, squiggle in ${squiggleMs} ms`);
     await shot('08-after-create');
   });
 
   it('Compare with previous run shows the plan before and after the index', async () => {
     await walkthroughButton('Compare before and after', 'Explain Again');
-    await until('the new plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
+    await timedUntil('the new plan', 60_000, async () => (await cards().allTextContents()).includes('IXSCAN'));
     await walkthroughButton('Compare before and after', 'Compare with Previous Run');
     const panes = wb.view.locator('.compare-panes');
     await panes.waitFor({ timeout: 30_000 });
@@ -197,7 +195,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     // Verify and Create Index were done from the panel's buttons: the walkthrough counts them all the same.
     for (const title of ['Verify a suggestion', 'Create the index', 'Compare before and after']) {
       const checked = page.locator('.getting-started-step', { hasText: title }).first().locator('[class*="step-checked"], .codicon-pass-filled');
-      await until(`the walkthrough step ${title} checked`, 10_000, async () => (await checked.count()) > 0);
+      await timedUntil(`the walkthrough step ${title} checked`, 10_000, async () => (await checked.count()) > 0);
     }
   });
 
@@ -205,10 +203,10 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await wb.openFile('customers.mongodb.js');
     await wb.palette('Query Plan Inspector: Choose Connection for This Folder...');
     await wb.pick('Empty MongoDB');
-    const away = await until('the lens on the empty database', 10_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
+    const away = await timedUntil('the lens on the empty database', 10_000, async () => (await lensTexts()).some((t) => /Suggest index/.test(t)));
     await wb.palette('Query Plan Inspector: Choose Connection for This Folder...');
     await wb.pick('Sample MongoDB');
-    const back = await until('the lens back on the samples', 10_000, async () => {
+    const back = await timedUntil('the lens back on the samples', 10_000, async () => {
       const t = await lensTexts();
       return !t.some((x) => /Suggest index/.test(x)) && t.some((x) => /Index .* serves it/.test(x));
     });
@@ -223,7 +221,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
       // The theme list is longer than the picker shows: typed, the theme comes into view.
       await page.locator('.quick-input-widget input').fill(theme);
       await wb.pick(new RegExp(`^${theme}`));
-      await until(`the plan view in ${theme}`, 15_000, async () => ((await wb.view.locator('body').getAttribute('class')) ?? '').split(/\s+/).includes(kind));
+      await timedUntil(`the plan view in ${theme}`, 15_000, async () => ((await wb.view.locator('body').getAttribute('class')) ?? '').split(/\s+/).includes(kind));
       // The panel shows the comparison of the step before: its panes, or a plan's cards.
       await wb.view.locator('.compare-panes, g.card').first().waitFor();
       await shot(name);

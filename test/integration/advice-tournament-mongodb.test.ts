@@ -13,6 +13,7 @@ import { run, type Io } from '../../src/cli/main';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
 import { customers, demoesr } from './support/adviceData';
 import { env } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_tournament';
 
@@ -66,14 +67,13 @@ describe('the tournament on MongoDB (real server)', function () {
     return { collections, indexes, ops };
   }
 
-  /** Polls until no operation of ours runs on the server (a kill lands asynchronously), up to 10 s. */
-  async function quiet(): Promise<number> {
-    const until = Date.now() + 10_000;
-    for (;;) {
-      const ops = ((await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ }))['inprog'] as unknown[]).length;
-      if (ops === 0 || Date.now() > until) return ops;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Waits until no operation of ours runs on the server (a kill lands asynchronously), up to 10 s. */
+  async function quiet(what: string): Promise<void> {
+    let ops = 0;
+    await until(() => `${what} (${ops} still running)`, async () => {
+      ops = ((await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ }))['inprog'] as unknown[]).length;
+      return ops === 0;
+    });
   }
 
   async function wholeCollectionWork(coll: string, text: string, key: Record<string, number>): Promise<number> {
@@ -153,7 +153,7 @@ describe('the tournament on MongoDB (real server)', function () {
       },
     });
     await assert.rejects(p, /simulated failure/);
-    assert.equal(await quiet(), 0);
+    await quiet('no operation of the tournament left on the server');
     assert.deepEqual(await leftovers('demoesr'), before);
   });
 
@@ -171,7 +171,7 @@ describe('the tournament on MongoDB (real server)', function () {
     });
     await assert.rejects(p, (e: unknown) => e instanceof AdapterError && e.kind === 'cancelled');
     assert.equal(steps, 2);
-    assert.equal(await quiet(), 0, 'an operation of the cancelled tournament still runs on the server');
+    await quiet('no operation of the cancelled tournament left on the server');
     assert.deepEqual(await leftovers('demoesr'), before);
   });
 });

@@ -12,6 +12,7 @@ import { AdapterError } from '../../src/adapters/errors';
 import { run, type Io } from '../../src/cli/main';
 import { demoesr } from './support/adviceData';
 import { env } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_tournament';
 
@@ -60,14 +61,14 @@ describe('the tournament on PostgreSQL (real server)', function () {
     return JSON.stringify({ rows: rows.rows[0].h, indexes: ix.rows, temp: temp.rows[0].n, hypo: hypo.rows[0].n });
   }
 
-  /** Polls until no statement of ours runs on the server, up to 10 s; returns how many still run. */
-  async function quiet(): Promise<number> {
-    const until = Date.now() + 10_000;
-    for (;;) {
+  /** Waits until no statement of ours runs on the server, up to 10 s. */
+  async function quiet(what: string): Promise<void> {
+    let n = 0;
+    await until(() => `${what} (${n} still running)`, async () => {
       const r = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name IN ('query-plan-inspector', 'qpi') AND state = 'active' AND pid <> pg_backend_pid()");
-      if (r.rows[0].n === 0 || Date.now() > until) return r.rows[0].n as number;
-      await new Promise((res) => setTimeout(res, 50));
-    }
+      n = r.rows[0].n as number;
+      return n === 0;
+    });
   }
 
   /** Buffers of the query on the whole table, with one index (the planner kept off a sequential scan) or none. */
@@ -167,7 +168,7 @@ describe('the tournament on PostgreSQL (real server)', function () {
     const live = await advisePostgresLive(session, 'SELECT * FROM esr WHERE a = 42 AND 1 / (c - c) = 0 ORDER BY b');
     assert.equal(live.measurement?.status ?? 'not-measured', 'not-measured');
     assert.ok(live.advice.notes.some((n) => /measurement on a sample failed/.test(n)), live.advice.notes.join(' | '));
-    assert.equal(await quiet(), 0);
+    await quiet('no statement of the tournament left on the server');
     assert.equal(await state(), before);
   });
 
@@ -177,16 +178,14 @@ describe('the tournament on PostgreSQL (real server)', function () {
     // A filter that sleeps a millisecond a row keeps each measurement running for seconds.
     const slow = 'SELECT * FROM esr WHERE a = 42 AND c > 10 AND pg_sleep(0.001) IS NOT NULL ORDER BY b';
     const p = advisePostgresLive(session, slow, { signal: abort.signal });
-    const started = Date.now();
     // Cancel once the sample is being measured: the session's own measurement connection is busy then.
-    for (;;) {
+    await until('a measurement of the sample running', async () => {
       const r = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'EXPLAIN (ANALYZE, BUFFERS%' AND state = 'active'");
-      if (r.rows[0].n > 0 || Date.now() - started > 20_000) break;
-      await new Promise((res) => setTimeout(res, 20));
-    }
+      return r.rows[0].n > 0;
+    }, { timeoutMs: 20_000, pauseMs: 20 });
     abort.abort();
     await assert.rejects(p, (e: unknown) => e instanceof AdapterError && e.kind === 'cancelled');
-    assert.equal(await quiet(), 0, 'a statement of the cancelled tournament still runs');
+    await quiet('no statement of the cancelled tournament left on the server');
     assert.equal(await state(), before);
   });
 });

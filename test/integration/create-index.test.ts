@@ -9,7 +9,8 @@ import { AdapterError, type AdapterErrorKind } from '../../src/adapters/errors';
 import { connectMongo, type MongoConnection } from '../../src/adapters/mongodb';
 import { connectPostgres, type PostgresConnection } from '../../src/adapters/postgres';
 import { parseMongoCreateIndex, type MongoIndexCreation } from '../../src/core/query/createIndex';
-import { env, eventually } from './support/env';
+import { env } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_create_index';
 const TABLE = 'qpi_ci_orders';
@@ -103,7 +104,7 @@ describe('Create index on PostgreSQL', function () {
       const text = `CREATE INDEX ${concurrently ? 'CONCURRENTLY ' : ''}${TABLE}_slow ON ${TABLE} (qpi_ci_slow(country_id))`;
       const running = conn.createIndex(text, { signal: controller.signal });
       const active = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%qpi_ci_slow(country_id)%'";
-      await eventually('the build running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
+      await until('the build running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
       const started = Date.now();
       controller.abort();
       const err = await failsWith('cancelled', running);

@@ -10,7 +10,8 @@ import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import { graceFor } from '../../src/adapters/deadline';
 import { qpi, startQpi } from './support/cli';
-import { closedPort, env, eventually } from './support/env';
+import { closedPort, env } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_deadlines';
 
@@ -61,7 +62,7 @@ describe('qpi explain: every wait bounded', function () {
 
   /** Backend pid of the running statement that holds `marker`, once it is active. */
   function backendOf(marker: string): Promise<number> {
-    return eventually(`the statement ${marker} running`, async () => {
+    return until(`the statement ${marker} running`, async () => {
       const r = await admin.query("SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()", [`%${marker}%`]);
       return r.rows[0]?.pid as number | undefined;
     });
@@ -83,7 +84,7 @@ describe('qpi explain: every wait bounded', function () {
     assert.ok(Date.now() - started < bound, `qpi ended after ${Date.now() - started} ms, past ${bound} ms`);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`^PostgreSQL at \\S+ gave no answer within ${seconds(timeoutMs + graceFor(timeoutMs))} s \\(the 1500 ms limit and a grace\\): the statement was stopped on the server through a second connection and this connection was closed\\.\\n$`));
-    await eventually('the frozen backend gone', async () => ((await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0].n === 0 ? true : undefined));
+    await until('the frozen backend gone', async () => ((await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0].n === 0 ? true : undefined));
   });
 
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
@@ -156,10 +157,10 @@ describe('qpi explain: every wait bounded', function () {
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /^The explain passed its deadline of 3\.1 s \(the 1 s maxTimeMS limit and a grace\) without an answer, as server-side JavaScript \(\$where, \$function, \$accumulator\) does not stop at maxTimeMS: killOp was sent for it through another connection and this connection was closed\.\n$/);
     assert.doesNotMatch(r.stderr, /interrupted/);
-    await eventually('the operation gone from currentOp', async () => {
+    await until('the operation gone from currentOp', async () => {
       const ops = await mongo.db('admin').command({ currentOp: true, 'command.comment': { $regex: '^qpi-explain-' } });
       return (ops.inprog as unknown[]).length === 0 ? true : undefined;
-    }, 30_000);
+    }, { timeoutMs: 30_000 });
   });
 
   it('no error path prints any piece of the password', async function () {

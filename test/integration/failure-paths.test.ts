@@ -10,7 +10,8 @@ import { AdapterError, type AdapterErrorKind } from '../../src/adapters/errors';
 import { connectMongo, type MongoConnection } from '../../src/adapters/mongodb';
 import { connectPostgres, type PostgresConnection } from '../../src/adapters/postgres';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
-import { closedPort, env, eventually, planOf } from './support/env';
+import { closedPort, env, planOf } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_failures';
 
@@ -99,7 +100,7 @@ describe('PostgreSQL failure paths', function () {
     const controller = new AbortController();
     const running = conn.explain('SELECT pg_sleep(30)', { analyze: true, signal: controller.signal, timeoutMs: 60_000 });
     const active = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep(30)%'";
-    await eventually('the statement running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
+    await until('the statement running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
     const started = Date.now();
     controller.abort();
     await failsWith('cancelled', running);
@@ -112,7 +113,7 @@ describe('PostgreSQL failure paths', function () {
   it('cancel() on the connection stops a running explain the same way', async function () {
     const running = conn.explain('SELECT pg_sleep(30)', { analyze: true });
     const active = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep(30)%'";
-    await eventually('the statement running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
+    await until('the statement running on the server', async () => ((await admin.query(active, [conn.backendPid])).rows[0].n === 1 ? true : undefined));
     assert.equal(await conn.cancel(), true);
     await failsWith('cancelled', running);
     assert.equal(await conn.cancel(), false, 'nothing left to cancel');
@@ -201,7 +202,7 @@ describe('MongoDB failure paths', function () {
     const controller = new AbortController();
     const running = conn.explain(query('db.slow.find({$where: "sleep(50) || true"})'), { verbosity: 'executionStats', signal: controller.signal, database: DB, timeoutMs: 120_000 });
     const ops = async () => (await client.db('admin').command({ currentOp: true, 'command.explain.find': 'slow', ns: `${DB}.slow` })).inprog as unknown[];
-    await eventually('the explain running on the server', async () => ((await ops()).length === 1 ? true : undefined));
+    await until('the explain running on the server', async () => ((await ops()).length === 1 ? true : undefined));
     const started = Date.now();
     controller.abort();
     await failsWith('cancelled', running);

@@ -156,6 +156,11 @@ function removedFinding(node: PlanNode, r: Removed, code: string, title: string,
 // ---------------------------------------------------------------------------------------------
 // Rows read for nothing
 
+/** A sequential scan that is expected or not measured: named, scored nothing. */
+function seqScanFinding(node: PlanNode, severity: Severity, title: string, message: string, numbers: Record<string, number>): Scored {
+  return { score: 0, finding: { code: 'pg.seq-scan', severity, nodeId: node.id, title, message, numbers } };
+}
+
 function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const m = node.metrics;
   if (m.neverExecuted) return undefined;
@@ -163,30 +168,10 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   if (!ran(node)) {
     const planned = m.plannedRows;
     if (filter) {
-      return {
-        score: 0,
-        finding: {
-          code: 'pg.seq-scan',
-          severity: 'low',
-          nodeId: node.id,
-          title: 'Sequential scan with a filter',
-          message: `${where(node)} reads the whole table and tests ${brief(filter, 70)} on every row${planned !== undefined ? ` to keep an estimated ${formatCount(planned)}` : ''}. Without ANALYZE the rows it throws away are not measured.`,
-          numbers: planned !== undefined ? { plannedRows: planned } : {},
-        },
-      };
+      return seqScanFinding(node, 'low', 'Sequential scan with a filter', `${where(node)} reads the whole table and tests ${brief(filter, 70)} on every row${planned !== undefined ? ` to keep an estimated ${formatCount(planned)}` : ''}. Without ANALYZE the rows it throws away are not measured.`, planned !== undefined ? { plannedRows: planned } : {});
     }
     if (planned !== undefined && planned >= 10_000) {
-      return {
-        score: 0,
-        finding: {
-          code: 'pg.seq-scan',
-          severity: 'info',
-          nodeId: node.id,
-          title: 'Sequential scan',
-          message: `${where(node)} reads the whole table (an estimated ${formatCount(planned)} rows); that is expected when the query needs every row.`,
-          numbers: { plannedRows: planned },
-        },
-      };
+      return seqScanFinding(node, 'info', 'Sequential scan', `${where(node)} reads the whole table (an estimated ${formatCount(planned)} rows); that is expected when the query needs every row.`, { plannedRows: planned });
     }
     return undefined;
   }
@@ -200,17 +185,7 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const loops = loopsNote(node);
   if (removed <= 0) {
     if (read < 10_000) return undefined;
-    return {
-      score: 0,
-      finding: {
-        code: 'pg.seq-scan',
-        severity: 'info',
-        nodeId: node.id,
-        title: 'Sequential scan',
-        message: `${where(node)} read all ${plural(read, 'row')}${loops} and kept every one: expected when the query needs them all (for example the input of a hash join or an aggregate).`,
-        numbers,
-      },
-    };
+    return seqScanFinding(node, 'info', 'Sequential scan', `${where(node)} read all ${plural(read, 'row')}${loops} and kept every one: expected when the query needs them all (for example the input of a hash join or an aggregate).`, numbers);
   }
   let severity: Severity;
   let message: string;

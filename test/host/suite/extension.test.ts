@@ -15,6 +15,7 @@ import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ExtensionHandle } from '../../../src/extension/main';
 import type { OpenPlanSummary } from '../../../src/extension/openPlan';
 import type { HostToViewMessage, SuggestionVerdict, SuggestionView } from '../../../src/protocol/webview';
+import { until } from '../../until';
 
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -397,22 +398,14 @@ export function extensionTests(): void {
         });
         // Wait until the statement runs on the server, then press Cancel.
         const seen = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
-        const deadline = Date.now() + 20_000;
-        while ((await seen()) === 0) {
-          assert.ok(Date.now() < deadline, 'the statement never showed up in pg_stat_activity');
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await until('the statement in pg_stat_activity', async () => (await seen()) > 0, { timeoutMs: 20_000, pauseMs: 100 });
         const t0 = Date.now();
         assert.equal(handle.cancelRunningExplain(), true);
         assert.equal(await pending, undefined);
         const took = Date.now() - t0;
         assertOneSentence(handle.lastError(), /cancelled/);
         assert.ok(took < 10_000, `cancel took ${took} ms`);
-        const until = Date.now() + 5_000;
-        while ((await seen()) > 0) {
-          assert.ok(Date.now() < until, 'the statement still runs on the server');
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await until('the statement gone from the server', async () => (await seen()) === 0, { timeoutMs: 5_000, pauseMs: 100 });
         console.log(`    cancelled on the server in ${took} ms`);
       } finally {
         await client.end();
@@ -580,11 +573,7 @@ export function extensionTests(): void {
       assert.match(last.detail ?? '', /^Cancelled: .*scratch collection was dropped\.$/);
       assert.deepEqual(await scratch(), []);
       const running = async () => ((await client.db('admin').command({ currentOp: true, 'command.comment': { $regex: '^qpi-trial' } })).inprog as unknown[]).length;
-      const until = Date.now() + 5_000;
-      while ((await running()) > 0) {
-        assert.ok(Date.now() < until, 'a trial operation still runs on the server');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await until('no trial operation left on the server', async () => (await running()) === 0, { timeoutMs: 5_000, pauseMs: 100 });
     });
 
     it('declining the trial runs nothing on the server', async () => {

@@ -6,21 +6,16 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { until as waitUntil } from '../../until';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
 
 export const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
-/** Polls until `get` returns something (no fixed sleep); fails with `what` after the timeout. */
-export async function until<T>(what: string | (() => string), get: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The shared bounded wait with the host's longer deadline: the extension host and its server start slowly. */
+export function until<T>(what: string | (() => string), get: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  return waitUntil(what, get, { timeoutMs, pauseMs: 100 });
 }
 
 function ours(uri: vscode.Uri): vscode.Diagnostic[] {

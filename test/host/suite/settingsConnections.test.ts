@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { until } from '../../until';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExplainSummary } from '../../../src/extension/explain';
@@ -20,16 +21,6 @@ function env(name: string): string {
   return v;
 }
 
-/** Polls until `check` returns a value: settings reach the extension through an event. */
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 export function settingsConnectionTests(): void {
   describe('connections from settings', () => {
@@ -47,7 +38,7 @@ export function settingsConnectionTests(): void {
     after(async () => {
       delete handle.services.store.promptPassword;
       await config().update('connections', undefined, vscode.ConfigurationTarget.Workspace);
-      await until(() => (handle.services.store.list().some((c) => c.origin) ? undefined : true), 'the settings connections to go');
+      await until('the settings connections to go', () => (handle.services.store.list().some((c) => c.origin) ? undefined : true));
     });
 
     it('the first PostgreSQL connection of the folder settings is its default, explains orders.sql, and an entry with a password is refused', async () => {
@@ -59,7 +50,7 @@ export function settingsConnectionTests(): void {
         { name: 'leaky', engine: 'postgres', uri: `postgresql://app:${leaked}@${pgUri.host}/postgres` },
       ], vscode.ConfigurationTarget.Workspace);
       const store = handle.services.store;
-      const spec = await until(() => store.list('postgres').find((c) => c.name === 'team pg'), 'team pg in the store');
+      const spec = await until('team pg in the store', () => store.list('postgres').find((c) => c.name === 'team pg'));
       assert.equal(spec.origin?.scope, 'folder');
       assert.equal(spec.origin?.folder, folder.toString());
       assert.deepEqual(store.list().filter((c) => c.origin).map((c) => c.name), ['team pg', 'team mongo']);
@@ -77,7 +68,7 @@ export function settingsConnectionTests(): void {
       editor.selection = new vscode.Selection(doc.positionAt(offset + 1), doc.positionAt(offset + 1));
       assert.equal(handle.services.bindings.get(doc.uri, 'postgres')?.id, spec.id);
       assert.equal(handle.services.bindings.get(doc.uri, 'mongodb')?.name, 'team mongo');
-      await until(() => (handle.statusBarText().includes('team pg') ? true : undefined), 'the status bar to show team pg');
+      await until('the status bar to show team pg', () => (handle.statusBarText().includes('team pg') ? true : undefined));
 
       const summary = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
       assert.ok(summary, `Explain failed: ${handle.lastError()}`);
@@ -102,7 +93,7 @@ export function settingsConnectionTests(): void {
       const password = env('QPI_TEST_PW_PASSWORD');
       await config().update('connections', [{ name: 'team pw', engine: 'postgres', uri: `postgresql://${user}@${pgUri.host}/postgres` }], vscode.ConfigurationTarget.Workspace);
       const store = handle.services.store;
-      const spec: ConnectionSpec = await until(() => store.list().find((c) => c.name === 'team pw'), 'team pw in the store');
+      const spec: ConnectionSpec = await until('team pw in the store', () => store.list().find((c) => c.name === 'team pw'));
       assert.equal(spec.hasPassword, false);
       const asked: string[] = [];
       store.promptPassword = async (_spec, reason) => {
