@@ -105,7 +105,7 @@ export class InlineAdviceService {
     if (kind === 'other') return;
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
-      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri)),
+      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri), this.repository?.prismaModels),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [], explainWaiters: [],
       explainAsked: new Set(), explainTimes: [], adviceAsked: new Set(), adviceFailed: new Set(),
     };
@@ -386,6 +386,11 @@ export class InlineAdviceService {
     this.repository = schema;
     for (const state of this.docs.values()) {
       state.schemaVersion++;
+      // Prisma calls are written with the schema's table and column names: their SQL changes with it.
+      if (state.index instanceof ScriptQueryIndex) {
+        state.index.setPrismaModels(schema?.prismaModels);
+        state.queries = state.index.result().queries;
+      }
       if (state.analysedVersion === state.doc.version) this.publish(state);
     }
     this.port.refreshLenses?.();

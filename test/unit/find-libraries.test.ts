@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
+import { readRepositorySchema } from '../../src/core/schema/index';
 
 const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
 const mongo = (text: string) => find(text).filter((q): q is FoundMongoQuery => q.engine === 'mongodb');
@@ -169,6 +170,37 @@ describe('finder: the libraries people use', () => {
         'SELECT * FROM "User" WHERE id = $1',
       ]);
       assert.deepEqual(qs[0]!.params.map((p) => p.text), ['userId']);
+    });
+
+    it('writes the tables and columns schema.prisma maps the models and fields to', () => {
+      const schema = readRepositorySchema([{ path: 'prisma/schema.prisma', text: [
+        'model OrderItem {',
+        '  id        Int      @id',
+        '  orderId   Int      @map("order_id")',
+        '  createdAt DateTime @map("created_at")',
+        '  quantity  Int',
+        '  @@map("order_items")',
+        '}',
+        'model audit_log {',
+        '  id Int @id',
+        '  at DateTime',
+        '}',
+      ].join('\n') }]);
+      const text = [
+        `import { PrismaClient } from '@prisma/client';`,
+        `const prisma = new PrismaClient();`,
+        `await prisma.orderItem.findMany({ where: { orderId: 7, quantity: { gt: 1 } }, orderBy: { createdAt: 'desc' }, select: { id: true, createdAt: true } });`,
+        `await prisma.orderItem.updateMany({ where: { orderId: 7 }, data: { quantity: 0 } });`,
+        `await prisma.audit_log.findFirst({ orderBy: { at: 'desc' } });`,
+      ].join('\n');
+      const mapped = findQueries(text, 'script', 'ts', schema.prismaModels).queries as FoundSqlQuery[];
+      assert.deepEqual(mapped.map((q) => q.sql), [
+        'SELECT id, created_at FROM order_items WHERE order_id = 7 AND quantity > 1 ORDER BY created_at DESC',
+        'UPDATE order_items SET quantity = 0 WHERE order_id = 7',
+        'SELECT * FROM audit_log ORDER BY at DESC LIMIT 1',
+      ]);
+      // Without the schema the model's and fields' names are all there is.
+      assert.match(sql(text)[0]!.sql, /^SELECT id, "createdAt" FROM "OrderItem" WHERE "orderId" = 7/);
     });
   });
 

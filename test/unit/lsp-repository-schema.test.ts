@@ -66,6 +66,19 @@ describe('language server: the schema in the repository', () => {
     assert.deepEqual(lensTitles(service, uri), before);
   });
 
+  it('writes a Prisma call with the table and columns schema.prisma maps it to, once the schema is read', () => {
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    const uri = 'file:///app/src/orders.ts';
+    const mapped = PRISMA.replace('  status    String', '  status    String   @map("order_status")').replace('  @@index', '  @@map("orders")\n  @@index');
+    service.open(uri, 'typescript', 1, CALLS);
+    assert.match(hover(service, uri, CALLS, 'findMany'), /ON "Order" \(status, "createdAt" DESC\)/);
+    service.setRepositorySchema(readRepositorySchema([{ path: 'prisma/schema.prisma', text: mapped }]));
+    assert.deepEqual(service.listQueries(uri).map((q) => q.targets), [['orders'], ['orders']]);
+    assert.deepEqual(lensTitles(service, uri), ['$(check) Index orders_order_status_createdAt_idx serves it', '$(check) Index orders_pkey serves it']);
+    assert.match(hover(service, uri, CALLS, 'findMany'), /\*\*Index orders_order_status_createdAt_idx serves this query\*\*/);
+  });
+
   it('reads a Mongoose model file and an SQL migration for the queries of other files', () => {
     const schema = readRepositorySchema([
       { path: 'models/order.js', text: "const mongoose = require('mongoose');\nconst s = new mongoose.Schema({ status: { type: String, index: true }, total: Number });\nmodule.exports = mongoose.model('Order', s);" },

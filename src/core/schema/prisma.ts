@@ -4,9 +4,10 @@
 // columns' names in the database. Written here rather than taken from a parser package: the ones that
 // exist bring a parser generator or a configuration loader with them, for the few constructs read here.
 //
-// Each model's indexes are given twice when names are mapped: under the model and field names (how the
-// finder writes `prisma.order.findMany(...)`), and under the database's table and column names (how raw
-// SQL and migrations name them).
+// Each model's table and columns are kept (`prismaModels`), so the finder writes the SQL of
+// `prisma.order.findMany(...)` with the database's names. Its indexes are given twice when names are
+// mapped: under the database's table and column names, and under the model and field names (how the
+// finder writes a Prisma call when it is not given the schema).
 
 import type { DeclaredPgIndex, RepositorySchema } from './types';
 
@@ -63,6 +64,9 @@ function readModel(model: string, body: string, source: string, into: Repository
     }
   }
   const column = (name: string) => fields.find((f) => f.name === name)?.column ?? name;
+  const columns: Record<string, string> = {};
+  for (const f of fields) if (f.column !== f.name) columns[f.name] = f.column;
+  into.prismaModels.set(model, { table, columns });
   const mapped = table !== model || keys.some((k) => k.fields.some((f) => column(f.name) !== f.name));
   for (const key of keys) {
     const dbCols = key.fields.map((f) => column(f.name));

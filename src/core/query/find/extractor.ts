@@ -5,7 +5,7 @@
 
 import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { classFields, declareNames, declareStatements, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
-import type { FoundQuery, SourceRange } from './types';
+import type { FoundQuery, PrismaModels, SourceRange } from './types';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -31,6 +31,8 @@ export class Extractor {
     private readonly localMutated: Set<string>,
     readonly kind: 'mongodb-playground' | 'script',
     private readonly readers: readonly CallReader[],
+    /** The workspace's Prisma models, when its schema.prisma is known. */
+    readonly prismaModels?: PrismaModels,
   ) {}
 
   run(root: BNode): FoundQuery[] {

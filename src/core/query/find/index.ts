@@ -15,7 +15,7 @@
 
 import { findSqlStatements } from './sqlFiles';
 import { ScriptQueryIndex } from './scriptIndex';
-import type { FindResult, QuerySourceKind, ScriptDialect } from './types';
+import type { FindResult, PrismaModels, QuerySourceKind, ScriptDialect } from './types';
 
 export * from './types';
 export { loadSqlParser, sqlParserLoaded } from '../../sql/parser';
@@ -24,11 +24,14 @@ export { findSqlStatements, SqlQueryIndex } from './sqlFiles';
 export { ScriptQueryIndex } from './scriptIndex';
 export { isPlaceholder } from './values';
 
-/** Every query of a text, in text order. Never throws on bad input. */
-export function findQueries(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts'): FindResult {
+/**
+ * Every query of a text, in text order. Never throws on bad input. `prismaModels`: the workspace's Prisma
+ * schema, so Prisma calls are written with the database's table and column names.
+ */
+export function findQueries(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', prismaModels?: PrismaModels): FindResult {
   if (kind === 'sql') return findSqlStatements(text);
   if (kind === 'mongodb-playground' || kind === 'script') {
-    const index = new ScriptQueryIndex(kind, dialect);
+    const index = new ScriptQueryIndex(kind, dialect, prismaModels);
     index.update(text);
     return index.result();
   }

@@ -1,12 +1,13 @@
 // Prisma Client: `prisma.order.findMany({ where, orderBy, take, skip, select })`, `findFirst`,
 // `findUnique`, `count`, `updateMany`, `deleteMany`, `update`, `delete`, `aggregate`, `groupBy`, read as
-// the SQL Prisma sends (table = the model's name, column = the field's name, as Prisma maps them when the
-// schema has no @@map/@map); and raw SQL: `$queryRaw`...``, `$executeRaw`...``, `$queryRawUnsafe('...')`.
+// the SQL Prisma sends: table and columns as the workspace's schema.prisma maps them (`@@map`, `@map`)
+// when it is known, else the model's and the fields' names; and raw SQL: `$queryRaw`...``, `$executeRaw`...``, `$queryRawUnsafe('...')`.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { sqlFromLiteral } from './sqlStrings';
 import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
+import type { PrismaModelNames } from './types';
 
 const READS: Record<string, SelectParts['kind']> = {
   findMany: 'select', findFirst: 'select', findFirstOrThrow: 'select', findUnique: 'select', findUniqueOrThrow: 'select',
@@ -41,16 +42,16 @@ export const prismaCalls: CallReader = {
     const chain = ex.flatten(n);
     const op = chain.find((c) => READS[c.name] !== undefined);
     if (!op) return false;
-    const model = modelOf(ex, unwrap(unwrap(op.call.callee!).object!), op);
-    if (!model) return false;
+    const accessor = modelAccessor(ex, unwrap(unwrap(op.call.callee!).object!), op);
+    if (!accessor) return false;
     for (const c of chain) ex.consume(c.call);
-    ex.push(readPrisma(ex, model, op));
+    ex.push(readPrisma(ex, modelNames(ex, accessor), op));
     return true;
   },
 };
 
-/** `prisma.orderItem` gives the model `OrderItem` when the receiver is a Prisma client. */
-function modelOf(ex: Extractor, e: BNode, op: ChainCall): string | undefined {
+/** `prisma.orderItem` gives the accessor `orderItem` when the receiver is a Prisma client. */
+function modelAccessor(ex: Extractor, e: BNode, op: ChainCall): string | undefined {
   if (!isMember(e)) return undefined;
   const accessor = propertyName(e);
   if (accessor === undefined || accessor.startsWith('$') || !/^[a-z]/.test(accessor)) return undefined;
@@ -59,34 +60,47 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall): string | undefined {
   const imported = ex.imports('@prisma/client') || [...ex.modules()].some((m) => /prisma/i.test(m));
   const clientLike = client !== undefined && /^(tx|trx|db|client|ctx|prisma\w*|\w*Prisma\w*|database)$/.test(client);
   if (!named && !(imported && clientLike) && !(clientLike && PRISMA_ONLY.has(op.name))) return undefined;
-  return accessor.charAt(0).toUpperCase() + accessor.slice(1);
+  return accessor;
 }
 
-function readPrisma(ex: Extractor, model: string, op: ChainCall) {
+/**
+ * The model an accessor names (Prisma Client's accessor is the model's name with its first letter in
+ * lower case) with its table and columns from the workspace's schema; without the schema, the model
+ * named as the accessor with a capital, unmapped.
+ */
+function modelNames(ex: Extractor, accessor: string): PrismaModelNames {
+  for (const [model, names] of ex.prismaModels ?? []) {
+    if (model.charAt(0).toLowerCase() + model.slice(1) === accessor) return names;
+  }
+  return { table: accessor.charAt(0).toUpperCase() + accessor.slice(1), columns: {} };
+}
+
+function readPrisma(ex: Extractor, model: PrismaModelNames, op: ChainCall) {
   const w = new SqlWriter(ex);
+  const col = (field: string) => quoteIdent(model.columns[field] ?? field);
   const args = members(ex, op.call.arguments?.[0]);
   if (op.call.arguments?.[0] && !args) w.warnings.push(`The arguments ${ex.text(range(unwrap(op.call.arguments[0]))).slice(0, 40)} are not written out here, so the filter and order are not known.`);
-  const parts: SelectParts = { table: model, where: [], orderBy: [], kind: READS[op.name]! };
+  const parts: SelectParts = { table: model.table, where: [], orderBy: [], kind: READS[op.name]! };
   const where = args?.get('where');
-  if (where) whereOf(w, where, parts.where, 0);
+  if (where) whereOf(w, col, where, parts.where, 0);
   const orderBy = args?.get('orderBy');
-  if (orderBy) orderOf(w, orderBy, parts.orderBy);
+  if (orderBy) orderOf(w, col, orderBy, parts.orderBy);
   const take = args?.get('take');
   if (take) parts.limit = w.value(take).replace(/^-/, '');
   else if (op.name.startsWith('findFirst') || op.name.startsWith('findUnique')) parts.limit = '1';
   const skip = args?.get('skip');
   if (skip) parts.offset = w.value(skip);
   const select = members(ex, args?.get('select'));
-  if (select && parts.kind === 'select') parts.columns = [...select.entries()].filter(([, v]) => ex.resolve(v).type === 'BooleanLiteral' && ex.resolve(v).value === true).map(([k]) => quoteIdent(k));
+  if (select && parts.kind === 'select') parts.columns = [...select.entries()].filter(([, v]) => ex.resolve(v).type === 'BooleanLiteral' && ex.resolve(v).value === true).map(([k]) => col(k));
   if (parts.kind === 'update') {
     const data = members(ex, args?.get('data'));
-    parts.set = data ? [...data.entries()].map(([k, v]) => `${quoteIdent(k)} = ${w.value(v)}`) : [];
+    parts.set = data ? [...data.entries()].map(([k, v]) => `${col(k)} = ${w.value(v)}`) : [];
   }
   return w.build(parts, op.call);
 }
 
 /** Prisma's where: fields with values or operators, AND/OR/NOT. Relation filters are noted, not guessed. */
-function whereOf(w: SqlWriter, node: BNode, out: string[], depth: number): void {
+function whereOf(w: SqlWriter, column: (field: string) => string, node: BNode, out: string[], depth: number): void {
   const m = members(w.ex, node);
   if (!m || depth > 8) {
     out.push(`${w.param(node)}::boolean`);
@@ -97,7 +111,7 @@ function whereOf(w: SqlWriter, node: BNode, out: string[], depth: number): void 
       const items = w.ex.resolve(v).type === 'ArrayExpression' ? (w.ex.resolve(v).elements ?? []).filter((x): x is BNode => x !== null) : [v];
       const parts = items.map((it) => {
         const sub: string[] = [];
-        whereOf(w, it, sub, depth + 1);
+        whereOf(w, column, it, sub, depth + 1);
         return sub.length > 0 ? `(${sub.join(' AND ')})` : 'TRUE';
       });
       if (parts.length === 0) continue;
@@ -106,7 +120,7 @@ function whereOf(w: SqlWriter, node: BNode, out: string[], depth: number): void 
       else out.push(...parts);
       continue;
     }
-    const col = quoteIdent(k);
+    const col = column(k);
     const ops = members(w.ex, v);
     if (!ops) {
       out.push(w.ex.resolve(v).type === 'NullLiteral' ? `${col} IS NULL` : `${col} = ${w.value(v)}`);
@@ -128,7 +142,7 @@ function whereOf(w: SqlWriter, node: BNode, out: string[], depth: number): void 
   }
 }
 
-function orderOf(w: SqlWriter, node: BNode, out: string[]): void {
+function orderOf(w: SqlWriter, column: (field: string) => string, node: BNode, out: string[]): void {
   const v = w.ex.resolve(node);
   const items = v.type === 'ArrayExpression' ? (v.elements ?? []).filter((x): x is BNode => x !== null) : [node];
   for (const it of items) {
@@ -138,7 +152,7 @@ function orderOf(w: SqlWriter, node: BNode, out: string[]): void {
         w.warnings.push(`The order on ${k} is not a literal 'asc' or 'desc' (or orders through a relation), so it is left out.`);
         continue;
       }
-      out.push(`${quoteIdent(k)}${dir.toLowerCase() === 'desc' ? ' DESC' : ''}`);
+      out.push(`${column(k)}${dir.toLowerCase() === 'desc' ? ' DESC' : ''}`);
     }
   }
 }

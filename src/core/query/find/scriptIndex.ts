@@ -13,7 +13,7 @@ import { IncrementalIndex } from './incremental';
 import { shiftQuery, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
 import { children, type BNode } from './syntax';
-import type { FindResult, FoundQuery, ScriptDialect } from './types';
+import type { FindResult, FoundQuery, PrismaModels, ScriptDialect } from './types';
 
 interface Chunk {
   start: number;
@@ -54,8 +54,15 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   /** Why the last region read again did not parse. */
   private regionError = '';
 
-  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts') {
+  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts', private prismaModels?: PrismaModels) {
     super();
+  }
+
+  /** The workspace's Prisma models changed: the statements are read again with them (not parsed again). */
+  setPrismaModels(models: PrismaModels | undefined): void {
+    if (models === this.prismaModels) return;
+    this.prismaModels = models;
+    for (const c of this.pieces) this.extract(c);
   }
 
   result(): FindResult {
@@ -202,7 +209,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private extract(c: Chunk): void {
     flushChunk(c);
     c.uses = new Set();
-    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS);
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
     c.queries = ex.run(c.node);
   }
 }

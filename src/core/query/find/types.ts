@@ -85,6 +85,18 @@ export type SqlRun = [number, number, number, number];
 
 export type FoundQuery = FoundMongoQuery | FoundSqlQuery;
 
+/**
+ * A Prisma model as schema.prisma declares it: the table it maps to (`@@map`, else the model's name) and
+ * the column of each field whose `@map` names another.
+ */
+export interface PrismaModelNames {
+  table: string;
+  columns: Record<string, string>;
+}
+
+/** The models of the workspace's Prisma schema, by model name. */
+export type PrismaModels = ReadonlyMap<string, PrismaModelNames>;
+
 export interface FindResult {
   queries: FoundQuery[];
   /** Sentences about what could not be read (a syntax error, the SQL parser not loaded). */
