@@ -14,7 +14,7 @@ import { adviseMongo } from '../core/index';
 import { fromMongoCommand } from '../core/index';
 import { mongoShape } from '../core/index';
 import { advisePostgres, advisePostgresShapes } from '../core/index';
-import { parsePostgresQuery } from '../core/index';
+import { mergedPgShape, parsePostgresQuery } from '../core/index';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
@@ -445,7 +445,7 @@ async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, li
   if (advice.refusal !== undefined) return live;
   if (session.scratch && opts.measure !== false) {
     const parsed = await parsePostgresQuery(sql);
-    const shape = parsed.ok && parsed.shapes.length === 1 ? parsed.shapes[0]! : undefined;
+    const shape = parsed.ok ? mergedPgShape(parsed.shapes) : undefined;
     if (shape) {
       const indexes = await Promise.all(shape.tables.map((t) => session.conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })));
       const report = await pgTournament(session.conn, await session.scratch(), sql, shape, advice, {

@@ -1,17 +1,18 @@
 // The tournament on PostgreSQL: candidates for the one table of a single-table SELECT
 // (core/advice/pgCandidates.ts), shortlisted with HypoPG when it is installed (plain EXPLAIN with each as
-// a hypothetical index on the real table: nothing is built), then each measured for real on a sample:
-// inside one transaction that is always rolled back, a TEMP table with the real table's name holds a
-// TABLESAMPLE of its rows (the query's unqualified name then resolves to it, since pg_temp comes first in
-// the search path), analysed, with today's indexes rebuilt on it; the query runs under
+// a hypothetical index on the real table: nothing is built), then each measured for real on a copy: a
+// TEMP table with the real table's name holds the whole table up to 200,000 rows, else a TABLESAMPLE of
+// its rows (the query's unqualified name then resolves to it, since pg_temp comes first in the search
+// path), vacuumed or analysed like the real one, and dropped at the end; inside one transaction that is
+// always rolled back, today's indexes are rebuilt on it and the query runs under
 // EXPLAIN (ANALYZE, BUFFERS) once as today, once per candidate (each built after a SAVEPOINT and dropped
 // by rolling back to it), once without any index scan, and once with every candidate (the planner's own
-// choice). The user's table is only read (TABLESAMPLE takes the lock a SELECT takes); nothing remains.
-// A SELECT over several tables is measured on whole copies of them instead (pgJoinTournament), since a
-// sample of one side changes what the join does.
+// choice). The user's table is only read (a copy takes the lock a SELECT takes); nothing remains.
+// A SELECT over several tables, or with a LATERAL or correlated subquery, is measured on whole copies of
+// its tables instead (pgJoinTournament), since a sample of one side changes what the join does.
 
 import pg from 'pg';
-import { canonicalPgKey, pgCandidates, type PgCandidate } from '../core/index';
+import { canonicalPgKey, pgCandidates, pgJoinCandidates, type PgCandidate } from '../core/index';
 import { createIndexSql } from '../core/index';
 import type { PgShape } from '../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
@@ -24,8 +25,13 @@ import { attachFigures } from './tournament';
 import { planShape } from './verify';
 
 export const PG_WORK_UNIT = 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)';
-/** Rows a sample holds at least: copying rows into a temporary table is cheap, and pages need rows to fill. */
-const PG_MIN_SAMPLE = 10_000;
+/**
+ * Rows a sample holds at least: a table up to this size is copied whole. Copying rows into a temporary
+ * table is cheap (about a second for 200,000 rows here), and only the whole table has the B-tree heights
+ * and page counts the query will meet: on a fifth of it a wide index and a narrow one read the same
+ * number of pages, where on the whole table the narrow one reads one page less per lookup.
+ */
+const PG_MIN_SAMPLE = 200_000;
 /** Candidates measured for real after the HypoPG shortlist. */
 const SHORTLIST = 10;
 
@@ -100,6 +106,14 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
 interface ScratchRun {
   q(text: string): Promise<pg.QueryResult>;
   explain(text: string): Promise<Plan>;
+  /**
+   * Copies a table (or a sample of it) into a temporary table of the same name, outside any transaction
+   * so it can be vacuumed like the real one: VACUUM sets the visibility map, without which the planner
+   * costs an index-only scan as if it read the table too and picks otherwise than it would on the real
+   * table. Vacuumed when most of the real table's pages are all-visible, else only analysed. Dropped when
+   * `onScratch` ends (and by the server with the connection). Returns the rows copied.
+   */
+  copy(realName: string, name: string, samplePct: number): Promise<number>;
 }
 
 /**
@@ -110,10 +124,27 @@ interface ScratchRun {
 async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
   const client = scratch.client;
   let began = false;
+  const temps: string[] = [];
   const q = async (text: string): Promise<pg.QueryResult> => {
     if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
     if (text === 'BEGIN') began = true;
     return client.query(text);
+  };
+  const copy = async (realName: string, name: string, samplePct: number): Promise<number> => {
+    const vis = await q(`SELECT c.relpages::float8 AS pages, c.relallvisible::float8 AS visible FROM pg_class c WHERE c.oid = ${pg.escapeLiteral(realName)}::regclass`);
+    const row = vis.rows[0] as { pages?: number; visible?: number } | undefined;
+    temps.push(name);
+    // BERNOULLI keeps rows at random from every page; the table is only read, as a SELECT reads it.
+    await q(`CREATE TEMP TABLE ${quote(name)} AS SELECT * FROM ${realName}${samplePct < 100 ? ` TABLESAMPLE BERNOULLI (${samplePct.toFixed(4)})` : ''}`);
+    // The copy's statistics at the resolution of the real table's (the longest histogram or list of
+    // common values there): with coarser ones the planner may pick another join or scan than it would.
+    const res = await q(`SELECT coalesce(max(greatest(coalesce(array_length(s.histogram_bounds, 1) - 1, 0), coalesce(array_length(s.most_common_freqs, 1), 0))), 0)::int AS n FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname WHERE c.oid = ${pg.escapeLiteral(realName)}::regclass`);
+    const target = Math.min(10_000, Math.max(100, Number((res.rows[0] as { n?: number } | undefined)?.n ?? 0)));
+    await q(`SET default_statistics_target = ${target}`);
+    const pages = Number(row?.pages ?? 0);
+    await q(`${pages > 0 && Number(row?.visible ?? 0) / pages >= 0.5 ? 'VACUUM (ANALYZE)' : 'ANALYZE'} pg_temp.${quote(name)}`);
+    await q('RESET default_statistics_target');
+    return Number(((await q(`SELECT count(*)::float8 AS n FROM pg_temp.${quote(name)}`)).rows[0] as { n: number }).n);
   };
   const explain = async (text: string): Promise<Plan> => {
     const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`);
@@ -125,7 +156,7 @@ async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined,
   const onAbort = (): void => void scratch.cancel().catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await body({ q, explain });
+    return await body({ q, explain, copy });
   } catch (err) {
     if (err instanceof AdapterError) throw err;
     if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');
@@ -137,6 +168,8 @@ async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined,
     for (let attempt = 0; began && attempt < 3; attempt++) {
       if (await client.query('ROLLBACK').then(() => true, () => false)) break;
     }
+    for (const t of temps) await client.query(`DROP TABLE IF EXISTS pg_temp.${quote(t)}`).catch(() => undefined);
+    await client.query('RESET statement_timeout; RESET default_statistics_target').catch(() => undefined);
   }
 }
 
@@ -180,12 +213,13 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     report.notes.push("A table joined with itself is not measured on a sample: the suggestions were checked with the planner's estimates instead.");
     return report;
   }
-  const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
+  const only = shape.tables[0]!;
+  const ts = opts.stats?.tables?.[only.name] ?? opts.stats?.tables?.[only.key];
+  const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}), ...(ts ? { stats: ts } : {}) });
   if (!set || set.candidates.length === 0) return report;
   const table = set.table;
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const signal = opts.signal;
-  const ts = opts.stats?.tables?.[table.name] ?? opts.stats?.tables?.[table.key];
   const total = Math.max(0, Math.round(ts?.rows ?? 0));
 
   // HypoPG: a shortlist by the planner's estimate on the real table, the rules' picks always kept.
@@ -222,7 +256,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     report.notes.push(`The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`);
     return report;
   };
-  return onScratch(scratch, signal, failed, async ({ q, explain: run }) => {
+  return onScratch(scratch, signal, failed, async ({ q, explain: run, copy }) => {
     const explain = (text = sql): Promise<Plan> => run(text);
     const real = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(table.name)} AND pg_table_is_visible(c.oid) LIMIT 1`);
     const realName = (real.rows[0] as { name?: string } | undefined)?.name;
@@ -230,12 +264,9 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
       report.notes.push(`The table ${table.name} was not found, so nothing was measured.`);
       return report;
     }
+    await q(`SET statement_timeout = ${timeoutMs}`);
+    const inSample = await copy(realName, table.name, pct);
     await q('BEGIN');
-    await q(`SET LOCAL statement_timeout = ${timeoutMs}`);
-    // BERNOULLI keeps rows at random from every page; the table is only read, as a SELECT reads it.
-    await q(`CREATE TEMP TABLE ${quote(table.name)} ON COMMIT DROP AS SELECT * FROM ${realName}${pct < 100 ? ` TABLESAMPLE BERNOULLI (${pct.toFixed(4)})` : ''}`);
-    await q(`ANALYZE ${quote(table.name)}`);
-    const inSample = Number(((await q(`SELECT count(*)::float8 AS n FROM ${quote(table.name)}`)).rows[0] as { n: number }).n);
     // Today's indexes on the sample, under their own names (the temp schema is another namespace).
     const todayNames = await copyIndexes(q, opts.existing, table.name, signal);
     const today = measuredOf(await explain());
@@ -308,7 +339,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     for (const e of entries) {
       if (e.measured && scaled && scalesWithData(e.measured, shape.limit)) e.scaledWork = Math.round(e.measured.work * factor);
     }
-    const label = `measured from a sample of ${scaled ? `${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')}` : `all ${inSample.toLocaleString('en-US')}`} rows`;
+    const label = scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`;
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
@@ -322,7 +353,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);
-    report.notes.push(`${entries.length} candidates, the table scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table inside a transaction that was rolled back: nothing remains.`);
+    report.notes.push(`${entries.length} candidates, the table scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table (dropped afterwards), each index built inside a transaction that was rolled back: nothing remains.`);
     return report;
   });
 }
@@ -334,10 +365,11 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
  * A statement over several tables: sampling one side of a join changes what the join does, so the
  * tables are copied whole into temporary tables of the same names (inside a transaction that is always
  * rolled back; the user's tables are only read), today's indexes rebuilt on the copies, and the query run
- * under EXPLAIN (ANALYZE, BUFFERS) as today and with each index the rules suggest added to today's (an
- * index on one table of a join works beside the indexes of the others, it does not replace them).
- * Measured only where the rules' suggestions disagree: a table kept as it is against a new index on
- * another. Bounded by JOIN_COPY_MAX_ROWS rows in all.
+ * under EXPLAIN (ANALYZE, BUFFERS) as today and with each candidate index added to today's (an index on
+ * one table of a join works beside the indexes of the others, it does not replace them). The candidates
+ * (core pgJoinCandidates) put each table's join columns before, after or without its own filters, since
+ * the planner's join method decides which of them serves, and only the measurement shows which it picks.
+ * Bounded by JOIN_COPY_MAX_ROWS rows in all and DEFAULT_PG_JOIN_CANDIDATE_CAP candidates.
  */
 async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport): Promise<PgTournamentReport> {
   const estimates = (why: string): PgTournamentReport => {
@@ -345,16 +377,16 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
     return report;
   };
   const names = [...new Set(shape.tables.map((t) => t.name))];
-  const creates = advice.suggestions.filter((s) => s.action === 'create' && s.servesQueryAsWritten && s.index?.engine === 'postgres' && names.includes(s.index.table));
+  const set = pgJoinCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
   const keeps = advice.suggestions.filter((s) => s.action === 'keep' && s.keep);
-  if (creates.length === 0) return estimates('A statement over several tables is measured only when the suggestions offer a new index');
+  if (set.candidates.length === 0) return estimates('No index beyond today\'s could be proposed for this statement');
   const rows = names.map((n) => opts.stats?.tables?.[n]?.rows);
   if (rows.some((r) => r === undefined)) return estimates('A statement over several tables is measured on copies of its tables, and the size of one of them is not known');
   const total = rows.reduce((a: number, b) => a + Math.max(0, Math.round(b!)), 0);
   if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
-  return onScratch(scratch, opts.signal, failed, async ({ q, explain: run }) => {
+  return onScratch(scratch, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
     const explain = (): Promise<Plan> => run(sql);
     const real = new Map<string, string>();
@@ -364,57 +396,67 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
       if (name === undefined) return estimates(`The table ${n} was not found`);
       real.set(n, name);
     }
-    await q('BEGIN');
-    await q(`SET LOCAL statement_timeout = ${timeoutMs}`);
+    await q(`SET statement_timeout = ${timeoutMs}`);
     let copied = 0;
-    for (const [n, realName] of real) {
-      await q(`CREATE TEMP TABLE ${quote(n)} ON COMMIT DROP AS SELECT * FROM ${realName}`);
-      await q(`ANALYZE ${quote(n)}`);
-      copied += Number(((await q(`SELECT count(*)::float8 AS c FROM ${quote(n)}`)).rows[0] as { c: number }).c);
-      await copyIndexes(q, opts.existing, n, signal);
-    }
-    const today = measuredOf(await explain());
-    const entries: TournamentEntry[] = [];
-    // Today's indexes: the rules' "keep" stands for them (its figures are today's).
-    const keep = keeps[0];
-    if (keep?.keep) {
-      const e: TournamentEntry = { label: `today's indexes (${keep.keep.name} among them)`, origin: 'existing', existing: keep.keep.name, ruleRank: keep.rank, measured: today };
-      if (keep.index) e.index = keep.index;
-      if (keep.rule !== undefined) e.rule = keep.rule;
-      entries.push(e);
-    } else {
-      entries.push({ label: "today's indexes", origin: 'scan', measured: today });
-    }
-    for (const [i, s] of creates.entries()) {
-      const spec = s.index as PgIndexSpec;
-      const e: TournamentEntry = { label: indexLabel(spec), origin: 'rule', index: spec, ruleRank: s.rank, rule: s.rule };
-      if (s.createText !== undefined) e.createText = s.createText;
-      entries.push(e);
+    for (const [n, realName] of real) copied += await copy(realName, n, 100);
+    await q('BEGIN');
+    for (const n of real.keys()) await copyIndexes(q, opts.existing, n, signal);
+    // One run under a time limit of its own: once a candidate has run, a run ten times slower than the
+    // fastest (and a second more) cannot win, so it is stopped there instead of running on for minutes
+    // (today's plan without the index a nested loop needs can scan a table once per outer row).
+    let fastest = Infinity;
+    const timed = async (e: TournamentEntry, build: string | undefined): Promise<MeasuredWork | undefined> => {
       await q('SAVEPOINT c');
+      let limit = timeoutMs;
       try {
-        await q(ddlOnSample(spec, `qpi_j${i}`));
-        e.measured = measuredOf(await explain());
+        if (build !== undefined) await q(build);
+        limit = Math.min(timeoutMs, Number.isFinite(fastest) ? Math.ceil(fastest * 10 + 1_000) : timeoutMs);
+        await q(`SET LOCAL statement_timeout = ${limit}`);
+        const m = measuredOf(await explain());
+        if (m.timeMs !== undefined) fastest = Math.min(fastest, m.timeMs);
+        return m;
       } catch (err) {
         if (signal?.aborted) throw err;
-        e.error = firstLine(err);
+        e.error = (err as { code?: string }).code === '57014' && limit < timeoutMs ? `stopped after ${limit.toLocaleString('en-US')} ms, more than ten times the fastest candidate's time` : firstLine(err);
+        return undefined;
       } finally {
         await q('ROLLBACK TO SAVEPOINT c');
       }
+    };
+    const entries: TournamentEntry[] = [];
+    for (const [i, c] of set.candidates.entries()) {
+      const spec = c.spec;
+      const e: TournamentEntry = { label: c.ruleRank !== undefined ? indexLabel(spec) : c.label, origin: c.origin, index: spec, createText: createIndexSql(spec) };
+      if (c.ruleRank !== undefined) e.ruleRank = c.ruleRank;
+      if (c.rule !== undefined) e.rule = c.rule;
+      const rule = c.ruleRank !== undefined ? advice.suggestions.find((s) => s.rank === c.ruleRank) : undefined;
+      if (rule?.createText !== undefined) e.createText = rule.createText;
+      entries.push(e);
+      const m = await timed(e, ddlOnSample(spec, `qpi_j${i}`));
+      if (m) e.measured = m;
     }
+    // Today's indexes last, under the same limit: the rules' "keep" stands for them.
+    const keep = keeps[0];
+    const todayEntry: TournamentEntry = keep?.keep
+      ? { label: `today's indexes (${keep.keep.name} among them)`, origin: 'existing', existing: keep.keep.name, ruleRank: keep.rank, ...(keep.index ? { index: keep.index } : {}), ...(keep.rule !== undefined ? { rule: keep.rule } : {}) }
+      : { label: "today's indexes", origin: 'scan' };
+    const today = await timed(todayEntry, undefined);
+    if (today) todayEntry.measured = today;
+    entries.unshift(todayEntry);
     const label = `measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`;
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
       sample: { size: copied, total: copied, scaled: false },
       label,
-      generated: entries.length,
+      generated: set.generated + 1,
       entries,
-      today,
+      ...(today ? { today } : {}),
       facts: { total: copied },
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);
-    report.notes.push(`${entries.length} candidates (today's indexes, and each suggested index added to them) ${label}, copied into temporary tables inside a transaction that was rolled back: nothing remains.`);
+    report.notes.push(`${entries.length} candidates (today's indexes, and each candidate index added to them; ${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into temporary tables (dropped afterwards), each index built inside a transaction that was rolled back: nothing remains.`);
     return report;
   });
 }

@@ -11,7 +11,7 @@ export { declaredPrimaryKeys, emptySchema, mayDeclareMongooseSchema, readReposit
 export { indexSpec } from './advice/mongoAdvisor';
 export { type MongoCandidate, mongoCandidates } from './advice/mongoCandidates';
 export { createIndexText } from './advice/mongoText';
-export { type PgCandidate, canonicalPgKey, pgCandidates } from './advice/pgCandidates';
+export { type PgCandidate, canonicalPgKey, pgCandidates, pgJoinCandidates } from './advice/pgCandidates';
 export { type PgTable } from './advice/pgShape';
 export { keepServedIndexes } from './advice/served';
 export { type TournamentInput, applyTournament, indexLabel, scalesWithData, tournamentSampleSize, workText } from './advice/tournament';

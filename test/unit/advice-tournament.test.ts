@@ -14,8 +14,8 @@ import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
 import { applyTournament, indexLabel, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, PgIndexSpec, TournamentEntry } from '../../src/core/advice/types';
 import { tournamentApplies } from '../../src/adapters/tournament';
-import { canonicalPgKey, pgCandidates } from '../../src/core/advice/pgCandidates';
-import { parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
+import { canonicalPgKey, pgCandidates, pgJoinCandidates } from '../../src/core/advice/pgCandidates';
+import { mergedPgShape, parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
 
 const truthDir = join(__dirname, '..', 'fixtures', 'truth');
 
@@ -178,13 +178,51 @@ describe('tournament candidates (PostgreSQL)', () => {
   const text = (c: { spec: PgIndexSpec }): string => indexLabel(c.spec);
 
   it('holds ESR with the ORDER BY direction, ERS, a partial index, INCLUDE and prefixes, once each', async () => {
-    const set = pgCandidates(await shape('SELECT b, c, d FROM esr WHERE a = 42 AND c > 10 ORDER BY b DESC LIMIT 10'), { cap: 100 })!;
+    // a has 5 distinct values here, so one of them may deserve a partial index of its own.
+    const set = pgCandidates(await shape('SELECT b, c, d FROM esr WHERE a = 42 AND c > 10 ORDER BY b DESC LIMIT 10'), { cap: 100, stats: { distinct: { a: 5 } } })!;
     const all = set.candidates.map(text);
     for (const want of ['esr (a, b DESC, c)', 'esr (a, c, b DESC)', 'esr (b DESC, c) WHERE a = 42', 'esr (a, b DESC, c) INCLUDE (d)', 'esr (a)', 'esr (a, b DESC)']) {
       assert.ok(all.includes(want), `missing ${want} in ${all.join(' | ')}`);
     }
     assert.equal(new Set(set.candidates.map((c) => canonicalPgKey(c.spec))).size, set.candidates.length);
     assert.ok(set.candidates.every((c) => !/CONCURRENTLY|;/.test(c.ddl)), 'a trial DDL must run inside a transaction');
+  });
+
+  it('offers a partial index only on a column of few values, never for one id among many', async () => {
+    const sql = 'SELECT * FROM esr WHERE a = 42 AND b = 7 ORDER BY c LIMIT 10';
+    const partials = (distinct: Record<string, number> | undefined): string[] =>
+      pgCandidates(parsed, { cap: 100, ...(distinct ? { stats: { distinct } } : {}) })!.candidates.filter((c) => c.spec.predicate !== undefined).map(text);
+    const parsed = await shape(sql);
+    assert.deepEqual(partials({ a: 100_000, b: 4 }), ['esr (a, c) WHERE b = 7']);
+    assert.deepEqual(partials(undefined), [], 'without statistics no value is known to be one of few');
+    const nulls = pgCandidates(await shape('SELECT * FROM esr WHERE a IS NULL ORDER BY c LIMIT 10'), { cap: 100 })!;
+    assert.ok(nulls.candidates.some((c) => text(c) === 'esr (c) WHERE a IS NULL'), nulls.candidates.map(text).join(' | '));
+  });
+
+  it('puts the join columns of each table before, after and without its filters in a join', async () => {
+    const r = await parsePostgresQuery('SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.country = \'fr\' AND o.status = \'paid\' ORDER BY o.created_at LIMIT 5');
+    if (!r.ok) assert.fail(r.refusal);
+    const set = pgJoinCandidates(r.shapes[0]!, { cap: 100, existing: [{ name: 'customers_pkey', table: 'customers', columns: [{ column: 'id' }], primary: true, unique: true }] });
+    const all = set.candidates.map(text);
+    for (const want of ['orders (customer_id, status, created_at)', 'orders (status, customer_id)', 'orders (status, created_at)', 'orders (customer_id)', 'customers (country, id)', 'customers (country)']) {
+      assert.ok(all.includes(want), `missing ${want} in ${all.join(' | ')}`);
+    }
+    assert.ok(!all.includes('customers (id)'), 'the primary key exists: today already has it');
+    assert.equal(new Set(all).size, all.length);
+    const capped = pgJoinCandidates(r.shapes[0]!, { cap: 4 });
+    assert.equal(capped.candidates.length, 4);
+    assert.deepEqual([...new Set(capped.candidates.map((c) => c.spec.table))].sort(), ['customers', 'orders'], 'a cap keeps candidates of every table');
+  });
+
+  it('reads a LATERAL subquery\'s reference to the table before it as one value per row', async () => {
+    const r = await parsePostgresQuery('SELECT c.id, o.total FROM customers c CROSS JOIN LATERAL (SELECT total FROM orders o WHERE o.customer_id = c.id ORDER BY o.created_at DESC LIMIT 3) o WHERE c.tenant = 7');
+    if (!r.ok) assert.fail(r.refusal);
+    const inner = r.shapes.find((x) => x.tables.some((t) => t.name === 'orders'))!;
+    assert.deepEqual(inner.predicates.map((p) => [p.column, p.kind]), [['customer_id', 'equality']]);
+    const merged = mergedPgShape(r.shapes)!;
+    assert.deepEqual(merged.tables.map((t) => t.name).sort(), ['customers', 'orders']);
+    const all = pgJoinCandidates(merged, { cap: 100 }).candidates.map(text);
+    assert.ok(all.includes('orders (customer_id, created_at DESC)'), all.join(' | '));
   });
 
   it('treats an index and its full reverse as one, and marks the existing ones', async () => {

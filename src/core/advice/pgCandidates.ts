@@ -9,7 +9,7 @@
 import { permutations } from './mongoCandidates';
 import { createIndexSql } from './pgAdvisor';
 import type { PgOrder, PgPredicate, PgShape, PgTable } from './pgShape';
-import type { Advice, ExistingPgIndex, PgIndexKey, PgIndexSpec } from './types';
+import type { Advice, ExistingPgIndex, PgIndexKey, PgIndexSpec, PgTableStats } from './types';
 
 export interface PgCandidate {
   spec: PgIndexSpec;
@@ -30,6 +30,8 @@ export interface PgCandidateSet {
 }
 
 export const DEFAULT_PG_CANDIDATE_CAP = 24;
+/** Distinct values a column may have for a partial index on one of them to be a candidate. */
+const PARTIAL_MAX_DISTINCT = 32;
 const MAX_PERMUTED = 4;
 
 /** One key both ways a scan reads it: the full reverse (DESC and NULLS flipped together) is the same index. */
@@ -76,7 +78,7 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
  * The candidates for the one table of a single-table statement (a statement over several tables gives
  * none: sampling one side of a join changes what the join does). Pure: nothing is measured here.
  */
-export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?: ExistingPgIndex[]; cap?: number } = {}): PgCandidateSet | undefined {
+export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?: ExistingPgIndex[]; cap?: number; stats?: PgTableStats } = {}): PgCandidateSet | undefined {
   if (shape.tables.length !== 1) return undefined;
   const table = shape.tables[0]!;
   const cap = Math.max(1, Math.floor(opts.cap ?? DEFAULT_PG_CANDIDATE_CAP));
@@ -155,9 +157,13 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     add(base(esr, { include: read }), 'covered', 'ESR INCLUDE the columns read');
     add(base(ers, { include: read }), 'covered', 'ERS INCLUDE the columns read');
   }
-  // A partial index on one equality: the rest of the keys for the rows it keeps.
+  // A partial index on one equality: the rest of the keys for the rows it keeps. Only on a column of few
+  // values (a status, a flag, IS NULL): on an id or a date the literal is one of many the code will send,
+  // and an index for that one value serves no other call.
   for (const p of eq) {
     if (p.expression || !/^[^;]{1,200}$/.test(p.text)) continue;
+    const distinct = opts.stats?.distinct?.[p.column];
+    if (!(p.detail === 'IS NULL' || p.detail === 'boolean column' || p.detail.startsWith('IS_') || (distinct !== undefined && distinct <= PARTIAL_MAX_DISTINCT))) continue;
     const rest = esr.filter((k) => k.column !== p.column);
     if (rest.length > 0) add(base(rest, { predicate: p.text }), 'partial', `partial WHERE ${p.text}`);
   }
@@ -175,4 +181,69 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     if (sortKeys.length > 0) add(base([...sortKeys, ...perm]), 'ordering', 'ORDER BY first, then the columns');
   }
   return { table, candidates: out, generated, cap };
+}
+
+/** Candidates a join measures at most, beside today's indexes: each costs a build on a whole copy. */
+export const DEFAULT_PG_JOIN_CANDIDATE_CAP = 16;
+
+/**
+ * The candidates for a statement over several tables, each an index added to today's: for every table,
+ * its join columns first (the inner side of a nested loop looks rows up by them), after its equalities,
+ * or left out (the side that drives the join, or a hash join, wants its own filter only), with its ORDER
+ * BY where it has one. The rules' suggestions go first so a cap never drops them; an index that exists is
+ * left out (today's plan already has it). Pure: nothing is measured here.
+ */
+export function pgJoinCandidates(shape: PgShape, opts: { advice?: Advice; existing?: ExistingPgIndex[]; cap?: number } = {}): { candidates: PgCandidate[]; generated: number; cap: number } {
+  const cap = Math.max(1, Math.floor(opts.cap ?? DEFAULT_PG_JOIN_CANDIDATE_CAP));
+  const out: PgCandidate[] = [];
+  const seen = new Set<string>();
+  for (const ix of opts.existing ?? []) {
+    const spec = existingSpec(ix);
+    if (spec) seen.add(`${ix.table}|${canonicalPgKey(spec)}`);
+  }
+  let generated = 0;
+  const add = (spec: PgIndexSpec, origin: string, label: string, extra: Partial<PgCandidate> = {}): void => {
+    const keys: PgIndexKey[] = [];
+    for (const k of spec.keys) if (!keys.some((u) => u.column === k.column)) keys.push(k);
+    if (keys.length === 0 || keys.length > 32) return;
+    const s: PgIndexSpec = { ...spec, keys };
+    const c = `${s.table}|${canonicalPgKey(s)}`;
+    if (seen.has(c)) return;
+    seen.add(c);
+    generated++;
+    if (out.length >= cap) return;
+    out.push({ spec: s, ddl: createIndexSql(s).replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, ''), origin, label, ...extra });
+  };
+  const names = new Set(shape.tables.map((t) => t.name));
+  for (const s of opts.advice?.suggestions ?? []) {
+    if (s.action !== 'create' || s.index?.engine !== 'postgres' || !s.servesQueryAsWritten || !names.has(s.index.table)) continue;
+    add(s.index, 'rule', `rule ${s.rule}`, { ruleRank: s.rank, rule: s.rule });
+  }
+  // Round by round across the tables, so a cap keeps the most likely shapes of every table.
+  const rounds: (() => void)[][] = [];
+  for (const table of shape.tables) {
+    const preds = shape.predicates.filter((p) => p.table === table.key && !p.expression);
+    const keyOf = (p: PgPredicate): PgIndexKey => ({ column: p.column });
+    const order = shape.orderBy.filter((o) => o.table === table.key && !o.expression).map(keyOfOrder);
+    const E = preds.filter((p) => p.kind === 'equality').map(keyOf);
+    const I = preds.filter((p) => p.kind === 'in').map(keyOf);
+    const R = preds.filter((p) => p.kind === 'range').map(keyOf);
+    const J = [...new Set(shape.joins.filter((j) => j.table === table.key).map((j) => j.column))].map((column) => ({ column }));
+    const base = (keys: PgIndexKey[]): PgIndexSpec => ({ engine: 'postgres', table: table.name, method: 'btree', keys, ...(table.schema !== undefined ? { schema: table.schema } : {}) });
+    const mine: (() => void)[] = [
+      () => add(base([...J, ...E, ...I, ...order, ...R]), 'join', `${table.name}: join columns, then its filters`),
+      () => add(base([...E, ...J, ...I, ...R]), 'join', `${table.name}: equalities, then join columns`),
+      () => add(base([...E, ...I, ...order, ...R]), 'esr', `${table.name}: its own filters (ESR)`),
+      () => add(base(J), 'join', `${table.name}: join columns alone`),
+      () => add(base([...E, ...I, ...R, ...J]), 'join', `${table.name}: its filters, then join columns`),
+      () => add(base([...J, ...E]), 'join', `${table.name}: join columns and equalities`),
+      () => add(base([...E, ...J]), 'join', `${table.name}: equalities and join columns`),
+      () => add(base(order), 'single', `${table.name}: the ORDER BY alone`),
+      () => add(base([...E, ...order]), 'es', `${table.name}: equalities and the ORDER BY`),
+      () => add(base([...E, ...I, ...R]), 'er', `${table.name}: equality and range, no sort`),
+    ];
+    mine.forEach((f, i) => (rounds[i] ??= []).push(f));
+  }
+  for (const round of rounds) for (const f of round) f();
+  return { candidates: out, generated, cap };
 }

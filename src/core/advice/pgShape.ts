@@ -413,8 +413,10 @@ function addFrom(item: unknown, scope: Scope, shape: PgShape, text: SourceText, 
   }
   if ('RangeSubselect' in item) {
     const sub = get(item['RangeSubselect'], 'subquery', 'SelectStmt');
-    readSelect(sub, text, out, false, undefined);
-    shape.notes.push('A subquery in FROM is advised on its own.');
+    // LATERAL sees the tables before it: its references to them are one value per outer row.
+    const lateral = get(item['RangeSubselect'], 'lateral') === true;
+    readSelect(sub, text, out, false, lateral ? scope : undefined);
+    shape.notes.push(lateral ? 'A LATERAL subquery is advised on its own, its references to the tables before it read as one value per row of theirs.' : 'A subquery in FROM is advised on its own.');
     shape.rewritable = false;
     return;
   }
@@ -543,14 +545,17 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
   const nt = get(node, 'NullTest');
   if (isObj(nt)) {
     const col = operand(nt['arg'], scope, text);
-    if (col.kind === 'column') push(col, nt['nulltesttype'] === 'IS_NULL' ? 'equality' : 'range', nt['nulltesttype'] === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL');
+    // The parser's location of a NullTest ends at IS, so its text is written out here.
+    const test = nt['nulltesttype'] === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL';
+    if (col.kind === 'column') push(col, nt['nulltesttype'] === 'IS_NULL' ? 'equality' : 'range', test, { text: `${col.kind === 'column' && col.expression ? `(${text.slice(text.span(nt['arg']))})` : text.slice(text.span(nt['arg']))} ${test}` });
     return;
   }
   const bt = get(node, 'BooleanTest');
   if (isObj(bt)) {
     const col = operand(bt['arg'], scope, text);
     const t = str(bt['booltesttype']);
-    if (col.kind === 'column') push(col, t === 'IS_TRUE' || t === 'IS_FALSE' ? 'equality' : 'unindexable', t ?? 'boolean test');
+    const words = t?.replace(/_/g, ' ');
+    if (col.kind === 'column') push(col, t === 'IS_TRUE' || t === 'IS_FALSE' ? 'equality' : 'unindexable', t ?? 'boolean test', words !== undefined ? { text: `${col.kind === 'column' && col.expression ? `(${text.slice(text.span(bt['arg']))})` : text.slice(text.span(bt['arg']))} ${words}` } : {});
     return;
   }
   if (isObj(node) && 'ColumnRef' in node) {
@@ -580,6 +585,13 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
   switch (kind) {
     case 'AEXPR_OP': {
       if (right.kind === 'column') {
+        // A column of an enclosing query whose table is not part of this shape (a LATERAL subquery's or a
+        // correlated subquery's outer row) is one value per outer row: to this shape it is a constant.
+        if (right.table !== undefined && !right.local && !shape.tables.some((t) => t.key === right.table) && left.table !== undefined && !left.expression) {
+          if (op === '=') push(left, 'equality', '= a column of the enclosing query');
+          else if (['<', '>', '<=', '>='].includes(op)) push(left, 'range', `${op} a column of the enclosing query`);
+          return;
+        }
         if (op === '=' && right.table !== undefined && left.table !== undefined && right.table !== left.table && !left.expression && !right.expression) {
           const jk: PgJoin['kind'] = where === 'outer' ? 'outer' : 'inner';
           shape.joins.push({ kind: jk, table: left.table, column: left.column, otherTable: right.table, otherColumn: right.column });
@@ -709,7 +721,7 @@ function readSublink(link: unknown, negated: boolean, scope: Scope, shape: PgSha
   const type = str(get(link, 'subLinkType'));
   const sub = get(link, 'subselect', 'SelectStmt');
   if (!isObj(sub) || (type !== 'EXISTS_SUBLINK' && type !== 'ANY_SUBLINK')) {
-    readSelect(sub, text, out, false, undefined);
+    readSelect(sub, text, out, false, scope);
     shape.notes.push('A scalar subquery is advised on its own.');
     return;
   }
@@ -868,4 +880,29 @@ function constNumber(node: unknown): number | undefined {
   if (isObj(c['ival'])) return num(get(c, 'ival', 'ival')) ?? 0;
   const f = str(get(c, 'fval', 'fval'));
   return f !== undefined ? Number(f) : undefined;
+}
+
+/**
+ * The shapes of one SELECT read as one statement for a measurement that runs the whole text (a LATERAL or
+ * correlated subquery is its own shape): their tables, filters, joins and orders together. Undefined when
+ * they cannot be told apart: two shapes use one alias for different tables, or one is not a SELECT.
+ */
+export function mergedPgShape(shapes: readonly PgShape[]): PgShape | undefined {
+  if (shapes.length === 0 || shapes.some((s) => s.statement !== 'select')) return undefined;
+  if (shapes.length === 1) return shapes[0];
+  const merged = emptyShape(shapes[0]!.sql, 'select', false);
+  for (const s of shapes) {
+    for (const t of s.tables) {
+      const same = merged.tables.find((x) => x.key === t.key);
+      if (same && same.name !== t.name) return undefined;
+      if (!same) merged.tables.push(t);
+    }
+    merged.predicates.push(...s.predicates);
+    merged.joins.push(...s.joins);
+    merged.orderBy.push(...s.orderBy);
+    for (const k of s.selectAll) if (!merged.selectAll.includes(k)) merged.selectAll.push(k);
+    for (const [k, cols] of Object.entries(s.referenced)) merged.referenced[k] = [...new Set([...(merged.referenced[k] ?? []), ...cols])];
+    merged.maxParam = Math.max(merged.maxParam, s.maxParam);
+  }
+  return merged;
 }

@@ -154,13 +154,15 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     t.verdict = `No candidate could be measured ${input.label}.`;
     return t;
   }
-  // Within noise of the best, an existing index is kept (nothing new to build and maintain), and the
-  // rules' own pick stands: the sample does not show it wrong.
+  // Within noise of the best, an existing index is kept and a scan without a new index stands (nothing
+  // new to build and maintain: an index that saves under a tenth of the work does not pay for itself),
+  // and otherwise the rules' own pick stands: the sample does not show it wrong.
   const best = measured[0]!;
   const close = measured.filter((e) => wholeWork(e) <= wholeWork(best) * SAME_WORK);
   const keepable = close.find((e) => e.existing !== undefined);
+  const nothing = close.find((e) => e.origin === 'scan' && e.index === undefined);
   const ruled = close.filter((e) => e.ruleRank !== undefined).sort((a, b) => a.ruleRank! - b.ruleRank!)[0];
-  const winner = keepable ?? ruled ?? best;
+  const winner = keepable ?? nothing ?? ruled ?? best;
   const rest = measured.filter((e) => e !== winner);
   t.winner = winner;
   if (rest[0]) t.runnerUp = rest[0];
@@ -227,13 +229,15 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   advice.suggestions = out;
 
   const rulePick = input.entries.find((e) => e.ruleRank !== undefined && e.measured !== undefined && e.ruleRank === Math.min(...input.entries.filter((x) => x.ruleRank !== undefined).map((x) => x.ruleRank!)));
-  if (rulePick && rulePick !== winner && wholeWork(rulePick) > wholeWork(winner) * SAME_WORK) {
-    t.overturned = `The rules' pick ${indexLabel(rulePick.index)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${indexLabel(winner.index)}, because ${whyRuleLost(rulePick, winner, input.facts)}.`;
+  const clearlyWorse = rulePick !== undefined && wholeWork(rulePick) > wholeWork(winner) * SAME_WORK;
+  if (rulePick && rulePick !== winner && (clearlyWorse || winner === nothing || winner === keepable)) {
+    const why = clearlyWorse ? whyRuleLost(rulePick, winner, input.facts) : `it saves under a tenth of the work of ${winner === nothing ? 'no new index' : `the existing ${winner.existing}`}, which does not pay for one more index to maintain on every write`;
+    t.overturned = `The rules' pick ${indexLabel(rulePick.index)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${winner.index ? indexLabel(winner.index) : winner.label}, because ${why}.`;
     advice.notes.push(t.overturned);
   }
   t.verdict = winner.existing !== undefined
     ? `Keep using ${winner.existing}: ${verifiedText.replace(/^Verified: /, '')}`
-    : `${winner.index ? `Create ${indexLabel(winner.index)}` : 'No index'}. ${verifiedText}`;
+    : `${winner.index ? `Create ${indexLabel(winner.index)}` : 'No new index'}. ${verifiedText}`;
   return t;
 }
 
