@@ -86,6 +86,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface] }] },
   },
   {
+    // Tests wait on an event, or on a condition through until() (test/until.ts, the one bounded wait):
+    // a fixed pause is a race that a slow machine loses and a fast one pays for.
+    files: ['test/**/*.ts'],
+    ignores: ['test/until.ts'],
+    rules: restrictSyntax([{ selector: "CallExpression[callee.name='setTimeout'][arguments.1.value>0]", message: 'Tests do not sleep: wait on an event, or on a condition with until() from test/until.ts.' }]),
+  },
+  {
     files: ['webview/**/*.ts'],
     rules: {
       ...layer([...editor, ...drivers, ...builtinPatterns, '**/adapters/**', '**/extension/**', '**/server/**'],

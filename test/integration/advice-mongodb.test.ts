@@ -22,6 +22,7 @@ import { run } from '../../src/cli/main';
 import { capturedIo } from './support/cliIo';
 import { customers, demoesr, orders } from './support/adviceData';
 import { env } from './support/env';
+import { until } from '../until';
 
 const DB = 'qpi_advice';
 const truthDir = join(__dirname, '..', 'fixtures', 'truth');
@@ -265,17 +266,21 @@ describe('MongoDB index advice with a connection (real server)', function () {
       const slow = 'db.demoesr.find({e: 42, $expr: {$function: {body: "function() { var t = Date.now(); while (Date.now() - t < 20) {} return true; }", args: [], lang: "js"}}}).sort({s: 1})';
       const abort = new AbortController();
       let started = 0;
+      let cancelled: Promise<unknown> | undefined;
       const p = adviseMongoLive(session, command(slow), {
         verify: true,
         signal: abort.signal,
         onTrialStep: (s) => {
           if (s === 'explain' && started === 0) {
             started = Date.now();
-            setTimeout(() => abort.abort(), 300);
+            // Cancel once the explain runs on the server, so there is a server operation to kill.
+            const ours = async () => ((await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ }))['inprog'] as unknown[]).length > 0;
+            cancelled = until('the trial explain running on the server', ours, { pauseMs: 20 }).finally(() => abort.abort());
           }
         },
       });
       await assert.rejects(p, (err: unknown) => err instanceof AdapterError && err.kind === 'cancelled');
+      await cancelled;
       assert.ok(Date.now() - started < 5_000, `the cancel took ${Date.now() - started} ms`);
       const running = await client.db('admin').command({ currentOp: true, 'command.comment': /^qpi-/ });
       assert.deepEqual(running['inprog'], []);

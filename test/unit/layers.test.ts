@@ -62,6 +62,8 @@ describe('layer rules', function () {
     ['webview/probe.ts', "import { formatMs } from '../src/core/index';", true],
     ['webview/probe.ts', "import { formatMs } from '../src/core/view';", false],
     ['src/core/probe.ts', "import { formatMs } from './format';", false],
+    ['test/unit/probe.test.ts', 'export const pause = new Promise((r) => setTimeout(r, 50));', true],
+    ['test/browser/probe.test.ts', 'export const frame = new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));', false],
   ];
   for (const [file, code, broken] of cases) {
     it(`${broken ? 'reports' : 'allows'} \`${code}\` in ${file.replace(/probe\.ts$/, '')}`, async () => {
