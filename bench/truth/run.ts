@@ -77,7 +77,7 @@ async function advise(query: string, engine: Engine, uri: string | undefined): P
   let out = '';
   let err = '';
   const args = ['advise', '--query', query, '--json', '--engine', engine];
-  if (uri !== undefined) args.push('--uri', uri, ...(engine === 'mongodb' ? ['--verify'] : []));
+  if (uri !== undefined) args.push('--uri', uri, '--verify');
   const code = await qpi(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => '', readFile: () => '' });
   if (code !== 0) return { error: err.trim().split('\n')[0] ?? `exit ${code}` };
   const doc = JSON.parse(out) as { suggestions: SuggestionJson[] };

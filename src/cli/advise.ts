@@ -1,9 +1,11 @@
 // `qpi advise --query TEXT [--uri URI]`: index advice for one MongoDB shell query or SQL statement.
 // Offline (no --uri) the advice is static: the engine is read from the text (or --engine) and nothing is
-// counted. With --uri the advice uses the indexes that exist, bounded selectivity counts from the server,
-// and verification: HypoPG for PostgreSQL (or a build inside a rolled-back transaction with --allow-build),
-// a sampled trial on a scratch collection for MongoDB with --verify. The password may come from
-// QPI_PASSWORD; it never appears in any output.
+// counted. With --uri the advice uses the indexes that exist and bounded selectivity counts from the
+// server: the verdict the editor's lens, squiggle and panel show for the same query, from the same advice
+// service. With --verify the candidates are measured on the server, as the panel's Verify measures them:
+// a tournament on a temporary copy for PostgreSQL (HypoPG, or a build inside a rolled-back transaction
+// with --allow-build, where it cannot run), a sample in a scratch collection for MongoDB. The password may
+// come from QPI_PASSWORD; it never appears in any output.
 
 import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
 import { AdviceService } from '../adapters/adviceService';
@@ -86,7 +88,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         const service = new AdviceService();
         const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, signal: abort.signal };
         live = await service.postgres(session, query, { connection: 'cli', options });
-        await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
+        if (flags.has('--verify') || flags.has('--allow-build')) await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
       } finally {
         await session.close();
       }
@@ -120,6 +122,8 @@ function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<strin
     hints.push('Offline advice: give --uri to use the indexes that exist and the selectivity of your data, and to verify the suggestions on the server.');
   } else if (advice.engine === 'mongodb' && !flags.has('--verify') && advice.suggestions.length > 0) {
     hints.push('Not verified: --verify tries the suggestions on a random sample copied into a scratch collection on the server (dropped afterwards; --sample N sets its size).');
+  } else if (advice.engine === 'postgres' && !flags.has('--verify') && !flags.has('--allow-build') && advice.suggestions.length > 0) {
+    hints.push('Not verified: --verify measures the candidates on a temporary copy of the table (dropped afterwards; each index built inside a transaction that is rolled back) and orders the suggestions by the work the server did.');
   } else if (advice.engine === 'postgres' && !flags.has('--allow-build') && advice.notes.some((n) => /needs your consent/.test(n))) {
     hints.push('--allow-build builds each index inside a transaction that is rolled back, to verify it without HypoPG; the build locks writes to the table while it runs.');
   }

@@ -227,7 +227,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
   it('qpi advise --uri --json: table, ordered columns, CREATE INDEX and the measured verdict with its runner-up', async function () {
     const io = capturedIo();
     const before = await fingerprint();
-    const code = await run(['advise', '--uri', uriFor(DB), '--json', '--query', cases[3]!.sql], io);
+    const code = await run(['advise', '--uri', uriFor(DB), '--verify', '--json', '--query', cases[3]!.sql], io);
     assert.equal(code, 0, io.err);
     assert.equal(await fingerprint(), before);
     const doc = JSON.parse(io.out) as { connected: boolean; verificationMethod: string; measurement: { status: string; runnerUp: unknown; today: unknown }; suggestions: { table: string; columns: { column: string; direction: string }[]; createIndex: string; verification: LiveVerification }[] };

@@ -22,11 +22,16 @@ function command(text: string): MongoCommand {
   return r.command;
 }
 
-async function cliAdvice(uri: string, query: string): Promise<{ suggestions: { action: string; createIndex: string | null; keep: { name: string } | null }[] }> {
+interface CliAdvice {
+  suggestions: { action: string; createIndex: string | null; keep: { name: string } | null }[];
+  measurement: { status: string };
+}
+
+async function cliAdvice(uri: string, query: string, ...flags: string[]): Promise<CliAdvice> {
   const io = capturedIo();
-  const code = await run(['advise', '--uri', uri, '--json', '--query', query], io);
+  const code = await run(['advise', '--uri', uri, '--json', ...flags, '--query', query], io);
   assert.equal(code, 0, io.err);
-  return JSON.parse(io.out) as { suggestions: { action: string; createIndex: string | null; keep: { name: string } | null }[] };
+  return JSON.parse(io.out) as CliAdvice;
 }
 
 describe('One advice service behind every face (real servers)', function () {
@@ -132,6 +137,21 @@ describe('One advice service behind every face (real servers)', function () {
       await admin.query("INSERT INTO svc_orders SELECT g, g % 500, now() - g * interval '1 minute' FROM generate_series(20001, 200000) g; ANALYZE svc_orders;");
       await service.postgres(session, SQL, { connection: 'pg' });
       assert.equal(service.computed, 3);
+    });
+
+    it('the CLI gives the faces\' verdict, and measures only with --verify as the panel\'s Verify does', async () => {
+      await admin.query('DROP INDEX IF EXISTS svc_orders_cust_created');
+      const service = new AdviceService();
+      const faces = await service.postgres(session, SQL, { connection: 'pg' });
+      const top = faces.advice.suggestions[0]!;
+      assert.equal(top.action, 'create');
+      const cli = await cliAdvice(env.pgUri, SQL);
+      assert.equal(cli.suggestions[0]!.createIndex, top.createText);
+      assert.equal(cli.measurement.status, 'not-measured');
+      const measured = await cliAdvice(env.pgUri, SQL, '--verify');
+      assert.equal(measured.measurement.status, 'measured');
+      const verified = await service.verifyPostgres(session, SQL, faces, { measuredOrder: true });
+      assert.equal(measured.suggestions[0]!.createIndex, verified.advice.suggestions[0]!.createText ?? null, 'Verify and --verify measure the same winner');
     });
   });
 });

@@ -94,7 +94,7 @@ describe('the tournament on PostgreSQL (real server)', function () {
     const out: string[] = [];
     const err: string[] = [];
     const io: Io = { stdout: (s) => void out.push(s), stderr: (s) => void err.push(s), readStdin: () => '', readFile: () => '' };
-    const code = await run(['advise', '--uri', uriFor(DB), '--json', '--query', sql], io);
+    const code = await run(['advise', '--uri', uriFor(DB), '--verify', '--json', '--query', sql], io);
     assert.equal(code, 0, err.join(''));
     assert.equal(await state(), before, 'the tournament left something behind');
     const doc = JSON.parse(out.join('')) as {
@@ -136,7 +136,7 @@ describe('the tournament on PostgreSQL (real server)', function () {
     const out: string[] = [];
     const err: string[] = [];
     const io: Io = { stdout: (x) => void out.push(x), stderr: (x) => void err.push(x), readStdin: () => '', readFile: () => '' };
-    assert.equal(await run(['advise', '--uri', uriFor(DB), '--json', '--query', sql], io), 0, err.join(''));
+    assert.equal(await run(['advise', '--uri', uriFor(DB), '--verify', '--json', '--query', sql], io), 0, err.join(''));
     assert.deepEqual({ state: await state(), indexes: await indexes() }, before, 'the measurement left something behind');
     const doc = JSON.parse(out.join('')) as {
       measurement: { status: string; label: string; winner: EntryJson & { createIndex?: string } };
