@@ -13,3 +13,9 @@ export async function latestInCountry() {
 export async function orderLine() {
   return prisma.$queryRaw`SELECT product_id, quantity FROM order_details WHERE order_id = 42 AND line = 1`;
 }
+
+// The model OrderDetail is mapped to order_details (schema.prisma): the SQL explained names the table
+// and its columns, and the same primary key serves it.
+export async function linesOfOrder() {
+  return prisma.orderDetail.findMany({ where: { orderId: 42 }, orderBy: { line: 'asc' } });
+}

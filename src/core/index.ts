@@ -7,7 +7,7 @@ export { analyze, summarize } from './findings/index';
 export * from './advice/index';
 export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './query/mongoShell';
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
-export { declaredPrimaryKeys, emptySchema, mayDeclareMongooseSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
+export { declaredPrimaryKeys, emptySchema, mayDeclareScriptSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
 export { indexSpec } from './advice/mongoAdvisor';
 export { type MongoCandidate, mongoCandidates } from './advice/mongoCandidates';
 export { createIndexText } from './advice/mongoText';
@@ -20,7 +20,7 @@ export { type DiagnosticCode, DiagnosticCodes, type PlanSummary } from './lint/c
 export { declareEdit } from './lint/declare';
 export { explainText, explainValues, fillExplainValues, type ExplainValues } from './lint/explainText';
 export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateIndex } from './query/createIndex';
-export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from './query/find';
+export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type PrismaModels, type QuerySourceKind, type SourceRange } from './query/find';
 export { scriptDialect } from './query/find/types';
 export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
 export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';

@@ -24,7 +24,7 @@ import { explainWouldWrite } from '../core/index';
 import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
-import { targetsOf, queryKind } from './targets';
+import { prismaSchemasRead, targetsOf, queryKind } from './targets';
 
 export const SETTINGS = 'queryPlanInspector';
 
@@ -196,6 +196,7 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
   }
   const text = doc.getText();
   const kind = queryKind(doc);
+  if (kind === 'script') await prismaSchemasRead();
   const rangeOf = (q: QueryTarget) => new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.end));
   if (args.start !== undefined) {
     const queries = targetsOf(doc);

@@ -11,6 +11,7 @@ import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
 import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type AdviceScope, type ExplainArgs, type Services } from './explain';
+import { watchPrismaSchemas } from './targets';
 import type { AdviceService } from '../adapters/adviceService';
 import type { Gateway } from './gateway';
 import { Log } from './log';
@@ -73,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const statusBar = new ConnectionStatusBar(bindings, store);
   const tree = new ConnectionsTree(store);
   const lenses = new ExplainCodeLens();
+  watchPrismaSchemas(context);
   context.subscriptions.push(
     log, store, bindings, statusBar, tree, lenses, adviceInvalidated,
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),

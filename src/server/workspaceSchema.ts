@@ -1,13 +1,13 @@
 // The schema files of the workspace's folders, read by the language server itself (it is a Node process
 // on the same machine as the files): SQL schema files and migrations, Prisma schemas, and the scripts that
-// may declare Mongoose schemas. The text goes to the pure readers in src/core/schema; the result reaches
+// may declare Mongoose schemas or TypeORM entities. The text goes to the pure readers in src/core/schema; the result reaches
 // the service as the repository's schema. Bounded: folders such as node_modules are skipped, and the
 // walk, the files and their sizes have limits, past which the rest is left unread and the log says so.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mayDeclareMongooseSchema, readRepositorySchema, schemaFileKind, type RepositorySchema, type SchemaFile } from '../core/index';
+import { mayDeclareScriptSchema, readRepositorySchema, schemaFileKind, type RepositorySchema, type SchemaFile } from '../core/index';
 
 export interface SchemaLimits {
   /** Directory entries looked at in one walk. */
@@ -135,8 +135,8 @@ export class WorkspaceSchema {
     try {
       if ((await stat(path)).size > this.limits.fileBytes) return undefined;
       const text = await readFile(path, 'utf8');
-      // A script is kept only when it may declare a Mongoose schema: most of a project's scripts do not.
-      if (schemaFileKind(path) === 'script' && !mayDeclareMongooseSchema(text)) return undefined;
+      // A script is kept only when it may declare a Mongoose schema or a TypeORM entity: most of a project's scripts do not.
+      if (schemaFileKind(path) === 'script' && !mayDeclareScriptSchema(text)) return undefined;
       return { path: this.shown(path), text };
     } catch {
       return undefined;

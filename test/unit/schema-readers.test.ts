@@ -1,6 +1,6 @@
 // The schema a repository declares, read from fixtures written here from each format's documentation
 // (PostgreSQL's CREATE TABLE / CREATE INDEX / ALTER TABLE pages, Prisma's schema reference, Mongoose's
-// schema and index guides).
+// schema and index guides, TypeORM's entity and index decorators).
 import assert from 'node:assert/strict';
 import { declaredPrimaryKeys, readRepositorySchema, schemaFileKind } from '../../src/core/schema/index';
 import { loadSqlParser } from '../../src/core/sql/index';
@@ -132,6 +132,43 @@ describe('schema in the repository: readers', () => {
       assert.deepEqual(brief(s.collections.get('shop_categories')).map((ix) => ix.name), ['slug_1']);
       assert.deepEqual(brief(s.collections.get('people')).map((ix) => ix.key), [{ handle: 'hashed' }]);
       assert.equal(s.collections.size, 3);
+    });
+  });
+
+  describe('TypeORM', () => {
+    it('reads entity tables, primary and unique columns, @Index and @Unique, with column names from name options and join columns', () => {
+      const s = readRepositorySchema([{ path: 'src/entities/order.entity.ts', text: [
+        "import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';",
+        '@Entity({ name: \'orders\' })',
+        "@Index(['status', 'createdAt'])",
+        "@Unique('orders_customer_ref', (o) => [o.customer, o.reference])",
+        'export class Order {',
+        '  @PrimaryGeneratedColumn() id: number;',
+        "  @Column({ unique: true, name: 'order_number' }) number: string;",
+        '  @Index() @Column() status: string;',
+        "  @Column({ name: 'created_at' }) createdAt: Date;",
+        '  @Column() reference: string;',
+        "  @ManyToOne(() => Customer) @JoinColumn({ name: 'customer_id' }) customer: Customer;",
+        '}',
+        '@Entity()',
+        'export class OrderLine {',
+        '  @PrimaryColumn() orderId: number;',
+        '  @PrimaryColumn() line: number;',
+        '  @ManyToOne(() => Product) @Index(\'order_line_product\') product: Product;',
+        '}',
+      ].join('\n') }]);
+      assert.deepEqual(brief(s.tables.get('orders')), [
+        { name: 'UQ_orders_order_number', columns: 'order_number', unique: true, source: 'src/entities/order.entity.ts' },
+        { name: 'IDX_orders_status', columns: 'status', source: 'src/entities/order.entity.ts' },
+        { name: 'PK_orders', columns: 'id', unique: true, primary: true, source: 'src/entities/order.entity.ts' },
+        { name: 'IDX_orders_status_created_at', columns: 'status, created_at', source: 'src/entities/order.entity.ts' },
+        { name: 'orders_customer_ref', columns: 'customer_id, reference', unique: true, source: 'src/entities/order.entity.ts' },
+      ]);
+      assert.deepEqual(brief(s.tables.get('order_line')), [
+        { name: 'order_line_product', columns: 'productId', source: 'src/entities/order.entity.ts' },
+        { name: 'PK_order_line', columns: 'orderId, line', unique: true, primary: true, source: 'src/entities/order.entity.ts' },
+      ]);
+      assert.deepEqual(declaredPrimaryKeys(s)['orders'], [['id']]);
     });
   });
 });

@@ -7,7 +7,7 @@ import { parseExpression } from '@babel/parser';
 import { statementInfo } from '../sql/kinds';
 import { explainText, explainValues, type ExplainValues } from '../lint/explainText';
 import { findQueries } from './find/index';
-import type { FoundQuery, QuerySourceKind, ScriptDialect } from './find/types';
+import type { FoundQuery, PrismaModels, QuerySourceKind, ScriptDialect } from './find/types';
 
 export interface QueryTarget {
   engine: 'mongodb' | 'postgres';
@@ -24,9 +24,12 @@ export interface QueryTarget {
   values?: ExplainValues;
 }
 
-/** Every query of a file as something to explain, in text order. Never throws on bad input. */
-export function explainTargets(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts'): QueryTarget[] {
-  return findQueries(text, kind, dialect).queries.map((q) => targetOf(q, text));
+/**
+ * Every query of a file as something to explain, in text order. Never throws on bad input.
+ * `prismaModels`: the workspace's Prisma schema, so Prisma calls name the tables and columns it maps.
+ */
+export function explainTargets(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', prismaModels?: PrismaModels): QueryTarget[] {
+  return findQueries(text, kind, dialect, prismaModels).queries.map((q) => targetOf(q, text));
 }
 
 /** One found query as something to explain. */

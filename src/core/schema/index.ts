@@ -1,17 +1,19 @@
 // The schema a repository declares, read from its files' text (the language server reads the files; this
-// stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files. Offline, these are
+// stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files, TypeORM entities. Offline, these are
 // the indexes and keys that exist; a connection's own lists take precedence over them.
 
 import { scriptDialect } from '../query/find/types';
 import { readMongooseSchemas } from './mongoose';
 import { readPrismaSchema } from './prisma';
 import { readSqlSchema } from './sql';
+import { mayDeclareEntity, readTypeormEntities } from './typeorm';
 import { emptySchema, type RepositorySchema, type SchemaFile } from './types';
 
 export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './types';
 export { readSqlSchema } from './sql';
 export { readPrismaSchema } from './prisma';
 export { readMongooseSchemas } from './mongoose';
+export { readTypeormEntities } from './typeorm';
 
 /** Which reader a file goes to, by its name; undefined when none does. */
 export function schemaFileKind(path: string): 'sql' | 'prisma' | 'script' | undefined {
@@ -28,6 +30,11 @@ export function mayDeclareMongooseSchema(text: string): boolean {
   return text.includes('Schema') && text.includes('model');
 }
 
+/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity), before it is parsed. */
+export function mayDeclareScriptSchema(text: string): boolean {
+  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text);
+}
+
 /**
  * The schema the files declare. Files are applied in path order with numbers compared as numbers
  * (migrations 2_, 10_ and timestamps sort as they run), so a later statement wins over an earlier one.
@@ -39,7 +46,10 @@ export function readRepositorySchema(files: SchemaFile[]): RepositorySchema {
     const kind = schemaFileKind(f.path);
     if (kind === 'sql') readSqlSchema(f.text, f.path, out);
     else if (kind === 'prisma') readPrismaSchema(f.text, f.path, out);
-    else if (kind === 'script' && mayDeclareMongooseSchema(f.text)) readMongooseSchemas(f.text, f.path, scriptDialect('', f.path), out);
+    else if (kind === 'script') {
+      if (mayDeclareMongooseSchema(f.text)) readMongooseSchemas(f.text, f.path, scriptDialect('', f.path), out);
+      if (mayDeclareEntity(f.text)) readTypeormEntities(f.text, f.path, scriptDialect('', f.path), out);
+    }
   }
   return out;
 }

@@ -5,21 +5,18 @@
 // Mongoose's pluralisation, or the schema's `collection` option, or model()'s third argument. A schema
 // whose model is made in another file is not read (its collection is not known here).
 
-import { parse as babelParse } from '@babel/parser';
 import { mongooseCollection } from '../query/find/mongoose';
-import { BABEL_PLUGINS } from '../query/find/scriptIndex';
 import type { ScriptDialect } from '../query/find/types';
 import type { BNode } from '../query/find/syntax';
 import { forEachNode } from '../sql/tree';
+import { booleanValue, keyOf, parseScript, property, stringValue } from './script';
 import type { DeclaredMongoIndex, RepositorySchema } from './types';
 
 interface SchemaDef { fields?: BNode; options?: BNode; calls: BNode[] }
 
 export function readMongooseSchemas(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
-  let program: BNode;
-  try {
-    program = (babelParse(text, { sourceType: 'unambiguous', errorRecovery: true, attachComment: false, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, plugins: BABEL_PLUGINS[dialect] }) as unknown as { program: BNode }).program;
-  } catch {
+  const program = parseScript(text, dialect);
+  if (!program) {
     into.warnings.push(`${source}: the file does not parse, so its Mongoose schemas were not read.`);
     return;
   }
@@ -126,27 +123,6 @@ function make(key: Record<string, number | string>, options: BNode | undefined, 
   if (options && booleanValue(property(options, 'unique'))) ix.unique = true;
   if (options && booleanValue(property(options, 'sparse'))) ix.sparse = true;
   return ix;
-}
-
-function keyOf(p: BNode): string | undefined {
-  if (p.type !== 'ObjectProperty' || !p.key) return undefined;
-  if (p.key.type === 'Identifier' && !p.computed) return p.key.name;
-  if (p.key.type === 'StringLiteral') return p.key.value as string;
-  return undefined;
-}
-
-function property(obj: BNode, name: string): BNode | undefined {
-  return (obj.properties ?? []).find((p) => keyOf(p) === name)?.value as BNode | undefined;
-}
-
-function stringValue(n: BNode | undefined): string | undefined {
-  if (n?.type === 'StringLiteral') return n.value as string;
-  if (n?.type === 'TemplateLiteral' && (n.expressions ?? []).length === 0) return (n.quasis?.[0] as { value?: { cooked?: string } } | undefined)?.value?.cooked;
-  return undefined;
-}
-
-function booleanValue(n: BNode | undefined): boolean | undefined {
-  return n?.type === 'BooleanLiteral' ? (n.value as boolean) : undefined;
 }
 
 /** 1, -1, 'hashed', '2dsphere', 'text'. */

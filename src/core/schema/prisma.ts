@@ -9,6 +9,7 @@
 // mapped: under the database's table and column names, and under the model and field names (how the
 // finder writes a Prisma call when it is not given the schema).
 
+import { addTableIndex } from './script';
 import type { DeclaredPgIndex, RepositorySchema } from './types';
 
 interface Field { name: string; column: string; attributes: string }
@@ -77,15 +78,9 @@ function readModel(model: string, body: string, source: string, into: Repository
       if (key.kind === 'id') ix.primary = true;
       return ix;
     };
-    add(into, make(table, dbCols));
-    if (mapped) add(into, make(model, key.fields.map((f) => f.name)));
+    addTableIndex(into, make(table, dbCols));
+    if (mapped) addTableIndex(into, make(model, key.fields.map((f) => f.name)));
   }
-}
-
-function add(into: RepositorySchema, ix: DeclaredPgIndex): void {
-  const list = (into.tables.get(ix.table) ?? []).filter((x) => x.name !== ix.name || x.source !== ix.source);
-  list.push(ix);
-  into.tables.set(ix.table, list);
 }
 
 /** `//` and `///` comments removed (not inside strings), the text's length kept. */

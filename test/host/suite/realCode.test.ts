@@ -71,7 +71,7 @@ export function realCodeTests(): void {
       assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /contact\.email_1/);
     });
 
-    it('Prisma calls: OFFSET flagged, the primary key schema.prisma declares kept, Explain on PostgreSQL', async () => {
+    it('Prisma calls: OFFSET flagged, the primary key schema.prisma declares kept, a mapped model call written with its table, Explain on PostgreSQL', async () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'app', 'prismaOrders.ts'));
       await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
       const text = doc.getText();
@@ -93,6 +93,17 @@ export function realCodeTests(): void {
       assert.equal(r.engine, 'postgres');
       const shown = handle.panel()?.lastMessage;
       assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /order_details_pkey/);
+
+      // A model call: OrderDetail is mapped to order_details, so the lens names the table's key and Explain runs on the table.
+      const modelLine = doc.positionAt(text.indexOf('prisma.orderDetail')).line;
+      await until(() => `the lens on the model call: ${seen.join(' | ')}`, async () => {
+        seen = await lensTitles(doc.uri, modelLine);
+        return seen.includes('$(check) Index order_details_pkey serves it');
+      });
+      const m = await explainAt(doc, 'prisma.orderDetail', spec);
+      assert.equal(m.engine, 'postgres');
+      const modelPlan = handle.panel()?.lastMessage;
+      assert.match(JSON.stringify(modelPlan?.type === 'showPlan' ? modelPlan.plan.root : {}), /order_details/);
     });
 
     it('the keyset fix applied to a script declares its last value, and the fixed query is explained', async () => {
