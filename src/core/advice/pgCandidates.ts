@@ -75,6 +75,49 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
 }
 
 /**
+ * Collects candidates once each (an index and its full reverse are one, keys deduplicated, INCLUDE
+ * without the keys), counting every distinct one generated and keeping the first `cap`.
+ */
+function collector(cap: number, existingName: (canonical: string) => string | undefined) {
+  const out: PgCandidate[] = [];
+  const seen = new Set<string>();
+  let generated = 0;
+  const normalized = (spec: PgIndexSpec): PgIndexSpec | undefined => {
+    const keys: PgIndexKey[] = [];
+    for (const k of spec.keys) if (!keys.some((u) => u.column === k.column)) keys.push(k);
+    if (keys.length === 0 || keys.length > 32) return undefined;
+    const s: PgIndexSpec = { ...spec, keys };
+    if (s.include) {
+      s.include = s.include.filter((c) => !keys.some((k) => k.column === c));
+      if (s.include.length === 0) delete s.include;
+    }
+    return s;
+  };
+  return {
+    out,
+    generated: (): number => generated,
+    /** Marks an index as seen without making it a candidate. */
+    skip(spec: PgIndexSpec): void {
+      const s = normalized(spec);
+      if (s) seen.add(`${s.table}|${canonicalPgKey(s)}`);
+    },
+    add(spec: PgIndexSpec, origin: string, label: string, extra: Partial<PgCandidate> = {}): void {
+      const s = normalized(spec);
+      if (!s) return;
+      const c = canonicalPgKey(s);
+      if (seen.has(`${s.table}|${c}`)) return;
+      seen.add(`${s.table}|${c}`);
+      generated++;
+      if (out.length >= cap) return;
+      const cand: PgCandidate = { spec: s, ddl: createIndexSql(s).replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, ''), origin, label, ...extra };
+      const ex = existingName(c);
+      if (ex !== undefined) cand.existing = ex;
+      out.push(cand);
+    },
+  };
+}
+
+/**
  * The candidates for the one table of a single-table statement (a statement over several tables gives
  * none: sampling one side of a join changes what the join does). Pure: nothing is measured here.
  */
@@ -97,31 +140,11 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     return spec;
   };
 
-  const out: PgCandidate[] = [];
-  const seen = new Set<string>();
   const existingByKey = new Map<string, string>();
   const parsedExisting = (opts.existing ?? []).filter((ix) => ix.table === table.name).map((ix) => ({ ix, spec: existingSpec(ix) })).filter((e): e is { ix: ExistingPgIndex; spec: PgIndexSpec } => e.spec !== undefined);
   for (const { ix, spec } of parsedExisting) existingByKey.set(canonicalPgKey(spec), ix.name);
-  let generated = 0;
-  const add = (spec: PgIndexSpec, origin: string, label: string, extra: Partial<PgCandidate> = {}): void => {
-    const keys: PgIndexKey[] = [];
-    for (const k of spec.keys) if (!keys.some((u) => u.column === k.column)) keys.push(k);
-    if (keys.length === 0 || keys.length > 32) return;
-    const s: PgIndexSpec = { ...spec, keys };
-    if (s.include) {
-      s.include = s.include.filter((c) => !keys.some((k) => k.column === c));
-      if (s.include.length === 0) delete s.include;
-    }
-    const c = canonicalPgKey(s);
-    if (seen.has(c)) return;
-    seen.add(c);
-    generated++;
-    if (out.length >= cap) return;
-    const cand: PgCandidate = { spec: s, ddl: createIndexSql(s).replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, ''), origin, label, ...extra };
-    const ex = existingByKey.get(c);
-    if (ex !== undefined) cand.existing = ex;
-    out.push(cand);
-  };
+  const collect = collector(cap, (c) => existingByKey.get(c));
+  const { out, add } = collect;
 
   for (const s of opts.advice?.suggestions ?? []) {
     if (s.action !== 'create' || s.index?.engine !== 'postgres' || !s.servesQueryAsWritten || s.index.table !== table.name) continue;
@@ -182,7 +205,7 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     add(base([...perm, ...sortKeys]), 'ordering', 'another column order, ORDER BY last');
     if (sortKeys.length > 0) add(base([...sortKeys, ...perm]), 'ordering', 'ORDER BY first, then the columns');
   }
-  return { table, candidates: out, generated, cap };
+  return { table, candidates: out, generated: collect.generated(), cap };
 }
 
 /** Candidates a join measures at most, beside today's indexes: each costs a build on a whole copy. */
@@ -197,25 +220,13 @@ export const DEFAULT_PG_JOIN_CANDIDATE_CAP = 16;
  */
 export function pgJoinCandidates(shape: PgShape, opts: { advice?: Advice; existing?: ExistingPgIndex[]; cap?: number } = {}): { candidates: PgCandidate[]; generated: number; cap: number } {
   const cap = Math.max(1, Math.floor(opts.cap ?? DEFAULT_PG_JOIN_CANDIDATE_CAP));
-  const out: PgCandidate[] = [];
-  const seen = new Set<string>();
+  const collect = collector(cap, () => undefined);
+  const { out, add } = collect;
+  // An index that exists is today's already: measuring it again adds nothing.
   for (const ix of opts.existing ?? []) {
     const spec = existingSpec(ix);
-    if (spec) seen.add(`${ix.table}|${canonicalPgKey(spec)}`);
+    if (spec) collect.skip({ ...spec, table: ix.table });
   }
-  let generated = 0;
-  const add = (spec: PgIndexSpec, origin: string, label: string, extra: Partial<PgCandidate> = {}): void => {
-    const keys: PgIndexKey[] = [];
-    for (const k of spec.keys) if (!keys.some((u) => u.column === k.column)) keys.push(k);
-    if (keys.length === 0 || keys.length > 32) return;
-    const s: PgIndexSpec = { ...spec, keys };
-    const c = `${s.table}|${canonicalPgKey(s)}`;
-    if (seen.has(c)) return;
-    seen.add(c);
-    generated++;
-    if (out.length >= cap) return;
-    out.push({ spec: s, ddl: createIndexSql(s).replace(/\bCONCURRENTLY\s+/i, '').replace(/;\s*$/, ''), origin, label, ...extra });
-  };
   const names = new Set(shape.tables.map((t) => t.name));
   for (const s of opts.advice?.suggestions ?? []) {
     if (s.action !== 'create' || s.index?.engine !== 'postgres' || !s.servesQueryAsWritten || !names.has(s.index.table)) continue;
@@ -247,5 +258,5 @@ export function pgJoinCandidates(shape: PgShape, opts: { advice?: Advice; existi
     mine.forEach((f, i) => (rounds[i] ??= []).push(f));
   }
   for (const round of rounds) for (const f of round) f();
-  return { candidates: out, generated, cap };
+  return { candidates: out, generated: collect.generated(), cap };
 }
