@@ -281,8 +281,15 @@ function failedExecution(doc: unknown): { errorCode?: number; errorMessage?: str
   return undefined;
 }
 
+/** The operation a connection runs: found by its comment tag to be killed, and marked when cancelled. */
+interface RunningOperation {
+  tag: string;
+  promise: Promise<unknown>;
+  cancelled: boolean;
+}
+
 export class MongoConnection {
-  private running: { tag: string; promise: Promise<unknown>; cancelled: boolean } | null = null;
+  private running: RunningOperation | null = null;
   private closed = false;
 
   constructor(
@@ -313,40 +320,52 @@ export class MongoConnection {
     // The comment finds the operation in currentOp for cancel; servers before 4.4 (wire 9) refuse it there.
     if ((this.server.maxWireVersion ?? 0) >= 9) explainCmd.comment = tag;
     const db = this.database(cmd, opts);
-    const state = { tag, promise: Promise.resolve() as Promise<unknown>, cancelled: false };
     if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
     // A failed cancel surfaces through the explain itself; it must not become an unhandled rejection.
     const onAbort = (): void => void this.cancel().catch(() => {});
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const started = Date.now();
+    return this.operation(tag, opts.signal, onAbort, async (state) => {
+      const started = Date.now();
+      try {
+        const run = db.command(explainCmd);
+        state.promise = run;
+        const javascript = /"\$(where|function|accumulator)"/.test(JSON.stringify(built.command));
+        const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state.tag, timeoutMs, javascript));
+        const durationMs = Date.now() - started;
+        const rawText = BSON.EJSON.stringify(result, undefined, 2, { relaxed: true });
+        const failed = failedExecution(result);
+        if (failed) {
+          // Explain reports a time limit or a kill inside executionStats instead of failing the command.
+          const err = mongoError({ code: failed.errorCode, message: failed.errorMessage ?? 'the execution failed' }, this.options, { cancelled: state.cancelled, timeoutMs });
+          throw new AdapterError(err.kind, err.message, { ...(err.code !== undefined ? { code: err.code } : {}), partialRawText: rawText });
+        }
+        if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled; it had already finished on the server.');
+        const notes: string[] = [];
+        const writes = explainWouldWrite(cmd) || /^(update|replace|delete|findOneAnd)/.test(cmd.operation);
+        if (writes && !explainWouldWrite(cmd)) {
+          notes.push(`The ${cmd.operation} was explained through the explain command, which ${verbosity === 'queryPlanner' ? 'plans' : 'plans and runs'} it without changing any document.`);
+        }
+        if (explainWouldWrite(cmd) && verbosity !== 'queryPlanner') notes.push(`The pipeline's ${writingStages(cmd).join(' and ')} ran with your consent and may have written to its target collection.`);
+        if (this.server.kind === 'compatible') notes.push(this.server.detail);
+        notes.push(...built.warnings);
+        return { engine: 'mongodb', rawText, load: loadPlan(rawText), serverVersion: this.server.version, durationMs, rolledBack: false, writes, notes };
+      } catch (err) {
+        throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
+      }
+    });
+  }
+
+  /**
+   * Runs one server operation as this connection's running one: cancel() finds it by its tag, an abort
+   * of `signal` calls `onAbort`, and the connection takes the next operation once this one settles.
+   */
+  private async operation<T>(tag: string, signal: AbortSignal | undefined, onAbort: () => void, run: (state: RunningOperation) => Promise<T>): Promise<T> {
+    const state: RunningOperation = { tag, promise: Promise.resolve(), cancelled: false };
+    signal?.addEventListener('abort', onAbort, { once: true });
     this.running = state;
     try {
-      const run = db.command(explainCmd);
-      state.promise = run;
-      const javascript = /"\$(where|function|accumulator)"/.test(JSON.stringify(built.command));
-      const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state.tag, timeoutMs, javascript));
-      const durationMs = Date.now() - started;
-      const rawText = BSON.EJSON.stringify(result, undefined, 2, { relaxed: true });
-      const failed = failedExecution(result);
-      if (failed) {
-        // Explain reports a time limit or a kill inside executionStats instead of failing the command.
-        const err = mongoError({ code: failed.errorCode, message: failed.errorMessage ?? 'the execution failed' }, this.options, { cancelled: state.cancelled, timeoutMs });
-        throw new AdapterError(err.kind, err.message, { ...(err.code !== undefined ? { code: err.code } : {}), partialRawText: rawText });
-      }
-      if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled; it had already finished on the server.');
-      const notes: string[] = [];
-      const writes = explainWouldWrite(cmd) || /^(update|replace|delete|findOneAnd)/.test(cmd.operation);
-      if (writes && !explainWouldWrite(cmd)) {
-        notes.push(`The ${cmd.operation} was explained through the explain command, which ${verbosity === 'queryPlanner' ? 'plans' : 'plans and runs'} it without changing any document.`);
-      }
-      if (explainWouldWrite(cmd) && verbosity !== 'queryPlanner') notes.push(`The pipeline's ${writingStages(cmd).join(' and ')} ran with your consent and may have written to its target collection.`);
-      if (this.server.kind === 'compatible') notes.push(this.server.detail);
-      notes.push(...built.warnings);
-      return { engine: 'mongodb', rawText, load: loadPlan(rawText), serverVersion: this.server.version, durationMs, rolledBack: false, writes, notes };
-    } catch (err) {
-      throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
+      return await run(state);
     } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       this.running = null;
     }
   }
@@ -424,51 +443,47 @@ export class MongoConnection {
     const command: Document = { createIndexes: spec.collection, indexes: [index], maxTimeMS: timeoutMs };
     if ((this.server.maxWireVersion ?? 0) >= 9) command.comment = tag;
     const existed = (await this.listIndexes(spec.collection, db.databaseName)).some((ix) => ix.name === spec.name);
-    const state = { tag, promise: Promise.resolve() as Promise<unknown>, cancelled: false };
     const onAbort = (): void => {
       void this.cancel().catch(() => {});
       // On replica sets the build outlives a killed command; dropping the index is what aborts it there.
       if (!existed) void new Promise((r) => setTimeout(r, 300)).then(() => db.command({ dropIndexes: spec.collection, index: spec.name })).catch(() => {});
     };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const started = Date.now();
-    this.running = state;
-    try {
-      const run = db.command(command);
-      state.promise = run;
-      const reply = await run;
-      const durationMs = Date.now() - started;
-      if (state.cancelled) {
-        // The build finished before the kill reached it: undo it, since the user asked to stop.
-        if (!existed) await db.command({ dropIndexes: spec.collection, index: spec.name }).catch(() => {});
-        throw new AdapterError('cancelled', `The index build on ${target} was cancelled; it had already finished, so ${spec.name} was dropped again.`);
+    return this.operation(tag, opts.signal, onAbort, async (state) => {
+      const started = Date.now();
+      try {
+        const run = db.command(command);
+        state.promise = run;
+        const reply = await run;
+        const durationMs = Date.now() - started;
+        if (state.cancelled) {
+          // The build finished before the kill reached it: undo it, since the user asked to stop.
+          if (!existed) await db.command({ dropIndexes: spec.collection, index: spec.name }).catch(() => {});
+          throw new AdapterError('cancelled', `The index build on ${target} was cancelled; it had already finished, so ${spec.name} was dropped again.`);
+        }
+        // The server answers "all indexes already exist" (note) when the same index is there under that name.
+        const created = !existed && !(typeof reply.note === 'string' && /already exist/i.test(reply.note));
+        const notes = created ? [] : [`An identical index ${spec.name} already existed on ${target}: nothing was built.`];
+        return { engine: 'mongodb', name: spec.name, target, created, durationMs, notes };
+      } catch (err) {
+        if (err instanceof AdapterError) throw err;
+        const code = (err as { code?: unknown }).code;
+        const msg = scrub(firstLine(err), [this.options.password, ...uriSecrets(this.options.uri)]);
+        if (state.cancelled && (code === 11601 || code === 11600 || code === 11602 || code === 276)) {
+          throw new AdapterError('cancelled', `The index build on ${target} was cancelled and killed on the server; ${spec.name} was not created.`, { code });
+        }
+        if (code === 50 || code === 262) {
+          throw new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
+        }
+        if (code === 85 || code === 86 || code === 68) {
+          throw new AdapterError('server', `MongoDB did not create the index on ${target}: ${msg}.`, { code });
+        }
+        if (code === 11000) throw new AdapterError('server', `The unique index cannot be built on ${target}: ${msg}.`, { code });
+        if (typeof code === 'number' && code !== 13 && code !== 18) {
+          throw new AdapterError('syntax', `MongoDB refused the index on ${target}: ${msg}.`, { code });
+        }
+        throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
       }
-      // The server answers "all indexes already exist" (note) when the same index is there under that name.
-      const created = !existed && !(typeof reply.note === 'string' && /already exist/i.test(reply.note));
-      const notes = created ? [] : [`An identical index ${spec.name} already existed on ${target}: nothing was built.`];
-      return { engine: 'mongodb', name: spec.name, target, created, durationMs, notes };
-    } catch (err) {
-      if (err instanceof AdapterError) throw err;
-      const code = (err as { code?: unknown }).code;
-      const msg = scrub(firstLine(err), [this.options.password, ...uriSecrets(this.options.uri)]);
-      if (state.cancelled && (code === 11601 || code === 11600 || code === 11602 || code === 276)) {
-        throw new AdapterError('cancelled', `The index build on ${target} was cancelled and killed on the server; ${spec.name} was not created.`, { code });
-      }
-      if (code === 50 || code === 262) {
-        throw new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
-      }
-      if (code === 85 || code === 86 || code === 68) {
-        throw new AdapterError('server', `MongoDB did not create the index on ${target}: ${msg}.`, { code });
-      }
-      if (code === 11000) throw new AdapterError('server', `The unique index cannot be built on ${target}: ${msg}.`, { code });
-      if (typeof code === 'number' && code !== 13 && code !== 18) {
-        throw new AdapterError('syntax', `MongoDB refused the index on ${target}: ${msg}.`, { code });
-      }
-      throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
-    } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
-      this.running = null;
-    }
+    });
   }
 
   /** Indexes of a collection (none when it does not exist). */
