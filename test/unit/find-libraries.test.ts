@@ -111,6 +111,17 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['Orders', 'findOne'], ['Accounts', 'updateOne'], ['Carts', 'deleteMany'], ['audit_log', 'countDocuments']]);
     });
 
+    it('names collections held as properties of a db the application\'s own module exports, not a Sequelize model index', () => {
+      const qs = mongo([
+        `import { db } from '../infrastructure/mongodb';`,
+        `export const byEmail = (email) => db.users.findOne({ email }, { projection: { _id: 1 } });`,
+        `export const sequelizeStyle = () => db.User.findOne({ where: { id: 1 } });`,
+      ].join('\n'));
+      const destructured = mongo([`import store from './store';`, `const { db } = store;`, `export const open = () => db.projects.countDocuments({ archived: false });`].join('\n'));
+      const fromPackage = mongo([`import { db } from 'some-client';`, `export const open = () => db.projects.countDocuments({ archived: false });`].join('\n'));
+      assert.deepEqual([...qs, ...destructured, ...fromPackage].map((q) => [q.command.collection, q.command.operation]), [['users', 'findOne'], ['projects', 'countDocuments']]);
+    });
+
     it('does not take an SQL client\'s db.x.count() for MongoDB', () => {
       assert.equal(mongo(`import knex from 'knex';\nconst n = await app.db.orders.count();`).length, 0);
     });

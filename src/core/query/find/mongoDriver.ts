@@ -3,7 +3,8 @@
 // legacy `update`/`remove` and the driver's `bulkWrite` operations. A collection is recognised where it
 // is written, through constants, class fields (`this.orders = db.collection('orders')`) and properties of
 // constant objects that hold it, and as a property of something named `db` or `collections`
-// (`app.db.orders.find(...)`) in a file that uses no SQL library.
+// (`app.db.orders.find(...)`, or a `db` imported from the application's own module) in a file that uses
+// no SQL library.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -49,12 +50,18 @@ export const mongoCalls: CallReader = {
     if (opIndex < 0) return false;
     const op = chain[opIndex]!;
     const coll = new Collections(ex).of(unwrap(unwrap(op.call.callee!).object!), 0);
-    if (!coll) return false;
+    if (!coll || (coll.flavour === 'driver' && ormOptions(ex, op.call.arguments?.[0]))) return false;
     if (op.name === 'bulkWrite') return readBulkWrite(ex, coll, chain, opIndex);
     readMongoChain(ex, coll, chain, opIndex, legacyOperation(ex, op));
     return true;
   },
 };
+
+/** `{ where: ... }` as a first argument: an ORM's options (Sequelize, TypeORM, Prisma), not a MongoDB filter. */
+function ormOptions(ex: Extractor, arg: BNode | undefined): boolean {
+  const o = arg ? ex.resolve(arg) : undefined;
+  return o?.type === 'ObjectExpression' && (o.properties ?? []).some((p) => p.type === 'ObjectProperty' && p.key !== undefined && keyName(p.key) === 'where');
+}
 
 /**
  * The shell's legacy `update(filter, update, { multi })` and `remove(filter, justOne)` as the operations
@@ -178,7 +185,7 @@ class Collections {
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
       // app.db.orders, this.collections.orders: collections kept as properties of a holder.
       const holder = this.ex.lastName(obj);
-      if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db') && !this.ex.imports(...SQL_LIBRARIES)) {
+      if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db' || this.appDb(obj, name)) && !this.ex.imports(...SQL_LIBRARIES)) {
         return { name, flavour: 'driver', nameRange: range(e.property!) };
       }
       // db.a.b names the collection "a.b" in the shell.
@@ -213,6 +220,19 @@ class Collections {
     // A bare `db` is the shell's or a driver Db, which holds no collections as properties; `app.db` may.
     const bareDb = holderName === 'db' && part.path.length === 1 && part.of?.type === 'Identifier';
     return holderName !== undefined && COLLECTION_HOLDERS.test(holderName) && !bareDb ? { name: key, flavour: 'driver', nameRange: range(e) } : undefined;
+  }
+
+  /**
+   * A `db` the application's own module exports (`import { db } from '../infrastructure/mongodb'`), whose
+   * properties are its collections (`db.users.findOne(...)`). A capitalised property is left alone: a
+   * Sequelize `models/index.js` exports its models the same way (`db.User.findAll(...)`).
+   */
+  private appDb(obj: BNode, name: string): boolean {
+    if (obj.type !== 'Identifier' || !/^[a-z_]/.test(name)) return false;
+    // Also `const { db } = mongodb` where `mongodb` is that module.
+    const part = this.ex.partOf(obj.name!);
+    const from = this.ex.importSource(part?.of?.type === 'Identifier' ? part.of.name! : obj.name!);
+    return from !== undefined && /^(\.|@\/|~\/)/.test(from);
   }
 
   /** The first of several expressions that names a collection, else the first that is one chosen at run time. */
