@@ -589,6 +589,13 @@ function handle(m: HostToViewMessage): void {
     case 'suggestionStatus':
       setSuggestionStatus(m.id, m.status, m.detail, m.verdict);
       break;
+    case 'setSuggestions':
+      if (store.setSuggestions(m.suggestions) && view.shown) {
+        const top = panels.findings.scrollTop;
+        renderFindings(panels.findings, view.shown.plan, view.shown.findings, view.shown.suggestions, actions);
+        panels.findings.scrollTop = top;
+      }
+      break;
   }
 }
 

@@ -163,6 +163,13 @@ export class ViewStore {
    * A suggestion's verification or build progressed. Returns false when the shown plan has no such
    * suggestion (the host answered about a plan the view no longer shows).
    */
+  /** A measurement's order replaces the suggestions of the plan shown; false when no plan is shown. */
+  setSuggestions(list: SuggestionView[]): boolean {
+    if (!this.model.shown || this.model.shown.comparison) return false;
+    this.model.shown.suggestions = list;
+    return true;
+  }
+
   setSuggestionStatus(id: string, status: SuggestionStatus | undefined, detail?: string, verdict?: SuggestionVerdict): boolean {
     const s = this.model.shown?.suggestions.find((x) => x.id === id);
     if (!s) return false;

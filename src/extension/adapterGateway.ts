@@ -116,7 +116,9 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       const signal = controller.signal;
       const live = request.live;
       const asked = live.advice.suggestions.find((x) => x.rank === request.rank);
-      const opts = { timeoutMs: request.timeoutMs, signal, ...(asked ? { maxSuggestions: suggestionsToTry(live.advice, asked) } : {}) };
+      // In measured order: the panel is sent the new list (setSuggestions), and the lens and squiggle
+      // read the same cached answer, so every face shows the measured verdict first.
+      const opts = { timeoutMs: request.timeoutMs, signal, measuredOrder: true, ...(asked ? { maxSuggestions: suggestionsToTry(live.advice, asked) } : {}) };
       // The notes and warnings of this run are those added to the advice while it ran.
       const since = { notes: live.advice.notes.length, warnings: live.advice.warnings.length };
       const outcome = (declined: boolean): VerifyOutcome => ({

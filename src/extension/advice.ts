@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { HostToViewMessage } from '../protocol/webview';
 import {
-  buildQuestion, findSuggestion, statusOf, suggestionId, trialQuestion, trialStepText, unverifiableReason,
+  buildQuestion, findSuggestion, statusOf, suggestionId, suggestionViews, trialQuestion, trialStepText, unverifiableReason,
   type AdviceContext, type ConsentQuestion,
 } from './adviceView';
 import type { Gateway, RunningVerify } from './gateway';
@@ -43,6 +43,8 @@ export interface VerifierSetup {
   consent: () => ConsentPrompt;
   /** The notification's Cancel, published while a verification runs (the extension handle presses it in tests). */
   running: { cancel?: () => void };
+  /** Called when a verification reordered the suggestions: the other faces show the measured verdict. */
+  measured?: () => void;
 }
 
 type Post = (m: HostToViewMessage) => void;
@@ -90,6 +92,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
       return;
     }
     post({ type: 'suggestionStatus', id, status: 'verifying' });
+    const shownBefore = advice.suggestions.map((x) => ({ x, rank: x.rank }));
     const gateway = await setup.gateway();
     const title = mongo ? `Trying the suggested indexes on a sample of ${collection}` : `Checking the suggested index on ${setup.connectionName}`;
     let cancelled = false;
@@ -140,8 +143,18 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
         post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the index can be checked only by building it, and the build inside a rolled-back transaction was declined.' });
         return;
       }
-      // A measurement may replace the suggestions (the tournament ranks its own candidates): the verdict
-      // is read from what now stands under this id.
+      // A measurement that ranked the suggestions anew (a tournament) replaces the panel's list, in
+      // measured order, with every verdict; the lens and the squiggle then read the same order.
+      const reordered = advice.suggestions.length !== shownBefore.length || advice.suggestions.some((x, i) => x !== shownBefore[i]!.x || x.rank !== shownBefore[i]!.rank);
+      if (reordered) {
+        post({ type: 'setSuggestions', suggestions: suggestionViews(ctx) });
+        // Each verdict also as a status of its new id, as a view that missed the list would need it.
+        for (const x of advice.suggestions) if (x.verification.status !== 'not-run') postStatus(post, suggestionId(x));
+        const first = advice.suggestions[0];
+        if (first) log.info(`Measured: ${first.keep ? `keep using ${first.keep.name}` : first.createText ?? first.rule} first${'message' in first.verification ? `: ${first.verification.message}` : ''}`);
+        setup.measured?.();
+        return;
+      }
       const now = findSuggestion(advice, id) ?? s;
       // One run verifies several suggestions (the trial tries the first indexes together): show every verdict.
       for (const x of advice.suggestions) {

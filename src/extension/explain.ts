@@ -85,6 +85,11 @@ export interface Services {
   invalidateAdvice: (scope: AdviceScope) => void;
   /** Fired once advice was dropped; the language client makes the server ask again. */
   onAdviceInvalidated: vscode.Event<AdviceScope>;
+  /**
+   * A cached answer changed in place (Verify measured it): the faces ask again and get the measured
+   * verdict from the cache, which is kept.
+   */
+  adviceMeasured: () => void;
   panelHooks: PanelHooks;
   /** Connection add flow, used when a query needs a connection and none exists. */
   addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
@@ -394,6 +399,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
         return { sampleSize: now.trialSampleSize, timeoutMs: now.timeoutMs, connectTimeoutMs: now.connectTimeoutMs };
       },
       consent: () => s.consent ?? modalConsent,
+      measured: s.adviceMeasured,
     })
     : undefined;
   s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri) : undefined;

@@ -68,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
       else adviceInvalidated.fire(scope);
     },
     onAdviceInvalidated: adviceInvalidated.event,
+    adviceMeasured: () => adviceInvalidated.fire({}),
     panelHooks: {},
     addConnection: (engine) => addConnection(services, { engine }),
   };

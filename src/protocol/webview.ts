@@ -159,6 +159,16 @@ export interface SuggestionStatusMessage {
   verdict?: SuggestionVerdict;
 }
 
+/**
+ * Sent by the host when a measurement ranked the suggestions anew (Verify ran a tournament): the list
+ * replaces the one `showPlan` gave, in measured order, with each suggestion's verification; ids follow
+ * the new list, so later `verifySuggestion` and `createIndex` name the suggestions shown here.
+ */
+export interface SetSuggestionsMessage {
+  type: 'setSuggestions';
+  suggestions: SuggestionView[];
+}
+
 /** Sent by the host in answer to `rawTextWanted`: the explain output of the plan shown. */
 export interface RawTextMessage {
   type: 'rawText';
@@ -171,7 +181,8 @@ export type HostToViewMessage =
   | ShowComparisonMessage
   | SetThemeMessage
   | FocusNodeMessage
-  | SuggestionStatusMessage;
+  | SuggestionStatusMessage
+  | SetSuggestionsMessage;
 
 // ---- view -> host --------------------------------------------------------------------------------
 
@@ -455,6 +466,7 @@ const HOST_MESSAGES: { [K in HostToViewMessage['type']]: { schema: v.GenericSche
   setTheme: { schema: obj({ kind: v.picklist(THEMES, 'is not a known theme kind') }) },
   focusNode: { schema: obj({ nodeId: int }) },
   suggestionStatus: { schema: obj({ id: str, status, detail: optStr, verdict: opt(VERDICT) }) },
+  setSuggestions: { schema: obj({ suggestions: SUGGESTIONS }), then: (m) => suggestions(m.suggestions, 'setSuggestions.suggestions') },
 };
 
 const plainFileName = v.pipe(str, v.check((name) => name.length > 0 && name.length <= 200 && !/[\\/]|^\.\.?$/.test(name), 'is not a plain file name'));

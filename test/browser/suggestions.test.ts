@@ -11,6 +11,7 @@ import { mongoNumbers, type LiveVerification } from '../../src/adapters/verify';
 import { fromMongoCommand } from '../../src/core/advice/fromMongoCommand';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { advisePostgres } from '../../src/core/advice/pgAdvisor';
+import { applyTournament } from '../../src/core/advice/tournament';
 import type { Advice } from '../../src/core/advice/types';
 import { analyze } from '../../src/core/index';
 import type { Plan } from '../../src/core/model';
@@ -104,6 +105,47 @@ describe('index suggestions in the plan view (Chromium)', function () {
       assert.equal(await overflowsSideways(v), false, 'the suggestion makes the side panel scroll sideways');
       await esr.scrollIntoViewIfNeeded();
       await v.page.screenshot({ path: join(RESULTS, 'suggestions-verdict.png') });
+      assert.deepEqual(await pageViolations(v), []);
+      assert.deepEqual(v.errors, []);
+    } finally {
+      await v.page.close();
+    }
+  });
+
+  it('a measurement that ranks the suggestions anew replaces the list: the winner first, with its verdict, and actions name it', async () => {
+    const v = await open('light', { width: 1200, height: 860 });
+    try {
+      const { live, command } = demoesrAdvice();
+      const ctx = { engine: 'mongodb' as const, live, command };
+      const today = truthPlan('loser2_bestWithBlockingSort__e_1_r_1.json');
+      await v.send({ type: 'showPlan', title: 'demoesr.find', plan: today, findings: analyze(today), suggestions: suggestionViews(ctx) });
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      await v.page.locator('li.suggestion[data-rule="esr"]').waitFor();
+      const titles = async () => v.page.locator('li.suggestion .f-title').allTextContents();
+      assert.deepEqual(await titles(), ['db.demoesr.createIndex({e: 1, s: 1, r: 1})', 'db.demoesr.createIndex({e: 1, r: 1, s: 1})']);
+
+      // A tournament where the rules' second pick (ERS) does least: the host's list after Verify, built
+      // the way the extension builds it.
+      const work = (w: number, sorted: number) => ({ work: w, keysExamined: w - sorted, docsExamined: 0, sorted, blockingSort: sorted > 0, rows: 20, plan: 'IXSCAN' });
+      const [esr, ers] = live.advice.suggestions;
+      applyTournament(live.advice, {
+        engine: 'mongodb', unit: 'work', sample: { size: 1000, total: 50_000, scaled: true }, label: 'measured from a sample of 1,000 of 50,000 documents', generated: 3,
+        entries: [
+          { label: 'ESR', origin: 'rule', index: esr!.index!, createText: esr!.createText!, ruleRank: 1, rule: 'esr', measured: work(900, 0) },
+          { label: 'ERS', origin: 'rule', index: ers!.index!, createText: ers!.createText!, ruleRank: 2, rule: 'ers', measured: work(60, 40) },
+          { label: 'collection scan', origin: 'scan', measured: work(1000, 40) },
+        ],
+        today: work(1000, 40),
+      });
+      const views = suggestionViews(ctx);
+      await v.send({ type: 'setSuggestions', suggestions: views });
+      await v.page.waitForFunction(() => document.querySelector('li.suggestion .f-title')?.textContent === 'db.demoesr.createIndex({e: 1, r: 1, s: 1})');
+      assert.deepEqual(await titles(), views.map((x) => x.title));
+      const first = v.page.locator('li.suggestion').first();
+      assert.match((await first.locator('.status').textContent()) ?? '', /least work of 3 candidates/);
+      await first.locator('button', { hasText: 'Create index' }).click();
+      const out = await v.outbox();
+      assert.ok(out.some((m) => m.type === 'createIndex' && m.id === views[0]!.id), JSON.stringify(out));
       assert.deepEqual(await pageViolations(v), []);
       assert.deepEqual(v.errors, []);
     } finally {

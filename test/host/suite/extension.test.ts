@@ -284,7 +284,7 @@ export function extensionTests(): void {
       const last = statuses.at(-1)!;
       assert.ok(last.status === 'verified' || last.status === 'rejected', `ended ${last.status}: ${last.detail}`);
       // Measured on a copy (the tournament), or HypoPG's estimates.
-      assert.match(last.detail ?? '', /HypoPG|measured (from a sample|on all)/);
+      assert.match(last.detail ?? '', /HypoPG|measured (from a sample|on all)/i);
       assert.ok(['hypopg', 'sampled'].includes(last.verdict?.method ?? ''), `method ${last.verdict?.method}`);
       assert.ok(Number.isFinite(last.verdict?.before) && Number.isFinite(last.verdict?.after), 'no estimated costs before and after');
       assert.ok(last.verdict!.planBefore && last.verdict!.planAfter);

@@ -10,6 +10,7 @@ import { until as waitUntil } from '../../until';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
+import type { HostToViewMessage } from '../../../src/protocol/webview';
 
 export const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -166,6 +167,64 @@ export function languageServerTests(): void {
       const json = JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] };
       assert.equal(json.suggestions.find((x) => x.createIndex)?.createIndex, fromLens, cli.stdout.slice(0, 2000));
       console.log(`      lens, squiggle, panel and qpi advise: ${fromLens}`);
+    });
+
+    it('one verdict after Verify on PostgreSQL: the panel\'s measured list, the lens and qpi advise --verify name the same index', async () => {
+      const uri = process.env.QPI_SAMPLES_PG_URI;
+      assert.ok(uri, 'QPI_SAMPLES_PG_URI is not set: run these tests with npm run test:host');
+      const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!;
+      const handle = ext.exports;
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'one verdict pg', uri, test: false });
+      assert.ok(spec, handle.lastError());
+      const folder = vscode.workspace.workspaceFolders![0]!.uri;
+      const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'orders.sql'));
+      const editor = await vscode.window.showTextDocument(file, vscode.ViewColumn.One);
+      await handle.services.bindings.set(file.uri, spec);
+      // The join of orders and their lines: the rules keep the orders index, the measurement wants one on the lines.
+      const offset = file.getText().indexOf('SELECT o.id, o.created_at');
+      const line = file.positionAt(offset).line;
+      const lensTitles = async (): Promise<string[]> => {
+        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
+        return all.filter((l) => l.range.start.line === line).map((l) => l.command?.title ?? '');
+      };
+      await until('the lens with the connection\'s verdict', async () => {
+        const titles = await lensTitles();
+        return titles.some((t) => /Suggest index|serves it/.test(t)) && !titles.some((t) => t.includes('Checking indexes')) ? titles : undefined;
+      }, 45_000);
+      const at = file.positionAt(offset + 1);
+      editor.selection = new vscode.Selection(at, at);
+      const explained = await vscode.commands.executeCommand<{ suggestions: string[] } | undefined>(Commands.explainQuery);
+      assert.ok(explained, handle.lastError());
+      const shown = handle.panel()?.lastMessage;
+      assert.equal(shown?.type, 'showPlan');
+      const toVerify = shown?.type === 'showPlan' ? shown.suggestions?.find((v) => v.verifiable) : undefined;
+      assert.ok(toVerify, `nothing to verify among: ${explained.suggestions.join(' | ')}`);
+      const verify = handle.services.panelHooks.verify;
+      assert.ok(verify, 'no verify hook after a live explain');
+      const posted: HostToViewMessage[] = [];
+      await verify(toVerify.id, (m) => void posted.push(m));
+      const list = posted.find((m): m is Extract<HostToViewMessage, { type: 'setSuggestions' }> => m.type === 'setSuggestions');
+      assert.ok(list, `the measurement did not replace the list: ${JSON.stringify(posted).slice(0, 1500)}`);
+      const winner = list.suggestions[0]!;
+      assert.equal(winner.status, 'verified', JSON.stringify(winner));
+      const want = winner.ddl;
+      assert.ok(want?.startsWith('CREATE INDEX'), `the measured winner: ${JSON.stringify(winner)}`);
+      // The lens follows: the same cached answer, now in measured order.
+      await until('the lens with the measured verdict', async () => {
+        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
+        const lens = all.find((l) => l.range.start.line === line && l.command?.title.includes('Suggest index'));
+        return (lens?.command?.arguments?.[0] as { createText?: string } | undefined)?.createText === want ? lens : undefined;
+      }, 30_000);
+      // qpi advise --verify on the same server, with the text the language server reads.
+      const explainAction = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at)))
+        .find((a) => a.title === 'Explain this query');
+      const text = (explainAction?.command?.arguments?.[0] as { text?: string } | undefined)?.text;
+      assert.ok(text, 'the Explain action carries the query text');
+      const cli = spawnSync(process.execPath, [join(ext.extensionPath, 'dist', 'cli.js'), 'advise', '--query', text, '--uri', uri, '--verify', '--json'], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(cli.status, 0, cli.stderr);
+      const json = JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] };
+      assert.equal(json.suggestions[0]?.createIndex, want, cli.stdout.slice(0, 2000));
+      console.log(`      after Verify, the panel, the lens and qpi advise --verify: ${want}`);
     });
 
     it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
