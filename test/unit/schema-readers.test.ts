@@ -1,6 +1,6 @@
 // The schema a repository declares, read from fixtures written here from each format's documentation
 // (PostgreSQL's CREATE TABLE / CREATE INDEX / ALTER TABLE pages, Prisma's schema reference, Mongoose's
-// schema and index guides, TypeORM's entity and index decorators).
+// schema and index guides, TypeORM's entity and index decorators, Sequelize's model definition).
 import assert from 'node:assert/strict';
 import { declaredPrimaryKeys, readRepositorySchema, schemaFileKind } from '../../src/core/schema/index';
 import { loadSqlParser } from '../../src/core/sql/index';
@@ -169,6 +169,40 @@ describe('schema in the repository: readers', () => {
         { name: 'PK_order_line', columns: 'orderId, line', unique: true, primary: true, source: 'src/entities/order.entity.ts' },
       ]);
       assert.deepEqual(declaredPrimaryKeys(s)['orders'], [['id']]);
+    });
+  });
+
+  describe('Sequelize', () => {
+    it('reads define and init models: primary keys (or the id Sequelize adds), unique attributes and the indexes option', () => {
+      const s = readRepositorySchema([{ path: 'models/user.js', text: [
+        "const { DataTypes, Model } = require('sequelize');",
+        "const Order = sequelize.define('Order', {",
+        '  status: DataTypes.STRING,',
+        "  createdAt: { type: DataTypes.DATE, field: 'created_at' },",
+        "  reference: { type: DataTypes.STRING, unique: true },",
+        "}, { indexes: [{ fields: ['status', { name: 'createdAt', order: 'DESC' }] }, { name: 'orders_ref_status', unique: true, fields: ['reference', 'status'] }] });",
+        'class Membership extends Model {}',
+        'Membership.init({',
+        '  userId: { type: DataTypes.INTEGER, primaryKey: true },',
+        '  groupId: { type: DataTypes.INTEGER, primaryKey: true },',
+        "  email: { type: DataTypes.STRING, unique: 'member_email_group' },",
+        "  group: { type: DataTypes.STRING, unique: 'member_email_group' },",
+        "}, { sequelize, underscored: true, modelName: 'GroupMember' });",
+        'class Tag extends Model {',
+        "  static init(sequelize) { return super.init({ label: { type: DataTypes.STRING, unique: true } }, { sequelize, tableName: 'tags' }); }",
+        '}',
+      ].join('\n') }]);
+      assert.deepEqual(brief(s.tables.get('Orders')), [
+        { name: 'Orders_pkey', columns: 'id', unique: true, primary: true, source: 'models/user.js' },
+        { name: 'Orders_reference_key', columns: 'reference', unique: true, source: 'models/user.js' },
+        { name: 'Orders_status_created_at', columns: 'status, created_at DESC', source: 'models/user.js' },
+        { name: 'orders_ref_status', columns: 'reference, status', unique: true, source: 'models/user.js' },
+      ]);
+      assert.deepEqual(brief(s.tables.get('group_members')), [
+        { name: 'group_members_pkey', columns: 'user_id, group_id', unique: true, primary: true, source: 'models/user.js' },
+        { name: 'member_email_group', columns: 'email, group', unique: true, source: 'models/user.js' },
+      ]);
+      assert.deepEqual(brief(s.tables.get('tags')).map((ix) => `${ix.name} ${ix.columns}`), ['tags_pkey id', 'tags_label_key label']);
     });
   });
 });

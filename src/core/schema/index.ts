@@ -1,12 +1,14 @@
 // The schema a repository declares, read from its files' text (the language server reads the files; this
-// stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files, TypeORM entities. Offline, these are
-// the indexes and keys that exist; a connection's own lists take precedence over them.
+// stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files, TypeORM entities,
+// Sequelize models. Offline, these are the indexes and keys that exist; a connection's own lists take
+// precedence over them.
 
 import { scriptDialect } from '../query/find/types';
 import { readMongooseSchemas } from './mongoose';
 import { readPrismaSchema } from './prisma';
 import { readSqlSchema } from './sql';
 import { mayDeclareEntity, readTypeormEntities } from './typeorm';
+import { mayDefineSequelizeModel, readSequelizeModels } from './sequelize';
 import { emptySchema, type RepositorySchema, type SchemaFile } from './types';
 
 export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './types';
@@ -14,6 +16,7 @@ export { readSqlSchema } from './sql';
 export { readPrismaSchema } from './prisma';
 export { readMongooseSchemas } from './mongoose';
 export { readTypeormEntities } from './typeorm';
+export { readSequelizeModels } from './sequelize';
 
 /** Which reader a file goes to, by its name; undefined when none does. */
 export function schemaFileKind(path: string): 'sql' | 'prisma' | 'script' | undefined {
@@ -30,9 +33,9 @@ export function mayDeclareMongooseSchema(text: string): boolean {
   return text.includes('Schema') && text.includes('model');
 }
 
-/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity), before it is parsed. */
+/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity, a Sequelize model), before it is parsed. */
 export function mayDeclareScriptSchema(text: string): boolean {
-  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text);
+  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text) || mayDefineSequelizeModel(text);
 }
 
 /**
@@ -49,6 +52,7 @@ export function readRepositorySchema(files: SchemaFile[]): RepositorySchema {
     else if (kind === 'script') {
       if (mayDeclareMongooseSchema(f.text)) readMongooseSchemas(f.text, f.path, scriptDialect('', f.path), out);
       if (mayDeclareEntity(f.text)) readTypeormEntities(f.text, f.path, scriptDialect('', f.path), out);
+      if (mayDefineSequelizeModel(f.text)) readSequelizeModels(f.text, f.path, scriptDialect('', f.path), out);
     }
   }
   return out;

@@ -15,11 +15,8 @@ import type { DeclaredMongoIndex, RepositorySchema } from './types';
 interface SchemaDef { fields?: BNode; options?: BNode; calls: BNode[] }
 
 export function readMongooseSchemas(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
-  const program = parseScript(text, dialect);
-  if (!program) {
-    into.warnings.push(`${source}: the file does not parse, so its Mongoose schemas were not read.`);
-    return;
-  }
+  const program = parseScript(text, dialect, source, into, 'Mongoose schemas');
+  if (!program) return;
   const schemas = new Map<string, SchemaDef>();
   const models: { model: string; schema: BNode; collection?: string }[] = [];
   const indexCalls: BNode[] = [];

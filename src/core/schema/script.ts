@@ -7,11 +7,15 @@ import type { BNode } from '../query/find/syntax';
 import type { ScriptDialect } from '../query/find/types';
 import type { DeclaredPgIndex, RepositorySchema } from './types';
 
-/** The file's program, or undefined when it does not parse at all (recoverable errors are recovered). */
-export function parseScript(text: string, dialect: ScriptDialect): BNode | undefined {
+/**
+ * The file's program, or undefined when it does not parse at all (recoverable errors are recovered);
+ * then the schema's warnings say that `what` the file declares was not read.
+ */
+export function parseScript(text: string, dialect: ScriptDialect, source: string, into: RepositorySchema, what: string): BNode | undefined {
   try {
     return (babelParse(text, { sourceType: 'unambiguous', errorRecovery: true, attachComment: false, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, plugins: BABEL_PLUGINS[dialect] }) as unknown as { program: BNode }).program;
   } catch {
+    into.warnings.push(`${source}: the file does not parse, so its ${what} were not read.`);
     return undefined;
   }
 }

@@ -25,11 +25,8 @@ export function mayDeclareEntity(text: string): boolean {
 }
 
 export function readTypeormEntities(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
-  const program = parseScript(text, dialect);
-  if (!program) {
-    into.warnings.push(`${source}: the file does not parse, so its TypeORM entities were not read.`);
-    return;
-  }
+  const program = parseScript(text, dialect, source, into, 'TypeORM entities');
+  if (!program) return;
   forEachNode(program, (o) => {
     const n = o as unknown as BNode;
     if (n.type !== 'ClassDeclaration' && n.type !== 'ClassExpression') return;

@@ -85,8 +85,12 @@ function fromOptions(ex: Extractor, model: string, node: BNode | undefined): Mod
   };
   const tableName = opts?.get('tableName') ? ex.stringOf(opts.get('tableName')!, 0) : undefined;
   const underscored = flag('underscored');
-  const table = tableName ?? (flag('freezeTableName') ? model : underscored ? underscore(pluralize(model)) : pluralize(model));
-  return { table, underscored };
+  return { table: sequelizeTable(model, tableName, flag('freezeTableName'), underscored), underscored };
+}
+
+/** The table Sequelize gives a model: its `tableName`, else the model's name (pluralised unless frozen, in snake_case when underscored). */
+export function sequelizeTable(model: string, tableName: string | undefined, freezeTableName: boolean, underscored: boolean): string {
+  return tableName ?? (freezeTableName ? model : underscored ? underscore(pluralize(model)) : pluralize(model));
 }
 
 function readSequelize(ex: Extractor, model: ModelTable, op: ChainCall) {
