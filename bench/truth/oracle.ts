@@ -73,11 +73,11 @@ function shape(plan: Plan): string {
   return draw(plan.root);
 }
 
-/** Runs one query text with a hint at executionStats and reads its work. */
-export async function explainMongo(db: Db, query: string, hint: Document): Promise<Measure> {
+/** Runs one query text at executionStats, with a hint or with the planner free, and reads its work. */
+export async function explainMongo(db: Db, query: string, hint: Document | undefined): Promise<Measure> {
   const parsed = parseMongoQuery(query);
   if (!parsed.ok) return { work: Infinity, plan: '', error: parsed.error };
-  const built = toServerCommand({ ...parsed.command, hint: hint as Record<string, unknown> });
+  const built = toServerCommand({ ...parsed.command, ...(hint ? { hint: hint as Record<string, unknown> } : {}) });
   if (!built.ok) return { work: Infinity, plan: '', error: built.error };
   const inner = BSON.EJSON.deserialize(built.command, { relaxed: false }) as Document;
   try {
@@ -162,6 +162,38 @@ export async function measureMongo(db: Db, needs: Need[], onIndex?: (done: numbe
     }
     for (const id of batch) for (const u of byKey.get(id)!) saved?.(u.rec);
   }
+}
+
+/**
+ * Builds several indexes together (a `$or` suggestion's one index per branch), runs the query without a
+ * hint, as the server runs it with them (a hint names one index for the whole query, and so cannot
+ * measure a set), drops what it built, and records the work under `set <keys>` in `rec.extra`.
+ */
+export async function measureMongoSet(db: Db, rec: CaseRecord, keys: string[]): Promise<Measure> {
+  const label = `set ${keys.join(' + ')}`;
+  const known = rec.extra[label];
+  if (known) return known;
+  const coll = db.collection(rec.case.mongo!.collection);
+  const built: string[] = [];
+  let m: Measure;
+  try {
+    for (const [i, k] of keys.entries()) {
+      try {
+        await coll.createIndex(JSON.parse(k) as Document, { name: `qpi_truth_set_${i}` });
+        built.push(`qpi_truth_set_${i}`);
+      } catch (err) {
+        // An index with these keys exists already (the _id index): the planner has it anyway.
+        if ((err as { code?: number }).code !== 85) throw err;
+      }
+    }
+    m = await explainMongo(db, rec.case.query, undefined);
+  } catch (err) {
+    m = { work: Infinity, plan: '', error: (err as Error).message.split('\n')[0]! };
+  } finally {
+    for (const name of built) await coll.dropIndex(name).catch(() => undefined);
+  }
+  rec.extra[label] = m;
+  return m;
 }
 
 export function missingMongo(rec: CaseRecord): string[] {

@@ -17,7 +17,7 @@ import { COLLSCAN, NO_INDEX, mongoKey, pgKey } from './candidates';
 import { loadMongo, loadPostgres } from './datasets';
 import { generateCase, type Engine, type GeneratedCase, type TruthSet } from './generate';
 import { REWRITTEN_IN, asRecorded, handmadeCorrect, handmadeRecord, loadHandmadeMongo, loadHandmadePostgres, readHandmade, recordedKeys, recordedWork } from './handmade';
-import { best, measureMongo, measurePg, missingMongo, missingPg, readRecord, writeRecord, type CaseRecord, type Measure } from './oracle';
+import { best, measureMongo, measureMongoSet, measurePg, missingMongo, missingPg, readRecord, writeRecord, type CaseRecord, type Measure } from './oracle';
 
 /** The oracle's results; QPI_TRUTH_CACHE moves them (the default is ignored by git). */
 const CACHE = process.env.QPI_TRUTH_CACHE ?? resolve(__dirname, '..', '..', '.cache', 'truth');
@@ -72,8 +72,8 @@ interface SuggestionJson {
   rewrites?: { rule: string; text: string; parameters: unknown[] }[];
 }
 
-/** `qpi advise --json` in this process; the first suggestion, or the sentence it refused with. */
-async function advise(query: string, engine: Engine, uri: string | undefined): Promise<{ s?: SuggestionJson; error?: string }> {
+/** `qpi advise --json` in this process; the first suggestion and all of them, or the sentence it refused with. */
+async function advise(query: string, engine: Engine, uri: string | undefined): Promise<{ s?: SuggestionJson; all?: SuggestionJson[]; error?: string }> {
   let out = '';
   let err = '';
   const args = ['advise', '--query', query, '--json', '--engine', engine];
@@ -81,7 +81,7 @@ async function advise(query: string, engine: Engine, uri: string | undefined): P
   const code = await qpi(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => '', readFile: () => '' });
   if (code !== 0) return { error: err.trim().split('\n')[0] ?? `exit ${code}` };
   const doc = JSON.parse(out) as { suggestions: SuggestionJson[] };
-  return doc.suggestions[0] ? { s: doc.suggestions[0] } : { error: 'no suggestion' };
+  return doc.suggestions[0] ? { s: doc.suggestions[0], all: doc.suggestions } : { error: 'no suggestion' };
 }
 
 // ---- judging ------------------------------------------------------------------------------------------
@@ -115,10 +115,18 @@ async function measureExtra(engine: Engine, conn: Db | pg.Client, rec: CaseRecor
   return rec.extra[query !== undefined ? `${key} ${query}` : key]!;
 }
 
-async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: SuggestionJson | undefined, error: string | undefined): Promise<Verdict> {
+async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: SuggestionJson | undefined, error: string | undefined, all: SuggestionJson[] = []): Promise<Verdict> {
   const b = best(rec);
   if (!b) return { ok: false, how: 'refused', work: Infinity, best: Infinity, what: 'no candidate could be measured' };
   if (!s) return { ok: false, how: 'refused', work: Infinity, best: b.work, what: error ?? '' };
+  // A $or suggestion is one index per branch: judged as the set the user would build, run unhinted.
+  const branches = engine === 'mongodb' && s.rule === 'or-branch' ? all.filter((x) => x.rule === 'or-branch' && x.action === 'create' && x.keyPattern) : [];
+  if (branches.length > 1) {
+    const keys = [...new Set(branches.map((x) => mongoKey(x.keyPattern!)))];
+    const m = await measureMongoSet(conn as Db, rec, keys);
+    const ok = m.error === undefined && m.work <= b.work * TOLERANCE;
+    return { ok, how: ok ? 'index' : 'miss', work: m.work, best: b.work, what: `${keys.join(' + ')} together, unhinted${m.error ? ` (${m.error})` : ''}` };
+  }
   const key = suggestionKey(engine, s);
   const label = engine === 'mongodb' ? (key === COLLSCAN ? 'no index' : key) : key === NO_INDEX ? 'no index' : pgKey(key);
   const rewrite = s.servesQueryAsWritten === false ? s.rewrites?.find((r) => r.parameters.length === 0) : undefined;
@@ -183,8 +191,8 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
     const ta = Date.now();
     const verdicts: Verdict[] = [];
     for (const rec of recs) {
-      const { s, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
-      verdicts.push(await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error));
+      const { s, all, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
+      verdicts.push(await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error, all));
     }
     for (const rec of recs) save(rec);
     results.set(mode, verdicts);
