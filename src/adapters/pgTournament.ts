@@ -95,7 +95,7 @@ function ddlOnSample(spec: PgIndexSpec, name: string): string {
 
 function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
   const method = ix.method ?? 'btree';
-  if ((method !== 'btree' && method !== 'gin') || ix.invalid) return undefined;
+  if ((method !== 'btree' && method !== 'gin' && method !== 'gist') || ix.invalid) return undefined;
   const spec: PgIndexSpec = { engine: 'postgres', table: ix.table, method, keys: ix.columns.map((c) => ({ column: c.column ?? c.expression ?? '', ...(c.column === undefined ? { expression: true } : {}), ...(c.desc ? { desc: true } : {}), ...(c.nullsFirst !== undefined ? { nullsFirst: c.nullsFirst } : {}) })) };
   if (ix.include?.length) spec.include = ix.include;
   if (ix.predicate) spec.predicate = ix.predicate;

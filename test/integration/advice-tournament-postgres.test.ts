@@ -163,6 +163,29 @@ describe('the tournament on PostgreSQL (real server)', function () {
     }
   });
 
+  it('measures index methods the rules never suggest: a trigram GIN for LIKE \'%...%\', GiST for a range overlap', async function () {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await client.query('CREATE TABLE m_items (id int PRIMARY KEY, name text NOT NULL, during tstzrange NOT NULL)');
+    await client.query("INSERT INTO m_items SELECT g, md5(g::text), tstzrange(timestamptz '2025-01-01' + g * interval '1 minute', timestamptz '2025-01-01' + g * interval '1 minute' + interval '30 minutes') FROM generate_series(1, 50000) g");
+    await client.query('VACUUM ANALYZE m_items');
+    const mine = async (): Promise<string> => `${await state()} ${JSON.stringify((await client.query("SELECT indexname FROM pg_indexes WHERE tablename = 'm_items'")).rows)}`;
+    const winnerOf = async (sql: string): Promise<string | null> => {
+      const before = await mine();
+      const out: string[] = [];
+      const err: string[] = [];
+      const io: Io = { stdout: (x) => void out.push(x), stderr: (x) => void err.push(x), readStdin: () => '', readFile: () => '' };
+      assert.equal(await run(['advise', '--uri', uriFor(DB), '--verify', '--json', '--query', sql], io), 0, err.join(''));
+      assert.equal(await mine(), before, 'the measurement left something behind');
+      const doc = JSON.parse(out.join('')) as { measurement: { status: string; winner: EntryJson & { createIndex?: string } } };
+      assert.equal(doc.measurement.status, 'measured', out.join('').slice(0, 600));
+      return doc.measurement.winner.createIndex ?? null;
+    };
+    // About 50 of 50,000 md5 strings hold 'abc': the table scan reads every page, the trigram index a few.
+    assert.equal(await winnerOf("SELECT id FROM m_items WHERE name LIKE '%abc%'"), 'CREATE INDEX CONCURRENTLY ON m_items USING gin (name gin_trgm_ops);');
+    // An hour of ranges overlaps about 90 of them: GiST seeks them, a B-tree cannot, GIN has no range class.
+    assert.equal(await winnerOf("SELECT id FROM m_items WHERE during && tstzrange('2025-01-10', '2025-01-10 01:00')"), 'CREATE INDEX CONCURRENTLY ON m_items USING gist (during);');
+  });
+
   it('leaves nothing behind when the statement fails on the sample, and falls back to the estimates', async function () {
     const before = await state();
     // Division by zero only when the row is read: plain EXPLAIN plans it, EXPLAIN ANALYZE fails.

@@ -199,6 +199,20 @@ describe('tournament candidates (PostgreSQL)', () => {
     assert.ok(nulls.candidates.some((c) => text(c) === 'esr (c) WHERE a IS NULL'), nulls.candidates.map(text).join(' | '));
   });
 
+  it('offers a trigram GIN for patterns with a leading wildcard, GiST for overlaps, and GIN with btree_gin beside an equality', async () => {
+    const like = pgCandidates(await shape("SELECT id FROM items WHERE name ILIKE '%abc%'"), { cap: 100 })!;
+    const trgm = like.candidates.find((c) => c.spec.opclass === 'gin_trgm_ops');
+    assert.equal(trgm?.ddl, 'CREATE INDEX ON items USING gin (name gin_trgm_ops)');
+    const prefix = pgCandidates(await shape("SELECT id FROM items WHERE name LIKE 'abc%'"), { cap: 100 })!;
+    assert.ok(!prefix.candidates.some((c) => c.spec.opclass === 'gin_trgm_ops'), 'a prefix is a B-tree range, not a trigram search');
+    const overlap = pgCandidates(await shape("SELECT id FROM bookings WHERE room = 3 AND during && tstzrange('2025-01-01', '2025-01-02')"), { cap: 100 })!;
+    const ddls = overlap.candidates.map((c) => c.ddl);
+    assert.ok(ddls.includes('CREATE INDEX ON bookings USING gist (during)'), ddls.join(' | '));
+    assert.ok(ddls.includes('CREATE INDEX ON bookings USING gin (room, during)'), ddls.join(' | '));
+    const contains = pgCandidates(await shape(`SELECT * FROM docs WHERE body @> '{"a": 1}'`), { cap: 100 })!;
+    assert.ok(contains.candidates.some((c) => c.ddl === 'CREATE INDEX ON docs USING gin (body jsonb_path_ops)'));
+  });
+
   it('puts the join columns of each table before, after and without its filters in a join', async () => {
     const r = await parsePostgresQuery('SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.country = \'fr\' AND o.status = \'paid\' ORDER BY o.created_at LIMIT 5');
     if (!r.ok) assert.fail(r.refusal);

@@ -564,8 +564,10 @@ export function specText(s: PgIndexSpec): string {
 
 export function createIndexSql(s: PgIndexSpec): string {
   const table = `${s.schema ? `${quoteIdent(s.schema)}.` : ''}${quoteIdent(s.table)}`;
-  const using = s.method === 'gin' ? ' USING gin' : '';
-  const cols = s.keys.map((k) => `${keyText(k)}${s.opclass ? ` ${s.opclass}` : ''}`).join(', ');
+  const using = s.method !== 'btree' ? ` USING ${s.method}` : '';
+  // The operator class belongs to the last key: in a GIN over scalar columns and one jsonb or text
+  // column (btree_gin), the scalar keys keep their default class.
+  const cols = s.keys.map((k, i) => `${keyText(k)}${s.opclass && i === s.keys.length - 1 ? ` ${s.opclass}` : ''}`).join(', ');
   return `CREATE INDEX CONCURRENTLY ON ${table}${using} (${cols})${s.include ? ` INCLUDE (${s.include.map(quoteIdent).join(', ')})` : ''}${s.predicate ? ` WHERE ${s.predicate}` : ''};`;
 }
 

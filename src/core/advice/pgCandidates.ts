@@ -198,6 +198,19 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
     add(base([{ column: p.column }], { method: 'gin' }), 'gin', `GIN on ${p.column}`);
     if (p.operator === '@>' && gins.filter((g) => g.column === p.column).every((g) => g.operator === '@>')) add(base([{ column: p.column }], { method: 'gin', opclass: 'jsonb_path_ops' }), 'gin', `GIN jsonb_path_ops on ${p.column}`);
   }
+  // GiST for the same operators on range and geometric types (GIN has no class for them, GiST none for
+  // jsonb: the one that cannot be built on the column's type fails on the copy and drops out), and a GIN
+  // over the equality columns and the GIN column together, which needs the btree_gin extension.
+  for (const p of gins) {
+    if (p.expression) continue;
+    if (p.operator === '&&' || p.operator === '@>' || p.operator === '<@') add(base([{ column: p.column }], { method: 'gist' }), 'gist', `GiST on ${p.column}`);
+    const scalars = E.filter((k) => !k.expression && k.column !== p.column).map((k) => ({ column: k.column }));
+    if (scalars.length > 0) add(base([...scalars, { column: p.column }], { method: 'gin' }), 'btree_gin', `GIN on ${[...scalars.map((k) => k.column), p.column].join(', ')} (btree_gin)`);
+  }
+  // Pattern matches with a leading wildcard, ILIKE and regular expressions: a trigram GIN (pg_trgm).
+  for (const p of preds) {
+    if (p.trigram && !p.expression) add(base([{ column: p.column }], { method: 'gin', opclass: 'gin_trgm_ops' }), 'trigram', `GIN gin_trgm_ops on ${p.column} (pg_trgm)`);
+  }
   for (let n = esr.length - 1; n >= 1; n--) add(base(esr.slice(0, n)), 'prefix', `first ${n} column${n > 1 ? 's' : ''} of ESR`);
   for (const p of preds) if (p.kind !== 'gin' && p.kind !== 'unindexable') add(base([sortCols.has(p.column) ? sortKeys.find((k) => k.column === p.column)! : keyOfPredicate(p)]), 'single', `${p.column} alone`);
   if (sortKeys.length > 0) add(base(sortKeys), 'single', 'the ORDER BY alone');

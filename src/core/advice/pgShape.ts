@@ -46,6 +46,8 @@ export interface PgPredicate {
   arrayParamText?: string;
   /** GIN operator ('@>', '?', '&&', ...). */
   operator?: string;
+  /** A pattern match a pg_trgm GIN index can serve (LIKE '%...', ILIKE, ~, ~*). */
+  trigram?: boolean;
   /** The conjunct's text in the statement, and its position among the top-level WHERE conjuncts. */
   text: string;
   span?: Span;
@@ -606,7 +608,7 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
       else if (['<', '>', '<=', '>='].includes(op)) push(left, 'range', op);
       else if (op === '<>' || op === '!=') push(left, 'unindexable', '<> (a B-tree cannot seek a "not equal")');
       else if (GIN_OPERATORS.has(op)) push(left, 'gin', op, { operator: op });
-      else if (op === '~' || op === '~*') push(left, 'unindexable', `regular expression ${op} (a pg_trgm GIN index can serve it)`);
+      else if (op === '~' || op === '~*') push(left, 'unindexable', `regular expression ${op} (a pg_trgm GIN index can serve it)`, { trigram: true });
       else push(left, 'unindexable', `operator ${op}`);
       return;
     }
@@ -656,13 +658,13 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
       }
       const pattern = str(get(rightNode, 'A_Const', 'sval', 'sval')) ?? str(get(rightNode, 'TypeCast', 'arg', 'A_Const', 'sval', 'sval'));
       if (pattern === undefined) push(left, 'range', 'LIKE with a parameter (a prefix only if the value has no leading wildcard)');
-      else if (/^[%_]/.test(pattern)) push(left, 'unindexable', "LIKE '%...' (a B-tree cannot seek it; a pg_trgm GIN index can)");
+      else if (/^[%_]/.test(pattern)) push(left, 'unindexable', "LIKE '%...' (a B-tree cannot seek it; a pg_trgm GIN index can)", { trigram: true });
       else if (/^[^%_\\]+$/.test(pattern)) push(left, 'equality', 'LIKE without wildcard');
       else push(left, 'range', 'LIKE prefix');
       return;
     }
     case 'AEXPR_ILIKE':
-      push(left, 'unindexable', op === '!~~*' ? 'NOT ILIKE' : 'ILIKE (an index on lower(column) with LIKE, or pg_trgm)');
+      push(left, 'unindexable', op === '!~~*' ? 'NOT ILIKE' : 'ILIKE (an index on lower(column) with LIKE, or pg_trgm)', op === '!~~*' ? {} : { trigram: true });
       return;
     case 'AEXPR_SIMILAR':
       push(left, 'unindexable', 'SIMILAR TO');

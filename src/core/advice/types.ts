@@ -149,10 +149,10 @@ export interface PgIndexSpec {
   engine: 'postgres';
   table: string;
   schema?: string;
-  method: 'btree' | 'gin';
+  method: 'btree' | 'gin' | 'gist';
   keys: PgIndexKey[];
   include?: string[];
-  /** GIN operator class when not the default (jsonb_path_ops for @> only). */
+  /** Operator class of the last key when not the default (jsonb_path_ops for @> only, gin_trgm_ops). */
   opclass?: string;
   /** The WHERE of a partial index, as SQL text. */
   predicate?: string;
