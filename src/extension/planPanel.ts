@@ -193,6 +193,8 @@ export class PlanPanel implements vscode.Disposable {
       // The walkthrough's Verify step is done however the verdict came (its button or the panel's).
       if (reply.verdict !== undefined) void vscode.commands.executeCommand('setContext', 'queryPlanInspector.verified', true);
     }
+    // A measured order replaces the list, also for a view reloaded after being hidden.
+    if (reply.type === 'setSuggestions' && shown?.type === 'showPlan') shown.suggestions = reply.suggestions;
     this.post(reply);
   }
 
