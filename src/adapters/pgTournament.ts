@@ -363,8 +363,9 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
 
 /**
  * A statement over several tables: sampling one side of a join changes what the join does, so the
- * tables are copied whole into temporary tables of the same names (inside a transaction that is always
- * rolled back; the user's tables are only read), today's indexes rebuilt on the copies, and the query run
+ * tables are copied whole into temporary tables of the same names (dropped at the end; the user's tables
+ * are only read), today's indexes rebuilt on the copies inside a transaction that is always rolled back,
+ * and the query run
  * under EXPLAIN (ANALYZE, BUFFERS) as today and with each candidate index added to today's (an index on
  * one table of a join works beside the indexes of the others, it does not replace them). The candidates
  * (core pgJoinCandidates) put each table's join columns before, after or without its own filters, since

@@ -544,20 +544,24 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
     }
     return;
   }
+  // The parser's location of a NullTest or BooleanTest ends at IS, so the test's text is written out:
+  // the operand as written (in parentheses when it is an expression), then the test's words.
+  const testText = (col: Operand, arg: unknown, words: string): string => {
+    const written = text.slice(text.span(arg));
+    return `${col.kind === 'column' && col.expression ? `(${written})` : written} ${words}`;
+  };
   const nt = get(node, 'NullTest');
   if (isObj(nt)) {
     const col = operand(nt['arg'], scope, text);
-    // The parser's location of a NullTest ends at IS, so its text is written out here.
     const test = nt['nulltesttype'] === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL';
-    if (col.kind === 'column') push(col, nt['nulltesttype'] === 'IS_NULL' ? 'equality' : 'range', test, { text: `${col.kind === 'column' && col.expression ? `(${text.slice(text.span(nt['arg']))})` : text.slice(text.span(nt['arg']))} ${test}` });
+    if (col.kind === 'column') push(col, nt['nulltesttype'] === 'IS_NULL' ? 'equality' : 'range', test, { text: testText(col, nt['arg'], test) });
     return;
   }
   const bt = get(node, 'BooleanTest');
   if (isObj(bt)) {
     const col = operand(bt['arg'], scope, text);
     const t = str(bt['booltesttype']);
-    const words = t?.replace(/_/g, ' ');
-    if (col.kind === 'column') push(col, t === 'IS_TRUE' || t === 'IS_FALSE' ? 'equality' : 'unindexable', t ?? 'boolean test', words !== undefined ? { text: `${col.kind === 'column' && col.expression ? `(${text.slice(text.span(bt['arg']))})` : text.slice(text.span(bt['arg']))} ${words}` } : {});
+    if (col.kind === 'column') push(col, t === 'IS_TRUE' || t === 'IS_FALSE' ? 'equality' : 'unindexable', t ?? 'boolean test', t !== undefined ? { text: testText(col, bt['arg'], t.replace(/_/g, ' ')) } : {});
     return;
   }
   if (isObj(node) && 'ColumnRef' in node) {

@@ -120,17 +120,34 @@ export function languageServerTests(): void {
       assert.match(uses.message, /country_id_1_order_details\.product_id_1_created_at_-1/);
     });
 
-    it('one verdict for one query: the lens, the squiggle, the plan panel and qpi advise name the same index', async () => {
-      const uri = process.env.QPI_SAMPLES_MONGO_URI;
-      assert.ok(uri, 'QPI_SAMPLES_MONGO_URI is not set: run these tests with npm run test:host');
+    /** A connection to a sample server (from its environment variable), and a sample file bound to it. */
+    async function openBound(envName: string, name: string, fileName: string) {
+      const uri = process.env[envName];
+      assert.ok(uri, `${envName} is not set: run these tests with npm run test:host`);
       const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!;
       const handle = ext.exports;
-      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'one verdict mongo', uri, test: false });
+      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name, uri, test: false });
       assert.ok(spec, handle.lastError());
       const folder = vscode.workspace.workspaceFolders![0]!.uri;
-      const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'customers.mongodb.js'));
+      const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, fileName));
       const editor = await vscode.window.showTextDocument(file, vscode.ViewColumn.One);
       await handle.services.bindings.set(file.uri, spec);
+      return { uri, ext, handle, file, editor };
+    }
+
+    /** `qpi advise --json` from a terminal, on the query text the language server's Explain action carries at `at`. */
+    async function cliAdviceAt(ext: vscode.Extension<ExtensionHandle>, file: vscode.TextDocument, at: vscode.Position, uri: string, ...flags: string[]) {
+      const explainAction = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at)))
+        .find((a) => a.title === 'Explain this query');
+      const text = (explainAction?.command?.arguments?.[0] as { text?: string } | undefined)?.text;
+      assert.ok(text, 'the Explain action carries the query text');
+      const cli = spawnSync(process.execPath, [join(ext.extensionPath, 'dist', 'cli.js'), 'advise', '--query', text, '--uri', uri, ...flags, '--json'], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(cli.status, 0, cli.stderr);
+      return { json: JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] }, out: cli.stdout };
+    }
+
+    it('one verdict for one query: the lens, the squiggle, the plan panel and qpi advise name the same index', async () => {
+      const { uri, ext, handle, file, editor } = await openBound('QPI_SAMPLES_MONGO_URI', 'one verdict mongo', 'customers.mongodb.js');
       const offset = file.getText().indexOf("db.customers.find({ status: 'pending'");
       const line = file.positionAt(offset).line;
       // The lens, once the connection's verdict is in (not "Checking indexes on ...").
@@ -157,29 +174,13 @@ export function languageServerTests(): void {
       const panelFirst = shown?.type === 'showPlan' ? shown.suggestions?.find((v) => v.ddl)?.ddl : undefined;
       assert.equal(panelFirst, fromLens, `panel: ${explained.suggestions.join(' | ')}`);
       // qpi advise on the same server, from a terminal.
-      // The query text the language server reads (what its Explain action carries).
-      const explainAction = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at)))
-        .find((a) => a.title === 'Explain this query');
-      const text = (explainAction?.command?.arguments?.[0] as { text?: string } | undefined)?.text;
-      assert.ok(text, 'the Explain action carries the query text');
-      const cli = spawnSync(process.execPath, [join(ext.extensionPath, 'dist', 'cli.js'), 'advise', '--query', text, '--uri', uri, '--json'], { encoding: 'utf8', timeout: 60_000 });
-      assert.equal(cli.status, 0, cli.stderr);
-      const json = JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] };
-      assert.equal(json.suggestions.find((x) => x.createIndex)?.createIndex, fromLens, cli.stdout.slice(0, 2000));
+      const { json, out } = await cliAdviceAt(ext, file, at, uri);
+      assert.equal(json.suggestions.find((x) => x.createIndex)?.createIndex, fromLens, out.slice(0, 2000));
       console.log(`      lens, squiggle, panel and qpi advise: ${fromLens}`);
     });
 
     it('one verdict after Verify on PostgreSQL: the panel\'s measured list, the lens and qpi advise --verify name the same index', async () => {
-      const uri = process.env.QPI_SAMPLES_PG_URI;
-      assert.ok(uri, 'QPI_SAMPLES_PG_URI is not set: run these tests with npm run test:host');
-      const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID)!;
-      const handle = ext.exports;
-      const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'one verdict pg', uri, test: false });
-      assert.ok(spec, handle.lastError());
-      const folder = vscode.workspace.workspaceFolders![0]!.uri;
-      const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'orders.sql'));
-      const editor = await vscode.window.showTextDocument(file, vscode.ViewColumn.One);
-      await handle.services.bindings.set(file.uri, spec);
+      const { uri, ext, handle, file, editor } = await openBound('QPI_SAMPLES_PG_URI', 'one verdict pg', 'orders.sql');
       // The join of orders and their lines: the rules keep the orders index, the measurement wants one on the lines.
       const offset = file.getText().indexOf('SELECT o.id, o.created_at');
       const line = file.positionAt(offset).line;
@@ -216,14 +217,8 @@ export function languageServerTests(): void {
         return (lens?.command?.arguments?.[0] as { createText?: string } | undefined)?.createText === want ? lens : undefined;
       }, 30_000);
       // qpi advise --verify on the same server, with the text the language server reads.
-      const explainAction = (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at)))
-        .find((a) => a.title === 'Explain this query');
-      const text = (explainAction?.command?.arguments?.[0] as { text?: string } | undefined)?.text;
-      assert.ok(text, 'the Explain action carries the query text');
-      const cli = spawnSync(process.execPath, [join(ext.extensionPath, 'dist', 'cli.js'), 'advise', '--query', text, '--uri', uri, '--verify', '--json'], { encoding: 'utf8', timeout: 120_000 });
-      assert.equal(cli.status, 0, cli.stderr);
-      const json = JSON.parse(cli.stdout) as { suggestions: { createIndex: string | null }[] };
-      assert.equal(json.suggestions[0]?.createIndex, want, cli.stdout.slice(0, 2000));
+      const { json, out } = await cliAdviceAt(ext, file, at, uri, '--verify');
+      assert.equal(json.suggestions[0]?.createIndex, want, out.slice(0, 2000));
       console.log(`      after Verify, the panel, the lens and qpi advise --verify: ${want}`);
     });
 
