@@ -107,6 +107,16 @@ describe('advice: PostgreSQL candidates', () => {
     assert.equal(a.suggestions[1]!.rule, 'join-key');
   });
 
+  it('in a join, puts the table an existing index does not serve first and keeps the served one after it', async () => {
+    const sql = "SELECT o.* FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.country = 'FR' ORDER BY o.created_at DESC LIMIT 10";
+    const existing = [{ name: 'orders_created', table: 'orders', columns: [{ column: 'created_at', desc: true }] }];
+    const a = await advisePostgres(sql, { existing });
+    assert.deepEqual(a.suggestions.map((s) => `${s.action} ${cols(s)}`), ['create customers(country, id)', 'keep orders(created_at DESC)']);
+    // With both tables served, nothing moves: the driving table's keep stays first.
+    const both = await advisePostgres(sql, { existing: [...existing, { name: 'customers_country_id', table: 'customers', columns: [{ column: 'country' }, { column: 'id' }] }] });
+    assert.deepEqual(both.suggestions.map((s) => `${s.action} ${cols(s)}`), ['keep orders(created_at DESC)', 'keep customers(country, id)']);
+  });
+
   it('advises an UPDATE on its WHERE', async () => {
     const a = await advisePostgres("UPDATE accounts SET balance = 0 WHERE owner = 'x' AND closed_at < now()");
     assert.equal(cols(a.suggestions[0]), 'accounts(owner, closed_at)');

@@ -81,7 +81,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   }
   const suggestions = candidates.map((c) => toSuggestion(c));
   applyExisting(suggestions, candidates, shapes, existing);
-  advice.suggestions = distinctRanked(suggestions);
+  advice.suggestions = distinctRanked(openTablesFirst(suggestions));
   for (const c of candidates) for (const r of c.rewrites) if (!advice.rewrites.some((x) => x.text === r.text)) advice.rewrites.push(r);
   advice.notes = [...new Set(advice.notes)];
   const tables = new Set(advice.suggestions.filter((s) => s.action === 'create' && s.index?.engine === 'postgres').map((s) => (s.index as PgIndexSpec).table));
@@ -816,6 +816,19 @@ function applyExisting(suggestions: Suggestion[], candidates: PgCandidate[], sha
       }
     }
   }
+}
+
+/**
+ * In a join, a table an existing index already serves needs nothing built: the tables that still need an
+ * index come first (stable otherwise), so the first suggestion is the one that changes the plan, not the
+ * "keep using" of a table that was never the problem.
+ */
+function openTablesFirst(suggestions: Suggestion[]): Suggestion[] {
+  const tableOf = (s: Suggestion): string | undefined => (s.index?.engine === 'postgres' ? s.index.table : undefined);
+  const kept = new Set(suggestions.filter((s) => s.action === 'keep').map(tableOf).filter((t) => t !== undefined));
+  if (kept.size === 0 || !suggestions.some((s) => s.action === 'create' && !kept.has(tableOf(s) ?? ''))) return suggestions;
+  const served = (s: Suggestion): number => (kept.has(tableOf(s) ?? '') ? 1 : 0);
+  return [...suggestions].sort((a, b) => served(a) - served(b));
 }
 
 function writeCostText(table: string, count: number): string {
