@@ -230,8 +230,9 @@ async function main(): Promise<void> {
           const findings = analyze(result.load.plan);
           process.stdout.write(textReport(result.load.plan, findings, `${q.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} ${result.serverVersion}`));
           if (q.engine === 'postgres' && statementInfo(q.text)?.writes) console.log('(the statement ran inside a transaction that was rolled back: no row changed)');
-          // The advice, with the server's indexes and selectivity; the data is the demo's own, so the
-          // MongoDB suggestions are also verified by a sampled trial (a scratch collection, dropped after).
+          // The advice, with the server's indexes and selectivity, measured as `qpi advise` measures it:
+          // PostgreSQL on temporary copies; the data is the demo's own, so the MongoDB suggestions are also
+          // measured on a sample (a scratch collection, dropped after).
           try {
             const parsed = q.engine === 'mongodb' ? parseMongoQuery(q.text, { placeholders: true }) : undefined;
             const live =
@@ -239,7 +240,7 @@ async function main(): Promise<void> {
                 ? parsed?.ok
                   ? await adviseMongoLive(madvice, parsed.command, { verify: true, timeoutMs: 30_000 })
                   : undefined
-                : await advisePostgresLive(padvice, q.text, { timeoutMs: 30_000 });
+                : await advisePostgresLive(padvice, q.text, { timeoutMs: 30_000, measuredOrder: true });
             if (live && live.advice.refusal === undefined) process.stdout.write(`\nIndex advice:\n${adviceText(live.advice, live)}`);
             else if (live?.advice.refusal) console.log(`\nIndex advice: ${live.advice.refusal}`);
           } catch (err) {

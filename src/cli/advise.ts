@@ -1,11 +1,12 @@
 // `qpi advise --query TEXT [--uri URI]`: index advice for one MongoDB shell query or SQL statement.
 // Offline (no --uri) the advice is static: the engine is read from the text (or --engine) and nothing is
 // counted. With --uri the advice uses the indexes that exist and bounded selectivity counts from the
-// server: the verdict the editor's lens, squiggle and panel show for the same query, from the same advice
-// service. With --verify the candidates are measured on the server, as the panel's Verify measures them:
-// a tournament on a temporary copy for PostgreSQL (HypoPG, or a build inside a rolled-back transaction
-// with --allow-build, where it cannot run), a sample in a scratch collection for MongoDB. The password may
-// come from QPI_PASSWORD; it never appears in any output.
+// server, from the same advice service the editor's lens, squiggle and panel ask. On PostgreSQL the
+// candidates are then measured on the server, as the panel measures them after an explain: a tournament
+// on a temporary copy (HypoPG, or a build inside a rolled-back transaction with --allow-build, where it
+// cannot run); --rules-only stops at the rules. On MongoDB the measurement writes a scratch collection (a
+// sample, dropped afterwards), so it runs only with --verify, as the panel's Verify asks first. The
+// password may come from QPI_PASSWORD; it never appears in any output.
 
 import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
 import { AdviceService } from '../adapters/adviceService';
@@ -37,7 +38,8 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   const uriEngine = typeof uri === 'string' ? engineOfUri(uri) : undefined;
   if (typeof uri === 'string' && uriEngine === undefined) return usage('The URI must start with mongodb://, mongodb+srv://, postgres:// or postgresql://.');
   if (engineFlag !== undefined && uriEngine !== undefined && engineFlag !== uriEngine) return usage(`--engine ${engineFlag} does not match the ${uriEngine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} URI.`);
-  const liveOnly = ['--verify', '--sample', '--allow-build', '--exact-counts'].filter((f) => flags.has(f));
+  const liveOnly = ['--verify', '--rules-only', '--sample', '--allow-build', '--exact-counts'].filter((f) => flags.has(f));
+  if (flags.has('--rules-only') && (flags.has('--verify') || flags.has('--allow-build'))) return usage('--rules-only skips the measurement that --verify and --allow-build ask for: give one or the other.');
   if (uri === undefined && liveOnly.length > 0) return usage(`${liveOnly.join(', ')} need${liveOnly.length > 1 ? '' : 's'} a connection: give --uri.`);
   let sampleSize: number | undefined;
   const sampleRaw = flags.get('--sample');
@@ -88,7 +90,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         const service = new AdviceService();
         const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, signal: abort.signal };
         live = await service.postgres(session, query, { connection: 'cli', options });
-        if (flags.has('--verify') || flags.has('--allow-build')) await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
+        if (measuresPostgres(flags)) await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
       } finally {
         await session.close();
       }
@@ -115,6 +117,11 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   return EXIT_OK;
 }
 
+/** PostgreSQL's measurement leaves nothing behind and writes nothing of the user's: it runs unless --rules-only. */
+function measuresPostgres(flags: Map<string, string | true>): boolean {
+  return !flags.has('--rules-only');
+}
+
 /** What the user could add on the command line to learn more, as sentences. */
 function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<string, string | true>): string[] {
   const hints: string[] = [];
@@ -122,8 +129,8 @@ function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<strin
     hints.push('Offline advice: give --uri to use the indexes that exist and the selectivity of your data, and to verify the suggestions on the server.');
   } else if (advice.engine === 'mongodb' && !flags.has('--verify') && advice.suggestions.length > 0) {
     hints.push('Not verified: --verify tries the suggestions on a random sample copied into a scratch collection on the server (dropped afterwards; --sample N sets its size).');
-  } else if (advice.engine === 'postgres' && !flags.has('--verify') && !flags.has('--allow-build') && advice.suggestions.length > 0) {
-    hints.push('Not verified: --verify measures the candidates on a temporary copy of the table (dropped afterwards; each index built inside a transaction that is rolled back) and orders the suggestions by the work the server did.');
+  } else if (advice.engine === 'postgres' && !measuresPostgres(flags) && advice.suggestions.length > 0) {
+    hints.push('Not measured (--rules-only): without it the candidates are measured on a temporary copy of the table (dropped afterwards; each index built inside a transaction that is rolled back) and the suggestions ordered by the work the server did.');
   } else if (advice.engine === 'postgres' && !flags.has('--allow-build') && advice.notes.some((n) => /needs your consent/.test(n))) {
     hints.push('--allow-build builds each index inside a transaction that is rolled back, to verify it without HypoPG; the build locks writes to the table while it runs.');
   }

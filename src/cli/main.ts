@@ -15,9 +15,11 @@ const USAGE = `Usage:
               [--analyze] [--buffers] [--timeout-ms N] [--allow-side-effects] [--allow-write-stages]
                                        explain a query on a live server (mongodb:// or postgres:// URI)
   qpi advise --query TEXT [--uri URI] [--engine mongodb|postgres] [--json] [--verify] [--sample N]
-             [--allow-build] [--exact-counts] [--timeout-ms N]
-                                       index advice; with --uri it uses the existing indexes, the data's
-                                       selectivity, and verifies on the server
+             [--rules-only] [--allow-build] [--exact-counts] [--timeout-ms N]
+                                       index advice; with --uri it uses the existing indexes and the
+                                       data's selectivity, and measures the candidates on the server
+                                       (PostgreSQL at once, MongoDB with --verify: it writes a scratch
+                                       collection); --rules-only skips the measurement
   qpi compare BEFORE AFTER [--json]    compare two saved explain outputs of one query: nodes matched,
                                        what changed, the figures before and after, and a verdict
   qpi lint FILE... [--json] [--fail-on-warning]
@@ -28,7 +30,7 @@ const USAGE = `Usage:
 `;
 
 const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample'] as const;
-const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'allow-build', 'exact-counts', 'fail-on-warning'] as const;
+const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'rules-only', 'allow-build', 'exact-counts', 'fail-on-warning'] as const;
 const OPTIONS = Object.fromEntries([
   ...VALUED.map((name) => [name, { type: 'string' as const }]),
   ...SWITCHES.map((name) => [name, { type: 'boolean' as const }]),

@@ -14,6 +14,7 @@ import {
 } from './adviceView';
 import type { Gateway, RunningVerify } from './gateway';
 import type { Log } from './log';
+import type { VerifyHow } from './planPanel';
 
 /** Asks the user before the extension writes or builds on their server; true when they agreed. */
 export type ConsentPrompt = (question: ConsentQuestion) => Promise<boolean>;
@@ -57,7 +58,7 @@ function sentence(text: string): string {
 const capital = (t: string): string => `${t[0]!.toUpperCase()}${t.slice(1)}`;
 
 /** The panel's verify hook for the suggestions of one explain. */
-export function verifier(setup: VerifierSetup): (id: string, post: Post) => Promise<void> {
+export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: VerifyHow) => Promise<void> {
   const { log, ctx } = setup;
   const advice = ctx.live.advice;
 
@@ -73,7 +74,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
     return s?.keep ? `keep using ${s.keep.name}` : `suggestion ${id}`;
   };
 
-  const run = async (id: string, post: Post): Promise<void> => {
+  const run = async (id: string, post: Post, how: VerifyHow): Promise<void> => {
     const s = findSuggestion(advice, id);
     if (!s) {
       post({ type: 'suggestionStatus', id, status: 'failed', detail: 'This suggestion is no longer shown: explain the query again.' });
@@ -87,14 +88,17 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
     const opts = setup.settings();
     const mongo = ctx.engine === 'mongodb';
     const collection = ctx.command?.collection ?? '';
-    if (mongo && !(await setup.consent()(trialQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
+    // Unattended (measuring at once after an explain), the setting that asked for it is the consent.
+    if (mongo && !how.unattended && !(await setup.consent()(trialQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
       post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the trial on a sample was declined.' });
       return;
     }
     post({ type: 'suggestionStatus', id, status: 'verifying' });
     const shownBefore = advice.suggestions.map((x) => ({ x, rank: x.rank }));
     const gateway = await setup.gateway();
-    const title = mongo ? `Trying the suggested indexes on a sample of ${collection}` : `Checking the suggested index on ${setup.connectionName}`;
+    const title = how.unattended
+      ? `Measuring the suggested indexes on ${mongo ? `a sample of ${collection}` : setup.connectionName}`
+      : mongo ? `Trying the suggested indexes on a sample of ${collection}` : `Checking the suggested index on ${setup.connectionName}`;
     let cancelled = false;
     let running: RunningVerify | undefined;
     const cancel = (): void => {
@@ -122,7 +126,8 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
               progress.report({ message: what });
               if (!cancelled) post({ type: 'suggestionStatus', id, status: 'verifying', detail: `${capital(what)}…` });
             },
-            confirmBuild: (tables, hypopg) => setup.consent()(buildQuestion(tables, hypopg)),
+            // A build on the user's own table locks its writes: never without asking, so never unattended.
+            confirmBuild: (tables, hypopg) => (how.unattended ? Promise.resolve(false) : setup.consent()(buildQuestion(tables, hypopg))),
           });
           setup.running.cancel = cancel;
           const sub = token.onCancellationRequested(cancel);
@@ -140,7 +145,10 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
         void vscode.window.showWarningMessage(w);
       }
       if (outcome.declined) {
-        post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the index can be checked only by building it, and the build inside a rolled-back transaction was declined.' });
+        const detail = how.unattended
+          ? 'Not measured: the index can be checked here only by building it on the table, which locks its writes; press Verify to choose.'
+          : 'Not verified: the index can be checked only by building it, and the build inside a rolled-back transaction was declined.';
+        post({ type: 'suggestionStatus', id, status: 'unverified', detail });
         return;
       }
       // A measurement that ranked the suggestions anew (a tournament) replaces the panel's list, in
@@ -185,7 +193,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
   // the running one (a trial tries several indexes together) verified its suggestion meanwhile.
   let queue: Promise<void> = Promise.resolve();
   let pending = 0;
-  return (id, post) => {
+  return (id, post, how = {}) => {
     const seen = findSuggestion(advice, id)?.verification;
     const waited = pending > 0;
     if (waited) post({ type: 'suggestionStatus', id, status: 'verifying', detail: 'Waiting for the verification already running…' });
@@ -193,7 +201,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post) => Prom
     const job = queue.then(async () => {
       const s = findSuggestion(advice, id);
       if (waited && s && s.verification !== seen && s.verification.status !== 'not-run') postStatus(post, id);
-      else await run(id, post);
+      else await run(id, post, how);
     }).finally(() => {
       pending--;
     });

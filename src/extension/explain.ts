@@ -54,8 +54,10 @@ export interface ExplainSummary {
   durationMs: number;
   rolledBack: boolean;
   serverVersion?: string;
-  /** Titles of the index suggestions shown, best first. */
+  /** Titles of the index suggestions shown, best first (the rules' order; a measurement may reorder them). */
   suggestions: string[];
+  /** A measurement of the suggestions started at once (the measureOnExplain settings); Services.measuring ends with it. */
+  measuring: boolean;
 }
 
 interface Run {
@@ -98,6 +100,8 @@ export interface Services {
    * rolled-back PostgreSQL build); a modal by default. Tests set it to answer for the user.
    */
   consent?: ConsentPrompt;
+  /** The measurement started after the last explain, until it ends (tests wait on it). */
+  measuring?: Promise<void>;
 }
 
 /**
@@ -164,6 +168,7 @@ function settings() {
     timeoutMs: Math.max(1, c.get<number>('explainTimeoutSeconds', 60)) * 1000,
     connectTimeoutMs: Math.max(1, c.get<number>('connectTimeoutSeconds', 10)) * 1000,
     trialSampleSize: Math.min(MAX_TRIAL_SAMPLE, Math.max(1, Math.floor(c.get<number>('mongodb.trialSampleSize', 1000)))),
+    measureOnExplain: { postgres: c.get<boolean>('postgres.measureOnExplain', true), mongodb: c.get<boolean>('mongodb.measureOnExplain', false) },
   };
 }
 
@@ -406,7 +411,17 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
   const previous = history.get(history.find(keys, 1)).at(-1);
   history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
-  PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  // Measured at once where the settings say so (PostgreSQL by default: nothing of the user's is written):
+  // the panel shows the rules' order now and the measured order when the server has done the work.
+  const toMeasure = opts.measureOnExplain[query.engine] ? suggestions.find((v) => v.verifiable) : undefined;
+  if (toMeasure) {
+    s.log.info(`Measuring the suggestions of ${title} on ${spec.name}.`);
+    const measuring = panel.measure(toMeasure.id).finally(() => {
+      if (s.measuring === measuring) delete s.measuring;
+    });
+    s.measuring = measuring;
+  }
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
     void vscode.window.showInformationMessage(`The ${statement?.verb ?? 'statement'} ran under EXPLAIN ANALYZE inside a transaction that was rolled back: no rows changed${allowSideEffects ? ', but what a rollback does not undo (sequences, volatile functions) was allowed to run' : ''}.`);
@@ -421,6 +436,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const summary: ExplainSummary = {
     engine: query.engine, connection: spec.name, title, nodeCount: outcome.plan.nodes.length, rootKind: outcome.plan.root.kind,
     findings: findings.map((f) => f.code), durationMs: outcome.durationMs, rolledBack: outcome.rolledBack === true, suggestions: suggestions.map((v) => v.title),
+    measuring: toMeasure !== undefined,
   };
   if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
   return summary;

@@ -18,9 +18,15 @@ export interface PlanSource {
   range?: vscode.Range;
 }
 
+/** How a verification was asked for. */
+export interface VerifyHow {
+  /** Measuring at once after an explain (a setting asked for it): no modal, and nothing built on the user's table. */
+  unattended?: boolean;
+}
+
 export interface PanelHooks {
   /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
-  verify?: ((id: string, post: (m: HostToViewMessage) => void) => Promise<void>) | undefined;
+  verify?: ((id: string, post: (m: HostToViewMessage) => void, how?: VerifyHow) => Promise<void>) | undefined;
   /** Builds a suggestion's index after asking (the Create Index button the view shows once Verify succeeded). */
   createIndex?: ((id: string) => Promise<{ status: 'created' | 'declined' | 'failed'; detail?: string }>) | undefined;
 }
@@ -137,6 +143,20 @@ export class PlanPanel implements vscode.Disposable {
   /** Does what the view's Verify button does, for the walkthrough's "Verify" step. */
   verifySuggestion(id: string): Promise<void> {
     return this.receive({ type: 'verifySuggestion', id });
+  }
+
+  /**
+   * Measures the suggestions of the plan shown without asking anything (the measurement at once after an
+   * explain): the same run as Verify, its progress and verdicts shown the same way.
+   */
+  async measure(id: string): Promise<void> {
+    const shown = this.message;
+    if (!this.hooks.verify) return;
+    try {
+      await this.hooks.verify(id, (reply) => this.postStatus(reply, shown), { unattended: true });
+    } catch (err) {
+      this.log.error('Measuring the suggestions failed', err);
+    }
   }
 
   /** Does what the view's Create Index button does, for the walkthrough and the command palette. */

@@ -366,11 +366,12 @@ export class InlineAdviceService {
         out.push({ range, command: { title: `$(sync~spin) Checking indexes on ${waiting}`, tooltip: 'The advice for this query is being computed on the connection; the plan panel gives the same verdict.', command: '' } });
       } else if (a.top?.createText) {
         const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
-        out.push({ range, command: { title: '$(lightbulb) Suggest index', tooltip: `The index this query wants: ${a.top.createText}`, command: ClientCommands.suggestIndex, arguments: [args] } });
+        const measured = a.top.measured ? ` ${a.top.measured}` : '';
+        out.push({ range, command: { title: `$(lightbulb) Suggest index${a.top.measured ? ' (measured)' : ''}`, tooltip: `The index this query wants: ${a.top.createText}${measured}`, command: ClientCommands.suggestIndex, arguments: [args] } });
       } else if (a.top?.keep && a.top.rewriteOnly) {
         out.push({ range, command: { title: `$(lightbulb) Rewrite it to use ${a.top.keep}`, tooltip: `The index ${a.top.keep} has the keys this query needs, but only the rewritten query can use it (see the quick fix).`, command: '' } });
       } else if (a.top?.keep) {
-        out.push({ range, command: { title: `$(check) Index ${a.top.keep} serves it`, command: '' } });
+        out.push({ range, command: { title: `$(check) Index ${a.top.keep} serves it${a.top.measured ? ' (measured)' : ''}`, ...(a.top.measured ? { tooltip: a.top.measured } : {}), command: '' } });
       }
     }
     return out;

@@ -139,16 +139,16 @@ describe('One advice service behind every face (real servers)', function () {
       assert.equal(service.computed, 3);
     });
 
-    it('the CLI gives the faces\' verdict, and measures only with --verify as the panel\'s Verify does', async () => {
+    it('the CLI gives the faces\' rules verdict with --rules-only, and otherwise measures as the panel does after an explain', async () => {
       await admin.query('DROP INDEX IF EXISTS svc_orders_cust_created');
       const service = new AdviceService();
       const faces = await service.postgres(session, SQL, { connection: 'pg' });
       const top = faces.advice.suggestions[0]!;
       assert.equal(top.action, 'create');
-      const cli = await cliAdvice(env.pgUri, SQL);
+      const cli = await cliAdvice(env.pgUri, SQL, '--rules-only');
       assert.equal(cli.suggestions[0]!.createIndex, top.createText);
       assert.equal(cli.measurement.status, 'not-measured');
-      const measured = await cliAdvice(env.pgUri, SQL, '--verify');
+      const measured = await cliAdvice(env.pgUri, SQL);
       assert.equal(measured.measurement.status, 'measured');
       const verified = await service.verifyPostgres(session, SQL, faces, { measuredOrder: true });
       assert.equal(measured.suggestions[0]!.createIndex, verified.advice.suggestions[0]!.createText ?? null, 'Verify and --verify measure the same winner');

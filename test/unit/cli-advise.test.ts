@@ -161,6 +161,8 @@ describe('qpi advise (offline)', () => {
       ['advise', '--query', 'db.a.find()', '--verify'],
       ['advise', '--query', 'db.a.find()', '--sample', '100'],
       ['advise', '--query', 'SELECT 1 FROM t', '--allow-build'],
+      ['advise', '--query', 'SELECT 1 FROM t', '--rules-only'],
+      ['advise', '--query', 'SELECT 1 FROM t', '--uri', 'postgresql://127.0.0.1:1/x', '--rules-only', '--verify'],
       ['advise', '--query', 'db.a.find()', '--uri', 'mongodb://127.0.0.1:1', '--sample', 'lots'],
       ['advise', '--query', 'db.a.find()', '--uri', 'mongodb://127.0.0.1:1', '--sample', '0'],
       ['advise', '--query', 'db.a.find()', '--engine', 'oracle'],

@@ -75,7 +75,8 @@ export interface QueryAnalysis {
   /** Markdown for the hover over the query. */
   hover: string;
   /** The first suggestion: an index to build, or the existing one to keep. */
-  top?: { createText?: string; keep?: string; keys: string; rule: string; target: string; rewriteOnly?: boolean };
+  /** The first suggestion; `measured` is the server's verdict on it (the tournament's winner), when it was measured. */
+  top?: { createText?: string; keep?: string; keys: string; rule: string; target: string; rewriteOnly?: boolean; measured?: string };
   /** Whether the findings used a schema from a connection. */
   connected: boolean;
 }
@@ -206,7 +207,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   }
   const top = advice.suggestions[0];
   const suggestion = suggestionData(top, target);
-  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), keys: keysText(top), rule: top.rule, target };
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target };
   if (shape) {
     hiddenMatchFindings(q, shape, text, out.findings, suggestion);
     skipFindings(q, shape, text, out.findings, advice);
@@ -215,6 +216,11 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   }
   out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined, declared ?? []);
   return out;
+}
+
+/** The measurement's sentence on a suggestion the server verified as the least work of those measured. */
+function measuredOf(s: Suggestion): { measured?: string } {
+  return s.verification.status === 'verified' && s.verification.method === 'sampled' ? { measured: s.verification.message } : {};
 }
 
 function suggestionData(s: Suggestion | undefined, target: string): InlineFinding['suggestion'] | undefined {
@@ -545,7 +551,7 @@ function suggestionLines(advice: Advice, connection: string | undefined, declare
   if (top.expectedPlan) lines.push('', `Expected plan: ${top.expectedPlan}`);
   if (top.action === 'create') lines.push('', top.ruleText);
   for (const c of top.conditions) lines.push('', `_${c.text}_`);
-  lines.push('', `Verification: ${top.verification.status === 'not-run' ? 'not run (explain the query on a connection to check it)' : top.verification.message}`);
+  lines.push('', `Verification: ${top.verification.status === 'not-run' ? 'not measured yet (Explain on a connection measures it; on MongoDB, Verify in the plan view)' : top.verification.message}`);
   lines.push(...declaredLines(declared));
   return lines;
 }
@@ -591,7 +597,7 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
   const suggestion = suggestionData(top, topTarget);
-  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), keys: keysText(top), rule: top.rule, target: topTarget };
+  if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target: topTarget };
   for (const shape of shapes) {
     for (const p of shape.predicates) {
       if (!p.span) continue;

@@ -239,8 +239,12 @@ export function extensionTests(): void {
 
   describe('Explain Query on PostgreSQL', () => {
     let spec: ConnectionSpec;
+    const settings = () => vscode.workspace.getConfiguration('queryPlanInspector');
 
     before(async () => {
+      // These tests press Verify themselves (and answer its questions); the measurement at once after an
+      // explain is the languageServer suite's "one verdict" test.
+      await settings().update('postgres.measureOnExplain', false, vscode.ConfigurationTarget.Global);
       const added = await vscode.commands.executeCommand<ConnectionSpec>(Commands.addConnection, { name: 'samples pg', uri: env('QPI_SAMPLES_PG_URI') });
       assert.ok(added, handle.lastError());
       spec = added;
@@ -410,6 +414,10 @@ export function extensionTests(): void {
       } finally {
         await client.end();
       }
+    });
+
+    after(async () => {
+      await settings().update('postgres.measureOnExplain', undefined, vscode.ConfigurationTarget.Global);
     });
   });
 

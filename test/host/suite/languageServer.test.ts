@@ -10,7 +10,7 @@ import { until as waitUntil } from '../../until';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
-import type { HostToViewMessage } from '../../../src/protocol/webview';
+import type { ExplainSummary } from '../../../src/extension/explain';
 
 export const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -179,47 +179,47 @@ export function languageServerTests(): void {
       console.log(`      lens, squiggle, panel and qpi advise: ${fromLens}`);
     });
 
-    it('one verdict after Verify on PostgreSQL: the panel\'s measured list, the lens and qpi advise --verify name the same index', async () => {
+    it('one verdict on PostgreSQL, measured at once after Explain: the rules agree with the plan\'s finding, then the panel\'s measured list, the lens and qpi advise name the same index', async () => {
       const { uri, ext, handle, file, editor } = await openBound('QPI_SAMPLES_PG_URI', 'one verdict pg', 'orders.sql');
-      // The join of orders and their lines: the rules keep the orders index, the measurement wants one on the lines.
+      // The join of orders and their lines: orders has its index, the lines are filtered row by row.
       const offset = file.getText().indexOf('SELECT o.id, o.created_at');
       const line = file.positionAt(offset).line;
-      const lensTitles = async (): Promise<string[]> => {
+      const lensAt = async (): Promise<vscode.CodeLens[]> => {
         const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
-        return all.filter((l) => l.range.start.line === line).map((l) => l.command?.title ?? '');
+        return all.filter((l) => l.range.start.line === line);
       };
-      await until('the lens with the connection\'s verdict', async () => {
-        const titles = await lensTitles();
-        return titles.some((t) => /Suggest index|serves it/.test(t)) && !titles.some((t) => t.includes('Checking indexes')) ? titles : undefined;
+      const createOf = (l: vscode.CodeLens | undefined): string | undefined => (l?.command?.arguments?.[0] as { createText?: string } | undefined)?.createText;
+      // Before anything is measured: the rules' lens names the table the plan will say is filtered.
+      const rules = await until('the lens with the connection\'s verdict', async () => {
+        const mine = await lensAt();
+        return !mine.some((l) => l.command?.title.includes('Checking indexes')) ? mine.find((l) => l.command?.title.includes('Suggest index')) : undefined;
       }, 45_000);
+      assert.ok(!rules.command!.title.includes('(measured)'), rules.command!.title);
+      assert.match(createOf(rules) ?? '', /ON order_details /, `the rules' lens: ${createOf(rules)}`);
       const at = file.positionAt(offset + 1);
       editor.selection = new vscode.Selection(at, at);
-      const explained = await vscode.commands.executeCommand<{ suggestions: string[] } | undefined>(Commands.explainQuery);
+      const explained = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
       assert.ok(explained, handle.lastError());
+      assert.ok(explained.findings.includes('pg.rows-removed-by-filter'), explained.findings.join(', '));
+      assert.equal(explained.measuring, true, 'PostgreSQL measures at once after an explain');
+      await handle.services.measuring;
       const shown = handle.panel()?.lastMessage;
       assert.equal(shown?.type, 'showPlan');
-      const toVerify = shown?.type === 'showPlan' ? shown.suggestions?.find((v) => v.verifiable) : undefined;
-      assert.ok(toVerify, `nothing to verify among: ${explained.suggestions.join(' | ')}`);
-      const verify = handle.services.panelHooks.verify;
-      assert.ok(verify, 'no verify hook after a live explain');
-      const posted: HostToViewMessage[] = [];
-      await verify(toVerify.id, (m) => void posted.push(m));
-      const list = posted.find((m): m is Extract<HostToViewMessage, { type: 'setSuggestions' }> => m.type === 'setSuggestions');
-      assert.ok(list, `the measurement did not replace the list: ${JSON.stringify(posted).slice(0, 1500)}`);
-      const winner = list.suggestions[0]!;
-      assert.equal(winner.status, 'verified', JSON.stringify(winner));
-      const want = winner.ddl;
+      const winner = shown?.type === 'showPlan' ? shown.suggestions?.[0] : undefined;
+      assert.equal(winner?.status, 'verified', JSON.stringify(winner));
+      const want = winner!.ddl;
       assert.ok(want?.startsWith('CREATE INDEX'), `the measured winner: ${JSON.stringify(winner)}`);
-      // The lens follows: the same cached answer, now in measured order.
-      await until('the lens with the measured verdict', async () => {
-        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
-        const lens = all.find((l) => l.range.start.line === line && l.command?.title.includes('Suggest index'));
-        return (lens?.command?.arguments?.[0] as { createText?: string } | undefined)?.createText === want ? lens : undefined;
+      assert.match(winner!.statusDetail ?? '', /least work of \d+ candidates/);
+      // The lens follows: the same cached answer, now in measured order, and says so.
+      const measured = await until('the lens with the measured verdict', async () => {
+        const lens = (await lensAt()).find((l) => l.command?.title.includes('Suggest index'));
+        return createOf(lens) === want && lens!.command!.title.includes('(measured)') ? lens : undefined;
       }, 30_000);
-      // qpi advise --verify on the same server, with the text the language server reads.
-      const { json, out } = await cliAdviceAt(ext, file, at, uri, '--verify');
+      assert.match(measured.command!.tooltip ?? '', /least work/);
+      // qpi advise on the same server, with the text the language server reads: it measures too.
+      const { json, out } = await cliAdviceAt(ext, file, at, uri);
       assert.equal(json.suggestions[0]?.createIndex, want, out.slice(0, 2000));
-      console.log(`      after Verify, the panel, the lens and qpi advise --verify: ${want}`);
+      console.log(`      rules ${createOf(rules)}; measured: the panel, the lens and qpi advise: ${want}`);
     });
 
     it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
