@@ -540,6 +540,27 @@ export function extensionTests(): void {
       assert.deepEqual(await indexNames('orders'), indexesBefore);
     });
 
+    it('with mongodb.measureOnExplain on, measures right after Explain without a modal, and drops the scratch collection', async () => {
+      const indexesBefore = await indexNames('customers');
+      await settings().update('mongodb.measureOnExplain', true, vscode.ConfigurationTarget.Global);
+      try {
+        const asked = answerConsent(false);
+        const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
+        assert.ok(r, `explain failed: ${handle.lastError()}`);
+        assert.equal(r.measuring, true);
+        await handle.services.measuring;
+        const shown = shownSuggestions();
+        const measured = shown.filter((v) => v.status === 'verified' || v.status === 'rejected');
+        console.log(`    measured at once: ${measured.map((v) => `${v.ddl ?? v.keep} ${v.status}`).join(' | ')}`);
+        assert.deepEqual(asked, [], 'the setting is the consent: no modal');
+        assert.ok(measured.length > 0, `nothing measured: ${shown.map((v) => `${v.status} ${v.statusDetail ?? ''}`).join(' | ')}`);
+        assert.deepEqual(await scratch(), []);
+        assert.deepEqual(await indexNames('customers'), indexesBefore);
+      } finally {
+        await settings().update('mongodb.measureOnExplain', undefined, vscode.ConfigurationTarget.Global);
+      }
+    });
+
     it('verifies the new indexes of a query without one: every index tried gets its verdict, none is left on the collection', async () => {
       const indexesBefore = await indexNames('customers');
       const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
