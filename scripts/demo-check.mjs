@@ -137,6 +137,16 @@ try {
     await page.waitForTimeout(800); // the view fits the tree after its first layout
     await page.screenshot({ path: join(SHOTS, 'demo-orders-sql.png') });
     log(`orders.sql explained on Demo PostgreSQL: ${sql.titles.join(', ')}`);
+    // PostgreSQL measures the suggestions right after the plan: the winner comes first, marked verified.
+    const measured = sql.view.locator('li.suggestion.status-verified').first();
+    await measured.waitFor({ timeout: 90_000 }).catch(async () => {
+      const first = sql.view.locator('li.suggestion').first();
+      fail(`the PostgreSQL suggestions were not measured within 90 s; the first says: ${(await first.innerText().catch(() => '(none shown)')).slice(0, 600)}`);
+    });
+    const winner = (await measured.locator('pre.ddl').first().textContent()) ?? '';
+    await measured.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'demo-orders-sql-measured.png') });
+    log(`measured on Demo PostgreSQL: ${winner}`);
 
     // orders.mongodb.js: the Explain CodeLens above the first query.
     await openFile('orders.mongodb.js');

@@ -44,6 +44,11 @@ export interface LiveAdviceOptions {
   maxCandidates?: number;
   /** PostgreSQL: false checks the suggestions with the planner's estimates only, without the tournament on a sample. */
   measure?: boolean;
+  /**
+   * PostgreSQL: false stops after the tournament when it cannot run, without the planner's check (which
+   * may need a build on the user's table): the caller asks for that build's consent only then.
+   */
+  fallback?: boolean;
   /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
   allowBuild?: boolean;
   /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
@@ -464,6 +469,7 @@ async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, li
       }
     }
   }
+  if (opts.fallback === false) return live;
   const report = await verifyPostgres(session.conn, sql, advice, {
     timeoutMs: opts.timeoutMs ?? 30_000,
     existingNames: live.existingIndexes,

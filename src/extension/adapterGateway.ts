@@ -138,6 +138,10 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
         }
         const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs: request.timeoutMs });
         try {
+          // The tournament first: it builds only on temporary copies, so it needs nobody's consent.
+          await advice.verifyPostgres(session, request.text, live, { ...opts, fallback: false });
+          if (live.measurement?.status === 'measured') return outcome(false);
+          // Where it cannot run, the planner's check: hypothetical, or a build on the table after asking.
           const target = asked ? indexChecked(live, asked) : undefined;
           let allowBuild = false;
           if (target?.index?.engine === 'postgres') {
@@ -148,7 +152,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
               if (!allowBuild) return outcome(true);
             }
           }
-          await advice.verifyPostgres(session, request.text, live, { ...opts, allowBuild });
+          await advice.verifyPostgres(session, request.text, live, { ...opts, measure: false, allowBuild });
           return outcome(false);
         } finally {
           await session.close();
