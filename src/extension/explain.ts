@@ -92,6 +92,8 @@ export interface Services {
    * verdict from the cache, which is kept.
    */
   adviceMeasured: () => void;
+  /** Fired by adviceMeasured; the language client has the server ask for the cached advice again. */
+  onAdviceMeasured: vscode.Event<void>;
   panelHooks: PanelHooks;
   /** Connection add flow, used when a query needs a connection and none exists. */
   addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;

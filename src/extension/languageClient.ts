@@ -12,8 +12,8 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import type { ExistingMongoIndex, ExistingPgIndex } from '../core/index';
 import { parseMongoQuery } from '../core/index';
 import {
-  AdviceWanted, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
-  type AdviceWantedParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  AdviceWanted, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
+  type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
 import { Commands } from './commands';
@@ -74,6 +74,9 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     // connection switch): the server forgets the index lists, plans and verdicts of every document and
     // asks again, so the lens and the squiggles follow the panel.
     services.onAdviceInvalidated(() => void client.sendNotification(ClearSchema, {})),
+    // A measurement changed a cached answer in place: the index lists and plans still hold, so the
+    // server only drops its verdicts and asks the advice service again, which answers from its cache.
+    services.onAdviceMeasured(() => void client.sendNotification(ClearAdvice, {} satisfies ClearAdviceParams)),
   );
   try {
     await client.start();

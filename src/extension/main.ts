@@ -50,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   // loaded with the adapters on first use.
   let advice: Promise<AdviceService> | undefined;
   const adviceInvalidated = new vscode.EventEmitter<AdviceScope>();
+  const adviceMeasured = new vscode.EventEmitter<void>();
   const adviceService = () => (advice ??= import('../adapters/adviceService').then((m) => {
     const service = new m.AdviceService();
     service.onInvalidate((scope) => adviceInvalidated.fire(scope));
@@ -68,7 +69,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
       else adviceInvalidated.fire(scope);
     },
     onAdviceInvalidated: adviceInvalidated.event,
-    adviceMeasured: () => adviceInvalidated.fire({}),
+    adviceMeasured: () => adviceMeasured.fire(),
+    onAdviceMeasured: adviceMeasured.event,
     panelHooks: {},
     addConnection: (engine) => addConnection(services, { engine }),
   };
@@ -77,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const lenses = new ExplainCodeLens();
   watchPrismaSchemas(context);
   context.subscriptions.push(
-    log, store, bindings, statusBar, tree, lenses, adviceInvalidated,
+    log, store, bindings, statusBar, tree, lenses, adviceInvalidated, adviceMeasured,
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
     vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
     { dispose: () => PlanPanel.active?.dispose() },
