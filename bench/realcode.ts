@@ -162,12 +162,13 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
 }
 
 /**
- * Names a file binds to a driver collection: `const x = db.collection('x')`, `this.x = ...collection(...)`,
+ * Names a file binds to a driver collection or a legacy bulk: `const x = db.collection('x')`, `this.x = ...collection(...)`,
  * a function whose return is one, and names destructured from an object called `collections`.
  */
 function mongoCollectionNames(src: string, ast: N): Set<string> {
   const out = new Set<string>();
-  const makesCollection = (e: N | undefined | null) => !!e && /\.(collection|getCollection)\(/.test(src.slice(e.start, e.end));
+  // Also a legacy bulk (`coll.initializeUnorderedBulkOp()`), whose `find(filter)` queues an update or delete.
+  const makesCollection = (e: N | undefined | null) => !!e && /\.(collection|getCollection|initializeUnorderedBulkOp|initializeOrderedBulkOp)\(/.test(src.slice(e.start, e.end));
   const last = (e: N): string | undefined => e.type === 'Identifier' ? (e['name'] as string) : e.type === 'MemberExpression' ? memberName({ ...e, type: 'MemberExpression' }) : undefined;
   walk(ast, (n) => {
     if (n.type === 'VariableDeclarator') {
@@ -279,7 +280,10 @@ async function main(): Promise<void> {
         const t = per.get(s.library) ?? { sites: 0, found: 0, analysable: 0, nothing: 0 };
         per.set(s.library, t);
         t.sites++;
-        const q = found.find((x) => x.range.start <= s.start + 1 && s.end - 1 <= x.range.end) ?? found.find((x) => x.range.start >= s.start && x.range.end <= s.end);
+        const covers = (r: { start: number; end: number }) => r.start <= s.start + 1 && s.end - 1 <= r.end;
+        // A bulkWrite of operations pushed elsewhere is found when they are, with this call as one that runs them.
+        const q = found.find((x) => covers(x.range)) ?? found.find((x) => x.range.start >= s.start && x.range.end <= s.end)
+          ?? found.find((x) => x.engine === 'mongodb' && (x.calledFrom ?? []).some(covers));
         if (!q) {
           misses.push(`  not found  ${s.library} ${f.path}:${s.line} ${s.text}`);
           continue;

@@ -125,6 +125,91 @@ describe('finder: the libraries people use', () => {
     it('does not take an SQL client\'s db.x.count() for MongoDB', () => {
       assert.equal(mongo(`import knex from 'knex';\nconst n = await app.db.orders.count();`).length, 0);
     });
+
+    it('reads the legacy bulk API: each find(filter) with the operation it queues, on the bulk\'s collection', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `export async function sync(db, items, ordered) {`,
+        `  const bulk = db.collection('orders').initializeUnorderedBulkOp();`,
+        `  items.forEach((i) => bulk.find({ sku: i.sku }).upsert().updateOne({ $set: { qty: i.qty } }));`,
+        `  bulk.find({ status: 'old' }).update({ $set: { archived: true } });`,
+        `  bulk.find({ sku: 'x' }).replaceOne({ sku: 'x', qty: 0 });`,
+        `  bulk.find({ expired: true }).delete();`,
+        `  bulk.find({ expired: true, sku: 'y' }).deleteOne();`,
+        `  bulk.insert({ sku: 'z' });`,
+        `  await bulk.execute();`,
+        `  let later;`,
+        `  if (ordered) later = db.collection('events').initializeOrderedBulkOp();`,
+        `  later.find({ type: 'seen' }).remove();`,
+        `  const one = bulk.find({ sku: 'w' });`,
+        `  one.updateOne({ $inc: { qty: 1 } });`,
+        `  items.forEach(() => { let one = 0; one = 1; });`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation} ${JSON.stringify(q.command.filter)}`), [
+        'orders updateOne {"sku":{"$placeholder":"i.sku"}}', 'orders updateMany {"status":"old"}', 'orders replaceOne {"sku":"x"}',
+        'orders deleteMany {"expired":true}', 'orders deleteOne {"expired":true,"sku":"y"}', 'events deleteMany {"type":"seen"}', 'orders updateOne {"sku":"w"}',
+      ]);
+      assert.deepEqual(qs[0]!.command.options, { upsert: true });
+      assert.deepEqual(qs[0]!.command.update, { $set: { qty: { $placeholder: 'i.qty' } } });
+    });
+
+    it('reads bulkWrite operations pushed into an array or mapped in the same function, run from each call', () => {
+      const text = [
+        `import { MongoClient } from 'mongodb';`,
+        `export async function archive(db, items) {`,
+        `  let ops = [];`,
+        `  for (const item of items) {`,
+        `    ops.push({ updateOne: { filter: { sku: item.sku }, update: { $set: { archived: true } } } });`,
+        `    if (ops.length > 500) { await db.collection('products').bulkWrite(ops); ops = []; }`,
+        `  }`,
+        `  await db.collection('products').bulkWrite(ops, { ordered: false });`,
+        `  await db.collection('carts').bulkWrite(items.map((i) => ({ deleteOne: { filter: { sku: i.sku } } })));`,
+        `  await db.collection('carts').bulkWrite(unknownOps);`,
+        `}`,
+      ].join('\n');
+      const qs = mongo(text);
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation} ${JSON.stringify(q.command.filter)}`), [
+        'products updateOne {"sku":{"$placeholder":"item.sku"}}', 'carts deleteOne {"sku":{"$placeholder":"i.sku"}}',
+      ]);
+      // The pushed operation is written apart from both calls that run it; the mapped one inside its call.
+      assert.deepEqual(qs[0]!.calledFrom!.map((r) => text.slice(r.start, r.end).replace(/\(.*/, '')), ['db.collection', 'db.collection']);
+      assert.equal(qs[1]!.calledFrom, undefined);
+    });
+
+    it('reads collections as properties of a db taken from a parameter or an object, and through a db the client gives', () => {
+      const qs = mongo([
+        `export async function migrate({ db }) { await db.users.updateMany({ legacy: true }, { $unset: { legacy: 1 } }); }`,
+        `export const rollback = async (client) => { const { db } = client; await db.projects.countDocuments({ archived: true }); };`,
+        `export function up(client) { const db = client.db(); return db.collection('invoices').find({ paid: false }).toArray(); }`,
+        `export const down = async ({ db }) => db.Users.findAll({ where: { id: 1 } });`,
+        `import * as app from './app';`,
+        `const db = app.db;`,
+        `export const rooms = () => db.rooms.find({ open: true });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['users', 'updateMany'], ['projects', 'countDocuments'], ['invoices', 'find'], ['rooms', 'find']]);
+    });
+
+    it('follows fields the file assigns a collection to elsewhere: another method, a constructor function, a class', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `module.exports = {`,
+        `  async init(self) { self.jobs = await self.apos.db.collection('jobs'); },`,
+        `  methods(self) { return { get: (id) => self.jobs.findOne({ _id: id, ended: false }) }; },`,
+        `};`,
+        `function Store(db) { this.collection = db.collection('sessions'); }`,
+        `Store.prototype.touch = function (sid) { return this.collection.updateOne({ sid }, { $set: { at: 1 } }); };`,
+        `class Cache {`,
+        `  constructor(db) { this.entries = db.collection('entries'); }`,
+        `  get(k) { return this.entries.findOne({ k }); }`,
+        `}`,
+        `function A(db) { this.coll = db.collection('a'); }`,
+        `function B(db) { this.coll = db.collection('b'); }`,
+        `B.prototype.list = function () { return this.coll.find({ x: 1 }); };`,
+      ].join('\n'));
+      // Two different collections assigned to one field: the field's collection is not known.
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['jobs', 'findOne'], ['sessions', 'updateOne'], ['entries', 'findOne'], ['', 'find']]);
+    });
   });
 
   describe('Mongoose', () => {

@@ -235,6 +235,16 @@ describe('language server: finding queries', () => {
     assert.equal(index.lastUpdate.reextracted, 3, 'those two and the statement using the constant are read again, not h');
   });
 
+  it('re-reads a statement that uses a field when the statement assigning it changes elsewhere', () => {
+    const a = "function Store(db) { this.coll = db.collection('sessions'); }\nconst other = 1;\nfunction h() { return other; }\nStore.prototype.touch = function (sid) { return this.coll.updateOne({ sid }, { $set: { at: 1 } }); };\n";
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    assert.equal((index.result().queries[0] as FoundMongoQuery).command.collection, 'sessions');
+    index.update(a.replace("'sessions'", "'tokens'"));
+    assert.equal((index.result().queries[0] as FoundMongoQuery).command.collection, 'tokens');
+    assert.equal(index.lastUpdate.reextracted, 3, 'the changed statement, its neighbour and the statement using the field are read again, not h');
+  });
+
   it('never throws on text that is not code', () => {
     for (const text of ['', '(((', '`${', '\u0000\uffff', 'db.', "db.c.find({a: 1}", '/* open']) {
       const r = findQueries(text, 'script', 'ts');

@@ -4,7 +4,7 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { classFields, declareNames, declareStatements, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
+import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FoundQuery, PrismaModels, SourceRange } from './types';
 
 export const MAX_RESOLVE_DEPTH = 16;
@@ -92,12 +92,12 @@ export class Extractor {
       case 'BlockStatement':
       case 'StaticBlock':
       case 'Program': {
-        const s = new Scope(this.scope);
+        const s = new Scope(this.scope, n);
         declareStatements(Array.isArray(n.body) ? n.body : [], s.names);
         return s;
       }
       case 'SwitchStatement': {
-        const s = new Scope(this.scope);
+        const s = new Scope(this.scope, n);
         for (const c of (n as unknown as { cases?: { consequent?: BNode[] }[] }).cases ?? []) declareStatements(c.consequent ?? [], s.names);
         return s;
       }
@@ -108,7 +108,7 @@ export class Extractor {
       case 'ClassMethod':
       case 'ClassPrivateMethod':
       case 'TSDeclareMethod': {
-        const s = new Scope(this.scope);
+        const s = new Scope(this.scope, n);
         for (const p of n.params ?? []) declareNames(p, s.names);
         if (n.type === 'FunctionExpression' && n.id) s.names.set(n.id.name!, { unknown: true });
         if (n.type === 'ArrowFunctionExpression' && n.body && !Array.isArray(n.body) && n.body.type !== 'BlockStatement') return s;
@@ -117,7 +117,7 @@ export class Extractor {
       case 'ForStatement':
       case 'ForInStatement':
       case 'ForOfStatement': {
-        const s = new Scope(this.scope);
+        const s = new Scope(this.scope, n);
         const decl = (n as unknown as { init?: BNode; left?: BNode }).init ?? n.left;
         if (decl?.type === 'VariableDeclaration') for (const d of decl.declarations ?? []) declareNames(d.id, s.names);
         return s;
@@ -154,6 +154,66 @@ export class Extractor {
   partOf(name: string): Part | undefined {
     const r = this.lookup(name);
     return r && !r.mutated && 'part' in r.binding ? r.binding.part : undefined;
+  }
+
+  /**
+   * What a local name is given in the block or function that declares it: its initializer and the values
+   * later assigned to it (`let bulk; ... bulk = coll.initializeUnorderedBulkOp()`), and what is pushed
+   * into it (`ops.push({ updateOne: ... })`). Undefined for a module-level name or one not declared.
+   */
+  writesTo(name: string): { values: BNode[]; pushed: BNode[] } | undefined {
+    let s = this.scope;
+    while (s && !s.names.has(name)) s = s.parent;
+    if (!s?.node || !this.scope || s.node.type === 'Program') return undefined;
+    let byName = this.writes.get(s.node);
+    if (!byName) this.writes.set(s.node, (byName = new Map()));
+    const known = byName.get(name);
+    if (known) return known;
+    const b = s.names.get(name)!;
+    const out = { values: 'init' in b ? [b.init] : [], pushed: [] as BNode[] };
+    const stack: BNode[] = [s.node];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      // A block or function inside that declares the name again has its own.
+      if (n !== s.node && shadows(n, name)) continue;
+      if (n.type === 'AssignmentExpression' && n.operator === '=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.values.push(n.right!);
+      else if (isCall(n) && isMember(unwrap(n.callee!))) {
+        const callee = unwrap(n.callee!);
+        const obj = unwrap(callee.object!);
+        if (obj.type === 'Identifier' && obj.name === name && (propertyName(callee) === 'push' || propertyName(callee) === 'unshift')) out.pushed.push(...(n.arguments ?? []));
+      }
+      children(n, (c) => stack.push(c));
+    }
+    byName.set(name, out);
+    return out;
+  }
+
+  private readonly writes = new Map<BNode, Map<string, { values: BNode[]; pushed: BNode[] }>>();
+
+  /**
+   * What the file assigns to a field `x.f` or `this.f` anywhere (`self.db = await apos.db.collection('x')`
+   * in one method, `self.db.findOne(...)` in another), when the field is not followed otherwise.
+   */
+  assignedField(e: BNode): BNode[] | undefined {
+    const key = fieldKey(unwrap(e));
+    const list = key !== undefined ? this.module.fields.get(key) : undefined;
+    if (!list) return undefined;
+    this.uses.add(key!.slice(0, key!.indexOf('.')));
+    for (const f of list) f.flush();
+    return list.map((f) => f.node);
+  }
+
+  private readonly byNode = new Map<BNode, FoundQuery>();
+
+  /** The query already read from a node (an operation two bulkWrite calls run), else undefined. */
+  queryAt(n: BNode): FoundQuery | undefined {
+    return this.byNode.get(n);
+  }
+
+  /** Records a query read from a node other readers may reach again. */
+  pushAt(n: BNode, q: FoundQuery): void {
+    this.byNode.set(n, q);
+    this.push(q);
   }
 
   constInit(name: string): BNode | undefined {
@@ -368,4 +428,15 @@ export class Extractor {
   isIdentifierKnown(name: string): boolean {
     return this.constInit(name) !== undefined;
   }
+}
+
+/** True when a block or function declares `name` itself (a parameter, a var/let/const, a function). */
+function shadows(n: BNode, name: string): boolean {
+  const names = new Map<string, Binding>();
+  if (FUNCTIONS.has(n.type) || n.type === 'ObjectMethod' || n.type === 'ClassMethod' || n.type === 'CatchClause') {
+    for (const p of n.params ?? []) declareNames(p, names);
+    if (n.type === 'CatchClause') declareNames(n.param, names);
+  } else if (n.type === 'BlockStatement') declareStatements(Array.isArray(n.body) ? n.body : [], names);
+  else return false;
+  return names.has(name);
 }

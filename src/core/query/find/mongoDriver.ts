@@ -8,7 +8,7 @@
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
-import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { children, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
@@ -41,11 +41,19 @@ export interface FoundCollection {
   namedAfter?: string;
 }
 
+/** The legacy bulk API: `coll.initializeUnorderedBulkOp()` / `initializeOrderedBulkOp()`. */
+const BULK_INIT = new Set(['initializeUnorderedBulkOp', 'initializeOrderedBulkOp']);
+/** What `bulk.find(filter)` is followed by, as the operation it queues. */
+const BULK_OPERATIONS: Record<string, MongoOperation> = {
+  update: 'updateMany', updateOne: 'updateOne', replaceOne: 'replaceOne', deleteOne: 'deleteOne', delete: 'deleteMany', removeOne: 'deleteOne', remove: 'deleteMany',
+};
+
 /** The shell's and the driver's calls on a collection. */
 export const mongoCalls: CallReader = {
   read(n, ex) {
     if (!isCall(n)) return false;
     const chain = ex.flatten(n);
+    if (chain[0] && (chain[0].name === 'find' || BULK_OPERATIONS[chain[0].name] || chain[0].name === 'upsert') && readBulkFind(ex, chain)) return true;
     const opIndex = chain.findIndex((c) => MONGO_OPERATIONS.has(c.name));
     if (opIndex < 0) return false;
     const op = chain[opIndex]!;
@@ -83,18 +91,60 @@ function legacyOperation(ex: Extractor, op: ChainCall): MongoOperation | undefin
   return undefined;
 }
 
+/**
+ * The legacy bulk API, `bulk.find(filter).upsert().updateOne(update)` on a `bulk` made by
+ * `coll.initializeUnorderedBulkOp()`: one query per queued operation that has a filter
+ * (`bulk.insert(doc)` has none, as `insertOne` has none).
+ */
+function readBulkFind(ex: Extractor, chain: ChainCall[]): boolean {
+  let base = ex.chainBase(chain);
+  // `const c = bulk.find(filter); c.updateOne(update)`: the find kept in a constant, the operation queued on it.
+  const kept = chain[0]!.name !== 'find' && base?.type === 'Identifier' ? ex.constInit(base.name!) ?? onlyValue(ex, base.name!) : undefined;
+  if (kept) {
+    const head = ex.flatten(kept);
+    if (head[0]?.name !== 'find') return false;
+    chain = [...head, ...chain];
+    base = ex.chainBase(head);
+  } else if (chain[0]!.name !== 'find') return false;
+  const coll = base ? new Collections(ex).bulkOf(base, 0) : undefined;
+  if (!coll) return false;
+  for (const c of chain) ex.consume(c.call);
+  const opIndex = chain.findIndex((c) => BULK_OPERATIONS[c.name] !== undefined);
+  if (opIndex < 0) return true;
+  const op = chain[opIndex]!;
+  const operation = BULK_OPERATIONS[op.name]!;
+  const filter = chain[0]!.call.arguments?.[0];
+  const args = [filter, ...(op.call.arguments ?? []).slice(0, 1)].filter((x): x is BNode => x !== undefined);
+  // It reads like `operation(filter, update)` called on the bulk: the name is the method that queued it.
+  const call: BNode = { type: 'CallExpression', start: base!.start, end: op.call.end, arguments: args, callee: { type: 'MemberExpression', start: base!.start, end: op.nameNode.end, object: base!, property: op.nameNode } };
+  const q = new MongoReader(ex, coll, { name: op.name, call, nameNode: op.nameNode }, [], operation).read();
+  if (chain.slice(1, opIndex).some((c) => c.name === 'upsert')) q.command.options = { ...(q.command.options ?? {}), upsert: true };
+  ex.push(q);
+  return true;
+}
+
+/** The one value a local name is ever given where it is declared (a name of the same spelling assigned elsewhere in the file does not count). */
+function onlyValue(ex: Extractor, name: string): BNode | undefined {
+  const w = ex.writesTo(name);
+  return w?.values.length === 1 && w.pushed.length === 0 ? w.values[0] : undefined;
+}
+
 /** `bulkWrite([{ updateOne: { filter, update } }, { deleteMany: { filter } }, ...])`: one query per operation that reads. */
 function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[], opIndex: number): boolean {
   const op = chain[opIndex]!;
   for (const c of chain) ex.consume(c.call);
-  const list = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
-  if (list?.type !== 'ArrayExpression') return true;
-  for (const el of list.elements ?? []) {
-    const doc = el ? ex.resolve(el) : undefined;
-    if (doc?.type !== 'ObjectExpression') continue;
+  const arg = op.call.arguments?.[0];
+  for (const doc of arg ? bulkOperations(ex, arg) : []) {
     for (const p of doc.properties ?? []) {
       const kind = p.type === 'ObjectProperty' && p.key ? keyName(p.key) : undefined;
       if (kind !== 'updateOne' && kind !== 'updateMany' && kind !== 'deleteOne' && kind !== 'deleteMany' && kind !== 'replaceOne') continue;
+      // An operation pushed into an array two bulkWrite calls run is one query, run from both.
+      const inside = p.start >= op.call.start && p.end <= op.call.end;
+      const known = ex.queryAt(p);
+      if (known?.engine === 'mongodb') {
+        if (!inside) known.calledFrom = [...(known.calledFrom ?? []), range(op.call)];
+        continue;
+      }
       const body = ex.resolve(p.value as BNode);
       if (body.type !== 'ObjectExpression') continue;
       const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
@@ -106,10 +156,60 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
       const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
       q.range = { start: p.start, end: p.end };
       q.command.ranges.whole = { start: p.start, end: p.end };
-      ex.push(q);
+      if (!inside) q.calledFrom = [range(op.call)];
+      ex.pushAt(p, q);
     }
   }
   return true;
+}
+
+/**
+ * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
+ * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`).
+ */
+function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
+  const out: BNode[] = [];
+  const seen = new Set<BNode>();
+  const add = (e: BNode | null | undefined, depth: number): void => {
+    if (!e || depth > MAX_RESOLVE_DEPTH || seen.has(e)) return;
+    seen.add(e);
+    const v = ex.resolve(e);
+    if (v.type === 'SpreadElement' && v.argument) return add(v.argument, depth + 1);
+    if (v.type === 'ObjectExpression') {
+      out.push(v);
+      return;
+    }
+    if (v.type === 'ArrayExpression') {
+      for (const el of v.elements ?? []) add(el, depth + 1);
+      return;
+    }
+    // items.map((item) => ({ updateOne: ... })): what the function returns for each item.
+    if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'map') {
+      for (const r of returnedValues(v.arguments?.[0])) add(r, depth + 1);
+      return;
+    }
+    if (v.type === 'Identifier') {
+      const writes = ex.writesTo(v.name!);
+      for (const x of [...(writes?.values ?? []), ...(writes?.pushed ?? [])]) add(x, depth + 1);
+    }
+  };
+  add(arg, 0);
+  return out;
+}
+
+/** The values a function literal returns (its expression body, or its own return statements). */
+function returnedValues(fn: BNode | undefined): BNode[] {
+  const f = fn ? unwrap(fn) : undefined;
+  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression') || !f.body || Array.isArray(f.body)) return [];
+  if (f.body.type !== 'BlockStatement') return [f.body];
+  const out: BNode[] = [];
+  const stack: BNode[] = [f.body];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'ReturnStatement' && n.argument) out.push(n.argument);
+    else if (!['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ObjectMethod', 'ClassMethod'].includes(n.type)) children(n, (c) => stack.push(c));
+  }
+  return out;
 }
 
 /** Reads an operation and the cursor methods after it, and records the query. */
@@ -126,7 +226,58 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 
 /** Tells what collection an expression stands for. */
 class Collections {
+  /** Fields being followed through what the file assigns them, so `self.db = self.db || x` ends. */
+  private readonly following = new Set<string>();
+
   constructor(private readonly ex: Extractor) {}
+
+  /** The collection a legacy bulk (`coll.initializeUnorderedBulkOp()`, or a name given one) queues operations on. */
+  bulkOf(e: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH) return undefined;
+    e = unwrap(e);
+    if (e.type === 'AwaitExpression' && e.argument) return this.bulkOf(e.argument, depth + 1);
+    if (isCall(e)) {
+      const callee = unwrap(e.callee!);
+      return isMember(callee) && BULK_INIT.has(propertyName(callee) ?? '') ? this.of(callee.object!, depth + 1) : undefined;
+    }
+    if (e.type === 'Identifier') {
+      const init = this.ex.constInit(e.name!);
+      if (init) return this.bulkOf(init, depth + 1);
+      // `let bulk; ... bulk = coll.initializeUnorderedBulkOp()`: every value it is given names one collection.
+      return this.agreeing(this.ex.writesTo(e.name!)?.values ?? [], (v) => this.bulkOf(v, depth + 1));
+    }
+    if (isMember(e)) {
+      const held = this.ex.follow(e);
+      if (held !== e) return this.bulkOf(held, depth + 1);
+      return this.agreeing(this.ex.assignedField(e) ?? [], (v) => this.bulkOf(v, depth + 1));
+    }
+    return undefined;
+  }
+
+  /** The collection every one of `values` names, when they all name the same one. */
+  private agreeing(values: BNode[], read: (v: BNode) => FoundCollection | undefined): FoundCollection | undefined {
+    let first: FoundCollection | undefined;
+    for (const v of values) {
+      const c = read(v);
+      if (!c || (first && (c.name !== first.name || c.database !== first.database))) return undefined;
+      first ??= c;
+    }
+    return first;
+  }
+
+  /** A field `self.db` or `this.orders` the file assigns a collection to, wherever that is written. */
+  private assigned(e: BNode, depth: number): FoundCollection | undefined {
+    const key = this.ex.text(range(e));
+    if (this.following.has(key)) return undefined;
+    const values = this.ex.assignedField(e);
+    if (!values) return undefined;
+    this.following.add(key);
+    try {
+      return this.agreeing(values, (v) => this.of(v, depth + 1));
+    } finally {
+      this.following.delete(key);
+    }
+  }
 
   /** The collection an expression stands for, if it is one this reader recognises. */
   of(e: BNode, depth: number): FoundCollection | undefined {
@@ -168,8 +319,12 @@ class Collections {
     if (isMember(e)) {
       const name = propertyName(e);
       const obj = unwrap(e.object!);
+      const followed = this.ex.follow(e) !== e;
+      // self.db, this.orders: a field the file assigns a collection to elsewhere (another method, an init function).
+      const assigned = followed ? undefined : this.assigned(e, depth);
+      if (assigned) return assigned;
       // req.collection, this.coll: a collection chosen at run time.
-      if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && this.ex.follow(e) === e && !this.ex.imports(...SQL_LIBRARIES)) {
+      if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
         return { name: '', flavour: 'driver', nameRange: range(e.property!) };
       }
       if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
@@ -223,15 +378,19 @@ class Collections {
   }
 
   /**
-   * A `db` the application's own module exports (`import { db } from '../infrastructure/mongodb'`), whose
-   * properties are its collections (`db.users.findOne(...)`). A capitalised property is left alone: a
+   * A `db` whose properties are collections (`db.users.findOne(...)`): one the application's own module
+   * exports (`import { db } from '../infrastructure/mongodb'`), or one taken from a parameter or an object
+   * (`async ({ db }) => ...`, `const { db } = client`, `const db = app.db`), a property of something else as
+   * `app.db` is; the driver's own Db holds no collections as properties. A capitalised property is left alone: a
    * Sequelize `models/index.js` exports its models the same way (`db.User.findAll(...)`).
    */
   private appDb(obj: BNode, name: string): boolean {
     if (obj.type !== 'Identifier' || !/^[a-z_]/.test(name)) return false;
-    // Also `const { db } = mongodb` where `mongodb` is that module.
-    const part = this.ex.partOf(obj.name!);
-    const from = this.ex.importSource(part?.of?.type === 'Identifier' ? part.of.name! : obj.name!);
+    if (this.ex.partOf(obj.name!)?.path.at(-1) === 'db') return true;
+    // `const db = ChatApp.db`: a property of something else too.
+    const init = this.ex.constInit(obj.name!);
+    if (init && isMember(unwrap(init)) && propertyName(unwrap(init)) === 'db') return true;
+    const from = this.ex.importSource(obj.name!);
     return from !== undefined && /^(\.|@\/|~\/)/.test(from);
   }
 

@@ -70,6 +70,7 @@ export function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
       move(l.member);
       move(l.key);
     }
+    for (const r of q.calledFrom ?? []) move(r);
   } else {
     move(q.textRange);
     for (const r of q.runs) if (r[1] >= oldEnd) r[1] += delta;

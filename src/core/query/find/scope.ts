@@ -23,7 +23,8 @@ export class Scope {
   readonly names = new Map<string, Binding>();
   /** For a class body: what its fields hold (`x = init`, `this.x = init` in the constructor, an injected `@InjectModel('Order') x`). */
   fields?: Map<string, BNode>;
-  constructor(readonly parent: Scope | undefined) {}
+  /** `node`: the block or function that opened the scope, where what its names are given later is written. */
+  constructor(readonly parent: Scope | undefined, readonly node?: BNode) {}
 }
 
 /** Module-level names shared by all top-level statements, with who declared them. */
@@ -37,6 +38,21 @@ export class ModuleScope {
   readonly calls = new Map<string, { node: BNode; flush(): void }>();
   /** Classes declared at the top level, by name (an entity's `@Entity('orders')` is read from them). */
   readonly classes = new Map<string, { node: BNode; flush(): void }>();
+  /**
+   * What the file's statements assign to a field of a name or of `this` (`self.db = ...`,
+   * `this.orders = ...`), by "name.field", wherever in the file that is written.
+   */
+  readonly fields = new Map<string, { node: BNode; flush(): void }[]>();
+}
+
+/** "x.f" for `x.f` and "this.f" for `this.f`; undefined for anything deeper or computed at run time. */
+export function fieldKey(e: BNode): string | undefined {
+  if (!isMember(e)) return undefined;
+  const name = propertyName(e);
+  const obj = unwrap(e.object!);
+  if (name === undefined) return undefined;
+  if (obj.type === 'ThisExpression') return `this.${name}`;
+  return obj.type === 'Identifier' ? `${obj.name!}.${name}` : undefined;
 }
 
 /** Declares the names a pattern binds; an identifier given an initializer holds it (a later assignment is caught by collectMutations). */
@@ -106,8 +122,11 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
 
 const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', 'fill', 'reverse', 'copyWithin']);
 
-/** Names assigned again, or whose object or array is changed, after they were declared, anywhere in the tree. */
-export function collectMutations(root: BNode, into: Set<string>): void {
+/**
+ * Names assigned again, or whose object or array is changed, after they were declared, anywhere in the
+ * tree; with `fields`, also every `x.f = value` and `this.f = value` as ["x.f", value].
+ */
+export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][]): void {
   const stack: BNode[] = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
@@ -115,8 +134,12 @@ export function collectMutations(root: BNode, into: Set<string>): void {
     (n as { loc?: unknown }).loc = undefined;
     if (n.type === 'AssignmentExpression' || n.type === 'UpdateExpression') {
       const target = unwrap((n.type === 'AssignmentExpression' ? n.left : n.argument)!);
+      const key = fields && n.type === 'AssignmentExpression' && n.operator === '=' ? fieldKey(target) : undefined;
+      if (key !== undefined) fields!.push([key, n.right!]);
       const base = rootIdentifier(target);
       if (base && isMember(target)) into.add(base);
+      // `this.x = ...`: statements reading a field the file assigns are read again when it changes.
+      else if (isMember(target) && unwrap(target.object!).type === 'ThisExpression') into.add('this');
       else assignedNames(target, into);
     } else if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && n.left && n.left.type !== 'VariableDeclaration') {
       assignedNames(unwrap(n.left), into);

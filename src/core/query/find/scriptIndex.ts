@@ -23,6 +23,8 @@ interface Chunk {
   /** Names this statement declares at module level. */
   declares: Map<string, Binding>;
   mutates: Set<string>;
+  /** Fields it assigns (`self.db = ...`), by "name.field". */
+  fields: [string, BNode][];
   /** Module-level names its queries looked up (found or not). */
   uses: Set<string>;
   queries: FoundQuery[];
@@ -180,11 +182,12 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const declares = new Map<string, Binding>();
     declareStatements([node], declares);
     const mutates = new Set<string>();
-    collectMutations(node, mutates);
+    const fields: [string, BNode][] = [];
+    collectMutations(node, mutates, fields);
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
-    return { start: node.start, end: node.end, node, declares, mutates, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
+    return { start: node.start, end: node.end, node, declares, mutates, fields, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
   }
 
   private rebuildModule(): void {
@@ -193,7 +196,13 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.module.owner.clear();
     this.module.calls.clear();
     this.module.classes.clear();
+    this.module.fields.clear();
     for (const c of this.pieces) {
+      for (const [k, v] of c.fields) {
+        const list = this.module.fields.get(k) ?? [];
+        list.push({ node: v, flush: () => flushChunk(c) });
+        this.module.fields.set(k, list);
+      }
       for (const [k, v] of c.declares) {
         this.module.names.set(k, this.module.names.has(k) ? { unknown: true } : v);
         this.module.owner.set(k, { flush: () => flushChunk(c) });

@@ -45,6 +45,11 @@ export interface FoundMongoQuery {
   partial: boolean;
   /** Cursor or option names this reader kept but does not interpret. */
   warnings: string[];
+  /**
+   * Where an operation written apart from the call that runs it is run from: the `bulkWrite(ops)` calls
+   * of an operation pushed into `ops` (`ops.push({ updateOne: ... })`).
+   */
+  calledFrom?: SourceRange[];
 }
 
 /** Where the SQL text came from. */
