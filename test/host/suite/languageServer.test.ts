@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import pg from 'pg';
 import * as vscode from 'vscode';
 import { until as waitUntil } from '../../until';
+import type { CreateIndexOutcome } from '../../../src/extension/languageClient';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
@@ -220,6 +222,71 @@ export function languageServerTests(): void {
       const { json, out } = await cliAdviceAt(ext, file, at, uri);
       assert.equal(json.suggestions[0]?.createIndex, want, out.slice(0, 2000));
       console.log(`      rules ${createOf(rules)}; measured: the panel, the lens and qpi advise: ${want}`);
+    });
+
+    it('the lens follows Create Index (the new index named) and a switch to a connection without that index ("Suggest index")', async () => {
+      const { uri, handle, file } = await openBound('QPI_SAMPLES_PG_URI', 'follow pg', 'orders.sql');
+      const line = file.positionAt(file.getText().indexOf("SELECT id, created_at FROM orders WHERE country_id = ANY")).line;
+      const lensOf = async (): Promise<vscode.CodeLens | undefined> => {
+        const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', file.uri, 20);
+        const mine = all.filter((l) => l.range.start.line === line);
+        return mine.some((l) => l.command?.title.includes('Checking indexes')) ? undefined : mine.find((l) => /Suggest index|serves it|Rewrite it to use/.test(l.command?.title ?? ''));
+      };
+      const suggest = await until('the lens suggesting an index', async () => {
+        const l = await lensOf();
+        return l?.command?.title.includes('Suggest index') ? l : undefined;
+      }, 45_000);
+      const wanted = (suggest.command!.arguments![0] as { createText: string }).createText;
+      const admin = new pg.Client({ connectionString: uri });
+      await admin.connect();
+      const before = new Set((await admin.query("SELECT indexname FROM pg_indexes WHERE tablename = 'orders'")).rows.map((r: { indexname: string }) => r.indexname));
+      const other = new URL(uri);
+      other.pathname = '/qpi_follow';
+      try {
+        // "Create index..." among the query's code actions, as a user picks it; the modal answered yes.
+        const at = file.positionAt(file.getText().indexOf('country_id = ANY'));
+        const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at));
+        const create = actions.find((a) => a.title === 'Create index...' && (a.command?.arguments?.[0] as { createText?: string } | undefined)?.createText === wanted);
+        assert.ok(create?.command, `no "Create index..." for ${wanted} among: ${actions.map((a) => a.title).join(' | ')}`);
+        handle.services.consent = async () => true;
+        const outcome = await vscode.commands.executeCommand<CreateIndexOutcome>(create.command.command, ...(create.command.arguments ?? []));
+        assert.equal(outcome?.status, 'created', outcome?.detail);
+        const built = (await admin.query("SELECT indexname FROM pg_indexes WHERE tablename = 'orders'")).rows.map((r: { indexname: string }) => r.indexname).filter((n: string) => !before.has(n));
+        assert.equal(built.length, 1, `indexes built: ${built.join(', ')}`);
+        // = ANY(...) ORDER BY ... LIMIT: the index serves the UNION ALL rewrite, and the lens says so by name.
+        const serves = await until(() => `the lens to name ${built[0]}`, async () => {
+          const l = await lensOf();
+          return l?.command?.title.includes(`use ${built[0]}`) || l?.command?.title.includes(`Index ${built[0]} serves it`) ? l : undefined;
+        }, 30_000);
+        console.log(`      after Create Index: ${serves.command!.title}`);
+
+        // Another database with the same table and no such index: the folder switches to it.
+        await admin.query('DROP DATABASE IF EXISTS qpi_follow WITH (FORCE)');
+        await admin.query('CREATE DATABASE qpi_follow');
+        const db = new pg.Client({ connectionString: other.toString() });
+        await db.connect();
+        try {
+          await db.query(`CREATE TABLE orders (id int PRIMARY KEY, country_id int NOT NULL, created_at timestamptz NOT NULL);
+            INSERT INTO orders SELECT g, g % 20, now() - g * interval '1 minute' FROM generate_series(1, 20000) g; ANALYZE orders;`);
+        } finally {
+          await db.end();
+        }
+        const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'follow other', uri: other.toString(), test: false });
+        assert.ok(spec, handle.lastError());
+        await handle.services.bindings.set(file.uri, spec);
+        const again = await until('the lens to suggest the index again on the other connection', async () => {
+          const l = await lensOf();
+          return l?.command?.title.includes('Suggest index') ? l : undefined;
+        }, 30_000);
+        console.log(`      after the switch: ${again.command!.title}`);
+        await vscode.commands.executeCommand(Commands.removeConnection, { id: spec.id, confirm: false });
+      } finally {
+        delete handle.services.consent;
+        const now = (await admin.query("SELECT indexname FROM pg_indexes WHERE tablename = 'orders'")).rows.map((r: { indexname: string }) => r.indexname);
+        for (const n of now.filter((x: string) => !before.has(x))) await admin.query(`DROP INDEX IF EXISTS "${n.replace(/"/g, '""')}"`);
+        await admin.query('DROP DATABASE IF EXISTS qpi_follow WITH (FORCE)').catch(() => undefined);
+        await admin.end();
+      }
     });
 
     it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
