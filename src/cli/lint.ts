@@ -1,10 +1,13 @@
 // `qpi lint FILE...`: the language server's inline advice from a terminal or a CI job. Each file is read
 // with the same finder and rules the editor uses, without a database (findings that hold whatever the
 // data: skip/OFFSET pagination, unanchored regexes, functions around columns, $match after a rename...).
+// A script's Prisma calls are written with the tables and columns its repository's schema.prisma maps
+// them to (`--schema FILE`, else the nearest `prisma/schema.prisma` or `schema.prisma` above the file),
+// as the language server writes them from the workspace's schema.
 
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { lintText, loadSqlParser, querySourceKind, type LintResult } from '../core/index';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { lintText, loadSqlParser, querySourceKind, readRepositorySchema, type LintResult, type PrismaModels } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, readFailure, type Io } from './io';
 
 /** Exit code when --fail-on-warning is given and a finding of warning severity was reported. */
@@ -37,8 +40,51 @@ export function expandPaths(paths: string[]): string[] {
   return out;
 }
 
-export async function runLint(paths: string[], json: boolean, failOnWarning: boolean, io: Io): Promise<number> {
+/** The Prisma models that apply to each file, each schema read once. */
+class PrismaSchemas {
+  private readonly read = new Map<string, Promise<PrismaModels | undefined>>();
+  private readonly nearest = new Map<string, string | undefined>();
+
+  constructor(private readonly io: Io, private readonly given: string | undefined) {}
+
+  /** The models of the schema for `file`; a schema that cannot be read is said once on stderr. */
+  modelsFor(file: string): Promise<PrismaModels | undefined> {
+    const path = this.given ?? this.schemaAbove(dirname(resolve(file)));
+    if (path === undefined) return Promise.resolve(undefined);
+    let models = this.read.get(path);
+    if (!models) {
+      models = this.load(path);
+      this.read.set(path, models);
+    }
+    return models;
+  }
+
+  private async load(path: string): Promise<PrismaModels | undefined> {
+    try {
+      // Read as a Prisma schema whatever the file is called.
+      const schema = readRepositorySchema([{ path: path.endsWith('.prisma') ? path : `${path}.prisma`, text: await this.io.readFile(path) }]);
+      for (const w of schema.warnings) this.io.stderr(`${w}\n`);
+      return schema.prismaModels;
+    } catch (err) {
+      this.io.stderr(`${readFailure(path, err)} Prisma calls are written with the models' own names.\n`);
+      return undefined;
+    }
+  }
+
+  /** The nearest `prisma/schema.prisma` or `schema.prisma` from a folder up to the file system's root. */
+  private schemaAbove(dir: string): string | undefined {
+    if (this.nearest.has(dir)) return this.nearest.get(dir);
+    const here = [join(dir, 'prisma', 'schema.prisma'), join(dir, 'schema.prisma')].find((p) => existsSync(p));
+    const parent = dirname(dir);
+    const found = here ?? (parent === dir ? undefined : this.schemaAbove(parent));
+    this.nearest.set(dir, found);
+    return found;
+  }
+}
+
+export async function runLint(paths: string[], json: boolean, failOnWarning: boolean, io: Io, schemaFile?: string): Promise<number> {
   await loadSqlParser();
+  const prisma = new PrismaSchemas(io, schemaFile);
   const files = expandPaths(paths);
   const results: (LintResult & { file: string })[] = [];
   let unreadable = 0;
@@ -51,7 +97,8 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
       unreadable++;
       continue;
     }
-    const r = lintText(text, file);
+    const models = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
+    const r = lintText(text, file, undefined, models);
     results.push({ file, ...r });
     if (json) continue;
     for (const w of r.warnings) io.stderr(`${file}: ${w}\n`);

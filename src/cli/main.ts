@@ -22,14 +22,15 @@ const USAGE = `Usage:
                                        collection); --rules-only skips the measurement
   qpi compare BEFORE AFTER [--json]    compare two saved explain outputs of one query: nodes matched,
                                        what changed, the figures before and after, and a verdict
-  qpi lint FILE... [--json] [--fail-on-warning]
+  qpi lint FILE... [--json] [--fail-on-warning] [--schema schema.prisma]
                                        the editor's inline advice on source files (.sql, .js/.ts,
                                        .mongodb.js) without a database; exit 3 with --fail-on-warning
-                                       when a warning is found
+                                       when a warning is found; Prisma calls use the tables and columns
+                                       of --schema, else of the nearest prisma/schema.prisma above
   qpi help                             this text
 `;
 
-const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample'] as const;
+const VALUED = ['uri', 'query', 'verbosity', 'timeout-ms', 'engine', 'sample', 'schema'] as const;
 const SWITCHES = ['json', 'analyze', 'buffers', 'settings', 'allow-write-stages', 'allow-side-effects', 'verify', 'rules-only', 'allow-build', 'exact-counts', 'fail-on-warning'] as const;
 const OPTIONS = Object.fromEntries([
   ...VALUED.map((name) => [name, { type: 'string' as const }]),
@@ -109,7 +110,8 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
         return EXIT_USAGE;
       }
       const { runLint } = await import('./lint');
-      return runLint(positional, flags.has('--json'), flags.has('--fail-on-warning'), io);
+      const schema = flags.get('--schema');
+      return runLint(positional, flags.has('--json'), flags.has('--fail-on-warning'), io, typeof schema === 'string' ? schema : undefined);
     }
     case 'help':
     case '--help':

@@ -73,6 +73,26 @@ describe('qpi lint', function () {
     assert.match(io.err, /^There is no file .*missing\.sql\.\n/);
   });
 
+  it('writes Prisma calls with the tables and columns of the nearest schema.prisma above the file, or of --schema', async () => {
+    const app = join(dir, 'prisma-app');
+    mkdirSync(join(app, 'prisma'), { recursive: true });
+    mkdirSync(join(app, 'src', 'orders'), { recursive: true });
+    writeFileSync(join(app, 'prisma', 'schema.prisma'), 'model OrderNote {\n  id   Int    @id\n  note String @map("note_text")\n  @@map("order_notes")\n}\n');
+    writeFileSync(join(dir, 'other.prisma'), 'model OrderNote {\n  id   Int    @id\n  note String @map("remark")\n}\n');
+    const call = "import { PrismaClient } from '@prisma/client';\nconst prisma = new PrismaClient();\nexport const find = () => prisma.orderNote.findMany({ where: { note: { contains: 'late' } } });\n";
+    writeFileSync(join(app, 'src', 'orders', 'notes.ts'), call);
+    writeFileSync(join(dir, 'src', 'notes.ts'), call);
+    const lint = async (...args: string[]) => {
+      const io = capture();
+      assert.equal(await run(['lint', ...args], io), 0, io.err);
+      return io.out;
+    };
+    assert.match(await lint(join(app, 'src', 'orders', 'notes.ts')), / note_text LIKE '%late%' starts with a wildcard/);
+    assert.match(await lint(join(app, 'src', 'orders', 'notes.ts'), '--schema', join(dir, 'other.prisma')), / remark LIKE '%late%'/);
+    // No schema above this one: the model's own field name.
+    assert.match(await lint(join(dir, 'src', 'notes.ts')), / note LIKE '%late%'/);
+  });
+
   it('needs at least one file', async () => {
     const io = capture();
     assert.equal(await run(['lint'], io), 64);

@@ -2,7 +2,7 @@
 // language server runs as you type, with positions as line and column. Without a schema it gives the
 // findings that hold whatever the data; with one (index lists) also the collection scans and blocking sorts.
 
-import { findQueries, querySourceKind, scriptDialect } from '../query/find';
+import { findQueries, querySourceKind, scriptDialect, type PrismaModels } from '../query/find';
 import { lineColumn } from '../text';
 import { analyzeQuery, anchorRange, type DocumentSchema, type FindingSeverity } from './analysis';
 import type { DiagnosticCode } from './codes';
@@ -29,11 +29,15 @@ export interface LintResult {
   warnings: string[];
 }
 
-/** Lints a file's text; the kind of file comes from its name. The SQL parser must be loaded first. */
-export function lintText(text: string, fileName: string, schema?: DocumentSchema): LintResult {
+/**
+ * Lints a file's text; the kind of file comes from its name. The SQL parser must be loaded first.
+ * `prismaModels`: the repository's Prisma schema, so Prisma calls are written with the tables and columns
+ * it maps them to, as the language server writes them.
+ */
+export function lintText(text: string, fileName: string, schema?: DocumentSchema, prismaModels?: PrismaModels): LintResult {
   const kind = querySourceKind('', fileName);
   if (kind === 'other') return { queries: 0, findings: [], warnings: [] };
-  const found = findQueries(text, kind, scriptDialect('', fileName));
+  const found = findQueries(text, kind, scriptDialect('', fileName), prismaModels);
   const findings: LintFinding[] = [];
   for (const q of found.queries) {
     const analysis = analyzeQuery(q, text, schema);
