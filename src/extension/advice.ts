@@ -44,7 +44,7 @@ export interface VerifierSetup {
   consent: () => ConsentPrompt;
   /** The notification's Cancel, published while a verification runs (the extension handle presses it in tests). */
   running: { cancel?: () => void };
-  /** Called when a verification reordered the suggestions: the other faces show the measured verdict. */
+  /** Called when a verification gave verdicts (and perhaps a new order): the other faces show them. */
   measured?: () => void;
 }
 
@@ -163,6 +163,8 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
         setup.measured?.();
         return;
       }
+      // The same order, with verdicts now: the lens and the hover say what was measured.
+      setup.measured?.();
       const now = findSuggestion(advice, id) ?? s;
       // One run verifies several suggestions (the trial tries the first indexes together): show every verdict.
       for (const x of advice.suggestions) {

@@ -155,6 +155,9 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await dialog.waitFor({ timeout: 15_000 });
     await dialog.getByRole('button', { name: 'Run the Trial' }).click();
     await item.locator('.status', { hasText: /^Verified\b/ }).waitFor({ timeout: 60_000 });
+    // The lens above the query says its suggestion now stands on the measurement.
+    const ms = await timedUntil('the lens saying measured', 10_000, async () => (await lensTexts()).some((t) => /Suggest index \(measured\)/.test(t)));
+    console.log(`      lens said measured ${ms} ms after the verdict`);
     await shot('06-verified');
   });
 
