@@ -364,7 +364,7 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
     }
     return live;
   }
-  // A $or over different fields or a pipeline the rules rewrite: the rules' suggestions tried together.
+  // A pipeline the rules rewrite: the rules' suggestions tried together.
   const trial = await mongoTrial(db, conn, cmd, advice, {
     timeoutMs: opts.timeoutMs ?? 30_000,
     existing: indexes,
@@ -377,7 +377,7 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
   advice.warnings.push(...trial.warnings);
   live.verification = { method: trial.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: trial.sampleSize, collectionSize: trial.collectionSize };
   live.measurement = trial.sampleSize > 0
-    ? { status: 'not-measured', label: `tried on a sample of ${trial.sampleSize.toLocaleString('en-US')} documents`, reason: 'A $or over different fields or a rewritten pipeline: the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
+    ? { status: 'not-measured', label: `tried on a sample of ${trial.sampleSize.toLocaleString('en-US')} documents`, reason: 'A pipeline the rules rewrite ($match moved first): the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
     : { status: 'not-measured', label: 'not measured', reason: trial.notes[0] ?? 'Nothing could be tried.' };
   return live;
 }
@@ -467,6 +467,7 @@ async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, li
         live.measurement = { status: 'measured', label: t.label, tournament: t };
         return live;
       }
+      if (report.reason !== undefined) live.measurement = { status: 'not-measured', label: 'not measured', reason: report.reason };
     }
   }
   if (opts.fallback === false) return live;

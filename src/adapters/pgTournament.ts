@@ -8,8 +8,11 @@
 // EXPLAIN (ANALYZE, BUFFERS) once as today, once per candidate (each built after a SAVEPOINT and dropped
 // by rolling back to it), once without any index scan, and once with every candidate (the planner's own
 // choice). The user's table is only read (a copy takes the lock a SELECT takes); nothing remains.
-// A SELECT over several tables, or with a LATERAL or correlated subquery, is measured on whole copies of
-// its tables instead (pgJoinTournament), since a sample of one side changes what the join does.
+// A SELECT over several tables (or one table under several aliases), or with a LATERAL or correlated
+// subquery, is measured on whole copies of its tables instead (pgJoinTournament), since a sample of one
+// side changes what the join does. A table named with its schema is copied from there and the statement
+// run on the copies names pg_temp's copy instead (onCopies); $n parameters are bound first to values
+// from the statistics of the columns they are compared to (bindFromStatistics).
 
 import pg from 'pg';
 import { canonicalPgKey, pgCandidates, pgJoinCandidates, type PgCandidate } from '../core/index';
@@ -17,7 +20,8 @@ import { createIndexSql } from '../core/index';
 import type { PgShape } from '../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
 import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/index';
-import { loadPlan } from '../core/index';
+import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '../core/index';
+import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine } from './errors';
 import type { PostgresConnection } from './postgres';
@@ -49,6 +53,8 @@ export interface PgTournamentOptions {
 export interface PgTournamentReport {
   tournament?: Tournament;
   notes: string[];
+  /** Why nothing was measured, one sentence, when the tournament did not run. */
+  reason?: string;
 }
 
 /** A connection of its own for the tournament's transaction, and a way to stop what it runs. */
@@ -61,9 +67,99 @@ export interface PgScratch {
 /** Why the tournament cannot judge this statement, or undefined when it can. */
 export function pgTournamentRefusal(shape: PgShape): string | undefined {
   if (shape.statement !== 'select') return 'Only a SELECT is measured on a sample';
-  if (shape.tables.some((t) => t.schema !== undefined)) return 'The statement names a table with its schema, so it cannot be pointed at a copy';
   if (shape.maxParam > 0) return 'The statement has parameters ($1...) whose values are not known here';
   return undefined;
+}
+
+/**
+ * The real table behind each temporary copy, by the copy's name (the table's own name), found as the
+ * statement names it (with its schema, or through the search path); or why the statement cannot run on
+ * copies: a table not found, or two tables of one name in different schemas, which would share a copy.
+ */
+async function realTables(q: ScratchRun['q'], shape: PgShape): Promise<Map<string, string> | string> {
+  const real = new Map<string, string>();
+  for (const t of shape.tables) {
+    const r = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(${pg.escapeLiteral(qualified(t.schema, t.name))})`);
+    const name = (r.rows[0] as { name?: string } | undefined)?.name;
+    if (name === undefined) return `The table ${qualified(t.schema, t.name)} was not found`;
+    const before = real.get(t.name);
+    if (before !== undefined && before !== name) return `The statement reads ${before} and ${name}, two tables of one name, which one temporary copy cannot stand for`;
+    real.set(t.name, name);
+  }
+  return real;
+}
+
+/**
+ * The statement pointed at the copies: a table named with its schema (app.orders, "Sales"."Orders") does
+ * not resolve to a temporary table the way an unqualified name does, so its name becomes pg_temp's copy.
+ */
+function onCopies(text: string, shape: PgShape): string {
+  const qualifiedNames = new Set(shape.tables.filter((t) => t.schema !== undefined).map((t) => `${t.schema}\u0000${t.name}`));
+  if (qualifiedNames.size === 0) return text;
+  return renameRelations(text, (rel) => (rel.schema !== undefined && qualifiedNames.has(`${rel.schema}\u0000${rel.name}`) ? `pg_temp.${quote(rel.name)}` : undefined)) ?? text;
+}
+
+/** A tournament's label with the parameter values it was measured with. */
+function withParams(label: string, params: readonly PgParamValue[]): string {
+  return params.length === 0 ? label : `${label}, with ${params.map((v) => `$${v.n} = ${v.literal}`).join(', ')}`;
+}
+
+/** The name of a table as written, quoted, for to_regclass. */
+function qualified(schema: string | undefined, name: string): string {
+  return `${schema !== undefined ? `${quote(schema)}.` : ''}${quote(name)}`;
+}
+
+/**
+ * What pg_stats says of one column: its type, its most common values and its histogram, read as text
+ * through an array of the column's own type (pg_stats holds them as anyarray). Undefined when the table
+ * or column is not found; empty lists when the table was never analysed.
+ */
+async function columnValues(client: pg.Client, schema: string | undefined, table: string, column: string): Promise<PgColumnValues | undefined> {
+  const r = await client.query(
+    `SELECT format_type(a.atttypid, a.atttypmod) AS type,
+       (SELECT s.most_common_vals::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS mcv,
+       (SELECT s.histogram_bounds::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS hist
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
+     WHERE c.oid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
+    [qualified(schema, table), column],
+  );
+  const row = r.rows[0] as { type: string; mcv: string | null; hist: string | null } | undefined;
+  if (!row) return undefined;
+  if (row.mcv === null && row.hist === null) return { type: row.type, common: [], ordered: [] };
+  // The type comes from the catalog's own format_type, so it reads back as a type name.
+  const lists = await client.query(`SELECT array(SELECT x::text FROM unnest($1::text::${row.type}[]) x) AS common, array(SELECT x::text FROM unnest($1::text::${row.type}[]) x ORDER BY x) AS sorted, array(SELECT x::text FROM unnest($2::text::${row.type}[]) x) AS hist`, [row.mcv, row.hist]);
+  const l = lists.rows[0] as { common: string[]; sorted: string[]; hist: string[] };
+  return { type: row.type, common: l.common, ordered: l.hist.length > 0 ? l.hist : l.sorted };
+}
+
+/**
+ * The statement with its $n parameters bound to values chosen from the statistics of the columns they
+ * are compared to (core pgParams), and its shape read again; or why it cannot be, in one sentence.
+ */
+async function bindFromStatistics(client: pg.Client, sql: string): Promise<{ sql: string; shape: PgShape; values: PgParamValue[] } | { why: string }> {
+  const parsed = await parsePostgresQuery(sql);
+  if (!parsed.ok) return { why: parsed.refusal.replace(/\.$/, '') };
+  const { slots, unknown } = pgParamSlots(parsed.shapes);
+  const first = unknown[0];
+  if (first) return { why: `$${first.n} is compared to no column whose statistics could give it a value (${first.where})` };
+  const cache = new Map<string, PgColumnValues | undefined>();
+  const values: PgParamValue[] = [];
+  for (const slot of slots) {
+    let cv: PgColumnValues | undefined;
+    if (slot.column !== undefined && slot.table !== undefined) {
+      const key = `${slot.schema ?? ''}.${slot.table}.${slot.column}`;
+      if (!cache.has(key)) cache.set(key, await columnValues(client, slot.schema, slot.table, slot.column).catch(() => undefined));
+      cv = cache.get(key);
+    }
+    const v = pgParamValue(slot, cv);
+    if (!v) return { why: `$${slot.n} is compared to ${slot.table}.${slot.column}, ${cv ? 'which has no statistics (ANALYZE has not read it)' : 'which was not found in the catalog'}` };
+    values.push(v);
+  }
+  const text = bindPgParams(sql, values);
+  const again = await parsePostgresQuery(text);
+  const shape = again.ok ? mergedPgShape(again.shapes) : undefined;
+  if (!shape || shape.maxParam > 0) return { why: 'The statement could not be read again with values in place of its parameters' };
+  return { sql: text, shape, values };
 }
 
 function quote(name: string): string {
@@ -202,21 +298,27 @@ async function copyIndexes(q: ScratchRun['q'], existing: ExistingPgIndex[], tabl
  */
 export async function pgTournament(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions): Promise<PgTournamentReport> {
   const report: PgTournamentReport = { notes: [] };
+  const notMeasured = (why: string): PgTournamentReport => {
+    report.reason = `${why}, so it was not measured: the suggestions were checked with the planner's estimates instead.`;
+    report.notes.push(report.reason);
+    return report;
+  };
+  // Code binds $n at run time: the statement is measured with values from the columns' statistics.
+  let params: PgParamValue[] = [];
+  if (shape.statement === 'select' && shape.maxParam > 0) {
+    const bound = await bindFromStatistics(scratch.client, sql);
+    if ('why' in bound) return notMeasured(bound.why);
+    ({ sql, shape, values: params } = bound);
+    report.notes.push(`Measured with ${params.map((v) => v.why).join('; ')}.`);
+  }
   const refusal = pgTournamentRefusal(shape);
-  if (refusal !== undefined) {
-    report.notes.push(`${refusal}: the suggestions were checked with the planner's estimates instead.`);
-    return report;
-  }
-  const distinct = new Set(shape.tables.map((t) => t.name)).size;
-  if (distinct > 1) return pgJoinTournament(scratch, sql, shape, advice, opts, report);
-  if (shape.tables.length > 1) {
-    report.notes.push("A table joined with itself is not measured on a sample: the suggestions were checked with the planner's estimates instead.");
-    return report;
-  }
+  if (refusal !== undefined) return notMeasured(refusal);
+  // Several tables, or one table under several aliases (joined with itself, or in an EXISTS of its own).
+  if (shape.tables.length > 1) return pgJoinTournament(scratch, sql, shape, advice, opts, report, params);
   const only = shape.tables[0]!;
   const ts = opts.stats?.tables?.[only.name] ?? opts.stats?.tables?.[only.key];
   const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}), ...(ts ? { stats: ts } : {}) });
-  if (!set || set.candidates.length === 0) return report;
+  if (!set || set.candidates.length === 0) return notMeasured('No index could be proposed for this statement');
   const table = set.table;
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const signal = opts.signal;
@@ -253,17 +355,15 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
   });
   const pct = total > 0 ? Math.min(100, (100 * size) / total) : 100;
   const failed = (err: unknown): PgTournamentReport => {
-    report.notes.push(`The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`);
+    report.reason = `The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`;
+    report.notes.push(report.reason);
     return report;
   };
   return onScratch(scratch, signal, failed, async ({ q, explain: run, copy }) => {
-    const explain = (text = sql): Promise<Plan> => run(text);
-    const real = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(table.name)} AND pg_table_is_visible(c.oid) LIMIT 1`);
-    const realName = (real.rows[0] as { name?: string } | undefined)?.name;
-    if (realName === undefined) {
-      report.notes.push(`The table ${table.name} was not found, so nothing was measured.`);
-      return report;
-    }
+    const explain = (text = sql): Promise<Plan> => run(onCopies(text, shape));
+    const real = await realTables(q, shape);
+    if (typeof real === 'string') return notMeasured(real);
+    const realName = real.get(table.name)!;
     await q(`SET statement_timeout = ${timeoutMs}`);
     const inSample = await copy(realName, table.name, pct);
     await q('BEGIN');
@@ -307,7 +407,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     // Rewrites the rules recommend, measured as the user would run them, with their index.
     for (const s of advice.suggestions) {
       if (s.servesQueryAsWritten || s.action !== 'create' || s.index?.engine !== 'postgres') continue;
-      const rw = s.rewrites.find((r) => (r.parameters ?? []).length === 0 && !/\$\d/.test(r.text));
+      const rw = s.rewrites.map((r) => ({ ...r, text: bindPgParams(r.text, params) })).find((r) => (r.parameters ?? []).length === 0 && !/\$\d/.test(r.text));
       if (!rw || s.index.table !== table.name) continue;
       const e: TournamentEntry = { label: `rule ${s.rule} (rewritten query)`, origin: 'rewrite', index: s.index, ruleRank: s.rank, rule: s.rule, rewrite: rw.text };
       if (s.createText !== undefined) e.createText = s.createText;
@@ -341,7 +441,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     for (const e of entries) {
       if (e.measured && scaled && scalesWithData(e.measured, shape.limit)) e.scaledWork = Math.round(e.measured.work * factor);
     }
-    const label = scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`;
+    const label = withParams(scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`, params);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
@@ -374,9 +474,10 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
  * the planner's join method decides which of them serves, and only the measurement shows which it picks.
  * Bounded by JOIN_COPY_MAX_ROWS rows in all and DEFAULT_PG_JOIN_CANDIDATE_CAP candidates.
  */
-async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport): Promise<PgTournamentReport> {
+async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
   const estimates = (why: string): PgTournamentReport => {
-    report.notes.push(`${why}: the suggestions were checked with the planner's estimates instead.`);
+    report.reason = `${why}: the suggestions were checked with the planner's estimates instead.`;
+    report.notes.push(report.reason);
     return report;
   };
   const names = [...new Set(shape.tables.map((t) => t.name))];
@@ -391,14 +492,10 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
   const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
   return onScratch(scratch, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
-    const explain = (): Promise<Plan> => run(sql);
-    const real = new Map<string, string>();
-    for (const n of names) {
-      const r = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ${pg.escapeLiteral(n)} AND pg_table_is_visible(c.oid) LIMIT 1`);
-      const name = (r.rows[0] as { name?: string } | undefined)?.name;
-      if (name === undefined) return estimates(`The table ${n} was not found`);
-      real.set(n, name);
-    }
+    const onCopy = onCopies(sql, shape);
+    const explain = (): Promise<Plan> => run(onCopy);
+    const real = await realTables(q, shape);
+    if (typeof real === 'string') return estimates(real);
     await q(`SET statement_timeout = ${timeoutMs}`);
     let copied = 0;
     for (const [n, realName] of real) copied += await copy(realName, n, 100);
@@ -446,7 +543,7 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
     const today = await timed(todayEntry, undefined);
     if (today) todayEntry.measured = today;
     entries.unshift(todayEntry);
-    const label = `measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`;
+    const label = withParams(`measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`, params);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,

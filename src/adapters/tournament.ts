@@ -6,11 +6,13 @@
 // from the selectivity counts; bounded in size and by maxTimeMS) is copied into a scratch collection
 // with today's indexes; the query runs there unhinted (today's plan), then every candidate is built and
 // the query runs hinted on each at executionStats, and once more unhinted (the planner's own choice).
-// Work = keys examined + documents examined + documents sorted in memory. The scratch collection is
+// Work = keys examined + documents examined + documents sorted in memory. A $or over different fields
+// is measured by groups of indexes (one per branch) instead, since a hint names one index for the whole
+// query: all built once, each group run unhinted with the other indexes hidden. The scratch collection is
 // dropped after success, error and cancel; a cancel kills the running operation on the server.
 
 import type { Db, Document } from 'mongodb';
-import { mongoCandidates, type MongoCandidate } from '../core/index';
+import { canonicalKey, mongoCandidates, mongoOrCandidates, type MongoCandidate } from '../core/index';
 import type { MongoShape } from '../core/index';
 import { createIndexText } from '../core/index';
 import { indexSpec } from '../core/index';
@@ -83,7 +85,7 @@ export function attachFigures(advice: Advice, t: Tournament): void {
 
 /** True when the tournament can judge this query: one conjunction the query layer runs as written. */
 export function tournamentApplies(shape: MongoShape): boolean {
-  return shape.orBranches.length === 0 && shape.hiddenMatches.length === 0 && ['find', 'count', 'aggregate', 'distinct'].includes(shape.operation);
+  return shape.hiddenMatches.length === 0 && ['find', 'count', 'aggregate', 'distinct'].includes(shape.operation);
 }
 
 /**
@@ -150,19 +152,11 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     const today = await run(on());
 
     const room = Math.max(1, MAX_INDEXES - 1 - existing.length);
-    const set = mongoCandidates(shape, { advice, existing: opts.existingForAdvice, ...(opts.stats ? { stats: opts.stats } : {}), cap: Math.min(opts.cap ?? 24, room) });
-    const named = set.candidates.map((c, i) => ({ c, name: c.existing ?? `qpi_c${i}` }));
-    opts.onStep?.('indexes');
-    await buildIndexes(db, tag, signal, scratch, named.filter((x) => x.c.existing === undefined).map((x) => ({ key: x.c.keyPattern, name: x.name })), maxTimeMS, report);
-    const built = new Set((await killable(db, tag, signal, () => target.listIndexes().toArray())).map((ix) => String(ix['name'])));
-
-    opts.onStep?.('explain');
     const factor = inSample > 0 ? total / inSample : 1;
     const scale = (n: TrialNumbers): number | undefined => {
       if (inSample >= total || !scalesWithData(measured(n), shape.limit)) return undefined;
       return Math.round(n.work * factor);
     };
-    const entries: TournamentEntry[] = [];
     const entryOf = (c: MongoCandidate): TournamentEntry => {
       const e: TournamentEntry = { label: c.label, origin: c.origin, index: indexSpec(shape.collection, c.keys) };
       if (c.existing !== undefined) e.existing = c.existing;
@@ -171,7 +165,63 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       if (c.rule !== undefined) e.rule = c.rule;
       return e;
     };
-    for (const { c, name } of named) {
+    const isOr = shape.orBranches.length > 0;
+    const groups = isOr ? mongoOrCandidates(shape, { advice, existing: opts.existingForAdvice, ...(opts.stats ? { stats: opts.stats } : {}) }) : undefined;
+    const set = groups
+      ? { candidates: groups.groups.flatMap((g) => g.members), generated: groups.generated, cap: groups.cap }
+      : mongoCandidates(shape, { advice, existing: opts.existingForAdvice, ...(opts.stats ? { stats: opts.stats } : {}), cap: Math.min(opts.cap ?? 24, room) });
+    // One name per distinct index: a $or's groups share indexes.
+    const nameOf = new Map<string, string>();
+    for (const c of set.candidates) if (!nameOf.has(canonicalKey(c.keys))) nameOf.set(canonicalKey(c.keys), c.existing ?? `qpi_c${nameOf.size}`);
+    const named = set.candidates.map((c) => ({ c, name: nameOf.get(canonicalKey(c.keys))! }));
+    opts.onStep?.('indexes');
+    const toBuild = [...new Map(named.filter((x) => x.c.existing === undefined).map((x) => [x.name, { key: x.c.keyPattern, name: x.name }])).values()].slice(0, room);
+    await buildIndexes(db, tag, signal, scratch, toBuild, maxTimeMS, report);
+    const built = new Set((await killable(db, tag, signal, () => target.listIndexes().toArray())).map((ix) => String(ix['name'])));
+
+    opts.onStep?.('explain');
+    const entries: TournamentEntry[] = [];
+    if (groups) {
+      // Each group alone: its indexes visible and every other one hidden (the planner ignores a hidden
+      // index), the query run without a hint, its work summed over the branches as the server reports it.
+      const hidden = new Set<string>();
+      const show = async (names: Set<string>): Promise<void> => {
+        for (const n of built) {
+          if (n === '_id_' || hidden.has(n) === !names.has(n)) continue;
+          await killable(db, tag, signal, () => db.command({ collMod: scratch, index: { name: n, hidden: !names.has(n) }, comment: tag }));
+          if (names.has(n)) hidden.delete(n);
+          else hidden.add(n);
+        }
+      };
+      for (const g of groups.groups) {
+        // New indexes first, so the suggestion that leads the group is one to create.
+        const members = [...g.members].sort((a, b) => Number(a.existing !== undefined) - Number(b.existing !== undefined));
+        const e: TournamentEntry = { ...entryOf(members[0]!), label: g.label, origin: g.origin };
+        if (g.ruleRank !== undefined) e.ruleRank = g.ruleRank;
+        if (g.rule !== undefined) e.rule = g.rule;
+        if (members.length > 1) {
+          delete e.existing;
+          e.set = members.map((m) => ({ index: indexSpec(shape.collection, m.keys), ...(m.existing !== undefined ? { existing: m.existing } : { createText: createIndexText(shape.collection, m.keys) }) }));
+        }
+        entries.push(e);
+        const names = new Set(members.map((m) => nameOf.get(canonicalKey(m.keys))!));
+        if ([...names].some((n) => !built.has(n))) {
+          e.error = 'an index of the group could not be built on the sample';
+          continue;
+        }
+        await show(names);
+        const r = await run(on());
+        if (!r.ok) {
+          e.error = r.message;
+          continue;
+        }
+        e.measured = measured(r.numbers);
+        const sc = scale(r.numbers);
+        if (sc !== undefined) e.scaledWork = sc;
+      }
+      await show(new Set(built));
+    }
+    for (const { c, name } of groups ? [] : named) {
       const e = entryOf(c);
       entries.push(e);
       if (!built.has(name)) {
@@ -194,7 +244,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       if (s !== undefined) e.scaledWork = s;
       entries.push(e);
     }
-    const planner = await run(on());
+    // A $or's planner choice is a set of indexes, one per branch: the groups' runs already show it.
+    const planner = groups ? undefined : await run(on());
 
     const label = `measured from a sample of ${whole ? `all ${inSample.toLocaleString('en-US')}` : `${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`} documents`;
     const input: TournamentInput = {
@@ -207,14 +258,15 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       facts: { ...(opts.stats?.arrays ? { arrays: opts.stats.arrays } : {}), ...(opts.stats?.matching ? { matching: opts.stats.matching } : {}), total },
     };
     if (today.ok) input.today = measured(today.numbers);
-    if (planner.ok) {
+    if (planner?.ok) {
       const picked = entries.find((e) => e.index && e.measured?.index !== undefined && e.measured.index === planner.numbers.index);
       input.plannerChoice = planner.numbers.index === undefined ? 'collection scan' : picked ? indexLabel(picked.index) : planner.numbers.index;
     }
     const t = applyTournament(advice, input);
     report.tournament = t;
     attachFigures(advice, t);
-    report.notes.push(`${entries.length} candidates, the collection scan among them (${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
+    const tried = groups ? groups.groups.length : set.candidates.length;
+    report.notes.push(`${entries.length} candidates${groups ? ' (groups of indexes built together, one per $or branch, or one serving the conditions outside the $or; each run without a hint with only its own indexes visible)' : ''}, the collection scan among them (${set.generated + 1} generated${set.generated > tried ? `, capped at ${set.cap}` : ''}) ${label}, copied to a scratch collection that was then dropped.`);
     if (t.plannerChoice !== undefined && t.winner !== undefined && t.plannerChoice !== indexLabel(t.winner.index)) {
       report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);
     }

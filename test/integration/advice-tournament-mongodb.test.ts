@@ -131,6 +131,69 @@ describe('the tournament on MongoDB (real server)', function () {
     });
   }
 
+  /** Work of a query on the whole collection, unhinted, with these indexes built (and dropped afterwards). */
+  async function wholeCollectionSetWork(coll: string, text: string, keys: Record<string, number>[]): Promise<number> {
+    const names: string[] = [];
+    try {
+      for (const k of keys) names.push(await db.collection(coll).createIndex(k));
+      const cmd = command(text);
+      return workOf(await db.command({ explain: { find: coll, filter: cmd.filter ?? {} }, verbosity: 'executionStats' }));
+    } finally {
+      for (const n of names) await db.collection(coll).dropIndex(n);
+    }
+  }
+
+  it('measures a $or over different fields as groups of branch indexes, run unhinted, and suggests the winning group whole', async function () {
+    const text = 'db.customers.find({$or: [{tenant: 3, plan: "enterprise"}, {status: "deleted", score: {$gt: 900}}]})';
+    const before = await leftovers('customers');
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: Io = { stdout: (s) => void out.push(s), stderr: (s) => void err.push(s), readStdin: () => '', readFile: () => '' };
+    const uri = env.mongoUri.replace(/\/(\?|$)/, `/${DB}$1`);
+    assert.equal(await run(['advise', '--uri', uri, '--verify', '--json', '--query', text], io), 0, err.join(''));
+    assert.deepEqual(await leftovers('customers'), before, 'the tournament left something behind');
+    const doc = JSON.parse(out.join('')) as {
+      measurement: { status: string; winner: EntryJson; ranking: EntryJson[]; today: { work: number } | null };
+      suggestions: { action: string; rule: string; keyPattern?: Record<string, number>; verification: { status: string; message: string } }[];
+      notes: string[];
+    };
+    const m = doc.measurement;
+    assert.equal(m.status, 'measured', JSON.stringify(m));
+    assert.ok(doc.notes.some((n) => /groups of indexes built together, one per \$or branch/.test(n)), doc.notes.join(' | '));
+    const rules = m.ranking.find((e) => e.ruleRank !== null);
+    assert.ok(rules && rules.work !== null, "the rules' indexes per branch were not measured as a group");
+    // The winning group is suggested whole: one or-branch index per branch, each verified.
+    const group = doc.suggestions.filter((x) => x.rule === 'or-branch');
+    assert.equal(group.length, 2, JSON.stringify(doc.suggestions.map((x) => [x.rule, x.keyPattern])));
+    assert.ok(group.every((x) => x.action === 'create' && x.verification.status === 'verified'));
+    assert.deepEqual(doc.suggestions.slice(0, 2), group);
+    // On the whole collection, the group built together and run without a hint beats today's scan and
+    // does no worse than the rules' group by more than the tournament's margin.
+    const groupWork = await wholeCollectionSetWork('customers', text, group.map((x) => x.keyPattern!));
+    const rulesAdvice = (await adviseMongoLive(session, command(text))).advice.suggestions.filter((x) => x.rule === 'or-branch' && x.action === 'create' && x.index?.engine === 'mongodb');
+    const rulesWork = await wholeCollectionSetWork('customers', text, rulesAdvice.map((x) => (x.index as { keyPattern: Record<string, number> }).keyPattern));
+    const scanWork = await wholeCollectionSetWork('customers', text, []);
+    assert.ok(groupWork < scanWork / 10, `the group did ${groupWork}, the collection scan ${scanWork}`);
+    assert.ok(groupWork <= rulesWork * 1.1, `the group did ${groupWork}, the rules' group ${rulesWork}`);
+  });
+
+  it('leaves nothing behind after a cancel while a $or group is measured', async function () {
+    const before = await leftovers('customers');
+    const abort = new AbortController();
+    let steps = 0;
+    const p = adviseMongoLive(session, command('db.customers.find({$or: [{tenant: 3}, {status: "deleted"}]})'), {
+      verify: true,
+      signal: abort.signal,
+      onTrialStep: (s) => {
+        // The second 'explain' step measures the groups (indexes hidden and shown): cancel there.
+        if (s === 'explain' && ++steps === 2) abort.abort();
+      },
+    });
+    await assert.rejects(p, (e: unknown) => e instanceof AdapterError && e.kind === 'cancelled');
+    await quiet('no operation of the cancelled tournament left on the server');
+    assert.deepEqual(await leftovers('customers'), before);
+  });
+
   it('keeps using an existing index that does as well instead of suggesting a new one', async function () {
     await db.collection('demoesr').createIndex({ e: 1, s: 1, r: 1 }, { name: 'ours' });
     try {

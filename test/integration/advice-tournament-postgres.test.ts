@@ -11,16 +11,12 @@ import { advisePostgresLive, openPostgresAdvice, type PostgresAdviceSession } fr
 import { AdapterError } from '../../src/adapters/errors';
 import { run, type Io } from '../../src/cli/main';
 import { demoesr } from './support/adviceData';
-import { env } from './support/env';
+import { env, pgUriFor, rootBuffers } from './support/env';
 import { until } from '../until';
 
 const DB = 'qpi_tournament';
 
-function uriFor(db: string): string {
-  const u = new URL(env.pgUri);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
+const uriFor = pgUriFor;
 
 interface EntryJson { label: string; index: { table: string; text: string } | null; ruleRank: number | null; work: number | null }
 
@@ -72,20 +68,7 @@ describe('the tournament on PostgreSQL (real server)', function () {
   }
 
   /** Buffers of the query on the whole table, with one index (the planner kept off a sequential scan) or none. */
-  async function wholeTableBuffers(sql: string, ddl: string | null): Promise<number> {
-    await client.query('BEGIN');
-    try {
-      if (ddl !== null) {
-        await client.query(ddl.replace(/\bCONCURRENTLY\s+/, '').replace(/;\s*$/, ''));
-        await client.query('SET LOCAL enable_seqscan = off');
-      }
-      const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
-      const plan = (r.rows[0]['QUERY PLAN'] as { Plan: Record<string, number> }[])[0]!.Plan;
-      return Number(plan['Shared Hit Blocks'] ?? 0) + Number(plan['Shared Read Blocks'] ?? 0);
-    } finally {
-      await client.query('ROLLBACK');
-    }
-  }
+  const wholeTableBuffers = (sql: string, ddl: string | null): Promise<number> => rootBuffers(client, sql, ddl, true);
 
   it("picks what beats the rules' pick on the whole table, with the runner-up in the CLI JSON", async function () {
     // c > 20 keeps about 45% of the rows and a < 20 about 40%: the index the rules build reads more pages than a scan.

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
-import { canonicalKey, mongoCandidates } from '../../src/core/advice/mongoCandidates';
+import { canonicalKey, mongoCandidates, mongoOrCandidates } from '../../src/core/advice/mongoCandidates';
 import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
 import { applyTournament, indexLabel, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, PgIndexSpec, TournamentEntry } from '../../src/core/advice/types';
@@ -66,12 +66,26 @@ describe('tournament candidates (MongoDB)', () => {
     assert.ok(set.candidates.some((c) => c.origin === 'covered' && c.keys.some((k) => k.field === 'name')));
   });
 
+  it('measures a $or as groups: the rules\' index per branch, a candidate of every branch together, and indexes on what lies outside the $or', () => {
+    const q: MongoQueryInput = { collection: 'orders', operation: 'find', filter: { status: 'paid', $or: [{ customer: 7 }, { region: 'eu', total: { $gt: 100 } }] } };
+    const advice = adviseMongo(q);
+    const { groups } = mongoOrCandidates(shapeOf(q), { advice, existing: [{ name: 'status_1', key: { status: 1 } }] });
+    const text = groups.map((g) => g.members.map((m) => Object.keys(m.keyPattern).join('_')).join(' + '));
+    assert.equal(groups[0]!.rule, 'or-branch');
+    assert.deepEqual(groups[0]!.members.map((m) => m.rule), advice.suggestions.filter((s) => s.rule === 'or-branch' && s.action === 'create').map(() => 'or-branch'));
+    assert.ok(text.includes('status_customer + status_region_total'), text.join(' | '));
+    // The condition outside the $or serves every branch at once; its index exists, so it is today's, not a candidate.
+    assert.ok(!text.includes('status'), text.join(' | '));
+    assert.equal(new Set(text.map((t) => t.split(' + ').sort().join(' + '))).size, text.length, 'a group measured twice');
+  });
+
   it('reaches the oracle\'s index in every truth case the tournament judges', () => {
     let judged = 0;
     for (const id of readdirSync(truthDir).filter((d) => d.startsWith('m'))) {
       const c = JSON.parse(readFileSync(join(truthDir, id, 'case.json'), 'utf8')) as { query: { structured: MongoQueryInput }; oracle: { index: unknown }; ties?: { index: unknown }[] };
       const shape = mongoShape(c.query.structured);
-      if (!shape.ok || !tournamentApplies(shape.shape) || typeof c.oracle.index !== 'object') continue;
+      // A $or over different fields is measured as groups of indexes, which a hinted oracle index is not.
+      if (!shape.ok || !tournamentApplies(shape.shape) || shape.shape.orBranches.length > 0 || typeof c.oracle.index !== 'object') continue;
       judged++;
       const keys = mongoCandidates(shape.shape, { advice: adviseMongo(c.query.structured) }).candidates.map((x) => canonicalKey(x.keys));
       const good = [c.oracle.index, ...(c.ties ?? []).map((t) => t.index)].filter((i): i is Record<string, number> => typeof i === 'object' && i !== null);
@@ -160,6 +174,23 @@ describe('tournament verdicts', () => {
     const near = applyTournament(emptyAdvice(), input([entry({ x: 1 }, work(100, 100)), entry({ y: 1 }, work(104, 100), { ruleRank: 1, rule: 'esr' })]));
     assert.equal(near.winner?.label, '{"y":1}');
     assert.equal(near.overturned, undefined);
+  });
+
+  it('suggests a measured group of $or branch indexes whole, each as an or-branch index, and no other group', () => {
+    const advice = emptyAdvice();
+    const group = (patterns: Record<string, number>[], m: MeasuredWork, extra: Partial<TournamentEntry> = {}): TournamentEntry => {
+      const members = patterns.map((p) => entry(p, undefined));
+      return { ...members[0]!, label: 'one index per branch', measured: m, set: members.map((x) => ({ index: x.index!, createText: x.createText! })), ...extra };
+    };
+    const rules = group([{ a: 1 }, { b: 1 }], work(400, 300), { ruleRank: 1, rule: 'or-branch', origin: 'rule' });
+    const best = group([{ a: 1, c: 1 }, { b: 1, c: 1 }, { d: 1 }], work(40, 30));
+    const other = group([{ a: 1, d: 1 }, { b: 1 }], work(60, 50));
+    const t = applyTournament(advice, input([rules, best, other, entry({ c: 1 }, work(900, 900))]));
+    assert.equal(t.winner, best);
+    assert.deepEqual(advice.suggestions.filter((s) => s.rule === 'or-branch').map((s) => JSON.stringify((s.index as { keyPattern: unknown }).keyPattern)), ['{"a":1,"c":1}', '{"b":1,"c":1}', '{"d":1}']);
+    assert.ok(advice.suggestions.slice(0, 3).every((s) => s.action === 'create' && s.verification.status === 'verified'));
+    assert.match(t.verdict, /^Create \{a: 1, c: 1\} \+ \{b: 1, c: 1\} \+ \{d: 1\}\. Verified: least work of 4 candidates/);
+    assert.match(t.overturned ?? '', /The rules' pick \{a: 1\} \+ \{b: 1\} \(or-branch\) lost/);
   });
 
   it('says when nothing could be measured', () => {

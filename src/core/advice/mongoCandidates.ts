@@ -188,3 +188,66 @@ export function mongoCandidates(shape: MongoShape, opts: { advice?: Advice; exis
   }
   return { candidates: out, generated, cap };
 }
+
+/** Indexes measured together as one candidate of a $or tournament: one index per branch, or one alone. */
+export interface MongoCandidateGroup {
+  members: MongoCandidate[];
+  origin: MongoCandidateOrigin;
+  label: string;
+  ruleRank?: number;
+  rule?: string;
+}
+
+/** Candidate groups a $or tournament measures when the caller does not say. */
+export const DEFAULT_OR_GROUP_CAP = 12;
+/** Candidates read per branch: the groups take the first, the second... of every branch together. */
+const PER_BRANCH = 5;
+
+/**
+ * The candidates for a query with a top-level $or over different fields. A hint names one index for the
+ * whole query, so a branch's index cannot be measured alone: each candidate is a group of indexes built
+ * together and the query run without a hint, as the user would run it once they exist. The groups: the
+ * rules' one index per branch, then the first, second... candidate of every branch together (each
+ * branch read as the conditions outside the $or plus its own), then single indexes on the conditions
+ * outside the $or, which serve every branch at once. Deduplicated, capped; a group of indexes that all
+ * exist is today's and is left out. Pure: nothing is measured here.
+ */
+export function mongoOrCandidates(shape: MongoShape, opts: { advice?: Advice; existing?: ExistingMongoIndex[]; stats?: MongoStats; cap?: number } = {}): { groups: MongoCandidateGroup[]; generated: number; cap: number } {
+  const cap = Math.max(1, Math.floor(opts.cap ?? DEFAULT_OR_GROUP_CAP));
+  const groups: MongoCandidateGroup[] = [];
+  const seen = new Set<string>();
+  let generated = 0;
+  const base = { ...(opts.existing ? { existing: opts.existing } : {}), ...(opts.stats ? { stats: opts.stats } : {}) };
+  const add = (members: MongoCandidate[], origin: MongoCandidateOrigin, label: string, extra: Partial<MongoCandidateGroup> = {}): void => {
+    const unique = members.filter((m, i) => members.findIndex((x) => canonicalKey(x.keys) === canonicalKey(m.keys)) === i);
+    if (unique.length === 0 || unique.every((m) => m.existing !== undefined)) return;
+    const key = unique.map((m) => canonicalKey(m.keys)).sort().join(' + ');
+    if (seen.has(key)) return;
+    seen.add(key);
+    generated++;
+    if (groups.length < cap) groups.push({ members: unique, origin, label, ...extra });
+  };
+  const rules = (opts.advice?.suggestions ?? []).filter((s) => s.action === 'create' && s.rule === 'or-branch' && s.index?.engine === 'mongodb');
+  if (rules.length > 0) {
+    const members = rules.map((s) => {
+      const keys = s.index!.engine === 'mongodb' ? s.index!.keys : [];
+      const m: MongoCandidate = { keys, keyPattern: pattern(keys), origin: 'rule', label: `rule ${s.rule}`, ruleRank: s.rank, rule: s.rule };
+      const ex = (opts.existing ?? []).find((ix) => { const k = existingKeys(ix); return k !== undefined && canonicalKey(k) === canonicalKey(keys); });
+      if (ex) m.existing = ex.name;
+      return m;
+    });
+    add(members, 'rule', 'the rules\' index per branch', { ruleRank: Math.min(...rules.map((s) => s.rank)), rule: 'or-branch' });
+  }
+  const perBranch = shape.orBranches.map((branch) => mongoCandidates({ ...shape, predicates: [...shape.predicates, ...branch], orBranches: [] }, { ...base, cap: PER_BRANCH }).candidates);
+  if (perBranch.every((c) => c.length > 0)) {
+    const rounds = Math.max(...perBranch.map((c) => c.length));
+    for (let i = 0; i < rounds; i++) {
+      const members = perBranch.map((c) => c[Math.min(i, c.length - 1)]!);
+      add(members, members[0]!.origin, `one index per branch: ${[...new Set(members.map((m) => m.label))].join(', ')}`);
+    }
+  }
+  if (shape.predicates.some((p) => p.kind !== 'unindexable')) {
+    for (const c of mongoCandidates({ ...shape, orBranches: [] }, { ...base, cap: 4 }).candidates) add([c], c.origin, `${c.label} on the conditions outside the $or`);
+  }
+  return { groups, generated, cap };
+}

@@ -498,6 +498,8 @@ function walkRefs(node: unknown, onRef: (fields: unknown[]) => void, onSublink: 
   for (const v of Object.values(node)) if (typeof v === 'object') walkRefs(v, onRef, onSublink);
 }
 
+const MIRRORED: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
+
 const GIN_OPERATORS = new Set(['@>', '<@', '?', '?|', '?&', '&&', '@@', '@?']);
 
 /** Classifies one conjunct: a predicate on one table, a join key, a sub-query, or something unindexable. */
@@ -580,9 +582,11 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
   let right = operand(e['rexpr'], scope, text);
   let leftNode = e['lexpr'];
   let rightNode = e['rexpr'];
+  let swapped = false;
   if (left.kind !== 'column' && right.kind === 'column' && kind === 'AEXPR_OP') {
     [left, right] = [right, left];
     [leftNode, rightNode] = [rightNode, leftNode];
+    swapped = true;
   }
   if (left.kind !== 'column') {
     shape.notes.push(`Not used for index bounds: ${source}.`);
@@ -609,7 +613,8 @@ function classify(node: unknown, scope: Scope, shape: PgShape, text: SourceText,
       }
       if (right.kind !== 'value') return;
       if (op === '=') push(left, 'equality', '=');
-      else if (['<', '>', '<=', '>='].includes(op)) push(left, 'range', op);
+      // "$1 < created_at" bounds created_at from below: the detail says it as the column sees it.
+      else if (['<', '>', '<=', '>='].includes(op)) push(left, 'range', swapped ? MIRRORED[op]! : op);
       else if (op === '<>' || op === '!=') push(left, 'unindexable', '<> (a B-tree cannot seek a "not equal")');
       else if (GIN_OPERATORS.has(op)) push(left, 'gin', op, { operator: op });
       else if (op === '~' || op === '~*') push(left, 'unindexable', `regular expression ${op} (a pg_trgm GIN index can serve it)`, { trigram: true });

@@ -19,6 +19,11 @@ export function indexLabel(ix: IndexSpec | undefined): string {
   return `${ix.table}${ix.method !== 'btree' ? ` USING ${ix.method}` : ''} (${cols})${ix.include?.length ? ` INCLUDE (${ix.include.join(', ')})` : ''}${ix.predicate ? ` WHERE ${ix.predicate}` : ''}`;
 }
 
+/** What a candidate built: its index, or the indexes it built together ("{a: 1} + {b: 1}"). */
+export function entryLabel(e: TournamentEntry): string {
+  return e.set ? e.set.map((m) => indexLabel(m.index)).join(' + ') : indexLabel(e.index);
+}
+
 /** The figures of one run in words: "120 keys + 40 documents = 160" or "35 buffers, 10 rows, 0.4 ms". */
 export function workText(m: MeasuredWork): string {
   if (m.buffers !== undefined) return `${fmt(m.buffers)} buffers, ${fmt(m.rows)} rows${m.timeMs !== undefined ? `, ${m.timeMs.toFixed(1)} ms` : ''}${m.blockingSort ? `, ${fmt(m.sorted ?? 0)} rows sorted` : ''}`;
@@ -26,9 +31,8 @@ export function workText(m: MeasuredWork): string {
 }
 
 function keyCount(e: TournamentEntry): number {
-  const ix = e.index;
-  if (!ix) return 0;
-  return ix.keys.length + (ix.engine === 'postgres' ? (ix.include?.length ?? 0) : 0);
+  const count = (ix: IndexSpec | undefined): number => (ix ? ix.keys.length + (ix.engine === 'postgres' ? (ix.include?.length ?? 0) : 0) : 0);
+  return e.set ? e.set.reduce((n, m) => n + count(m.index), 0) : count(e.index);
 }
 
 /**
@@ -174,7 +178,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     ?? advice.suggestions.find((s) => s.action === 'create' && s.servesQueryAsWritten && e.index !== undefined && JSON.stringify(s.index) === JSON.stringify(e.index));
   const fig = (e: TournamentEntry): string => `${workText(e.measured!)}${e.scaledWork !== undefined ? ` (about ${fmt(e.scaledWork)} on the whole ${input.engine === 'mongodb' ? 'collection' : 'table'})` : ''}`;
   const todayText = today ? `today ${workText(today)} (${today.plan})` : 'today not measured';
-  const runnerText = t.runnerUp ? `runner-up ${indexLabel(t.runnerUp.index)} ${fig(t.runnerUp)}` : 'no runner-up';
+  const runnerText = t.runnerUp ? `runner-up ${entryLabel(t.runnerUp)} ${fig(t.runnerUp)}` : 'no runner-up';
 
   const out: Suggestion[] = [];
   const keptBefore = winner.existing !== undefined ? advice.suggestions.find((s) => s.action === 'keep' && s.keep?.name === winner.existing) : undefined;
@@ -200,8 +204,22 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     message: verifiedText,
   };
   out.push(head);
+  // A group measured together is suggested whole: its other indexes follow the first, with its verdict.
+  if (winner.set && head.action === 'create') head.rule = 'or-branch';
+  for (const m of winner.set?.slice(1) ?? []) {
+    const s = measuredSuggestion({ ...winner, index: m.index, ...(m.createText !== undefined ? { createText: m.createText } : {}) }, advice.suggestions.find((x) => x.action === 'create' && JSON.stringify(x.index) === JSON.stringify(m.index)));
+    s.rule = 'or-branch';
+    s.verification = { ...head.verification };
+    if (m.existing !== undefined) {
+      s.action = 'keep';
+      s.keep = { name: m.existing, reason: `Keep using ${m.existing}: it serves one branch of the $or beside the indexes measured with it.` };
+      delete s.createText;
+    }
+    out.push(s);
+  }
   for (const e of rest.slice(0, 2)) {
-    if (e.existing !== undefined || !e.index) continue;
+    // Another group, or an index the rules gave for one branch, is not a suggestion on its own.
+    if (e.existing !== undefined || !e.index || e.set || (winner.set && bySpec(e)?.rule === 'or-branch')) continue;
     const s = measuredSuggestion(e, bySpec(e));
     const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
     s.verification = {
@@ -219,7 +237,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     if (out.includes(s) || s.verification.status !== 'not-run') continue;
     const e = measured.find((x) => x !== winner && (x.ruleRank === s.rank || (s.action === 'create' && s.servesQueryAsWritten && x.rewrite === undefined && JSON.stringify(x.index) === JSON.stringify(s.index))));
     if (!e) continue;
-    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `${sentenceStart(input.label)}: ${fig(e)}, more work than ${indexLabel(winner.index)} (${fig(winner)}).` };
+    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `${sentenceStart(input.label)}: ${fig(e)}, more work than ${entryLabel(winner)} (${fig(winner)}).` };
   }
   // Rewrites that were not measured follow, as the rules ranked them.
   const used = new Set(out);
@@ -232,12 +250,12 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   const clearlyWorse = rulePick !== undefined && wholeWork(rulePick) > wholeWork(winner) * SAME_WORK;
   if (rulePick && rulePick !== winner && (clearlyWorse || winner === nothing || winner === keepable)) {
     const why = clearlyWorse ? whyRuleLost(rulePick, winner, input.facts) : `it saves under a tenth of the work of ${winner === nothing ? 'no new index' : `the existing ${winner.existing}`}, which does not pay for one more index to maintain on every write`;
-    t.overturned = `The rules' pick ${indexLabel(rulePick.index)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${winner.index ? indexLabel(winner.index) : winner.label}, because ${why}.`;
+    t.overturned = `The rules' pick ${entryLabel(rulePick)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${winner.index ? entryLabel(winner) : winner.label}, because ${why}.`;
     advice.notes.push(t.overturned);
   }
   t.verdict = winner.existing !== undefined
     ? `Keep using ${winner.existing}: ${verifiedText.replace(/^Verified: /, '')}`
-    : `${winner.index ? `Create ${indexLabel(winner.index)}` : 'No new index'}. ${verifiedText}`;
+    : `${winner.index ? `Create ${entryLabel(winner)}` : 'No new index'}. ${verifiedText}`;
   return t;
 }
 

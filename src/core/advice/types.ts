@@ -349,6 +349,11 @@ export interface TournamentEntry {
   /** The index measured; absent for the collection or table scan. */
   index?: IndexSpec;
   createText?: string;
+  /**
+   * Indexes measured together, the query run without a hint (a MongoDB $or over different fields needs
+   * one per branch, and a hint names one index for the whole query); `index` is the first of them.
+   */
+  set?: { index: IndexSpec; createText?: string; existing?: string }[];
   /** The index exists today under this name. */
   existing?: string;
   /** The rule-based advisor's rank and rule when it suggested this index. */

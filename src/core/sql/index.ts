@@ -5,3 +5,4 @@ export { ByteMap } from './bytes';
 export { EXPLAINABLE, WRITING, QUERY_KINDS, KIND_WORDS, kindWord, statementKind, statementInfo, treeWrites, type StatementInfo } from './kinds';
 export { inlineParameters, sqlLiteral, sqlParams, type SqlLiteralValue, type SqlParam } from './placeholders';
 export { forEachNode, someNode } from './tree';
+export { renameRelations, type SqlRelation } from './relations';

@@ -65,3 +65,30 @@ export function closedPort(): Promise<number> {
   });
 }
 
+
+/** The test PostgreSQL server's URI, pointed at another database. */
+export function pgUriFor(db: string): string {
+  const u = new URL(env.pgUri);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/**
+ * Shared buffers (hit + read) at the root of a statement's plan under EXPLAIN (ANALYZE, BUFFERS), with one
+ * index built first inside a transaction that is rolled back (none for null); `noSeqScan` keeps the
+ * planner off a sequential scan, so the index is used where it can be.
+ */
+export async function rootBuffers(client: { query(text: string): Promise<{ rows: Record<string, unknown>[] }> }, sql: string, ddl: string | null, noSeqScan = false): Promise<number> {
+  await client.query('BEGIN');
+  try {
+    if (ddl !== null) {
+      await client.query(ddl.replace(/\bCONCURRENTLY\s+/, '').replace(/;\s*$/, ''));
+      if (noSeqScan) await client.query('SET LOCAL enable_seqscan = off');
+    }
+    const r = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
+    const plan = (r.rows[0]!['QUERY PLAN'] as { Plan: Record<string, number> }[])[0]!.Plan;
+    return Number(plan['Shared Hit Blocks'] ?? 0) + Number(plan['Shared Read Blocks'] ?? 0);
+  } finally {
+    await client.query('ROLLBACK');
+  }
+}
