@@ -210,6 +210,34 @@ describe('finder: the libraries people use', () => {
       // Two different collections assigned to one field: the field's collection is not known.
       assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['jobs', 'findOne'], ['sessions', 'updateOne'], ['entries', 'findOne'], ['', 'find']]);
     });
+
+    it('follows a variable assigned in an init function or a hook, names from a constant object, and a parameter\'s default name', () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `const names = { USERS: 'users', CACHE: 'cache' };`,
+        `let movies;`,
+        `let mixed = null;`,
+        `export class MoviesDAO {`,
+        `  static async injectDB(conn) { movies = await conn.db('mflix').collection('movies'); mixed = conn.db().collection('a'); }`,
+        `  static byGenre(genre) { return movies.find({ genres: genre }).limit(20).toArray(); }`,
+        `  static other() { mixed = conn.db().collection('b'); return mixed.findOne({ x: 1 }); }`,
+        `}`,
+        `export const user = (db, id) => db.collection(names.USERS).findOne({ _id: id });`,
+        `describe('games', () => {`,
+        `  let games;`,
+        `  beforeAll(async () => { games = await client.db('mflix').collection('videoGames'); });`,
+        `  it('deletes', async () => { await games.deleteOne({ year: 2008 }); });`,
+        `});`,
+        `export function makeStore({ db, collectionName = 'embedded_content' }) {`,
+        `  const coll = db.collection(collectionName);`,
+        `  return { byUrl: (url) => coll.find({ url }).toArray() };`,
+        `}`,
+      ].join('\n'));
+      // `mixed` is given two collections: it is not taken for either.
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['movies', 'find'], ['users', 'findOne'], ['videoGames', 'deleteOne'], ['embedded_content', 'find']]);
+      assert.equal(qs[0]!.command.database, 'mflix');
+      assert.match(qs[3]!.warnings.join(' '), /taken to be embedded_content, the default of collectionName; a caller may name another/);
+    });
   });
 
   describe('Mongoose', () => {

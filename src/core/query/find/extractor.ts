@@ -203,6 +203,20 @@ export class Extractor {
     return list.map((f) => f.node);
   }
 
+  /**
+   * What a module-level variable is given: its initializer and every value the file assigns it, in any
+   * function (`let users; ... async init(conn) { users = conn.db().collection('users') }`). Undefined
+   * when the name is declared in an enclosing function or block, or not at module level.
+   */
+  moduleValues(name: string): BNode[] | undefined {
+    for (let s = this.scope; s; s = s.parent) if (s.names.has(name)) return undefined;
+    const r = this.lookup(name);
+    if (!r) return undefined;
+    const assigned = this.module.fields.get(name) ?? [];
+    for (const f of assigned) f.flush();
+    return [...('init' in r.binding ? [r.binding.init] : []), ...assigned.map((f) => f.node)];
+  }
+
   private readonly byNode = new Map<BNode, FoundQuery>();
 
   /** The query already read from a node (an operation two bulkWrite calls run), else undefined. */
@@ -214,6 +228,12 @@ export class Extractor {
   pushAt(n: BNode, q: FoundQuery): void {
     this.byNode.set(n, q);
     this.push(q);
+  }
+
+  /** A parameter's default (`{ collectionName = 'entries' }`) when the name is never assigned again. */
+  fallbackOf(name: string): BNode | undefined {
+    const r = this.lookup(name);
+    return r && !r.mutated && 'fallback' in r.binding ? r.binding.fallback : undefined;
   }
 
   constInit(name: string): BNode | undefined {
@@ -406,6 +426,11 @@ export class Extractor {
     if (e.type === 'Identifier') {
       const init = this.constInit(e.name!);
       return init ? this.stringOf(init, depth + 1) : undefined;
+    }
+    // collections.WALLETS where `const collections = { WALLETS: 'wallets' }`.
+    if (isMember(e)) {
+      const held = this.follow(e);
+      return held !== e ? this.stringOf(held, depth + 1) : undefined;
     }
     return undefined;
   }

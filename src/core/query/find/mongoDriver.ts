@@ -39,6 +39,8 @@ export interface FoundCollection {
   nameRange: SourceRange;
   /** Where the name was taken from a variable's or property's name (`env.entries_collection`), that name. */
   namedAfter?: string;
+  /** Where the name is a parameter's default (`{ collectionName = 'entries' }`), the parameter. */
+  defaultOf?: string;
 }
 
 /** The legacy bulk API: `coll.initializeUnorderedBulkOp()` / `initializeOrderedBulkOp()`. */
@@ -220,6 +222,7 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
   if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
   else if (coll.namedAfter !== undefined) q.warnings.push(`The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`);
+  else if (coll.defaultOf !== undefined) q.warnings.push(`The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`);
   ex.push(q);
   return q;
 }
@@ -265,6 +268,24 @@ class Collections {
     return first;
   }
 
+  /**
+   * A `let users` every value of which is the same collection, wherever it is assigned: in the function
+   * or block that declares it (`let movies; beforeAll(async () => { movies = db.collection('movies') })`),
+   * or anywhere in the file for a module-level one (an `init(conn)` function that assigns it).
+   */
+  private assignedVariable(e: BNode, depth: number): FoundCollection | undefined {
+    const key = e.name!;
+    if (this.following.has(key)) return undefined;
+    const values = this.ex.writesTo(key)?.values ?? this.ex.moduleValues(key);
+    if (!values?.length) return undefined;
+    this.following.add(key);
+    try {
+      return this.agreeing(values, (v) => this.of(v, depth + 1));
+    } finally {
+      this.following.delete(key);
+    }
+  }
+
   /** A field `self.db` or `this.orders` the file assigns a collection to, wherever that is written. */
   private assigned(e: BNode, depth: number): FoundCollection | undefined {
     const key = this.ex.text(range(e));
@@ -289,7 +310,7 @@ class Collections {
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     if (e.type === 'Identifier') {
       const init = this.ex.constInit(e.name!);
-      const held = init ? this.of(init, depth + 1) : this.destructured(e, depth);
+      const held = init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       // A parameter or variable named for what it holds: a collection whose name is not known here, or named in its own name.
       const named = NAMED_FOR_COLLECTION.exec(e.name!);
@@ -309,6 +330,10 @@ class Collections {
         const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
         const name = this.ex.stringOf(arg, 0);
         if (name !== undefined) return { name, ...where };
+        // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
+        const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
+        const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
+        if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name!, ...where };
         // db.collection(env.entries_collection): a name set at run time, but named for the collection.
         const argName = this.ex.lastName(arg);
         const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;

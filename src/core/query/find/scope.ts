@@ -5,9 +5,10 @@ import { children, isCall, isMember, keyName, propertyName, unwrap, type BNode }
 
 /**
  * A name in scope: a constant with its initializer, or something whose value is not known here (`from`:
- * the module it was imported from; `fn`: the function a declaration names, whose returns can be read).
+ * the module it was imported from; `fn`: the function a declaration names, whose returns can be read;
+ * `fallback`: a parameter's default, `{ name = 'x' }`, what it holds when the caller gives nothing).
  */
-export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part };
+export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part; fallback?: BNode };
 
 /**
  * Where a destructured name came from: `const { Orders } = context.collections` is `Orders` of
@@ -40,7 +41,8 @@ export class ModuleScope {
   readonly classes = new Map<string, { node: BNode; flush(): void }>();
   /**
    * What the file's statements assign to a field of a name or of `this` (`self.db = ...`,
-   * `this.orders = ...`), by "name.field", wherever in the file that is written.
+   * `this.orders = ...`), by "name.field", and to a name (`users = ...`), by "name", wherever in the file
+   * that is written.
    */
   readonly fields = new Map<string, { node: BNode; flush(): void }[]>();
 }
@@ -73,6 +75,7 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
         const value = p.value as BNode;
         const target = value.type === 'AssignmentPattern' ? value.left : value;
         declareNames(target, into, undefined, key !== undefined ? { ...base, path: [...base.path, key] } : undefined);
+        if (value.type === 'AssignmentPattern') withFallback(target, value.right!, into);
       }
       return;
     }
@@ -81,6 +84,7 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
       return;
     case 'AssignmentPattern':
       declareNames(pattern.left, into);
+      withFallback(pattern.left, pattern.right!, into);
       return;
     case 'RestElement':
       declareNames(pattern.argument, into);
@@ -91,6 +95,12 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
     default:
       return;
   }
+}
+
+/** Keeps a default (`name = 'x'`) on the name it was declared for. */
+function withFallback(target: BNode | undefined, fallback: BNode, into: Map<string, Binding>): void {
+  const b = target?.type === 'Identifier' ? into.get(target.name!) : undefined;
+  if (b && 'unknown' in b) into.set(target!.name!, { ...b, fallback });
 }
 
 /** Declarations made directly by a list of statements (var/let/const, functions, classes, imports). */
@@ -124,7 +134,8 @@ const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', '
 
 /**
  * Names assigned again, or whose object or array is changed, after they were declared, anywhere in the
- * tree; with `fields`, also every `x.f = value` and `this.f = value` as ["x.f", value].
+ * tree; with `fields`, also every `x.f = value` and `this.f = value` as ["x.f", value], and `x = value` as
+ * ["x", value].
  */
 export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][]): void {
   const stack: BNode[] = [root];
@@ -134,7 +145,7 @@ export function collectMutations(root: BNode, into: Set<string>, fields?: [strin
     (n as { loc?: unknown }).loc = undefined;
     if (n.type === 'AssignmentExpression' || n.type === 'UpdateExpression') {
       const target = unwrap((n.type === 'AssignmentExpression' ? n.left : n.argument)!);
-      const key = fields && n.type === 'AssignmentExpression' && n.operator === '=' ? fieldKey(target) : undefined;
+      const key = fields && n.type === 'AssignmentExpression' && n.operator === '=' ? (target.type === 'Identifier' ? target.name : fieldKey(target)) : undefined;
       if (key !== undefined) fields!.push([key, n.right!]);
       const base = rootIdentifier(target);
       if (base && isMember(target)) into.add(base);
