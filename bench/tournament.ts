@@ -26,6 +26,8 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 const MONGO_QUERIES = [
   'db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})',
   'db.demoesr.find({e: {$in: [1, 2, 3]}, r: {$lt: 5}}).sort({s: -1}).limit(20)',
+  // A $or over different fields: groups of branch indexes, each run unhinted.
+  'db.demoesr.find({$or: [{e: 42, r: {$gt: 10}}, {s: 7}]})',
 ];
 
 async function benchMongo(): Promise<void> {
@@ -82,6 +84,8 @@ async function benchMongo(): Promise<void> {
 const PG_QUERIES = [
   'SELECT * FROM demoesr WHERE e = 42 AND r > 10 ORDER BY s',
   'SELECT * FROM demoesr WHERE e > 500 AND r < 3 ORDER BY s LIMIT 20',
+  // Parameters as code sends them, bound to values from pg_stats.
+  'SELECT * FROM demoesr WHERE e = $1 AND r > $2 ORDER BY s LIMIT $3',
 ];
 
 async function benchPostgres(): Promise<void> {
