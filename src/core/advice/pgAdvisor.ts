@@ -102,10 +102,27 @@ function shapeCandidates(shape: PgShape, stats: PgStats | undefined, notes: stri
   const drivingKey = sortTable ?? shape.tables.find((t) => t.role === 'from' || t.role === 'target')?.key;
   const single = shape.tables.length === 1;
 
+  // The many side of a many-to-one join (`o.customer_id = c.id`, or a subquery's `i.order_id = o.id`)
+  // is probed once per row of the one side; the one side's probes are served by its key. When the one
+  // side has filters of its own it can drive, and the index that pays is the many side's filters then
+  // its join column: that candidate leads, unless the many side's own ORDER BY ... LIMIT can stop a walk
+  // in order early (then it follows the walk's index: which wins depends on how selective the one
+  // side's filter is, which only the data can say).
+  const lead: PgCandidate[] = [];
+  const filteredKeys = new Set(shape.predicates.filter((p) => p.kind !== 'unindexable').map((p) => p.table));
+  const manySide = (key: string): boolean => {
+    const js = shape.joins.filter((j) => j.table === key && j.kind !== 'outer' && j.kind !== 'anti');
+    return js.length > 0 && js.every((j) => j.column !== 'id' && j.otherColumn === 'id' && filteredKeys.has(j.otherTable));
+  };
   for (const table of shape.tables) {
     const preds = shape.predicates.filter((p) => p.table === table.key);
     const joins = shape.joins.filter((j) => j.table === table.key);
     const isDriving = table.key === drivingKey;
+    if (!single && manySide(table.key) && table.role !== 'anti') {
+      const c = joinCandidate(shape, table.key, table.name, table.schema, preds, joins, table.role === 'semi' ? 'semi-join' : 'join-key');
+      if (c) (table.key === sortTable && shape.limit !== undefined ? others : lead).push(c);
+      if (!isDriving) continue;
+    }
     const order = table.key === sortTable ? shape.orderBy : [];
     const tstats = stats?.tables?.[table.name] ?? stats?.tables?.[table.key];
     if (preds.length === 0 && order.length === 0 && joins.length === 0) continue;
@@ -134,9 +151,9 @@ function shapeCandidates(shape: PgShape, stats: PgStats | undefined, notes: stri
       text: `${specText(d.spec)} pays only if rows with a match in ${s.table} are spread evenly along ${orderText(shape.orderBy)}: the walk reads about ${shape.limit} ÷ (their share) rows and probes ${s.table} for each. If matches cluster elsewhere in the order (old rows, a rare value), the walk reads far more, and a hash semi-join over ${s.table}'s index plus a top-${shape.limit} sort is cheaper; with both indexes the planner may still choose the walk, so check with EXPLAIN ANALYZE.`,
     });
     d.tradeOff += ` Its benefit depends on how the subquery's matches are spread (see the condition).`;
-    return [...semi, ...driving, ...others];
+    return [...lead, ...semi, ...driving, ...others];
   }
-  return [...driving, ...semi, ...others];
+  return [...lead, ...driving, ...semi, ...others];
 }
 
 function isOrderable(p: PgPredicate): boolean {
@@ -317,9 +334,23 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
       }
     }
 
-    // Ranking, with statistics when given.
+    // Ranking, with statistics when given. The walk in order as written reads about LIMIT ÷ share rows,
+    // the rewrite at most LIMIT per value: the rewrite leads only when the counts say the values are
+    // rare (share under 1 ÷ the number of values). Without counts the query as written leads, since it
+    // needs no change to the code, and the condition says when to rewrite.
     const ranked: PgCandidate[] = [esr];
-    if (union) ranked.unshift(union);
+    if (union) {
+      const cond = esr.conditions.find((c) => c.below.startsWith('the rewrite'));
+      const base = E.length > 0 ? stats?.equality : stats?.rows;
+      const values = anyPred?.values;
+      if (cond && stats?.result !== undefined && base !== undefined && base > 0 && values !== undefined && values > 0) {
+        const share = stats.result / base;
+        cond.observed = Math.round((shape.limit ?? 0) / Math.max(share, 1e-9));
+        cond.decided = share < 1 / values ? 'below' : 'above';
+      }
+      if (cond?.decided === 'below') ranked.unshift(union);
+      else ranked.push(union);
+    }
     if (ers) {
       if (ers.conditions[0]?.decided === 'below') ranked.unshift(ers);
       else ranked.push(ers);
