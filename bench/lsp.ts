@@ -8,7 +8,10 @@
 // each repository at HEAD is opened (the open time of each is recorded), and in up to 40 files per
 // repository with query calls a character is typed after a call and deleted again, six edits per file.
 //
-// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--repo <git dir>...]
+// With `--baseline <server.js>` (a copy of dist/server.js built before a change) each file is measured on
+// that server too, right before this build's, and the ratios of this build's figures to it are printed.
+//
+// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--baseline <server.js>] [--repo <git dir>...]
 // (QPI_BENCH_SLOW=1 with --repo prints each edit over 50 ms with its file, to find what is slow.)
 
 import { fork } from 'node:child_process';
@@ -22,7 +25,10 @@ const SERVER = join(ROOT, 'dist', 'server.js');
 const editsArg = process.argv.indexOf('--edits');
 const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 120;
 const repoArg = process.argv.indexOf('--repo');
-const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a) => !a.startsWith('--')) : [];
+const baselineArg = process.argv.indexOf('--baseline');
+/** Another build of the server (a copy of dist/server.js from before a change) to compare with. */
+const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
+const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits') : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
 
@@ -99,9 +105,15 @@ interface Published {
   diagnostics: unknown[];
 }
 
-async function main(): Promise<void> {
-  if (!existsSync(SERVER)) throw new Error('dist/server.js is missing: run node scripts/build.mjs first.');
-  const child = fork(SERVER, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+interface Server {
+  conn: ReturnType<typeof createMessageConnection>;
+  child: ReturnType<typeof fork>;
+  published(uri: string, version: number): Promise<Published>;
+}
+
+/** Starts a server bundle and initializes it as the editor would. */
+async function startServer(path: string): Promise<Server> {
+  const child = fork(path, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const conn = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const waiting = new Map<string, { version: number; resolve: (p: Published) => void }>();
   conn.onNotification('textDocument/publishDiagnostics', (p: Published) => {
@@ -116,12 +128,26 @@ async function main(): Promise<void> {
   conn.listen();
   await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion: 1, debounceMs: DEBOUNCE_MS } });
   await conn.sendNotification('initialized', {});
+  return { conn, child, published: (uri, version) => new Promise<Published>((resolve) => waiting.set(uri, { version, resolve })) };
+}
 
-  const published = (uri: string, version: number) => new Promise<Published>((resolve) => waiting.set(uri, { version, resolve }));
+async function stopServer(s: Server): Promise<void> {
+  await s.conn.sendRequest('shutdown');
+  await s.conn.sendNotification('exit');
+  s.conn.dispose();
+  s.child.kill();
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(SERVER)) throw new Error('dist/server.js is missing: run node scripts/build.mjs first.');
+  if (BASELINE && !existsSync(BASELINE)) throw new Error(`The baseline server ${BASELINE} is missing.`);
+  const server = await startServer(SERVER);
+  const baseline = BASELINE ? await startServer(BASELINE) : undefined;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   type Edit = (i: number, text: string) => { offset: number; length: number; insert: string };
-  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false) {
+  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server) {
+    const { conn, published } = on;
     const uri = `file:///bench/${name}`;
     let t0 = performance.now();
     let wait = published(uri, 1);
@@ -153,7 +179,7 @@ async function main(): Promise<void> {
       diagnostics = p.diagnostics.length;
     }
     await conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
-    if (!quiet) console.log(`${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)}; after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
+    if (!quiet) console.log(`${on === baseline ? 'baseline ' : ''}${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)}; after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
     return { openMs, latencies, diagnostics };
   }
 
@@ -198,24 +224,35 @@ async function main(): Promise<void> {
   // each time), then deleted again by the next edit, so the text after the edit moves both ways.
   const typing = (marker: string) => {
     let last = -1;
-    return (i: number, text: string) => {
+    return Object.assign((i: number, text: string) => {
       if (i % 2 === 1) return { offset: last, length: 1, insert: '' };
       const anchor = text.indexOf(marker, Math.floor((((i * 7919) % 1000) / 1000) * text.length));
       last = (anchor < 0 ? text.indexOf(marker) : anchor) + marker.length;
       return { offset: last, length: 0, insert: String((i % 9) + 1) };
-    };
+    }, { marker });
   };
   // A realistic file (problems in one handler of ten) and a stress case (problems in every handler).
-  await run('service.ts', 'typescript', scriptFile(5000, 10), typing('tenant: '));
-  await run('service-dense.ts', 'typescript', scriptFile(5000, 1), typing('tenant: '));
-  await run('reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's"));
-  await run('reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's"));
+  const cases: [string, string, string, ReturnType<typeof typing>][] = [
+    ['service.ts', 'typescript', scriptFile(5000, 10), typing('tenant: ')],
+    ['service-dense.ts', 'typescript', scriptFile(5000, 1), typing('tenant: ')],
+    ['reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's")],
+    ['reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's")],
+  ];
+  for (const [name, languageId, text, edit] of cases) {
+    // With a baseline both servers measure the same file one right after the other, on the same machine.
+    if (!baseline) {
+      await run(name, languageId, text, edit);
+      continue;
+    }
+    const a = await run(name, languageId, text, typing(edit.marker), EDITS, false, baseline);
+    const b = await run(name, languageId, text, typing(edit.marker));
+    const ratio = (p: number) => (percentile(b.latencies, p) / percentile(a.latencies, p)).toFixed(2);
+    console.log(`${name}: this build / baseline: p50 x${ratio(50)}, p95 x${ratio(95)}, open x${(b.openMs / a.openMs).toFixed(2)}`);
+  }
   }
 
-  await conn.sendRequest('shutdown');
-  await conn.sendNotification('exit');
-  conn.dispose();
-  child.kill();
+  await stopServer(server);
+  if (baseline) await stopServer(baseline);
 }
 
 main().catch((err: unknown) => {

@@ -23,6 +23,7 @@ export { explainText, explainValues, fillExplainValues, type ExplainValues } fro
 export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateIndex } from './query/createIndex';
 export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type PrismaModels, type QuerySourceKind, type SourceRange } from './query/find';
 export { scriptDialect } from './query/find/types';
+export { changedSpan } from './query/find/ranges';
 export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
 export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';

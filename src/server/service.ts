@@ -7,7 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
-import { declareEdit } from '../core/index';
+import { changedSpan, declareEdit } from '../core/index';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/index';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
@@ -119,8 +119,13 @@ export class InlineAdviceService {
     if (!state) return;
     // The LSP document manager reports an open as a change too: the same version again is no edit, and
     // analysing it again would hold the user's first real edit back by the debounce.
-    if (version === state.doc.version && text === state.doc.getText()) return;
-    state.doc = TextDocument.create(uri, state.doc.languageId, version, text);
+    const before = state.doc.getText();
+    if (version === state.doc.version && text === before) return;
+    // The document is edited in place with only the changed span, so its line offsets are moved rather
+    // than counted again over the whole file when the diagnostics ask for their first position.
+    const { p, oldEnd } = changedSpan(before, text);
+    const range = { start: state.doc.positionAt(p), end: state.doc.positionAt(oldEnd) };
+    state.doc = TextDocument.update(state.doc, [{ range, text: text.slice(p, text.length - (before.length - oldEnd)) }], version);
     this.schedule(state);
   }
 

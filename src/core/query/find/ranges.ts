@@ -53,29 +53,31 @@ export function changedSpan(old: string, text: string): { p: number; oldEnd: num
 /** Moves the positions of a query that were at or after `oldEnd` in the old text by `delta`. */
 export function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
   if (delta === 0) return;
-  // Every range object of a query is its own (none is shared), so each is moved once.
-  const move = (r: SourceRange | undefined) => {
-    if (!r || r.start < oldEnd) return;
-    r.start += delta;
-    r.end += delta;
-  };
-  move(q.range);
+  // Every range object of a query is its own (none is shared), so each is moved once. This runs for
+  // every query after an edit, so it allocates nothing (no closure per query).
+  moveRange(q.range, delta, oldEnd);
   if (q.engine === 'mongodb') {
     const ranges = q.command.ranges;
-    for (const k in ranges) move(ranges[k as MongoCommandPart]);
+    for (const k in ranges) moveRange(ranges[k as MongoCommandPart], delta, oldEnd);
     const locs = q.locations;
     for (const k in locs) {
       const l = locs[k]!;
-      move(l.value);
-      move(l.member);
-      move(l.key);
+      moveRange(l.value, delta, oldEnd);
+      moveRange(l.member, delta, oldEnd);
+      moveRange(l.key, delta, oldEnd);
     }
-    for (const r of q.calledFrom ?? []) move(r);
+    if (q.calledFrom) for (const r of q.calledFrom) moveRange(r, delta, oldEnd);
   } else {
-    move(q.textRange);
+    moveRange(q.textRange, delta, oldEnd);
     for (const r of q.runs) if (r[1] >= oldEnd) r[1] += delta;
-    for (const p of q.params) move(p.range);
+    for (const p of q.params) moveRange(p.range, delta, oldEnd);
   }
+}
+
+function moveRange(r: SourceRange | undefined, delta: number, oldEnd: number): void {
+  if (!r || r.start < oldEnd) return;
+  r.start += delta;
+  r.end += delta;
 }
 
 /** Path segments escape '/' and '~' as JSON Pointer does. */

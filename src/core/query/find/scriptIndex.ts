@@ -111,7 +111,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   protected spliced(removed: Chunk[], added: Chunk[], span: TouchedSpan): void {
     this.warnings = [];
     const changed = new Set<string>();
-    for (const c of [...removed, ...added]) {
+    for (const c of replacedStatements(removed, added)) {
       for (const n of c.declares.keys()) changed.add(n);
       for (const n of c.mutates) changed.add(n);
     }
@@ -221,6 +221,26 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
     c.queries = ex.run(c.node);
   }
+}
+
+/**
+ * The statements an edit really replaced. The region read again reaches to the untouched statements on
+ * either side, which come back with the same text: what they declare is unchanged, so the statements
+ * using it need not be read again (editing a function next to `const orders = db.collection(...)`
+ * would otherwise read every statement of the file that uses `orders`). Counted as multisets, so a
+ * statement written twice and then once still counts as a change.
+ */
+function replacedStatements(removed: Chunk[], added: Chunk[]): Chunk[] {
+  const unmatched = new Map<string, Chunk[]>();
+  for (const c of removed) unmatched.set(c.text, [...(unmatched.get(c.text) ?? []), c]);
+  const out: Chunk[] = [];
+  for (const c of added) {
+    const same = unmatched.get(c.text);
+    if (same && same.length > 0) same.pop();
+    else out.push(c);
+  }
+  for (const left of unmatched.values()) out.push(...left);
+  return out;
 }
 
 /**
