@@ -95,10 +95,13 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
   // A library the repository does not depend on is not the one a capitalised receiver (`Orders.findOne`) belongs to.
   const dependsOn = (...names: string[]) => deps === undefined || names.some((d) => deps.has(d));
   const add = (library: Library, n: N) => out.push({ library, file, start: n.start, end: n.end, line: src.slice(0, n.start).split('\n').length, text: src.slice(n.start, Math.min(n.end, n.start + 90)).replace(/\s+/g, ' ') });
-  // slonik, also published under a scope (`@x/slonik`); postgres.js, also reached through a module of the
-  // package that made the instance, where the package depends on it and the file takes no other `sql` tag.
-  const slonik = has('slonik') || [...imports].some((i) => /^@[\w.-]+\/slonik$/.test(i));
-  const otherSqlTag = slonik || has('drizzle-orm', '@vercel/postgres', 'kysely', 'sql-template-strings', 'sql-template-tag', '@databases/pg');
+  // slonik, also published under a scope (`@x/slonik`); slonik and postgres.js also reached through a module
+  // of the package that made the instance (`export { sql } from 'slonik'`), where the package depends on
+  // the library and the file imports no other library's `sql` tag.
+  const otherTagLibrary = has('drizzle-orm', '@vercel/postgres', 'kysely', 'sql-template-strings', 'sql-template-tag', '@databases/pg');
+  const slonikImported = has('slonik') || [...imports].some((i) => /^@[\w.-]+\/slonik$/.test(i));
+  const slonik = slonikImported || (!otherTagLibrary && !has('postgres') && deps !== undefined && deps.has('slonik'));
+  const otherSqlTag = slonik || otherTagLibrary;
   const postgresJs = has('postgres') || (!otherSqlTag && deps !== undefined && deps.has('postgres'));
   const pgTag = /^(this\.)?(sql|tx|t|trx|db)$/;
   walk(ast, (n) => {
@@ -149,7 +152,8 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
       if (m === 'update' && /^[A-Z]\w*$/.test(recv) && has('sequelize')) return add('sequelize', n);
     }
     if ((has('typeorm', '@nestjs/typeorm') || [...imports].some((i) => /typeorm/.test(i))) && (TYPEORM_OPS.has(m) || m === 'createQueryBuilder')) {
-      if (/(Repository|Repo)$|getRepository\(|\.manager$|^manager$/.test(recv) || (m !== 'createQueryBuilder' && /^[A-Z]\w*$/.test(recv) && /where|take|order/.test(src.slice(n.start, n.end)))) return add('typeorm', n);
+      // A repository by its name in any case (`userRepository`, `const repository = getRepository(Author)`).
+      if (/(repository|repo)$/i.test(recv) || /getRepository\(|\.manager$|^manager$/.test(recv) || (m !== 'createQueryBuilder' && /^[A-Z]\w*$/.test(recv) && /where|take|order/.test(src.slice(n.start, n.end)))) return add('typeorm', n);
     }
     if (MONGOOSE_OPS.has(m) && dependsOn('mongoose', '@nestjs/mongoose', '@typegoose/typegoose') && (has('mongoose', '@nestjs/mongoose') || (modelImport && !has('sequelize', 'typeorm', '@prisma/client', 'knex'))) && (/^[A-Z]\w*$/.test(recv) || /^this\.\w+Model$/.test(recv) || /\.model\(/.test(recv))) return add('mongoose', n);
     // An array's find (on what toArray() returned, or given a function) is not a query.
