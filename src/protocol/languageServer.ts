@@ -164,27 +164,14 @@ export interface DataEdit {
 }
 
 /**
- * The `data` of every diagnostic: what code actions and hovers need, so they never analyse again. The
- * edits are for `version` of the document; a code action on another version is not offered.
+ * The `data` of every diagnostic: what finds its finding again in the server's cached analysis (the query
+ * and the code), from which code actions take the index to build, the fix's edits and the rewrite. A
+ * diagnostic of an older version whose query moved finds nothing, so no action is offered for it.
  */
 export interface DiagnosticData {
   code: DiagnosticCode;
-  version: number;
-  engine: 'mongodb' | 'postgres';
   /** The query the diagnostic belongs to, as document offsets. */
   query: { start: number; end: number };
-  /** The index the advice suggests, when there is one to build. */
-  suggestion?: { createText: string; target: string; keys: string; rule: string };
-  /** The existing index that serves the query (indexServes). */
-  keep?: string;
-  /**
-   * A mechanical fix: "Move $match before $project", "Rewrite to keyset pagination". Its edits are built
-   * by the code action from the server's cached analysis of this version (not re-analysed), which keeps
-   * the published diagnostics small; `edits` is set when they were sent along.
-   */
-  fix?: { title: string; edits?: DataEdit[] };
-  /** A rewrite that is not mechanical here, as text to copy. */
-  rewriteText?: string;
 }
 
 // ---- commands the server's code actions and lenses run on the client ----------------------------------

@@ -54,6 +54,13 @@ const SOURCE = 'Query Plan Inspector';
 const RECONNECT_MS = 5_000;
 const SEVERITY = { warning: 2, information: 3, hint: 4 } as const;
 
+/** A query's analysis for one schema version, and the diagnostics last published for it and where. */
+interface CachedAnalysis {
+  schemaVersion: number;
+  analysis: QueryAnalysis;
+  published?: { start: number; line: number; character: number; diagnostics: Diagnostic[] };
+}
+
 interface DocState {
   uri: string;
   kind: QuerySourceKind;
@@ -62,7 +69,7 @@ interface DocState {
   queries: FoundQuery[];
   /** The version the queries and diagnostics were computed for. */
   analysedVersion: number;
-  analyses: WeakMap<FoundQuery, { schemaVersion: number; analysis: QueryAnalysis }>;
+  analyses: WeakMap<FoundQuery, CachedAnalysis>;
   schema?: DocumentSchema;
   schemaVersion: number;
   /** Targets already announced in SchemaNeeded, and the queries already looked at for it. */
@@ -199,8 +206,12 @@ export class InlineAdviceService {
   }
 
   private analysis(state: DocState, q: FoundQuery): QueryAnalysis {
+    return this.cached(state, q).analysis;
+  }
+
+  private cached(state: DocState, q: FoundQuery): CachedAnalysis {
     const hit = state.analyses.get(q);
-    if (hit && hit.schemaVersion === state.schemaVersion) return hit.analysis;
+    if (hit && hit.schemaVersion === state.schemaVersion) return hit;
     let analysis: QueryAnalysis;
     try {
       analysis = analyzeQuery(q, state.doc.getText(), state.schema, this.repository);
@@ -208,8 +219,9 @@ export class InlineAdviceService {
       this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
     }
-    state.analyses.set(q, { schemaVersion: state.schemaVersion, analysis });
-    return analysis;
+    const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis };
+    state.analyses.set(q, entry);
+    return entry;
   }
 
   // ---- diagnostics ------------------------------------------------------------------------------------
@@ -221,20 +233,47 @@ export class InlineAdviceService {
   diagnostics(state: DocState): Diagnostic[] {
     const out: Diagnostic[] = [];
     for (const q of state.queries) {
-      const a = this.analysis(state, q);
-      for (const f of a.findings) out.push(this.diagnostic(state, q, f));
+      const entry = this.cached(state, q);
+      if (entry.analysis.findings.length === 0) continue;
+      // A query the edit did not touch keeps its object; where it also starts at the same line and column
+      // its diagnostics are the same objects as last time, so a keystroke builds only the touched ones.
+      const at = state.doc.positionAt(q.range.start);
+      const last = entry.published;
+      if (last && last.start === q.range.start && last.line === at.line && last.character === at.character) {
+        for (const d of last.diagnostics) out.push(d);
+        continue;
+      }
+      const diagnostics = entry.analysis.findings.map((f) => this.diagnostic(state, q, f));
+      entry.published = { start: q.range.start, line: at.line, character: at.character, diagnostics };
+      for (const d of diagnostics) out.push(d);
     }
     return out;
   }
 
+  /**
+   * Only what finds the finding again travels with the diagnostic: its code and its query. Quick fixes
+   * read the rest (the index to build, the rewrite) from the cached analysis, which keeps the published
+   * diagnostics of a file with a thousand findings small.
+   */
   private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding): Diagnostic {
-    const data: DiagnosticData = { code: f.code, version: state.doc.version, engine: q.engine, query: { start: q.range.start, end: q.range.end } };
-    if (f.suggestion) data.suggestion = f.suggestion;
-    if (f.keep) data.keep = f.keep;
-    if (f.rewriteText) data.rewriteText = f.rewriteText;
-    if (f.fix) data.fix = { title: f.fix.title };
-    const d: Diagnostic = { range: this.range(state, anchorRange(q, f.anchor)), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
-    return d;
+    const data: DiagnosticData = { code: f.code, query: { start: q.range.start, end: q.range.end } };
+    return { range: this.range(state, anchorRange(q, f.anchor)), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
+  }
+
+  /**
+   * The finding a diagnostic stands for, in the analysis of the document's current version: same query,
+   * same code, same place. A diagnostic of another version whose query moved finds nothing, so no code
+   * action is offered for text that is no longer there.
+   */
+  private findingOf(state: DocState, data: DiagnosticData, d: Diagnostic): { q: FoundQuery; f: InlineFinding } | undefined {
+    const q = state.queries.find((x) => x.range.start === data.query.start && x.range.end === data.query.end);
+    if (!q) return undefined;
+    for (const f of this.analysis(state, q).findings) {
+      if (f.code !== data.code) continue;
+      const r = this.range(state, anchorRange(q, f.anchor));
+      if (r.start.line === d.range.start.line && r.start.character === d.range.start.character) return { q, f };
+    }
+    return undefined;
   }
 
   private edit(state: DocState, q: FoundQuery, anchor: Anchor, newText: string): DataEdit {
@@ -292,17 +331,20 @@ export class InlineAdviceService {
     };
     for (const d of params.context.diagnostics) {
       const data = d.data as DiagnosticData | undefined;
-      if (d.source !== SOURCE || !data || typeof data.code !== 'string') continue;
-      const edits = data.fix && data.version === version ? data.fix.edits ?? this.fixEdits(state, data, d) : undefined;
-      if (data.fix && edits) {
+      if (d.source !== SOURCE || !data || typeof data.code !== 'string' || !data.query) continue;
+      const found = this.findingOf(state, data, d);
+      if (!found) continue;
+      const { q, f } = found;
+      const edits = f.fix ? this.fixEdits(state, q, f) : undefined;
+      if (f.fix && edits) {
         add({
-          title: data.fix.title, kind: 'quickfix', diagnostics: [d], isPreferred: true,
+          title: f.fix.title, kind: 'quickfix', diagnostics: [d], isPreferred: true,
           edit: { documentChanges: [{ textDocument: { uri, version }, edits }] },
         });
       }
-      if (data.suggestion) this.suggestionActions(uri, data.engine, data.suggestion.createText, data.suggestion.target, [d], add);
-      if (data.rewriteText && !data.fix) {
-        add({ title: 'Copy the rewritten query', kind: 'quickfix', diagnostics: [d], command: { title: 'Copy', command: ClientCommands.copyText, arguments: [{ text: data.rewriteText, what: 'The rewritten query' }] } });
+      if (f.suggestion) this.suggestionActions(uri, q.engine, f.suggestion.createText, f.suggestion.target, [d], add);
+      if (f.rewriteText && !f.fix) {
+        add({ title: 'Copy the rewritten query', kind: 'quickfix', diagnostics: [d], command: { title: 'Copy', command: ClientCommands.copyText, arguments: [{ text: f.rewriteText, what: 'The rewritten query' }] } });
       }
     }
     const q = this.queryAt(state, state.doc.offsetAt(params.range.start));
@@ -317,28 +359,21 @@ export class InlineAdviceService {
   }
 
   /**
-   * The edits of a diagnostic's fix, from the cached analysis of the query it belongs to. A fix that needs
+   * The edits of a finding's fix, from the cached analysis of the query it belongs to. A fix that needs
    * a name declared gets the declaration too, or is not offered when it cannot be declared there.
    */
-  private fixEdits(state: DocState, data: DiagnosticData, d: Diagnostic): (DataEdit | SnippetEdit)[] | undefined {
-    const q = state.queries.find((x) => x.range.start === data.query.start && x.range.end === data.query.end);
-    if (!q) return undefined;
-    for (const f of this.analysis(state, q).findings) {
-      if (f.code !== data.code || !f.fix || f.fix.title !== data.fix?.title) continue;
-      const r = this.range(state, anchorRange(q, f.anchor));
-      if (r.start.line !== d.range.start.line || r.start.character !== d.range.start.character) continue;
-      const edits: (DataEdit | SnippetEdit)[] = f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText));
-      if (f.fix.declare) {
-        if (state.kind === 'sql') return undefined;
-        const { name, offset, why } = f.fix.declare;
-        const decl = declareEdit(state.doc.getText(), scriptDialect(state.doc.languageId, state.uri), offset, name, why);
-        if (!decl) return undefined;
-        const range = this.range(state, decl);
-        edits.unshift(this.options.snippets ? { range, snippet: { kind: 'snippet', value: decl.snippet } } : { range, newText: decl.newText });
-      }
-      return edits;
+  private fixEdits(state: DocState, q: FoundQuery, f: InlineFinding): (DataEdit | SnippetEdit)[] | undefined {
+    if (!f.fix) return undefined;
+    const edits: (DataEdit | SnippetEdit)[] = f.fix.edits.map((e) => this.edit(state, q, e.anchor, e.newText));
+    if (f.fix.declare) {
+      if (state.kind === 'sql') return undefined;
+      const { name, offset, why } = f.fix.declare;
+      const decl = declareEdit(state.doc.getText(), scriptDialect(state.doc.languageId, state.uri), offset, name, why);
+      if (!decl) return undefined;
+      const range = this.range(state, decl);
+      edits.unshift(this.options.snippets ? { range, snippet: { kind: 'snippet', value: decl.snippet } } : { range, newText: decl.newText });
     }
-    return undefined;
+    return edits;
   }
 
   private database(q: FoundQuery): string | undefined {

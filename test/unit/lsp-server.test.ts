@@ -60,7 +60,7 @@ describe('language server: handlers', () => {
       for (const d of got) {
         const data = d.data as DiagnosticData;
         assert.equal(data.code, d.code, 'data repeats the code');
-        assert.equal(data.version, 1);
+        assert.deepEqual(Object.keys(data).sort(), ['code', 'query'], 'data carries only what finds the finding again');
         assert.equal(d.source, 'Query Plan Inspector');
         assert.match(String(d.message), /[.!]$/, 'messages are sentences');
       }
@@ -166,12 +166,20 @@ describe('language server: handlers', () => {
     assert.match(!page.ok ? page.problem : '', /values from the code \(customerId, skip, limit\)/);
   });
 
-  it('offers no edit from a diagnostic of an older version', async () => {
+  it('offers an edit from a diagnostic of an older version only where its query still stands', async () => {
     const { service, port, uri, text } = openFixture('playground.mongodb.js');
     const d = port.last(uri).find((x) => x.code === DiagnosticCodes.skipPagination)!;
+    // An edit after the query leaves it where it was: the fix is built for the current version.
     service.change(uri, 2, `${text}\n// edited\n`);
     await service.settled(uri);
-    assert.ok(actionsFor(service, uri, d).every((a) => a.edit === undefined));
+    const kept = actionsFor(service, uri, d).filter((a) => a.edit !== undefined);
+    assert.equal(kept.length, 1);
+    const change = kept[0]!.edit!.documentChanges![0] as { textDocument: { version: number } };
+    assert.equal(change.textDocument.version, 2);
+    // A line added above it moves the query: the old diagnostic finds nothing there.
+    service.change(uri, 3, `// edited\n${text}\n// edited\n`);
+    await service.settled(uri);
+    assert.deepEqual(actionsFor(service, uri, d), []);
   });
 
   it('asks the extension for the schema of the collections a document uses, and advises with it', async () => {
@@ -189,7 +197,8 @@ describe('language server: handlers', () => {
     assert.deepEqual(codes(page).sort(), [DiagnosticCodes.blockingSort, DiagnosticCodes.collectionScan, DiagnosticCodes.skipPagination].sort());
     const scan = page.find((d) => d.code === DiagnosticCodes.collectionScan)!;
     assert.match(String(scan.message), /No index on orders supports this filter on Local/);
-    assert.equal((scan.data as DiagnosticData).suggestion?.createText, 'db.orders.createIndex({customer_id: 1, status: 1, created_at: -1})');
+    const scanActions = service.codeActions({ textDocument: { uri }, range: scan.range, context: { diagnostics: [scan] } });
+    assert.ok(scanActions.some((a) => a.title === 'Copy createIndex: db.orders.createIndex({customer_id: 1, status: 1, created_at: -1})'), scanActions.map((a) => a.title).join(' | '));
 
     // With the index it wants, the query is served.
     r = service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', indexes: [{ name: '_id_', key: { _id: 1 } }, { name: 'cust_status_created', key: { customer_id: 1, status: 1, created_at: -1 } }] }] });
