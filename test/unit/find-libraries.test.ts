@@ -238,6 +238,92 @@ describe('finder: the libraries people use', () => {
       assert.equal(qs[0]!.command.database, 'mflix');
       assert.match(qs[3]!.warnings.join(' '), /taken to be embedded_content, the default of collectionName; a caller may name another/);
     });
+    it('reads collections as properties of a bare db parameter when the file shows a db holding collections', () => {
+      // Another statement takes the application's db (`req.app.db`), which holds the collections.
+      const fromApp = mongo([
+        `const menu = (db) => db.menu.findOne({});`,
+        `const add = (req) => { const db = req.app.db; return menu(db); };`,
+      ].join('\n'));
+      // A cursor's toArray(), insertMany and a db set up with collections as properties say it too.
+      const fromCallback = mongo([
+        `initDb(url, (err, db) => {`,
+        `  db.users.deleteMany({ temporary: true });`,
+        `  db.sessions.find({ expired: false }).toArray();`,
+        `});`,
+      ].join('\n'));
+      const fromInsert = mongo(`export const reset = (db) => Promise.all([db.carts.deleteMany({}), db.users.insertMany(seed)]);`);
+      const fromSetup = mongo([
+        `function connected(client) { const db = client.db('shop'); db.orders = db.collection('orders'); return db; }`,
+        `export const open = (db) => db.orders.find({ status: 'open' });`,
+      ].join('\n'));
+      const fromDriver = mongo(`import { ObjectId } from 'mongodb';\nexport const byId = (db, id) => db.products.findOne({ _id: new ObjectId(id) });`);
+      assert.deepEqual([...fromApp, ...fromCallback, ...fromInsert, ...fromSetup, ...fromDriver].map((q) => [q.command.collection, q.command.operation]), [
+        ['menu', 'findOne'], ['users', 'deleteMany'], ['sessions', 'find'], ['carts', 'deleteMany'], ['orders', 'find'], ['products', 'findOne'],
+      ]);
+    });
+
+    it('follows fields declared empty and assigned from a collections object, called with optional chaining', () => {
+      const qs = mongo([
+        `import type { Collection } from 'mongodb';`,
+        `class Settings {`,
+        `  private settings: Collection<Setting> | undefined = undefined;`,
+        `  private locks: Collection<Lock> | null = null;`,
+        `  async init() {`,
+        `    const { getCollections } = await import('./database');`,
+        `    const collections = await getCollections();`,
+        `    this.settings = collections.settings;`,
+        `    this.locks = collections.locks;`,
+        `  }`,
+        `  all() { return this.settings?.find({ scope: 'global' }).toArray(); }`,
+        `  touch(key: string) { return this.locks?.updateOne({ key }, { $set: { at: new Date() } }, { upsert: true }); }`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation, JSON.stringify(q.command.filter)]), [
+        ['settings', 'find', '{"scope":"global"}'], ['locks', 'updateOne', '{"key":{"$placeholder":"key"}}'],
+      ]);
+    });
+
+    it('finds a parameter typed Collection and says its caller chooses it; a Collection of another library is not one', () => {
+      const qs = mongo([
+        `import { Collection, ObjectId } from 'mongodb';`,
+        `export async function removeAll(items: Collection<Item>, ids: ObjectId[]) { return items.deleteMany({ _id: { $in: ids } }); }`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['', 'deleteMany']]);
+      assert.match(qs[0]!.warnings.join(' '), /The collection is the parameter items, typed Collection: the caller chooses it at run time/);
+      assert.deepEqual(mongo(`import { Collection } from 'backbone';\nexport const pick = (items: Collection<Model>) => items.find({ id: 1 });`), []);
+    });
+
+    it('reads bulkWrite operations mapped from a cursor and collected with toArray()', () => {
+      const text = [
+        `import { MongoClient } from 'mongodb';`,
+        `export async function rename(db) {`,
+        `  const items = db.collection('items');`,
+        `  const ops = await items.find({ model: 'old' }).map((item) => {`,
+        `    const next = item.model + '-2';`,
+        `    return { updateOne: { filter: { _id: item._id }, update: { $set: { model: next } } } };`,
+        `  }).toArray();`,
+        `  await items.bulkWrite(ops);`,
+        `}`,
+      ].join('\n');
+      const qs = mongo(text);
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation} ${JSON.stringify(q.command.filter)}`), [
+        'items find {"model":"old"}', 'items updateOne {"_id":{"$placeholder":"item._id"}}',
+      ]);
+      assert.deepEqual(qs[1]!.calledFrom!.map((r) => text.slice(r.start, r.end)), ['items.bulkWrite(ops)']);
+    });
+
+    it('leaves a bare db parameter alone when nothing in the file shows it holds collections, and ORM calls on one that does', () => {
+      // A Prisma or Sequelize client passed as `db` has count() and deleteMany() too.
+      assert.deepEqual(mongo(`export const total = (db) => db.user.count();\nexport const purge = (db) => db.session.deleteMany({});`), []);
+      // The file shows a driver db, but these calls are an ORM's: a `where` argument, a capitalised model.
+      const qs = mongo([
+        `initDb(url, (err, db) => db.sessions.find({}).toArray());`,
+        `export const one = (db, id) => db.users.findOne({ where: { id } });`,
+        `export const all = (db) => db.Users.findAll();`,
+        `export const first = (db) => db.User.findOne({ id: 1 });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['sessions', 'find']]);
+    });
   });
 
   describe('Mongoose', () => {

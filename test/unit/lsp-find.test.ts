@@ -245,6 +245,19 @@ describe('language server: finding queries', () => {
     assert.equal(index.lastUpdate.reextracted, 3, 'the changed statement, its neighbour and the statement using the field are read again, not h');
   });
 
+  it('re-reads a statement on a bare db parameter when the statement showing that db holds collections comes or goes', () => {
+    const shows = "const list = (req) => { const db = req.app.db; return db.users.find({}); };\n";
+    const a = "const menu = (db) => db.menu.findOne({});\nconst other = 1;\nfunction h() { return other; }\n";
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    assert.deepEqual(index.result().queries, []);
+    index.update(a + shows);
+    assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['menu', 'users']);
+    assert.deepEqual(index.result().queries, findQueries(a + shows, 'script', 'ts').queries);
+    index.update(a + shows.replace('req.app.db', 'req.app.sql'));
+    assert.deepEqual(index.result().queries, []);
+  });
+
   it('never throws on text that is not code', () => {
     for (const text of ['', '(((', '`${', '\u0000\uffff', 'db.', "db.c.find({a: 1}", '/* open']) {
       const r = findQueries(text, 'script', 'ts');

@@ -217,6 +217,12 @@ export class Extractor {
     return [...('init' in r.binding ? [r.binding.init] : []), ...assigned.map((f) => f.node)];
   }
 
+  /** True when some statement of the file shows `fact` (ModuleScope.shows); the statement is read again when that changes. */
+  fileShows(fact: string): boolean {
+    this.uses.add(fact);
+    return this.module.shows.has(fact);
+  }
+
   private readonly byNode = new Map<BNode, FoundQuery>();
 
   /** The query already read from a node (an operation two bulkWrite calls run), else undefined. */
@@ -234,6 +240,12 @@ export class Extractor {
   fallbackOf(name: string): BNode | undefined {
     const r = this.lookup(name);
     return r && !r.mutated && 'fallback' in r.binding ? r.binding.fallback : undefined;
+  }
+
+  /** The type a name's annotation names (`coll: Collection<Order>` as "Collection"), for a name not given a value where declared. */
+  typeOf(name: string): string | undefined {
+    const r = this.lookup(name);
+    return r && 'type' in r.binding ? r.binding.type : undefined;
   }
 
   constInit(name: string): BNode | undefined {
@@ -405,7 +417,8 @@ export class Extractor {
     const obj = unwrap(cur.object!);
     if (obj.type === 'ThisExpression') {
       const f = this.thisField(name);
-      return f ? this.follow(f, depth + 1) : cur;
+      // A field declared `= undefined` or `= null` holds nothing yet: what the file assigns it later is what it holds.
+      return f && !isNothing(f) ? this.follow(f, depth + 1) : cur;
     }
     const holder = this.follow(obj, depth + 1);
     if (holder.type === 'ObjectExpression') {
@@ -453,6 +466,11 @@ export class Extractor {
   isIdentifierKnown(name: string): boolean {
     return this.constInit(name) !== undefined;
   }
+}
+
+function isNothing(e: BNode): boolean {
+  const v = unwrap(e);
+  return v.type === 'NullLiteral' || (v.type === 'Identifier' && v.name === 'undefined');
 }
 
 /** True when a block or function declares `name` itself (a parameter, a var/let/const, a function). */

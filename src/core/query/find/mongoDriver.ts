@@ -3,8 +3,9 @@
 // legacy `update`/`remove` and the driver's `bulkWrite` operations. A collection is recognised where it
 // is written, through constants, class fields (`this.orders = db.collection('orders')`) and properties of
 // constant objects that hold it, and as a property of something named `db` or `collections`
-// (`app.db.orders.find(...)`, or a `db` imported from the application's own module) in a file that uses
-// no SQL library.
+// (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
+// file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
+// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it).
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -41,6 +42,53 @@ export interface FoundCollection {
   namedAfter?: string;
   /** Where the name is a parameter's default (`{ collectionName = 'entries' }`), the parameter. */
   defaultOf?: string;
+  /** Where the collection is a parameter typed `Collection<T>` (`orders: Collection<Order>`), the parameter. */
+  typedAs?: string;
+}
+
+/** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
+export const DB_HOLDS_COLLECTIONS = 'a db holding collections as properties';
+/**
+ * Methods of the driver's collections that no other library read here has on a lowercase property of a
+ * `db` (Mongoose's models are capitalised and imported, Prisma says createMany, Sequelize bulkCreate).
+ */
+const DRIVER_ONLY = new Set(['insertOne', 'insertMany', 'bulkWrite', 'countDocuments', 'estimatedDocumentCount', 'findOneAndUpdate', 'findOneAndDelete',
+  'findOneAndReplace', 'replaceOne', 'createIndex', 'initializeUnorderedBulkOp', 'initializeOrderedBulkOp']);
+
+/**
+ * True when a node shows a `db` holding collections as properties: `db.users = db.collection('users')`,
+ * `const db = req.app.db`, a driver-only method on one of its properties (`db.users.insertMany(...)`), or
+ * a cursor's `toArray()` on a chain that starts at one (`db.products.find(q).toArray()`).
+ */
+export function showsDbHoldingCollections(n: BNode): boolean {
+  if (n.type === 'AssignmentExpression') {
+    const left = unwrap(n.left!);
+    const right = unwrap(n.right!);
+    return isMember(left) && isDb(unwrap(left.object!)) && isCall(right) && isMember(unwrap(right.callee!)) && propertyName(unwrap(right.callee!)) === 'collection';
+  }
+  if (n.type === 'VariableDeclarator') {
+    const init = n.init ? unwrap(n.init) : undefined;
+    return n.id?.type === 'Identifier' && n.id.name === 'db' && init !== undefined && isMember(init) && propertyName(init) === 'db';
+  }
+  if (!isCall(n)) return false;
+  const callee = unwrap(n.callee!);
+  if (!isMember(callee)) return false;
+  const m = propertyName(callee);
+  if (m !== undefined && DRIVER_ONLY.has(m)) return isDbProperty(unwrap(callee.object!));
+  if (m !== 'toArray') return false;
+  let cur = unwrap(callee.object!);
+  for (let i = 0; i < 32 && isCall(cur) && isMember(unwrap(cur.callee!)); i++) cur = unwrap(unwrap(cur.callee!).object!);
+  return isDbProperty(cur);
+}
+
+/** `db` or `x.db`. */
+function isDb(e: BNode): boolean {
+  return (e.type === 'Identifier' && e.name === 'db') || (isMember(e) && propertyName(e) === 'db');
+}
+
+/** `db.users`, `app.db.users`: a lowercase property of a `db`, not computed. */
+function isDbProperty(e: BNode): boolean {
+  return isMember(e) && !e.computed && /^[a-z_]/.test(propertyName(e) ?? '') && isDb(unwrap(e.object!));
 }
 
 /** The legacy bulk API: `coll.initializeUnorderedBulkOp()` / `initializeOrderedBulkOp()`. */
@@ -167,7 +215,8 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
 
 /**
  * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
- * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`).
+ * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
+ * `await coll.find(q).map((d) => ({ ... })).toArray()`).
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -176,7 +225,9 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     if (!e || depth > MAX_RESOLVE_DEPTH || seen.has(e)) return;
     seen.add(e);
     const v = ex.resolve(e);
-    if (v.type === 'SpreadElement' && v.argument) return add(v.argument, depth + 1);
+    if ((v.type === 'SpreadElement' || v.type === 'AwaitExpression') && v.argument) return add(v.argument, depth + 1);
+    // cursor.map((d) => ({ updateOne: ... })).toArray(): the mapped documents, collected.
+    if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'toArray') return add(unwrap(v.callee!).object, depth + 1);
     if (v.type === 'ObjectExpression') {
       out.push(v);
       return;
@@ -220,7 +271,8 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   const cursor: ChainCall[] = [];
   for (let i = opIndex + 1; i < chain.length && CURSOR_METHODS.has(chain[i]!.name); i++) cursor.push(chain[i]!);
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
-  if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
+  if (coll.typedAs !== undefined) q.warnings.push(`The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`);
+  else if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
   else if (coll.namedAfter !== undefined) q.warnings.push(`The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`);
   else if (coll.defaultOf !== undefined) q.warnings.push(`The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`);
   ex.push(q);
@@ -315,6 +367,8 @@ class Collections {
       // A parameter or variable named for what it holds: a collection whose name is not known here, or named in its own name.
       const named = NAMED_FOR_COLLECTION.exec(e.name!);
       if (named) return { name: named[1]!, flavour: 'driver', nameRange: range(e), namedAfter: e.name! };
+      // `orders: Collection<Order>`: a parameter typed as the driver's collection, which the caller picks.
+      if (this.ex.typeOf(e.name!) === 'Collection' && this.ex.imports('mongodb')) return { name: '', flavour: 'driver', nameRange: range(e), typedAs: e.name! };
       return RUNTIME_COLLECTION.test(e.name!) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
     }
     if (isCall(e)) {
@@ -406,8 +460,11 @@ class Collections {
    * A `db` whose properties are collections (`db.users.findOne(...)`): one the application's own module
    * exports (`import { db } from '../infrastructure/mongodb'`), or one taken from a parameter or an object
    * (`async ({ db }) => ...`, `const { db } = client`, `const db = app.db`), a property of something else as
-   * `app.db` is; the driver's own Db holds no collections as properties. A capitalised property is left alone: a
-   * Sequelize `models/index.js` exports its models the same way (`db.User.findAll(...)`).
+   * `app.db` is; the driver's own Db holds no collections as properties. A bare parameter
+   * (`(db) => db.menu.findOne({})`, `initDb(url, (err, db) => ...)`) is one when the file imports the driver
+   * or a statement of it shows a db holding collections (showsDbHoldingCollections): nothing else tells
+   * it from an ORM's client passed around. A capitalised property is left alone: a Sequelize
+   * `models/index.js` exports its models the same way (`db.User.findAll(...)`).
    */
   private appDb(obj: BNode, name: string): boolean {
     if (obj.type !== 'Identifier' || !/^[a-z_]/.test(name)) return false;
@@ -416,7 +473,10 @@ class Collections {
     const init = this.ex.constInit(obj.name!);
     if (init && isMember(unwrap(init)) && propertyName(unwrap(init)) === 'db') return true;
     const from = this.ex.importSource(obj.name!);
-    return from !== undefined && /^(\.|@\/|~\/)/.test(from);
+    if (from !== undefined) return /^(\.|@\/|~\/)/.test(from);
+    const b = this.ex.lookup(obj.name!)?.binding;
+    const bare = b !== undefined && 'unknown' in b && b.fn === undefined && b.part === undefined;
+    return bare && (this.ex.imports('mongodb') || this.ex.fileShows(DB_HOLDS_COLLECTIONS));
   }
 
   /** The first of several expressions that names a collection, else the first that is one chosen at run time. */

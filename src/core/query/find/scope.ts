@@ -6,9 +6,10 @@ import { children, isCall, isMember, keyName, propertyName, unwrap, type BNode }
 /**
  * A name in scope: a constant with its initializer, or something whose value is not known here (`from`:
  * the module it was imported from; `fn`: the function a declaration names, whose returns can be read;
- * `fallback`: a parameter's default, `{ name = 'x' }`, what it holds when the caller gives nothing).
+ * `fallback`: a parameter's default, `{ name = 'x' }`, what it holds when the caller gives nothing;
+ * `type`: the type a TypeScript annotation names, `coll: Collection<Order>` as "Collection").
  */
-export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part; fallback?: BNode };
+export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part; fallback?: BNode; type?: string };
 
 /**
  * Where a destructured name came from: `const { Orders } = context.collections` is `Orders` of
@@ -45,6 +46,11 @@ export class ModuleScope {
    * that is written.
    */
   readonly fields = new Map<string, { node: BNode; flush(): void }[]>();
+  /**
+   * What some statement of the file shows about names a reader cannot see declared (a `db` parameter that
+   * other statements use as a holder of collections): facts named by the readers that look for them.
+   */
+  readonly shows = new Set<string>();
 }
 
 /** "x.f" for `x.f` and "this.f" for `this.f`; undefined for anything deeper or computed at run time. */
@@ -61,9 +67,11 @@ export function fieldKey(e: BNode): string | undefined {
 export function declareNames(pattern: BNode | null | undefined, into: Map<string, Binding>, init?: BNode | null, part?: Part): void {
   if (!pattern) return;
   switch (pattern.type) {
-    case 'Identifier':
-      into.set(pattern.name!, init ? { init } : part && part.path.length > 0 ? { unknown: true, part } : { unknown: true });
+    case 'Identifier': {
+      const type = annotatedType(pattern);
+      into.set(pattern.name!, init ? { init } : { unknown: true, ...(part && part.path.length > 0 ? { part } : {}), ...(type !== undefined ? { type } : {}) });
       return;
+    }
     case 'ObjectPattern': {
       const base: Part = part ?? (init ? { of: init, path: [] } : { path: [] });
       for (const p of pattern.properties ?? []) {
@@ -95,6 +103,13 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
     default:
       return;
   }
+}
+
+/** The type an annotation names (`x: Collection<T>` and `x: mongodb.Collection<T>` as "Collection"), not a union or literal type. */
+function annotatedType(id: BNode): string | undefined {
+  const t = (id as unknown as { typeAnnotation?: { typeAnnotation?: { type: string; typeName?: { type: string; name?: string; right?: { name?: string } } } } }).typeAnnotation?.typeAnnotation;
+  if (t?.type !== 'TSTypeReference' || !t.typeName) return undefined;
+  return t.typeName.type === 'Identifier' ? t.typeName.name : t.typeName.right?.name;
 }
 
 /** Keeps a default (`name = 'x'`) on the name it was declared for. */
@@ -135,12 +150,13 @@ const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', '
 /**
  * Names assigned again, or whose object or array is changed, after they were declared, anywhere in the
  * tree; with `fields`, also every `x.f = value` and `this.f = value` as ["x.f", value], and `x = value` as
- * ["x", value].
+ * ["x", value]. `visit` sees every node of the same walk, so facts about the file are read without another.
  */
-export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][]): void {
+export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][], visit?: (n: BNode) => void): void {
   const stack: BNode[] = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
+    visit?.(n);
     // Line/column objects are never read (offsets are): dropping them halves what a kept tree costs.
     (n as { loc?: unknown }).loc = undefined;
     if (n.type === 'AssignmentExpression' || n.type === 'UpdateExpression') {

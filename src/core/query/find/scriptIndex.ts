@@ -2,7 +2,7 @@
 
 import { parse as babelParse, type ParserPlugin } from '@babel/parser';
 import { Extractor, type CallReader } from './extractor';
-import { mongoCalls } from './mongoDriver';
+import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
 import { prismaCalls } from './prisma';
 import { knexCalls } from './knex';
@@ -25,6 +25,8 @@ interface Chunk {
   mutates: Set<string>;
   /** Fields it assigns (`self.db = ...`), by "name.field". */
   fields: [string, BNode][];
+  /** Facts about the file this statement shows (FILE_FACTS). */
+  shows: Set<string>;
   /** Module-level names its queries looked up (found or not). */
   uses: Set<string>;
   queries: FoundQuery[];
@@ -37,6 +39,9 @@ interface Chunk {
 
 /** The readers of each library, in the order they are asked about a call. */
 const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls];
+
+/** Facts about a file that a statement can show, with the test of one node that shows each. */
+const FILE_FACTS: readonly [string, (n: BNode) => boolean][] = [[DB_HOLDS_COLLECTIONS, showsDbHoldingCollections]];
 
 export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
   ts: ['typescript', 'decorators-legacy'],
@@ -114,6 +119,8 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     for (const c of replacedStatements(removed, added)) {
       for (const n of c.declares.keys()) changed.add(n);
       for (const n of c.mutates) changed.add(n);
+      // Statements that asked for a fact are read again when a statement showing it comes or goes.
+      for (const f of c.shows) changed.add(f);
     }
     this.rebuildModule();
     let reextracted = 0;
@@ -183,11 +190,14 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     declareStatements([node], declares);
     const mutates = new Set<string>();
     const fields: [string, BNode][] = [];
-    collectMutations(node, mutates, fields);
+    const shows = new Set<string>();
+    collectMutations(node, mutates, fields, (n) => {
+      for (const [fact, test] of FILE_FACTS) if (!shows.has(fact) && test(n)) shows.add(fact);
+    });
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
-    return { start: node.start, end: node.end, node, declares, mutates, fields, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
+    return { start: node.start, end: node.end, node, declares, mutates, fields, shows, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
   }
 
   private rebuildModule(): void {
@@ -197,7 +207,9 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.module.calls.clear();
     this.module.classes.clear();
     this.module.fields.clear();
+    this.module.shows.clear();
     for (const c of this.pieces) {
+      for (const f of c.shows) this.module.shows.add(f);
       for (const [k, v] of c.fields) {
         const list = this.module.fields.get(k) ?? [];
         list.push({ node: v, flush: () => flushChunk(c) });
