@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
+import { advisePostgresShapes, parsePostgresQuerySync } from '../../src/core/index';
 import { readRepositorySchema } from '../../src/core/schema/index';
 
 const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
@@ -513,6 +514,95 @@ describe('finder: the libraries people use', () => {
       ]);
       assert.match(qs[0]!.warnings.join(' '), /\$\{sql\.identifier\(\[table\]\)\} names a schema, table or column chosen at run time; it was read as "table"/);
       assert.match(qs[1]!.warnings.join(' '), /\$\{fields\.key\}, \$\{fields\.value\}/);
+    });
+  });
+
+  describe('SQL whose clauses are fragments', () => {
+    const keys = (q: FoundSqlQuery) => {
+      const parsed = parsePostgresQuerySync(q.sql);
+      assert.ok(parsed.ok, `${q.sql} does not parse`);
+      return [...new Set(advisePostgresShapes(parsed.shapes).suggestions.flatMap((s) => (s.index?.engine === 'postgres' ? [`${s.index.table}(${s.index.keys.map((k) => k.column).join(', ')})`] : [])))];
+    };
+
+    it('reads slonik fragments the file builds: constants, a conditional, sql.join of an array pushed into, a helper', () => {
+      const qs = sql([
+        `import { sql } from 'slonik';`,
+        `const byStatus = (status) => sql.fragment\`o.status = \${status}\`;`,
+        `export async function search(pool, { name, city, sort }) {`,
+        '  const conditions = [sql.fragment`TRUE`];',
+        '  if (name) conditions.push(sql.fragment`c.name = ${name}`);',
+        '  if (city) conditions.push(sql.fragment`a.city = ${city}`);',
+        '  const orderBy = sort === \'new\' ? sql.fragment`ORDER BY c.created_at DESC` : sql.fragment`ORDER BY c.name`;',
+        '  let join = sql.fragment``;',
+        '  if (city) join = sql.fragment`JOIN addresses a ON a.customer_id = c.id`;',
+        '  else if (name) join = sql.fragment`JOIN notes n ON n.customer_id = c.id`;',
+        '  return pool.any(sql.unsafe`SELECT c.id FROM customers c ${join} WHERE ${sql.join(conditions, sql.fragment` AND `)} ${orderBy} LIMIT 10`);',
+        `}`,
+        'export const open = (pool) => pool.any(sql.unsafe`SELECT o.id FROM orders o WHERE ${byStatus(\'open\')}`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT c.id FROM customers c JOIN addresses a ON a.customer_id = c.id WHERE TRUE AND c.name = $1 AND a.city = $2 ORDER BY c.created_at DESC LIMIT 10',
+        'SELECT o.id FROM orders o WHERE o.status = $1',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{join\}, \$\{sql\.join\(conditions, sql\.fragment` AND `\)\}, \$\{orderBy\} were read with the SQL this file builds for them, every optional part present/);
+      assert.deepEqual(qs[1]!.params.map((p) => p.text), ['status']);
+      // Each part of the SQL maps back to where the file writes it.
+      const src = qs[0]!;
+      const at = (s: string) => src.runs.find(([start]) => start === src.sql.indexOf(s))?.[1];
+      assert.ok(at('JOIN addresses') !== undefined && at('JOIN addresses')! < at('SELECT c.id')!);
+    });
+
+    it('reads postgres.js fragments held in variables and nested in place', () => {
+      const qs = sql([
+        `import postgres from 'postgres';`,
+        `const sql = postgres();`,
+        'const recent = sql`AND created_at > now() - interval \'1 day\'`;',
+        'export const events = (kind, mine) => sql`SELECT * FROM events WHERE kind = ${kind} ${recent} ${mine ? sql`AND owner = ${mine}` : sql``} ${sql`ORDER BY created_at DESC`}`;',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [`SELECT * FROM events WHERE kind = $1 AND created_at > now() - interval '1 day' AND owner = $2 ORDER BY created_at DESC`]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{recent\} was read with the SQL this file builds for it, every optional part present/);
+    });
+
+    it('reads a clause node-postgres splices into its text from a constant the file shows', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `export async function mark(client, id, paid) {`,
+        '  const setClause = paid ? `SET paid = true, paid_at = now()` : `SET paid = false`;',
+        '  await client.query(`UPDATE invoices ${setClause} WHERE id = $1`, [id]);',
+        '  await client.query(`UPDATE invoices ${buildSet(paid)} WHERE id = $1`, [id]);',
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['UPDATE invoices SET paid = true, paid_at = now() WHERE id = $1', 'UPDATE invoices SET id = id WHERE id = $1']);
+      assert.match(qs[1]!.warnings.join(' '), /The SQL of \$\{buildSet\(paid\)\} \(assignments\) is built where this file does not show it; the statement was read without it, so the advice does not cover it\./);
+    });
+
+    it('reads what the file does not show with a stand-in by its place in the grammar, never as an index key', () => {
+      const qs = sql([
+        `import { sql } from 'slonik';`,
+        `import { tracked, filter, order, joins, page, rows, assignments } from './helpers';`,
+        'pool.one(sql.unsafe`UPDATE orders SET total = ${total}, ${tracked.assignments(userId)} WHERE id = ${id} RETURNING ${columns}`);',
+        'pool.one(sql.unsafe`UPDATE orders SET ${sql.join(assignments, sql.fragment`, `)} WHERE id = ${id}`);',
+        'pool.query(sql.unsafe`INSERT INTO order_lines (order_id, sku) VALUES ${sql.join(rows, sql.fragment`, `)}`);',
+        'pool.any(sql.unsafe`SELECT id FROM orders WHERE ${filter} AND customer_id = ${customer} ORDER BY ${order}`);',
+        'pool.any(sql.unsafe`SELECT o.id FROM orders o ${joins} WHERE o.status = ${status} ${page(2)}`);',
+        'pool.any(sql.unsafe`SELECT count(*) ${from}`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'UPDATE orders SET total = $1 WHERE id = $3 RETURNING $4',
+        'UPDATE orders SET id = id WHERE id = $2',
+        'INSERT INTO order_lines (order_id, sku) VALUES (DEFAULT, DEFAULT)',
+        'SELECT id FROM orders WHERE TRUE AND customer_id = $2 ',
+        'SELECT o.id FROM orders o  WHERE o.status = $2 ',
+        // Its tables are in the part not shown: nothing is left to analyse, so it is not read at all.
+        'SELECT count(*) $1',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{tracked\.assignments\(userId\)\} \(assignments\)/);
+      assert.match(qs[3]!.warnings.join(' '), /The SQL of \$\{filter\} \(a condition\) and \$\{order\} \(the order\) is built where this file does not show it/);
+      assert.match(qs[4]!.warnings.join(' '), /\$\{joins\} \(a clause\) and \$\{page\(2\)\} \(a clause\)/);
+      assert.deepEqual(qs.map((q) => q.params.map((p) => p.n)), [[1, 3, 4], [2], [], [2], [2], [1]]);
+      assert.deepEqual(keys(qs[1]!), ['orders(id)']);
+      assert.deepEqual(keys(qs[3]!), ['orders(customer_id)']);
+      assert.deepEqual(keys(qs[4]!), ['orders(status)']);
     });
   });
 

@@ -235,6 +235,19 @@ describe('language server: finding queries', () => {
     assert.equal(index.lastUpdate.reextracted, 3, 'those two and the statement using the constant are read again, not h');
   });
 
+  it('re-reads a statement whose fragment a module constant holds when the constant changes elsewhere', () => {
+    const a = "import { sql } from 'slonik';\nconst where = sql.fragment`WHERE a = 1`;\nconst other = 1;\nfunction h() { return other; }\nfunction g(pool) { return pool.any(sql.unsafe`SELECT * FROM t ${where}`); }\n";
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    const b = a.replace('a = 1', 'b = 22');
+    index.update(b);
+    const q = index.result().queries[0] as FoundSqlQuery;
+    assert.equal(q.sql, 'SELECT * FROM t WHERE b = 22');
+    assert.deepEqual(q, findQueries(b, 'script', 'ts').queries[0], 'the same as reading the edited file whole');
+    const r = sqlRangeToSource(q, q.sql.indexOf('b = 22'), q.sql.length);
+    assert.equal(b.slice(r.start, r.end), 'b = 22');
+  });
+
   it('re-reads a statement that uses a field when the statement assigning it changes elsewhere', () => {
     const a = "function Store(db) { this.coll = db.collection('sessions'); }\nconst other = 1;\nfunction h() { return other; }\nStore.prototype.touch = function (sid) { return this.coll.updateOne({ sid }, { $set: { at: 1 } }); };\n";
     const index = new ScriptQueryIndex('script', 'ts');

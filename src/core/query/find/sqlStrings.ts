@@ -4,11 +4,9 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
-import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { normalisePlaceholders } from './placeholders';
-import { replaceInSql } from './ranges';
-import { quoteIdent } from './sqlBuild';
-import { cookedOf, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { quoted, standInName, standInWarning, withStandIns } from './standIns';
+import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain)\b/i;
@@ -102,17 +100,30 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     built = { sql: '', runs: [], params: [] };
     // $n numbers continue after the highest one written in the text itself.
     const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
-    appendTemplate(ex, lit, built, { next: written + 1 }, 0);
+    appendTemplate(ex, lit, built, { next: written + 1 }, 0, origin === 'template');
   } else return undefined;
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
   if (built.standIns?.length) found.warnings.push(standInWarning(built.standIns));
-  return standIns(found);
+  const fragmentNote = fragmentWarning(built);
+  if (fragmentNote) found.warnings.push(fragmentNote);
+  return withStandIns(found);
 }
 
-/** The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as written. */
-type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[] };
+/** What the hover says of fragments read from elsewhere in the file and of choices made among them. */
+function fragmentWarning(built: Built): string | undefined {
+  const texts = [...new Set((built.fragments ?? []).map(quoted))];
+  const all = built.chose ? ', every optional part present (the query an index must serve when every filter is given)' : '';
+  if (texts.length > 0) return `${texts.join(', ')} ${texts.length === 1 ? 'was' : 'were'} read with the SQL this file builds for ${texts.length === 1 ? 'it' : 'them'}${all}.`;
+  return built.chose ? `The statement was read with every optional part present (the query an index must serve when every filter is given).` : undefined;
+}
+
+/**
+ * The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as
+ * written; `fragments`: `${...}` parts read with SQL the file builds elsewhere; `chose`: one of those was a choice.
+ */
+type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean };
 
 /** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
 export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
@@ -137,8 +148,13 @@ export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
 
 const SQL_TAGS = /^(sql|SQL|tx|trx|psql|pgsql)$/;
 
-/** Appends a template's text; `${sql`...`}` fragments are read in place and `${sql('name')}` identifiers written out. */
-function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next: number }, depth: number): void {
+/**
+ * Appends a template's text. A `${...}` that is SQL the file shows (a fragment in place or held in a
+ * constant, one of a conditional's fragments, `sql.join` of fragments, a helper of the file returning
+ * one) is read in place; `${sql('name')}` identifiers are written out; anything else is a $n parameter.
+ * `plain`: a template literal whose parts are joined as strings (node-postgres), not a tag's.
+ */
+function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next: number }, depth: number, plain = false): void {
   const quasis = lit.quasis ?? [];
   const exprs = lit.expressions ?? [];
   for (let i = 0; i < quasis.length; i++) {
@@ -150,26 +166,147 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
     if (!expr) continue;
     // The hole is `${ ... }`: from the end of this chunk to the start of the next.
     const hole = { start: q.end, end: quasis[i + 1]?.start ?? expr.end };
-    const e = unwrap(expr);
-    if (e.type === 'TaggedTemplateExpression' && depth < 8 && sqlTagName(ex, e.tag!) !== undefined) {
-      appendTemplate(ex, e.quasi!, built, counter, depth + 1);
+    const read = depth < MAX_FRAGMENT_DEPTH ? appendFragment(ex, expr, built, counter, depth + 1, plain) : undefined;
+    if (read) {
+      if (read.elsewhere) (built.fragments ??= []).push(ex.text(range(expr)));
+      if (read.chose) built.chose = true;
       continue;
     }
-    // `${cond ? sql`AND x = ${v}` : sql``}`: read with the fragment that adds a condition.
-    if (e.type === 'ConditionalExpression' && depth < 8) {
-      const branch = [unwrap(e.consequent!), unwrap(e.alternate!)].find((b) => b.type === 'TaggedTemplateExpression' && sqlTagName(ex, b.tag!) !== undefined && (b.quasi?.quasis ?? []).some((x) => cookedOf(x).trim() !== ''));
-      if (branch) {
-        appendTemplate(ex, branch.quasi!, built, counter, depth + 1);
-        continue;
-      }
-    }
-    const ident = identifierOf(ex, e);
+    const ident = identifierOf(ex, unwrap(expr));
     if (ident?.standIn !== undefined) (built.standIns ??= []).push(ident.standIn);
     const text = ident?.text ?? `$${counter.next}`;
     if (ident === undefined) built.params.push({ n: counter.next++, text: ex.source.slice(expr.start, expr.end), range: hole });
     built.runs.push([built.sql.length, hole.start, text.length, hole.end - hole.start]);
     built.sql += text;
   }
+}
+
+const MAX_FRAGMENT_DEPTH = 8;
+
+/**
+ * What reading a fragment gave: `empty` when it holds no SQL (`sql\`\``), `elsewhere` when its text was
+ * taken from where the file builds it (not written in place), `chose` when one of several was taken
+ * (a conditional's branch, a variable's non-empty value, elements pushed in some cases only).
+ */
+type FragmentRead = { empty: boolean; elsewhere: boolean; chose: boolean };
+
+/** Words a piece of SQL spliced into a plain template starts with, when it is a clause and not a value. */
+const CLAUSE_TEXT = /^\s*(set|where|and|or|order\s+by|group\s+by|limit|offset|(left|right|inner|full|cross)?\s*join|returning|values|from|having)\b/i;
+
+/**
+ * Appends the SQL an expression stands for when the file shows it; undefined (and nothing appended) when
+ * it does not. Of a choice, the first fragment with SQL in it wins: a statement is read with every
+ * optional condition present, the query an index must serve when every filter is given.
+ */
+function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: number }, depth: number, plain: boolean): FragmentRead | undefined {
+  if (depth > MAX_FRAGMENT_DEPTH) return undefined;
+  const n = unwrap(e);
+  const mark = { sql: built.sql.length, runs: built.runs.length, params: built.params.length, next: counter.next, standIns: built.standIns?.length ?? 0, fragments: built.fragments?.length ?? 0, chose: built.chose };
+  const undo = () => {
+    built.sql = built.sql.slice(0, mark.sql);
+    built.runs.length = mark.runs;
+    built.params.length = mark.params;
+    counter.next = mark.next;
+    if (built.standIns) built.standIns.length = mark.standIns;
+    if (built.fragments) built.fragments.length = mark.fragments;
+    built.chose = mark.chose;
+  };
+  // The first of several that holds SQL, else the first empty one.
+  const first = (options: BNode[], chose: boolean): FragmentRead | undefined => {
+    let empty: BNode | undefined;
+    for (const o of options) {
+      const r = appendFragment(ex, o, built, counter, depth + 1, plain);
+      if (r && !r.empty) return { ...r, chose: chose || r.chose };
+      if (r) empty ??= o;
+      undo();
+    }
+    return empty ? { empty: true, elsewhere: false, chose } : undefined;
+  };
+  if (n.type === 'TaggedTemplateExpression' && !plain && (sqlTagName(ex, n.tag!) !== undefined || fragmentTag(ex, n.tag!))) {
+    appendTemplate(ex, n.quasi!, built, counter, depth, plain);
+    return { empty: built.sql.slice(mark.sql).trim() === '', elsewhere: false, chose: false };
+  }
+  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && CLAUSE_TEXT.test(ex.text(range(n)).slice(1))) {
+    if (n.type === 'TemplateLiteral') appendTemplate(ex, n, built, counter, depth, plain);
+    else {
+      const part = cookWithMap(ex.source, n.start + 1, n.end - 1);
+      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += part.sql;
+    }
+    return { empty: false, elsewhere: false, chose: false };
+  }
+  if (n.type === 'ConditionalExpression') return first([n.consequent!, n.alternate!], true);
+  // `cond && sql\`...\``: present when the condition holds; `a ?? sql\`...\``: the first that is SQL.
+  if (n.type === 'LogicalExpression') return n.operator === '&&' ? first([n.right!], true) : first([n.left!, n.right!], true);
+  let found: FragmentRead | undefined;
+  if (n.type === 'Identifier') {
+    const init = ex.constInit(n.name!);
+    // `let where = sql\`\`; if (x) where = sql\`WHERE ...\``: what the function gives it.
+    const values = init ? [init] : [...(ex.writesTo(n.name!)?.values ?? [])].sort((a, b) => a.start - b.start);
+    found = first(values, values.length > 1);
+  } else if (isMember(n)) {
+    const held = ex.follow(n);
+    if (held !== n) found = appendFragment(ex, held, built, counter, depth + 1, plain);
+  } else if (isCall(n)) {
+    const callee = unwrap(n.callee!);
+    if (!plain && isMember(callee) && propertyName(callee) === 'join' && isSqlObject(ex, callee.object!)) return appendJoin(ex, n, built, counter, depth, undo);
+    // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
+    if (callee.type === 'Identifier') {
+      found = ex.throughCall(n, (ret) => {
+        const r = appendFragment(ex, ret, built, counter, depth + 1, plain);
+        if (r && !r.empty) return r;
+        undo();
+        return undefined;
+      });
+    }
+  }
+  return found ? { ...found, elsewhere: true } : undefined;
+}
+
+/** `sql.join(parts, sql\` AND \`)` of an array the file builds (written out, or pushed into in the same function). */
+function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number, undo: () => void): FragmentRead | undefined {
+  const [list, glue] = call.arguments ?? [];
+  if (!list || !glue || list.type === 'SpreadElement') return undefined;
+  let items: BNode[] | undefined;
+  let chose = false;
+  const arr = ex.resolve(list);
+  const l = unwrap(list);
+  if (arr.type === 'ArrayExpression') items = arr.elements?.filter((x): x is BNode => x !== null) ?? [];
+  else if (l.type === 'Identifier') {
+    const writes = ex.writesTo(l.name!);
+    const only = writes?.values.length === 1 ? unwrap(writes.values[0]!) : undefined;
+    if (only?.type === 'ArrayExpression') {
+      items = [...(only.elements?.filter((x): x is BNode => x !== null) ?? []), ...[...writes!.pushed].sort((a, b) => a.start - b.start)];
+      chose = writes!.pushed.length > 0;
+    }
+  }
+  if (!items || items.length === 0 || items.some((x) => x.type === 'SpreadElement')) return undefined;
+  for (let k = 0; k < items.length; k++) {
+    if (k > 0 && !appendFragment(ex, glue, built, counter, depth + 1, false)) {
+      undo();
+      return undefined;
+    }
+    const item = items[k]!;
+    if (appendFragment(ex, item, built, counter, depth + 1, false)) continue;
+    // A value among the parts (`sql.join([1, 2], sql\`, \`)`) is a parameter.
+    const r = range(unwrap(item));
+    built.params.push({ n: counter.next, text: ex.text(r), range: r });
+    const text = `$${counter.next++}`;
+    built.runs.push([built.sql.length, r.start, text.length, r.end - r.start]);
+    built.sql += text;
+  }
+  return { empty: false, elsewhere: true, chose };
+}
+
+/** slonik's `sql.fragment` on an object named for SQL (`sqlObj.fragment`), also when it comes from the application's own module. */
+function fragmentTag(ex: Extractor, tag: BNode): boolean {
+  const t = unwrap(tag);
+  return isMember(t) && propertyName(t) === 'fragment' && isSqlObject(ex, t.object!);
+}
+
+/** The object slonik's and postgres.js's helpers hang on: a tag `sql`, or a name that starts with it (`sqlObj`). */
+function isSqlObject(ex: Extractor, o: BNode): boolean {
+  return sqlTagName(ex, o) !== undefined || /^sql/i.test(ex.lastName(o) ?? '');
 }
 
 /**
@@ -189,61 +326,6 @@ function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string
   const names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
   if (names.length > 0 && names.every((x) => x !== undefined)) return { text: (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.') };
   return { text: standInName(ex.text(range(arg))), standIn: ex.text(range(e)) };
-}
-
-function standInWarning(texts: string[]): string {
-  const unique = [...new Set(texts)];
-  return `${unique.map((t) => `\${${t}}`).join(', ')} ${unique.length === 1 ? 'names' : 'name'} a schema, table or column chosen at run time; ${unique.length === 1 ? 'it was' : 'they were'} read as ${unique.map(standInName).join(', ')} to analyse the rest.`;
-}
-
-/**
- * A `${...}` that stands for a name (`FROM ${schema}.orders`) makes the statement unparseable as a
- * value parameter. When the SQL parses only with names there, those parts are read as stand-in names
- * and a warning says so.
- */
-function standIns(q: FoundSqlQuery): FoundSqlQuery {
-  if (q.params.length === 0 || !sqlParserLoaded() || parses(q.sql)) return q;
-  const edits: { start: number; end: number; text: string }[] = [];
-  const named: SqlParameter[] = [];
-  for (const p of q.params) {
-    const re = new RegExp(`\\$${p.n}(?!\\d)`, 'g');
-    for (const m of q.sql.matchAll(re)) {
-      const at = m.index ?? 0;
-      const before = q.sql.slice(Math.max(0, at - 12), at);
-      const after = q.sql[at + m[0].length] ?? '';
-      if (after === '.' || /(\.|\b(from|join|update|into|table)\s+)$/i.test(before) || inInsertColumns(q.sql, at)) {
-        edits.push({ start: at, end: at + m[0].length, text: standInName(p.text) });
-        if (!named.includes(p)) named.push(p);
-      }
-    }
-  }
-  if (edits.length === 0) return q;
-  const out = replaceInSql(q, edits);
-  if (!parses(out.sql)) return q;
-  out.params = q.params.filter((p) => !named.includes(p));
-  out.warnings = [...q.warnings, standInWarning(named.map((p) => p.text))];
-  return out;
-}
-
-/** Whether a position is inside the column list of `INSERT INTO t (a, b)`, where only names may stand. */
-function inInsertColumns(sql: string, at: number): boolean {
-  const head = /\binsert\s+into\s+[^\s(]+\s*\(([^()]*)$/i.exec(sql.slice(Math.max(0, at - 400), at));
-  return head !== null && /^\d*\s*[,)]/.test(sql.slice(at + 1));
-}
-
-/** The last name in what is written (`tables.orders` gives orders), quoted where PostgreSQL would read a keyword (`table`). */
-function standInName(text: string): string {
-  const last = /([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name';
-  return quoteIdent(last.toLowerCase());
-}
-
-function parses(sql: string): boolean {
-  try {
-    parseSqlSync(sql);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function maxDollarParam(s: string): number {
