@@ -477,6 +477,59 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => q.sql), [`SELECT * FROM article_entity article WHERE (article.slug = 'a')`]);
       assert.match(qs[0]!.warnings.join(' '), /run elsewhere/);
     });
+    it('takes the entity from this in an entity\'s static methods and from this.getRepository()', () => {
+      const qs = sql([
+        `import { BaseEntity, Entity, getRepository } from 'typeorm';`,
+        `@Entity('watchlist') export class Watchlist extends BaseEntity {`,
+        `  static async remove(tmdbId: number) { const repo = getRepository(this); await repo.delete({ tmdbId }); }`,
+        `  static byUser(userId: number) { return this.getRepository().find({ where: { userId }, take: 5 }); }`,
+        `  static recent() { return Watchlist.getRepository().createQueryBuilder('w').orderBy('w.createdAt', 'DESC').getMany(); }`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'DELETE FROM watchlist WHERE "tmdbId" = $1',
+        'SELECT * FROM watchlist WHERE "userId" = $1 LIMIT 5',
+        'SELECT * FROM watchlist w ORDER BY w."createdAt" DESC',
+      ]);
+    });
+
+    it('takes the last class argument of a connection\'s own getRepository(ctx, Entity), and a repository both branches name', () => {
+      const qs = sql([
+        `import { In } from 'typeorm';`,
+        `export class ProductService {`,
+        `  constructor(private connection: TransactionalConnection) {}`,
+        `  byIds(ctx: RequestContext, ids: string[]) { return this.connection.getRepository(ctx, Product).find({ where: { id: In(ids) } }); }`,
+        `  byCode(ctx: RequestContext | undefined, code: string) {`,
+        `    const repository = ctx ? this.connection.getRepository(ctx, Facet) : this.connection.rawConnection.getRepository(Facet);`,
+        `    return repository.findOne({ where: { code } });`,
+        `  }`,
+        `  built(ctx: RequestContext) { return this.connection.getRepository(ctx, Order).createQueryBuilder('o').where('o.code = :code', { code: 'x' }).getOne(); }`,
+        `  chosen(ctx: RequestContext, entityType: Type<VendureEntity>) { return this.connection.getRepository(ctx, entityType).findOne({ where: { id: 1 } }); }`,
+        `  mixed(ctx: RequestContext) { const r = ctx ? this.connection.getRepository(ctx, Facet) : this.connection.getRepository(ctx, Product); return r.findOne({ where: { id: 2 } }); }`,
+        `  other(ctx: RequestContext) { return this.cache.getRepository(ctx, Facet).findOne({ where: { id: 3 } }); }`,
+        `}`,
+      ].join('\n'));
+      // An entity chosen at run time, two entities, and a receiver that is not a connection: not taken.
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM product WHERE id IN ($1)',
+        'SELECT * FROM facet WHERE code = $1 LIMIT 1',
+        `SELECT * FROM "order" o WHERE (o.code = 'x')`,
+      ]);
+    });
+
+    it('takes an entity picked from an object of entities by a constant key, and says so', () => {
+      const qs = sql([
+        `import { DataSource } from 'typeorm';`,
+        `export async function flows(appDataSource: DataSource, options: ICommonObject, id: string) {`,
+        `  const databaseEntities = options.databaseEntities as IDatabaseEntity;`,
+        `  const flow = await appDataSource.getRepository(databaseEntities['ChatFlow']).findOneBy({ id });`,
+        `  const byKey = await appDataSource.getRepository(databaseEntities[options.kind]).findOneBy({ id });`,
+        `  return [flow, byKey];`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM chat_flow WHERE id = $1 LIMIT 1']);
+      assert.match(qs[0]!.warnings.join(' '), /The entity is taken to be ChatFlow from the key of databaseEntities\['ChatFlow'\]/);
+    });
   });
 
   describe('postgres.js and slonik', () => {

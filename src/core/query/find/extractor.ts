@@ -126,6 +126,7 @@ export class Extractor {
       case 'ClassExpression': {
         const s = new Scope(this.scope);
         s.fields = classFields(n);
+        if (n.id?.name) s.className = n.id.name;
         return s;
       }
       case 'CatchClause': {
@@ -339,6 +340,12 @@ export class Extractor {
     } finally {
       this.scope = saved;
     }
+  }
+
+  /** The name of the class the walk is in, if it has one. */
+  enclosingClass(): string | undefined {
+    for (let s = this.scope; s; s = s.parent) if (s.fields) return s.className;
+    return undefined;
   }
 
   /** What `this.name` holds in the enclosing class, when a field or the constructor sets it. */

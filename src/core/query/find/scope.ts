@@ -25,6 +25,8 @@ export class Scope {
   readonly names = new Map<string, Binding>();
   /** For a class body: what its fields hold (`x = init`, `this.x = init` in the constructor, an injected `@InjectModel('Order') x`). */
   fields?: Map<string, BNode>;
+  /** For a class body: the class's name, what `this` is in its static methods (`getRepository(this)` in an entity). */
+  className?: string;
   /** `node`: the block or function that opened the scope, where what its names are given later is written. */
   constructor(readonly parent: Scope | undefined, readonly node?: BNode) {}
 }

@@ -2,14 +2,17 @@
 // `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`), and
 // query builders (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`),
 // read as the SQL TypeORM sends. The entity comes from `@InjectRepository(User)`, `getRepository(User)`,
-// `manager.find(User, ...)`, a repository's name (`userRepository`), or the entity itself (`User.findBy`);
-// its table is the `@Entity('name')` the file declares, else the class name in snake_case, as TypeORM's
-// default naming does. `.query(sql)` is read by sqlStrings.ts.
+// `manager.find(User, ...)`, a repository's name (`userRepository`), the entity itself (`User.findBy`, and
+// `getRepository(this)` or `this.getRepository()` in its static methods), the last class argument of an
+// application's wrapper on a connection (`connection.getRepository(ctx, User)`), or the key that picks it
+// from an object of entities (`getRepository(entities['User'])`, with a note); its table is the
+// `@Entity('name')` the file declares, else the class name in snake_case, as TypeORM's default naming
+// does. `.query(sql)` is read by sqlStrings.ts.
 
 import { underscore } from 'inflection';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
-import { isCall, isMember, keyName, propertyName, unwrap, type BNode } from './syntax';
+import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 
 const METHODS: Record<string, SelectParts['kind']> = {
   find: 'select', findOne: 'select', findBy: 'select', findOneBy: 'select', findAndCount: 'select', findAndCountBy: 'select', findOneOrFail: 'select',
@@ -31,7 +34,8 @@ export const typeormCalls: CallReader = {
     const chain = ex.flatten(n);
     const qb = chain.findIndex((c) => c.name === 'createQueryBuilder');
     if (qb >= 0) {
-      const entity = qb === 0 ? entityOf(ex, unwrap(unwrap(chain[0]!.call.callee!).object!), undefined) : undefined;
+      // The builder's receiver: a repository, or the call that returns one (`dataSource.getRepository(User)`).
+      const entity = entityOf(ex, unwrap(unwrap(chain[qb]!.call.callee!).object!), undefined);
       if (!entity && !ex.imports('typeorm')) return false;
       for (const c of chain) ex.consume(c.call);
       const q = readBuilder(ex, entity, chain.slice(qb));
@@ -44,7 +48,7 @@ export const typeormCalls: CallReader = {
     if (!op) return false;
     const receiver = unwrap(unwrap(op.call.callee!).object!);
     // manager.find(User, { where }) names the entity first.
-    const managerEntity = /manager$/i.test(ex.lastName(receiver) ?? '') && op.call.arguments?.[0] ? entityName(ex, op.call.arguments[0]) : undefined;
+    const managerEntity = /manager$/i.test(ex.lastName(receiver) ?? '') && op.call.arguments?.[0] ? entityArgument(ex, op.call.arguments[0]) : undefined;
     const entity = managerEntity ?? entityOf(ex, receiver, op);
     if (!entity) return false;
     for (const c of chain) ex.consume(c.call);
@@ -53,6 +57,12 @@ export const typeormCalls: CallReader = {
   },
 };
 
+/** An entity, and how it was taken when that is not certain (from a key of an object of entities). */
+interface Entity {
+  name: string;
+  note?: string;
+}
+
 /** An entity class named by an expression: `User`, `User.name` is not one. */
 function entityName(ex: Extractor, node: BNode): string | undefined {
   const e = unwrap(node);
@@ -60,38 +70,83 @@ function entityName(ex: Extractor, node: BNode): string | undefined {
   return ex.stringOf(e, 0);
 }
 
-function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined): string | undefined {
+/**
+ * The entity an argument names: a class, a string, `this` in a class (an entity's static method), or a
+ * key of an object of entities (`databaseEntities['ChatFlow']`, whose object is not read: the key is
+ * taken for the class's name).
+ */
+function entityArgument(ex: Extractor, node: BNode): Entity | undefined {
+  const e = unwrap(node);
+  if (e.type === 'ThisExpression') {
+    const cls = ex.enclosingClass();
+    return cls !== undefined ? { name: cls } : undefined;
+  }
+  const named = entityName(ex, e);
+  if (named !== undefined) return { name: named };
+  if (isMember(e) && /entities$/i.test(ex.lastName(unwrap(e.object!)) ?? '')) {
+    const key = e.computed ? ex.stringOf(e.property!, 0) : propertyName(e);
+    if (key !== undefined && /^[A-Z]\w*$/.test(key)) {
+      return { name: key, note: `The entity is taken to be ${key} from the key of ${ex.text(range(e))}; the object it is picked from is not read here.` };
+    }
+  }
+  return undefined;
+}
+
+/** Receivers of an application's own `getRepository(ctx, Entity)` wrapper: a connection, a data source, a manager. */
+const CONNECTION_LIKE = /(connection|datasource|manager|database|db)$/i;
+
+function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0): Entity | undefined {
   e = unwrap(e);
+  if (depth > 8) return undefined;
   const typeorm = ex.imports('typeorm', '@nestjs/typeorm') || [...ex.modules()].some((m) => /typeorm/.test(m));
   // getRepository(User), dataSource.getRepository(User), manager.getRepository(User)
   if (isCall(e)) {
     const callee = unwrap(e.callee!);
     const fn = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
-    if ((fn === 'getRepository' || fn === 'getCustomRepository' || fn === 'withRepository') && e.arguments?.[0]) return entityName(ex, e.arguments[0]);
+    const args = e.arguments ?? [];
+    if (fn === 'getRepository' && args.length > 1 && isMember(callee)) {
+      // connection.getRepository(ctx, User): an application's wrapper takes its context first, the entity last.
+      const on = unwrap(callee.object!);
+      const connection = on.type === 'ThisExpression' || CONNECTION_LIKE.test(ex.lastName(on) ?? '');
+      return connection ? entityArgument(ex, args[args.length - 1]!) : undefined;
+    }
+    if ((fn === 'getRepository' || fn === 'getCustomRepository' || fn === 'withRepository') && args[0]) return entityArgument(ex, args[0]);
+    // this.getRepository() in an entity's static method (BaseEntity), User.getRepository().
+    if (fn === 'getRepository' && args.length === 0 && isMember(callee)) {
+      const on = unwrap(callee.object!);
+      if (on.type === 'ThisExpression') return entityArgument(ex, on);
+      return on.type === 'Identifier' && /^[A-Z]/.test(on.name!) ? { name: on.name! } : undefined;
+    }
     return undefined;
+  }
+  // ctx ? connection.getRepository(ctx, Role) : connection.rawConnection.getRepository(Role): both name Role.
+  if (e.type === 'ConditionalExpression') {
+    const a = entityOf(ex, e.consequent!, op, depth + 1);
+    const b = entityOf(ex, e.alternate!, op, depth + 1);
+    return a && b && a.name === b.name ? a : undefined;
   }
   if (isMember(e) && unwrap(e.object!).type === 'ThisExpression') {
     const name = propertyName(e);
     const field = name ? ex.thisField(name) : undefined;
     const d = field ? unwrap(field) : undefined;
-    if (d && isCall(d) && unwrap(d.callee!).type === 'Identifier' && unwrap(d.callee!).name === 'InjectRepository' && d.arguments?.[0]) return entityName(ex, d.arguments[0]);
+    if (d && isCall(d) && unwrap(d.callee!).type === 'Identifier' && unwrap(d.callee!).name === 'InjectRepository' && d.arguments?.[0]) return entityArgument(ex, d.arguments[0]);
     // A field set from elsewhere (`@OrmRepository() repo`) is known by its name, below.
-    const held = field ? entityOf(ex, field, op) : undefined;
+    const held = field ? entityOf(ex, field, op, depth + 1) : undefined;
     if (held) return held;
   }
   if (e.type === 'Identifier') {
     const init = ex.constInit(e.name!);
-    if (init) return entityOf(ex, init, op);
+    if (init) return entityOf(ex, init, op, depth + 1);
   }
   const name = ex.lastName(e);
   if (name === undefined) return undefined;
   const repo = /^(\w+?)(Repository|Repo)$/i.exec(name);
   if (repo && (typeorm || TYPEORM_ONLY.has(op?.name ?? '') || (op && hasWhereArg(ex, op)))) {
     const base = repo[1]!.replace(/^(get|this)/, '');
-    return base.charAt(0).toUpperCase() + base.slice(1);
+    return { name: base.charAt(0).toUpperCase() + base.slice(1) };
   }
   // Active record: User.findBy({...}), User.find({ where }) in a file that uses TypeORM.
-  if (e.type === 'Identifier' && /^[A-Z]/.test(name) && op && (TYPEORM_ONLY.has(op.name) || (typeorm && hasWhereArg(ex, op)))) return name;
+  if (e.type === 'Identifier' && /^[A-Z]/.test(name) && op && (TYPEORM_ONLY.has(op.name) || (typeorm && hasWhereArg(ex, op)))) return { name };
   return undefined;
 }
 
@@ -106,9 +161,10 @@ function tableOf(ex: Extractor, entity: string): string {
   return declared ?? underscore(entity);
 }
 
-function readRepository(ex: Extractor, entity: string, op: ChainCall, first: number) {
+function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: number) {
   const w = new SqlWriter(ex);
-  const parts: SelectParts = { table: tableOf(ex, entity), where: [], orderBy: [], kind: METHODS[op.name]! };
+  if (entity.note !== undefined) w.warnings.push(entity.note);
+  const parts: SelectParts = { table: tableOf(ex, entity.name), where: [], orderBy: [], kind: METHODS[op.name]! };
   const arg = op.call.arguments?.[first];
   if (WHERE_FIRST.has(op.name)) {
     if (arg) whereOf(w, arg, parts.where);
@@ -183,10 +239,11 @@ function operator(w: SqlWriter, c: string, fn: string, args: BNode[]): string | 
 }
 
 /** A query builder chain from `createQueryBuilder(alias)` to the call that runs it. */
-function readBuilder(ex: Extractor, entity: string | undefined, chain: ChainCall[]) {
+function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall[]) {
   const w = new SqlWriter(ex);
+  if (entity?.note !== undefined) w.warnings.push(entity.note);
   const alias = chain[0]!.call.arguments?.[0] ? ex.stringOf(chain[0]!.call.arguments[0], 0) : undefined;
-  const parts: SelectParts = { table: entity ? tableOf(ex, entity) : '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
+  const parts: SelectParts = { table: entity ? tableOf(ex, entity.name) : '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
   const joined = new Set<string>();
   for (const c of chain.slice(1)) {
     const a = c.call.arguments ?? [];
