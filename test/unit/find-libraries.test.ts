@@ -413,6 +413,24 @@ describe('finder: the libraries people use', () => {
       // Without the schema the model's and fields' names are all there is.
       assert.match(sql(text)[0]!.sql, /^SELECT id, "createdAt" FROM "OrderItem" WHERE "orderId" = 7/);
     });
+    it('reads a client imported under any name from the application\'s module named for Prisma, or with a method only Prisma has', () => {
+      const qs = sql([
+        `import { p } from 'src/prismaClient';`,
+        `import { store } from '../lib/store';`,
+        `export const byId = (id: number) => p.user.findFirst({ where: { id } });`,
+        `export const drop = (id: number) => p.session.deleteMany({ where: { userId: id } });`,
+        `export const latest = () => store.post.findMany({ orderBy: { createdAt: 'desc' }, take: 10 });`,
+        `export const rename = (id: number) => store.post.update({ where: { id }, data: { title: 'x' } });`,
+      ].join('\n'));
+      // store.post.update: the method is not Prisma's alone and the module is not named for it.
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM "User" WHERE id = $1 LIMIT 1',
+        'DELETE FROM "Session" WHERE "userId" = $1',
+        'SELECT * FROM "Post" ORDER BY "createdAt" DESC LIMIT 10',
+      ]);
+      // Drizzle's relational queries are written alike.
+      assert.deepEqual(sql(`import { eq } from 'drizzle-orm';\nimport { q } from './db';\nexport const one = () => q.users.findFirst({ where: eq(users.id, 1) });`), []);
+    });
   });
 
   describe('Knex', () => {

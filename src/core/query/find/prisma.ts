@@ -50,17 +50,33 @@ export const prismaCalls: CallReader = {
   },
 };
 
-/** `prisma.orderItem` gives the accessor `orderItem` when the receiver is a Prisma client. */
+/**
+ * `prisma.orderItem` gives the accessor `orderItem` when the receiver is a Prisma client: named for
+ * Prisma, named like a client in a file that imports Prisma, or imported under any name from the
+ * application's own module (`import { p } from 'src/prismaClient'`) when that module's name says Prisma
+ * or the method is one only Prisma has. The module that makes the client (`new PrismaClient()`) is another
+ * file, which a reader of one file does not see: the names are the evidence there is.
+ */
 function modelAccessor(ex: Extractor, e: BNode, op: ChainCall): string | undefined {
   if (!isMember(e)) return undefined;
   const accessor = propertyName(e);
   if (accessor === undefined || accessor.startsWith('$') || !/^[a-z]/.test(accessor)) return undefined;
-  const client = ex.lastName(unwrap(e.object!));
+  const object = unwrap(e.object!);
+  const client = ex.lastName(object);
   const named = client !== undefined && /prisma/i.test(client);
   const imported = ex.imports('@prisma/client') || [...ex.modules()].some((m) => /prisma/i.test(m));
   const clientLike = client !== undefined && /^(tx|trx|db|client|ctx|prisma\w*|\w*Prisma\w*|database)$/.test(client);
-  if (!named && !(imported && clientLike) && !(clientLike && PRISMA_ONLY.has(op.name))) return undefined;
-  return accessor;
+  if (named || (imported && clientLike) || (clientLike && PRISMA_ONLY.has(op.name)) || fromOwnModule(ex, object, op)) return accessor;
+  return undefined;
+}
+
+/** A client imported from the application's own module: one named for Prisma, or any with a method only Prisma has. */
+function fromOwnModule(ex: Extractor, object: BNode, op: ChainCall): boolean {
+  const from = object.type === 'Identifier' ? ex.importSource(object.name!) : undefined;
+  if (from === undefined) return false;
+  if (/prisma/i.test(from)) return true;
+  // Drizzle's relational queries have findMany and findFirst too.
+  return /^(\.|@\/|~\/|#|\$lib\/|src\/)/.test(from) && PRISMA_ONLY.has(op.name) && !ex.imports('drizzle-orm');
 }
 
 /**
