@@ -40,6 +40,13 @@ const MONGOOSE_OPS = new Set(['find', 'findOne', 'findById', 'countDocuments', '
 const PRISMA_OPS = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow', 'count', 'aggregate', 'groupBy', 'updateMany', 'update', 'deleteMany', 'delete', 'upsert']);
 const SEQUELIZE_OPS = new Set(['findAll', 'findOne', 'findByPk', 'findAndCountAll', 'count', 'destroy']);
 const TYPEORM_OPS = new Set(['find', 'findOne', 'findBy', 'findOneBy', 'findAndCount', 'findOneOrFail', 'findOneByOrFail', 'count', 'countBy', 'delete', 'update']);
+/** What a Knex instance is usually called, as a variable or a field of the class that uses it. */
+const KNEX_INSTANCE = /^(this\.)?(knex|db|trx|tx|k|database)$/;
+/** Builder calls whose arguments are parts of the query they build (a `raw` there is not a query of its own). */
+const KNEX_PARTS = new Set(['select', 'with', 'where', 'andWhere', 'orWhere', 'whereIn', 'whereNotIn', 'whereExists', 'from', 'join', 'innerJoin', 'leftJoin',
+  'rightJoin', 'orderBy', 'groupBy', 'having', 'update', 'insert', 'union', 'unionAll', 'column', 'columns', 'first', 'returning', 'merge', 'fromRaw', 'as',
+  'pluck', 'count', 'max', 'min', 'sum', 'distinct', 'onConflict', 'whereNot', 'havingRaw', 'orderByRaw', 'groupByRaw', 'joinRaw']);
+const KNEX_MORE = new Set(['limit', 'offset', 'table', 'modify', 'forUpdate', 'clone', 'timeout', 'as', 'andWhere', 'whereNull', 'whereNotNull', 'whereBetween', 'whereRaw', 'whereLike', 'whereILike']);
 const KNEX_TERMINAL = new Set(['where', 'select', 'first', 'orderBy', 'whereIn', 'update', 'del', 'delete', 'count', 'join', 'leftJoin', 'limit']);
 
 interface N { type: string; start: number; end: number; [k: string]: unknown }
@@ -104,6 +111,13 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
   const otherSqlTag = slonik || otherTagLibrary;
   const postgresJs = has('postgres') || (!otherSqlTag && deps !== undefined && deps.has('postgres'));
   const pgTag = /^(this\.)?(sql|tx|t|trx|db)$/;
+  // Where the arguments of Knex builder calls start: a `raw` there is part of that query.
+  const argumentStarts = new Set<number>();
+  walk(ast, (n) => {
+    if (n.type !== 'CallExpression' && n.type !== 'OptionalCallExpression') return;
+    const name = memberName(n['callee'] as N);
+    if (name !== undefined && KNEX_PARTS.has(name)) for (const a of n['arguments'] as N[]) argumentStarts.add(a.start);
+  });
   walk(ast, (n) => {
     if (n.type === 'TaggedTemplateExpression') {
       const tag = src.slice((n['tag'] as N).start, (n['tag'] as N).end);
@@ -133,18 +147,37 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
       if (has('sequelize')) return add('sequelize', n);
       if (has('typeorm')) return add('typeorm', n);
     }
-    if (m === 'raw' && has('knex')) return add('knex', n);
+    // knex.raw('SELECT ...') is a statement; a raw passed into a builder call (`select(knex.raw('count(*) as n'))`)
+    // or one that does not start a statement is a fragment of another query, not a query of its own.
+    if (m === 'raw' && has('knex')) {
+      if (argumentStarts.has(n.start) || !first || !/^[\s\S]?\s*\(?\s*(select|with|insert|update|delete)\b/i.test(src.slice(first.start, first.start + 200))) return;
+      return add('knex', n);
+    }
     // Prisma: <client>.<model>.<op>(
     if (PRISMA_OPS.has(m) && (has('@prisma/client') || /prisma/i.test(recv)) && /^[\w.]*\.(?!\$)[a-z]\w*$/.test(recv)) return add('prisma', n);
-    // Knex: a chain whose root is <knex>('table')
-    if (has('knex') && KNEX_TERMINAL.has(m)) {
+    // Knex: a chain whose root is <knex>('table') or <knex>.select/from/table(...), the instance a variable or a
+    // field (`this.db(TABLE).where(...)`); not a property path that only starts with such a name
+    // (`db.stores.users.update(...)`).
+    if (has('knex') && (KNEX_TERMINAL.has(m) || KNEX_PARTS.has(m))) {
       let root: N = recvNode;
-      while ((root.type === 'CallExpression' && (root['callee'] as N).type === 'MemberExpression') || root.type === 'MemberExpression') root = root.type === 'MemberExpression' ? (root['object'] as N) : ((root['callee'] as N)['object'] as N);
-      const outer = src.slice(n.end).match(/^\s*\.\s*(\w+)/)?.[1];
-      if ((root.type === 'CallExpression' || root.type === 'Identifier') && !(outer && KNEX_TERMINAL.has(outer))) {
-        const rootText = src.slice(root.start, root.end);
-        if (/^(knex|db|trx|k|database|this\.knex)\b/.test(rootText)) return add('knex', n);
+      let nearest: string | undefined;
+      let inserts = false;
+      for (;;) {
+        const c = root.type === 'CallExpression' ? (root['callee'] as N) : undefined;
+        if (c && KNEX_INSTANCE.test(src.slice(c.start, c.end))) break;
+        if (root.type === 'MemberExpression' && KNEX_INSTANCE.test(src.slice(root.start, root.end))) break;
+        const member = c?.type === 'MemberExpression' ? c : root.type === 'MemberExpression' ? root : undefined;
+        if (!member) break;
+        nearest = memberName(member);
+        if (nearest === 'insert') inserts = true;
+        root = member['object'] as N;
       }
+      const outer = src.slice(n.end).match(/^\s*\.\s*(\w+)/)?.[1];
+      const tableCall = root.type === 'CallExpression' && KNEX_INSTANCE.test(src.slice((root['callee'] as N).start, (root['callee'] as N).end));
+      const fromInstance = KNEX_INSTANCE.test(src.slice(root.start, root.end)) && (nearest === undefined ? ['select', 'from', 'table'].includes(m) : ['select', 'from', 'table'].includes(nearest));
+      // Only the outermost call of a chain is its site.
+      // An insert (`.insert(rows).onConflict(...)`) has nothing to look up, as before.
+      if ((tableCall || fromInstance) && !inserts && m !== 'insert' && !(outer && (KNEX_TERMINAL.has(outer) || KNEX_PARTS.has(outer) || KNEX_MORE.has(outer)))) return add('knex', n);
     }
     const sequelizeOnly = ['findAll', 'findByPk', 'findAndCountAll', 'destroy'].includes(m) && !has('mongoose', 'typeorm', '@prisma/client');
     if (dependsOn('sequelize', 'sequelize-typescript') && (has('sequelize', 'sequelize-typescript') || sequelizeOnly || (modelImport && SEQUELIZE_OPS.has(m) && !['findOne', 'count'].includes(m) && !has('mongoose')))) {

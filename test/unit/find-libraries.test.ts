@@ -452,6 +452,30 @@ describe('finder: the libraries people use', () => {
       ]);
       assert.deepEqual(qs[3]!.values, [1, 'a?']);
     });
+
+    it('reads a Knex instance held in a field, and a raw template whose holes are constants', () => {
+      const qs = sql([
+        `import type { Knex } from 'knex';`,
+        `const TABLE = 'api_keys';`,
+        `export class KeyStore {`,
+        `  constructor(private readonly db: Knex) {}`,
+        `  get(secret: string) { return this.db(TABLE).where({ secret }).first(); }`,
+        `  seen(ids: number[]) { return this.db<KeyRow>(TABLE).whereIn('id', ids).update({ seen_at: new Date() }); }`,
+        `  exists(id: number) { return this.db.raw(\`SELECT EXISTS (SELECT 1 FROM \${TABLE} WHERE id = ?) AS present\`, [id]); }`,
+        `  add(row: KeyRow) { return this.db(TABLE).insert(row); }`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM api_keys WHERE secret = $1 LIMIT 1',
+        'UPDATE api_keys SET seen_at = $2 WHERE id IN ($1)',
+        'SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $1) AS present',
+      ]);
+    });
+
+    it('keeps a hole of an untagged template that is not a constant as a parameter', () => {
+      const qs = sql([`import { Pool } from 'pg';`, `const pool = new Pool();`, `await pool.query(\`SELECT * FROM orders WHERE customer_id = \${req.id}\`);`].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM orders WHERE customer_id = $1']);
+    });
   });
 
   describe('Sequelize', () => {

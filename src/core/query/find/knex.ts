@@ -13,7 +13,10 @@ const INSTANCE = /^(knex|db|trx|tx|k|database|connection|conn|pg|qb|builder|quer
 const BUILDER = new Set(['select', 'column', 'columns', 'from', 'table', 'where', 'andWhere', 'orWhere', 'whereIn', 'whereNotIn', 'whereNull',
   'whereNotNull', 'whereBetween', 'whereRaw', 'whereLike', 'whereILike', 'orderBy', 'limit', 'offset', 'first', 'count', 'update', 'del',
   'delete', 'join', 'innerJoin', 'leftJoin', 'leftOuterJoin', 'rightJoin', 'pluck', 'distinct', 'groupBy', 'having', 'returning', 'modify',
-  'forUpdate', 'max', 'min', 'sum', 'avg', 'timeout', 'clone', 'as', 'orderByRaw', 'whereExists', 'whereNot', 'increment', 'decrement']);
+  'forUpdate', 'max', 'min', 'sum', 'avg', 'timeout', 'clone', 'as', 'orderByRaw', 'whereExists', 'whereNot', 'increment', 'decrement',
+  ...['distinctOn', 'joinRaw', 'orWhereIn', 'orWhereNull', 'orWhereNotNull', 'whereNotExists', 'orWhereRaw', 'havingRaw', 'groupByRaw']]);
+/** Builder calls read as the query without them: the advice does not cover what they add. */
+const LEFT_OUT = new Set(['joinRaw', 'orWhereIn', 'orWhereNull', 'orWhereNotNull', 'whereNotExists', 'orWhereRaw', 'whereExists']);
 /** Calls that make a chain something other than a query to advise. */
 const NOT_A_QUERY = new Set(['insert', 'schema', 'migrate', 'seed', 'destroy', 'transaction', 'raw', 'fn', 'ref', 'onConflict']);
 
@@ -56,7 +59,16 @@ function isKnex(ex: Extractor, e: BNode, strict: boolean): boolean {
       if ((c.type === 'Identifier' && /^knex$/i.test(c.name!)) || (isCall(c) && unwrap(c.callee!).type === 'Identifier' && unwrap(c.callee!).name === 'require')) return true;
     }
   }
-  return INSTANCE.test(name) && (!strict || ex.imports('knex') || /knex/i.test(name));
+  return (INSTANCE.test(name) && (!strict || ex.imports('knex') || /knex/i.test(name) || fieldInstance(ex, e))) || (/[a-z](Db|Database|Knex)$/.test(name) && fieldInstance(ex, e));
+}
+
+/**
+ * `this.db` (or a property named for a database, `testDb.rawDatabase`) in a file that imports no other
+ * query builder: a class given its Knex instance by whoever made it (a store typed with the application's
+ * own `Db` type imports nothing of Knex's).
+ */
+function fieldInstance(ex: Extractor, e: BNode): boolean {
+  return isMember(e) && (unwrap(e.object!).type === 'ThisExpression' || /(db|database|knex)$/i.test(propertyName(e) ?? '')) && !ex.imports('drizzle-orm', 'kysely', '@mikro-orm', 'typeorm', 'sequelize', 'objection', 'mongodb', 'mongoose');
 }
 
 /** The calls of a chain from its base: `knex('orders')` (the table) or `knex.select(...)` (no table yet). */
@@ -67,6 +79,12 @@ function flattenWithBase(ex: Extractor, outer: BNode): { base: { table?: BNode; 
   // knex('orders').where(...)
   if (isCall(root) && root.arguments?.length === 1 && isKnex(ex, unwrap(root.callee!), false)) {
     return { base: { table: root.arguments[0]!, call: root }, calls };
+  }
+  // this.db('orders').where(...): a class holding its Knex instance in a field calls it as a method of `this`.
+  const first = calls[0]!;
+  const firstCallee = unwrap(first.call.callee!);
+  if (isMember(firstCallee) && unwrap(firstCallee.object!).type === 'ThisExpression' && first.call.arguments?.length === 1 && isKnex(ex, firstCallee, false)) {
+    return { base: { table: first.call.arguments[0]!, call: first.call }, calls: calls.slice(1) };
   }
   // knex.select('*').from('orders'), knex.from('orders')
   if (isKnex(ex, root, true) && (calls[0]!.name === 'select' || calls[0]!.name === 'from' || calls[0]!.name === 'table')) return { base: {}, calls };
@@ -185,6 +203,7 @@ function readChain(ex: Extractor, tableNode: BNode | undefined, calls: ChainCall
         break;
       }
       default:
+        if (LEFT_OUT.has(c.name)) w.warnings.push(`The ${c.name}(...) of this query is not read, so the advice leaves it out.`);
         break;
     }
   }

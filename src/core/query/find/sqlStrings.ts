@@ -172,6 +172,14 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       if (read.chose) built.chose = true;
       continue;
     }
+    // In an untagged template (`knex.raw(\`... FROM ${TABLE}\`)`, `pool.query(\`...\`)`) a hole holding a
+    // constant is that constant's text in the SQL sent, a table's name most often.
+    const constant = plain ? ex.stringOf(expr, 0) : undefined;
+    if (constant !== undefined) {
+      built.runs.push([built.sql.length, hole.start, constant.length, hole.end - hole.start]);
+      built.sql += constant;
+      continue;
+    }
     const ident = identifierOf(ex, unwrap(expr));
     if (ident?.standIn !== undefined) (built.standIns ??= []).push(ident.standIn);
     const text = ident?.text ?? `$${counter.next}`;
