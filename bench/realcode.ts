@@ -10,8 +10,9 @@
 // A site is *found* when a found query covers its call; *analysable* when the found query reads as a
 // command the advisor accepts (MongoDB: fromMongoCommand; SQL: PostgreSQL's parser through the shape
 // reader). *Impossible* counts suggested indexes on a name the statement's own parse tree does not list
-// as a table (a CTE, a FROM-subquery alias), on an output alias, or on MongoDB's `_id`, checked here
-// from the tree, not by the advisor's own filter.
+// as a table (a CTE, a FROM-subquery alias), on an output alias, on a name the finder wrote in place of
+// one chosen at run time, or on MongoDB's `_id`, checked here from the tree and the found query, not by
+// the advisor's own filter.
 //
 // Run: node --import tsx bench/realcode.ts <git dir>... [--list]   (prints a table per repository and in total)
 
@@ -252,7 +253,9 @@ function impossibleCount(q: FoundQuery): number {
   }
   const parsed = parsePostgresQuerySync(q.sql);
   if (!parsed.ok) return 0;
-  const advice = advisePostgresShapes(parsed.shapes);
+  // As the language server asks: with the names the finder wrote for ones chosen at run time.
+  const standIns = q.standInNames ?? [];
+  const advice = advisePostgresShapes(parsed.shapes, standIns.length > 0 ? { standIns } : {});
   const tables = new Set<string>();
   const ctes = new Set<string>();
   const outputs = new Set<string>();
@@ -277,7 +280,9 @@ function impossibleCount(q: FoundQuery): number {
     const ix = s.index;
     // System catalogs and information_schema views take no user index either.
     const system = ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(ix.table);
-    if (system || ctes.has(ix.table) || !tables.has(ix.table) || ix.keys.some((k) => !k.expression && outputs.has(k.column))) {
+    // A stand-in (`FROM ${table}` read as `FROM "table"`) is in the tree but names nothing that exists.
+    const standIn = standIns.includes(ix.table.toLowerCase()) || ix.keys.some((k) => !k.expression && standIns.includes(k.column.toLowerCase()));
+    if (system || standIn || ctes.has(ix.table) || !tables.has(ix.table) || ix.keys.some((k) => !k.expression && outputs.has(k.column))) {
       bad++;
       if (listMisses) console.log(`  impossible ${s.createText} for ${q.sql.replace(/\s+/g, ' ').slice(0, 100)}`);
     }

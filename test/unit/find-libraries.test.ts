@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
-import { advisePostgresShapes, parsePostgresQuerySync } from '../../src/core/index';
+import { advisePostgresShapes, analyzeQuery, parsePostgresQuerySync } from '../../src/core/index';
 import { readRepositorySchema } from '../../src/core/schema/index';
 
 const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
@@ -616,7 +616,7 @@ describe('finder: the libraries people use', () => {
     const keys = (q: FoundSqlQuery) => {
       const parsed = parsePostgresQuerySync(q.sql);
       assert.ok(parsed.ok, `${q.sql} does not parse`);
-      return [...new Set(advisePostgresShapes(parsed.shapes).suggestions.flatMap((s) => (s.index?.engine === 'postgres' ? [`${s.index.table}(${s.index.keys.map((k) => k.column).join(', ')})`] : [])))];
+      return [...new Set(advisePostgresShapes(parsed.shapes, { standIns: q.standInNames ?? [] }).suggestions.flatMap((s) => (s.index?.engine === 'postgres' ? [`${s.index.table}(${s.index.keys.map((k) => k.column).join(', ')})`] : [])))];
     };
 
     it('reads slonik fragments the file builds: constants, a conditional, sql.join of an array pushed into, a helper', () => {
@@ -698,6 +698,24 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[1]!), ['orders(id)']);
       assert.deepEqual(keys(qs[3]!), ['orders(customer_id)']);
       assert.deepEqual(keys(qs[4]!), ['orders(status)']);
+    });
+    it('suggests no index on a name the code chooses at run time, and the hover says why', () => {
+      const text = [
+        `import { sql } from 'slonik';`,
+        'pool.any(sql.unsafe`SELECT id FROM ${sql.identifier([table])} WHERE email = ${email}`);',
+        'pool.any(sql.unsafe`SELECT u.id FROM users u WHERE u.${field} = ${v} AND u.tenant_id = ${tenant}`);',
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT id FROM "table" WHERE email = $1', 'SELECT u.id FROM users u WHERE u.field = $2 AND u.tenant_id = $3']);
+      assert.deepEqual(qs.map((q) => q.standInNames), [["table"], ["field"]]);
+      assert.deepEqual(keys(qs[0]!), []);
+      assert.deepEqual(keys(qs[1]!), ['users(tenant_id)']);
+      const a = analyzeQuery(qs[0]!, text, undefined);
+      assert.equal(a.top, undefined);
+      assert.match(a.hover, /No index is suggested on "?table"?: the code chooses the table at run time/);
+      const parsed = parsePostgresQuerySync(qs[1]!.sql);
+      assert.ok(parsed.ok);
+      assert.match(advisePostgresShapes(parsed.shapes, { standIns: ['field'] }).notes.join(' '), /field stands in for a column the code chooses at run time: the suggestions leave it out/);
     });
   });
 

@@ -19,6 +19,8 @@ export interface PgAdviceOptions {
   stats?: PgStats;
   /** Keys the repository's schema declares (no index is suggested that one of them already is). */
   known?: KnownKeys;
+  /** Names the query was read with in place of ones its code chooses at run time (the finder's stand-ins): no index is suggested on them. */
+  standIns?: readonly string[];
 }
 
 /** An OFFSET at least this deep reads more rows through an index than a typical table has pages. */
@@ -73,7 +75,9 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   const advice: Advice = { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [...warnings] };
   const existing = (options.existing ?? []).filter((ix) => ix && typeof ix.name === 'string' && Array.isArray(ix.columns));
   const candidates: PgCandidate[] = [];
-  for (const shape of shapes) {
+  const standIns = new Set((options.standIns ?? []).map((n) => n.toLowerCase()));
+  for (const written of shapes) {
+    const shape = standIns.size > 0 ? withoutStandIns(written, standIns, advice.notes) : written;
     advice.shapes.push(...summaries(shape));
     advice.notes.push(...shape.notes);
     advice.warnings.push(...shape.warnings);
@@ -88,7 +92,24 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   if (existing.length > 0 && tables.size > 0) {
     advice.writeCost = [...tables].map((t) => writeCostText(t, existing.filter((ix) => ix.table === t).length)).join(' ');
   }
-  return possibleOnly(advice, shapes[0]?.sql, options.known);
+  return possibleOnly(advice, shapes[0]?.sql, options.known, options.standIns);
+}
+
+/**
+ * The shape without the columns the finder wrote in place of ones chosen at run time: their conditions
+ * are left out, the order is kept up to its first such column, and covering lists do not name them, so
+ * the index suggested serves what the query is known to ask.
+ */
+function withoutStandIns(shape: PgShape, standIns: ReadonlySet<string>, notes: string[]): PgShape {
+  const isStandIn = (column: string, expression?: boolean) => !expression && standIns.has(column.toLowerCase());
+  const predicates = shape.predicates.filter((p) => !isStandIn(p.column, p.expression));
+  const cut = shape.orderBy.findIndex((o) => isStandIn(o.column, o.expression));
+  const orderBy = cut < 0 ? shape.orderBy : shape.orderBy.slice(0, cut);
+  const left = [...new Set([...shape.predicates.filter((p) => !predicates.includes(p)), ...shape.orderBy.slice(orderBy.length)].map((x) => x.column))];
+  if (left.length === 0) return shape;
+  notes.push(`${left.join(', ')} ${left.length === 1 ? 'stands' : 'stand'} in for a column the code chooses at run time: the suggestions leave ${left.length === 1 ? 'it' : 'them'} out.`);
+  const referenced = Object.fromEntries(Object.entries(shape.referenced).map(([k, cols]) => [k, cols.filter((c) => !isStandIn(c))]));
+  return { ...shape, predicates, orderBy, referenced };
 }
 
 // ---- candidates per shape -----------------------------------------------------------------------------

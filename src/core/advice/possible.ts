@@ -19,12 +19,15 @@ export interface QueryNames {
   derived: Set<string>;
   /** Output aliases whose expression is not the same-named column. */
   outputs: Set<string>;
+  /** Names written in place of a table or column the code chooses at run time: they may not exist. */
+  standIns: Set<string>;
 }
 
 /** The advice without suggestions that cannot exist, each dropped one said in a note. */
-export function possibleOnly(advice: Advice, sql?: string, known: KnownKeys = {}): Advice {
+export function possibleOnly(advice: Advice, sql?: string, known: KnownKeys = {}, standIns: readonly string[] = []): Advice {
   if (advice.suggestions.length === 0) return advice;
   const names = sql !== undefined ? queryNames(sql) : undefined;
+  if (names) for (const n of standIns) names.standIns.add(n.toLowerCase());
   const kept: Suggestion[] = [];
   const notes: string[] = [];
   for (const s of advice.suggestions) {
@@ -52,8 +55,11 @@ export function impossible(s: Suggestion, names: QueryNames | undefined, known: 
   if (ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(bare)) return `No index is suggested on ${ix.schema ? `${ix.schema}.` : ''}${ix.table}: it is a system catalog or view, which takes no index of yours.`;
   if (names?.ctes.has(bare)) return `No index is suggested on ${ix.table}: it is a CTE (WITH ${ix.table} AS ...) of the query, not a table; index the table it reads.`;
   if (names?.derived.has(bare)) return `No index is suggested on ${ix.table}: it names a subquery or function in FROM, not a table.`;
+  if (names?.standIns.has(bare)) return `No index is suggested on ${ix.table}: the code chooses the table at run time, and ${ix.table} only stands in for it.`;
+  for (const c of ix.include ?? []) if (names?.standIns.has(c.toLowerCase())) return `No index is suggested on ${ix.table} including ${c}: the code chooses the column at run time, and ${c} only stands in for it.`;
   for (const k of ix.keys) {
     if (!k.expression && /[()\s]/.test(k.column)) return `No index is suggested on ${ix.table} (${k.column}): an expression can only be indexed as an expression index.`;
+    if (!k.expression && names?.standIns.has(k.column.toLowerCase())) return `No index is suggested on ${ix.table} (${k.column}): the code chooses the column at run time, and ${k.column} only stands in for it.`;
     if (!k.expression && names?.outputs.has(k.column.toLowerCase())) return `No index is suggested on ${ix.table} (${k.column}): ${k.column} is an output alias of the select list, not a column of the table.`;
   }
   return primaryKeyReason(ix.table, ix.keys.filter((k) => !k.expression).map((k) => k.column), known);
@@ -71,7 +77,7 @@ function primaryKeyReason(table: string, columns: string[], known: KnownKeys): s
 
 /** CTE names, FROM-item aliases that are not tables, and output aliases, anywhere in the statement. */
 export function queryNames(sql: string): QueryNames {
-  const out: QueryNames = { ctes: new Set(), derived: new Set(), outputs: new Set() };
+  const out: QueryNames = { ctes: new Set(), derived: new Set(), outputs: new Set(), standIns: new Set() };
   if (!sqlParserLoaded()) return out;
   let tree: unknown;
   try {

@@ -572,10 +572,13 @@ function ruleName(rule: string): string {
 
 function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined): QueryAnalysis {
   const out: QueryAnalysis = { engine: 'postgres', targets: [], findings: [], hover: '', connected: false };
-  const base = cached(`p:${q.sql}`, () => {
+  // Names the finder wrote for ones chosen at run time take no index; they are part of what advice depends on.
+  const standIns = q.standInNames?.length ? { standIns: q.standInNames } : {};
+  const sqlKey = q.standInNames?.length ? `${q.sql}\u0000${q.standInNames.join(',')}` : q.sql;
+  const base = cached(`p:${sqlKey}`, () => {
     const parsed = parsePostgresQuerySync(q.sql);
     if (!parsed.ok) return { advice: { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal } as Advice, shapes: [] as PgShape[] };
-    return { advice: advisePostgresShapes(parsed.shapes, {}, parsed.warnings), shapes: parsed.shapes };
+    return { advice: advisePostgresShapes(parsed.shapes, standIns, parsed.warnings), shapes: parsed.shapes };
   });
   const shapes = base.shapes ?? [];
   out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
@@ -589,10 +592,10 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   if (schema && tables.length > 0) {
     const existing = [...tables.flatMap((t) => schema.tables.get(t)!.indexes), ...declared];
     const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
-    advice = served ?? cached(`p:${q.sql}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}) }) })).advice;
+    advice = served ?? cached(`p:${sqlKey}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}), ...standIns }) })).advice;
     out.connected = true;
   } else if (declared.length > 0) {
-    advice = cached(`p:${q.sql}:repo:${JSON.stringify(declared)}`, () => ({ advice: advisePostgresShapes(shapes, { existing: declared, known: known! }) })).advice;
+    advice = cached(`p:${sqlKey}:repo:${JSON.stringify(declared)}`, () => ({ advice: advisePostgresShapes(shapes, { existing: declared, known: known!, ...standIns }) })).advice;
   }
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';

@@ -5,7 +5,7 @@
 
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
-import { quoted, standInName, standInWarning, withStandIns } from './standIns';
+import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -105,7 +105,10 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
-  if (built.standIns?.length) found.warnings.push(standInWarning(built.standIns));
+  if (built.standIns?.length) {
+    found.warnings.push(standInWarning(built.standIns));
+    found.standInNames = [...new Set(built.standIns.map(standInBare))];
+  }
   const fragmentNote = fragmentWarning(built);
   if (fragmentNote) found.warnings.push(fragmentNote);
   return withStandIns(found);

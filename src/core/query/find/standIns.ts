@@ -15,8 +15,12 @@ import type { FoundSqlQuery, SqlParameter } from './types';
 
 /** The last name in what is written (`tables.orders` gives orders), quoted where PostgreSQL would read a keyword (`table`). */
 export function standInName(text: string): string {
-  const last = /([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name';
-  return quoteIdent(last.toLowerCase());
+  return quoteIdent(standInBare(text));
+}
+
+/** The stand-in's name as the parser reads it (unquoted). */
+export function standInBare(text: string): string {
+  return (/([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name').toLowerCase();
 }
 
 /** An expression as a hover quotes it: on one line, and cut when long. */
@@ -121,7 +125,10 @@ export function withStandIns(q: FoundSqlQuery): FoundSqlQuery {
     else unknown.push(`${quoted(p.text)} (${ROLE_WORDS[role]})`);
   }
   out.warnings = [...q.warnings];
-  if (named.length > 0) out.warnings.push(standInWarning(named));
+  if (named.length > 0) {
+    out.warnings.push(standInWarning(named));
+    out.standInNames = [...new Set([...(q.standInNames ?? []), ...named.map(standInBare)])];
+  }
   if (unknown.length > 0) {
     const list = [...new Set(unknown)];
     out.warnings.push(`The SQL of ${list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list.at(-1)!}`} is built where this file does not show it; the statement was read without it, so the advice does not cover it.`);

@@ -79,6 +79,11 @@ export interface FoundSqlQuery {
   /** The file range of the SQL text itself (inside the quotes). */
   textRange: SourceRange;
   params: SqlParameter[];
+  /**
+   * Names written in place of a schema, table or column the code chooses at run time (`FROM ${table}` read
+   * as `FROM "table"`), as the parser reads them: the advisor suggests no index on them.
+   */
+  standInNames?: string[];
   /** Literal values bound to $1, $2... where the call gives them all (`pool.query(sql, [42, 'x'])`). */
   values?: SqlValue[];
   warnings: string[];
