@@ -575,6 +575,25 @@ describe('finder: the libraries people use', () => {
   });
 
   describe('postgres.js and slonik', () => {
+    it("reads postgres.js's dynamic updates, inserts and lists, and queries given whole as a WITH's parts", () => {
+      const qs = sql([
+        `import postgres from 'postgres';`,
+        `const sql = postgres();`,
+        'await sql`update alerts set ${sql(changes)} where id = ${id} and project_id = ${projectId}`;',
+        'await sql`insert into alerts ${sql(row)} returning id`;',
+        'await sql`select * from alerts where id in ${sql(ids)}`;',
+        'await sql`with days as (${daysQuery}) select d.day, count(a.id) from days d left join alerts a on a.day = d.day group by d.day`;',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'update alerts set id = id where id = $2 and project_id = $3',
+        'insert into alerts DEFAULT VALUES returning id',
+        'select * from alerts where id in ($1)',
+        'with days as (SELECT NULL) select d.day, count(a.id) from days d left join alerts a on a.day = d.day group by d.day',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{sql\(changes\)\} \(assignments\)/);
+      assert.match(qs[3]!.warnings.join(' '), /\$\{daysQuery\} \(a subquery\)/);
+    });
+
     it('reads sql and tx tags, fragments, identifiers, unsafe, and names chosen at run time with a stand-in', () => {
       const qs = sql([
         `import postgres from 'postgres';`,

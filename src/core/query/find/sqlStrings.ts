@@ -183,7 +183,19 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       built.sql += constant;
       continue;
     }
-    const ident = identifierOf(ex, unwrap(expr));
+    let ident = identifierOf(ex, unwrap(expr));
+    // postgres.js's `sql(x)` of what is not a name here: the assignments after SET, the columns and row of
+    // an INSERT, the list after IN (its documented dynamic updates, inserts and lists).
+    if (ident?.standIn !== undefined && !plain) {
+      if (/\bin\s*$/i.test(built.sql)) {
+        built.params.push({ n: counter.next, text: ex.source.slice(expr.start, expr.end), range: hole });
+        const list = `($${counter.next++})`;
+        built.runs.push([built.sql.length, hole.start, list.length, hole.end - hole.start]);
+        built.sql += list;
+        continue;
+      }
+      if (/\bset\s*$/i.test(built.sql) || /\binsert\s+into\s+[\w."]+\s*$/i.test(built.sql)) ident = undefined;
+    }
     if (ident?.standIn !== undefined) (built.standIns ??= []).push(ident.standIn);
     const text = ident?.text ?? `$${counter.next}`;
     if (ident === undefined) built.params.push({ n: counter.next++, text: ex.source.slice(expr.start, expr.end), range: hole });

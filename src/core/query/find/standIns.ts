@@ -44,7 +44,7 @@ export function parses(sql: string): boolean {
 }
 
 /** What a `${...}` stands for, by its place in the statement. */
-type Role = 'name' | 'condition' | 'order' | 'assignments' | 'values' | 'clause';
+type Role = 'name' | 'condition' | 'order' | 'assignments' | 'values' | 'clause' | 'subquery' | 'insert';
 
 const ROLE_WORDS: Record<Exclude<Role, 'name'>, string> = {
   condition: 'a condition',
@@ -52,6 +52,8 @@ const ROLE_WORDS: Record<Exclude<Role, 'name'>, string> = {
   assignments: 'assignments',
   values: 'the rows',
   clause: 'a clause',
+  subquery: 'a subquery',
+  insert: 'the columns and rows',
 };
 
 interface Tok {
@@ -168,6 +170,10 @@ function roleOf(sql: string, toks: Tok[], i: number): Role | undefined {
   // `UPDATE t ${set} WHERE ...`: the whole SET clause.
   if (prev2 === 'update' && ['IDENT', 'PARAM'].includes(toks[i - 1]!.name) && listEnds && nw !== ',') return 'assignments';
   if (prev === 'values' && (!next || [';', ')', 'returning', 'on'].includes(nw))) return 'values';
+  // `INSERT INTO t ${sql(row)}`: postgres.js writes the columns and the row there.
+  if (prev2 === 'into' && toks[i - 3]?.w === 'insert' && /^(\w+|"[^"]+")$/.test(prev) && (!next || [';', 'returning', 'on'].includes(nw))) return 'insert';
+  // `WITH x AS (${query})`, `FROM (${query}) s`: a whole query built elsewhere.
+  if (prev === '(' && nw === ')' && ['as', 'from', 'join', 'exists', 'lateral'].includes(prev2)) return 'subquery';
   if (prev === 'by' && prev2 === 'order' && ends && nw !== 'and' && nw !== 'or') return 'order';
   if (CONDITION_BEFORE.has(prev) && ends) return 'condition';
   const prevTok = toks[i - 1];
@@ -227,6 +233,12 @@ function editsFor(toks: Tok[], roles: Map<number, Role>, byN: Map<number, SqlPar
         break;
       case 'clause':
         out.push({ start: t.start, end: t.end, text: '' });
+        break;
+      case 'insert':
+        out.push({ start: t.start, end: t.end, text: 'DEFAULT VALUES' });
+        break;
+      case 'subquery':
+        out.push({ start: t.start, end: t.end, text: 'SELECT NULL' });
         break;
       case 'values':
         out.push({ start: t.start, end: t.end, text: `(${Array.from({ length: toks[i - 2]?.w === '(' ? 1 : insertArity(toks, i) }, () => (toks[i - 2]?.w === '(' ? 'NULL' : 'DEFAULT')).join(', ')})` });
