@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModule, parseSync } from 'libpg-query';
 import { advisePostgres } from '../../src/core/advice/pgAdvisor';
-import { parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
+import { OTHER_DATABASE, parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
 import type { PgIndexSpec, Suggestion } from '../../src/core/advice/types';
 
 async function shapeOf(sql: string): Promise<PgShape> {
@@ -29,6 +29,14 @@ const truth = (id: string) => JSON.parse(readFileSync(join(__dirname, '..', 'fix
 
 describe('advice: PostgreSQL shapes (libpg-query)', () => {
   before(() => loadModule());
+
+  it("says a statement with MySQL's backquoted names is written for another database, and other errors are the parser's", async () => {
+    const mysql = await parsePostgresQuery('DELETE FROM `roles` WHERE name="USER"');
+    assert.deepEqual(mysql, { ok: false, refusal: OTHER_DATABASE });
+    const broken = await parsePostgresQuery('SELECT * FROM orders WHERE');
+    assert.equal(broken.ok, false);
+    assert.match(!broken.ok ? broken.refusal : '', /^The SQL does not parse: syntax error/);
+  });
 
   it('classifies WHERE conjuncts as PostgreSQL indexes see them', async () => {
     const s = await shapeOf(`SELECT * FROM t WHERE a = 1 AND b IN (1, 2, 3) AND c = ANY(ARRAY[4, 5]) AND d = ANY($1::int[])

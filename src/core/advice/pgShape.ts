@@ -115,6 +115,9 @@ export async function parsePostgresQuery(sql: string): Promise<PgParseResult> {
   return parsePostgresQuerySync(sql);
 }
 
+/** The refusal of a statement written for another database. */
+export const OTHER_DATABASE = 'The SQL is written for MySQL or SQLite (`backquoted` names), which PostgreSQL does not read, so it is not advised here.';
+
 /** Same as parsePostgresQuery once loadSqlParser() has resolved. */
 export function parsePostgresQuerySync(sql: string): PgParseResult {
   if (typeof sql !== 'string') return { ok: false, refusal: 'The SQL is not text.' };
@@ -129,6 +132,9 @@ export function parsePostgresQuerySync(sql: string): PgParseResult {
   } catch (err) {
     const e = err as { message?: string; sqlDetails?: { cursorPosition?: number } };
     const pos = e.sqlDetails?.cursorPosition;
+    // Backquoted names are MySQL's and SQLite's (a TypeORM or Knex migration for another database); say so
+    // rather than quote the parser's error at the first backquote.
+    if (/`[^`\n]+`/.test(sql)) return { ok: false, refusal: OTHER_DATABASE };
     return { ok: false, refusal: `The SQL does not parse: ${e.message ?? 'syntax error'}${pos !== undefined ? ` (at character ${pos})` : ''}.` };
   }
   const text = new SourceText(sql, tokens);
