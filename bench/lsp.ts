@@ -19,6 +19,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import { gitFiles, repoLabel } from './git-files';
+import { scriptFile, sqlFile } from './generate';
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'dist', 'server.js');
@@ -31,66 +32,6 @@ const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
 const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits') : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
-
-/**
- * A service file: handlers with driver calls, pipelines in constants and SQL through pg. One handler in
- * `badEvery` has the problems the server reports (case-insensitive regex, skip pagination, a $match after
- * a renaming $project, a function around a column, OFFSET); the others are written well.
- */
-function scriptFile(lines: number, badEvery: number): string {
-  const out = [
-    "import { MongoClient, ObjectId } from 'mongodb';",
-    "import { Pool } from 'pg';",
-    'const pool = new Pool();',
-    "const client = new MongoClient(process.env.MONGO_URI ?? '');",
-    "const db = client.db('shop');",
-    "const orders = db.collection('orders');",
-  ];
-  for (let i = 0; out.length < lines; i++) {
-    const coll = ['orders', 'customers', 'events', 'invoices'][i % 4];
-    const bad = i % badEvery === 0;
-    out.push(
-      `export async function handler${i}(req: { id: string; page: number; name: string; after: Date }): Promise<unknown[]> {`,
-      `  const filter = { tenant: ${i % 97}, status: { $in: ['a', 'b', 'c${i}'] }, name: ${bad ? "new RegExp(req.name, 'i')" : `/^n${i}/`} };`,
-      bad
-        ? `  const docs = await db.collection('${coll}').find(filter).sort({ created_at: -1 }).skip(req.page * 20).limit(20).toArray();`
-        : `  const docs = await db.collection('${coll}').find({ ...filter, created_at: { $lt: req.after } }).sort({ created_at: -1 }).limit(20).toArray();`,
-      '  const pipeline = [',
-      ...(bad
-        ? [`    { $project: { email: '$contact.email', total: 1, n: ${i} } },`, '    { $match: { email: req.name, total: { $gt: 10 } } },']
-        : ["    { $match: { 'contact.email': req.name, total: { $gt: 10 } } },", `    { $project: { email: '$contact.email', total: 1, n: ${i} } },`]),
-      '  ];',
-      '  const agg = await orders.aggregate(pipeline).toArray();',
-      bad
-        ? `  const { rows } = await pool.query(\`SELECT id, total FROM orders WHERE customer_id = \${req.id} AND lower(email) = 'x${i}' ORDER BY created_at DESC OFFSET 40 LIMIT 10\`);`
-        : `  const { rows } = await pool.query(\`SELECT id, total FROM orders WHERE customer_id = \${req.id} AND email = 'x${i}' ORDER BY created_at DESC LIMIT 10\`);`,
-      `  const one = await orders.findOne({ _id: new ObjectId(req.id), status: { $ne: 'deleted' } });`,
-      '  const list: unknown[] = [];',
-      '  for (const d of docs) if (d) list.push(d);',
-      '  return [...list, ...agg, ...rows, one];',
-      '}',
-      '',
-    );
-  }
-  return out.slice(0, lines).join('\n');
-}
-
-function sqlFile(lines: number, badEvery: number): string {
-  const out: string[] = [];
-  for (let i = 0; out.length < lines; i++) {
-    const bad = i % badEvery === 0;
-    out.push(
-      `-- report ${i}`,
-      'SELECT o.id, o.total, c.name',
-      'FROM orders o JOIN customers c ON c.id = o.customer_id',
-      bad ? `WHERE o.status = 's${i % 13}' AND lower(c.email) LIKE '%@example${i}.com'` : `WHERE o.status = 's${i % 13}' AND c.email = 'a${i}@example.com'`,
-      'ORDER BY o.created_at DESC',
-      bad ? `OFFSET ${i * 10} LIMIT 10;` : 'LIMIT 10;',
-      '',
-    );
-  }
-  return out.slice(0, lines).join('\n');
-}
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 

@@ -1,0 +1,108 @@
+// The language server's work per edit as CPU time, in process: the service (find, analyse, build the
+// diagnostics) and the JSON the editor and the server write and read for the published diagnostics. CPU
+// time is far less moved by other work on the machine than bench/lsp.ts's wall-clock latency, so this is
+// the figure to compare two builds with on a shared machine; bench/lsp.ts says what a user waits.
+//
+// With `--baseline <checkout>` (another source tree of the project, e.g. a worktree of an older commit
+// with its dependencies installed) the same files are measured on that tree's service first, in this
+// process, and the ratios of this tree's medians to it are printed.
+//
+// Run: node --import tsx bench/lsp-cpu.ts [--edits N] [--baseline <checkout>]
+
+import { join } from 'node:path';
+import { scriptFile, sqlFile } from './generate';
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const EDITS = Number(arg('--edits') ?? 120);
+const BASELINE = arg('--baseline');
+/** Edits before this many are the warm-up (the JIT, the caches), not measured. */
+const WARM_UP = 10;
+
+interface Port {
+  last: unknown;
+  sendDiagnostics(p: unknown): void;
+  sendNotification(): void;
+  log(): void;
+}
+
+interface Service {
+  open(uri: string, languageId: string, version: number, text: string): void;
+  change(uri: string, version: number, text: string): void;
+  settled(uri: string): Promise<void>;
+}
+
+interface Tree {
+  label: string;
+  service: new (port: Port, options: object) => Service;
+}
+
+async function load(root: string, label: string): Promise<Tree> {
+  const server = (await import(join(root, 'src', 'server', 'service.ts'))) as { InlineAdviceService: Tree['service'] };
+  const find = (await import(join(root, 'src', 'core', 'query', 'find', 'index.ts'))) as { loadSqlParser(): Promise<void> };
+  await find.loadSqlParser();
+  return { label, service: server.InlineAdviceService };
+}
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Medians over the measured edits: the service's CPU time and the JSON round trip of what it published. */
+async function measure(tree: Tree, name: string, languageId: string, text: string, marker: string): Promise<{ service: number; json: number; bytes: number }> {
+  const port: Port = { last: undefined, sendDiagnostics(p) { this.last = p; }, sendNotification() {}, log() {} };
+  const service = new tree.service(port, { debounceMs: 0, codeLens: true, maxTextLength: 4_000_000 });
+  const uri = `file:///bench/${tree.label}/${name}`;
+  service.open(uri, languageId, 1, text);
+  await service.settled(uri);
+  let current = text;
+  const work: number[] = [];
+  const json: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < EDITS + WARM_UP; i++) {
+    // A character typed after a marker somewhere in the file, then deleted at the next edit.
+    const at = current.indexOf(marker, (i * 9973) % (current.length - 100)) + marker.length;
+    current = i % 2 === 0 ? `${current.slice(0, at)}1${current.slice(at)}` : `${current.slice(0, at)}${current.slice(at + 1)}`;
+    const t0 = process.cpuUsage();
+    service.change(uri, i + 2, current);
+    await service.settled(uri);
+    const t1 = process.cpuUsage(t0);
+    const t2 = process.cpuUsage();
+    const written = JSON.stringify(port.last);
+    JSON.parse(written);
+    const t3 = process.cpuUsage(t2);
+    if (i < WARM_UP) continue;
+    work.push(cpuMs(t1));
+    json.push(cpuMs(t3));
+    bytes = written.length;
+  }
+  return { service: median(work), json: median(json), bytes };
+}
+
+async function main(): Promise<void> {
+  const trees = [...(BASELINE ? [await load(BASELINE, 'baseline')] : []), await load(join(__dirname, '..'), 'this')];
+  const files: [string, string, string, string][] = [
+    ['service.ts', 'typescript', scriptFile(5000, 10), 'tenant: '],
+    ['service-dense.ts', 'typescript', scriptFile(5000, 1), 'tenant: '],
+    ['reports.sql', 'sql', sqlFile(5000, 10), "status = 's"],
+    ['reports-dense.sql', 'sql', sqlFile(5000, 1), "status = 's"],
+  ];
+  for (const [name, languageId, text, marker] of files) {
+    const results = [];
+    for (const tree of trees) {
+      const r = await measure(tree, name, languageId, text, marker);
+      results.push(r);
+      console.log(`${tree.label === 'baseline' ? 'baseline ' : ''}${name}: CPU per edit (median of ${EDITS}): service ${r.service.toFixed(1)} ms, diagnostics JSON written and read ${r.json.toFixed(1)} ms (${(r.bytes / 1e6).toFixed(2)} MB)`);
+    }
+    if (results.length === 2) {
+      const [a, b] = results as [typeof results[0], typeof results[0]];
+      console.log(`${name}: this tree / baseline: service x${(b.service / a.service).toFixed(2)}, JSON x${(b.json / a.json).toFixed(2)}, size x${(b.bytes / a.bytes).toFixed(2)}`);
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
