@@ -267,6 +267,10 @@ describe('language server: finding queries', () => {
     index.update(a + shows);
     assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['menu', 'users']);
     assert.deepEqual(index.result().queries, findQueries(a + shows, 'script', 'ts').queries);
+    // An edit that keeps the file showing it reads the bare db's statement as it was.
+    index.update(a + shows.replace('find({})', 'find({ a: 1 })'));
+    assert.equal(index.lastUpdate.reextracted, 2, 'the edited statement and its neighbour, not the statement on the bare db');
+    assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['menu', 'users']);
     index.update(a + shows.replace('req.app.db', 'req.app.sql'));
     assert.deepEqual(index.result().queries, []);
   });

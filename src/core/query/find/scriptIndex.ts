@@ -119,10 +119,12 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     for (const c of replacedStatements(removed, added)) {
       for (const n of c.declares.keys()) changed.add(n);
       for (const n of c.mutates) changed.add(n);
-      // Statements that asked for a fact are read again when a statement showing it comes or goes.
-      for (const f of c.shows) changed.add(f);
     }
+    const shown = new Set(this.module.shows);
     this.rebuildModule();
+    // Statements that asked for a fact about the file are read again when the file starts or stops showing
+    // it, not each time a statement showing it is edited (most of a file may show it).
+    for (const [fact] of FILE_FACTS) if (shown.has(fact) !== this.module.shows.has(fact)) changed.add(fact);
     let reextracted = 0;
     for (const c of this.pieces) {
       if (added.includes(c) || [...c.uses].some((n) => changed.has(n))) {
