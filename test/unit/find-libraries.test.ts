@@ -493,6 +493,16 @@ describe('finder: the libraries people use', () => {
         'DELETE FROM "Orders" WHERE x IN (1, 2)',
       ]);
     });
+
+    it("reads query()'s :name replacements on an instance of any name when its options have replacements", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `await db.query('UPDATE "Activities" SET data = :data WHERE id = :id', { replacements: { data, id } });`,
+        `await pool.query('SELECT * FROM "Activities" WHERE kind = $1', [kind]);`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['UPDATE "Activities" SET data = $1 WHERE id = $2', 'SELECT * FROM "Activities" WHERE kind = $1']);
+    });
   });
 
   describe('TypeORM', () => {

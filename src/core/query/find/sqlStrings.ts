@@ -61,8 +61,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     lit = ex.resolve(textProp.value as BNode);
   }
   let found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
-  // Sequelize's query() binds `?` and `:name` replacements.
-  if (found && /sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '')) found = normalisePlaceholders(found);
+  // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
+  // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
+  if (found && (/sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '') || sequelizeOptions(ex, call.arguments?.[1]))) found = normalisePlaceholders(found);
   if (found) {
     const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
     if (values) found.values = values;
@@ -70,6 +71,13 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     ex.push(found);
   }
   return true;
+}
+
+/** Options only Sequelize's `query()` takes: `replacements`, `bind`, `type: QueryTypes.X`. */
+function sequelizeOptions(ex: Extractor, node: BNode | undefined): boolean {
+  const o = node ? ex.resolve(node) : undefined;
+  if (o?.type !== 'ObjectExpression') return false;
+  return (o.properties ?? []).some((p) => p.type === 'ObjectProperty' && !p.computed && ['replacements', 'bind'].includes(keyName(p.key!) ?? ''));
 }
 
 /** The values of `[1, 'a', true, null]` when every element is a literal (or a constant holding one). */
