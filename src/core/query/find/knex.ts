@@ -59,7 +59,8 @@ function isKnex(ex: Extractor, e: BNode, strict: boolean): boolean {
       if ((c.type === 'Identifier' && /^knex$/i.test(c.name!)) || (isCall(c) && unwrap(c.callee!).type === 'Identifier' && unwrap(c.callee!).name === 'require')) return true;
     }
   }
-  return (INSTANCE.test(name) && (!strict || ex.imports('knex') || /knex/i.test(name) || fieldInstance(ex, e))) || (/[a-z](Db|Database|Knex)$/.test(name) && fieldInstance(ex, e));
+  if (INSTANCE.test(name)) return !strict || ex.imports('knex') || /knex/i.test(name) || fieldInstance(ex, e);
+  return /[a-z](Db|Database|Knex)$/.test(name) && fieldInstance(ex, e);
 }
 
 /**

@@ -183,32 +183,34 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       if (read.chose) built.chose = true;
       continue;
     }
+    const put = (text: string) => {
+      built.runs.push([built.sql.length, hole.start, text.length, hole.end - hole.start]);
+      built.sql += text;
+    };
+    const param = () => {
+      built.params.push({ n: counter.next, text: ex.source.slice(expr.start, expr.end), range: hole });
+      return `$${counter.next++}`;
+    };
     // In an untagged template (`knex.raw(\`... FROM ${TABLE}\`)`, `pool.query(\`...\`)`) a hole holding a
     // constant is that constant's text in the SQL sent, a table's name most often.
     const constant = plain ? ex.stringOf(expr, 0) : undefined;
     if (constant !== undefined) {
-      built.runs.push([built.sql.length, hole.start, constant.length, hole.end - hole.start]);
-      built.sql += constant;
+      put(constant);
       continue;
     }
     let ident = identifierOf(ex, unwrap(expr));
-    // postgres.js's `sql(x)` of what is not a name here: the assignments after SET, the columns and row of
-    // an INSERT, the list after IN (its documented dynamic updates, inserts and lists).
+    // postgres.js's `sql(x)` of what is not a name here: the list after IN, and the assignments after SET or
+    // the columns and row of an INSERT, which the stand-ins read by their place (its documented dynamic
+    // lists, updates and inserts).
     if (ident?.standIn !== undefined && !plain) {
       if (/\bin\s*$/i.test(built.sql)) {
-        built.params.push({ n: counter.next, text: ex.source.slice(expr.start, expr.end), range: hole });
-        const list = `($${counter.next++})`;
-        built.runs.push([built.sql.length, hole.start, list.length, hole.end - hole.start]);
-        built.sql += list;
+        put(`(${param()})`);
         continue;
       }
       if (/\bset\s*$/i.test(built.sql) || /\binsert\s+into\s+[\w."]+\s*$/i.test(built.sql)) ident = undefined;
     }
     if (ident?.standIn !== undefined) (built.standIns ??= []).push(ident.standIn);
-    const text = ident?.text ?? `$${counter.next}`;
-    if (ident === undefined) built.params.push({ n: counter.next++, text: ex.source.slice(expr.start, expr.end), range: hole });
-    built.runs.push([built.sql.length, hole.start, text.length, hole.end - hole.start]);
-    built.sql += text;
+    put(ident?.text ?? param());
   }
 }
 
