@@ -7,7 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
-import { changedSpan, declareEdit } from '../core/index';
+import { changedSpan, declareEdit, isCollectionFamily } from '../core/index';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/index';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
@@ -608,8 +608,8 @@ export class InlineAdviceService {
       if (state.announcedQueries.has(q)) continue;
       state.announcedQueries.add(q);
       if (q.engine === 'mongodb') {
-        // A collection chosen at run time has no name to ask for.
-        if (q.command.collection === '') continue;
+        // A collection chosen at run time has no name to ask for; a family's (`app_users*`) is no one collection's.
+        if (q.command.collection === '' || isCollectionFamily(q.command.collection)) continue;
         const key = `m\u0000${q.command.database ?? ''}\u0000${q.command.collection}`;
         if (state.announced.has(key) || state.schema?.collections.has(q.command.collection)) continue;
         state.announced.add(key);

@@ -53,6 +53,72 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /chosen at run time/);
     });
 
+    describe('a collection of a family, named by a literal and a run-time value', () => {
+      const text = [
+        `import { MongoClient } from 'mongodb';`,
+        `const client = new MongoClient(process.env.MONGO_URL);`,
+        `const db = client.db('analytics');`,
+        `export const user = (appId, uid) => db.collection('app_users' + appId).findOne({ uid });`,
+        `export const recent = (appId, key) => db.collection(\`events_\${appId}\`).find({ key }).sort({ ts: -1 }).limit(50).toArray();`,
+        `export function byDevice(appId, did) {`,
+        `  const name = 'app_users' + appId;`,
+        `  return db.collection(name).find({ did }).toArray();`,
+        `}`,
+        `export const file = (bucketName, filename) => db.collection(bucketName + '.files').find({ filename }).sort({ uploadDate: -1 }).toArray();`,
+        `export const chunks = (bucketName, id) => db.collection(bucketName + '.chunks').find({ files_id: id }).sort({ n: 1 }).toArray();`,
+        `export const anyOf = (prefix, name) => db.collection(prefix + '_' + name).find({ did: 1 }).toArray();`,
+      ].join('\n');
+
+      it('names the family with a * where the run-time part goes, and says so', () => {
+        const qs = mongo(text);
+        assert.deepEqual(qs.map((q) => q.command.collection), ['app_users*', 'events_*', 'app_users*', '*.files', '*.chunks', '']);
+        assert.ok(qs.slice(0, 5).every((q) => q.command.database === 'analytics'));
+        assert.match(qs[0]!.warnings.join(' '), /one of the family app_users\*, named at run time \('app_users' \+ appId\).*an index is meant for each/);
+        // The variable's value is what the sentence shows.
+        assert.match(qs[2]!.warnings.join(' '), /\('app_users' \+ appId\)/);
+        assert.match(qs[5]!.warnings.join(' '), /chosen at run time, so no index can be named/);
+      });
+
+      it('advises each family as a fixed name, and nothing on a name fully chosen at run time', () => {
+        const qs = mongo(text);
+        const tops = qs.map((q) => analyzeQuery(q, text, undefined).top);
+        assert.equal(tops[0]?.createText, 'db.getCollection("app_users*").createIndex({uid: 1})');
+        assert.equal(tops[1]?.createText, 'db.getCollection("events_*").createIndex({key: 1, ts: -1})');
+        assert.equal(tops[2]?.createText, 'db.getCollection("app_users*").createIndex({did: 1})');
+        assert.equal(tops[5], undefined);
+        const hover = analyzeQuery(qs[0]!, text, undefined).hover;
+        assert.match(hover, /one of the family app_users\*/);
+      });
+
+      it("takes GridFS's own indexes on a bucket's files and chunks as existing", () => {
+        const qs = mongo(text);
+        const files = analyzeQuery(qs[3]!, text, undefined);
+        assert.equal(files.top?.createText, undefined);
+        assert.equal(files.top?.keep, 'filename_1_uploadDate_1');
+        const chunks = analyzeQuery(qs[4]!, text, undefined);
+        assert.equal(chunks.top?.keep, 'files_id_1_n_1');
+        assert.match(chunks.hover, /files_id_1_n_1` from GridFS/);
+      });
+
+      it('keeps an index the repository builds on the family', () => {
+        const schema = readRepositorySchema([{ path: 'src/indexes.js', text: [
+          `export async function ensureIndexes(db, appId) {`,
+          `  await db.collection('app_users' + appId).createIndex({ uid: 1 }, { unique: true, name: 'uid_unique' });`,
+          `  const events = db.collection(\`events_\${appId}\`);`,
+          `  await events.createIndexes([{ key: { key: 1, ts: -1 }, name: 'key_ts' }]);`,
+          `}`,
+        ].join('\n') }]);
+        assert.deepEqual([...schema.collections.keys()].sort(), ['app_users*', 'events_*']);
+        const qs = mongo(text);
+        const user = analyzeQuery(qs[0]!, text, undefined, schema);
+        assert.equal(user.top?.keep, 'uid_unique');
+        assert.match(user.hover, /`uid_unique` from src\/indexes.js/);
+        assert.equal(analyzeQuery(qs[1]!, text, undefined, schema).top?.keep, 'key_ts');
+        // Another collection of the same name's prefix without the family is not the family.
+        assert.equal(analyzeQuery(mongo("db.collection('app_users').findOne({ uid: 1 });")[0]!, '', undefined, schema).top?.keep, undefined);
+      });
+    });
+
     it('follows functions that return a collection, with their arguments, and let/var never assigned again', () => {
       const qs = mongo([
         `import { MongoClient } from 'mongodb';`,

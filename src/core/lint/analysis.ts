@@ -15,7 +15,8 @@ import {
 import { classifyRegex } from '../advice/mongoShape';
 import { effectiveSort, fitIndex } from '../advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';
-import { declaredPrimaryKeys, type RepositorySchema } from '../schema/index';
+import { declaredPrimaryKeys, type DeclaredMongoIndex, type RepositorySchema } from '../schema/index';
+import { gridFsIndexes } from '../query/find/family';
 import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
 import { explainText } from './explainText';
 
@@ -191,7 +192,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   });
   const shape = base.shape;
   const collectionSchema = schema?.collections.get(target);
-  const declared = collectionSchema ? undefined : repo?.collections.get(target);
+  const declared = collectionSchema ? undefined : declaredMongoIndexes(repo, target);
   let advice = base.advice;
   const served = servedAdvice(q, schema);
   if (served && collectionSchema) {
@@ -216,6 +217,17 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   }
   out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined, declared ?? []);
   return out;
+}
+
+/**
+ * The indexes a collection has without a connection to ask: those the repository declares for it (or for
+ * its family, `app_users*`), and GridFS's own on a bucket's files and chunks.
+ */
+function declaredMongoIndexes(repo: RepositorySchema | undefined, target: string): DeclaredMongoIndex[] | undefined {
+  const listed = repo?.collections.get(target);
+  const gridFs = gridFsIndexes(target).filter((ix) => !listed?.some((x) => JSON.stringify(x.key) === JSON.stringify(ix.key)));
+  if (gridFs.length === 0) return listed;
+  return [...(listed ?? []), ...gridFs.map((ix) => ({ ...ix, source: 'GridFS (the driver builds it on each bucket)' }))];
 }
 
 /** The measurement's sentence on a suggestion the server verified as the least work of those measured. */

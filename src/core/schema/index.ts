@@ -1,10 +1,11 @@
 // The schema a repository declares, read from its files' text (the language server reads the files; this
 // stays pure): SQL schema files and migrations, Prisma schemas, Mongoose model files, TypeORM entities,
-// Sequelize models. Offline, these are the indexes and keys that exist; a connection's own lists take
+// Sequelize models, createIndex calls. Offline, these are the indexes and keys that exist; a connection's own lists take
 // precedence over them.
 
 import { scriptDialect } from '../query/find/types';
 import { readMongooseSchemas } from './mongoose';
+import { mayCreateMongoIndexes, readMongoIndexCalls } from './mongoIndexes';
 import { readPrismaSchema } from './prisma';
 import { readSqlSchema } from './sql';
 import { mayDeclareEntity, readTypeormEntities } from './typeorm';
@@ -15,6 +16,7 @@ export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type Reposi
 export { readSqlSchema } from './sql';
 export { readPrismaSchema } from './prisma';
 export { readMongooseSchemas } from './mongoose';
+export { readMongoIndexCalls } from './mongoIndexes';
 export { readTypeormEntities } from './typeorm';
 export { readSequelizeModels } from './sequelize';
 
@@ -33,9 +35,9 @@ export function mayDeclareMongooseSchema(text: string): boolean {
   return text.includes('Schema') && text.includes('model');
 }
 
-/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity, a Sequelize model), before it is parsed. */
+/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity, a Sequelize model, a createIndex call), before it is parsed. */
 export function mayDeclareScriptSchema(text: string): boolean {
-  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text) || mayDefineSequelizeModel(text);
+  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text) || mayDefineSequelizeModel(text) || mayCreateMongoIndexes(text);
 }
 
 /**
@@ -53,6 +55,7 @@ export function readRepositorySchema(files: SchemaFile[]): RepositorySchema {
       if (mayDeclareMongooseSchema(f.text)) readMongooseSchemas(f.text, f.path, scriptDialect('', f.path), out);
       if (mayDeclareEntity(f.text)) readTypeormEntities(f.text, f.path, scriptDialect('', f.path), out);
       if (mayDefineSequelizeModel(f.text)) readSequelizeModels(f.text, f.path, scriptDialect('', f.path), out);
+      if (mayCreateMongoIndexes(f.text)) readMongoIndexCalls(f.text, f.path, scriptDialect('', f.path), out);
     }
   }
   return out;

@@ -67,16 +67,8 @@ function indexesOf(def: SchemaDef, source: string): DeclaredMongoIndex[] {
   if (def.fields) paths(def.fields, '', out, source, 0);
   for (const call of def.calls) {
     const [keys, options] = call.arguments ?? [];
-    if (keys?.type !== 'ObjectExpression') continue;
-    const key: Record<string, number | string> = {};
-    for (const p of keys.properties ?? []) {
-      const name = keyOf(p);
-      const dir = p.value ? direction(p.value as BNode) : undefined;
-      if (name === undefined || dir === undefined) return out;
-      key[name] = dir;
-    }
-    if (Object.keys(key).length === 0) continue;
-    out.push(make(key, options?.type === 'ObjectExpression' ? options : undefined, source));
+    const ix = keysIndex(keys, options, source);
+    if (ix) out.push(ix);
   }
   return out;
 }
@@ -105,16 +97,30 @@ function paths(obj: BNode, prefix: string, out: DeclaredMongoIndex[], source: st
     const index = property(v, 'index');
     const unique = booleanValue(property(v, 'unique'));
     const sparse = booleanValue(property(v, 'sparse'));
-    const dir = index ? (index.type === 'ObjectExpression' ? 1 : booleanValue(index) === true ? 1 : direction(index)) : undefined;
+    const dir = index ? (index.type === 'ObjectExpression' ? 1 : booleanValue(index) === true ? 1 : indexDirection(index)) : undefined;
     if (dir === undefined && !unique) continue;
-    const ix = make({ [path]: dir ?? 1 }, index?.type === 'ObjectExpression' ? index : undefined, source);
+    const ix = declaredIndex({ [path]: dir ?? 1 }, index?.type === 'ObjectExpression' ? index : undefined, source);
     if (unique) ix.unique = true;
     if (sparse) ix.sparse = true;
     out.push(ix);
   }
 }
 
-function make(key: Record<string, number | string>, options: BNode | undefined, source: string): DeclaredMongoIndex {
+/** An index from a keys document (`{ a: 1, b: -1 }`) and its options; undefined when a key is not written out. */
+export function keysIndex(keys: BNode | undefined, options: BNode | undefined, source: string): DeclaredMongoIndex | undefined {
+  if (keys?.type !== 'ObjectExpression') return undefined;
+  const key: Record<string, number | string> = {};
+  for (const p of keys.properties ?? []) {
+    const name = keyOf(p);
+    const dir = p.value ? indexDirection(p.value as BNode) : undefined;
+    if (name === undefined || dir === undefined) return undefined;
+    key[name] = dir;
+  }
+  return Object.keys(key).length > 0 ? declaredIndex(key, options?.type === 'ObjectExpression' ? options : undefined, source) : undefined;
+}
+
+/** One declared index from its keys and the options document that names it and says unique or sparse. */
+export function declaredIndex(key: Record<string, number | string>, options: BNode | undefined, source: string): DeclaredMongoIndex {
   const name = (options ? stringValue(property(options, 'name')) : undefined) ?? Object.entries(key).map(([f, d]) => `${f}_${d}`).join('_');
   const ix: DeclaredMongoIndex = { name, key, source };
   if (options && booleanValue(property(options, 'unique'))) ix.unique = true;
@@ -123,7 +129,7 @@ function make(key: Record<string, number | string>, options: BNode | undefined, 
 }
 
 /** 1, -1, 'hashed', '2dsphere', 'text'. */
-function direction(n: BNode): number | string | undefined {
+export function indexDirection(n: BNode): number | string | undefined {
   if (n.type === 'NumericLiteral') return n.value as number;
   if (n.type === 'UnaryExpression' && n.operator === '-' && n.argument?.type === 'NumericLiteral') return -(n.argument.value as number);
   return stringValue(n);

@@ -13,6 +13,7 @@ import { children, isCall, isMember, keyName, propertyName, range, unwrap, type 
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
+import { familyIn, familySentence } from './family';
 
 export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
   'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite']);
@@ -44,6 +45,8 @@ export interface FoundCollection {
   defaultOf?: string;
   /** Where the collection is a parameter typed `Collection<T>` (`orders: Collection<Order>`), the parameter. */
   typedAs?: string;
+  /** Where the name is a family's (`app_users*`, family.ts), the code that builds it (`'app_users' + appId`). */
+  family?: string;
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -273,6 +276,7 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
   if (coll.typedAs !== undefined) q.warnings.push(`The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`);
   else if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
+  else if (coll.family !== undefined) q.warnings.push(familySentence(coll.name, coll.family));
   else if (coll.namedAfter !== undefined) q.warnings.push(`The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`);
   else if (coll.defaultOf !== undefined) q.warnings.push(`The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`);
   ex.push(q);
@@ -388,6 +392,9 @@ class Collections {
         const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
         const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
         if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name!, ...where };
+        // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
+        const family = familyIn(this.ex, arg);
+        if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
         // db.collection(env.entries_collection): a name set at run time, but named for the collection.
         const argName = this.ex.lastName(arg);
         const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;

@@ -1,0 +1,78 @@
+// Collections named by a literal joined to a value chosen at run time: `'app_users' + appId`,
+// `` `events_${appId}` ``, a GridFS bucket's `bucketName + '.files'`. Such a call is one query on each
+// collection of a family; the family is written with `*` where the run-time part goes (`app_users*`,
+// `events_*`, `*.files`), and that name is what the advice, the hover and the repository's schema use.
+// Explain needs one real collection of it: the names a server lists are matched with familyMatches.
+
+import { MAX_RESOLVE_DEPTH, type Extractor } from './extractor';
+import { cookedOf, unwrap, type BNode } from './syntax';
+
+/** What stands for the part of a family's name chosen at run time. */
+export const FAMILY_PART = '*';
+
+/** True when a collection name is a family's (`app_users*`), not one collection's. */
+export function isCollectionFamily(name: string): boolean {
+  return name.includes(FAMILY_PART);
+}
+
+/** The names of `names` that belong to the family: each `*` stands for at least one character. */
+export function familyMembers(family: string, names: readonly string[]): string[] {
+  const pattern = new RegExp(`^${family.split(FAMILY_PART).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`, 's');
+  return names.filter((n) => pattern.test(n));
+}
+
+/**
+ * The family an expression names, or undefined when it is one literal name or has no literal text that
+ * tells its collections apart (`prefix + name`, `'_' + x`: chosen at run time). Constants are put in.
+ */
+export function collectionFamily(e: BNode, stringOf: (e: BNode) => string | undefined): string | undefined {
+  const parts = familyParts(e, stringOf, 0);
+  const name = parts.join('').replace(/\*+/g, FAMILY_PART);
+  return isCollectionFamily(name) && /[\p{L}\p{N}]/u.test(name.replaceAll(FAMILY_PART, '')) ? name : undefined;
+}
+
+/** The literal text of a name and a `*` for each part chosen at run time, in order. */
+function familyParts(e: BNode, stringOf: (e: BNode) => string | undefined, depth: number): string[] {
+  e = unwrap(e);
+  const known = stringOf(e);
+  if (known !== undefined) return [known.replaceAll(FAMILY_PART, '')];
+  if (depth > MAX_RESOLVE_DEPTH) return [FAMILY_PART];
+  if (e.type === 'BinaryExpression' && e.operator === '+' && e.left && e.right) {
+    return [...familyParts(e.left, stringOf, depth + 1), ...familyParts(e.right, stringOf, depth + 1)];
+  }
+  if (e.type === 'TemplateLiteral') {
+    const out: string[] = [];
+    (e.quasis ?? []).forEach((q, i) => {
+      out.push(cookedOf(q).replaceAll(FAMILY_PART, ''));
+      const hole = e.expressions?.[i];
+      if (hole) out.push(...familyParts(hole, stringOf, depth + 1));
+    });
+    return out;
+  }
+  return [FAMILY_PART];
+}
+
+/** The family an expression names in a file the finder reads, through the file's constants. */
+export function familyIn(ex: Extractor, e: BNode): string | undefined {
+  const start = unwrap(e);
+  // `const coll = 'app_users' + appId; db.collection(coll)`: the name a constant holds.
+  const held = start.type === 'Identifier' ? ex.resolve(start) : start;
+  return collectionFamily(held, (x) => ex.stringOf(x, 0));
+}
+
+/**
+ * GridFS's own indexes, which the driver builds on a bucket's collections before it first writes
+ * (`{ filename: 1, uploadDate: 1 }` on files, `{ files_id: 1, n: 1 }` unique on chunks): a bucket's
+ * files or chunks (`*.files`, the default `fs.files`) has them.
+ */
+export function gridFsIndexes(collection: string): { name: string; key: Record<string, number>; unique?: boolean }[] {
+  const bucket = /^(?:\*|fs)\.(files|chunks)$/.exec(collection)?.[1];
+  if (bucket === 'files') return [{ name: 'filename_1_uploadDate_1', key: { filename: 1, uploadDate: 1 } }];
+  if (bucket === 'chunks') return [{ name: 'files_id_1_n_1', key: { files_id: 1, n: 1 }, unique: true }];
+  return [];
+}
+
+/** The hover's sentence on a query of a family. */
+export function familySentence(family: string, code: string): string {
+  return `The collection is one of the family ${family}, named at run time (${code}): the advice is for each collection of it, and an index is meant for each.`;
+}
