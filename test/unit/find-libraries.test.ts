@@ -794,6 +794,28 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[3]!), ['orders(customer_id)']);
       assert.deepEqual(keys(qs[4]!), ['orders(status)']);
     });
+    it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `export async function enqueue(schema, sets, values) {`,
+        "  await pool.query(`select ${schema}.add_job('mail', json_build_object('to', $1::text))`, values);",
+        "  await pool.query(`UPDATE ${schema}.queue SET ${sets.join(', ')} WHERE name = $1`, values);",
+        // A SELECT whose only FROM is in the part not shown still reads nothing.
+        '  await pool.query(`SELECT count(*) ${from}`);',
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        "select schema.add_job('mail', json_build_object('to', $1::text))",
+        'UPDATE schema.queue SET name = name WHERE name = $1',
+        'SELECT count(*) $1',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{schema\} names a schema, table or column chosen at run time; it was read as schema/);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{sets\.join\(', '\)\} \(assignments\) is built where this file does not show it/);
+      // The schema is the stand-in; the table in it and its WHERE are the statement's own.
+      assert.deepEqual(keys(qs[1]!), ['queue(name)']);
+    });
+
     it('suggests no index on a name the code chooses at run time, and the hover says why', () => {
       const text = [
         `import { sql } from 'slonik';`,

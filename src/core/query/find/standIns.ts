@@ -115,7 +115,7 @@ export function withStandIns(q: FoundSqlQuery): FoundSqlQuery {
   }
   if (!edits) return q;
   const out = replaceInSql(q, edits);
-  if (!parses(out.sql) || losesFrom(out.sql)) return q;
+  if (!parses(out.sql) || losesFrom(q.sql, out.sql, [...roles.values()].some((r) => r !== 'name'))) return q;
   const read = new Set(holes.filter((i) => roles.has(i)).map((i) => Number(toks[i]!.w.slice(1))));
   const left = holes.filter((i) => !roles.has(i)).map((i) => Number(toks[i]!.w.slice(1)));
   out.params = q.params.filter((p) => !read.has(p.n) || left.includes(p.n));
@@ -284,9 +284,19 @@ function namedColumn(toks: Tok[], i: number): string | undefined {
   for (let j = i + 1; j < toks.length; j++) {
     const t = toks[j]!;
     if (t.w === 'where' || t.w === 'returning') clause = true;
-    else if (clause && t.name === 'IDENT' && toks[j + 1]?.w !== '.' && toks[j + 1]?.w !== '(' && toks[j - 1]?.w !== '.' && toks[j - 1]?.w !== '::') return t.text;
+    else if (clause && isColumnName(toks, j) && toks[j + 1]?.w !== '.' && toks[j + 1]?.w !== '(' && toks[j - 1]?.w !== '.' && toks[j - 1]?.w !== '::') return t.text;
   }
   return undefined;
+}
+
+/**
+ * Whether token j is a column's name: an identifier, or a word the scanner reads as a keyword that
+ * PostgreSQL takes as a name where a comparison follows it (`WHERE name = $1`, `AND state IN (...)`).
+ */
+function isColumnName(toks: Tok[], j: number): boolean {
+  const t = toks[j]!;
+  if (t.name === 'IDENT') return true;
+  return /^[a-z_][a-z0-9_]*$/.test(t.w) && ['where', 'and', 'or', '('].includes(toks[j - 1]?.w ?? '') && /^(=|<>|!=|<|>|<=|>=|in|is|like|ilike)$/.test(toks[j + 1]?.w ?? '');
 }
 
 /** The SQL with edits applied, and where a position of the original now is. */
@@ -322,8 +332,15 @@ function errorAt(sql: string): number | undefined {
   }
 }
 
-/** A SELECT left with no FROM: the part not read held its tables, so nothing of it could be analysed. */
-function losesFrom(sql: string): boolean {
-  const toks = tokens(sql);
-  return toks !== undefined && toks[0]?.w === 'select' && !toks.some((t) => t.w === 'from');
+/**
+ * A SELECT left with no FROM where its tables may have been in a part not read (`SELECT count(*)
+ * ${from}`), so nothing of it could be analysed. A SELECT that never had one and lost only names (`SELECT
+ * ${schema}.add_job(...)`, a call of a function in a schema chosen at run time) loses nothing.
+ */
+function losesFrom(before: string, after: string, clauseLeftOut: boolean): boolean {
+  const noFrom = (sql: string) => {
+    const toks = tokens(sql);
+    return toks !== undefined && toks[0]?.w === 'select' && !toks.some((t) => t.w === 'from');
+  };
+  return noFrom(after) && (clauseLeftOut || !noFrom(before));
 }
