@@ -19,7 +19,7 @@
 import { posix } from 'node:path';
 import { dependenciesOf, gitFiles, repoDependencies, repoLabel } from './git-files';
 import { parse } from '@babel/parser';
-import { advisePostgresShapes, adviseMongo, fromMongoCommand, loadSqlParser, OTHER_DATABASE, parsePostgresQuerySync } from '../src/core/index';
+import { advisePostgresShapes, adviseMongo, fromMongoCommand, isOtherDatabase, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../src/core/query/find/index';
 import { parseSqlSync } from '../src/core/sql/parser';
 
@@ -240,9 +240,10 @@ function mongoCollectionNames(src: string, ast: N): Set<string> {
 
 function analysable(q: FoundQuery): boolean | 'nothing to index' | 'another database' {
   if (q.engine === 'mongodb') return q.command.collection !== '' && fromMongoCommand(q.command).ok;
+  if (q.otherDatabase) return 'another database';
   const parsed = parsePostgresQuerySync(q.sql);
   if (parsed.ok) return true;
-  if (parsed.refusal === OTHER_DATABASE) return 'another database';
+  if (isOtherDatabase(parsed.refusal)) return 'another database';
   return /reads no rows|has no table to index/.test(parsed.refusal) ? 'nothing to index' : false;
 }
 
@@ -253,6 +254,7 @@ function impossibleCount(q: FoundQuery): number {
     if (!input.ok) return 0;
     return adviseMongo(input.query).suggestions.filter((s) => s.action === 'create' && s.index?.engine === 'mongodb' && s.index.keys[0]?.field === '_id').length;
   }
+  if (q.otherDatabase) return 0;
   const parsed = parsePostgresQuerySync(q.sql);
   if (!parsed.ok) return 0;
   // As the language server asks: with the names the finder wrote for ones chosen at run time.

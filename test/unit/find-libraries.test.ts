@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
-import { advisePostgresShapes, analyzeQuery, parsePostgresQuerySync } from '../../src/core/index';
+import { advisePostgresShapes, analyzeQuery, explainTargets, parsePostgresQuerySync } from '../../src/core/index';
 import { readRepositorySchema } from '../../src/core/schema/index';
 
 const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
@@ -814,6 +814,25 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[1]!.warnings.join(' '), /\$\{sets\.join\(', '\)\} \(assignments\) is built where this file does not show it/);
       // The schema is the stand-in; the table in it and its WHERE are the statement's own.
       assert.deepEqual(keys(qs[1]!), ['queue(name)']);
+    });
+
+    it('finds SQL whose tag comes from another database\'s module and says in the hover why it is not advised', () => {
+      const text = [
+        `import { sql as pg } from 'slonik';`,
+        `import { sql } from './clickhouse-client';`,
+        'export const daily = (ch, target) => ch.query(sql`SELECT toStartOfDay(timestamp) AS day, sum(total) FROM operations_daily WHERE target = ${target} GROUP BY day`);',
+        'export const org = (pool, id) => pool.one(pg`SELECT id FROM organizations WHERE id = ${id}`);',
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.otherDatabase), [{ name: 'ClickHouse', module: './clickhouse-client' }, undefined]);
+      const a = analyzeQuery(qs[0]!, text, undefined);
+      assert.equal(a.top, undefined);
+      assert.match(a.hover, /The SQL is written for ClickHouse \(its `sql` tag comes from \.\/clickhouse-client\), which PostgreSQL does not read, so it is not advised here\./);
+      assert.doesNotMatch(analyzeQuery(qs[1]!, text, undefined).hover, /written for/);
+      // Explain says the same and asks for no values.
+      const [daily] = explainTargets(text, 'script');
+      assert.match(daily!.problem ?? '', /written for ClickHouse/);
+      assert.equal(daily!.values, undefined);
     });
 
     it('suggests no index on a name the code chooses at run time, and the hover says why', () => {

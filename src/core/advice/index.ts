@@ -5,4 +5,4 @@ export { adviseMongo, COLLSCAN_SHARE, SMALL_SORT, type MongoAdviceOptions } from
 export { mongoShape, MAX_SCANS_TO_EXPLODE, type MongoShape, type MongoPredicate, type MongoShapeResult } from './mongoShape';
 export { fromMongoCommand, type MongoInputResult } from './fromMongoCommand';
 export { advisePostgres, advisePostgresSync, advisePostgresShapes, createIndexSql, DEEP_OFFSET, type PgAdviceOptions } from './pgAdvisor';
-export { loadSqlParser, sqlParserLoaded, parsePostgresQuery, parsePostgresQuerySync, OTHER_DATABASE, mergedPgShape, type PgShape, type PgPredicate, type PgParseResult } from './pgShape';
+export { loadSqlParser, sqlParserLoaded, parsePostgresQuery, parsePostgresQuerySync, OTHER_DATABASE, otherDatabaseRefusal, isOtherDatabase, mergedPgShape, type PgShape, type PgPredicate, type PgParseResult } from './pgShape';

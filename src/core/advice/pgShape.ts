@@ -115,8 +115,18 @@ export async function parsePostgresQuery(sql: string): Promise<PgParseResult> {
   return parsePostgresQuerySync(sql);
 }
 
-/** The refusal of a statement written for another database. */
-export const OTHER_DATABASE = 'The SQL is written for MySQL or SQLite (`backquoted` names), which PostgreSQL does not read, so it is not advised here.';
+/** The refusal of a statement written for another database, with what shows it. */
+export function otherDatabaseRefusal(database: string, shownBy: string): string {
+  return `The SQL is written for ${database} (${shownBy}), which PostgreSQL does not read, so it is not advised here.`;
+}
+
+/** Whether a refusal is one of a statement written for another database. */
+export function isOtherDatabase(refusal: string): boolean {
+  return refusal.startsWith('The SQL is written for ');
+}
+
+/** The refusal of a statement with backquoted names, MySQL's and SQLite's quoting. */
+export const OTHER_DATABASE = otherDatabaseRefusal('MySQL or SQLite', '`backquoted` names');
 
 /** Same as parsePostgresQuery once loadSqlParser() has resolved. */
 export function parsePostgresQuerySync(sql: string): PgParseResult {

@@ -18,7 +18,7 @@ import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, typ
 import { declaredPrimaryKeys, type DeclaredMongoIndex, type RepositorySchema } from '../schema/index';
 import { gridFsIndexes } from '../query/find/family';
 import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
-import { explainText } from './explainText';
+import { explainText, otherDatabaseProblem } from './explainText';
 
 /** Where a finding is: a live file range of the query, or a span of its SQL text. */
 export type Anchor = { file: SourceRange } | { sql: [number, number] };
@@ -586,9 +586,9 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   const out: QueryAnalysis = { engine: 'postgres', targets: [], findings: [], hover: '', connected: false };
   // Names the finder wrote for ones chosen at run time take no index; they are part of what advice depends on.
   const standIns = q.standInNames?.length ? { standIns: q.standInNames } : {};
-  const sqlKey = q.standInNames?.length ? `${q.sql}\u0000${q.standInNames.join(',')}` : q.sql;
+  const sqlKey = `${q.sql}\u0000${q.standInNames?.join(',') ?? ''}\u0000${q.otherDatabase?.module ?? ''}`;
   const base = cached(`p:${sqlKey}`, () => {
-    const parsed = parsePostgresQuerySync(q.sql);
+    const parsed = q.otherDatabase ? { ok: false as const, refusal: otherDatabaseProblem(q.otherDatabase) } : parsePostgresQuerySync(q.sql);
     if (!parsed.ok) return { advice: { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal } as Advice, shapes: [] as PgShape[] };
     return { advice: advisePostgresShapes(parsed.shapes, standIns, parsed.warnings), shapes: parsed.shapes };
   });

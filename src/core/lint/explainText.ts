@@ -4,6 +4,7 @@
 // code cannot be explained as written: it gets a sentence saying which, instead of a guess.
 
 import { shellCollection, shellValue } from '../advice/mongoText';
+import { otherDatabaseRefusal } from '../advice/pgShape';
 import { inlineParameters, sqlParams } from '../sql/placeholders';
 import { isPlaceholder, type FoundQuery } from '../query/find/index';
 
@@ -22,6 +23,7 @@ const mark = (i: number) => `\u0000${i}\u0000`;
 
 export function explainText(q: FoundQuery): ExplainText {
   if (q.engine === 'postgres') {
+    if (q.otherDatabase) return { ok: false, problem: otherDatabaseProblem(q.otherDatabase) };
     if (q.values && q.params.length === 0) {
       // pool.query(sql, [42, 'x']): the values are in the code, so the statement can run as written.
       const sql = inlineParameters(q.sql, q.values);
@@ -46,6 +48,7 @@ export function explainText(q: FoundQuery): ExplainText {
 /** The values Explain must ask for, or undefined when the query needs none or cannot take them. */
 export function explainValues(q: FoundQuery): ExplainValues | undefined {
   if (q.engine === 'postgres') {
+    if (q.otherDatabase) return undefined;
     // The values the code binds are put in first; the parameters left are asked for.
     const sql = q.values && q.params.length === 0 ? inlineParameters(q.sql, q.values) : q.sql;
     const params = sqlParams(sql);
@@ -126,4 +129,9 @@ function placeholders(values: unknown[]): string[] {
     else if (typeof x === 'object' && x !== null) stack.push(...Object.values(x));
   }
   return out.reverse();
+}
+
+/** Why SQL written for another database (a `sql` tag of a ClickHouse client) is neither explained nor advised. */
+export function otherDatabaseProblem(other: { name: string; module: string }): string {
+  return otherDatabaseRefusal(other.name, `its \`sql\` tag comes from ${other.module}`);
 }

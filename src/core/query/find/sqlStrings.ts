@@ -40,12 +40,37 @@ export const sqlTags: CallReader = {
     }
     if (sqlTagName(ex, n.tag!) === undefined) return false;
     const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
-    if (found) ex.push(found);
+    if (found) {
+      const other = otherDatabaseOf(ex, n.tag!);
+      if (other) found.otherDatabase = other;
+      ex.push(found);
+    }
     // Fragments inside it are part of it, not queries of their own.
     ex.consumeInside(n);
     return true;
   },
 };
+
+/** Words in a module's name that say which database its `sql` tag writes for, when not PostgreSQL. */
+const OTHER_DATABASES: [RegExp, string][] = [
+  [/clickhouse/i, 'ClickHouse'],
+  [/mysql|mariadb/i, 'MySQL'],
+  [/sqlite/i, 'SQLite'],
+  [/mssql|tedious|sql-?server/i, 'SQL Server'],
+  [/duckdb/i, 'DuckDB'],
+  [/snowflake/i, 'Snowflake'],
+  [/bigquery/i, 'BigQuery'],
+];
+
+/** The database a tag's module names (`sql` from './clickhouse-client' or '@databases/mysql'), if not PostgreSQL. */
+function otherDatabaseOf(ex: Extractor, tag: BNode): { name: string; module: string } | undefined {
+  let root = unwrap(tag);
+  while (isCall(root) || isMember(root)) root = unwrap(isCall(root) ? root.callee! : root.object!);
+  if (root.type !== 'Identifier') return undefined;
+  const module = ex.importSource(root.name!);
+  const name = module === undefined ? undefined : OTHER_DATABASES.find(([re]) => re.test(module))?.[1];
+  return name === undefined ? undefined : { name, module: module! };
+}
 
 function pgQuery(call: BNode, ex: Extractor): boolean {
   const arg0 = call.arguments?.[0];

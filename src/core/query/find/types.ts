@@ -86,6 +86,11 @@ export interface FoundSqlQuery {
   standInNames?: string[];
   /** Literal values bound to $1, $2... where the call gives them all (`pool.query(sql, [42, 'x'])`). */
   values?: SqlValue[];
+  /**
+   * Another database the SQL is written for, named from the module its tag comes from (`import { sql }
+   * from './clickhouse-client'`): such a statement is found, and its hover says why it is not advised.
+   */
+  otherDatabase?: { name: string; module: string };
   warnings: string[];
 }
 
