@@ -58,6 +58,8 @@ const SEVERITY = { warning: 2, information: 3, hint: 4 } as const;
 interface CachedAnalysis {
   schemaVersion: number;
   analysis: QueryAnalysis;
+  /** Where the query started when it was analysed (a query the edit did not touch moves, and keeps this). */
+  start: number;
   published?: { start: number; line: number; character: number; diagnostics: Diagnostic[] };
 }
 
@@ -209,9 +211,23 @@ export class InlineAdviceService {
     return this.cached(state, q).analysis;
   }
 
-  private cached(state: DocState, q: FoundQuery): CachedAnalysis {
+  /**
+   * The analysis of a query where it is now. Findings and their anchors move with the query's own ranges,
+   * so diagnostics take the cached analysis wherever the query moved; a fix's edits and declarations are
+   * file offsets of the text the query was analysed in, so code actions ask again once it moved.
+   */
+  private placed(state: DocState, q: FoundQuery): QueryAnalysis {
+    const entry = this.cached(state, q);
+    if (entry.start === q.range.start) return entry.analysis;
+    const published = entry.published;
+    const fresh = this.cached(state, q, true);
+    if (published) fresh.published = published;
+    return fresh.analysis;
+  }
+
+  private cached(state: DocState, q: FoundQuery, again = false): CachedAnalysis {
     const hit = state.analyses.get(q);
-    if (hit && hit.schemaVersion === state.schemaVersion) return hit;
+    if (hit && hit.schemaVersion === state.schemaVersion && !again) return hit;
     let analysis: QueryAnalysis;
     try {
       analysis = analyzeQuery(q, state.doc.getText(), state.schema, this.repository);
@@ -219,7 +235,7 @@ export class InlineAdviceService {
       this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
     }
-    const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis };
+    const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis, start: q.range.start };
     state.analyses.set(q, entry);
     return entry;
   }
@@ -268,7 +284,7 @@ export class InlineAdviceService {
   private findingOf(state: DocState, data: DiagnosticData, d: Diagnostic): { q: FoundQuery; f: InlineFinding } | undefined {
     const q = state.queries.find((x) => x.range.start === data.query.start && x.range.end === data.query.end);
     if (!q) return undefined;
-    for (const f of this.analysis(state, q).findings) {
+    for (const f of this.placed(state, q).findings) {
       if (f.code !== data.code) continue;
       const r = this.range(state, anchorRange(q, f.anchor));
       if (r.start.line === d.range.start.line && r.start.character === d.range.start.character) return { q, f };

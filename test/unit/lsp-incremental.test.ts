@@ -124,3 +124,110 @@ describe('language server: edits report what a fresh open reports', () => {
     assert.equal(await editsEqualFreshOpens('dense.sql', text, 12), 24);
   });
 });
+
+/** The code actions a service offers for each of its published diagnostics (the fixes with their edits). */
+function actionsOf(service: InlineAdviceService, uri: string, diagnostics: Diagnostic[]): unknown[] {
+  return diagnostics.map((d) => service.codeActions({ textDocument: { uri }, range: d.range, context: { diagnostics: [d] } }));
+}
+
+/**
+ * Applies each edit in turn and after every one compares the diagnostics, and the code actions offered
+ * for them, with those of the same text opened afresh.
+ */
+async function sequenceEqualsFreshOpens(uri: string, languageId: string, text: string, edits: [string, (t: string) => string][]): Promise<void> {
+  const port = new FakePort();
+  const service = new InlineAdviceService(port, OPTIONS);
+  service.open(uri, languageId, 1, text);
+  let current = text;
+  let version = 1;
+  for (const [what, edit] of edits) {
+    const next = edit(current);
+    assert.notEqual(next, current, `${what} changes the text`);
+    current = next;
+    service.change(uri, ++version, current);
+    await service.settled(uri);
+    const freshPort = new FakePort();
+    const freshService = new InlineAdviceService(freshPort, OPTIONS);
+    freshService.open(uri, languageId, version, current);
+    const expected = freshPort.last(uri);
+    assert.deepEqual(port.last(uri), expected, `diagnostics after: ${what}`);
+    assert.deepEqual(actionsOf(service, uri, expected), actionsOf(freshService, uri, expected), `code actions after: ${what}`);
+  }
+}
+
+/** `text` with `insert` put at the `n`th place (from 0) where `at` occurs, right after it. */
+function insertAfter(text: string, at: string, n: number, insert: string): string {
+  let i = -1;
+  for (let k = 0; k <= n; k++) {
+    i = text.indexOf(at, i + 1);
+    assert.ok(i >= 0, `no ${n}th ${at}`);
+  }
+  return text.slice(0, i + at.length) + insert + text.slice(i + at.length);
+}
+
+describe('language server: statements an edit did not change are kept, and report what a fresh open reports', () => {
+  before(async () => {
+    await loadSqlParser();
+  });
+
+  it('keeps the unchanged neighbours of an edited statement in a script, with their queries', async () => {
+    const { ScriptQueryIndex } = await import('../../src/core/query/find');
+    const text = denseScript(6);
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(text);
+    const before = index.result().queries;
+    index.update(text.replace('owner: 2,', 'owner: 27,'));
+    assert.equal(index.lastUpdate.reparsed, 3, 'the edited function and its neighbours are parsed');
+    assert.equal(index.lastUpdate.reextracted, 1, 'only the edited function is read again');
+    const after = index.result().queries;
+    assert.equal(after.length, before.length);
+    // Three queries a handler: those of the handlers before and after the edited one are the same objects.
+    assert.deepEqual(after.map((q, i) => q === before[i]), [...Array(18).keys()].map((i) => i < 6 || i > 8));
+  });
+
+  it('keeps the unchanged neighbours of an edited statement in a .sql file, with their queries', async () => {
+    const { SqlQueryIndex } = await import('../../src/core/query/find');
+    const text = denseSql(6);
+    const index = new SqlQueryIndex();
+    index.update(text);
+    const before = index.result().queries;
+    index.update(text.replace('i.kind = 2 ', 'i.kind = 27 '));
+    assert.equal(index.lastUpdate.reparsed, 3);
+    const after = index.result().queries;
+    assert.deepEqual(after.map((q, i) => q === before[i]), [true, true, false, true, true, true]);
+  });
+
+  it('a script: edits inside a query, between queries, splitting and joining statements, pasting and cutting many lines', async () => {
+    const handler = (n: number) => denseScript(n).split('\n').slice(6).join('\n');
+    await sequenceEqualsFreshOpens('file:///seq.ts', 'typescript', denseScript(12), [
+      ['a digit typed inside a query', (t) => t.replace('owner: 3,', 'owner: 31,')],
+      ['a line added at the top, moving every query', (t) => `// header\n${t}`],
+      ['a blank line added between two functions', (t) => insertAfter(t, '\n}\n', 4, '\n')],
+      ['a comment typed between two functions', (t) => insertAfter(t, '\n}\n', 6, '// between\n')],
+      ['a function split in two', (t) => t.replace('  const grouped = await items.aggregate(stages).toArray();\n  const { rows: sql } = await pool.query(`SELECT id FROM items WHERE lower(title) = \'t5\'', '  const grouped = await items.aggregate(stages).toArray();\n  return grouped;\n}\nexport async function split5(q: { text: string; page: number }) {\n  const { rows: sql } = await pool.query(`SELECT id FROM items WHERE lower(title) = \'t5\'')],
+      ['the two joined again', (t) => t.replace('  return grouped;\n}\nexport async function split5(q: { text: string; page: number }) {\n', '')],
+      ['two statements joined by a deleted line break', (t) => t.replace("const items = db.collection('items');\n", "const items = db.collection('items'); ")],
+      ['the module constant renamed in place', (t) => t.replace("db.collection('items')", "db.collection('goods')")],
+      ['many lines pasted in the middle', (t) => insertAfter(t, '\n}\n', 7, `${handler(4).replace(/list(\d)/g, 'pasted$1')}\n`)],
+      ['a query deleted', (t) => t.replace("  const grouped = await items.aggregate(stages).toArray();\n", '')],
+      ['many lines cut', (t) => t.slice(0, t.indexOf('export async function list2(')) + t.slice(t.indexOf('export async function list5('))],
+      ['a digit typed at the very end of a query', (t) => t.replace('.limit(10).toArray();', '.limit(101).toArray();')],
+    ]);
+  });
+
+  it('a .sql file: edits inside a statement, between statements, splitting and joining statements, pasting and cutting many lines', async () => {
+    await sequenceEqualsFreshOpens('file:///seq.sql', 'sql', denseSql(16), [
+      ['a digit typed inside a statement', (t) => t.replace('i.kind = 3 ', 'i.kind = 37 ')],
+      ['a line added at the top, moving every statement', (t) => `-- header\n${t}`],
+      ['a blank line added between two statements', (t) => insertAfter(t, 'LIMIT 5;\n', 4, '\n')],
+      ['a comment typed between two statements', (t) => insertAfter(t, 'LIMIT 5;\n', 6, '-- between\n')],
+      ['a statement split in two', (t) => t.replace("WHERE i.kind = 5 AND", 'LIMIT 3;\nSELECT i.id FROM items i WHERE i.kind = 5 AND')],
+      ['the two joined again', (t) => t.replace('LIMIT 3;\nSELECT i.id FROM items i WHERE i.kind = 5 AND', 'WHERE i.kind = 5 AND')],
+      ['two statements joined by a deleted semicolon', (t) => insertAfter(t, 'LIMIT 5', 8, '').replace(/(OFFSET 40 LIMIT 5);/, '$1 UNION ALL')],
+      ['many lines pasted in the middle', (t) => insertAfter(t, 'LIMIT 5;\n', 9, denseSql(5).replace(/statement (\d)/g, 'pasted $1'))],
+      ['a statement deleted', (t) => t.replace(/-- statement 11\n[^;]*;\n/, '')],
+      ['many lines cut', (t) => t.slice(0, t.indexOf('-- statement 2\n')) + t.slice(t.indexOf('-- statement 6\n'))],
+      ['a digit typed at the very end of a statement', (t) => t.replace('OFFSET 70 LIMIT 5;', 'OFFSET 70 LIMIT 57;')],
+    ]);
+  });
+});

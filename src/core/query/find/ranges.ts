@@ -74,6 +74,67 @@ export function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
   }
 }
 
+/**
+ * Every position of some queries (those of one statement), gathered once, so that moving them after an
+ * edit is one loop over plain ranges, and nothing at all when the edit came after the last of them: the
+ * same positions, moved the same way, as shiftQuery on each query.
+ */
+export class QueryPositions {
+  private readonly ranges: SourceRange[] = [];
+  private readonly runs: SqlRun[] = [];
+  /** The largest start among them: an edit at or after it moves none. */
+  private last = -1;
+
+  constructor(queries: readonly FoundQuery[]) {
+    const seen = new Set<object>();
+    const add = (r: SourceRange | undefined) => {
+      if (!r || seen.has(r)) return;
+      seen.add(r);
+      this.ranges.push(r);
+      if (r.start > this.last) this.last = r.start;
+    };
+    for (const q of queries) {
+      add(q.range);
+      if (q.engine === 'mongodb') {
+        const ranges = q.command.ranges;
+        for (const k in ranges) add(ranges[k as MongoCommandPart]);
+        for (const l of Object.values(q.locations)) {
+          add(l.value);
+          add(l.member);
+          add(l.key);
+        }
+        for (const r of q.calledFrom ?? []) add(r);
+      } else {
+        add(q.textRange);
+        for (const p of q.params) add(p.range);
+        for (const r of q.runs) {
+          if (seen.has(r)) continue;
+          seen.add(r);
+          this.runs.push(r);
+          if (r[1] > this.last) this.last = r[1];
+        }
+      }
+    }
+  }
+
+  shift(delta: number, oldEnd: number): void {
+    if (delta === 0 || this.last < oldEnd) return;
+    let last = -1;
+    for (const r of this.ranges) {
+      if (r.start >= oldEnd) {
+        r.start += delta;
+        r.end += delta;
+      }
+      if (r.start > last) last = r.start;
+    }
+    for (const r of this.runs) {
+      if (r[1] >= oldEnd) r[1] += delta;
+      if (r[1] > last) last = r[1];
+    }
+    this.last = last;
+  }
+}
+
 function moveRange(r: SourceRange | undefined, delta: number, oldEnd: number): void {
   if (!r || r.start < oldEnd) return;
   r.start += delta;
@@ -98,8 +159,9 @@ export interface TouchedSpan {
   /** The region [from, to) of the new text to read again. */
   from: number;
   to: number;
-  /** The change in length, and the end of the changed part in the old text. */
+  /** The change in length, and the changed part [p, oldEnd) of the old text. */
   delta: number;
+  p: number;
   oldEnd: number;
 }
 
@@ -121,7 +183,7 @@ export function touchedSpan(chunks: readonly { start: number; end: number }[], o
   last = Math.min(chunks.length - 1, last + 1);
   const from = first > 0 ? chunks[first - 1]!.end : 0;
   const to = Math.max(last + 1 < chunks.length ? chunks[last + 1]!.start : old.length, oldEnd) + delta;
-  return { first, last, from, to, delta, oldEnd };
+  return { first, last, from, to, delta, p, oldEnd };
 }
 
 /**

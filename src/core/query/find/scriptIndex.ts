@@ -10,7 +10,7 @@ import { sequelizeCalls } from './sequelize';
 import { typeormCalls } from './typeorm';
 import { pgQueryCalls, sqlTags } from './sqlStrings';
 import { IncrementalIndex } from './incremental';
-import { shiftQuery, type TouchedSpan } from './ranges';
+import { QueryPositions, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
 import { children, type BNode } from './syntax';
 import type { FindResult, FoundQuery, PrismaModels, ScriptDialect } from './types';
@@ -30,6 +30,8 @@ interface Chunk {
   /** Module-level names its queries looked up (found or not). */
   uses: Set<string>;
   queries: FoundQuery[];
+  /** Every position its queries hold, to move them after an edit. */
+  positions: QueryPositions;
   /** The file text of the statement, to tell whether it changed. */
   text: string;
   /** How far the statement moved since its tree's offsets were last brought up to date. */
@@ -60,6 +62,8 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   lastUpdate = { reparsed: 0, reextracted: 0, full: true };
   /** Why the last region read again did not parse. */
   private regionError = '';
+  /** How many statements the last region read again held. */
+  private parsedInRegion = 0;
 
   constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts', private prismaModels?: PrismaModels) {
     super();
@@ -86,14 +90,16 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
   }
 
-  protected readRegion(slice: string, offset: number): Chunk[] | undefined {
+  protected readRegion(slice: string, offset: number, span: TouchedSpan): Chunk[] | undefined {
     const parsed = this.parse(slice, offset);
     if (!parsed.ok) {
       this.regionError = parsed.error;
       return undefined;
     }
-    // Chunks keep their own text; the file text they sit in is the slice, placed at its offset.
-    return parsed.statements.map((n) => this.makeChunk(n, slice, offset));
+    this.parsedInRegion = parsed.statements.length;
+    // Chunks keep their own text; the file text they sit in is the slice, placed at its offset. A
+    // statement the edit did not change is the old chunk, with its tree and its queries.
+    return parsed.statements.map((n) => this.unchangedPiece(span, slice, offset, n.start, n.end) ?? this.makeChunk(n, slice, offset));
   }
 
   protected regionUnreadable(text: string, span: TouchedSpan): void {
@@ -126,17 +132,18 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     // it, not each time a statement showing it is edited (most of a file may show it).
     for (const [fact] of FILE_FACTS) if (shown.has(fact) !== this.module.shows.has(fact)) changed.add(fact);
     let reextracted = 0;
+    const isNew = new Set(added);
     for (const c of this.pieces) {
-      if (added.includes(c) || [...c.uses].some((n) => changed.has(n))) {
+      if (isNew.has(c) || usesAny(c.uses, changed)) {
         this.extract(c);
         reextracted++;
       } else {
         // Results of untouched statements may point into later statements (a module constant declared
         // further down): those positions move with the text after the edit.
-        for (const q of c.queries) shiftQuery(q, span.delta, span.oldEnd);
+        c.positions.shift(span.delta, span.oldEnd);
       }
     }
-    this.lastUpdate = { reparsed: added.length, reextracted, full: false };
+    this.lastUpdate = { reparsed: this.parsedInRegion, reextracted, full: false };
   }
 
   protected readAll(text: string): void {
@@ -199,7 +206,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
-    return { start: node.start, end: node.end, node, declares, mutates, fields, shows, uses: new Set(), queries: [], text: text.slice(node.start - offset, node.end - offset), pending: 0 };
+    return { start: node.start, end: node.end, node, declares, mutates, fields, shows, uses: new Set(), queries: [], positions: NO_POSITIONS, text: text.slice(node.start - offset, node.end - offset), pending: 0 };
   }
 
   private rebuildModule(): void {
@@ -234,7 +241,16 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     c.uses = new Set();
     const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
     c.queries = ex.run(c.node);
+    c.positions = new QueryPositions(c.queries);
   }
+}
+
+const NO_POSITIONS = new QueryPositions([]);
+
+function usesAny(uses: ReadonlySet<string>, changed: ReadonlySet<string>): boolean {
+  if (changed.size === 0) return false;
+  for (const n of uses) if (changed.has(n)) return true;
+  return false;
 }
 
 /**

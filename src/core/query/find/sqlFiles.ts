@@ -5,7 +5,7 @@ import { QUERY_KINDS } from '../../sql/kinds';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { normalisePlaceholders } from './placeholders';
 import { IncrementalIndex } from './incremental';
-import { shiftQuery } from './ranges';
+import { shiftQuery, type TouchedSpan } from './ranges';
 import type { FindResult, FoundSqlQuery } from './types';
 
 
@@ -81,6 +81,8 @@ function sqlChunks(text: string, offset: number, fallback: boolean): { chunks: S
  */
 export class SqlQueryIndex extends IncrementalIndex<SqlChunk> {
   lastUpdate = { reparsed: 0, full: true };
+  /** How many statements the last region read again held. */
+  private parsedInRegion = 0;
 
   result(): FindResult {
     return { queries: this.pieces.flatMap((c) => (c.query ? [c.query] : [])), warnings: [...this.warnings] };
@@ -100,8 +102,12 @@ export class SqlQueryIndex extends IncrementalIndex<SqlChunk> {
     return this.text === '' || this.warnings.length > 0 || this.pieces.length === 0;
   }
 
-  protected readRegion(slice: string, offset: number): SqlChunk[] | undefined {
-    return sqlChunks(slice, offset, false)?.chunks;
+  protected readRegion(slice: string, offset: number, span: TouchedSpan): SqlChunk[] | undefined {
+    const chunks = sqlChunks(slice, offset, false)?.chunks;
+    if (!chunks) return undefined;
+    this.parsedInRegion = chunks.length;
+    // A statement the edit did not change keeps its query object, so its analysis is kept too.
+    return chunks.map((c) => this.unchangedPiece(span, slice, offset, c.start, c.end) ?? c);
   }
 
   protected regionUnreadable(text: string): void {
@@ -114,8 +120,8 @@ export class SqlQueryIndex extends IncrementalIndex<SqlChunk> {
     if (c.query) shiftQuery(c.query, delta, oldEnd);
   }
 
-  protected spliced(_removed: SqlChunk[], added: SqlChunk[]): void {
-    this.lastUpdate = { reparsed: added.length, full: false };
+  protected spliced(): void {
+    this.lastUpdate = { reparsed: this.parsedInRegion, full: false };
   }
 
   protected readAll(text: string): void {
