@@ -824,7 +824,7 @@ describe('finder: the libraries people use', () => {
         'export const org = (pool, id) => pool.one(pg`SELECT id FROM organizations WHERE id = ${id}`);',
       ].join('\n');
       const qs = sql(text);
-      assert.deepEqual(qs.map((q) => q.otherDatabase), [{ name: 'ClickHouse', module: './clickhouse-client' }, undefined]);
+      assert.deepEqual(qs.map((q) => q.otherDatabase), [{ name: 'ClickHouse', module: './clickhouse-client', by: 'tag' }, undefined]);
       const a = analyzeQuery(qs[0]!, text, undefined);
       assert.equal(a.top, undefined);
       assert.match(a.hover, /The SQL is written for ClickHouse \(its `sql` tag comes from \.\/clickhouse-client\), which PostgreSQL does not read, so it is not advised here\./);
@@ -833,6 +833,13 @@ describe('finder: the libraries people use', () => {
       const [daily] = explainTargets(text, 'script');
       assert.match(daily!.problem ?? '', /written for ClickHouse/);
       assert.equal(daily!.values, undefined);
+      // A query call in a file whose only database client is another database's.
+      const surreal = [`import { Surreal } from 'surrealdb';`, 'export const get = (db, key) => db.query("SELECT key, value FROM store WHERE key = $key", { key });'].join('\n');
+      const [kv] = sql(surreal);
+      assert.deepEqual(kv!.otherDatabase, { name: 'SurrealDB', module: 'surrealdb', by: 'client' });
+      assert.match(analyzeQuery(kv!, surreal, undefined).hover, /The SQL is written for SurrealDB \(the file's database client is surrealdb\)/);
+      // With node-postgres beside it, a query call is PostgreSQL's.
+      assert.equal(sql([`import { Pool } from 'pg';`, `import Database from 'better-sqlite3';`, 'pool.query("SELECT id FROM users WHERE email = $1", [e]);'].join('\n'))[0]!.otherDatabase, undefined);
     });
 
     it('suggests no index on a name the code chooses at run time, and the hover says why', () => {

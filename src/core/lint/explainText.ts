@@ -6,7 +6,7 @@
 import { shellCollection, shellValue } from '../advice/mongoText';
 import { otherDatabaseRefusal } from '../advice/pgShape';
 import { inlineParameters, sqlParams } from '../sql/placeholders';
-import { isPlaceholder, type FoundQuery } from '../query/find/index';
+import { isPlaceholder, type FoundQuery, type FoundSqlQuery } from '../query/find/index';
 
 export type ExplainText = { ok: true; text: string } | { ok: false; problem: string };
 
@@ -132,6 +132,6 @@ function placeholders(values: unknown[]): string[] {
 }
 
 /** Why SQL written for another database (a `sql` tag of a ClickHouse client) is neither explained nor advised. */
-export function otherDatabaseProblem(other: { name: string; module: string }): string {
-  return otherDatabaseRefusal(other.name, `its \`sql\` tag comes from ${other.module}`);
+export function otherDatabaseProblem(other: NonNullable<FoundSqlQuery['otherDatabase']>): string {
+  return otherDatabaseRefusal(other.name, other.by === 'tag' ? `its \`sql\` tag comes from ${other.module}` : `the file's database client is ${other.module}`);
 }

@@ -51,7 +51,7 @@ export const sqlTags: CallReader = {
   },
 };
 
-/** Words in a module's name that say which database its `sql` tag writes for, when not PostgreSQL. */
+/** Words in a module's name that say which database its `sql` tag or client writes for, when not PostgreSQL. */
 const OTHER_DATABASES: [RegExp, string][] = [
   [/clickhouse/i, 'ClickHouse'],
   [/mysql|mariadb/i, 'MySQL'],
@@ -60,16 +60,35 @@ const OTHER_DATABASES: [RegExp, string][] = [
   [/duckdb/i, 'DuckDB'],
   [/snowflake/i, 'Snowflake'],
   [/bigquery/i, 'BigQuery'],
+  [/surrealdb/i, 'SurrealDB'],
+  [/oracledb/i, 'Oracle'],
 ];
 
+const databaseNamedBy = (module: string) => OTHER_DATABASES.find(([re]) => re.test(module))?.[1];
+
 /** The database a tag's module names (`sql` from './clickhouse-client' or '@databases/mysql'), if not PostgreSQL. */
-function otherDatabaseOf(ex: Extractor, tag: BNode): { name: string; module: string } | undefined {
+function otherDatabaseOf(ex: Extractor, tag: BNode): FoundSqlQuery['otherDatabase'] {
   let root = unwrap(tag);
   while (isCall(root) || isMember(root)) root = unwrap(isCall(root) ? root.callee! : root.object!);
   if (root.type !== 'Identifier') return undefined;
   const module = ex.importSource(root.name!);
-  const name = module === undefined ? undefined : OTHER_DATABASES.find(([re]) => re.test(module))?.[1];
-  return name === undefined ? undefined : { name, module: module! };
+  const name = module === undefined ? undefined : databaseNamedBy(module);
+  return name === undefined ? undefined : { name, module: module!, by: 'tag' };
+}
+
+/** Packages of PostgreSQL clients, or of libraries that may speak to it. */
+const POSTGRES_CLIENTS = ['pg', 'postgres', 'slonik', 'pg-promise', '@neondatabase/serverless', '@vercel/postgres', 'knex', 'sequelize', 'sequelize-typescript', 'typeorm', '@mikro-orm/core', 'kysely', 'drizzle-orm', '@prisma/client'];
+
+/** For a `query` call: the other database whose client package is the only one the file imports (`surrealdb`, `mysql2`). */
+function otherDatabaseClient(ex: Extractor): FoundSqlQuery['otherDatabase'] {
+  if (ex.imports(...POSTGRES_CLIENTS)) return undefined;
+  for (const module of ex.modules()) {
+    // A package, not a module of the repository: a client the file itself connects with.
+    if (module.startsWith('.')) continue;
+    const name = databaseNamedBy(module);
+    if (name !== undefined) return { name, module, by: 'client' };
+  }
+  return undefined;
 }
 
 function pgQuery(call: BNode, ex: Extractor): boolean {
@@ -92,6 +111,8 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   if (found) {
     const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
     if (values) found.values = values;
+    const other = otherDatabaseClient(ex);
+    if (other) found.otherDatabase = other;
     ex.consume(call);
     ex.push(found);
   }

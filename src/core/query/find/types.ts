@@ -88,9 +88,11 @@ export interface FoundSqlQuery {
   values?: SqlValue[];
   /**
    * Another database the SQL is written for, named from the module its tag comes from (`import { sql }
-   * from './clickhouse-client'`): such a statement is found, and its hover says why it is not advised.
+   * from './clickhouse-client'`, `by: 'tag'`) or, for a `query` call, the only database client the file
+   * imports (`surrealdb`, `mysql2`: `by: 'client'`): such a statement is found, and its hover says why it
+   * is not advised.
    */
-  otherDatabase?: { name: string; module: string };
+  otherDatabase?: { name: string; module: string; by: 'tag' | 'client' };
   warnings: string[];
 }
 
