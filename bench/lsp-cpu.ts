@@ -7,7 +7,10 @@
 // with its dependencies installed) the same files are measured on that tree's service first, in this
 // process, and the ratios of this tree's medians to it are printed.
 //
-// Run: node --import tsx bench/lsp-cpu.ts [--edits N] [--baseline <checkout>]
+// With node's --expose-gc it also prints the heap kept per edit (after a full collection, the heap after
+// the edits less the heap after the open, over the edits): what a long editing session accumulates.
+//
+// Run: node [--expose-gc] --import tsx bench/lsp-cpu.ts [--edits N] [--baseline <checkout>]
 
 import { join } from 'node:path';
 import { scriptFile, sqlFile } from './generate';
@@ -50,12 +53,13 @@ const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Medians over the measured edits: the service's CPU time and the JSON round trip of what it published. */
-async function measure(tree: Tree, name: string, languageId: string, text: string, marker: string): Promise<{ service: number; json: number; bytes: number }> {
+async function measure(tree: Tree, name: string, languageId: string, text: string, marker: string): Promise<{ service: number; json: number; bytes: number; keptKb?: number }> {
   const port: Port = { last: undefined, sendDiagnostics(p) { this.last = p; }, sendNotification() {}, log() {} };
   const service = new tree.service(port, { debounceMs: 0, codeLens: true, maxTextLength: 4_000_000 });
   const uri = `file:///bench/${tree.label}/${name}`;
   service.open(uri, languageId, 1, text);
   await service.settled(uri);
+  const heapAfterOpen = heapUsed();
   let current = text;
   const work: number[] = [];
   const json: number[] = [];
@@ -79,7 +83,16 @@ async function measure(tree: Tree, name: string, languageId: string, text: strin
     json.push(cpuMs(t3));
     bytes = written.length;
   }
-  return { service: median(work), json: median(json), bytes };
+  const heapAfterEdits = heapUsed();
+  return { service: median(work), json: median(json), bytes, ...(heapAfterOpen !== undefined && heapAfterEdits !== undefined ? { keptKb: (heapAfterEdits - heapAfterOpen) / (EDITS + WARM_UP) / 1e3 } : {}) };
+}
+
+/** The heap in use after a full collection, when node runs with --expose-gc. */
+function heapUsed(): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return undefined;
+  gc();
+  return process.memoryUsage().heapUsed;
 }
 
 async function main(): Promise<void> {
@@ -95,7 +108,7 @@ async function main(): Promise<void> {
     for (const tree of trees) {
       const r = await measure(tree, name, languageId, text, marker);
       results.push(r);
-      console.log(`${tree.label === 'baseline' ? 'baseline ' : ''}${name}: CPU per edit (median of ${EDITS}): service ${r.service.toFixed(1)} ms, diagnostics JSON written and read ${r.json.toFixed(1)} ms (${(r.bytes / 1e6).toFixed(2)} MB)`);
+      console.log(`${tree.label === 'baseline' ? 'baseline ' : ''}${name}: CPU per edit (median of ${EDITS}): service ${r.service.toFixed(1)} ms, diagnostics JSON written and read ${r.json.toFixed(1)} ms (${(r.bytes / 1e6).toFixed(2)} MB)${r.keptKb !== undefined ? `; heap kept per edit ${r.keptKb.toFixed(0)} KB` : ''}`);
     }
     if (results.length === 2) {
       const [a, b] = results as [typeof results[0], typeof results[0]];

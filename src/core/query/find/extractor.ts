@@ -6,6 +6,7 @@
 import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FoundQuery, PrismaModels, SourceRange } from './types';
+import { detached } from './ranges';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -466,8 +467,9 @@ export class Extractor {
     return cur;
   }
 
+  /** The source text of a range, as a string of its own (see `detached`). */
   text(r: SourceRange): string {
-    return this.source.slice(r.start, r.end);
+    return detached(this.source.slice(r.start, r.end));
   }
 
   isIdentifierKnown(name: string): boolean {

@@ -9,7 +9,7 @@
 // (after it) is the old piece, kept with what was read from it (its queries and their analyses): only
 // the pieces whose text changed are read and analysed again.
 
-import { touchedSpan, type TouchedSpan } from './ranges';
+import { detached, touchedSpan, type TouchedSpan } from './ranges';
 import type { FindResult } from './types';
 
 export interface Piece {
@@ -35,7 +35,7 @@ export abstract class IncrementalIndex<P extends Piece> {
       this.unchanged();
       return;
     }
-    const region = this.readRegion(text.slice(span.from, span.to), span.from, span);
+    const region = this.readRegion(detached(text.slice(span.from, span.to)), span.from, span);
     if (region === undefined) this.regionUnreadable(text, span);
     else this.splice(text, span, region);
   }
@@ -87,3 +87,4 @@ export abstract class IncrementalIndex<P extends Piece> {
     this.spliced(touched.filter((p) => !kept.has(p)), added.filter((p) => !kept.has(p)), span);
   }
 }
+

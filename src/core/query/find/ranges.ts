@@ -50,6 +50,17 @@ export function changedSpan(old: string, text: string): { p: number; oldEnd: num
 }
 
 
+/**
+ * A copy of a part of a long text that shares no memory with it. V8 keeps a slice of a long string as a
+ * view of the whole string, so a query holding a slice of the file (a placeholder's source text, a
+ * statement's text) would keep that version of the whole file alive as long as the query lives: a file's
+ * worth of memory kept per edit while typing.
+ */
+export function detached(s: string): string {
+  // Shorter slices are copied by V8 itself.
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
 /** Moves the positions of a query that were at or after `oldEnd` in the old text by `delta`. */
 export function shiftQuery(q: FoundQuery, delta: number, oldEnd: number): void {
   if (delta === 0) return;

@@ -234,7 +234,7 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       built.sql += text;
     };
     const param = () => {
-      built.params.push({ n: counter.next, text: ex.source.slice(expr.start, expr.end), range: hole });
+      built.params.push({ n: counter.next, text: ex.text(expr), range: hole });
       return `$${counter.next++}`;
     };
     // In an untagged template (`knex.raw(\`... FROM ${TABLE}\`)`, `pool.query(\`...\`)`) a hole holding a
