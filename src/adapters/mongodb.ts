@@ -11,9 +11,9 @@
 import { randomBytes } from 'node:crypto';
 import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { loadPlan } from '../core/index';
-import type { IndexCreationResult, MongoIndexCreation } from '../core/index';
+import type { FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
-import { explainWouldWrite, toServerCommand, writingStages } from '../core/index';
+import { explainWouldWrite, familyMembers, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
@@ -288,6 +288,9 @@ interface RunningOperation {
   cancelled: boolean;
 }
 
+/** Collections of a family counted to find the largest; a database with more per-tenant collections is rare. */
+const FAMILY_COUNTED = 500;
+
 export class MongoConnection {
   private running: RunningOperation | null = null;
   private closed = false;
@@ -484,6 +487,24 @@ export class MongoConnection {
         throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs });
       }
     });
+  }
+
+  /**
+   * The collections of a family (`app_users*`, core's familyMembers) in the database, largest first by
+   * the count the collection's metadata keeps (estimatedDocumentCount: no scan). Views are left out: an
+   * index is built on a collection. At most FAMILY_COUNTED are counted; the rest follow by name.
+   */
+  async familyCollections(family: string, database?: string): Promise<FamilyMember[]> {
+    try {
+      const db = database !== undefined ? this.client.db(database) : this.client.db();
+      const listed = await db.listCollections({ type: 'collection' }, { nameOnly: true }).toArray();
+      const names = familyMembers(family, listed.map((c) => String(c.name))).sort();
+      const counted = await Promise.all(names.slice(0, FAMILY_COUNTED).map(async (name) => ({ name, documents: await db.collection(name).estimatedDocumentCount() })));
+      counted.sort((a, b) => b.documents - a.documents || a.name.localeCompare(b.name));
+      return [...counted, ...names.slice(FAMILY_COUNTED).map((name) => ({ name }))];
+    } catch (err) {
+      throw mongoError(err, this.options);
+    }
   }
 
   /** Indexes of a collection (none when it does not exist). */

@@ -23,7 +23,7 @@ export { explainText, explainValues, fillExplainValues, type ExplainValues } fro
 export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateIndex } from './query/createIndex';
 export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type PrismaModels, type QuerySourceKind, type SourceRange } from './query/find';
 export { scriptDialect } from './query/find/types';
-export { familyMembers, isCollectionFamily } from './query/find/family';
+export { chooseFamilyMember, familyMembers, isCollectionFamily, onFamilyMember, otherMembers, type FamilyMember } from './query/find/family';
 export { changedSpan, detached } from './query/find/ranges';
 export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
 export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';

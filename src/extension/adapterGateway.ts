@@ -8,10 +8,10 @@
 import type { LiveAdvice } from '../adapters/advise';
 import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainResult } from '../adapters/types';
-import type { Suggestion } from '../core/index';
+import type { FamilyMember, Suggestion } from '../core/index';
 import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
-import type { ExplainOutcome, ExplainRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
+import type { ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
 import type { Log } from './log';
 
 /** Turns an adapter result into what the extension shows; a plan the core refuses is one sentence. */
@@ -68,6 +68,16 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       const conn = await mongo.connectMongo({ uri, connectTimeoutMs });
       try {
         return { serverVersion: conn.server.version, detail: conn.server.detail };
+      } finally {
+        await conn.close();
+      }
+    },
+
+    async familyCollections(request: FamilyRequest): Promise<FamilyMember[]> {
+      const mongo = await import('../adapters/mongodb');
+      const conn = await mongo.connectMongo({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
+      try {
+        return await conn.familyCollections(request.family, request.database);
       } finally {
         await conn.close();
       }

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
 import type { Finding, Plan } from '../core/index';
-import { parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
+import { chooseFamilyMember, isCollectionFamily, onFamilyMember, parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
 import { Commands, Dismissed, UserError } from './commands';
 import { ENGINE_LABEL, type Bindings } from './connections/bindings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
@@ -41,6 +41,8 @@ export interface ExplainArgs {
   verbosity?: ExplainVerbosity;
   analyze?: boolean;
   buffers?: boolean;
+  /** MongoDB: for a query on a family of collections (`app_users*`), the one to explain on; the largest when absent. */
+  collection?: string;
 }
 
 /** What the command returns: a summary tests and scripts can check. */
@@ -58,6 +60,8 @@ export interface ExplainSummary {
   suggestions: string[];
   /** A measurement of the suggestions started at once (the measureOnExplain settings); Services.measuring ends with it. */
   measuring: boolean;
+  /** MongoDB: for a query on a family of collections, the one it was explained on. */
+  collection?: string;
 }
 
 interface Run {
@@ -299,10 +303,21 @@ async function askValues(query: QueryTarget): Promise<QueryTarget> {
   return { ...rest, text: fillExplainValues(v, typed) };
 }
 
+/**
+ * The collection of a family (`app_users*`) on the connection to explain or build on: the one asked for,
+ * else the largest; a UserError when the database holds none of them.
+ */
+export async function familyMember(gateway: Gateway, spec: ConnectionSpec, uri: string, family: string, database: string | undefined, asked?: string): Promise<{ name: string; why: string; sentence: string; others: string[] }> {
+  const members = await gateway.familyCollections({ uri, family, connectTimeoutMs: settings().connectTimeoutMs, ...(database !== undefined ? { database } : {}) });
+  const choice = chooseFamilyMember(family, members, asked);
+  if (!choice) throw new UserError(`No collection of the family ${family} is on ${spec.name}${database !== undefined ? ` in the database ${database}` : ''}, so there is none to run it on.`);
+  return { ...choice, others: members.map((m) => m.name).filter((n) => n !== choice.name) };
+}
+
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
   const target = await resolveTarget(args);
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
-  const query = target.query.problem ? await askValues(target.query) : target.query;
+  let query = target.query.problem ? await askValues(target.query) : target.query;
   const opts = settings();
   const verbosity = args.verbosity ?? opts.verbosity;
   const analyzeFlag = args.analyze ?? opts.analyze;
@@ -333,6 +348,17 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const password = await passwordFor(s, spec);
   const uri = connectionUri(spec, password);
   const gateway = await s.gateway();
+  // A query on a family of collections (`'app_users' + appId`) runs on one real collection of it.
+  let family: { name: string; others: string[] } | undefined;
+  if (command && isCollectionFamily(command.collection)) {
+    const member = await familyMember(gateway, spec, uri, command.collection, command.database, args.collection);
+    s.log.info(member.sentence);
+    query = { ...query, text: onFamilyMember(query.text, command.collection, member.name), title: `${member.name}.${command.operation} (${member.why})` };
+    family = { name: command.collection, others: member.others };
+    const parsed = parseMongoQuery(query.text);
+    if (!parsed.ok) throw new UserError(parsed.error);
+    command = parsed.command;
+  }
   const title = query.title;
   const statement = query.engine === 'postgres' ? statementInfo(query.text) : undefined;
   const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${statement?.verb ?? 'statement'}` : `explain (${effectiveVerbosity})`;
@@ -409,7 +435,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
       measured: s.adviceMeasured,
     })
     : undefined;
-  s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri) : undefined;
+  s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri, family) : undefined;
   const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
   const previous = history.get(history.find(keys, 1)).at(-1);
   history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
@@ -441,11 +467,12 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
     measuring: toMeasure !== undefined,
   };
   if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
+  if (family && command) summary.collection = command.collection;
   return summary;
 }
 
 /** Runs Create Index (which shows the command and asks first) for a suggestion of the panel. */
-async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined): Promise<CreateIndexOutcome> {
+async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined, family?: CreateIndexArgs['family']): Promise<CreateIndexOutcome> {
   const s = findSuggestion(ctx.live.advice, id);
   if (!s?.createText || !s.index) throw new UserError('This suggestion has no index to create.');
   const target = s.index.engine === 'postgres' ? s.index.table : s.index.collection;
@@ -453,7 +480,7 @@ async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vsco
   if (!uri) throw new UserError('Open the file or folder of this query first: the index is created on its connection.');
   const args: CreateIndexArgs = {
     uri: uri.toString(), engine: ctx.engine, createText: s.createText, target, reason: s.ruleText,
-    ...(ctx.command?.database !== undefined ? { database: ctx.command.database } : {}),
+    ...(ctx.command?.database !== undefined ? { database: ctx.command.database } : {}), ...(family ? { family } : {}),
   };
   return (await vscode.commands.executeCommand<CreateIndexOutcome | undefined>(ClientCommands.createIndex, args)) ?? { status: 'failed', detail: 'The index could not be created: see the log.' };
 }

@@ -4,7 +4,7 @@
 
 import type { LiveAdvice } from '../adapters/advise';
 import type { TrialStep } from '../adapters/verify';
-import type { Plan } from '../core/index';
+import type { FamilyMember, Plan } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import type { ConnectionEngine } from './connections/spec';
 
@@ -100,8 +100,20 @@ export interface ServerInfo {
   detail?: string;
 }
 
+/** The collections of a family (`app_users*`) a query names, asked for before Explain picks one of them. */
+export interface FamilyRequest {
+  /** The URI to connect with, password included; never logged. */
+  uri: string;
+  family: string;
+  /** The database named in the code (`client.db('x')`); the URI's when absent. */
+  database?: string;
+  connectTimeoutMs: number;
+}
+
 export interface Gateway {
   test(engine: ConnectionEngine, uri: string, connectTimeoutMs: number): Promise<ServerInfo>;
+  /** MongoDB: the family's collections on the server, largest first (core's FamilyMember). */
+  familyCollections(request: FamilyRequest): Promise<FamilyMember[]>;
   explain(request: ExplainRequest): RunningExplain;
   /** Verifies a suggestion of `request.live`: HypoPG or a rolled-back build for PostgreSQL, the sampled trial for MongoDB. */
   verify(request: VerifyRequest): RunningVerify;

@@ -15,13 +15,13 @@ import {
   AdviceWanted, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
   type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
-import { parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
+import { isCollectionFamily, onFamilyMember, otherMembers, parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
 import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
-import { passwordFor, SETTINGS, type Services } from './explain';
+import { familyMember, passwordFor, SETTINGS, type Services } from './explain';
 
 const SELECTOR: LanguageClientOptions['documentSelector'] = [
   ...['file', 'untitled'].flatMap((scheme) => ['sql', 'javascript', 'typescript', 'javascriptreact', 'typescriptreact'].map((language) => ({ scheme, language }))),
@@ -335,6 +335,11 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<CreateIn
     spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.selectConnection, { engine: args.engine, uri: args.uri });
     if (!spec) return { status: 'declined' };
   }
+  if (args.engine === 'mongodb' && isCollectionFamily(args.target)) {
+    // The index the language server suggests for a family (`app_users*`) is built on one real collection of it.
+    const member = await familyMember(await s.gateway(), spec, connectionUri(spec, await passwordFor(s, spec)), args.target, args.database);
+    args = { ...args, createText: onFamilyMember(args.createText, args.target, member.name), target: member.name, family: { name: args.target, others: member.others } };
+  }
   const where = ` on ${spec.name}`;
   const lock = args.engine === 'postgres'
     ? /\bconcurrently\b/i.test(args.createText)
@@ -342,7 +347,10 @@ async function createIndex(s: Services, args: CreateIndexArgs): Promise<CreateIn
       : 'CREATE INDEX blocks writes to the table while it builds; CREATE INDEX CONCURRENTLY does not, but takes longer.'
     : 'The build reads the whole collection and uses memory and I/O while it runs; writes go on meanwhile.';
   const message = `Create this index${where}?`;
-  const detail = `${args.createText}\n\n${lock}${args.reason ? `\n\n${args.reason}` : ''}`;
+  const family = args.family
+    ? `\n\nIt creates the index on ${args.target} only, one collection of the family ${args.family.name}; ${args.family.others.length > 0 ? `the others (${otherMembers(args.family.others.map((name) => ({ name })), args.target)}) are left as they are.` : 'no other collection of it is on this server yet.'}`
+    : '';
+  const detail = `${args.createText}${family}\n\n${lock}${args.reason ? `\n\n${args.reason}` : ''}`;
   let choice: string | undefined;
   if (s.consent) {
     // Tests answer the modal through the consent hook: agreeing means "Create Index".

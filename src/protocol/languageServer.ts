@@ -216,4 +216,9 @@ export interface CreateIndexArgs {
   reason?: string;
   /** MongoDB: the database named in the code (`client.db('x')`), when it names one. */
   database?: string;
+  /**
+   * MongoDB: `target` is one collection of this family (`app_users*`), chosen on the server; the index is
+   * built on it only, and the confirmation names the others.
+   */
+  family?: { name: string; others: string[] };
 }

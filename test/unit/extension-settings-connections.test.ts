@@ -154,6 +154,7 @@ describe('extension: connections from settings', () => {
       };
       const gateway: Gateway = {
         test: async () => ({}),
+        familyCollections: async () => [],
         explain: (r) => ({ done: check(r.uri), cancel: async () => void cancels++ }),
         verify: (r: VerifyRequest) => ({ done: check(r.uri).then(() => ({ declined: false, notes: [], warnings: [] })), cancel: () => void cancels++ }),
       };

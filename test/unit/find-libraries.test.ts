@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
-import { advisePostgresShapes, analyzeQuery, explainTargets, parsePostgresQuerySync } from '../../src/core/index';
+import { advisePostgresShapes, analyzeQuery, chooseFamilyMember, explainTargets, familyMembers, fillExplainValues, onFamilyMember, parsePostgresQuerySync } from '../../src/core/index';
 import { readRepositorySchema } from '../../src/core/schema/index';
 
 const find = (text: string, kind: 'script' | 'sql' = 'script'): FoundQuery[] => findQueries(text, kind).queries;
@@ -100,6 +100,18 @@ describe('finder: the libraries people use', () => {
         assert.match(chunks.hover, /files_id_1_n_1` from GridFS/);
       });
 
+      it("matches a server's collections to the family and picks the one to explain on", () => {
+        assert.deepEqual(familyMembers('app_users*', ['app_users', 'app_users1', 'app_users_x', 'apps', 'xapp_users1']), ['app_users1', 'app_users_x']);
+        assert.deepEqual(familyMembers('*.files', ['fs.files', 'fs.chunks', 'photos.files', 'files']), ['fs.files', 'photos.files']);
+        const members = [{ name: 'app_users2', documents: 3_000 }, { name: 'app_users1', documents: 400 }];
+        assert.equal(chooseFamilyMember('app_users*', members)?.why, 'the largest of 2 collections of the family app_users*');
+        assert.equal(chooseFamilyMember('app_users*', members, 'app_users1')?.sentence, 'Explained on app_users1, one of 2 collections of the family app_users*, 400 documents; the others: app_users2.');
+        assert.equal(chooseFamilyMember('app_users*', []), undefined);
+        // The text Explain runs once the user gave the values the code takes: on the chosen collection.
+        const [target] = explainTargets(text, 'script', 'ts');
+        assert.equal(onFamilyMember(fillExplainValues(target!.values!, ['"u1"']), 'app_users*', 'app_users2'), 'db.getSiblingDB("analytics").getCollection("app_users2").find({uid: ("u1")}).limit(1)');
+      });
+
       it('keeps an index the repository builds on the family', () => {
         const schema = readRepositorySchema([{ path: 'src/indexes.js', text: [
           `export async function ensureIndexes(db, appId) {`,
@@ -107,8 +119,12 @@ describe('finder: the libraries people use', () => {
           `  const events = db.collection(\`events_\${appId}\`);`,
           `  await events.createIndexes([{ key: { key: 1, ts: -1 }, name: 'key_ts' }]);`,
           `}`,
-        ].join('\n') }]);
+        ].join('\n') }, {
+          // Building an index that exists changes nothing, on the server as here: the first declaration stays.
+          path: 'src/seed.js', text: `export const seed = (db, appId) => db.collection(\`app_users\${appId}\`).createIndex({ uid: 1 });`,
+        }]);
         assert.deepEqual([...schema.collections.keys()].sort(), ['app_users*', 'events_*']);
+        assert.deepEqual(schema.collections.get('app_users*')!.map((ix) => `${ix.name} ${ix.source}`), ['uid_unique src/indexes.js']);
         const qs = mongo(text);
         const user = analyzeQuery(qs[0]!, text, undefined, schema);
         assert.equal(user.top?.keep, 'uid_unique');

@@ -49,9 +49,10 @@ export function readMongoIndexCalls(text: string, source: string, dialect: Scrip
     for (const { keys, options } of specs) {
       const ix = keysIndex(keys, options, source);
       if (!ix) continue;
-      const list = (into.collections.get(collection) ?? []).filter((x) => x.name !== ix.name);
-      list.push(ix);
-      into.collections.set(collection, list);
+      // As on the server, building an index that exists (a Mongoose schema's, another script's) changes nothing.
+      const list = into.collections.get(collection) ?? [];
+      if (list.some((x) => x.name === ix.name || JSON.stringify(x.key) === JSON.stringify(ix.key))) continue;
+      into.collections.set(collection, [...list, ix]);
     }
   }
 }

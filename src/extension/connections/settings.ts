@@ -213,6 +213,7 @@ export function askingPasswords(inner: Gateway, source: PasswordSource): Gateway
 
   return {
     test: (engine, uri, connectTimeoutMs) => inner.test(engine, uri, connectTimeoutMs),
+    familyCollections: async (request) => inner.familyCollections({ ...request, uri: await withKeptPassword(request.uri) }),
 
     explain(request): RunningExplain {
       let current = inner.explain(request);

@@ -6,6 +6,7 @@
 
 import { MAX_RESOLVE_DEPTH, type Extractor } from './extractor';
 import { cookedOf, unwrap, type BNode } from './syntax';
+import { formatCount } from '../../format';
 
 /** What stands for the part of a family's name chosen at run time. */
 export const FAMILY_PART = '*';
@@ -75,4 +76,36 @@ export function gridFsIndexes(collection: string): { name: string; key: Record<s
 /** The hover's sentence on a query of a family. */
 export function familySentence(family: string, code: string): string {
   return `The collection is one of the family ${family}, named at run time (${code}): the advice is for each collection of it, and an index is meant for each.`;
+}
+
+/** One collection of a family on a server, with its document count when it was counted. */
+export interface FamilyMember {
+  name: string;
+  documents?: number;
+}
+
+/** The shell text of a query (or a createIndex) on a family, written on one collection of it instead. */
+export function onFamilyMember(text: string, family: string, member: string): string {
+  return text.replace(`getCollection(${JSON.stringify(family)})`, `getCollection(${JSON.stringify(member)})`);
+}
+
+/** The other collections of a family, for a sentence: the first few by name, and how many more. */
+export function otherMembers(members: readonly FamilyMember[], chosen: string): string {
+  const others = members.map((m) => m.name).filter((n) => n !== chosen).sort();
+  if (others.length === 0) return 'no other';
+  const shown = others.slice(0, 5).join(', ');
+  return others.length > 5 ? `${shown} and ${formatCount(others.length - 5)} more` : shown;
+}
+
+/**
+ * The collection of a family Explain runs on: the one asked for, else the largest (the list comes
+ * largest first), with the sentence that says which and why; undefined with none on the server.
+ */
+export function chooseFamilyMember(family: string, members: readonly FamilyMember[], asked?: string): { name: string; why: string; sentence: string } | undefined {
+  const chosen = (asked !== undefined ? members.find((m) => m.name === asked) : undefined) ?? members[0];
+  if (!chosen) return undefined;
+  const count = chosen.documents !== undefined ? `, ${formatCount(chosen.documents)} ${chosen.documents === 1 ? 'document' : 'documents'}` : '';
+  const why = members.length === 1 ? 'the only collection' : chosen === members[0] && chosen.name !== asked ? `the largest of ${members.length} collections` : `one of ${members.length} collections`;
+  const others = members.length > 1 ? `; the others: ${otherMembers(members, chosen.name)}` : '';
+  return { name: chosen.name, why: `${why} of the family ${family}`, sentence: `Explained on ${chosen.name}, ${why} of the family ${family}${count}${others}.` };
 }
