@@ -275,6 +275,19 @@ describe('language server: finding queries', () => {
     assert.deepEqual(index.result().queries, []);
   });
 
+  it('reads a client\'s count() as Prisma\'s while the file calls a method only Prisma has on it, and again when that call goes', () => {
+    const prismaOnly = 'export const latest = ({ ctx }) => ctx.db.post.findFirst({ orderBy: { createdAt: "desc" } });\n';
+    const a = 'export const total = ({ ctx }) => ctx.db.post.count();\nconst other = 1;\n';
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    assert.deepEqual(index.result().queries.map((q) => q.engine), ['mongodb']);
+    index.update(a + prismaOnly);
+    assert.deepEqual(index.result().queries.map((q) => (q.engine === 'postgres' ? q.sql : q.engine)), ['SELECT count(*) FROM "Post"', 'SELECT * FROM "Post" ORDER BY "createdAt" DESC LIMIT 1']);
+    assert.deepEqual(index.result().queries, findQueries(a + prismaOnly, 'script', 'ts').queries);
+    index.update(a);
+    assert.deepEqual(index.result().queries.map((q) => q.engine), ['mongodb']);
+  });
+
   it('never throws on text that is not code', () => {
     for (const text of ['', '(((', '`${', '\u0000\uffff', 'db.', "db.c.find({a: 1}", '/* open']) {
       const r = findQueries(text, 'script', 'ts');

@@ -65,9 +65,27 @@ function modelAccessor(ex: Extractor, e: BNode, op: ChainCall): string | undefin
   const client = ex.lastName(object);
   const named = client !== undefined && /prisma/i.test(client);
   const imported = ex.imports('@prisma/client') || [...ex.modules()].some((m) => /prisma/i.test(m));
-  const clientLike = client !== undefined && /^(tx|trx|db|client|ctx|prisma\w*|\w*Prisma\w*|database)$/.test(client);
+  const clientLike = client !== undefined && CLIENT_LIKE.test(client);
   if (named || (imported && clientLike) || (clientLike && PRISMA_ONLY.has(op.name)) || fromOwnModule(ex, object, op)) return accessor;
+  // `ctx.db.post.count()` where the file also calls `ctx.db.post.findMany(...)`: the client is Prisma's.
+  if (clientLike && !ex.imports('drizzle-orm') && ex.fileShows(PRISMA_CLIENT)) return accessor;
   return undefined;
+}
+
+const CLIENT_LIKE = /^(tx|trx|db|client|ctx|prisma\w*|\w*Prisma\w*|database)$/;
+
+export const PRISMA_CLIENT = 'a client calling a method only Prisma has';
+
+/** True when a node is a call of a method only Prisma has on a model of a client (`ctx.db.post.findMany(...)`). */
+export function showsPrismaClient(n: BNode): boolean {
+  if (!isCall(n)) return false;
+  const callee = unwrap(n.callee!);
+  if (!isMember(callee) || !PRISMA_ONLY.has(propertyName(callee) ?? '')) return false;
+  const model = unwrap(callee.object!);
+  if (!isMember(model) || !/^[a-z]/.test(propertyName(model) ?? '')) return false;
+  const client = unwrap(model.object!);
+  const name = client.type === 'Identifier' ? client.name : isMember(client) ? propertyName(client) : undefined;
+  return name !== undefined && CLIENT_LIKE.test(name);
 }
 
 /** A client imported from the application's own module: one named for Prisma, or any with a method only Prisma has. */

@@ -4,7 +4,7 @@ import { parse as babelParse, type ParserPlugin } from '@babel/parser';
 import { Extractor, type CallReader } from './extractor';
 import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
-import { prismaCalls } from './prisma';
+import { prismaCalls, PRISMA_CLIENT, showsPrismaClient } from './prisma';
 import { knexCalls } from './knex';
 import { sequelizeCalls } from './sequelize';
 import { typeormCalls } from './typeorm';
@@ -43,7 +43,7 @@ interface Chunk {
 const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls];
 
 /** Facts about a file that a statement can show, with the test of one node that shows each. */
-const FILE_FACTS: readonly [string, (n: BNode) => boolean][] = [[DB_HOLDS_COLLECTIONS, showsDbHoldingCollections]];
+const FILE_FACTS: readonly [string, (n: BNode) => boolean][] = [[DB_HOLDS_COLLECTIONS, showsDbHoldingCollections], [PRISMA_CLIENT, showsPrismaClient]];
 
 export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
   ts: ['typescript', 'decorators-legacy'],
