@@ -33,6 +33,11 @@ describe('advice: PostgreSQL shapes (libpg-query)', () => {
   it("says a statement with MySQL's backquoted names is written for another database, and other errors are the parser's", async () => {
     const mysql = await parsePostgresQuery('DELETE FROM `roles` WHERE name="USER"');
     assert.deepEqual(mysql, { ok: false, refusal: OTHER_DATABASE });
+    const tsql = await parsePostgresQuery('ALTER TABLE [dbo].[jackson_store] ADD [namespace] varchar(64) NULL');
+    assert.equal(!tsql.ok ? tsql.refusal : '', 'The SQL is written for SQL Server (`[bracketed]` names), which PostgreSQL does not read, so it is not advised here.');
+    // A subscript in a statement that does not parse is not SQL Server's quoting.
+    const subscript = await parsePostgresQuery('SELECT tags[idx] FROM posts WHERE');
+    assert.match(!subscript.ok ? subscript.refusal : '', /^The SQL does not parse/);
     const broken = await parsePostgresQuery('SELECT * FROM orders WHERE');
     assert.equal(broken.ok, false);
     assert.match(!broken.ok ? broken.refusal : '', /^The SQL does not parse: syntax error/);

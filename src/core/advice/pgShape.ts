@@ -128,6 +128,9 @@ export function isOtherDatabase(refusal: string): boolean {
 /** The refusal of a statement with backquoted names, MySQL's and SQLite's quoting. */
 export const OTHER_DATABASE = otherDatabaseRefusal('MySQL or SQLite', '`backquoted` names');
 
+/** The refusal of a statement with bracketed names, SQL Server's quoting. */
+const SQL_SERVER = otherDatabaseRefusal('SQL Server', '`[bracketed]` names');
+
 /** Same as parsePostgresQuery once loadSqlParser() has resolved. */
 export function parsePostgresQuerySync(sql: string): PgParseResult {
   if (typeof sql !== 'string') return { ok: false, refusal: 'The SQL is not text.' };
@@ -145,6 +148,8 @@ export function parsePostgresQuerySync(sql: string): PgParseResult {
     // Backquoted names are MySQL's and SQLite's (a TypeORM or Knex migration for another database); say so
     // rather than quote the parser's error at the first backquote.
     if (/`[^`\n]+`/.test(sql)) return { ok: false, refusal: OTHER_DATABASE };
+    // `[name]` where a name stands (not a subscript: `tags[1]`, `ARRAY[...]`) is SQL Server's quoting.
+    if (/(^|[\s,(.=])\[[A-Za-z_][\w ]*\]/.test(sql)) return { ok: false, refusal: SQL_SERVER };
     return { ok: false, refusal: `The SQL does not parse: ${e.message ?? 'syntax error'}${pos !== undefined ? ` (at character ${pos})` : ''}.` };
   }
   const text = new SourceText(sql, tokens);
