@@ -664,6 +664,23 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM chat_flow WHERE id = $1 LIMIT 1']);
       assert.match(qs[0]!.warnings.join(' '), /The entity is taken to be ChatFlow from the key of databaseEntities\['ChatFlow'\]/);
     });
+
+    it('takes the entity a manager is given in a field named for its class, and says so', () => {
+      const qs = sql([
+        `import { DataSource, In } from 'typeorm';`,
+        `export class Store {`,
+        `  private OrderLine;`,
+        `  init({ OrderLine }) { this.OrderLine = OrderLine; }`,
+        `  async lines(dataSource: DataSource, keys: string[]) {`,
+        `    const queryRunner = dataSource.createQueryRunner();`,
+        `    return queryRunner.manager.find(this.OrderLine, { where: { orderKey: In(keys) } });`,
+        `  }`,
+        `  async line(entityManager, key: string) { return entityManager.findOneBy(this.OrderLine, { orderKey: key }); }`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM order_line WHERE "orderKey" IN ($1)', 'SELECT * FROM order_line WHERE "orderKey" = $1 LIMIT 1']);
+      assert.match(qs[0]!.warnings.join(' '), /The entity is taken to be OrderLine from the field this\.OrderLine, which is given its class at run time\./);
+    });
   });
 
   describe('postgres.js and slonik', () => {

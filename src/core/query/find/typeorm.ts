@@ -83,6 +83,11 @@ function entityArgument(ex: Extractor, node: BNode): Entity | undefined {
   }
   const named = entityName(ex, e);
   if (named !== undefined) return { name: named };
+  // `manager.find(this.OrderLine, ...)`: a field named for the entity class it holds, set at run time.
+  if (isMember(e) && !e.computed && unwrap(e.object!).type === 'ThisExpression' && /^[A-Z]\w*$/.test(propertyName(e) ?? '')) {
+    const field = propertyName(e)!;
+    return { name: field, note: `The entity is taken to be ${field} from the field this.${field}, which is given its class at run time.` };
+  }
   if (isMember(e) && /entities$/i.test(ex.lastName(unwrap(e.object!)) ?? '')) {
     const key = e.computed ? ex.stringOf(e.property!, 0) : propertyName(e);
     if (key !== undefined && /^[A-Z]\w*$/.test(key)) {
