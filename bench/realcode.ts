@@ -155,8 +155,10 @@ function inventory(file: string, src: string, setups: ReadonlySet<string> = new 
       if (argumentStarts.has(n.start) || !first || !/^[\s\S]?\s*\(?\s*(select|with|insert|update|delete)\b/i.test(src.slice(first.start, first.start + 200))) return;
       return add('knex', n);
     }
-    // Prisma: <client>.<model>.<op>(
-    if (PRISMA_OPS.has(m) && (has('@prisma/client') || /prisma/i.test(recv)) && /^[\w.]*\.(?!\$)[a-z]\w*$/.test(recv)) return add('prisma', n);
+    // Prisma: <client>.<model>.<op>(. A model's accessor hangs off a client, never off `this` itself: a
+    // class's own `this.http.delete(...)` or `this.userService.count(...)` in a file that imports Prisma's
+    // types is not a Prisma call.
+    if (PRISMA_OPS.has(m) && (has('@prisma/client') || /prisma/i.test(recv)) && /^[\w.]*\.(?!\$)[a-z]\w*$/.test(recv) && !/^this\.\w+$/.test(recv)) return add('prisma', n);
     // Knex: a chain whose root is <knex>('table') or <knex>.select/from/table(...), the instance a variable or a
     // field (`this.db(TABLE).where(...)`); not a property path that only starts with such a name
     // (`db.stores.users.update(...)`).
