@@ -8,7 +8,7 @@ import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
 import { changedSpan, declareEdit, detached, isCollectionFamily } from '../core/index';
-import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type QuerySourceKind, type SourceRange } from '../core/index';
+import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type KnownChange, type QuerySourceKind, type SourceRange } from '../core/index';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
   type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type ClearSchemaParams, type CreateIndexArgs, type DataEdit, type ExplainWantedParams, type SetPlansParams, type DiagnosticData, type InlineExplainArgs, type ListedQuery, type SchemaNeededParams,
@@ -60,7 +60,32 @@ interface CachedAnalysis {
   analysis: QueryAnalysis;
   /** Where the query started when it was analysed (a query the edit did not touch moves, and keeps this). */
   start: number;
-  published?: { start: number; line: number; character: number; diagnostics: Diagnostic[] };
+  published?: Published;
+}
+
+/** One edit, in the text before it: the changed part [p, oldEnd), its last line, and the lines it added (or removed, below 0). */
+interface Edit {
+  p: number;
+  oldEnd: number;
+  delta: number;
+  endLine: number;
+  lines: number;
+}
+
+/**
+ * The diagnostics last published for a query, where the query was then, and the block of text they lie
+ * in: the query and its findings' places (which may be outside it: a filter or a pipeline declared above
+ * the call, a constant further down).
+ */
+interface Published {
+  start: number;
+  line: number;
+  character: number;
+  diagnostics: Diagnostic[];
+  /** The block [lo, hi) of the text, and the line lo is on. */
+  lo: number;
+  hi: number;
+  loLine: number;
 }
 
 interface DocState {
@@ -77,6 +102,10 @@ interface DocState {
   /** Targets already announced in SchemaNeeded, and the queries already looked at for it. */
   announced: Set<string>;
   announcedQueries: WeakSet<FoundQuery>;
+  /** The common prefix and suffix of the text the index last read and the document's text now. */
+  sinceIndexed?: KnownChange;
+  /** The one edit since the last analysis, where it was; `many` when there were several. */
+  edit?: Edit | 'many';
   timer?: ReturnType<typeof setTimeout>;
   lastRun: number;
   /** Background explains: the texts already asked for, when, and the pending request. */
@@ -134,7 +163,13 @@ export class InlineAdviceService {
     // than counted again over the whole file when the diagnostics ask for their first position.
     const { p, oldEnd } = changedSpan(before, text);
     const range = { start: state.doc.positionAt(p), end: state.doc.positionAt(oldEnd) };
-    state.doc = TextDocument.update(state.doc, [{ range, text: text.slice(p, text.length - (before.length - oldEnd)) }], version);
+    const inserted = text.slice(p, text.length - (before.length - oldEnd));
+    state.doc = TextDocument.update(state.doc, [{ range, text: inserted }], version);
+    // What the index and the diagnostics are told of the edit, so they need not compare the texts again.
+    const suffix = before.length - oldEnd;
+    state.sinceIndexed = state.sinceIndexed ? { p: Math.min(state.sinceIndexed.p, p), suffix: Math.min(state.sinceIndexed.suffix, suffix) } : { p, suffix };
+    const lines = inserted.split('\n').length - 1 - (range.end.line - range.start.line);
+    state.edit = state.edit ? 'many' : { p, oldEnd, delta: text.length - before.length, endLine: range.end.line, lines };
     this.schedule(state);
   }
 
@@ -188,11 +223,14 @@ export class InlineAdviceService {
       if (text.length > this.options.maxTextLength) {
         state.queries = [];
       } else {
-        state.index.update(text);
+        state.index.update(text, state.sinceIndexed);
+        delete state.sinceIndexed;
         state.queries = state.index.result().queries;
       }
       state.analysedVersion = state.doc.version;
-      this.publish(state);
+      const edit = state.edit;
+      delete state.edit;
+      this.publish(state, edit === 'many' ? undefined : edit);
       this.announce(state);
       this.askAdvice(state);
       this.scheduleExplain(state);
@@ -242,25 +280,48 @@ export class InlineAdviceService {
 
   // ---- diagnostics ------------------------------------------------------------------------------------
 
-  private publish(state: DocState): void {
-    this.port.sendDiagnostics({ uri: state.uri, version: state.doc.version, diagnostics: this.diagnostics(state) });
+  private publish(state: DocState, edit?: Edit): void {
+    this.port.sendDiagnostics({ uri: state.uri, version: state.doc.version, diagnostics: this.diagnostics(state, edit) });
   }
 
-  diagnostics(state: DocState): Diagnostic[] {
+  diagnostics(state: DocState, edit?: Edit): Diagnostic[] {
     const out: Diagnostic[] = [];
     for (const q of state.queries) {
       const entry = this.cached(state, q);
       if (entry.analysis.findings.length === 0) continue;
-      // A query the edit did not touch keeps its object; where it also starts at the same line and column
-      // its diagnostics are the same objects as last time, so a keystroke builds only the touched ones.
-      const at = state.doc.positionAt(q.range.start);
       const last = entry.published;
-      if (last && last.start === q.range.start && last.line === at.line && last.character === at.character) {
+      // A query the edit did not touch keeps its object and its diagnostics: the same objects where the
+      // edit came after the text they lie in, the same moved by the lines the edit added or removed
+      // where it came before on an earlier line. A keystroke builds only the diagnostics it touched.
+      if (last && edit && q.range.start === last.start && edit.p >= last.hi) {
         for (const d of last.diagnostics) out.push(d);
         continue;
       }
-      const diagnostics = entry.analysis.findings.map((f) => this.diagnostic(state, q, f));
-      entry.published = { start: q.range.start, line: at.line, character: at.character, diagnostics };
+      if (last && edit && q.range.start === last.start + edit.delta && edit.oldEnd <= last.lo && edit.endLine < last.loLine) {
+        const diagnostics = edit.delta === 0 && edit.lines === 0 ? last.diagnostics : moved(last.diagnostics, q, edit.lines);
+        entry.published = { start: q.range.start, line: last.line + edit.lines, character: last.character, diagnostics, lo: last.lo + edit.delta, hi: last.hi + edit.delta, loLine: last.loLine + edit.lines };
+        for (const d of diagnostics) out.push(d);
+        continue;
+      }
+      // Without the edit's place (several edits, a new index list), a query at the same line and column
+      // keeps its diagnostics.
+      const at = state.doc.positionAt(q.range.start);
+      if (last && !edit && last.start === q.range.start && last.line === at.line && last.character === at.character) {
+        for (const d of last.diagnostics) out.push(d);
+        continue;
+      }
+      let lo = q.range.start;
+      let hi = q.range.end;
+      let loLine = at.line;
+      const diagnostics = entry.analysis.findings.map((f) => {
+        const r = anchorRange(q, f.anchor);
+        const d = this.diagnostic(state, q, f, r);
+        lo = Math.min(lo, r.start);
+        hi = Math.max(hi, r.end);
+        loLine = Math.min(loLine, d.range.start.line);
+        return d;
+      });
+      entry.published = { start: q.range.start, line: at.line, character: at.character, diagnostics, lo, hi, loLine };
       for (const d of diagnostics) out.push(d);
     }
     return out;
@@ -271,9 +332,9 @@ export class InlineAdviceService {
    * read the rest (the index to build, the rewrite) from the cached analysis, which keeps the published
    * diagnostics of a file with a thousand findings small.
    */
-  private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding): Diagnostic {
+  private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding, at: SourceRange): Diagnostic {
     const data: DiagnosticData = { code: f.code, query: { start: q.range.start, end: q.range.end } };
-    return { range: this.range(state, anchorRange(q, f.anchor)), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
+    return { range: this.range(state, at), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
   }
 
   /**
@@ -652,6 +713,20 @@ export class InlineAdviceService {
       return l;
     });
   }
+}
+
+/**
+ * The diagnostics of a query that moved with the text its findings lie in (an edit before it, on an
+ * earlier line): each is `lines` lines further, at the same column. Only the query's offsets in `data`
+ * are new; a range that did not move is the same object.
+ */
+function moved(last: Diagnostic[], q: FoundQuery, lines: number): Diagnostic[] {
+  return last.map((d) => {
+    const data: DiagnosticData = { code: (d.data as DiagnosticData).code, query: { start: q.range.start, end: q.range.end } };
+    const { start, end } = d.range;
+    const range = lines === 0 ? d.range : { start: { line: start.line + lines, character: start.character }, end: { line: end.line + lines, character: end.character } };
+    return { range, severity: d.severity, code: d.code, source: SOURCE, message: d.message, data };
+  });
 }
 
 /**

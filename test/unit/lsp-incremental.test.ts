@@ -215,6 +215,40 @@ describe('language server: statements an edit did not change are kept, and repor
     ]);
   });
 
+  it('a script whose queries read constants declared further down: edits between a query and its constant', async () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      "const db = new MongoClient('').db('app');",
+      'export async function list(page: number) {',
+      "  return db.collection('items').find(FILTER).sort({ at: -1 }).skip(page * 10).limit(10).toArray();",
+      '}',
+      'export function other() { return 1; }',
+      'export async function more() {',
+      "  return db.collection('items').aggregate(STAGES).toArray();",
+      '}',
+      'export function last() { return 2; }',
+      "const FILTER = { owner: 1, title: new RegExp('x', 'i') };",
+      "const STAGES = [{ $project: { mail: '$user.mail' } }, { $match: { mail: 'a' } }];",
+      '',
+    ].join('\n');
+    assert.ok(fresh('file:///later.ts', 'typescript', 1, text).some((d) => d.range.start.line === 10), 'a finding lies on the constant');
+    await sequenceEqualsFreshOpens('file:///later.ts', 'typescript', text, [
+      ['a line added between a query and its constant', (t) => t.replace('export function other() { return 1; }', 'export function other() {\n  return 1;\n}')],
+      ['a digit typed between them', (t) => t.replace('return 2;', 'return 27;')],
+      ['a line removed between them', (t) => t.replace('export function other() {\n  return 1;\n}', 'export function other() { return 1; }')],
+      ['a line added before both', (t) => `// header\n${t}`],
+    ]);
+  });
+
+  it('a .sql file with two statements on a line: an edit in the first moves the second along its line', async () => {
+    const two = "SELECT id FROM items WHERE lower(kind) = 'a' OFFSET 5 LIMIT 1; SELECT id FROM items WHERE lower(kind) = 'b' OFFSET 5 LIMIT 1;";
+    await sequenceEqualsFreshOpens('file:///two.sql', 'sql', `${denseSql(3)}\n${two}\n${denseSql(3)}`, [
+      ['a digit typed in the first statement', (t) => t.replace('OFFSET 5 LIMIT 1; SELECT', 'OFFSET 57 LIMIT 1; SELECT')],
+      ['deleted again', (t) => t.replace('OFFSET 57 LIMIT 1; SELECT', 'OFFSET 5 LIMIT 1; SELECT')],
+      ['a line break typed in the first statement', (t) => t.replace("= 'a' OFFSET", "= 'a'\nOFFSET")],
+    ]);
+  });
+
   it('a .sql file: edits inside a statement, between statements, splitting and joining statements, pasting and cutting many lines', async () => {
     await sequenceEqualsFreshOpens('file:///seq.sql', 'sql', denseSql(16), [
       ['a digit typed inside a statement', (t) => t.replace('i.kind = 3 ', 'i.kind = 37 ')],

@@ -9,7 +9,7 @@
 // (after it) is the old piece, kept with what was read from it (its queries and their analyses): only
 // the pieces whose text changed are read and analysed again.
 
-import { detached, touchedSpan, type TouchedSpan } from './ranges';
+import { detached, touchedSpan, type KnownChange, type TouchedSpan } from './ranges';
 import type { FindResult } from './types';
 
 export interface Piece {
@@ -25,12 +25,13 @@ export abstract class IncrementalIndex<P extends Piece> {
   /** The queries found, in text order, and the warnings of the last read. */
   abstract result(): FindResult;
 
-  update(text: string): void {
+  /** Reads `text`, the file's new version; `known`, when given, bounds what changed since the last one. */
+  update(text: string, known?: KnownChange): void {
     if (this.mustReadAll()) {
       this.readAll(text);
       return;
     }
-    const span = touchedSpan(this.pieces, this.text, text);
+    const span = touchedSpan(this.pieces, this.text, text, known);
     if (!span) {
       this.unchanged();
       return;

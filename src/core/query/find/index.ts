@@ -19,7 +19,7 @@ import type { FindResult, PrismaModels, QuerySourceKind, ScriptDialect } from '.
 
 export * from './types';
 export { loadSqlParser, sqlParserLoaded } from '../../sql/parser';
-export { sqlCharToSource, sqlRangeToSource, changedSpan, escapeKey, locationPath } from './ranges';
+export { sqlCharToSource, sqlRangeToSource, changedSpan, escapeKey, locationPath, type KnownChange } from './ranges';
 export { findSqlStatements, SqlQueryIndex } from './sqlFiles';
 export { ScriptQueryIndex } from './scriptIndex';
 export { isPlaceholder } from './values';

@@ -162,6 +162,16 @@ export function locationPath(...segments: (string | number)[]): string {
   return segments.map((s) => escapeKey(String(s))).join('/');
 }
 
+/**
+ * What the caller knows of a change without comparing the texts (the editor said where it typed): the
+ * two texts have at least this common prefix and common suffix. A smaller span than the real one is
+ * still right, it only reads more again.
+ */
+export interface KnownChange {
+  p: number;
+  suffix: number;
+}
+
 /** The statements an edit touched, and the region of the new text to read again in their place. */
 export interface TouchedSpan {
   /** First and last statement (indexes) to replace. */
@@ -181,8 +191,8 @@ export interface TouchedSpan {
  * one on each side (a removed separator can merge two statements), and the text between the untouched
  * statements around them. Undefined when the texts are equal.
  */
-export function touchedSpan(chunks: readonly { start: number; end: number }[], old: string, text: string): TouchedSpan | undefined {
-  const { p, oldEnd } = changedSpan(old, text);
+export function touchedSpan(chunks: readonly { start: number; end: number }[], old: string, text: string, known?: KnownChange): TouchedSpan | undefined {
+  const { p, oldEnd } = known && known.p + known.suffix <= Math.min(old.length, text.length) ? { p: known.p, oldEnd: old.length - known.suffix } : changedSpan(old, text);
   if (p === old.length && p === text.length) return undefined;
   const delta = text.length - old.length;
   // Statements touching [p, oldEnd] in the old text (touching their ends too: typing right after one).

@@ -5,7 +5,7 @@ import { QUERY_KINDS } from '../../sql/kinds';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { normalisePlaceholders } from './placeholders';
 import { IncrementalIndex } from './incremental';
-import { shiftQuery, type TouchedSpan } from './ranges';
+import { shiftQuery, type KnownChange, type TouchedSpan } from './ranges';
 import type { FindResult, FoundSqlQuery } from './types';
 
 
@@ -88,14 +88,14 @@ export class SqlQueryIndex extends IncrementalIndex<SqlChunk> {
     return { queries: this.pieces.flatMap((c) => (c.query ? [c.query] : [])), warnings: [...this.warnings] };
   }
 
-  override update(text: string): void {
+  override update(text: string, known?: KnownChange): void {
     if (!sqlParserLoaded()) {
       this.text = '';
       this.pieces = [];
       this.warnings = ['The SQL parser is not loaded yet.'];
       return;
     }
-    super.update(text);
+    super.update(text, known);
   }
 
   protected mustReadAll(): boolean {
