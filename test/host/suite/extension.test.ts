@@ -14,8 +14,16 @@ import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ExtensionHandle } from '../../../src/extension/main';
 import type { OpenPlanSummary } from '../../../src/extension/openPlan';
+import type { CreateIndexOutcome } from '../../../src/extension/languageClient';
+import type { ClientCommands, CreateIndexArgs } from '../../../src/protocol/languageServer';
 import type { HostToViewMessage, SuggestionVerdict, SuggestionView } from '../../../src/protocol/webview';
 import { until } from '../../until';
+
+/**
+ * The language server's Create Index command, checked against ClientCommands by its type: a value import
+ * of the protocol module would bundle the core (and its parser's WASM) into the in-host tests.
+ */
+const CREATE_INDEX: (typeof ClientCommands)['createIndex'] = 'queryPlanInspector.createIndex';
 
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -630,6 +638,45 @@ export function extensionTests(): void {
       assert.deepEqual(seen.map((x) => x.status), ['unverified']);
       assert.match(seen[0]!.detail ?? '', /declined/);
       assert.deepEqual(await scratch(), []);
+    });
+
+    it('a query on a family of collections is explained and verified on the largest, and Create Index builds on it only, naming the other', async () => {
+      const orders = (n: number) => Array.from({ length: n }, (_, i) => ({ status: i % 10 === 0 ? 'open' : 'done', created: i }));
+      await db.collection('tenant_orders_a').insertMany(orders(300));
+      await db.collection('tenant_orders_b').insertMany(orders(2_000));
+      try {
+        // The folder of the samples is bound to this connection (the first test): Create Index builds there.
+        await openAt('orders.mongodb.js', 'db.orders.find({ country_id: 1, order_details');
+        const text = 'db.getCollection("tenant_orders_*").find({ status: "open" }).sort({ created: -1 }).limit(20)';
+        const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text, engine: 'mongodb', connectionId: spec.id });
+        assert.ok(r, `explain failed: ${handle.lastError()}`);
+        assert.equal(r.collection, 'tenant_orders_b');
+        assert.equal(r.title, 'tenant_orders_b.find (the largest of 2 collections of the family tenant_orders_*)');
+        const first = shownSuggestions().find((v) => v.verifiable && v.ddl?.startsWith('db.tenant_orders_b.createIndex'));
+        assert.ok(first, `suggestions: ${r.suggestions.join(' | ')}`);
+        answerConsent(true);
+        const last = lastOf(await verifyFromPanel(first.id), first.id);
+        assert.equal(last.status, 'verified', last.detail);
+        const asked = answerConsent(true);
+        const outcome = await handle.services.panelHooks.createIndex!(first.id);
+        assert.equal(outcome.status, 'created', outcome.detail);
+        assert.match(asked[0]!.detail, /creates the index on tenant_orders_b only, one collection of the family tenant_orders_\*; the others \(tenant_orders_a\) are left as they are/);
+        assert.equal((await indexNames('tenant_orders_b')).length, 2);
+        assert.deepEqual(await indexNames('tenant_orders_a'), ['_id_']);
+
+        // The language server's "Create index..." names the family: the build goes to the largest too.
+        const folder = vscode.workspace.workspaceFolders![0]!.uri;
+        const args: CreateIndexArgs = { uri: vscode.Uri.joinPath(folder, 'orders.mongodb.js').toString(), engine: 'mongodb', target: 'tenant_orders_*', createText: 'db.getCollection("tenant_orders_*").createIndex({created: 1})' };
+        const fromServer = answerConsent(true);
+        const built = await vscode.commands.executeCommand<CreateIndexOutcome>(CREATE_INDEX, args);
+        assert.equal(built?.status, 'created', built?.detail);
+        assert.match(fromServer[0]!.detail, /^db\.getCollection\("tenant_orders_b"\)\.createIndex\(\{created: 1\}\)\n\nIt creates the index on tenant_orders_b only/);
+        assert.ok((await indexNames('tenant_orders_b')).includes('created_1'));
+        assert.deepEqual(await indexNames('tenant_orders_a'), ['_id_']);
+      } finally {
+        await db.collection('tenant_orders_a').drop().catch(() => undefined);
+        await db.collection('tenant_orders_b').drop().catch(() => undefined);
+      }
     });
   });
 }
