@@ -100,6 +100,20 @@ describe('finder: the libraries people use', () => {
         assert.match(chunks.hover, /files_id_1_n_1` from GridFS/);
       });
 
+      it("says so of a family's bulkWrite operations and legacy bulk finds too", () => {
+        const qs = mongo([
+          `import { MongoClient } from 'mongodb';`,
+          `export async function touch(db, appId, uids) {`,
+          `  await db.collection('app_users' + appId).bulkWrite([{ updateMany: { filter: { uid: { $in: uids } }, update: { $set: { seen: true } } } }]);`,
+          `  const bulk = db.collection(\`app_users\${appId}\`).initializeUnorderedBulkOp();`,
+          `  bulk.find({ did: 'd1' }).upsert().updateOne({ $set: { seen: true } });`,
+          `  return bulk.execute();`,
+          `}`,
+        ].join('\n'));
+        assert.deepEqual(qs.map((q) => [q.command.collection, q.command.operation]), [['app_users*', 'updateMany'], ['app_users*', 'updateOne']]);
+        assert.ok(qs.every((q) => q.warnings.some((w) => /one of the family app_users\*/.test(w))), qs.map((q) => q.warnings.join(' ')).join(' | '));
+      });
+
       it("matches a server's collections to the family and picks the one to explain on", () => {
         assert.deepEqual(familyMembers('app_users*', ['app_users', 'app_users1', 'app_users_x', 'apps', 'xapp_users1']), ['app_users1', 'app_users_x']);
         assert.deepEqual(familyMembers('*.files', ['fs.files', 'fs.chunks', 'photos.files', 'files']), ['fs.files', 'photos.files']);

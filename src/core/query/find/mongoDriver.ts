@@ -274,11 +274,6 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
   const cursor: ChainCall[] = [];
   for (let i = opIndex + 1; i < chain.length && CURSOR_METHODS.has(chain[i]!.name); i++) cursor.push(chain[i]!);
   const q = new MongoReader(ex, coll, chain[opIndex]!, cursor, operation).read();
-  if (coll.typedAs !== undefined) q.warnings.push(`The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`);
-  else if (coll.name === '') q.warnings.push('The collection is chosen at run time, so no index can be named for it here.');
-  else if (coll.family !== undefined) q.warnings.push(familySentence(coll.name, coll.family));
-  else if (coll.namedAfter !== undefined) q.warnings.push(`The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`);
-  else if (coll.defaultOf !== undefined) q.warnings.push(`The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`);
   ex.push(q);
   return q;
 }
@@ -533,6 +528,16 @@ class Collections {
 }
 
 
+/** What the hover says about a collection not named by a literal: chosen at run time, of a family, taken from a name. */
+function collectionSentence(coll: FoundCollection): string | undefined {
+  if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
+  if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
+  if (coll.family !== undefined) return familySentence(coll.name, coll.family);
+  if (coll.namedAfter !== undefined) return `The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`;
+  if (coll.defaultOf !== undefined) return `The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`;
+  return undefined;
+}
+
 /** Options each operation accepts in its options document, by the command part they fill. */
 const OPTION_PARTS: Record<string, MongoCommandPart> = { sort: 'sort', projection: 'projection', limit: 'limit', skip: 'skip', hint: 'hint', collation: 'collation' };
 
@@ -567,6 +572,8 @@ export class MongoReader {
     this.operationArgs(this.op.call.arguments ?? []);
     for (const c of this.cursor) this.cursorMethod(c);
     cmd.hasPlaceholders = this.placeholders;
+    const named = collectionSentence(this.coll);
+    if (named) this.warnings.push(named);
     return {
       engine: 'mongodb', range: { start, end: last.end }, flavour: this.coll.flavour, command: cmd, locations: this.locations,
       variableParts: this.variableParts, partial: this.partial, warnings: this.warnings,
