@@ -549,6 +549,33 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs[3]!.values, [1, 'a?']);
     });
 
+    it('reads a table or column the code names at run time as a stand-in, and suggests no index on it', () => {
+      const text = [
+        `const knex = require('knex');`,
+        `function Store(options) { this.knex = knex(options); this.options = options; }`,
+        `Store.prototype.get = function (key) {`,
+        `  return this.knex.transaction((trx) => trx.select('*').forUpdate().from(this.options.tablename).where('key', '=', key));`,
+        `};`,
+        `Store.prototype.all = function (table, key) { return this.knex(table).where({ key }); };`,
+        `Store.prototype.by = function (column, v) { return this.knex('sessions').whereRaw('?? = ?', [column, v]).orderBy('created_at'); };`,
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM tablename WHERE key = $1',
+        'SELECT * FROM "table" WHERE key = $1',
+        'SELECT * FROM sessions WHERE (unknown_column = $1) ORDER BY created_at',
+      ]);
+      assert.deepEqual(qs.map((q) => q.standInNames), [['tablename'], ['table'], ['unknown_column']]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{this\.options\.tablename\} names a schema, table or column chosen at run time; it was read as tablename/);
+      assert.match(qs[2]!.warnings.join(' '), /A \?\? binding \(column\) names a column chosen at run time/);
+      for (const q of qs.slice(0, 2)) assert.equal(analyzeQuery(q, text, undefined).top, undefined);
+      // The column chosen at run time is left out; the order on a real column is still advised.
+      const parsed = parsePostgresQuerySync(qs[2]!.sql);
+      assert.ok(parsed.ok);
+      const keys = advisePostgresShapes(parsed.shapes, { standIns: qs[2]!.standInNames! }).suggestions.flatMap((x) => (x.index?.engine === 'postgres' ? x.index.keys.map((k) => k.column) : []));
+      assert.ok(!keys.includes('unknown_column'));
+    });
+
     it('reads a Knex instance held in a field, and a raw template whose holes are constants', () => {
       const qs = sql([
         `import type { Knex } from 'knex';`,

@@ -4,7 +4,8 @@
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { literalValues, sqlFromLiteral } from './sqlStrings';
-import { members, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
+import { members, quoteQualified, SqlWriter, UNKNOWN_TABLE, type SelectParts } from './sqlBuild';
+import { standInBare, standInWarning } from './standIns';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import { replaceInSql } from './ranges';
 
@@ -102,15 +103,24 @@ function readChain(ex: Extractor, tableNode: BNode | undefined, calls: ChainCall
     parts.table = m ? m[1]! : t;
     if (m?.[2]) parts.alias = m[2];
   };
+  // A table named by an expression (`knex(this.options.tablename)`) is read as a stand-in named after it.
+  const standIn = (node: BNode) => {
+    const text = ex.text(range(unwrap(node)));
+    parts.table = standInBare(text);
+    parts.alias = undefined;
+    parts.standIns = [parts.table];
+    w.warnings.push(standInWarning([text]));
+  };
   setTable(tableText);
-  if (tableNode && tableText === undefined) w.warnings.push(`The table ${ex.text(range(unwrap(tableNode)))} is not a literal name, so the query cannot be read.`);
+  if (tableNode && tableText === undefined) standIn(tableNode);
   for (const c of calls) {
     const a = c.call.arguments ?? [];
     const str = (i: number) => (a[i] ? ex.stringOf(a[i]!, 0) : undefined);
     switch (c.name) {
       case 'from':
       case 'table':
-        setTable(str(0));
+        if (a[0] && str(0) === undefined && unwrap(a[0]).type !== 'ArrowFunctionExpression' && unwrap(a[0]).type !== 'FunctionExpression') standIn(a[0]);
+        else setTable(str(0));
         break;
       case 'select':
       case 'column':
@@ -208,8 +218,8 @@ function readChain(ex: Extractor, tableNode: BNode | undefined, calls: ChainCall
         break;
     }
   }
-  if (!parts.table) w.warnings.push('The table of this query is not known here.');
-  return w.build(parts.table ? parts : { ...parts, table: 'unknown_table' }, whole);
+  if (!parts.table) w.warnings.push('The table of this query is not known here, so no index is suggested for it.');
+  return w.build(parts.table ? parts : { ...parts, table: UNKNOWN_TABLE, standIns: [UNKNOWN_TABLE] }, whole);
 }
 
 /** `where({ a: 1 })`, `where('a', 1)`, `where('a', '>', 5)`, `where('a', null)`; a callback is noted and left out. */
@@ -240,7 +250,16 @@ function questionText(w: SqlWriter, sql: string, bindingsNode: BNode | undefined
   let i = 0;
   return sql.replace(/\?\??/g, (m) => {
     const node = items[i++];
-    if (m === '??') return node ? (w.ex.stringOf(node, 0) ?? 'unknown_column') : 'unknown_column';
+    if (m === '??') {
+      const name = node ? w.ex.stringOf(node, 0) : undefined;
+      if (name !== undefined) return name;
+      // An identifier binding the code fills at run time: a stand-in, never an index's key.
+      if (!w.standIns.includes('unknown_column')) {
+        w.standIns.push('unknown_column');
+        w.warnings.push(`A ?? binding${node ? ` (${w.ex.text(range(unwrap(node)))})` : ''} names a column chosen at run time; it was read as unknown_column to analyse the rest.`);
+      }
+      return 'unknown_column';
+    }
     return node ? w.value(node) : w.named('?', bindingsNode);
   });
 }
