@@ -3,8 +3,7 @@
 // sends through the messages of src/protocol/languageServer.ts, and the workspace's schema files
 // (workspaceSchema.ts); it has no database driver and never sees a connection string or a password.
 
-import { CodeLensRefreshRequest, createConnection, DidChangeWatchedFilesNotification, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import { CodeLensRefreshRequest, createConnection, DidChangeWatchedFilesNotification, ProposedFeatures, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { loadSqlParser } from '../core/index';
 import {
   ClearAdvice, ClearSchema, ListQueries, SetAdvice, SetPlans, SetSchema, LANGUAGE_SERVER_PROTOCOL_VERSION,
@@ -14,7 +13,6 @@ import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
 import { WorkspaceSchema } from './workspaceSchema';
 
 const connection = createConnection(ProposedFeatures.all);
-const documents = new TextDocuments(TextDocument);
 let service: InlineAdviceService | undefined;
 let lensRefresh = false;
 let workspaceSchema: WorkspaceSchema | undefined;
@@ -72,9 +70,12 @@ connection.onInitialized(() => {
 });
 connection.onDidChangeWatchedFiles((p) => workspaceSchema?.changed(p.changes.map((c) => c.uri)));
 
-documents.onDidOpen((e) => service?.open(e.document.uri, e.document.languageId, e.document.version, e.document.getText()));
-documents.onDidChangeContent((e) => service?.change(e.document.uri, e.document.version, e.document.getText()));
-documents.onDidClose((e) => service?.close(e.document.uri));
+// The service keeps its own copy of each document it analyses and edits it with the editor's changes
+// (no document manager beside it: a second copy of every open file, and a comparison of the whole text
+// after each keystroke to find what changed).
+connection.onDidOpenTextDocument((p) => service?.open(p.textDocument.uri, p.textDocument.languageId, p.textDocument.version, p.textDocument.text));
+connection.onDidChangeTextDocument((p) => service?.applyChanges(p.textDocument.uri, p.textDocument.version, p.contentChanges));
+connection.onDidCloseTextDocument((p) => service?.close(p.textDocument.uri));
 
 connection.onHover((p) => service?.hover(p.textDocument.uri, p.position) ?? null);
 connection.onCodeAction((p) => service?.codeActions(p) ?? []);
@@ -89,5 +90,4 @@ connection.onRequest(ListQueries, async (p: ListQueriesParams) => {
   return service?.listQueries(p.uri) ?? [];
 });
 
-documents.listen(connection);
 connection.listen();

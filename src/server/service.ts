@@ -151,26 +151,51 @@ export class InlineAdviceService {
     this.run(state);
   }
 
-  /** The whole new text of a document (the LSP layer applies incremental changes before calling this). */
+  /** The whole new text of a document. */
   change(uri: string, version: number, text: string): void {
     const state = this.docs.get(uri);
     if (!state) return;
-    // The LSP document manager reports an open as a change too: the same version again is no edit, and
-    // analysing it again would hold the user's first real edit back by the debounce.
     const before = state.doc.getText();
     if (version === state.doc.version && text === before) return;
-    // The document is edited in place with only the changed span, so its line offsets are moved rather
-    // than counted again over the whole file when the diagnostics ask for their first position.
     const { p, oldEnd } = changedSpan(before, text);
+    this.edited(state, p, oldEnd, text.slice(p, text.length - (before.length - oldEnd)), version);
+    this.schedule(state);
+  }
+
+  /**
+   * A document's changes as the editor sends them (LSP's incremental sync): each a range of the text as
+   * the changes before it left it, with its new text, or a whole new text. The server's copy is edited
+   * with them, so no text is compared with another to find what changed.
+   */
+  applyChanges(uri: string, version: number, changes: readonly ({ range: Range; text: string } | { text: string })[]): void {
+    const state = this.docs.get(uri);
+    if (!state || changes.length === 0) return;
+    for (const c of changes) {
+      if ('range' in c) {
+        const p = state.doc.offsetAt(c.range.start);
+        this.edited(state, p, Math.max(p, state.doc.offsetAt(c.range.end)), c.text, version);
+      } else {
+        const before = state.doc.getText();
+        const { p, oldEnd } = changedSpan(before, c.text);
+        this.edited(state, p, oldEnd, c.text.slice(p, c.text.length - (before.length - oldEnd)), version);
+      }
+    }
+    this.schedule(state);
+  }
+
+  /**
+   * Replaces [p, oldEnd) of the document by `inserted`. The document is edited in place, so its line
+   * offsets are moved rather than counted again over the whole file when the diagnostics ask for a
+   * position; the finder and the diagnostics are told where the edit was, so they need not compare the
+   * texts again.
+   */
+  private edited(state: DocState, p: number, oldEnd: number, inserted: string, version: number): void {
+    const suffix = state.doc.getText().length - oldEnd;
     const range = { start: state.doc.positionAt(p), end: state.doc.positionAt(oldEnd) };
-    const inserted = text.slice(p, text.length - (before.length - oldEnd));
     state.doc = TextDocument.update(state.doc, [{ range, text: inserted }], version);
-    // What the index and the diagnostics are told of the edit, so they need not compare the texts again.
-    const suffix = before.length - oldEnd;
     state.sinceIndexed = state.sinceIndexed ? { p: Math.min(state.sinceIndexed.p, p), suffix: Math.min(state.sinceIndexed.suffix, suffix) } : { p, suffix };
     const lines = inserted.split('\n').length - 1 - (range.end.line - range.start.line);
-    state.edit = state.edit ? 'many' : { p, oldEnd, delta: text.length - before.length, endLine: range.end.line, lines };
-    this.schedule(state);
+    state.edit = state.edit ? 'many' : { p, oldEnd, delta: inserted.length - (oldEnd - p), endLine: range.end.line, lines };
   }
 
   close(uri: string): void {

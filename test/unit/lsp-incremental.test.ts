@@ -6,7 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { Diagnostic, Range, TextEdit } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadSqlParser } from '../../src/core/query/find';
 import { InlineAdviceService } from '../../src/server/service';
 import { FakePort, languageOf, LSP_FIXTURES, readFixture } from './lsp-fixtures';
@@ -155,6 +156,10 @@ async function sequenceEqualsFreshOpens(uri: string, languageId: string, text: s
   }
 }
 
+function rangeOf(doc: TextDocument, start: number, end: number): Range {
+  return { start: doc.positionAt(start), end: doc.positionAt(end) };
+}
+
 /** `text` with `insert` put at the `n`th place (from 0) where `at` occurs, right after it. */
 function insertAfter(text: string, at: string, n: number, insert: string): string {
   let i = -1;
@@ -238,6 +243,43 @@ describe('language server: statements an edit did not change are kept, and repor
       ['a line removed between them', (t) => t.replace('export function other() {\n  return 1;\n}', 'export function other() { return 1; }')],
       ['a line added before both', (t) => `// header\n${t}`],
     ]);
+  });
+
+  it("the editor's changes as LSP sends them: ranges, several in one notification, a whole text", async () => {
+    const uri = 'file:///changes.ts';
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, OPTIONS);
+    let text = denseScript(10);
+    service.open(uri, 'typescript', 1, text);
+    const doc = () => TextDocument.create(uri, 'typescript', 1, text);
+    const steps: { what: string; changes: { range: Range; text: string }[] }[] = [
+      { what: 'a digit typed', changes: [{ range: rangeOf(doc(), text.indexOf('owner: 4,') + 7, text.indexOf('owner: 4,') + 7), text: '2' }] },
+      { what: 'a line joined to the next', changes: [{ range: rangeOf(doc(), text.indexOf('\n', text.indexOf('owner: 7,')), text.indexOf('\n', text.indexOf('owner: 7,')) + 1), text: ' ' }] },
+      { what: 'lines pasted at the top', changes: [{ range: rangeOf(doc(), 0, 0), text: '// one\n// two\n' }] },
+    ];
+    let version = 1;
+    for (const step of steps) {
+      text = TextDocument.applyEdits(doc(), step.changes.map((c): TextEdit => ({ range: c.range, newText: c.text })));
+      service.applyChanges(uri, ++version, step.changes);
+      await service.settled(uri);
+      assert.deepEqual(port.last(uri), fresh(uri, 'typescript', version, text), `after ${step.what}`);
+    }
+    // Two changes in one notification, the second in the text the first left (as multi-cursor typing sends them).
+    const first = text.indexOf('owner: 2,') + 7;
+    const second = text.indexOf('owner: 8,') + 7;
+    const once = `${text.slice(0, first)}5${text.slice(first)}`;
+    const twice = `${once.slice(0, second + 1)}6${once.slice(second + 1)}`;
+    service.applyChanges(uri, ++version, [
+      { range: rangeOf(doc(), first, first), text: '5' },
+      { range: rangeOf(TextDocument.create(uri, 'typescript', 1, once), second + 1, second + 1), text: '6' },
+    ]);
+    text = twice;
+    await service.settled(uri);
+    assert.deepEqual(port.last(uri), fresh(uri, 'typescript', version, text), 'after two changes in one notification');
+    text = text.replace('owner: 3,', 'owner: 33,');
+    service.applyChanges(uri, ++version, [{ text }]);
+    await service.settled(uri);
+    assert.deepEqual(port.last(uri), fresh(uri, 'typescript', version, text), 'after a whole new text');
   });
 
   it('a .sql file with two statements on a line: an edit in the first moves the second along its line', async () => {
