@@ -24,7 +24,7 @@ export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateInde
 export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type KnownChange, type PrismaModels, type QuerySourceKind, type SourceRange } from './query/find';
 export { scriptDialect } from './query/find/types';
 export { chooseFamilyMember, familyMembers, isCollectionFamily, onFamilyMember, otherMembers, type FamilyMember } from './query/find/family';
-export { changedSpan, detached } from './query/find/ranges';
+export { changedSpan } from './query/find/ranges';
 export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
 export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';

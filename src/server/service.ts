@@ -7,7 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
   CodeAction, CodeActionParams, CodeLens, Diagnostic, Hover, Position, PublishDiagnosticsParams, Range,
 } from 'vscode-languageserver';
-import { changedSpan, declareEdit, detached, isCollectionFamily } from '../core/index';
+import { changedSpan, declareEdit, isCollectionFamily } from '../core/index';
 import { querySourceKind, scriptDialect, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type KnownChange, type QuerySourceKind, type SourceRange } from '../core/index';
 import {
   AdviceWanted, ClientCommands, ExplainWanted, SchemaNeeded,
@@ -298,7 +298,7 @@ export class InlineAdviceService {
       this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
     }
-    const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis: ownStrings(analysis), start: q.range.start };
+    const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis, start: q.range.start };
     state.analyses.set(q, entry);
     return entry;
   }
@@ -752,30 +752,6 @@ function moved(last: Diagnostic[], q: FoundQuery, lines: number): Diagnostic[] {
     const range = lines === 0 ? d.range : { start: { line: start.line + lines, character: start.character }, end: { line: end.line + lines, character: end.character } };
     return { range, severity: d.severity, code: d.code, source: SOURCE, message: d.message, data };
   });
-}
-
-/**
- * The analysis with each string copied out of the document's text. Messages, hovers and fixes quote the
- * source, and V8 keeps such a quote as a view of the whole text it was cut from: a cached analysis would
- * keep that version of the file alive as long as its query lives, a file's worth of memory per edit.
- */
-function ownStrings<T>(value: T): T {
-  const stack: unknown[] = [value];
-  const seen = new Set<unknown>();
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
-    seen.add(v);
-    // Only the analysis's own records: plain objects and arrays.
-    if ((Object.getPrototypeOf(v) !== Object.prototype && !Array.isArray(v)) || Object.isFrozen(v)) continue;
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
-      const x = o[k];
-      if (typeof x === 'string') o[k] = detached(x);
-      else if (typeof x === 'object' && x !== null) stack.push(x);
-    }
-  }
-  return value;
 }
 
 /**

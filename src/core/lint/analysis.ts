@@ -17,6 +17,7 @@ import { effectiveSort, fitIndex } from '../advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';
 import { declaredPrimaryKeys, type DeclaredMongoIndex, type RepositorySchema } from '../schema/index';
 import { gridFsIndexes } from '../query/find/family';
+import { detached } from '../query/find/ranges';
 import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
 import { explainText, otherDatabaseProblem } from './explainText';
 
@@ -292,14 +293,14 @@ function hiddenMatchFindings(q: FoundMongoQuery, shape: MongoShape, text: string
 function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<string, string>, computed: string[], text: string): InlineFinding['fix'] | undefined {
   const pl = loc(q, 'pipeline');
   if (!pl || q.partial || q.variableParts.includes('pipeline')) return undefined;
-  const arrayText = text.slice(pl.value.start, pl.value.end);
+  const arrayText = quote(text, pl.value.start, pl.value.end);
   if (!arrayText.startsWith('[') || !arrayText.endsWith(']')) return undefined;
   const stages = q.command.pipeline ?? [];
   const stageTexts: string[] = [];
   for (let i = 0; i < stages.length; i++) {
     const l = loc(q, `pipeline/${i}`);
     if (!l) return undefined;
-    stageTexts.push(text.slice(l.value.start, l.value.end));
+    stageTexts.push(quote(text, l.value.start, l.value.end));
   }
   const match = stages[stageIndex]?.['$match'];
   if (typeof match !== 'object' || match === null) return undefined;
@@ -308,10 +309,10 @@ function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<st
   for (const field of Object.keys(match)) {
     const l = loc(q, `pipeline/${stageIndex}/$match/${escapeKey(field)}`);
     if (!l?.member) return undefined;
-    const cond = text.slice(l.value.start, l.value.end);
+    const cond = quote(text, l.value.start, l.value.end);
     if (field in renames) moved.push(`${JSON.stringify(renames[field]).replace(/^"|"$/g, "'")}: ${cond}`);
-    else if (computed.includes(field) || field.startsWith('$')) kept.push(text.slice(l.member.start, l.member.end));
-    else moved.push(text.slice(l.member.start, l.member.end));
+    else if (computed.includes(field) || field.startsWith('$')) kept.push(quote(text, l.member.start, l.member.end));
+    else moved.push(quote(text, l.member.start, l.member.end));
   }
   if (moved.length === 0) return undefined;
   const out = [`{ $match: { ${moved.join(', ')} } }`];
@@ -320,10 +321,10 @@ function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<st
     else if (kept.length > 0) out.push(`{ $match: { ${kept.join(', ')} } }`);
   });
   const firstStage = loc(q, 'pipeline/0');
-  const lead = firstStage ? text.slice(pl.value.start + 1, firstStage.value.start) : '';
+  const lead = firstStage ? quote(text, pl.value.start + 1, firstStage.value.start) : '';
   const multiline = lead.includes('\n');
   const indent = multiline ? lead.slice(lead.lastIndexOf('\n')) : ' ';
-  const closing = multiline ? text.slice(loc(q, `pipeline/${stages.length - 1}`)!.value.end, pl.value.end - 1) : ' ';
+  const closing = multiline ? quote(text, loc(q, `pipeline/${stages.length - 1}`)!.value.end, pl.value.end - 1) : ' ';
   const newText = multiline ? `[${indent}${out.join(`,${indent}`)}${closing}]` : `[${out.join(', ')}]`;
   return { title: 'Move $match before $project', edits: [{ anchor: { file: pl.value }, newText }] };
 }
@@ -333,7 +334,7 @@ function skipFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: 
   const variable = q.variableParts.includes('skip');
   const pipeSkip = (cmd.pipeline ?? []).findIndex((st) => '$skip' in st);
   if (!(cmd.skip !== undefined && cmd.skip > 0) && !variable && pipeSkip < 0) return;
-  const amount = cmd.skip !== undefined ? String(cmd.skip) : variable ? text.slice(cmd.ranges.skip!.start, cmd.ranges.skip!.end) : String((cmd.pipeline![pipeSkip] as { $skip: unknown }).$skip);
+  const amount = cmd.skip !== undefined ? String(cmd.skip) : variable ? quote(text, cmd.ranges.skip!.start, cmd.ranges.skip!.end) : String((cmd.pipeline![pipeSkip] as { $skip: unknown }).$skip);
   const deep = variable || (cmd.skip ?? 0) >= DEEP_OFFSET;
   const keysetRewrite = advice.rewrites.find((r) => r.rule === 'keyset');
   const f: InlineFinding = {
@@ -370,7 +371,7 @@ function keysetFix(q: FoundMongoQuery, shape: MongoShape, text: string): InlineF
   const edits: { anchor: Anchor; newText: string }[] = [];
   const fl = loc(q, 'filter');
   if (fl) {
-    const ft = text.slice(fl.value.start, fl.value.end);
+    const ft = quote(text, fl.value.start, fl.value.end);
     if (!ft.startsWith('{') || !ft.endsWith('}') || fl.value.start < q.range.start || fl.value.end > q.range.end) return undefined;
     const inner = ft.slice(1, -1).trim();
     edits.push({ anchor: { file: fl.value }, newText: inner === '' ? `{ ${cond} }` : `{ ${inner.replace(/,$/, '')}, ${cond} }` });
@@ -758,6 +759,15 @@ export function anchorRange(q: FoundQuery, a: Anchor): SourceRange {
   if ('file' in a) return a.file;
   if (q.engine !== 'postgres') return q.range;
   return sqlRangeToSource(q, a.sql[0], a.sql[1]);
+}
+
+/**
+ * The source text of [start, end) as a string of its own: messages and fixes that quote the source live
+ * as long as their query's cached analysis, and a plain slice would keep the whole file's text of that
+ * version alive with them (see `detached`).
+ */
+function quote(text: string, start: number, end: number): string {
+  return detached(text.slice(start, end));
 }
 
 function isDoc(v: unknown): v is Record<string, unknown> {
