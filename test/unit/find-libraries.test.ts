@@ -1,5 +1,6 @@
 // Fixtures written from each library's documented API: the finder reads the call as the library sends it.
 import assert from 'node:assert/strict';
+import { runInNewContext } from 'node:vm';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
 import { loadSqlParser } from '../../src/core/sql/index';
@@ -82,10 +83,19 @@ describe('finder: the libraries people use', () => {
       it('advises each family as a fixed name, and nothing on a name fully chosen at run time', () => {
         const qs = mongo(text);
         const tops = qs.map((q) => analyzeQuery(q, text, undefined).top);
-        assert.equal(tops[0]?.createText, 'db.getCollection("app_users*").createIndex({uid: 1})');
-        assert.equal(tops[1]?.createText, 'db.getCollection("events_*").createIndex({key: 1, ts: -1})');
-        assert.equal(tops[2]?.createText, 'db.getCollection("app_users*").createIndex({did: 1})');
+        // The command builds the index on each collection of the family, never on one named with the `*`.
+        const each = (family: string, keys: string) => `db.getCollectionNames().filter((n) => /${family}/.test(n)).forEach((n) => db.getCollection(n).createIndex(${keys}))`;
+        assert.equal(tops[0]?.createText, each('^app_users.+$', '{uid: 1}'));
+        assert.equal(tops[1]?.createText, each('^events_.+$', '{key: 1, ts: -1}'));
+        assert.equal(tops[2]?.createText, each('^app_users.+$', '{did: 1}'));
         assert.equal(tops[5], undefined);
+        // Run as mongosh would, against a database listing three collections, two of the family.
+        const built: [string, unknown][] = [];
+        const db = { getCollectionNames: () => ['app_users1', 'app_users2', 'apps'], getCollection: (n: string) => ({ createIndex: (k: unknown) => built.push([n, k]) }) };
+        runInNewContext(tops[0]!.createText!, { db });
+        assert.deepEqual(JSON.parse(JSON.stringify(built)), [['app_users1', { uid: 1 }], ['app_users2', { uid: 1 }]]);
+        // The extension's Create Index builds it on the one collection it explained on.
+        assert.equal(onFamilyMember(tops[0]!.createText!, 'app_users*', 'app_users2'), 'db.getCollection("app_users2").createIndex({uid: 1})');
         const hover = analyzeQuery(qs[0]!, text, undefined).hover;
         assert.match(hover, /one of the family app_users\*/);
       });

@@ -83,7 +83,20 @@ export function keyPatternText(keys: readonly MongoIndexKey[]): string {
   return `{${keys.map((k) => `${shellKey(k.field)}: ${k.direction}`).join(', ')}}`;
 }
 
+/**
+ * The collections a family's name stands for (`app_users*`: each `*` at least one character), as the
+ * source of a regular expression over the names a server lists.
+ */
+export function familyPattern(family: string): string {
+  return `^${family.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.+')}$`;
+}
+
+/**
+ * `db.c.createIndex({...})`; for a family of collections (`app_users*`), the command that builds the index
+ * on each collection of it, so that a copy run in mongosh never makes a collection named with the `*`.
+ */
 export function createIndexText(collection: string, keys: readonly MongoIndexKey[]): string {
+  if (collection.includes('*')) return `db.getCollectionNames().filter((n) => /${familyPattern(collection)}/.test(n)).forEach((n) => db.getCollection(n).createIndex(${keyPatternText(keys)}))`;
   return `${shellCollection(collection)}.createIndex(${keyPatternText(keys)})`;
 }
 

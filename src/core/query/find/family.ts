@@ -7,6 +7,7 @@
 import { MAX_RESOLVE_DEPTH, type Extractor } from './extractor';
 import { cookedOf, unwrap, type BNode } from './syntax';
 import { formatCount } from '../../format';
+import { familyPattern } from '../../advice/mongoText';
 
 /** What stands for the part of a family's name chosen at run time. */
 export const FAMILY_PART = '*';
@@ -18,7 +19,7 @@ export function isCollectionFamily(name: string): boolean {
 
 /** The names of `names` that belong to the family: each `*` stands for at least one character. */
 export function familyMembers(family: string, names: readonly string[]): string[] {
-  const pattern = new RegExp(`^${family.split(FAMILY_PART).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`, 's');
+  const pattern = new RegExp(familyPattern(family), 's');
   return names.filter((n) => pattern.test(n));
 }
 
@@ -84,8 +85,13 @@ export interface FamilyMember {
   documents?: number;
 }
 
-/** The shell text of a query (or a createIndex) on a family, written on one collection of it instead. */
+/**
+ * The shell text of a query (or a createIndex) on a family, written on one collection of it instead; a
+ * createIndex written for each collection of the family (createIndexText) becomes one on that collection.
+ */
 export function onFamilyMember(text: string, family: string, member: string): string {
+  const each = `db.getCollectionNames().filter((n) => /${familyPattern(family)}/.test(n)).forEach((n) => db.getCollection(n).`;
+  if (text.startsWith(each) && text.endsWith(')')) return `db.getCollection(${JSON.stringify(member)}).${text.slice(each.length, -1)}`;
   return text.replace(`getCollection(${JSON.stringify(family)})`, `getCollection(${JSON.stringify(member)})`);
 }
 
