@@ -288,6 +288,25 @@ describe('language server: finding queries', () => {
     assert.deepEqual(index.result().queries.map((q) => q.engine), ['mongodb']);
   });
 
+  it('keeps the other statements while one does not parse, and reads the whole file again when an unclosed template spans statements', () => {
+    const a = "const one = db.orders.find({ status: 'open' });\nconst gap = 1;\nconst two = { tenant: 1 };\nconst gap2 = 2;\nconst three = db.users.find({ email: 'a' });\n";
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(a);
+    assert.equal(index.result().queries.length, 2);
+    // A value left out in the middle statement: its error is inside it, so the statements beyond the
+    // region read again (the edited one and its neighbours) stay as they were read.
+    index.update(a.replace('tenant: 1', 'tenant: '));
+    assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['orders', 'users']);
+    assert.match(index.result().warnings.join(' '), /does not parse/);
+    index.update(a);
+    assert.deepEqual(index.result().queries, findQueries(a, 'script', 'ts').queries);
+    // A template opened in the second statement and closed in the third: the whole file reads, as from scratch.
+    const spanning = a.replace('{ tenant: 1 }', '`x').replace("db.users.find({ email: 'a' })", '`');
+    index.update(spanning);
+    assert.deepEqual(index.result(), findQueries(spanning, 'script', 'ts'));
+    assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['orders']);
+  });
+
   it('never throws on text that is not code', () => {
     for (const text of ['', '(((', '`${', '\u0000\uffff', 'db.', "db.c.find({a: 1}", '/* open']) {
       const r = findQueries(text, 'script', 'ts');

@@ -62,6 +62,8 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   lastUpdate = { reparsed: 0, reextracted: 0, full: true };
   /** Why the last region read again did not parse. */
   private regionError = '';
+  /** Whether the whole file may read where the touched region did not (see regionUnreadable). */
+  private regionMayReadWhole = true;
   /** How many statements the last region read again held. */
   private parsedInRegion = 0;
 
@@ -94,6 +96,12 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const parsed = this.parse(slice, offset);
     if (!parsed.ok) {
       this.regionError = parsed.error;
+      // The region starts where a top-level statement starts, as the whole file's reading does there: an
+      // error that is not an unclosed template, comment or string, met before the region's last token,
+      // is met by the whole file's reading too. Only an error at the region's end (what follows may
+      // close it) or an unclosed span (it may close in a later statement) can read differently whole.
+      const lastToken = offset + slice.trimEnd().length;
+      this.regionMayReadWhole = parsed.at === undefined || parsed.at >= lastToken - 1 || /unterminated/i.test(parsed.error);
       return undefined;
     }
     this.parsedInRegion = parsed.statements.length;
@@ -105,8 +113,8 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   protected regionUnreadable(text: string, span: TouchedSpan): void {
     // The edit left this part unreadable (an unclosed bracket, a comment opened): the whole file may
     // still read (a template or comment now spans statements); if not, keep the other statements.
-    const whole = this.parse(text, 0);
-    if (whole.ok) {
+    const whole = this.regionMayReadWhole ? this.parse(text, 0) : undefined;
+    if (whole?.ok) {
       this.fullFrom(text, whole.statements);
       return;
     }
@@ -168,7 +176,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true };
   }
 
-  private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string } {
+  private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string; at?: number } {
     try {
       const file = babelParse(slice, {
         sourceType: 'unambiguous',
@@ -189,7 +197,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       if (!(err instanceof SyntaxError)) throw err;
       const pos = (err as SyntaxError & { pos?: number }).pos;
       const msg = err.message.replace(/\s*\(\d+:\d+\)$/, '').replace(/\.$/, '');
-      return { ok: false, error: `The file does not parse${typeof pos === 'number' ? ` at offset ${pos}` : ''}: ${msg}.` };
+      return { ok: false, error: `The file does not parse${typeof pos === 'number' ? ` at offset ${pos}` : ''}: ${msg}.`, ...(typeof pos === 'number' ? { at: pos } : {}) };
     }
   }
 
