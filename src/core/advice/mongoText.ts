@@ -96,8 +96,13 @@ export function familyPattern(family: string): string {
  * on each collection of it, so that a copy run in mongosh never makes a collection named with the `*`.
  */
 export function createIndexText(collection: string, keys: readonly MongoIndexKey[]): string {
-  if (collection.includes('*')) return `db.getCollectionNames().filter((n) => /${familyPattern(collection)}/.test(n)).forEach((n) => db.getCollection(n).createIndex(${keyPatternText(keys)}))`;
+  if (collection.includes('*')) return `${eachOfFamily(collection)}createIndex(${keyPatternText(keys)}))`;
   return `${shellCollection(collection)}.createIndex(${keyPatternText(keys)})`;
+}
+
+/** The start of a mongosh command run on each collection of a family, up to the method called on each. */
+export function eachOfFamily(family: string): string {
+  return `db.getCollectionNames().filter((n) => /${familyPattern(family)}/.test(n)).forEach((n) => db.getCollection(n).`;
 }
 
 /** The find call with its cursor methods, as a user would write it. */

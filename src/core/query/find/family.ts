@@ -7,7 +7,7 @@
 import { MAX_RESOLVE_DEPTH, type Extractor } from './extractor';
 import { cookedOf, unwrap, type BNode } from './syntax';
 import { formatCount } from '../../format';
-import { familyPattern } from '../../advice/mongoText';
+import { eachOfFamily, familyPattern } from '../../advice/mongoText';
 
 /** What stands for the part of a family's name chosen at run time. */
 export const FAMILY_PART = '*';
@@ -90,7 +90,7 @@ export interface FamilyMember {
  * createIndex written for each collection of the family (createIndexText) becomes one on that collection.
  */
 export function onFamilyMember(text: string, family: string, member: string): string {
-  const each = `db.getCollectionNames().filter((n) => /${familyPattern(family)}/.test(n)).forEach((n) => db.getCollection(n).`;
+  const each = eachOfFamily(family);
   if (text.startsWith(each) && text.endsWith(')')) return `db.getCollection(${JSON.stringify(member)}).${text.slice(each.length, -1)}`;
   return text.replace(`getCollection(${JSON.stringify(family)})`, `getCollection(${JSON.stringify(member)})`);
 }

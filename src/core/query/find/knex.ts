@@ -106,9 +106,11 @@ function readChain(ex: Extractor, tableNode: BNode | undefined, calls: ChainCall
   // A table named by an expression (`knex(this.options.tablename)`) is read as a stand-in named after it.
   const standIn = (node: BNode) => {
     const text = ex.text(range(unwrap(node)));
+    // A later `.from(...)` names the table instead of the first one.
+    if (parts.table) w.standIns.splice(0, w.standIns.length, ...w.standIns.filter((n) => n !== parts.table));
     parts.table = standInBare(text);
     parts.alias = undefined;
-    parts.standIns = [parts.table];
+    w.standIns.push(parts.table);
     w.warnings.push(standInWarning([text]));
   };
   setTable(tableText);
@@ -218,8 +220,12 @@ function readChain(ex: Extractor, tableNode: BNode | undefined, calls: ChainCall
         break;
     }
   }
-  if (!parts.table) w.warnings.push('The table of this query is not known here, so no index is suggested for it.');
-  return w.build(parts.table ? parts : { ...parts, table: UNKNOWN_TABLE, standIns: [UNKNOWN_TABLE] }, whole);
+  if (!parts.table) {
+    w.warnings.push('The table of this query is not known here, so no index is suggested for it.');
+    parts.table = UNKNOWN_TABLE;
+    w.standIns.push(UNKNOWN_TABLE);
+  }
+  return w.build(parts, whole);
 }
 
 /** `where({ a: 1 })`, `where('a', 1)`, `where('a', '>', 5)`, `where('a', null)`; a callback is noted and left out. */

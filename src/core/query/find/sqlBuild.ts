@@ -36,8 +36,6 @@ export interface SelectParts {
   set?: string[];
   /** Extra FROM text after the table (joins written as SQL). */
   joins?: string[];
-  /** Names written for a table the code chooses at run time (FoundSqlQuery.standInNames): no index is suggested on them. */
-  standIns?: string[];
 }
 
 /** The table written when a builder's table is not shown at all: a stand-in, never an index's table. */
@@ -47,7 +45,7 @@ export const UNKNOWN_TABLE = 'unknown_table';
 export class SqlWriter {
   readonly params: SqlParameter[] = [];
   readonly warnings: string[] = [];
-  /** Names written for ones the code chooses at run time, besides the table's (SelectParts.standIns). */
+  /** Names written for a table or column the code chooses at run time (FoundSqlQuery.standInNames): no index is suggested on them. */
   readonly standIns: string[] = [];
 
   constructor(readonly ex: Extractor) {}
@@ -117,10 +115,9 @@ export class SqlWriter {
       if (p.offset !== undefined) sql += ` OFFSET ${p.offset}`;
     }
     const r = range(call);
-    const standIns = [...new Set([...(p.standIns ?? []), ...this.standIns])];
     return {
       engine: 'postgres', origin: 'builder', range: r, sql, runs: [[0, r.start, sql.length, r.end - r.start]], textRange: { ...r },
-      params: this.params, warnings: this.warnings, ...(standIns.length ? { standInNames: standIns } : {}),
+      params: this.params, warnings: this.warnings, ...(this.standIns.length ? { standInNames: [...this.standIns] } : {}),
     };
   }
 }

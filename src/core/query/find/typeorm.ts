@@ -306,8 +306,12 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
     parts.orderBy = parts.orderBy.filter((x) => !names.some((j) => x.startsWith(`${quoteIdent(j)}.`)));
     w.warnings.push(`The joins (${names.join(', ')}) follow relations this reader does not know, so ${parts.where.length < before || parts.orderBy.length < orderBefore ? 'their conditions are left out and ' : ''}only the main table is read.`);
   }
-  if (!parts.table) w.warnings.push('The entity of this query builder is not known here, so its table is not known and no index is suggested for it.');
-  return w.build(parts.table ? parts : { ...parts, table: 'unknown_entity', standIns: ['unknown_entity'] }, chain[chain.length - 1]!.call);
+  if (!parts.table) {
+    w.warnings.push('The entity of this query builder is not known here, so its table is not known and no index is suggested for it.');
+    parts.table = 'unknown_entity';
+    w.standIns.push(parts.table);
+  }
+  return w.build(parts, chain[chain.length - 1]!.call);
 }
 
 /** `u.createdAt` as TypeORM writes it: property names with capitals quoted. */
