@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import {
   findQueries, loadSqlParser, querySourceKind, scriptDialect, sqlRangeToSource, ScriptQueryIndex, SqlQueryIndex,
   type FoundMongoQuery, type FoundSqlQuery,
 } from '../../src/core/query/find';
+import { VISITOR_KEYS } from '../../src/core/query/find/visitorKeys';
 import { describeQueries, languageOf, LSP_FIXTURES, type DescribedDiagnostic, type DescribedQuery } from './lsp-fixtures';
 import { fuzzRandom } from '../fuzz-seed';
 
@@ -305,6 +307,20 @@ describe('language server: finding queries', () => {
     index.update(spanning);
     assert.deepEqual(index.result(), findQueries(spanning, 'script', 'ts'));
     assert.deepEqual(index.result().queries.map((q) => (q as FoundMongoQuery).command.collection), ['orders']);
+  });
+
+  it('walks every node type by the child keys of the parser\'s own package (the table scripts/visitor-keys.mjs writes)', () => {
+    const require = createRequire(import.meta.url);
+    const babel = require('@babel/types') as { VISITOR_KEYS: Record<string, string[]> };
+    assert.deepEqual({ ...VISITOR_KEYS }, babel.VISITOR_KEYS, 'run node scripts/visitor-keys.mjs after upgrading @babel/parser');
+    // A query under each kind of child key is found: a switch case's test, a template's expression, a JSX child.
+    const text = [
+      'switch (await db.orders.findOne({ a: 1 })) { case 1: break; }',
+      'const s = `${await db.users.find({ b: 2 }).toArray()}`;',
+      'const el = <div>{db.items.find({ c: 3 })}</div>;',
+    ].join('\n');
+    const found = findQueries(text, 'script', 'tsx').queries.map((q) => (q as FoundMongoQuery).command.collection);
+    assert.deepEqual(found, ['orders', 'users', 'items']);
   });
 
   it('never throws on text that is not code', () => {

@@ -3,7 +3,7 @@
 // recognises a call takes it; calls it consumed (the cursor methods of a chain) are not read again.
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
-import { cookedOf, children, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
@@ -19,6 +19,11 @@ export interface CallReader {
 
 /** A call of a chain `a.b(x).c(y)`: its method name, the call, and the name's node. */
 export type ChainCall = { name: string; call: BNode; nameNode: BNode };
+
+/** The scope to go back to when the walk leaves a node that opened one. */
+class Leave {
+  constructor(readonly scope: Scope | undefined) {}
+}
 
 export class Extractor {
   private scope: Scope | undefined;
@@ -49,11 +54,11 @@ export class Extractor {
   /** Marks every call and tagged template inside a node as read (the fragments of a template). */
   consumeInside(n: BNode): void {
     const stack: BNode[] = [];
-    children(n, (c) => stack.push(c));
+    pushChildren(n, stack);
     while (stack.length > 0) {
       const x = stack.pop()!;
       if (isCall(x) || x.type === 'TaggedTemplateExpression') this.consumed.add(x);
-      children(x, (c) => stack.push(c));
+      pushChildren(x, stack);
     }
   }
 
@@ -65,25 +70,29 @@ export class Extractor {
   // -- traversal with scopes --
 
   private walk(root: BNode): void {
-    // An explicit stack of enter/leave steps, so deep files cannot overflow the call stack.
-    type Step = { node: BNode; leave?: Scope | undefined; pushed?: boolean };
-    const stack: Step[] = [{ node: root }];
+    // An explicit stack, so deep files cannot overflow the call stack: nodes to visit, and the scope to
+    // go back to when a node that opened one is left.
+    const stack: (BNode | Leave)[] = [root];
     while (stack.length > 0) {
-      const step = stack.pop()!;
-      if (step.pushed) {
-        this.scope = step.leave;
+      const top = stack.pop()!;
+      if (top instanceof Leave) {
+        this.scope = top.scope;
         continue;
       }
-      const n = step.node;
-      const scoped = this.opensScope(n);
+      const scoped = this.opensScope(top);
       if (scoped) {
-        stack.push({ node: n, leave: this.scope, pushed: true });
+        stack.push(new Leave(this.scope));
         this.scope = scoped;
       }
-      if (isCall(n) || n.type === 'TaggedTemplateExpression') this.visitCall(n);
-      const kids: BNode[] = [];
-      children(n, (c) => kids.push(c));
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]! });
+      if (isCall(top) || top.type === 'TaggedTemplateExpression') this.visitCall(top);
+      // Children go on in source order and are reversed in place, so the first is visited first.
+      const from = stack.length;
+      pushChildren(top, stack as BNode[]);
+      for (let i = from, j = stack.length - 1; i < j; i++, j--) {
+        const t = stack[i]!;
+        stack[i] = stack[j]!;
+        stack[j] = t;
+      }
     }
   }
 
@@ -184,7 +193,7 @@ export class Extractor {
         const obj = unwrap(callee.object!);
         if (obj.type === 'Identifier' && obj.name === name && (propertyName(callee) === 'push' || propertyName(callee) === 'unshift')) out.pushed.push(...(n.arguments ?? []));
       }
-      children(n, (c) => stack.push(c));
+      pushChildren(n, stack);
     }
     byName.set(name, out);
     return out;
@@ -326,7 +335,7 @@ export class Extractor {
         const n = stack.pop()!;
         if (n.type === 'ReturnStatement' && n.argument) returns.push(n.argument);
         // A nested function's returns are its own.
-        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') children(n, (c) => stack.push(c));
+        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') pushChildren(n, stack);
       }
     }
     returns.sort((a, b) => a.start - b.start);

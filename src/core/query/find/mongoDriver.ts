@@ -9,7 +9,7 @@
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
-import { children, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
@@ -263,7 +263,7 @@ function returnedValues(fn: BNode | undefined): BNode[] {
   while (stack.length > 0) {
     const n = stack.pop()!;
     if (n.type === 'ReturnStatement' && n.argument) out.push(n.argument);
-    else if (!['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ObjectMethod', 'ClassMethod'].includes(n.type)) children(n, (c) => stack.push(c));
+    else if (!['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ObjectMethod', 'ClassMethod'].includes(n.type)) pushChildren(n, stack);
   }
   return out;
 }

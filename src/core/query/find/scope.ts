@@ -1,6 +1,6 @@
 // Scopes and constants: which names a statement declares, which it mutates, and what a constant holds.
 
-import { children, isCall, isMember, keyName, propertyName, unwrap, type BNode } from './syntax';
+import { pushChildren, isCall, isMember, keyName, propertyName, unwrap, type BNode } from './syntax';
 
 
 /**
@@ -185,7 +185,7 @@ export function collectMutations(root: BNode, into: Set<string>, fields?: [strin
         if (first) into.add(first);
       }
     }
-    children(n, (c) => stack.push(c));
+    pushChildren(n, stack);
   }
 }
 

@@ -12,7 +12,7 @@ import { pgQueryCalls, sqlTags } from './sqlStrings';
 import { IncrementalIndex } from './incremental';
 import { QueryPositions, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
-import { children, type BNode } from './syntax';
+import { pushChildren, type BNode } from './syntax';
 import type { FindResult, FoundQuery, PrismaModels, ScriptDialect } from './types';
 
 interface Chunk {
@@ -302,7 +302,7 @@ function flushChunk(c: Chunk): void {
     const n = stack.pop()!;
     n.start += delta;
     n.end += delta;
-    children(n, (x) => stack.push(x));
+    pushChildren(n, stack);
   }
 }
 

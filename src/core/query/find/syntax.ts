@@ -1,6 +1,7 @@
 // The Babel syntax tree as the script readers use it, and small helpers over it.
 
 import type { SourceRange } from '../mongoShell';
+import { VISITOR_KEYS } from './visitorKeys';
 
 
 /**
@@ -50,20 +51,39 @@ export interface BNode {
   loc?: { start: { line: number; column: number } };
 }
 
-const SKIP_KEYS = new Set(['loc', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'typeAnnotation', 'returnType',
-  'typeParameters', 'superTypeParameters', 'implements', 'decorators', 'errors', 'comments', 'tokens']);
+/** Keys that hold only types, decorators or Flow/TypeScript syntax: nothing a query reads is under them. */
+const TYPE_KEYS = new Set(['typeAnnotation', 'returnType', 'typeParameters', 'superTypeParameters', 'typeArguments', 'superTypeArguments', 'implements', 'decorators']);
+
+/** The child keys of each node type (Babel's visitor keys), types left out, built once. */
+const CHILD_KEYS = new Map<string, readonly string[]>(Object.entries(VISITOR_KEYS).map(([type, keys]) => [type, keys.filter((k) => !TYPE_KEYS.has(k))]));
+
+const SKIP_KEYS = new Set([...TYPE_KEYS, 'loc', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'errors', 'comments', 'tokens']);
 
 export function isNode(v: unknown): v is BNode {
   return typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string';
 }
 
-export function children(n: BNode, visit: (c: BNode) => void): void {
-  for (const key in n) {
-    if (SKIP_KEYS.has(key)) continue;
-    const v = (n as unknown as Record<string, unknown>)[key];
+/** Pushes the child nodes of `n` onto `out`, in source order. */
+export function pushChildren(n: BNode, out: BNode[]): void {
+  const keys = CHILD_KEYS.get(n.type);
+  const rec = n as unknown as Record<string, unknown>;
+  if (keys === undefined) {
+    // A node type newer than the table: every key that holds a node.
+    for (const key in n) {
+      if (SKIP_KEYS.has(key)) continue;
+      const v = rec[key];
+      if (Array.isArray(v)) {
+        for (const x of v) if (isNode(x)) out.push(x);
+      } else if (isNode(v)) out.push(v);
+    }
+    return;
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const v = rec[keys[i]!];
+    if (v === null || v === undefined) continue;
     if (Array.isArray(v)) {
-      for (const x of v) if (isNode(x)) visit(x);
-    } else if (isNode(v)) visit(v);
+      for (let j = 0; j < v.length; j++) if (isNode(v[j])) out.push(v[j] as BNode);
+    } else if (isNode(v)) out.push(v);
   }
 }
 
