@@ -11,8 +11,14 @@
 // With `--baseline <server.js>` (a copy of dist/server.js built before a change) each file is measured on
 // that server too, right before this build's, and the ratios of this build's figures to it are printed.
 //
-// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--baseline <server.js>] [--repo <git dir>...]
-// (QPI_BENCH_SLOW=1 with --repo prints each edit over 50 ms with its file, to find what is slow.)
+// The open is timed from didOpen to the diagnostics of version 1, and to the answer to the lenses the
+// editor asks for. The first file a server opens pays for its code not compiled yet; with `--fresh` every
+// file is opened by a newly started server (and baseline), so each open is such a first one.
+//
+// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--fresh] [--baseline <server.js>] [--repo <git dir>...]
+// (QPI_BENCH_SLOW=1 with --repo prints each edit over 50 ms with its file, to find what is slow;
+// QPI_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" passes options to the server processes, to profile
+// them; QPI_BENCH_NODE=<node binary> runs them on another Node, such as the one the editor runs them on.)
 
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,6 +35,8 @@ const repoArg = process.argv.indexOf('--repo');
 const baselineArg = process.argv.indexOf('--baseline');
 /** Another build of the server (a copy of dist/server.js from before a change) to compare with. */
 const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
+/** Every file opened by a newly started server: each open is the server's first. */
+const FRESH = process.argv.includes('--fresh');
 const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits') : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
@@ -54,7 +62,9 @@ interface Server {
 
 /** Starts a server bundle and initializes it as the editor would. */
 async function startServer(path: string): Promise<Server> {
-  const child = fork(path, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const execArgv = process.env.QPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const execPath = process.env.QPI_BENCH_NODE;
+  const child = fork(path, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv, ...(execPath ? { execPath } : {}) });
   const conn = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
   const waiting = new Map<string, { version: number; resolve: (p: Published) => void }>();
   conn.onNotification('textDocument/publishDiagnostics', (p: Published) => {
@@ -74,16 +84,20 @@ async function startServer(path: string): Promise<Server> {
 
 async function stopServer(s: Server): Promise<void> {
   await s.conn.sendRequest('shutdown');
+  const exited = new Promise((resolve) => s.child.once('exit', resolve));
   await s.conn.sendNotification('exit');
+  // The server leaves by itself on `exit` (a profile asked for with QPI_BENCH_NODE_ARGS is written then).
+  const stop = setTimeout(() => s.child.kill(), 5_000);
+  await exited;
+  clearTimeout(stop);
   s.conn.dispose();
-  s.child.kill();
 }
 
 async function main(): Promise<void> {
   if (!existsSync(SERVER)) throw new Error('dist/server.js is missing: run node scripts/build.mjs first.');
   if (BASELINE && !existsSync(BASELINE)) throw new Error(`The baseline server ${BASELINE} is missing.`);
-  const server = await startServer(SERVER);
-  const baseline = BASELINE ? await startServer(BASELINE) : undefined;
+  let server = await startServer(SERVER);
+  let baseline = BASELINE ? await startServer(BASELINE) : undefined;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   type Edit = (i: number, text: string) => { offset: number; length: number; insert: string };
@@ -95,6 +109,9 @@ async function main(): Promise<void> {
     await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
     const first = await wait;
     const openMs = performance.now() - t0;
+    // The editor asks for the lenses of a document it shows: asked when the diagnostics came, timed from the open.
+    const lensCount = quiet ? 0 : ((await conn.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as unknown[] | null)?.length ?? 0;
+    const lensMs = performance.now() - t0;
     const latencies: number[] = [];
     let current = text;
     let diagnostics = first.diagnostics.length;
@@ -120,8 +137,8 @@ async function main(): Promise<void> {
       diagnostics = p.diagnostics.length;
     }
     await conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
-    if (!quiet) console.log(`${on === baseline ? 'baseline ' : ''}${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)}; after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
-    return { openMs, latencies, diagnostics };
+    if (!quiet) console.log(`${on === baseline ? 'baseline ' : ''}${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)} (${lensCount} lenses at ${ms(lensMs)}); after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
+    return { openMs, lensMs, latencies, diagnostics };
   }
 
   if (REPOS.length > 0) {
@@ -179,7 +196,13 @@ async function main(): Promise<void> {
     ['reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's")],
     ['reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's")],
   ];
-  for (const [name, languageId, text, edit] of cases) {
+  for (const [i, [name, languageId, text, edit]] of cases.entries()) {
+    if (FRESH && i > 0) {
+      await stopServer(server);
+      if (baseline) await stopServer(baseline);
+      server = await startServer(SERVER);
+      baseline = BASELINE ? await startServer(BASELINE) : undefined;
+    }
     // With a baseline both servers measure the same file one right after the other, on the same machine.
     if (!baseline) {
       await run(name, languageId, text, edit);
@@ -188,7 +211,7 @@ async function main(): Promise<void> {
     const a = await run(name, languageId, text, typing(edit.marker), EDITS, false, baseline);
     const b = await run(name, languageId, text, typing(edit.marker));
     const ratio = (p: number) => (percentile(b.latencies, p) / percentile(a.latencies, p)).toFixed(2);
-    console.log(`${name}: this build / baseline: p50 x${ratio(50)}, p95 x${ratio(95)}, open x${(b.openMs / a.openMs).toFixed(2)}`);
+    console.log(`${name}: this build / baseline: p50 x${ratio(50)}, p95 x${ratio(95)}, open x${(b.openMs / a.openMs).toFixed(2)}, lenses x${(b.lensMs / a.lensMs).toFixed(2)}`);
   }
   }
 

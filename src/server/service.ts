@@ -288,17 +288,25 @@ export class InlineAdviceService {
     return fresh.analysis;
   }
 
-  private cached(state: DocState, q: FoundQuery, again = false): CachedAnalysis {
+  /**
+   * `findings`: only the findings are wanted (the diagnostics), so a document without a connection's
+   * schema is not advised yet: the advice, the hover and the code actions are computed when a hover, a
+   * lens or a code action asks, and the diagnostics published meanwhile are kept, since those findings
+   * are the same.
+   */
+  private cached(state: DocState, q: FoundQuery, again = false, findings = false): CachedAnalysis {
     const hit = state.analyses.get(q);
-    if (hit && hit.schemaVersion === state.schemaVersion && !again) return hit;
+    const current = hit !== undefined && hit.schemaVersion === state.schemaVersion && !again;
+    if (current && (findings || !hit.analysis.findingsOnly)) return hit;
     let analysis: QueryAnalysis;
     try {
-      analysis = analyzeQuery(q, state.doc.getText(), state.schema, this.repository);
+      analysis = analyzeQuery(q, state.doc.getText(), state.schema, this.repository, { findingsOnly: findings });
     } catch (err) {
       this.port.log(`A rule failed on a query at offset ${q.range.start} of ${state.uri}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       analysis = { engine: q.engine, targets: [], findings: [], hover: '', connected: false };
     }
     const entry: CachedAnalysis = { schemaVersion: state.schemaVersion, analysis, start: q.range.start };
+    if (current && hit.published) entry.published = hit.published;
     state.analyses.set(q, entry);
     return entry;
   }
@@ -312,7 +320,7 @@ export class InlineAdviceService {
   diagnostics(state: DocState, edit?: Edit): Diagnostic[] {
     const out: Diagnostic[] = [];
     for (const q of state.queries) {
-      const entry = this.cached(state, q);
+      const entry = this.cached(state, q, false, true);
       if (entry.analysis.findings.length === 0) continue;
       const last = entry.published;
       // A query the edit did not touch keeps its object and its diagnostics: the same objects where the
@@ -717,7 +725,7 @@ export class InlineAdviceService {
         state.announced.add(key);
         need.mongodb.push({ collection: q.command.collection, ...(q.command.database !== undefined ? { database: q.command.database } : {}) });
       } else {
-        for (const t of this.analysis(state, q).targets) {
+        for (const t of this.cached(state, q, false, true).analysis.targets) {
           const key = `p\u0000${t}`;
           if (state.announced.has(key) || state.schema?.tables.has(t)) continue;
           state.announced.add(key);

@@ -81,18 +81,31 @@ export interface QueryAnalysis {
   top?: { createText?: string; keep?: string; keys: string; rule: string; target: string; rewriteOnly?: boolean; measured?: string };
   /** Whether the findings used a schema from a connection. */
   connected: boolean;
+  /**
+   * Set when only the findings were computed (`findingsOnly`): their codes, places and messages are
+   * final, but `top`, the hover, and what a finding offers as a code action (its suggestion, fix,
+   * rewrite) are not there; analyzeQuery without the option computes them.
+   */
+  findingsOnly?: true;
 }
 
-/** Advice is pure and depends only on the query's content and the schema: cached across documents. */
-const adviceCache = new Map<string, { advice: Advice; shape?: MongoShape; shapes?: PgShape[] }>();
-const ADVICE_CACHE_LIMIT = 4000;
+/**
+ * Advice is pure and depends only on the query's content and the schema: cached across documents. So are
+ * the shapes the findings are read from, apart, since the findings are wanted before the advice.
+ */
+const adviceCache = new Map<string, Advice>();
+const shapeCache = new Map<string, { shape?: MongoShape } | PgParsed>();
+const CACHE_LIMIT = 4000;
 
-function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
-  const hit = adviceCache.get(key) as T | undefined;
+/** A SQL text's shapes, or why it has none. */
+interface PgParsed { shapes: PgShape[]; warnings?: string[]; refusal?: string }
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const hit = cache.get(key);
   if (hit) return hit;
   const v = make();
-  if (adviceCache.size >= ADVICE_CACHE_LIMIT) adviceCache.delete(adviceCache.keys().next().value!);
-  adviceCache.set(key, v);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(key, v);
   return v;
 }
 
@@ -101,9 +114,16 @@ function cached<T extends { advice: Advice }>(key: string, make: () => T): T {
  * the connection (when there is one) sent no list for. It changes the rules' advice (an index the repository
  * declares is kept, a declared primary key is never suggested) but makes no scan or sort findings: a
  * repository may not declare every index its database has.
+ *
+ * `findingsOnly`: without a connection's schema no finding's code, place or message depends on the advice
+ * (the index to build, the keyset rewrite), which is most of a query's analysis; the language server
+ * publishes a document's diagnostics from these and asks for the whole analysis when a hover, a lens or a
+ * code action needs it. With a schema the findings name the index to build, so it is computed whole.
  */
-export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined, repo?: RepositorySchema): QueryAnalysis {
-  const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema, repo) : analyzeSql(q, text, schema, repo);
+export function analyzeQuery(q: FoundQuery, text: string, schema: DocumentSchema | undefined, repo?: RepositorySchema, options?: { findingsOnly?: boolean }): QueryAnalysis {
+  const adviseToo = !options?.findingsOnly || schema !== undefined;
+  const a = q.engine === 'mongodb' ? analyzeMongo(q, text, schema, repo, adviseToo) : analyzeSql(q, text, schema, repo, adviseToo);
+  if (a.findingsOnly) return a;
   // What the finder could not read (a relation it does not join, a name chosen at run time) is said in the hover.
   if (q.warnings.length > 0) a.hover += `\n\n${q.warnings.map((w) => `_${w}_`).join('\n\n')}`;
   if (schema && schema.plans.size > 0) {
@@ -171,7 +191,7 @@ function planFindings(q: FoundQuery, a: QueryAnalysis, plan: PlanSummary, schema
 
 // ---- MongoDB ------------------------------------------------------------------------------------------
 
-function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined): QueryAnalysis {
+function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined, adviseToo: boolean): QueryAnalysis {
   const cmd = q.command;
   const target = cmd.collection;
   const out: QueryAnalysis = { engine: 'mongodb', targets: [target], findings: [], hover: '', connected: false };
@@ -187,25 +207,32 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
     return out;
   }
   const contentKey = JSON.stringify([input.query, cmd.skip]);
-  const base = cached(`m:${contentKey}`, () => {
+  const { shape } = cached(shapeCache, `m:${contentKey}`, () => {
     const shapeRead = mongoShape(input.query);
-    return { advice: adviseMongo(input.query), ...(shapeRead.ok ? { shape: shapeRead.shape } : {}) };
-  });
-  const shape = base.shape;
+    return shapeRead.ok ? { shape: shapeRead.shape } : {};
+  }) as { shape?: MongoShape };
+  if (!adviseToo) {
+    // The same calls as below, without the advice: nothing they put in a code, place or message needs it.
+    if (shape) {
+      hiddenMatchFindings(q, shape, text, out.findings, undefined);
+      skipFindings(q, shape, text, out.findings, undefined);
+      conditionFindings(q, shape, out.findings);
+    }
+    out.findingsOnly = true;
+    return out;
+  }
   const collectionSchema = schema?.collections.get(target);
   const declared = collectionSchema ? undefined : declaredMongoIndexes(repo, target);
-  let advice = base.advice;
+  let advice = cached(adviceCache, `m:${contentKey}`, () => adviseMongo(input.query));
   const served = servedAdvice(q, schema);
   if (served && collectionSchema) {
     advice = served;
     out.connected = true;
   } else if (collectionSchema) {
-    advice = cached(`m:${contentKey}:${JSON.stringify(collectionSchema)}`, () => ({
-      advice: adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }),
-    })).advice;
+    advice = cached(adviceCache, `m:${contentKey}:${JSON.stringify(collectionSchema)}`, () => adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }));
     out.connected = true;
   } else if (declared && declared.length > 0) {
-    advice = cached(`m:${contentKey}:repo:${JSON.stringify(declared)}`, () => ({ advice: adviseMongo(input.query, { existing: declared }) })).advice;
+    advice = cached(adviceCache, `m:${contentKey}:repo:${JSON.stringify(declared)}`, () => adviseMongo(input.query, { existing: declared }));
   }
   const top = advice.suggestions[0];
   const suggestion = suggestionData(top, target);
@@ -329,14 +356,14 @@ function moveMatchFix(q: FoundMongoQuery, stageIndex: number, renames: Record<st
   return { title: 'Move $match before $project', edits: [{ anchor: { file: pl.value }, newText }] };
 }
 
-function skipFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: InlineFinding[], advice: Advice): void {
+function skipFindings(q: FoundMongoQuery, shape: MongoShape, text: string, out: InlineFinding[], advice: Advice | undefined): void {
   const cmd = q.command;
   const variable = q.variableParts.includes('skip');
   const pipeSkip = (cmd.pipeline ?? []).findIndex((st) => '$skip' in st);
   if (!(cmd.skip !== undefined && cmd.skip > 0) && !variable && pipeSkip < 0) return;
   const amount = cmd.skip !== undefined ? String(cmd.skip) : variable ? quote(text, cmd.ranges.skip!.start, cmd.ranges.skip!.end) : String((cmd.pipeline![pipeSkip] as { $skip: unknown }).$skip);
   const deep = variable || (cmd.skip ?? 0) >= DEEP_OFFSET;
-  const keysetRewrite = advice.rewrites.find((r) => r.rule === 'keyset');
+  const keysetRewrite = advice?.rewrites.find((r) => r.rule === 'keyset');
   const f: InlineFinding = {
     code: DiagnosticCodes.skipPagination,
     severity: deep ? 'warning' : 'information',
@@ -583,19 +610,25 @@ function ruleName(rule: string): string {
 
 // ---- PostgreSQL ---------------------------------------------------------------------------------------
 
-function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined): QueryAnalysis {
+function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | undefined, repo: RepositorySchema | undefined, adviseToo: boolean): QueryAnalysis {
   const out: QueryAnalysis = { engine: 'postgres', targets: [], findings: [], hover: '', connected: false };
   // Names the finder wrote for ones chosen at run time take no index; they are part of what advice depends on.
   const standIns = q.standInNames?.length ? { standIns: q.standInNames } : {};
   const sqlKey = `${q.sql}\u0000${q.standInNames?.join(',') ?? ''}\u0000${q.otherDatabase?.module ?? ''}`;
-  const base = cached(`p:${sqlKey}`, () => {
-    const parsed = q.otherDatabase ? { ok: false as const, refusal: otherDatabaseProblem(q.otherDatabase) } : parsePostgresQuerySync(q.sql);
-    if (!parsed.ok) return { advice: { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal } as Advice, shapes: [] as PgShape[] };
-    return { advice: advisePostgresShapes(parsed.shapes, standIns, parsed.warnings), shapes: parsed.shapes };
-  });
-  const shapes = base.shapes ?? [];
+  const parsed = cached(shapeCache, `p:${sqlKey}`, (): PgParsed => {
+    const read = q.otherDatabase ? { ok: false as const, refusal: otherDatabaseProblem(q.otherDatabase) } : parsePostgresQuerySync(q.sql);
+    return read.ok ? { shapes: read.shapes, ...(read.warnings ? { warnings: read.warnings } : {}) } : { shapes: [], refusal: read.refusal };
+  }) as PgParsed;
+  const shapes = parsed.shapes;
   out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
-  let advice = base.advice;
+  if (!adviseToo) {
+    sqlFindings(q, text, shapes, undefined, undefined, out.findings);
+    out.findingsOnly = true;
+    return out;
+  }
+  let advice = cached(adviceCache, `p:${sqlKey}`, (): Advice => parsed.refusal !== undefined
+    ? { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal }
+    : advisePostgresShapes(shapes, standIns, parsed.warnings));
   const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
   // A connection's own list wins, table by table, over what the repository declares.
   const declaredTables = repo ? out.targets.filter((t) => !tables.includes(t) && repo.tables.has(t)) : [];
@@ -605,15 +638,27 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   if (schema && tables.length > 0) {
     const existing = [...tables.flatMap((t) => schema.tables.get(t)!.indexes), ...declared];
     const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
-    advice = served ?? cached(`p:${sqlKey}:${JSON.stringify([existing, stats])}`, () => ({ advice: advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}), ...standIns }) })).advice;
+    advice = served ?? cached(adviceCache, `p:${sqlKey}:${JSON.stringify([existing, stats])}`, () => advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}), ...standIns }));
     out.connected = true;
   } else if (declared.length > 0) {
-    advice = cached(`p:${sqlKey}:repo:${JSON.stringify(declared)}`, () => ({ advice: advisePostgresShapes(shapes, { existing: declared, known: known!, ...standIns }) })).advice;
+    advice = cached(adviceCache, `p:${sqlKey}:repo:${JSON.stringify(declared)}`, () => advisePostgresShapes(shapes, { existing: declared, known: known!, ...standIns }));
   }
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
   const suggestion = suggestionData(top, topTarget);
   if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target: topTarget };
+  sqlFindings(q, text, shapes, schema, advice, out.findings, suggestion);
+  if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion);
+  out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined, declared);
+  return out;
+}
+
+/**
+ * The findings of a query's SQL that hold whatever the indexes (a function around a column, a leading
+ * wildcard, OFFSET paging); with a schema, said of the table's own indexes. `advice` gives what the code
+ * actions offer (the keyset rewrite); the codes, places and messages do not depend on it.
+ */
+function sqlFindings(q: FoundSqlQuery, text: string, shapes: PgShape[], schema: DocumentSchema | undefined, advice: Advice | undefined, out: InlineFinding[], suggestion?: InlineFinding['suggestion']): void {
   for (const shape of shapes) {
     for (const p of shape.predicates) {
       if (!p.span) continue;
@@ -636,11 +681,11 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
               : `${p.column} wraps the column in a function or cast, so a plain index on the column cannot be used for this condition. Compare the bare column (move the function to the other side), or create an expression index on ${p.column}.`,
           };
           if (suggestion) f.suggestion = suggestion;
-          out.findings.push(f);
+          out.push(f);
         }
       }
       if (/^I?LIKE '%/.test(p.detail) || /\bI?LIKE\s+(E?')[%_]/i.test(p.text)) {
-        out.findings.push({
+        out.push({
           code: DiagnosticCodes.leadingWildcard,
           severity: 'warning',
           anchor,
@@ -657,18 +702,15 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
         anchor: span ? { sql: [span.start, span.end] } : { file: q.range },
         message: `OFFSET ${amount} still reads and throws away the rows it skips, so every page costs more than the one before. Keyset pagination (WHERE (sort key) > (last row's key)) reads only the page.`,
       };
-      const keyset = advice.rewrites.find((r) => r.rule === 'keyset');
+      const keyset = advice?.rewrites.find((r) => r.rule === 'keyset');
       if (keyset) {
         f.rewriteText = keyset.text;
         const fix = sqlReplaceFix(q, text, keyset.text, 'Rewrite to keyset pagination');
         if (fix) f.fix = fix;
       }
-      out.findings.push(f);
+      out.push(f);
     }
   }
-  if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion);
-  out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined, declared);
-  return out;
 }
 
 /** Replaces the whole SQL text when that is safe to write back (no escapes, no `${...}`, no clash with the quotes). */
