@@ -35,9 +35,35 @@ export interface SqlToken {
   tokenName: string;
 }
 
+/**
+ * The trees of the last texts parsed, or their errors. One statement is read by several readers in turn
+ * (the finder checks it parses, the findings read its shape, the advice its names): the parse is done once.
+ * Readers only read a tree, never change it (`test/unit/sql-parse-cache.test.ts`). Only statement-sized
+ * texts are kept (a whole .sql file is parsed once), and as many as a long file's statements.
+ */
+const recent = new Map<string, { tree: { stmts?: RawStatement[] } } | { error: unknown }>();
+const RECENT_LIMIT = 1000;
+const RECENT_MAX_TEXT = 8192;
+
 /** The parse tree of a text; throws the parser's error on a syntax error. Needs loadSqlParser() first. */
 export function parseSqlSync(sql: string): { stmts?: RawStatement[] } {
-  return parseSync(sql) as { stmts?: RawStatement[] };
+  const hit = recent.get(sql);
+  if (hit) {
+    if ('error' in hit) throw hit.error;
+    return hit.tree;
+  }
+  let entry: { tree: { stmts?: RawStatement[] } } | { error: unknown };
+  try {
+    entry = { tree: parseSync(sql) as { stmts?: RawStatement[] } };
+  } catch (error) {
+    entry = { error };
+  }
+  if (sql.length <= RECENT_MAX_TEXT) {
+    if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value!);
+    recent.set(sql, entry);
+  }
+  if ('error' in entry) throw entry.error;
+  return entry.tree;
 }
 
 /** The parse tree of a text, loading the parser first if needed; rejects with the parser's error. */
