@@ -202,6 +202,62 @@ describe('language server: finding queries', () => {
     assert.ok(partial > 200, `only ${partial} updates were partial`);
   });
 
+  it('reads an edit inside a file wrapped in one statement by the statement around the edit, with the same result as reading it whole', function () {
+    this.timeout(240_000);
+    const suite = readFileSync(join(__dirname, '..', 'fixtures', 'incremental', 'wrapped-suite.js'), 'utf8');
+    const whole = (t: string) => findQueries(t, 'script', 'js');
+    // With semicolons, and without (where a line starting with `(` or `[` continues the one before).
+    for (const [seed, base] of [[23, suite], [29, suite.replace(/;\n/g, '\n')]] as const) {
+      assert.ok(whole(base).queries.length >= 12, 'the suite has queries to compare');
+      const index = new ScriptQueryIndex('script', 'js');
+      index.update(base);
+      let text = base;
+      const rnd = fuzzRandom(seed);
+      // Edits of every kind: inside values, names, assignments (`bulk = `), pushes, declarations that shadow, brackets that break.
+      const inserts = ["'x'", '1', ' ', '\n', '{', '}', ';', 'status: 2, ', 'recent', 'orders', 'const orders = 1;\n', 'bulk = null;\n', 'ops.push(1);\n',
+        "template.orders = db.collection('z');\n", 'items', 'customers', '(', ')', '[0]', '\n(a)', '// ', 'x.', 'await ', '.sort({ a: 1 })'];
+      let compared = 0;
+      let inner = 0;
+      for (let k = 0; k < 400; k++) {
+        const pos = Math.floor(rnd() * text.length);
+        const del = rnd() < 0.5 ? Math.floor(rnd() * 6) : 0;
+        const next = text.slice(0, pos) + inserts[Math.floor(rnd() * inserts.length)] + text.slice(pos + del);
+        index.update(next);
+        if (index.lastUpdate.inner) inner++;
+        const read = whole(next);
+        if (read.warnings.length === 0) {
+          compared++;
+          assert.deepEqual(index.result(), read, `after edit ${k} at ${pos} (seed ${seed})`);
+          text = next;
+        } else {
+          index.update(text);
+          assert.deepEqual(index.result(), whole(text), `after undoing edit ${k} (seed ${seed})`);
+        }
+      }
+      assert.ok(compared > 80, `only ${compared} edits left the file readable`);
+      assert.ok(inner > 80, `only ${inner} edits were read by the statement around them`);
+    }
+  });
+
+  it('parses a statement inside a wrapped file alone only when what follows cannot continue it', () => {
+    // Without semicolons, `async function () {}` followed by a line starting with `(` is called by it;
+    // an arrow function is not. Turning the one into the other changes where the statement ends.
+    const padding = Array.from({ length: 60 }, (_, i) => `  const q${i} = await db.collection('c${i}').find({ n: ${i} }).toArray()`).join('\n');
+    const text = `module.exports = async (db) => {\n  const f = async () => { return db }\n  (async () => { await db.collection('a').find({ x: 1 }).toArray() })()\n${padding}\n}\n`;
+    const index = new ScriptQueryIndex('script', 'js');
+    index.update(text);
+    const called = text.replace('async () => { return db }', 'async function () { return db }');
+    index.update(called);
+    assert.equal(index.lastUpdate.inner, false, 'the statement is not parsed alone');
+    assert.deepEqual(index.result(), findQueries(called, 'script', 'js'));
+    // Inside a query, what follows is a word: parsed alone.
+    const edited = called.replace('{ n: 7 }', '{ n: 77 }');
+    index.update(edited);
+    assert.equal(index.lastUpdate.inner, true, 'the query\'s statement is parsed alone');
+    assert.equal(index.lastUpdate.reparsed, 1);
+    assert.deepEqual(index.result(), findQueries(edited, 'script', 'js'));
+  });
+
   it('reads an edited .sql file again statement by statement, with the same result as reading it whole', function () {
     // Hundreds of whole-file reads to compare against: a slow machine needs more than the suite's default.
     this.timeout(120_000);

@@ -186,13 +186,18 @@ export interface TouchedSpan {
   oldEnd: number;
 }
 
+/** The changed part [p, oldEnd) of `old`, from what the editor said (`known`) or by comparing the texts. */
+export function changeBounds(old: string, text: string, known?: KnownChange): { p: number; oldEnd: number } {
+  return known && known.p + known.suffix <= Math.min(old.length, text.length) ? { p: known.p, oldEnd: old.length - known.suffix } : changedSpan(old, text);
+}
+
 /**
  * Which of a file's statements (in order, with old offsets) an edit from `old` to `text` touched, plus
  * one on each side (a removed separator can merge two statements), and the text between the untouched
  * statements around them. Undefined when the texts are equal.
  */
 export function touchedSpan(chunks: readonly { start: number; end: number }[], old: string, text: string, known?: KnownChange): TouchedSpan | undefined {
-  const { p, oldEnd } = known && known.p + known.suffix <= Math.min(old.length, text.length) ? { p: known.p, oldEnd: old.length - known.suffix } : changedSpan(old, text);
+  const { p, oldEnd } = changeBounds(old, text, known);
   if (p === old.length && p === text.length) return undefined;
   const delta = text.length - old.length;
   // Statements touching [p, oldEnd] in the old text (touching their ends too: typing right after one).

@@ -152,16 +152,18 @@ const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', '
 /**
  * Names assigned again, or whose object or array is changed, after they were declared, anywhere in the
  * tree; with `fields`, also every `x.f = value` and `this.f = value` as ["x.f", value], and `x = value` as
- * ["x", value]. `visit` sees every node of the same walk, so facts about the file are read without another.
+ * ["x", value]. `visit` sees every node of the same walk, so facts about the file are read without another;
+ * `written`, when given, receives every node counted as a change (an assignment, `x.push(...)`, ...).
  */
-export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][], visit?: (n: BNode) => void): void {
+export function collectMutations(root: BNode, into: Set<string>, fields?: [string, BNode][], visit?: (n: BNode) => void, written?: BNode[]): void {
   const stack: BNode[] = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
     visit?.(n);
     // Line/column objects are never read (offsets are): dropping them halves what a kept tree costs.
-    (n as { loc?: unknown }).loc = undefined;
+    if (n.loc !== undefined) (n as { loc?: unknown }).loc = undefined;
     if (n.type === 'AssignmentExpression' || n.type === 'UpdateExpression') {
+      written?.push(n);
       const target = unwrap((n.type === 'AssignmentExpression' ? n.left : n.argument)!);
       const key = fields && n.type === 'AssignmentExpression' && n.operator === '=' ? (target.type === 'Identifier' ? target.name : fieldKey(target)) : undefined;
       if (key !== undefined) fields!.push([key, n.right!]);
@@ -171,16 +173,22 @@ export function collectMutations(root: BNode, into: Set<string>, fields?: [strin
       else if (isMember(target) && unwrap(target.object!).type === 'ThisExpression') into.add('this');
       else assignedNames(target, into);
     } else if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && n.left && n.left.type !== 'VariableDeclaration') {
+      written?.push(n.left);
       assignedNames(unwrap(n.left), into);
     } else if (n.type === 'UnaryExpression' && n.operator === 'delete' && n.argument) {
+      written?.push(n);
       const base = rootIdentifier(unwrap(n.argument));
       if (base) into.add(base);
     } else if (isCall(n) && n.callee && isMember(unwrap(n.callee))) {
       const callee = unwrap(n.callee);
       const name = propertyName(callee);
       const base = rootIdentifier(unwrap(callee.object!));
-      if (base && name !== undefined && MUTATING_METHODS.has(name)) into.add(base);
+      if (base && name !== undefined && MUTATING_METHODS.has(name)) {
+        written?.push(n);
+        into.add(base);
+      }
       if (name === 'assign' && callee.object?.type === 'Identifier' && callee.object.name === 'Object') {
+        written?.push(n);
         const first = n.arguments?.[0] && rootIdentifier(unwrap(n.arguments[0]));
         if (first) into.add(first);
       }

@@ -10,7 +10,7 @@ import { sequelizeCalls } from './sequelize';
 import { typeormCalls } from './typeorm';
 import { pgQueryCalls, sqlTags } from './sqlStrings';
 import { IncrementalIndex } from './incremental';
-import { QueryPositions, type TouchedSpan } from './ranges';
+import { changeBounds, detached, QueryPositions, type KnownChange, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
 import { pushChildren, type BNode } from './syntax';
 import type { FindResult, FoundQuery, PrismaModels, ScriptDialect } from './types';
@@ -59,7 +59,11 @@ export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
 export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private readonly module = new ModuleScope();
   /** What the last update did: statements parsed again and whether the whole file was read. */
-  lastUpdate = { reparsed: 0, reextracted: 0, full: true };
+  /**
+   * What the last update did: statements parsed again, statements read again, whether the whole file was
+   * read, and whether the statement parsed again was one inside a top-level statement (see readInside).
+   */
+  lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false };
   /** Why the last region read again did not parse. */
   private regionError = '';
   /** Whether the whole file may read where the touched region did not (see regionUnreadable). */
@@ -84,12 +88,63 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     return { queries, warnings: [...this.warnings] };
   }
 
+  override update(text: string, known?: KnownChange): void {
+    if (!this.mustReadAll() && this.warnings.length === 0 && this.readInside(text, known)) return;
+    super.update(text, known);
+  }
+
+  /** Whether the splice under way came from readInside. */
+  private readingInside = false;
+
+  /**
+   * An edit inside one large top-level statement (a file wrapped in `module.exports = (app) => { ... }`,
+   * a test file that is one `describe(...)`): only the innermost statement around the edit that parses
+   * alone to the same extent is parsed again, and put in the old tree in place of the old one. The
+   * top-level statement is then read as if it had been parsed whole (its names, and its queries with the
+   * scopes around them), so what is found is what reading the file again finds; parsing, the larger part
+   * of the cost, is done for the small statement only. False when no such statement is found.
+   */
+  private readInside(text: string, known: KnownChange | undefined): boolean {
+    const { p, oldEnd } = changeBounds(this.text, text, known);
+    const delta = text.length - this.text.length;
+    const i = this.pieces.findIndex((c) => c.start < p && oldEnd < c.end);
+    const c = i < 0 ? undefined : this.pieces[i]!;
+    if (!c || c.end - c.start < INNER_MIN_LENGTH) return false;
+    flushChunk(c);
+    for (const { node, list, index } of statementsAround(c.node, p, oldEnd)) {
+      const newEnd = node.end + delta;
+      if (!endsAlone(text, node, newEnd)) continue;
+      const parsed = this.parse(detached(text.slice(node.start, newEnd)), node.start);
+      if (!parsed.ok || parsed.statements.length !== 1) continue;
+      const fresh = parsed.statements[0]!;
+      if (fresh.start !== node.start || fresh.end !== newEnd) continue;
+      const before = changesIn(node, this.text);
+      const after = changesIn(fresh, text);
+      moveAround(c.node, node, delta);
+      list[index] = fresh;
+      const region = detached(text.slice(c.start, c.end + delta));
+      // When the statement changes what it changed before (the same assignments, word for word), the
+      // top-level statement's names, fields and facts are the old ones, its fields now read from the new
+      // tree; otherwise they are collected again from the whole of it.
+      const chunk = (before.signature === after.signature ? withInner(c, region, before.fields, after.fields) : undefined) ?? this.makeChunk(c.node, region, c.start);
+      this.parsedInRegion = 1;
+      this.readingInside = true;
+      try {
+        this.splice(text, { first: i, last: i, from: c.start, to: c.end + delta, delta, p, oldEnd }, [chunk]);
+      } finally {
+        this.readingInside = false;
+      }
+      return true;
+    }
+    return false;
+  }
+
   protected mustReadAll(): boolean {
     return this.pieces.length === 0 || this.text === '';
   }
 
   protected override unchanged(): void {
-    this.lastUpdate = { reparsed: 0, reextracted: 0, full: false };
+    this.lastUpdate = { reparsed: 0, reextracted: 0, full: false, inner: false };
   }
 
   protected readRegion(slice: string, offset: number, span: TouchedSpan): Chunk[] | undefined {
@@ -151,7 +206,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
         c.positions.shift(span.delta, span.oldEnd);
       }
     }
-    this.lastUpdate = { reparsed: this.parsedInRegion, reextracted, full: false };
+    this.lastUpdate = { reparsed: this.parsedInRegion, reextracted, full: false, inner: this.readingInside };
   }
 
   protected readAll(text: string): void {
@@ -161,7 +216,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       this.pieces = [];
       this.warnings = [parsed.error];
       this.rebuildModule();
-      this.lastUpdate = { reparsed: 0, reextracted: 0, full: true };
+      this.lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false };
       return;
     }
     this.fullFrom(text, parsed.statements);
@@ -173,7 +228,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.pieces = statements.map((n) => this.makeChunk(n, text, 0));
     this.rebuildModule();
     for (const c of this.pieces) this.extract(c);
-    this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true };
+    this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true, inner: false };
   }
 
   private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string; at?: number } {
@@ -208,9 +263,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const mutates = new Set<string>();
     const fields: [string, BNode][] = [];
     const shows = new Set<string>();
-    collectMutations(node, mutates, fields, (n) => {
-      for (const [fact, test] of FILE_FACTS) if (!shows.has(fact) && test(n)) shows.add(fact);
-    });
+    collectMutations(node, mutates, fields, showsFacts(shows));
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
@@ -254,6 +307,126 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
 }
 
 const NO_POSITIONS = new QueryPositions([]);
+
+/**
+ * The chunk `c` once one of its statements was parsed again without changing what it assigns: its fields
+ * `oldFields` become `newFields`. Undefined if they are not found where they should be.
+ */
+function withInner(c: Chunk, region: string, oldFields: [string, BNode][], newFields: [string, BNode][]): Chunk | undefined {
+  let fields = c.fields;
+  if (oldFields.length > 0) {
+    // A statement's fields are one run of the chunk's (see changesIn).
+    const first = oldFields[0]![1];
+    const at = c.fields.findIndex(([, v]) => v === first);
+    if (at < 0 || oldFields.some(([, v], k) => c.fields[at + k]?.[1] !== v)) return undefined;
+    fields = [...c.fields.slice(0, at), ...newFields, ...c.fields.slice(at + oldFields.length)];
+  }
+  const declares = new Map<string, Binding>();
+  declareStatements([c.node], declares);
+  return { ...c, end: c.start + region.length, declares, fields, uses: new Set(), queries: [], positions: NO_POSITIONS, text: region, pending: 0 };
+}
+
+/** A visitor adding to `shows` the facts about the file (FILE_FACTS) a node shows. */
+function showsFacts(shows: Set<string>): (n: BNode) => void {
+  return (n) => {
+    for (const [fact, test] of FILE_FACTS) if (!shows.has(fact) && test(n)) shows.add(fact);
+  };
+}
+
+/**
+ * What a statement changes, as one string (the text of each assignment, `x.push(...)`, ..., in the order
+ * of the walk, and the facts about the file it shows), and the fields it assigns, in the order
+ * collectMutations gives them for a tree holding it: a statement's subtree is walked in one go, so its
+ * fields are one run of that list.
+ */
+function changesIn(statement: BNode, text: string): { signature: string; fields: [string, BNode][] } {
+  const fields: [string, BNode][] = [];
+  const shows = new Set<string>();
+  const written: BNode[] = [];
+  collectMutations(statement, new Set(), fields, showsFacts(shows), written);
+  const signature = [...written.map((n) => text.slice(n.start, n.end)), '', ...[...shows].sort()].join('\u0000');
+  return { signature, fields };
+}
+
+/** Top-level statements shorter than this are parsed again whole: parsing them costs little. */
+const INNER_MIN_LENGTH = 2000;
+
+/** The statements of a list (a block's, a switch case's) that hold the changed span [p, oldEnd) strictly inside, innermost first. */
+function statementsAround(root: BNode, p: number, oldEnd: number): { node: BNode; list: BNode[]; index: number }[] {
+  const out: { node: BNode; list: BNode[]; index: number }[] = [];
+  const kids: BNode[] = [];
+  let x: BNode | undefined = root;
+  while (x) {
+    kids.length = 0;
+    pushChildren(x, kids);
+    const inner: BNode | undefined = kids.find((k) => k.start < p && oldEnd < k.end);
+    if (!inner) break;
+    const list = statementList(x);
+    const index = list ? list.indexOf(inner) : -1;
+    if (index >= 0) out.push({ node: inner, list: list!, index });
+    x = inner;
+  }
+  return out.reverse();
+}
+
+function statementList(n: BNode): BNode[] | undefined {
+  if ((n.type === 'BlockStatement' || n.type === 'StaticBlock') && Array.isArray(n.body)) return n.body;
+  if (n.type === 'SwitchCase') return (n as unknown as { consequent: BNode[] }).consequent;
+  return undefined;
+}
+
+/** Statements that end with their own closing brace: nothing on the next line can continue them. */
+const CLOSED_BY_BRACE = new Set(['BlockStatement', 'IfStatement', 'ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'TryStatement', 'SwitchStatement', 'FunctionDeclaration', 'ClassDeclaration']);
+/** Words that continue an expression on the next line. */
+const CONTINUING_WORDS = new Set(['in', 'instanceof', 'of', 'as', 'satisfies']);
+
+/**
+ * Whether a statement ending at `end` of `text` ends there whatever its inside holds: it ends with `;`
+ * or its own `}`, or what follows (past spaces and comments) cannot continue it (`}`, a word, a string,
+ * a number, the end of the file). Otherwise the text after it could have been part of it (a line
+ * starting with `(` or `.` after a statement without a semicolon), and it is not parsed alone.
+ */
+function endsAlone(text: string, node: BNode, end: number): boolean {
+  const last = text.charCodeAt(end - 1);
+  if (last === 0x3b /* ; */ || (last === 0x7d /* } */ && CLOSED_BY_BRACE.has(node.type))) return true;
+  let i = end;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('//', i)) {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? text.length : nl;
+    } else if (text.startsWith('/*', i)) {
+      const close = text.indexOf('*/', i + 2);
+      if (close < 0) return false;
+      i = close + 2;
+    } else break;
+  }
+  if (i >= text.length) return true;
+  const ch = text[i]!;
+  if (ch === '}' || ch === "'" || ch === '"' || /[0-9]/.test(ch)) return true;
+  const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(i, i + 16))?.[0];
+  return word !== undefined && !CONTINUING_WORDS.has(word);
+}
+
+/**
+ * Moves the tree of a top-level statement for an edit inside `inner`, one of its statements, which
+ * changed length by `delta`: the statements and expressions around it end `delta` later, and everything
+ * after it moves by `delta`. What lies before it is not visited.
+ */
+function moveAround(root: BNode, inner: BNode, delta: number): void {
+  if (delta === 0) return;
+  const { start, end } = inner;
+  const stack: BNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n === inner || n.end <= start) continue;
+    if (n.start >= end) {
+      n.start += delta;
+      n.end += delta;
+    } else n.end += delta;
+    pushChildren(n, stack);
+  }
+}
 
 function usesAny(uses: ReadonlySet<string>, changed: ReadonlySet<string>): boolean {
   if (changed.size === 0) return false;
