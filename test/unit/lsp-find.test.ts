@@ -207,7 +207,8 @@ describe('language server: finding queries', () => {
     const suite = readFileSync(join(__dirname, '..', 'fixtures', 'incremental', 'wrapped-suite.js'), 'utf8');
     const whole = (t: string) => findQueries(t, 'script', 'js');
     // With semicolons, and without (where a line starting with `(` or `[` continues the one before).
-    for (const [seed, base] of [[23, suite], [29, suite.replace(/;\n/g, '\n')]] as const) {
+    // Without semicolons more edits leave the file broken (a line starting with `(` joins the one before), so fewer are read alone.
+    for (const [seed, base, minAlone] of [[23, suite, 60], [29, suite.replace(/;\n/g, '\n'), 10]] as const) {
       assert.ok(whole(base).queries.length >= 12, 'the suite has queries to compare');
       const index = new ScriptQueryIndex('script', 'js');
       index.update(base);
@@ -218,12 +219,14 @@ describe('language server: finding queries', () => {
         "template.orders = db.collection('z');\n", 'items', 'customers', '(', ')', '[0]', '\n(a)', '// ', 'x.', 'await ', '.sort({ a: 1 })'];
       let compared = 0;
       let inner = 0;
+      let alone = 0;
       for (let k = 0; k < 400; k++) {
         const pos = Math.floor(rnd() * text.length);
         const del = rnd() < 0.5 ? Math.floor(rnd() * 6) : 0;
         const next = text.slice(0, pos) + inserts[Math.floor(rnd() * inserts.length)] + text.slice(pos + del);
         index.update(next);
         if (index.lastUpdate.inner) inner++;
+        if (index.lastUpdate.alone) alone++;
         const read = whole(next);
         if (read.warnings.length === 0) {
           compared++;
@@ -235,7 +238,8 @@ describe('language server: finding queries', () => {
         }
       }
       assert.ok(compared > 80, `only ${compared} edits left the file readable`);
-      assert.ok(inner > 80, `only ${inner} edits were read by the statement around them`);
+      assert.ok(inner > 80, `only ${inner} edits were parsed by the statement around them`);
+      assert.ok(alone > minAlone, `only ${alone} edits were read by the statement around them alone`);
     }
   });
 
@@ -256,6 +260,52 @@ describe('language server: finding queries', () => {
     assert.equal(index.lastUpdate.inner, true, 'the query\'s statement is parsed alone');
     assert.equal(index.lastUpdate.reparsed, 1);
     assert.deepEqual(index.result(), findQueries(edited, 'script', 'js'));
+  });
+
+  it('reads a statement of a wrapped file again with the whole statement around it when queries outside it read inside it', () => {
+    // Each edit changes a query outside the edited statement: through a function declared around it,
+    // through a builder's callback, through a name an inner declaration now hides. Reading only the
+    // edited statement would keep those queries as they were.
+    const padding = Array.from({ length: 40 }, (_, i) => `    it('t${i}', async () => { await db.collection('c${i}').find({ n: ${i} }).toArray(); });`).join('\n');
+    const text = [
+      'module.exports = (db, items) => {',
+      '  function customers() {',
+      "    return db.collection('customers');",
+      '  }',
+      '  const ops = [];',
+      "  describe('s', () => {",
+      '    before(() => {',
+      "      ops.push({ deleteMany: { filter: { status: 'gone' } } });",
+      '    });',
+      "    it('a', async () => {",
+      "      await customers().find({ name: 'ann' }).toArray();",
+      "      await db.collection('orders').bulkWrite(items.map((i) => {",
+      '        return { updateOne: { filter: { sku: i }, update: { $set: { seen: true } } } };',
+      '      }));',
+      "      await db.collection('orders').bulkWrite(ops);",
+      '    });',
+      padding,
+      '  });',
+      '};',
+      '',
+    ].join('\n');
+    const index = new ScriptQueryIndex('script', 'js');
+    index.update(text);
+    let current = text;
+    for (const [from, to] of [
+      ["return db.collection('customers');", "return db.collection('clients');"],
+      ['filter: { sku: i }', 'filter: { code: i }'],
+      ["    before(() => {\n", "    before(() => {\n      const ops = [];\n"],
+    ] as const) {
+      assert.ok(current.includes(from), from);
+      const next = current.replace(from, to);
+      const whole = findQueries(next, 'script', 'js');
+      assert.notDeepEqual(whole.queries, findQueries(current, 'script', 'js').queries, `${to} changes what is found`);
+      index.update(next);
+      assert.equal(index.lastUpdate.inner, true, `${to}: parsed by the statement around it`);
+      assert.deepEqual(index.result(), whole, to);
+      current = next;
+    }
   });
 
   it('reads an edited .sql file again statement by statement, with the same result as reading it whole', function () {

@@ -25,10 +25,26 @@ class Leave {
   constructor(readonly scope: Scope | undefined) {}
 }
 
+/**
+ * What a walk leaves behind for reading one statement of the tree again later (ScriptQueryIndex's
+ * readInside): the call each query was read from, the calls a reader took or marked as read, and the
+ * queries recorded at nodes other readers may reach again.
+ */
+export interface WalkTrace {
+  producers: Map<FoundQuery, BNode>;
+  taken: BNode[];
+  consumed: Set<BNode>;
+  byNode: Map<BNode, FoundQuery>;
+}
+
 export class Extractor {
   private scope: Scope | undefined;
   private readonly consumed = new Set<BNode>();
   private readonly out: FoundQuery[] = [];
+  private readonly producers = new Map<FoundQuery, BNode>();
+  private readonly taken: BNode[] = [];
+  /** The call the readers are reading. */
+  private current: BNode | undefined;
 
   constructor(
     readonly source: string,
@@ -46,9 +62,26 @@ export class Extractor {
     return this.out.sort((a, b) => a.range.start - b.range.start);
   }
 
+  /**
+   * Reads one statement of a tree read before: `path` is the nodes from the tree's root down to the
+   * statement's parent (their scopes are opened as the whole walk opens them), `before` the queries
+   * that other readers recorded at nodes (queryAt) and that stay.
+   */
+  runInside(path: readonly BNode[], statement: BNode, before: ReadonlyMap<BNode, FoundQuery>): FoundQuery[] {
+    for (const [n, q] of before) this.byNode.set(n, q);
+    for (const n of path) this.scope = this.opensScope(n) ?? this.scope;
+    return this.run(statement);
+  }
+
+  /** What the walk leaves for reading a statement again (see WalkTrace). */
+  trace(): WalkTrace {
+    return { producers: this.producers, taken: this.taken, consumed: this.consumed, byNode: this.byNode };
+  }
+
   /** Records a query found by a reader. */
   push(q: FoundQuery): void {
     this.out.push(q);
+    if (this.current) this.producers.set(q, this.current);
   }
 
   /** Marks every call and tagged template inside a node as read (the fragments of a template). */
@@ -269,7 +302,14 @@ export class Extractor {
 
   private visitCall(n: BNode): void {
     if (this.consumed.has(n)) return;
-    for (const r of this.readers) if (r.read(n, this)) return;
+    this.current = n;
+    for (const r of this.readers) {
+      if (r.read(n, this)) {
+        this.taken.push(n);
+        break;
+      }
+    }
+    this.current = undefined;
   }
 
   /** `a.b(x).c(y)` as the calls [b(x), c(y)] from the inside out, stopping at the first non-call. */

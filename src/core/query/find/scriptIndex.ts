@@ -1,7 +1,7 @@
 // The queries of one script, kept per top-level statement and re-read only where an edit touched.
 
 import { parse as babelParse, type ParserPlugin } from '@babel/parser';
-import { Extractor, type CallReader } from './extractor';
+import { Extractor, type CallReader, type WalkTrace } from './extractor';
 import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
 import { prismaCalls, PRISMA_CLIENT, showsPrismaClient } from './prisma';
@@ -36,6 +36,33 @@ interface Chunk {
   text: string;
   /** How far the statement moved since its tree's offsets were last brought up to date. */
   pending: number;
+  /** What reading it left for reading one of its statements again (see Extractor.runInside). */
+  trace: WalkTrace | undefined;
+}
+
+/** A statement around an edit, parsed again (readInside). */
+interface Inside {
+  node: BNode;
+  list: BNode[];
+  index: number;
+  path: BNode[];
+  fresh: BNode;
+  before: Changes;
+  after: Changes;
+  same: boolean;
+  stays: { kept: FoundQuery[]; trace: WalkTrace } | undefined;
+}
+
+/** One statement of a chunk read again alone (readInside), with what stays of the chunk's last reading. */
+interface InnerRead {
+  chunk: Chunk;
+  path: BNode[];
+  statement: BNode;
+  /** The queries read from calls outside the statement, and what their reading left. */
+  kept: FoundQuery[];
+  trace: WalkTrace;
+  /** The old chunk's positions, to move the kept queries by the edit. */
+  positions: QueryPositions;
 }
 
 
@@ -61,9 +88,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   /** What the last update did: statements parsed again and whether the whole file was read. */
   /**
    * What the last update did: statements parsed again, statements read again, whether the whole file was
-   * read, and whether the statement parsed again was one inside a top-level statement (see readInside).
+   * read, whether the statement parsed again was one inside a top-level statement, and whether it was
+   * also read alone (see readInside).
    */
-  lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false };
+  lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false, alone: false };
   /** Why the last region read again did not parse. */
   private regionError = '';
   /** Whether the whole file may read where the touched region did not (see regionUnreadable). */
@@ -95,6 +123,8 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
 
   /** Whether the splice under way came from readInside. */
   private readingInside = false;
+  /** The statement readInside found can be read alone, in place of its whole top-level statement. */
+  private inner: InnerRead | undefined;
 
   /**
    * An edit inside one large top-level statement (a file wrapped in `module.exports = (app) => { ... }`,
@@ -111,7 +141,11 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const c = i < 0 ? undefined : this.pieces[i]!;
     if (!c || c.end - c.start < INNER_MIN_LENGTH) return false;
     flushChunk(c);
-    for (const { node, list, index } of statementsAround(c.node, p, oldEnd)) {
+    // The innermost statement that parses alone; or, when what it declares or sits in makes reading it
+    // alone unsafe, the innermost around it that can be read alone, if one is not too long to be worth it.
+    let chosen: Inside | undefined;
+    for (const { node, list, index, path } of statementsAround(c.node, p, oldEnd)) {
+      if (chosen && node.end - node.start > INNER_MAX_SEARCH) break;
       const newEnd = node.end + delta;
       if (!endsAlone(text, node, newEnd)) continue;
       const parsed = this.parse(detached(text.slice(node.start, newEnd)), node.start);
@@ -120,23 +154,36 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       if (fresh.start !== node.start || fresh.end !== newEnd) continue;
       const before = changesIn(node, this.text);
       const after = changesIn(fresh, text);
-      moveAround(c.node, node, delta);
-      list[index] = fresh;
-      const region = detached(text.slice(c.start, c.end + delta));
-      // When the statement changes what it changed before (the same assignments, word for word), the
-      // top-level statement's names, fields and facts are the old ones, its fields now read from the new
-      // tree; otherwise they are collected again from the whole of it.
-      const chunk = (before.signature === after.signature ? withInner(c, region, before.fields, after.fields) : undefined) ?? this.makeChunk(c.node, region, c.start);
-      this.parsedInRegion = 1;
-      this.readingInside = true;
-      try {
-        this.splice(text, { first: i, last: i, from: c.start, to: c.end + delta, delta, p, oldEnd }, [chunk]);
-      } finally {
-        this.readingInside = false;
-      }
-      return true;
+      const same = before.signature === after.signature;
+      // What stays of the last reading if only this statement is read again (decided on the old offsets).
+      const stays = same && c.trace && readsAlone(c.trace, path, node, fresh) ? keptOutside(c, node) : undefined;
+      const found: Inside = { node, list, index, path, fresh, before, after, same, stays };
+      chosen ??= found;
+      if (stays) chosen = found;
+      // A statement around this one holds the same change to what it assigns: none is read alone.
+      if (stays || !same) break;
     }
-    return false;
+    if (!chosen) return false;
+    const { node, list, index, path, fresh, before, after, same, stays } = chosen;
+    moveAround(c.node, node, delta);
+    list[index] = fresh;
+    const region = detached(text.slice(c.start, c.end + delta));
+    // When the statement changes what it changed before (the same assignments and names, word for
+    // word), the top-level statement's names, fields and facts are the old ones, its fields now read
+    // from the new tree; otherwise they are collected again from the whole of it.
+    const chunk = (same ? withInner(c, region, before.fields, after.fields) : undefined) ?? this.makeChunk(c.node, region, c.start);
+    this.parsedInRegion = 1;
+    this.readingInside = true;
+    // The names the other statements' queries used stay used: a superset only reads more again.
+    if (stays) chunk.uses = new Set(c.uses);
+    this.inner = stays && { chunk, path, statement: fresh, ...stays, positions: c.positions };
+    try {
+      this.splice(text, { first: i, last: i, from: c.start, to: c.end + delta, delta, p, oldEnd }, [chunk]);
+    } finally {
+      this.readingInside = false;
+      this.inner = undefined;
+    }
+    return true;
   }
 
   protected mustReadAll(): boolean {
@@ -144,7 +191,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   }
 
   protected override unchanged(): void {
-    this.lastUpdate = { reparsed: 0, reextracted: 0, full: false, inner: false };
+    this.lastUpdate = { reparsed: 0, reextracted: 0, full: false, inner: false, alone: false };
   }
 
   protected readRegion(slice: string, offset: number, span: TouchedSpan): Chunk[] | undefined {
@@ -197,7 +244,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     let reextracted = 0;
     const isNew = new Set(added);
     for (const c of this.pieces) {
-      if (isNew.has(c) || usesAny(c.uses, changed)) {
+      if (c === this.inner?.chunk) {
+        this.extractInner(this.inner, span);
+        reextracted++;
+      } else if (isNew.has(c) || usesAny(c.uses, changed)) {
         this.extract(c);
         reextracted++;
       } else {
@@ -206,7 +256,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
         c.positions.shift(span.delta, span.oldEnd);
       }
     }
-    this.lastUpdate = { reparsed: this.parsedInRegion, reextracted, full: false, inner: this.readingInside };
+    this.lastUpdate = { reparsed: this.parsedInRegion, reextracted, full: false, inner: this.readingInside, alone: this.inner !== undefined };
   }
 
   protected readAll(text: string): void {
@@ -216,7 +266,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       this.pieces = [];
       this.warnings = [parsed.error];
       this.rebuildModule();
-      this.lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false };
+      this.lastUpdate = { reparsed: 0, reextracted: 0, full: true, inner: false, alone: false };
       return;
     }
     this.fullFrom(text, parsed.statements);
@@ -228,7 +278,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     this.pieces = statements.map((n) => this.makeChunk(n, text, 0));
     this.rebuildModule();
     for (const c of this.pieces) this.extract(c);
-    this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true, inner: false };
+    this.lastUpdate = { reparsed: this.pieces.length, reextracted: this.pieces.length, full: true, inner: false, alone: false };
   }
 
   private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string; at?: number } {
@@ -267,7 +317,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     // `User.init(...)` configures what `User` is: statements reading User are read again when it changes.
     const call = topLevelCall(node);
     if (call?.key.endsWith('.init')) mutates.add(call.name);
-    return { start: node.start, end: node.end, node, declares, mutates, fields, shows, uses: new Set(), queries: [], positions: NO_POSITIONS, text: text.slice(node.start - offset, node.end - offset), pending: 0 };
+    return { start: node.start, end: node.end, node, declares, mutates, fields, shows, uses: new Set(), queries: [], positions: NO_POSITIONS, text: text.slice(node.start - offset, node.end - offset), pending: 0, trace: undefined };
   }
 
   private rebuildModule(): void {
@@ -303,6 +353,26 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
     c.queries = ex.run(c.node);
     c.positions = new QueryPositions(c.queries);
+    c.trace = ex.trace();
+  }
+
+  /**
+   * Reads one statement of a chunk again, in the scopes around it: its queries replace those read from
+   * calls inside it before; the others stay, moved by the edit.
+   */
+  private extractInner(r: InnerRead, span: TouchedSpan): void {
+    const c = r.chunk;
+    r.positions.shift(span.delta, span.oldEnd);
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
+    const read = ex.runInside(r.path, r.statement, r.trace.byNode);
+    c.queries = [...r.kept, ...read].sort((a, b) => a.range.start - b.range.start);
+    c.positions = new QueryPositions(c.queries);
+    const t = ex.trace();
+    for (const [q, n] of r.trace.producers) t.producers.set(q, n);
+    for (const n of r.trace.consumed) t.consumed.add(n);
+    for (const [n, q] of r.trace.byNode) if (!t.byNode.has(n)) t.byNode.set(n, q);
+    t.taken.push(...r.trace.taken);
+    c.trace = t;
   }
 }
 
@@ -323,7 +393,59 @@ function withInner(c: Chunk, region: string, oldFields: [string, BNode][], newFi
   }
   const declares = new Map<string, Binding>();
   declareStatements([c.node], declares);
-  return { ...c, end: c.start + region.length, declares, fields, uses: new Set(), queries: [], positions: NO_POSITIONS, text: region, pending: 0 };
+  return { ...c, end: c.start + region.length, declares, fields, uses: new Set(), queries: [], positions: NO_POSITIONS, text: region, pending: 0, trace: undefined };
+}
+
+/** Nodes a statement can sit in and still be reached by no name: blocks, control flow, calls and their arguments. */
+const OPEN_AROUND = new Set(['ExpressionStatement', 'BlockStatement', 'IfStatement', 'ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement',
+  'DoWhileStatement', 'TryStatement', 'CatchClause', 'SwitchStatement', 'SwitchCase', 'LabeledStatement', 'ReturnStatement', 'CallExpression',
+  'OptionalCallExpression', 'NewExpression', 'AwaitExpression', 'MemberExpression', 'OptionalMemberExpression', 'ArrayExpression', 'ObjectExpression',
+  'ObjectProperty', 'ConditionalExpression', 'LogicalExpression', 'SequenceExpression', 'ParenthesizedExpression', 'ExportDefaultDeclaration',
+  // A function in these is reached by no name: a name holding it (a declaration, an assignment) is not among them.
+  'ArrowFunctionExpression', 'FunctionExpression', 'ObjectMethod']);
+
+/**
+ * Whether a statement read alone gives what reading its whole top-level statement gives. Queries outside
+ * it may read inside it in three ways, each ruled out here: through a name it declares (it declares
+ * none, before and after the edit); through what it assigns or pushes (changesIn's signature, compared by
+ * the caller); through a function or value holding it that some name reaches (every node around it is a
+ * block, control flow, a call, a callback given to a call, or `module.exports = ...`). And a call around it
+ * that a reader took (a builder's callback) read it as part of its own query.
+ */
+function readsAlone(trace: WalkTrace, path: readonly BNode[], old: BNode, fresh: BNode): boolean {
+  const names = new Map<string, Binding>();
+  declareStatements([old, fresh], names);
+  if (names.size > 0) return false;
+  for (let i = 0; i < path.length; i++) {
+    const n = path[i]!;
+    if (OPEN_AROUND.has(n.type)) continue;
+    if (n.type === 'AssignmentExpression' && n.operator === '=' && isModuleExports(n.left!)) continue;
+    return false;
+  }
+  const around = (n: BNode) => n.start <= old.start && old.end <= n.end;
+  return !trace.taken.some(around) && ![...trace.consumed].some(around);
+}
+
+/** `module.exports`, `module.exports.x`, `exports.x`. */
+function isModuleExports(e: BNode): boolean {
+  if (e.type !== 'MemberExpression') return false;
+  const obj = e.object!;
+  if (obj.type === 'Identifier') return (obj.name === 'module' && e.property?.name === 'exports') || obj.name === 'exports';
+  return isModuleExports(obj);
+}
+
+/** The queries of chunk `c` read from calls outside `statement`, and what their reading left (offsets of the old text). */
+function keptOutside(c: Chunk, statement: BNode): { kept: FoundQuery[]; trace: WalkTrace } {
+  const inside = (n: BNode) => statement.start <= n.start && n.end <= statement.end;
+  const t = c.trace!;
+  const kept = c.queries.filter((q) => {
+    const from = t.producers.get(q);
+    return from !== undefined && !inside(from);
+  });
+  const keep = new Set(kept);
+  const producers = new Map([...t.producers].filter(([q]) => keep.has(q)));
+  const byNode = new Map([...t.byNode].filter(([, q]) => keep.has(q)));
+  return { kept, trace: { producers, taken: t.taken.filter((n) => !inside(n)), consumed: new Set([...t.consumed].filter((n) => !inside(n))), byNode } };
 }
 
 /** A visitor adding to `shows` the facts about the file (FILE_FACTS) a node shows. */
@@ -339,31 +461,51 @@ function showsFacts(shows: Set<string>): (n: BNode) => void {
  * collectMutations gives them for a tree holding it: a statement's subtree is walked in one go, so its
  * fields are one run of that list.
  */
-function changesIn(statement: BNode, text: string): { signature: string; fields: [string, BNode][] } {
+type Changes = { signature: string; fields: [string, BNode][] };
+
+function changesIn(statement: BNode, text: string): Changes {
   const fields: [string, BNode][] = [];
   const shows = new Set<string>();
   const written: BNode[] = [];
-  collectMutations(statement, new Set(), fields, showsFacts(shows), written);
-  const signature = [...written.map((n) => text.slice(n.start, n.end)), '', ...[...shows].sort()].join('\u0000');
+  // Names declared inside it too: one declared in an inner block hides an outer one from what scans for
+  // the outer one's values (Extractor.writesTo).
+  const declared: BNode[] = [];
+  const facts = showsFacts(shows);
+  collectMutations(statement, new Set(), fields, (n) => {
+    facts(n);
+    if (n.type === 'VariableDeclarator' && n.id) declared.push(n.id);
+    else if (n.params) declared.push(...n.params);
+    else if (n.type === 'CatchClause' && n.param) declared.push(n.param);
+    if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration' || n.type === 'FunctionExpression') && n.id) declared.push(n.id);
+  }, written);
+  const slices = (ns: BNode[]) => ns.map((n) => text.slice(n.start, n.end));
+  const signature = [...slices(written), '\u0001', ...slices(declared), '\u0001', ...[...shows].sort()].join('\u0000');
   return { signature, fields };
 }
 
 /** Top-level statements shorter than this are parsed again whole: parsing them costs little. */
 const INNER_MIN_LENGTH = 2000;
+/** How long a statement around the innermost one may be and still be parsed again to be read alone. */
+const INNER_MAX_SEARCH = 16_000;
 
-/** The statements of a list (a block's, a switch case's) that hold the changed span [p, oldEnd) strictly inside, innermost first. */
-function statementsAround(root: BNode, p: number, oldEnd: number): { node: BNode; list: BNode[]; index: number }[] {
-  const out: { node: BNode; list: BNode[]; index: number }[] = [];
+/**
+ * The statements of a list (a block's, a switch case's) that hold the changed span [p, oldEnd) strictly
+ * inside, innermost first, each with the nodes from the root down to its parent.
+ */
+function statementsAround(root: BNode, p: number, oldEnd: number): { node: BNode; list: BNode[]; index: number; path: BNode[] }[] {
+  const out: { node: BNode; list: BNode[]; index: number; path: BNode[] }[] = [];
+  const chain: BNode[] = [];
   const kids: BNode[] = [];
   let x: BNode | undefined = root;
   while (x) {
+    chain.push(x);
     kids.length = 0;
     pushChildren(x, kids);
     const inner: BNode | undefined = kids.find((k) => k.start < p && oldEnd < k.end);
     if (!inner) break;
     const list = statementList(x);
     const index = list ? list.indexOf(inner) : -1;
-    if (index >= 0) out.push({ node: inner, list: list!, index });
+    if (index >= 0) out.push({ node: inner, list: list!, index, path: [...chain] });
     x = inner;
   }
   return out.reverse();
