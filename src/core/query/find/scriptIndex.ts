@@ -85,7 +85,6 @@ export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
  */
 export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private readonly module = new ModuleScope();
-  /** What the last update did: statements parsed again and whether the whole file was read. */
   /**
    * What the last update did: statements parsed again, statements read again, whether the whole file was
    * read, whether the statement parsed again was one inside a top-level statement, and whether it was
