@@ -15,7 +15,10 @@
 // editor asks for. The first file a server opens pays for its code not compiled yet; with `--fresh` every
 // file is opened by a newly started server (and baseline), so each open is such a first one.
 //
-// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--fresh] [--baseline <server.js>] [--repo <git dir>...]
+// `--opens N` measures only that: each file is opened by N newly started servers (with a baseline, N of
+// each, started in pairs, the build that goes first alternating), and the medians are printed.
+//
+// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--fresh | --opens N] [--baseline <server.js>] [--repo <git dir>...]
 // (QPI_BENCH_SLOW=1 with --repo prints each edit over 50 ms with its file, to find what is slow;
 // QPI_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" passes options to the server processes, to profile
 // them; QPI_BENCH_NODE=<node binary> runs them on another Node, such as the one the editor runs them on.)
@@ -37,7 +40,10 @@ const baselineArg = process.argv.indexOf('--baseline');
 const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
 /** Every file opened by a newly started server: each open is the server's first. */
 const FRESH = process.argv.includes('--fresh');
-const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits') : [];
+const opensArg = process.argv.indexOf('--opens');
+/** How many newly started servers open each file, when only the first open is measured. */
+const OPENS = opensArg > 0 ? Number(process.argv[opensArg + 1]) : 0;
+const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits' && all[i - 1] !== '--opens') : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
 
@@ -101,7 +107,7 @@ async function main(): Promise<void> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   type Edit = (i: number, text: string) => { offset: number; length: number; insert: string };
-  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server) {
+  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server, lenses = !quiet) {
     const { conn, published } = on;
     const uri = `file:///bench/${name}`;
     let t0 = performance.now();
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
     const first = await wait;
     const openMs = performance.now() - t0;
     // The editor asks for the lenses of a document it shows: asked when the diagnostics came, timed from the open.
-    const lensCount = quiet ? 0 : ((await conn.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as unknown[] | null)?.length ?? 0;
+    const lensCount = !lenses ? 0 : ((await conn.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as unknown[] | null)?.length ?? 0;
     const lensMs = performance.now() - t0;
     const latencies: number[] = [];
     let current = text;
@@ -196,6 +202,32 @@ async function main(): Promise<void> {
     ['reports.sql', 'sql', sqlFile(5000, 10), typing("status = 's")],
     ['reports-dense.sql', 'sql', sqlFile(5000, 1), typing("status = 's")],
   ];
+  if (OPENS > 0) {
+    await stopServer(server);
+    if (baseline) await stopServer(baseline);
+    const median = (xs: number[]) => percentile(xs, 50);
+    for (const [name, languageId, text, edit] of cases) {
+      const mine = { open: [] as number[], lenses: [] as number[] };
+      const theirs = { open: [] as number[], lenses: [] as number[] };
+      for (let r = 0; r < OPENS; r++) {
+        server = await startServer(SERVER);
+        baseline = BASELINE ? await startServer(BASELINE) : undefined;
+        const order: [Server, typeof mine][] = [[server, mine]];
+        if (baseline) order.splice(r % 2, 0, [baseline, theirs]);
+        for (const [on, into] of order) {
+          const x = await run(name, languageId, text, edit, 0, true, on, true);
+          into.open.push(x.openMs);
+          into.lenses.push(x.lensMs);
+        }
+        await stopServer(server);
+        if (baseline) await stopServer(baseline);
+      }
+      const line = (who: typeof mine) => `open median ${ms(median(who.open))} (${ms(Math.min(...who.open))} to ${ms(Math.max(...who.open))}), lenses median ${ms(median(who.lenses))}`;
+      if (baseline) console.log(`baseline ${name}: first open of ${OPENS} servers: ${line(theirs)}`);
+      console.log(`${name}: first open of ${OPENS} servers: ${line(mine)}${baseline ? `; this build / baseline: open x${(median(mine.open) / median(theirs.open)).toFixed(2)}, lenses x${(median(mine.lenses) / median(theirs.lenses)).toFixed(2)}` : ''}`);
+    }
+    return;
+  }
   for (const [i, [name, languageId, text, edit]] of cases.entries()) {
     if (FRESH && i > 0) {
       await stopServer(server);
