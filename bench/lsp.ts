@@ -24,7 +24,7 @@
 // them; QPI_BENCH_NODE=<node binary> runs them on another Node, such as the one the editor runs them on.)
 
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import { gitFiles, repoLabel } from './git-files';
@@ -48,6 +48,17 @@ const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) =
 const DEBOUNCE_MS = 150;
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+/**
+ * The CPU time a process has used so far, all its threads, in ms (Linux's /proc; undefined elsewhere): on a
+ * machine other work loads, the wall time of an open moves with that work, its CPU time much less.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined;
+  // Fields 14 and 15, after the command name in parentheses: user and system time in clock ticks (100 a second).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -110,11 +121,13 @@ async function main(): Promise<void> {
   async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server, lenses = !quiet) {
     const { conn, published } = on;
     const uri = `file:///bench/${name}`;
+    const cpu0 = cpuMs(on.child.pid);
     let t0 = performance.now();
     let wait = published(uri, 1);
     await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
     const first = await wait;
     const openMs = performance.now() - t0;
+    const openCpuMs = cpu0 === undefined ? undefined : cpuMs(on.child.pid)! - cpu0;
     // The editor asks for the lenses of a document it shows: asked when the diagnostics came, timed from the open.
     const lensCount = !lenses ? 0 : ((await conn.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as unknown[] | null)?.length ?? 0;
     const lensMs = performance.now() - t0;
@@ -144,7 +157,7 @@ async function main(): Promise<void> {
     }
     await conn.sendNotification('textDocument/didClose', { textDocument: { uri } });
     if (!quiet) console.log(`${on === baseline ? 'baseline ' : ''}${name}: ${current.split('\n').length} lines, ${diagnostics} diagnostics; open ${ms(openMs)} (${lensCount} lenses at ${ms(lensMs)}); after an edit (${latencies.length} edits): p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(Math.max(...latencies))}`);
-    return { openMs, lensMs, latencies, diagnostics };
+    return { openMs, openCpuMs, lensMs, latencies, diagnostics };
   }
 
   if (REPOS.length > 0) {
@@ -207,8 +220,8 @@ async function main(): Promise<void> {
     if (baseline) await stopServer(baseline);
     const median = (xs: number[]) => percentile(xs, 50);
     for (const [name, languageId, text, edit] of cases) {
-      const mine = { open: [] as number[], lenses: [] as number[] };
-      const theirs = { open: [] as number[], lenses: [] as number[] };
+      const mine = { open: [] as number[], cpu: [] as number[], lenses: [] as number[] };
+      const theirs = { open: [] as number[], cpu: [] as number[], lenses: [] as number[] };
       for (let r = 0; r < OPENS; r++) {
         server = await startServer(SERVER);
         baseline = BASELINE ? await startServer(BASELINE) : undefined;
@@ -217,14 +230,16 @@ async function main(): Promise<void> {
         for (const [on, into] of order) {
           const x = await run(name, languageId, text, edit, 0, true, on, true);
           into.open.push(x.openMs);
+          if (x.openCpuMs !== undefined) into.cpu.push(x.openCpuMs);
           into.lenses.push(x.lensMs);
         }
         await stopServer(server);
         if (baseline) await stopServer(baseline);
       }
-      const line = (who: typeof mine) => `open median ${ms(median(who.open))} (${ms(Math.min(...who.open))} to ${ms(Math.max(...who.open))}), lenses median ${ms(median(who.lenses))}`;
+      const cpu = (who: typeof mine) => (who.cpu.length > 0 ? ` (the server's CPU ${ms(median(who.cpu))})` : '');
+      const line = (who: typeof mine) => `open median ${ms(median(who.open))}${cpu(who)} (${ms(Math.min(...who.open))} to ${ms(Math.max(...who.open))}), lenses median ${ms(median(who.lenses))}`;
       if (baseline) console.log(`baseline ${name}: first open of ${OPENS} servers: ${line(theirs)}`);
-      console.log(`${name}: first open of ${OPENS} servers: ${line(mine)}${baseline ? `; this build / baseline: open x${(median(mine.open) / median(theirs.open)).toFixed(2)}, lenses x${(median(mine.lenses) / median(theirs.lenses)).toFixed(2)}` : ''}`);
+      console.log(`${name}: first open of ${OPENS} servers: ${line(mine)}${baseline ? `; this build / baseline: open x${(median(mine.open) / median(theirs.open)).toFixed(2)}${mine.cpu.length > 0 ? ` (CPU x${(median(mine.cpu) / median(theirs.cpu)).toFixed(2)})` : ''}, lenses x${(median(mine.lenses) / median(theirs.lenses)).toFixed(2)}` : ''}`);
     }
     return;
   }
