@@ -137,7 +137,8 @@ export interface ClearAdviceParams {
 
 /**
  * Request, client -> server: the queries found in a document with their positions, for the extension's
- * tests and the "Explain" command. Answers from the server's cache; no analysis is run for it.
+ * tests and the "Explain" command. Answers from the server's cache, where a query's advice (its
+ * `createText`) is computed if no hover, lens or code action asked for it before.
  */
 export const ListQueries = 'queryPlanInspector/queries';
 export interface ListQueriesParams {
