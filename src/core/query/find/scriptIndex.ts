@@ -401,7 +401,10 @@ const OPEN_AROUND = new Set(['ExpressionStatement', 'BlockStatement', 'IfStateme
   'OptionalCallExpression', 'NewExpression', 'AwaitExpression', 'MemberExpression', 'OptionalMemberExpression', 'ArrayExpression', 'ObjectExpression',
   'ObjectProperty', 'ConditionalExpression', 'LogicalExpression', 'SequenceExpression', 'ParenthesizedExpression', 'ExportDefaultDeclaration',
   // A function in these is reached by no name: a name holding it (a declaration, an assignment) is not among them.
-  'ArrowFunctionExpression', 'FunctionExpression', 'ObjectMethod']);
+  'ArrowFunctionExpression', 'FunctionExpression', 'ObjectMethod',
+  // A class's methods are not followed by the readers (`this.list()` is not read through); its fields are,
+  // and those the constructor assigns are in the statement's signature.
+  'ClassDeclaration', 'ClassExpression', 'ClassBody', 'ClassMethod', 'ClassPrivateMethod', 'StaticBlock', 'ExportNamedDeclaration']);
 
 /**
  * Whether a statement read alone gives what reading its whole top-level statement gives. Queries outside
