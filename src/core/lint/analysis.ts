@@ -212,12 +212,7 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
     return shapeRead.ok ? { shape: shapeRead.shape } : {};
   }) as { shape?: MongoShape };
   if (!adviseToo) {
-    // The same calls as below, without the advice: nothing they put in a code, place or message needs it.
-    if (shape) {
-      hiddenMatchFindings(q, shape, text, out.findings, undefined);
-      skipFindings(q, shape, text, out.findings, undefined);
-      conditionFindings(q, shape, out.findings);
-    }
+    if (shape) mongoFindings(q, shape, text, undefined, out.findings);
     out.findingsOnly = true;
     return out;
   }
@@ -238,13 +233,22 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   const suggestion = suggestionData(top, target);
   if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target };
   if (shape) {
-    hiddenMatchFindings(q, shape, text, out.findings, suggestion);
-    skipFindings(q, shape, text, out.findings, advice);
-    conditionFindings(q, shape, out.findings);
+    mongoFindings(q, shape, text, advice, out.findings, suggestion);
     if (collectionSchema) connectedMongoFindings(q, shape, advice, collectionSchema, schema!.connection.mongodb ?? 'the connection', out.findings);
   }
   out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined, declared ?? []);
   return out;
+}
+
+/**
+ * The findings of a MongoDB query that hold whatever the indexes (a $match behind a $project, skip
+ * paging, regexes, negations and long $in lists). `advice` gives what the code actions offer (the keyset
+ * rewrite), `suggestion` the index to build; the codes, places and messages depend on neither.
+ */
+function mongoFindings(q: FoundMongoQuery, shape: MongoShape, text: string, advice: Advice | undefined, out: InlineFinding[], suggestion?: InlineFinding['suggestion']): void {
+  hiddenMatchFindings(q, shape, text, out, suggestion);
+  skipFindings(q, shape, text, out, advice);
+  conditionFindings(q, shape, out);
 }
 
 /**

@@ -64,11 +64,15 @@ export class Extractor {
 
   /**
    * Reads one statement of a tree read before: `path` is the nodes from the tree's root down to the
-   * statement's parent (their scopes are opened as the whole walk opens them), `before` the queries
-   * that other readers recorded at nodes (queryAt) and that stay.
+   * statement's parent (their scopes are opened as the whole walk opens them), `before` what stays of
+   * the last walk outside the statement (its queries recorded at nodes are reached again through
+   * queryAt). The trace then holds both.
    */
-  runInside(path: readonly BNode[], statement: BNode, before: ReadonlyMap<BNode, FoundQuery>): FoundQuery[] {
-    for (const [n, q] of before) this.byNode.set(n, q);
+  runInside(path: readonly BNode[], statement: BNode, before: WalkTrace): FoundQuery[] {
+    for (const [q, n] of before.producers) this.producers.set(q, n);
+    for (const n of before.consumed) this.consumed.add(n);
+    for (const [n, q] of before.byNode) this.byNode.set(n, q);
+    this.taken.push(...before.taken);
     for (const n of path) this.scope = this.opensScope(n) ?? this.scope;
     return this.run(statement);
   }

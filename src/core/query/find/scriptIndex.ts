@@ -49,7 +49,6 @@ interface Inside {
   fresh: BNode;
   before: Changes;
   after: Changes;
-  same: boolean;
   stays: { kept: FoundQuery[]; trace: WalkTrace } | undefined;
 }
 
@@ -116,8 +115,14 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   }
 
   override update(text: string, known?: KnownChange): void {
-    if (!this.mustReadAll() && this.warnings.length === 0 && this.readInside(text, known)) return;
-    super.update(text, known);
+    if (this.mustReadAll() || this.warnings.length > 0) {
+      super.update(text, known);
+      return;
+    }
+    // The texts are compared once: what changed is handed on as known to the reading by top-level statements.
+    const { p, oldEnd } = changeBounds(this.text, text, known);
+    if (this.readInside(text, p, oldEnd)) return;
+    super.update(text, { p, suffix: this.text.length - oldEnd });
   }
 
   /** Whether the splice under way came from readInside. */
@@ -133,8 +138,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
    * scopes around them), so what is found is what reading the file again finds; parsing, the larger part
    * of the cost, is done for the small statement only. False when no such statement is found.
    */
-  private readInside(text: string, known: KnownChange | undefined): boolean {
-    const { p, oldEnd } = changeBounds(this.text, text, known);
+  private readInside(text: string, p: number, oldEnd: number): boolean {
     const delta = text.length - this.text.length;
     const i = this.pieces.findIndex((c) => c.start < p && oldEnd < c.end);
     const c = i < 0 ? undefined : this.pieces[i]!;
@@ -156,14 +160,15 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       const same = before.signature === after.signature;
       // What stays of the last reading if only this statement is read again (decided on the old offsets).
       const stays = same && c.trace && readsAlone(c.trace, path, node, fresh) ? keptOutside(c, node) : undefined;
-      const found: Inside = { node, list, index, path, fresh, before, after, same, stays };
+      const found: Inside = { node, list, index, path, fresh, before, after, stays };
       chosen ??= found;
       if (stays) chosen = found;
       // A statement around this one holds the same change to what it assigns: none is read alone.
       if (stays || !same) break;
     }
     if (!chosen) return false;
-    const { node, list, index, path, fresh, before, after, same, stays } = chosen;
+    const { node, list, index, path, fresh, before, after, stays } = chosen;
+    const same = before.signature === after.signature;
     moveAround(c.node, node, delta);
     list[index] = fresh;
     const region = detached(text.slice(c.start, c.end + delta));
@@ -363,15 +368,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const c = r.chunk;
     r.positions.shift(span.delta, span.oldEnd);
     const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
-    const read = ex.runInside(r.path, r.statement, r.trace.byNode);
+    const read = ex.runInside(r.path, r.statement, r.trace);
     c.queries = [...r.kept, ...read].sort((a, b) => a.range.start - b.range.start);
     c.positions = new QueryPositions(c.queries);
-    const t = ex.trace();
-    for (const [q, n] of r.trace.producers) t.producers.set(q, n);
-    for (const n of r.trace.consumed) t.consumed.add(n);
-    for (const [n, q] of r.trace.byNode) if (!t.byNode.has(n)) t.byNode.set(n, q);
-    t.taken.push(...r.trace.taken);
-    c.trace = t;
+    c.trace = ex.trace();
   }
 }
 
