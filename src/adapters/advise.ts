@@ -18,11 +18,12 @@ import { mergedPgShape, parsePostgresQuery } from '../core/index';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
+import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
 import { connectPostgres, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
-import { pgTournament, type PgScratch } from './pgTournament';
+import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
 import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
 
@@ -57,6 +58,13 @@ export interface LiveAdviceOptions {
   exactCounts?: boolean;
   /** Time limit of each server operation. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * When the measurement must end (epoch ms), however many candidates are left: none starts after it,
+   * each statement's limit is cut to what is left, and the best of those measured is given, labelled so.
+   */
+  until?: number;
+  /** Called as candidates are measured (how many of how many), for a progress line. */
+  onProgress?: (p: MeasureProgress) => void;
   /** Aborting stops the running operation on the server; a trial's scratch collection is dropped anyway. */
   signal?: AbortSignal;
   /** MongoDB: database when the query does not name one; default the URI's. */
@@ -416,6 +424,7 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
 
   const indexes: PostgresIndexInfo[] = [];
+  const warnings: string[] = [];
   const seen = new Set<string>();
   for (const shape of parsed.shapes) {
     for (const t of shape.tables) {
@@ -425,9 +434,21 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
       indexes.push(...(await conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })));
     }
   }
-  const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(opts.exactCounts ? { exactCounts: true } : {}) });
+  // Exact counts run the statement's predicates on the tables: not when they would call what the
+  // rollback does not undo (a read-only transaction refuses nextval(), not a function writing elsewhere).
+  let exactCounts = opts.exactCounts === true;
+  if (exactCounts) {
+    const found = await conn.sideEffects(sql);
+    const items = [...found.execution, ...found.planning];
+    if (items.length > 0) {
+      exactCounts = false;
+      warnings.push(`Selectivity was not counted exactly: counting would ${listPhrases(items)}, which the rollback does not undo; the planner's estimates were used.`);
+    }
+  }
+  const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(exactCounts ? { exactCounts: true } : {}) });
   const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
   advice.notes.push(...stats.notes);
+  advice.warnings.push(...warnings);
   const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
   if (advice.refusal !== undefined || opts.verifyPostgres === false) return live;
   return verifyPostgresNow(session, sql, live, opts);
@@ -459,8 +480,14 @@ async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, li
         ...(live.stats ? { stats: live.stats as PgStats } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
+        ...(opts.until !== undefined ? { until: opts.until } : {}),
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       });
       advice.notes.push(...report.notes);
+      if (report.tournament && report.tournament.winner === undefined) {
+        report.reason = report.tournament.verdict;
+        delete report.tournament;
+      }
       if (report.tournament) {
         const t = report.tournament;
         live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };

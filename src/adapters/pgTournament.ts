@@ -23,7 +23,8 @@ import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tourn
 import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '../core/index';
 import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import type { Plan } from '../core/index';
-import { AdapterError, firstLine } from './errors';
+import { AdapterError, firstLine, pgLostError } from './errors';
+import { listPhrases } from './pgSideEffects';
 import type { PostgresConnection } from './postgres';
 import { attachFigures } from './tournament';
 import { planShape } from './verify';
@@ -48,6 +49,19 @@ export interface PgTournamentOptions {
   /** Rows in the sample at least, and at most. */
   minSample?: number;
   maxSample?: number;
+  /**
+   * When the whole measurement must end (epoch ms): no candidate starts after it, each statement's limit
+   * is cut to what is left, and the candidates measured by then are ranked, the rest named as not measured.
+   */
+  until?: number;
+  /** Called as candidates are measured: how many of how many, for a front end's progress line. */
+  onProgress?: (p: MeasureProgress) => void;
+}
+
+/** Progress of a measurement: candidates measured so far of those to measure. */
+export interface MeasureProgress {
+  measured: number;
+  of: number;
 }
 
 export interface PgTournamentReport {
@@ -55,6 +69,11 @@ export interface PgTournamentReport {
   notes: string[];
   /** Why nothing was measured, one sentence, when the tournament did not run. */
   reason?: string;
+  /**
+   * What running the statement would change that the rollback does not undo, when that is why it was
+   * not run: the candidates are then ranked without executing it (the planner's estimates).
+   */
+  sideEffects?: string[];
 }
 
 /** A connection of its own for the tournament's transaction, and a way to stop what it runs. */
@@ -201,7 +220,12 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
 /** What a measurement runs on the scratch connection: statements, and the query under EXPLAIN (ANALYZE, BUFFERS). */
 interface ScratchRun {
   q(text: string): Promise<pg.QueryResult>;
-  explain(text: string): Promise<Plan>;
+  /**
+   * Runs `asRun` (the statement pointed at the copies) under EXPLAIN (ANALYZE, BUFFERS), once `text` (the
+   * statement as the user wrote it, naming the real tables) is known to run nothing the rollback does
+   * not undo: otherwise throws kind 'side-effects' and runs nothing.
+   */
+  explain(text: string, asRun?: string): Promise<Plan>;
   /**
    * Copies a table (or a sample of it) into a temporary table of the same name, outside any transaction
    * so it can be vacuumed like the real one: VACUUM sets the visibility map, without which the planner
@@ -217,8 +241,9 @@ interface ScratchRun {
  * is always rolled back, a cancel or a time limit becomes an AdapterError, and any other failure is
  * handed to `failed` (the measurement falls back to the estimates).
  */
-async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
+async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
   const client = scratch.client;
+  const cleared = new Set<string>();
   let began = false;
   const temps: string[] = [];
   const q = async (text: string): Promise<pg.QueryResult> => {
@@ -242,8 +267,14 @@ async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined,
     await q('RESET default_statistics_target');
     return Number(((await q(`SELECT count(*)::float8 AS n FROM pg_temp.${quote(name)}`)).rows[0] as { n: number }).n);
   };
-  const explain = async (text: string): Promise<Plan> => {
-    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`);
+  const explain = async (text: string, asRun = text): Promise<Plan> => {
+    if (!cleared.has(text)) {
+      const found = await conn.sideEffects(text);
+      const items = [...found.execution, ...found.planning];
+      if (items.length > 0) throw new AdapterError('side-effects', sideEffectsSentence(items), { sideEffects: items });
+      cleared.add(text);
+    }
+    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${asRun}`);
     const raw = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
     const loaded = loadPlan(typeof raw === 'string' ? raw : JSON.stringify(raw));
     if (!loaded.ok) throw new AdapterError('server', loaded.refusal);
@@ -258,6 +289,8 @@ async function onScratch<T>(scratch: PgScratch, signal: AbortSignal | undefined,
     if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');
     const code = (err as { code?: string }).code;
     if (code === '57014') throw new AdapterError('timeout', `The measurement ran past its time limit (statement_timeout): ${firstLine(err)}.`, { code });
+    const lost = pgLostError(err, 'while the measurement ran');
+    if (lost) throw lost;
     return failed(err);
   } finally {
     signal?.removeEventListener('abort', onAbort);
@@ -313,8 +346,11 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
   }
   const refusal = pgTournamentRefusal(shape);
   if (refusal !== undefined) return notMeasured(refusal);
+  // The measurement executes the statement: not one that would change what the rollback does not undo.
+  const effects = await refusedForSideEffects(conn, sql, report);
+  if (effects) return effects;
   // Several tables, or one table under several aliases (joined with itself, or in an EXISTS of its own).
-  if (shape.tables.length > 1) return pgJoinTournament(scratch, sql, shape, advice, opts, report, params);
+  if (shape.tables.length > 1) return pgJoinTournament(conn, scratch, sql, shape, advice, opts, report, params);
   const only = shape.tables[0]!;
   const ts = opts.stats?.tables?.[only.name] ?? opts.stats?.tables?.[only.key];
   const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}), ...(ts ? { stats: ts } : {}) });
@@ -359,8 +395,9 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     report.notes.push(report.reason);
     return report;
   };
-  return onScratch(scratch, signal, failed, async ({ q, explain: run, copy }) => {
-    const explain = (text = sql): Promise<Plan> => run(onCopies(text, shape));
+  const budget = new Budget(opts.until, timeoutMs);
+  return onScratch(scratch, conn, signal, failed, async ({ q, explain: run, copy }) => {
+    const explain = (text = sql): Promise<Plan> => run(text, onCopies(text, shape));
     const real = await realTables(q, shape);
     if (typeof real === 'string') return notMeasured(real);
     const realName = real.get(table.name)!;
@@ -376,18 +413,27 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     // scan it whole where it would not scan the whole table). The savepoint brings the copies back.
     const entries: TournamentEntry[] = [];
     const named = candidates.map((c, i) => ({ c, name: `qpi_c${i}` }));
+    const rewrites = advice.suggestions.filter((s) => !s.servesQueryAsWritten && s.action === 'create' && s.index?.engine === 'postgres').length;
+    const of = named.length + rewrites;
+    let done = 0;
+    opts.onProgress?.({ measured: 0, of });
     const alone = async (e: TournamentEntry, build: string | undefined, keep: string | undefined, text: string): Promise<void> => {
+      if (budget.spent()) {
+        e.error = budget.skipped();
+        return;
+      }
       await q('SAVEPOINT c');
       try {
         for (const n of todayNames.keys()) if (n !== keep) await q(`DROP INDEX pg_temp.${quote(n)}`);
         if (build !== undefined) await q(build);
-        await q('SET LOCAL enable_seqscan = off');
+        await q(`SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
         e.measured = measuredOf(await explain(text));
       } catch (err) {
         if (signal?.aborted) throw err;
-        e.error = firstLine(err);
+        e.error = budget.errorText(err);
       } finally {
         await q('ROLLBACK TO SAVEPOINT c');
+        opts.onProgress?.({ measured: ++done, of });
       }
     };
     for (const { c, name } of named) {
@@ -416,14 +462,24 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     }
     await q('SAVEPOINT scan');
     try {
-      await q('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off');
-      entries.push({ label: 'table scan', origin: 'scan', measured: measuredOf(await explain()) });
+      const scan: TournamentEntry = { label: 'table scan', origin: 'scan' };
+      if (budget.spent()) scan.error = budget.skipped();
+      else {
+        await q(`SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
+        scan.measured = measuredOf(await explain());
+      }
+      entries.push(scan);
+    } catch (err) {
+      if (signal?.aborted || (err as { code?: string }).code !== '57014') throw err;
+      entries.push({ label: 'table scan', origin: 'scan', error: budget.errorText(err) });
     } finally {
       await q('ROLLBACK TO SAVEPOINT scan');
     }
     let plannerChoice: string | undefined;
     await q('SAVEPOINT every');
     try {
+      if (budget.spent()) throw new Error(budget.skipped());
+      await q(`SET LOCAL statement_timeout = ${budget.limit()}`);
       for (const { c, name } of named) if (c.existing === undefined) await q(ddlOnSample(c.spec, name)).catch(() => undefined);
       const all = measuredOf(await explain());
       const picked = named.find((x) => x.name === all.index);
@@ -441,7 +497,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     for (const e of entries) {
       if (e.measured && scaled && scalesWithData(e.measured, shape.limit)) e.scaledWork = Math.round(e.measured.work * factor);
     }
-    const label = withParams(scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`, params);
+    const label = budget.labelled(withParams(scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`, params), entries);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
@@ -474,12 +530,14 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
  * the planner's join method decides which of them serves, and only the measurement shows which it picks.
  * Bounded by JOIN_COPY_MAX_ROWS rows in all and DEFAULT_PG_JOIN_CANDIDATE_CAP candidates.
  */
-async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
+async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
   const estimates = (why: string): PgTournamentReport => {
     report.reason = `${why}: the suggestions were checked with the planner's estimates instead.`;
     report.notes.push(report.reason);
     return report;
   };
+  const effects = await refusedForSideEffects(conn, sql, report);
+  if (effects) return effects;
   const names = [...new Set(shape.tables.map((t) => t.name))];
   const set = pgJoinCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
   const keeps = advice.suggestions.filter((s) => s.action === 'keep' && s.keep);
@@ -490,10 +548,14 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
   if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
-  return onScratch(scratch, opts.signal, failed, async ({ q, explain: run, copy }) => {
+  const budget = new Budget(opts.until, timeoutMs);
+  return onScratch(scratch, conn, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
     const onCopy = onCopies(sql, shape);
-    const explain = (): Promise<Plan> => run(onCopy);
+    const explain = (): Promise<Plan> => run(sql, onCopy);
+    const of = set.candidates.length + 1;
+    let done = 0;
+    opts.onProgress?.({ measured: 0, of });
     const real = await realTables(q, shape);
     if (typeof real === 'string') return estimates(real);
     await q(`SET statement_timeout = ${timeoutMs}`);
@@ -506,21 +568,28 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
     // (today's plan without the index a nested loop needs can scan a table once per outer row).
     let fastest = Infinity;
     const timed = async (e: TournamentEntry, build: string | undefined): Promise<MeasuredWork | undefined> => {
+      if (budget.spent()) {
+        e.error = budget.skipped();
+        opts.onProgress?.({ measured: ++done, of });
+        return undefined;
+      }
       await q('SAVEPOINT c');
       let limit = timeoutMs;
       try {
         if (build !== undefined) await q(build);
-        limit = Math.min(timeoutMs, Number.isFinite(fastest) ? Math.ceil(fastest * 10 + 1_000) : timeoutMs);
+        limit = Math.min(budget.limit(), Number.isFinite(fastest) ? Math.ceil(fastest * 10 + 1_000) : timeoutMs);
         await q(`SET LOCAL statement_timeout = ${limit}`);
         const m = measuredOf(await explain());
         if (m.timeMs !== undefined) fastest = Math.min(fastest, m.timeMs);
         return m;
       } catch (err) {
         if (signal?.aborted) throw err;
-        e.error = (err as { code?: string }).code === '57014' && limit < timeoutMs ? `stopped after ${limit.toLocaleString('en-US')} ms, more than ten times the fastest candidate's time` : firstLine(err);
+        e.error = (err as { code?: string }).code === '57014' && budget.spent() ? budget.skipped()
+          : (err as { code?: string }).code === '57014' && limit < timeoutMs ? `stopped after ${limit.toLocaleString('en-US')} ms, more than ten times the fastest candidate's time` : firstLine(err);
         return undefined;
       } finally {
         await q('ROLLBACK TO SAVEPOINT c');
+        opts.onProgress?.({ measured: ++done, of });
       }
     };
     const entries: TournamentEntry[] = [];
@@ -543,7 +612,7 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
     const today = await timed(todayEntry, undefined);
     if (today) todayEntry.measured = today;
     entries.unshift(todayEntry);
-    const label = withParams(`measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`, params);
+    const label = budget.labelled(withParams(`measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`, params), entries);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
@@ -559,4 +628,59 @@ async function pgJoinTournament(scratch: PgScratch, sql: string, shape: PgShape,
     report.notes.push(`${entries.length} candidates (today's indexes, and each candidate index added to them; ${set.generated + 1} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into temporary tables (dropped afterwards), each index built inside a transaction that was rolled back: nothing remains.`);
     return report;
   });
+}
+
+/** The one sentence for a statement the measurement does not run. */
+export function sideEffectsSentence(items: readonly string[]): string {
+  return `Not measured: running the statement would ${listPhrases(items)}, which the rollback does not undo; the candidates were ranked by the planner's estimates without running it.`;
+}
+
+/**
+ * The report of a measurement that does not run the statement because running it would change what the
+ * rollback does not undo (a sequence, a volatile function's writes, a trigger): asked of the catalog
+ * before anything is copied or run. Undefined when the statement runs nothing of the kind.
+ */
+async function refusedForSideEffects(conn: PostgresConnection, sql: string, report: PgTournamentReport): Promise<PgTournamentReport | undefined> {
+  const found = await conn.sideEffects(sql);
+  const items = [...found.execution, ...found.planning];
+  if (items.length === 0) return undefined;
+  report.sideEffects = items;
+  report.reason = sideEffectsSentence(items);
+  report.notes.push(report.reason);
+  return report;
+}
+
+/**
+ * The time a whole measurement may take (`until`, epoch ms): each statement's limit is cut to what is
+ * left, and no candidate starts once it is spent; a tournament cut short says so in its label.
+ */
+class Budget {
+  private cut = 0;
+  constructor(private readonly until: number | undefined, private readonly timeoutMs: number) {}
+
+  /** The statement_timeout for the next statement: the per-statement limit, or less when the budget ends sooner. */
+  limit(): number {
+    if (this.until === undefined) return this.timeoutMs;
+    return Math.max(1, Math.min(this.timeoutMs, Math.floor(this.until - Date.now())));
+  }
+
+  spent(): boolean {
+    return this.until !== undefined && Date.now() >= this.until;
+  }
+
+  skipped(): string {
+    this.cut++;
+    return 'not measured: the time budget ran out before it';
+  }
+
+  errorText(err: unknown): string {
+    return (err as { code?: string }).code === '57014' && this.spent() ? this.skipped() : firstLine(err);
+  }
+
+  /** The label, with how many candidates were measured when the budget cut the measurement short. */
+  labelled(label: string, entries: readonly TournamentEntry[]): string {
+    if (this.cut === 0) return label;
+    const measured = entries.filter((e) => e.measured !== undefined).length;
+    return `${label}, stopped at the time budget with ${measured} of ${entries.length} candidates measured (the best of those)`;
+  }
 }

@@ -16,7 +16,7 @@ import type { IndexCreationResult } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
-import { findSideEffects, listPhrases, statementReferences, type StatementReferences } from './pgSideEffects';
+import { findSideEffects, listPhrases, statementReferences, type SideEffects, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
 
 export interface PostgresConnectOptions {
@@ -485,6 +485,22 @@ export class PostgresConnection {
       if (hypothetical) await this.client.query('SELECT hypopg_reset()').catch(() => {});
       this.running = null;
     }
+  }
+
+  /**
+   * What running `text` under EXPLAIN ANALYZE could change that the rollback does not undo (`execution`),
+   * and what planning it could evaluate (`planning`), from the catalog (one read-only query, nothing of
+   * the statement runs). The measurement asks this before it executes a statement.
+   */
+  sideEffects(text: string): Promise<SideEffects> {
+    return this.serial(async () => {
+      const info = await inspectStatement(text);
+      try {
+        return await findSideEffects(this.client, info.refs);
+      } catch (err) {
+        throw pgError(err, this.options);
+      }
+    });
   }
 
   /** Throws kind 'side-effects' when explaining would change what the rollback does not undo. */

@@ -54,6 +54,14 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
 
   let advice: Advice;
   let live: LiveAdvice | undefined;
+  // --timeout-ms bounds the whole command: the measurement stops starting candidates when it is spent
+  // and gives the best of those measured, labelled so.
+  const started = Date.now();
+  const until = started + timeoutMs;
+  const progress = json ? undefined : io.progress;
+  const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  progress?.(`qpi advise: reading the indexes and statistics (at most ${(timeoutMs / 1000).toLocaleString('en-US')} s)`);
+  const onProgress = progress ? (p: { measured: number; of: number }): void => progress(`qpi advise: measuring candidates, ${p.measured} of ${p.of} (${seconds()})`) : undefined;
   const abort = new AbortController();
   const stopOnSignal = onStopSignals(abort);
   try {
@@ -72,8 +80,10 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
           const options = {
             exactCounts: flags.has('--exact-counts'),
             timeoutMs,
+            until,
             signal: abort.signal,
             ...(sampleSize !== undefined ? { sampleSize } : {}),
+            ...(onProgress ? { onProgress } : {}),
           };
           live = await service.mongo(session, parsed.command, { connection: 'cli', options });
           if (flags.has('--verify')) await service.verifyMongo(session, parsed.command, live, { ...options, measuredOrder: true });
@@ -88,7 +98,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
       const session = await openPostgresAdvice({ uri, applicationName: 'qpi', timeoutMs, signal: abort.signal, ...(password ? { password } : {}) });
       try {
         const service = new AdviceService();
-        const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, signal: abort.signal };
+        const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, until, signal: abort.signal, ...(onProgress ? { onProgress } : {}) };
         live = await service.postgres(session, query, { connection: 'cli', options });
         if (measuresPostgres(flags)) await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
       } finally {
@@ -106,6 +116,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
     throw err;
   } finally {
     stopOnSignal();
+    progress?.('');
   }
   if (advice.refusal !== undefined) {
     io.stderr(`${advice.refusal}\n`);

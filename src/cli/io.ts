@@ -15,6 +15,12 @@ export interface Io {
   stderr: (s: string) => void;
   readStdin: () => string | Promise<string>;
   readFile: (path: string) => string | Promise<string>;
+  /**
+   * A progress line on a terminal, rewritten in place; absent when standard error is not a terminal (a
+   * pipe, a file, a CI log). Only the command's own words reach it, never text from a server. An empty
+   * line clears it.
+   */
+  progress?: (line: string) => void;
 }
 
 /** An input that cannot be read as a plan, with the one sentence the user sees. */
@@ -80,6 +86,7 @@ export const processIo: Io = {
   stderr: (s) => process.stderr.write(inert(s)),
   readStdin: () => readPlanInput(process.stdin, 'Standard input'),
   readFile: (p) => readPlanInput(createReadStream(p), p),
+  ...(process.stderr.isTTY ? { progress: (line: string) => void process.stderr.write(`\r\u001b[K${line}`) } : {}),
 };
 
 /**

@@ -176,6 +176,54 @@ describe('tournament verdicts', () => {
     assert.equal(near.overturned, undefined);
   });
 
+  it('keeps today\'s plan when the best new index does no less work beyond noise (4 buffers against 3), and says so', () => {
+    const pgWork = (buffers: number, timeMs: number, index?: string): MeasuredWork => ({ work: buffers, buffers, rows: 3, timeMs, blockingSort: false, plan: 'Limit > Index Scan', ...(index !== undefined ? { index } : {}) });
+    const today = pgWork(4, 0.1, 'orders_created_id');
+    const newIndex = entry({ created_at: -1, country_id: 1 }, pgWork(3, 0.1));
+    const existing = entry({ created_at: -1, id: 1 }, pgWork(4, 0.1, 'orders_created_id'), { existing: 'orders_created_id' });
+    const advice = emptyAdvice();
+    const t = applyTournament(advice, input([newIndex, existing], { today }));
+    assert.equal(t.winner?.existing, 'orders_created_id');
+    assert.equal(advice.suggestions[0]!.action, 'keep');
+    const first = advice.suggestions[0]!.verification;
+    assert.match(first.status === 'verified' ? first.message : '', /within noise/);
+    // The new index is second and not "rejected": it is as good within noise.
+    assert.equal(advice.suggestions[1]!.verification.status, 'verified');
+    assert.match(advice.suggestions[1]!.verification.status === 'verified' ? advice.suggestions[1]!.verification.message : '', /^Within noise of the first/);
+
+    // Today's plan without an index of its own: no new index, even without a scan entry to stand for it.
+    const scanToday = applyTournament(emptyAdvice(), input([entry({ a: 1 }, work(10, 10))], { today: work(0, 21) }));
+    assert.equal(scanToday.winner?.index, undefined);
+    assert.match(scanToday.verdict, /^No new index\. Verified: today's plan/);
+  });
+
+  it('never verifies a new index that ran clearly slower than today\'s plan, nor one that does more work', () => {
+    const timed = (w: number, timeMs: number): MeasuredWork => ({ ...work(w, 0), timeMs });
+    const slower = applyTournament(emptyAdvice(), input([entry({ a: 1 }, timed(100, 20.3))], { today: timed(400, 12.2) }));
+    assert.equal(slower.winner?.index, undefined, 'a candidate slower than today is not the winner');
+    assert.match(slower.verdict, /ran slower, so today's plan stays/);
+    const more = applyTournament(emptyAdvice(), input([entry({ a: 1 }, timed(500, 1))], { today: timed(400, 1) }));
+    assert.equal(more.winner?.index, undefined);
+    const clearly = applyTournament(emptyAdvice(), input([entry({ a: 1 }, timed(100, 1))], { today: timed(400, 1) }));
+    assert.deepEqual((clearly.winner?.index as { keyPattern?: unknown } | undefined)?.keyPattern, { a: 1 });
+  });
+
+  it('gives the same first suggestion whatever the order and the noise of near-equal candidates', () => {
+    const firstOf = (a: number, b: number, c: number, order: number[]): string => {
+      const advice = emptyAdvice();
+      const es = [entry({ a: 1, b: 1 }, work(a, 10)), entry({ b: 1 }, work(b, 10)), entry({ c: 1, a: 1 }, work(c, 10))];
+      applyTournament(advice, input(order.map((i) => es[i]!)));
+      return JSON.stringify((advice.suggestions[0]!.index as { keyPattern?: unknown } | undefined)?.keyPattern ?? null);
+    };
+    const seen = new Set<string>();
+    for (const [a, b, c] of [[100, 101, 102], [102, 100, 101], [101, 102, 100], [100, 100, 100]]) {
+      for (const order of [[0, 1, 2], [2, 1, 0], [1, 0, 2]]) seen.add(firstOf(a!, b!, c!, order));
+    }
+    assert.deepEqual([...seen], ['{"b":1}'], 'within noise the smaller index wins every time');
+    // A difference beyond noise still decides.
+    assert.equal(firstOf(50, 100, 100, [0, 1, 2]), '{"a":1,"b":1}');
+  });
+
   it('suggests a measured group of $or branch indexes whole, each as an or-branch index, and no other group', () => {
     const advice = emptyAdvice();
     const group = (patterns: Record<string, number>[], m: MeasuredWork, extra: Partial<TournamentEntry> = {}): TournamentEntry => {

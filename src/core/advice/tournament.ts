@@ -9,6 +9,24 @@ import type { Advice, IndexSpec, MeasuredWork, Suggestion, Tournament, Tournamen
 
 /** Within this share of the best, a candidate does as well (noise on a sample is larger than this). */
 export const SAME_WORK = 1.1;
+/**
+ * Nor does a difference of this much work or less tell two runs apart, however small the figures: a
+ * buffer or two (a page's hint bits, a B-tree level on one side of a split), a key or two at a bound.
+ */
+export const NOISE_FLOOR = 2;
+/** A run slower than today's by this factor and by SLOWER_MS at least is slower, not noise. */
+const SLOWER_FACTOR = 1.5;
+const SLOWER_MS = 5;
+
+/** Whether two measured figures differ by no more than noise: 10% of the smaller, or NOISE_FLOOR. */
+export function withinNoise(a: number, b: number): boolean {
+  return Math.abs(a - b) <= Math.max(NOISE_FLOOR, (SAME_WORK - 1) * Math.min(a, b));
+}
+
+/** Whether `a` is less work than `b` beyond noise. */
+export function clearlyLess(a: number, b: number): boolean {
+  return a < b && !withinNoise(a, b);
+}
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
@@ -160,17 +178,34 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   }
   // Within noise of the best, an existing index is kept and a scan without a new index stands (nothing
   // new to build and maintain: an index that saves under a tenth of the work does not pay for itself),
-  // and otherwise the rules' own pick stands: the sample does not show it wrong.
+  // and otherwise the rules' own pick stands: the sample does not show it wrong. Among the rest the
+  // smaller index, then the label: the choice inside the noise never depends on the noise.
   const best = measured[0]!;
-  const close = measured.filter((e) => wholeWork(e) <= wholeWork(best) * SAME_WORK);
+  const close = measured.filter((e) => e === best || withinNoise(wholeWork(e), wholeWork(best)));
   const keepable = close.find((e) => e.existing !== undefined);
   const nothing = close.find((e) => e.origin === 'scan' && e.index === undefined);
   const ruled = close.filter((e) => e.ruleRank !== undefined).sort((a, b) => a.ruleRank! - b.ruleRank!)[0];
-  const winner = keepable ?? nothing ?? ruled ?? best;
+  const steady = [...close].sort((a, b) => keyCount(a) - keyCount(b) || (entryLabel(a) < entryLabel(b) ? -1 : entryLabel(a) > entryLabel(b) ? 1 : 0))[0]!;
+  let winner = keepable ?? nothing ?? ruled ?? steady;
+  const today = input.today;
+  // A new index is verified only when it does less work than today's plan beyond noise, and does not
+  // run clearly slower: otherwise today's plan stays (its index kept, or no new index).
+  let todayStays: string | undefined;
+  if (today && winner.existing === undefined && winner.index !== undefined && winner.measured) {
+    const w = winner.measured;
+    const slower = w.timeMs !== undefined && today.timeMs !== undefined && w.timeMs > today.timeMs * SLOWER_FACTOR && w.timeMs - today.timeMs > SLOWER_MS;
+    if (!clearlyLess(w.work, today.work) || slower) {
+      todayStays = slower && clearlyLess(w.work, today.work)
+        ? `${entryLabel(winner)} does less work than today's plan (${workText(w)} against ${workText(today)}) but ran slower, so today's plan stays`
+        : `${entryLabel(winner)} does no less work than today's plan beyond noise (${workText(w)} against ${workText(today)}), so today's plan stays`;
+      const own = (today.index !== undefined ? measured.find((e) => e.existing === today.index) : measured.find((e) => e.origin === 'scan' && e.index === undefined))
+        ?? { label: today.index !== undefined ? `today's index ${today.index}` : "today's plan", origin: today.index !== undefined ? 'existing' : 'scan', ...(today.index !== undefined ? { existing: today.index } : {}), measured: today };
+      winner = own;
+    }
+  }
   const rest = measured.filter((e) => e !== winner);
   t.winner = winner;
   if (rest[0]) t.runnerUp = rest[0];
-  const today = input.today;
   const n = measured.length;
 
   const bySpec = (e: TournamentEntry): Suggestion | undefined =>
@@ -183,12 +218,16 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   const out: Suggestion[] = [];
   const keptBefore = winner.existing !== undefined ? advice.suggestions.find((s) => s.action === 'keep' && s.keep?.name === winner.existing) : undefined;
   const head = measuredSuggestion(winner, winner.existing === undefined ? bySpec(winner) : keptBefore);
-  const verifiedText = `Verified: least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
+  const verifiedText = todayStays !== undefined
+    ? `Verified: today's plan, within noise of the best of ${n} candidate${n === 1 ? '' : 's'} ${input.label}: ${todayStays}; ${runnerText}.`
+    : wholeWork(winner) > wholeWork(best)
+      ? `Verified: within noise of the least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`
+      : `Verified: least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
   if (winner.existing !== undefined) {
     head.action = 'keep';
     head.rule = 'existing';
-    head.keep = { name: winner.existing, reason: `Keep using ${winner.existing}: measured, it does ${keepable !== best ? 'as well as the best new index' : 'the least work of the candidates'}.` };
-    head.ruleText = `The existing index ${winner.existing} ${indexLabel(winner.index)} already serves this query: measured ${input.label}, no candidate does clearly less work.`;
+    head.keep = { name: winner.existing, reason: `Keep using ${winner.existing}: measured, it does ${todayStays !== undefined || keepable !== best ? 'as well as the best new index, within noise' : 'the least work of the candidates'}.` };
+    head.ruleText = `The existing index ${winner.existing}${winner.index ? ` ${indexLabel(winner.index)}` : ''} already serves this query: measured ${input.label}, no candidate does clearly less work.`;
     head.tradeOff = 'Nothing to build: no new index to maintain on writes.';
     delete head.createText;
   } else if (!winner.index) {
@@ -222,6 +261,19 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     if (e.existing !== undefined || !e.index || e.set || (winner.set && bySpec(e)?.rule === 'or-branch')) continue;
     const s = measuredSuggestion(e, bySpec(e));
     const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
+    if (withinNoise(wholeWork(e), wholeWork(winner))) {
+      // As good as the first within noise: not rejected, only second (the first is kept, or smaller).
+      s.verification = {
+        status: 'verified',
+        method: 'sampled',
+        unit: input.unit,
+        after: e.measured!.work,
+        ...(today ? { before: today.work } : {}),
+        message: `Within noise of the first, ${input.label}: ${fig(e)} against ${fig(winner)}; the first is preferred (${winner.existing !== undefined ? 'it exists' : !winner.index ? 'nothing to build' : winner === ruled ? "the rules' pick" : keyCount(winner) < keyCount(e) ? 'a smaller index' : 'the first of equals by name'}).`,
+      };
+      out.push(s);
+      continue;
+    }
     s.verification = {
       status: 'refuted',
       method: 'sampled',
@@ -247,9 +299,11 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   advice.suggestions = out;
 
   const rulePick = input.entries.find((e) => e.ruleRank !== undefined && e.measured !== undefined && e.ruleRank === Math.min(...input.entries.filter((x) => x.ruleRank !== undefined).map((x) => x.ruleRank!)));
-  const clearlyWorse = rulePick !== undefined && wholeWork(rulePick) > wholeWork(winner) * SAME_WORK;
-  if (rulePick && rulePick !== winner && (clearlyWorse || winner === nothing || winner === keepable)) {
-    const why = clearlyWorse ? whyRuleLost(rulePick, winner, input.facts) : `it saves under a tenth of the work of ${winner === nothing ? 'no new index' : `the existing ${winner.existing}`}, which does not pay for one more index to maintain on every write`;
+  const clearlyWorse = rulePick !== undefined && clearlyLess(wholeWork(winner), wholeWork(rulePick));
+  if (rulePick && rulePick !== winner && (clearlyWorse || winner === nothing || winner === keepable || todayStays !== undefined)) {
+    const why = clearlyWorse ? whyRuleLost(rulePick, winner, input.facts)
+      : todayStays !== undefined ? `it does no less work than today's plan beyond noise, or runs slower`
+        : `it saves under a tenth of the work of ${winner === nothing ? 'no new index' : `the existing ${winner.existing}`}, which does not pay for one more index to maintain on every write`;
     t.overturned = `The rules' pick ${entryLabel(rulePick)} (${rulePick.rule ?? rulePick.origin}) lost: ${workText(rulePick.measured!)} against ${workText(winner.measured!)} for ${winner.index ? entryLabel(winner) : winner.label}, because ${why}.`;
     advice.notes.push(t.overturned);
   }
