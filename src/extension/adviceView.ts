@@ -146,8 +146,12 @@ export function verdictOf(s: Suggestion): SuggestionVerdict | undefined {
   let how: string;
   if (v.method === 'sampled') {
     const n = v.sampleSize ?? 0;
-    const of = v.collectionSize !== undefined && v.collectionSize > n ? `${fmt(n)} of ${fmt(v.collectionSize)}` : `all ${fmt(n)}`;
-    how = `a random sample of ${of} documents, copied to a scratch collection that was then dropped`;
+    const part = v.collectionSize !== undefined && v.collectionSize > n;
+    // Each engine in its own words: rows in a temporary table on PostgreSQL, documents in a scratch collection on MongoDB.
+    const postgres = s.index?.engine === 'postgres' || (s.index === undefined && v.unit !== undefined && /buffers/.test(v.unit));
+    how = postgres
+      ? `${part ? `a sample of ${fmt(n)} of ${fmt(v.collectionSize!)}` : `all ${fmt(n)}`} rows, copied into a temporary table that was then dropped (each index built inside a transaction that was rolled back)`
+      : `${part ? `a random sample of ${fmt(n)} of ${fmt(v.collectionSize!)}` : `all ${fmt(n)}`} documents, copied to a scratch collection that was then dropped`;
   } else if (v.method === 'hypopg') how = 'a hypothetical index (HypoPG): nothing was built';
   else if (v.method === 'trial-index') how = 'the index built inside a transaction that was rolled back';
   else how = 'a plain EXPLAIN of the statement';

@@ -222,6 +222,17 @@ describe('extension: live advice in the plan panel', () => {
       throughView({ type: 'suggestionStatus', id: 's1', status: st.status, verdict: st.verdict });
     });
 
+    it('a PostgreSQL measurement is told in PostgreSQL\'s words: rows in a temporary table, not documents in a scratch collection', async () => {
+      const ctx = await pgCtx('SELECT order_id, line FROM order_details WHERE quantity = 7 AND product_id = 9 ORDER BY order_id LIMIT 10');
+      const s = ctx.live.advice.suggestions[0]!;
+      s.verification = { status: 'verified', method: 'sampled', unit: 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)', before: 40, after: 4, message: 'Verified.', sampleSize: 200_000, collectionSize: 220_000 } as LiveVerification;
+      const how = verdictOf(s)!.how;
+      assert.match(how, /^a sample of 200,000 of 220,000 rows, copied into a temporary table/);
+      assert.doesNotMatch(how, /document|collection/);
+      s.verification = { ...s.verification, sampleSize: 50_000, collectionSize: 50_000 } as LiveVerification;
+      assert.match(verdictOf(s)!.how, /^all 50,000 rows/);
+    });
+
     it('the view guard refuses a verdict without its labels', () => {
       const parsed = parseHostMessage({ type: 'suggestionStatus', id: 's1', status: 'verified', verdict: { method: 'hypopg', how: 'x', before: 1 } });
       assert.equal(parsed.ok, false);
