@@ -17,7 +17,7 @@ import { advisePostgres, advisePostgresShapes } from '../core/index';
 import { mergedPgShape, parsePostgresQuery } from '../core/index';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
-import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
+import { AdapterError, firstLine, pgLostError, scrub, uriSecrets } from './errors';
 import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
@@ -192,7 +192,7 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
   } catch (err) {
     await conn.close();
     await client.end().catch(() => {});
-    throw new AdapterError('network', `The second PostgreSQL connection (for the catalog) failed: ${scrub(firstLine(err), secrets)}.`);
+    throw pgLostError(err, 'while the catalog connection was opened') ?? new AdapterError('network', `The second PostgreSQL connection (for the catalog) failed: ${scrub(firstLine(err), secrets)}.`);
   }
   let scratch: Promise<PgScratch> | undefined;
   const openScratch = async (): Promise<PgScratch> => {
@@ -202,7 +202,7 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
       await c.connect();
     } catch (err) {
       await c.end().catch(() => {});
-      throw new AdapterError('network', `The PostgreSQL connection for the measurement failed: ${scrub(firstLine(err), secrets)}.`);
+      throw pgLostError(err, 'while the measurement connection was opened') ?? new AdapterError('network', `The PostgreSQL connection for the measurement failed: ${scrub(firstLine(err), secrets)}.`);
     }
     const pid = Number(((await c.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid);
     return {
@@ -236,6 +236,8 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
           const code = (err as { code?: string }).code;
           const msg = scrub(firstLine(err), secrets);
           if (code === '57014') throw new AdapterError('timeout', `A statistics query ran past its time limit (statement_timeout): ${msg}.`, { code });
+          const lost = pgLostError(err, 'while a statistics query ran');
+          if (lost) throw lost;
           throw new AdapterError(code === '42501' ? 'auth' : 'server', `PostgreSQL refused a statistics query: ${msg}.`, code !== undefined ? { code } : {});
         }
       },

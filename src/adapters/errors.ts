@@ -168,3 +168,54 @@ export function networkReason(code: string): string {
       return 'the connection was lost';
   }
 }
+
+/**
+ * A port a URI names that no server can listen on ("port 99999 is out of range (1-65535)"), or
+ * undefined. Read from the host list alone, so that a malformed password is not blamed for it.
+ */
+export function portProblem(uri: string): string | undefined {
+  const parts = userInfo(uri);
+  if (!parts) return undefined;
+  const hosts = parts.rest.split(/[/?#]/)[0] ?? '';
+  for (const h of hosts.split(',')) {
+    const m = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(h);
+    if (!m || m[1] === '') continue;
+    if (!/^\d+$/.test(m[1]!)) return `the port "${m[1]}" is not a number`;
+    const port = Number(m[1]);
+    if (port < 1 || port > 65535) return `port ${m[1]} is out of range (1-65535)`;
+  }
+  return undefined;
+}
+
+/** SQLSTATEs with which a PostgreSQL server ends a session, and why, in words a user reads. */
+const PG_SESSION_ENDED: Record<string, string> = {
+  '57P01': 'the server ended it (an administrator or another session terminated this backend, or the server is shutting down)',
+  '57P02': 'the server ended it (another server process crashed, so every session was reset)',
+  '57P04': 'the server ended it (the database was dropped)',
+  '57P05': 'the server ended it (the session was idle longer than idle_session_timeout)',
+  '25P03': 'the server ended it (the transaction was idle longer than idle_in_transaction_session_timeout)',
+};
+
+/**
+ * Why a PostgreSQL connection is gone, when the error says it is: the server ended the session, the
+ * socket closed under the driver, or the client was already unusable. Undefined for any other error.
+ */
+export function pgConnectionLost(err: unknown): string | undefined {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  if (code !== undefined && PG_SESSION_ENDED[code]) return PG_SESSION_ENDED[code];
+  if (code !== undefined && code.startsWith('08')) return 'the server reported a connection failure';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the network connection was reset';
+  const msg = typeof e?.message === 'string' ? e.message : '';
+  if (/^Connection terminated unexpectedly/i.test(msg)) return 'the server closed it without a word (ended by an administrator, a crash or the network)';
+  if (/not queryable|Client was closed|connection is closed|^Connection terminated$/i.test(msg)) return 'it had already been closed by an earlier failure';
+  return undefined;
+}
+
+/** One sentence for a PostgreSQL connection lost `when` ("while the explain ran"), or undefined. */
+export function pgLostError(err: unknown, when: string, host?: string): AdapterError | undefined {
+  const why = pgConnectionLost(err);
+  if (why === undefined) return undefined;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return new AdapterError('network', `The PostgreSQL connection${host && host !== 'the server' ? ` to ${host}` : ''} was lost ${when}: ${why}.`, typeof code === 'string' ? { code } : {});
+}

@@ -9,13 +9,14 @@
 // - The password is given by the caller, handed to the driver only, and never put in a message.
 
 import { randomBytes } from 'node:crypto';
+import { connect as netConnect } from 'node:net';
 import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { loadPlan } from '../core/index';
 import type { FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import { explainWouldWrite, familyMembers, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
+import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import type { ExplainResult } from './types';
 
@@ -110,6 +111,10 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
     });
   });
   refused.catch(() => {});
+  const probe = foreignProtocol(uri, client.options.connectTimeoutMS).then((foreign) => {
+    if (foreign) throw new AdapterError('network', `The server at ${host} does not speak the MongoDB protocol (is it the right port?): ${foreign}.`);
+  });
+  probe.catch(() => {});
   const selectionMs = client.options.serverSelectionTimeoutMS;
   try {
     const waitMs = selectionMs + graceFor(selectionMs);
@@ -128,7 +133,7 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
       },
       { signal: options.signal, onAbort: () => (close(), new AdapterError('cancelled', `Connecting to MongoDB at ${host} was cancelled.`)) },
     );
-    const { hello, buildInfo } = await Promise.race([connected, refused]);
+    const { hello, buildInfo } = await Promise.race([connected, refused, probe.then(() => connected)]);
     return new MongoConnection(client, options, describeServer(uri, hello, buildInfo));
   } catch (err) {
     close();
@@ -136,11 +141,82 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
   }
 }
 
+/** OP_MSG, the wire protocol's message of every command since MongoDB 3.6; OP_REPLY, the old reply. */
+const OP_MSG = 2013;
+const OP_REPLY = 1;
+/** How long the probe waits for an answer; a server that has not answered by then is left to the driver. */
+const PROBE_MS = 2000;
+
+/**
+ * Why the server of a plain mongodb:// URI is not a MongoDB server, or undefined when it is, when it could
+ * not be told in time, or when the URI is not one the probe can read (SRV, TLS, several hosts, a proxy).
+ * The driver would wait its whole connect timeout on a port that answers in another protocol (random
+ * bytes read as a message length it waits for), so one hello is sent on a socket of our own and the
+ * header of the answer read: a MongoDB server answers with a message of a sane length, in reply to it.
+ */
+async function foreignProtocol(uri: string, connectTimeoutMs: number): Promise<string | undefined> {
+  let cs: ConnectionString;
+  try {
+    cs = new ConnectionString(uri);
+  } catch {
+    return undefined;
+  }
+  const params = cs.searchParams;
+  const on = (name: string): boolean => [...params.keys()].some((k) => k.toLowerCase() === name.toLowerCase() && /^(true|1)$/i.test(params.get(k) ?? ''));
+  if (cs.isSRV || cs.hosts.length !== 1 || on('tls') || on('ssl') || [...params.keys()].some((k) => /^proxy/i.test(k))) return undefined;
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(cs.hosts[0]!);
+  if (!m || m[1]!.includes('/') || m[1]!.endsWith('.sock')) return undefined;
+  const host = m[1]!.replace(/^\[|\]$/g, '');
+  const port = Number(m[2] ?? 27017);
+  const requestId = randomBytes(4).readInt32LE(0) & 0x7fffffff;
+  const body = BSON.serialize({ hello: 1, $db: 'admin' });
+  // Header (length, id, responseTo, opCode), flag bits, then one section of kind 0 holding the command.
+  const header = Buffer.alloc(20);
+  header.writeInt32LE(requestId, 4);
+  header.writeInt32LE(0, 8);
+  header.writeInt32LE(OP_MSG, 12);
+  header.writeUInt32LE(0, 16);
+  const message = Buffer.concat([header, Buffer.from([0]), body]);
+  message.writeInt32LE(message.length, 0);
+  return new Promise((resolve) => {
+    let got = Buffer.alloc(0);
+    let settled = false;
+    const socket = netConnect({ host, port });
+    const done = (why: string | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    // Connecting is the driver's to time; the answer gets PROBE_MS once the connection is open.
+    let timer = setTimeout(() => done(undefined), connectTimeoutMs);
+    socket.on('error', () => done(undefined));
+    socket.on('connect', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => done(undefined), PROBE_MS);
+      socket.write(message);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (/^HTTP\/\d/.test(got.subarray(0, 6).toString('latin1'))) return done('it answered in HTTP');
+      if (got.length < 16) return;
+      const length = got.readInt32LE(0);
+      const responseTo = got.readInt32LE(8);
+      const opCode = got.readInt32LE(12);
+      done(length >= 16 && length <= 48 * 1024 * 1024 && responseTo === requestId && (opCode === OP_MSG || opCode === OP_REPLY) ? undefined : 'it answered a hello with bytes that are not a MongoDB reply');
+    });
+    socket.on('close', () => done(got.length > 0 && got.length < 16 ? 'it answered a hello with a few bytes that are not a MongoDB reply' : got.length === 0 ? 'it closed the connection without answering a hello, or it expects TLS (add tls=true)' : undefined));
+  });
+}
+
 /** The URI and driver options of a connection; exported for the advice session's own client. */
 export function mongoClientConfig(options: MongoConnectOptions): { uri: string; clientOptions: MongoClientOptions } {
   const uri = typeof options.uri === 'string' ? options.uri.trim() : '';
   if (!/^mongodb(\+srv)?:\/\//i.test(uri)) throw new AdapterError('config', 'The MongoDB connection must be a URI starting with mongodb:// or mongodb+srv://.');
   const malformed = (): AdapterError => new AdapterError('config', `The MongoDB URI for ${describeHost(uri)} is malformed (an '@', '/', ':', '#' or '?' in the user name or password must be percent-encoded, '@' as %40).`);
+  const badPort = portProblem(uri);
+  if (badPort) throw new AdapterError('config', `The MongoDB URI for ${describeHost(uri)} cannot be used: ${badPort}.`);
   if (misplacedAt(uri)) throw malformed();
   let parsed: ConnectionString;
   try {

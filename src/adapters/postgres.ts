@@ -14,7 +14,7 @@ import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, statementKind, treeWrites,
 import { lineColumn } from '../core/index';
 import type { IndexCreationResult } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
-import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, scrub, uriSecrets } from './errors';
+import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import { findSideEffects, listPhrases, statementReferences, type SideEffects, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
@@ -99,6 +99,10 @@ export interface StatementInfo {
   kind: string;
   /** INSERT/UPDATE/DELETE/MERGE anywhere in it (a CTE too), SELECT INTO, CREATE TABLE AS. */
   writes: boolean;
+  /** SELECT INTO or CREATE TABLE AS: running it creates a table. */
+  createsTable?: boolean;
+  /** INSERT, UPDATE, DELETE, MERGE: the name of the table it writes (without its schema). */
+  target?: string;
   /** Functions, operators and relations it names, for the side-effect check before it runs. */
   refs: StatementReferences;
 }
@@ -157,7 +161,12 @@ export async function inspectStatement(text: string): Promise<StatementInfo> {
     if (!EXPLAINABLE.has(kind)) {
       throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for ${statementWord(kind)} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
     }
-    return { sql, kind, writes: treeWrites(stmt), refs: statementReferences(stmt) };
+    const out: StatementInfo = { sql, kind, writes: treeWrites(stmt), refs: statementReferences(stmt) };
+    const into = (stmt.SelectStmt as { intoClause?: unknown } | undefined)?.intoClause;
+    if (kind === 'CreateTableAsStmt' || (kind === 'SelectStmt' && into)) out.createsTable = true;
+    const target = (stmt[kind] as { relation?: { relname?: unknown } } | undefined)?.relation?.relname;
+    if (WRITING.has(kind) && typeof target === 'string') out.target = target;
+    return out;
   }
   throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
 }
@@ -239,7 +248,7 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
     return new PostgresConnection(client, config, options, row.v, Number(row.n), row.pid);
   } catch (err) {
     close();
-    throw pgError(err, options);
+    throw pgError(err, options, { when: 'while connecting' });
   }
 }
 
@@ -259,6 +268,8 @@ export function postgresClientConfig(options: PostgresConnectOptions): pg.Client
     throw new AdapterError('config', 'The PostgreSQL connection must be a URI starting with postgresql://.');
   }
   const malformed = (): AdapterError => new AdapterError('config', `The PostgreSQL URI for ${describeHost(uri)} is malformed (an '@', '/', '#' or '?' in the user name or password must be percent-encoded, '@' as %40).`);
+  const badPort = portProblem(uri);
+  if (badPort) throw new AdapterError('config', `The PostgreSQL URI for ${describeHost(uri)} cannot be used: ${badPort}.`);
   if (misplacedAt(uri)) throw malformed();
   let parsed: ReturnType<typeof parseConnectionString>;
   try {
@@ -294,7 +305,14 @@ function withoutSslModeAlias(uri: string): string {
   return uri.replace(/([?&]sslmode=)(prefer|require|verify-ca)\b/gi, '$1verify-full');
 }
 
-type PgErrorContext = { cancelled?: boolean; timeoutMs?: number; sql?: string; prefixLength?: number };
+type PgErrorContext = {
+  cancelled?: boolean;
+  timeoutMs?: number;
+  sql?: string;
+  prefixLength?: number;
+  /** When the work ran, for a lost connection's sentence: "while the explain ran". */
+  when?: string;
+};
 
 /** Turns whatever pg threw into one AdapterError; no piece of the password survives in its sentence. */
 function pgError(err: unknown, options: PostgresConnectOptions, context: PgErrorContext = {}): AdapterError {
@@ -327,6 +345,10 @@ function pgErrorSentence(err: unknown, options: PostgresConnectOptions, context:
   if (code === '55P03') return new AdapterError('timeout', `The statement waited too long for a lock: ${msg}.`, { code });
   if (code === '3D000') return new AdapterError('config', `PostgreSQL at ${host} has no such database: ${msg}.`, { code });
   if (code === '57P03' || code === '53300') return new AdapterError('network', `PostgreSQL at ${host} is not accepting connections: ${msg}.`, { code });
+  if (!/connection timeout/i.test(msg)) {
+    const lost = pgLostError(err, context.when ?? 'while a statement ran', host);
+    if (lost) return lost;
+  }
   if (code !== undefined && /^(42|22|2[0-9A-Z]|0A)/.test(code) && code.length === 5) {
     const kind = code.startsWith('42') ? 'syntax' : code === '0A000' ? 'unsupported' : 'server';
     // The server counts from the start of the EXPLAIN text; the user knows only their statement.
@@ -450,7 +472,12 @@ export class PostgresConnection {
       const durationMs = Date.now() - started;
       const value = (result.rows[0] as Record<string, unknown> | undefined)?.['QUERY PLAN'];
       const rawText = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-      if (analyze && info.writes) {
+      const rules = ruleActions(value, info);
+      if (rules) notes.push(rules.note);
+      if (analyze && info.createsTable) {
+        const what = info.kind === 'SelectStmt' ? 'SELECT INTO' : 'CREATE TABLE AS';
+        notes.push(`The ${what} really ran and created its table, inside a transaction that was rolled back: the table no longer exists${opts.allowSideEffects === true ? ', but what a rollback does not undo (sequences, volatile functions) was allowed to run' : ''}.`);
+      } else if (analyze && info.writes) {
         const what = WRITING.has(info.kind) ? `${KIND_WORDS[info.kind] ?? 'statement'}` : 'statement (its WITH clause writes)';
         notes.push(opts.allowSideEffects === true
           ? `The ${what} really ran, inside a transaction that was rolled back: no rows changed, but what a rollback does not undo (sequences, volatile functions) was allowed to run, and dead row versions remain until vacuum.`
@@ -465,7 +492,7 @@ export class PostgresConnection {
       return {
         engine: 'postgres',
         rawText,
-        load: loadPlan(rawText),
+        load: rules ? loadPlan(JSON.stringify([rules.own])) : loadPlan(rawText),
         serverVersion: this.serverVersion,
         durationMs,
         rolledBack: analyze && info.writes,
@@ -473,7 +500,7 @@ export class PostgresConnection {
         notes,
       };
     } catch (err) {
-      throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length });
+      throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length, when: 'while the explain ran' });
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
       // A cancel sent just as the statement ended can land on the ROLLBACK: try again so that no
@@ -597,7 +624,7 @@ export class PostgresConnection {
       if (made.length === 0) notes.push(`An index named ${name} already existed on ${target} (IF NOT EXISTS): nothing was built.`);
       return { engine: 'postgres', name, target, created: made.length > 0, durationMs, notes };
     } catch (err) {
-      let error = pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql });
+      let error = pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, when: 'while the index was built' });
       if (error.kind === 'cancelled') error = new AdapterError('cancelled', `The index build on ${target} was cancelled and stopped on the server.`, codeOf(error));
       else if (error.kind === 'timeout' && error.code === '57014') error = new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (statement_timeout) and was stopped on the server.`, codeOf(error));
       else if (error.code === '42P07') error = new AdapterError('server', `PostgreSQL did not create the index: ${scrub(firstLine((err as Error).message), [this.options.password])}.`, codeOf(error));
@@ -665,7 +692,7 @@ export class PostgresConnection {
           return info;
         });
       } catch (err) {
-        throw pgError(err, this.options);
+        throw pgError(err, this.options, { when: 'while the indexes were listed' });
       }
     });
   }
@@ -683,7 +710,7 @@ export class PostgresConnection {
         if (row.available !== null) status.availableVersion = row.available;
         return status;
       } catch (err) {
-        throw pgError(err, this.options);
+        throw pgError(err, this.options, { when: 'while HypoPG was looked up' });
       }
     });
   }
@@ -700,6 +727,47 @@ export class PostgresConnection {
     this.queue = next.catch(() => {});
     return next;
   }
+}
+
+/**
+ * A table's rules (CREATE RULE ... DO ALSO) add actions to a statement, and EXPLAIN prints one entry per
+ * action beside the statement's own plan: a plan for each query, the command's name for a utility
+ * statement ("Notify"). The statement's own plan is the one that modifies its target table (the last such
+ * for UPDATE and DELETE, whose actions run first; the first for INSERT, whose actions run after), and the
+ * note names the others. Undefined when the output holds one plan.
+ */
+function ruleActions(value: unknown, info: StatementInfo): { own: unknown; note: string } | undefined {
+  if (!Array.isArray(value) || value.length < 2) return undefined;
+  const node = (entry: unknown): Record<string, unknown> | undefined => {
+    const plan = (entry as { Plan?: unknown } | null)?.Plan;
+    return typeof plan === 'object' && plan !== null ? plan as Record<string, unknown> : undefined;
+  };
+  const operation: Record<string, string> = { InsertStmt: 'Insert', UpdateStmt: 'Update', DeleteStmt: 'Delete', MergeStmt: 'Merge' };
+  const op = operation[info.kind];
+  const target = op ? info.target : undefined;
+  const indexes = value.map((_, i) => i).filter((i) => node(value[i]) !== undefined);
+  if (indexes.length === 0) return undefined;
+  const matching = indexes.filter((i) => {
+    const n = node(value[i])!;
+    return n['Node Type'] === 'ModifyTable' && n.Operation === op && (target === undefined || n['Relation Name'] === target);
+  });
+  const own = op === undefined || matching.length === 0 ? indexes[0]! : op === 'Insert' ? matching[0]! : matching[matching.length - 1]!;
+  const others = value
+    .map((entry, i) => {
+      if (i === own) return undefined;
+      if (typeof entry === 'string') return `a ${entry.toUpperCase()}`;
+      const n = node(entry);
+      if (!n) return undefined;
+      const rel = typeof n['Relation Name'] === 'string' ? ` on ${n['Relation Name']}` : '';
+      return n['Node Type'] === 'ModifyTable' && typeof n.Operation === 'string' ? `${/^[AEIOU]/i.test(n.Operation) ? 'an' : 'a'} ${n.Operation.toUpperCase()}${rel}` : `a query (${String(n['Node Type'])})`;
+    })
+    .filter((x): x is string => x !== undefined);
+  const word = KIND_WORDS[info.kind] ?? 'statement';
+  const listed = others.length === 1 ? others[0]! : `${others.slice(0, -1).join(', ')} and ${others[others.length - 1]}`;
+  return {
+    own: value[own],
+    note: `The table's rules add ${others.length === 1 ? 'an action' : `${others.length} actions`} to the ${word} (${listed}), each explained apart: the plan shown is the ${word}'s own, and the raw output holds them all.`,
+  };
 }
 
 function quoteName(name: string): string {

@@ -48,7 +48,8 @@ export function detectFormat(text: string): DetectedFormat {
 }
 
 function looksLikePostgresJson(doc: unknown): boolean {
-  const first = Array.isArray(doc) ? doc[0] : doc;
+  // A table's rules put a utility statement's name ("Notify") beside the plans: the first object decides.
+  const first = Array.isArray(doc) ? doc.find((x) => typeof x === 'object' && x !== null) : doc;
   // Clients also save the bare plan node, or wrap the document in a "QUERY PLAN" column.
   return typeof first === 'object' && first !== null && ('Plan' in first || 'QUERY PLAN' in first || 'Node Type' in first);
 }

@@ -59,7 +59,12 @@ function findQuery(doc: unknown, warnings: string[], depth: number): Doc | strin
       else firstRefusal ??= q;
     }
     if (found.length === 0) return firstRefusal ?? none;
-    if (found.length > 1) warnings.push(`The output holds ${found.length} plans (one per statement); only the first is shown.`);
+    // A table's rules add actions to a statement: one plan each, and a utility statement by its name.
+    const utilities = doc.filter((x): x is string => typeof x === 'string' && /^[A-Z][A-Za-z ]*$/.test(x));
+    if (found.length > 1 || utilities.length > 0) {
+      const parts = [`${found.length} plan${found.length === 1 ? '' : 's'}`, ...utilities.map((u) => `a ${u.toUpperCase()} (no plan)`)];
+      warnings.push(`The output holds ${parts.join(' and ')}, one per statement or per action a table's rules add; only the first plan is shown.`);
+    }
     return found[0]!;
   }
   if (!isObj(doc)) return none;
