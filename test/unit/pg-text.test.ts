@@ -319,3 +319,59 @@ describe('PostgreSQL text plans as pasted', () => {
     );
   });
 });
+
+describe('PostgreSQL text plans cut inside a node name', () => {
+  // EXPLAIN (COSTS OFF) of a join on PostgreSQL 15: no figures, so no open parenthesis shows a cut.
+  const COSTS_OFF = [
+    'Sort',
+    '  Sort Key: o.created_at DESC',
+    '  ->  Hash Join',
+    '        Hash Cond: (o.customer_id = c.id)',
+    '        ->  Seq Scan on co_orders o',
+    '        ->  Hash',
+    '              ->  Bitmap Heap Scan on co_customers c',
+    '                    Recheck Cond: (id < 200)',
+    "                    Filter: (region = 'eu'::text)",
+    '                    ->  Bitmap Index Scan on co_customers_pkey',
+    '                          Index Cond: (id < 200)',
+  ].join('\n');
+
+  it('reads the whole plan', () => {
+    assert.equal(ok(COSTS_OFF).nodes.length, 6);
+    assert.equal(ok(`${COSTS_OFF}\n`).nodes.length, 6);
+  });
+
+  it('refuses the plan cut in the middle of its last node name, with or without a line break after it', () => {
+    const cut = COSTS_OFF.slice(0, COSTS_OFF.indexOf('Bitmap Index Scan') + 'Bitm'.length);
+    for (const text of [cut, `${cut}\n`]) {
+      assert.match(refused(text), /^The plan text stops in the middle of a node name on line 10 \("->  Bitm"\): it looks truncated/);
+    }
+    assert.match(refused(COSTS_OFF.slice(0, COSTS_OFF.indexOf('Hash Join') + 'Hash Jo'.length)), /middle of a node name on line 3/);
+    assert.match(refused(COSTS_OFF.slice(0, COSTS_OFF.indexOf(' co_customers_pkey'))), /middle of a node name on line 10/);
+  });
+
+  it('refuses a corpus plan cut in the middle of its last node name', () => {
+    const text = readFileSync(join(CORPUS, 'pg-text-analyze-buffers-bitmapor-three-bitmap-index-scans-15.txt'), 'utf8');
+    const at = text.lastIndexOf('->  Bitmap Index Scan');
+    assert.ok(at > 0);
+    assert.match(refused(text.slice(0, at + '->  Bitmap In'.length)), /stops in the middle of a node name/);
+  });
+
+  it('still loads a node type it does not know, warning only when it ends a text without a line break', () => {
+    const future = COSTS_OFF.replace('Bitmap Index Scan on co_customers_pkey', 'Vector Index Scan on co_customers_embedding');
+    const inside = ok(future.replace(/\n\s+Index Cond: \(id < 200\)$/, '\n                          Index Cond: (id < 200)\n'));
+    assert.ok(inside.nodes.some((n) => n.label.startsWith('Vector Index Scan')));
+    assert.ok(!inside.warnings.some((w) => /does not know/.test(w)), inside.warnings.join(' | '));
+    const atEnd = ok(future.replace(/\n\s+Index Cond: \(id < 200\)$/, ''));
+    assert.ok(atEnd.warnings.some((w) => /^The last line \(10, "->  Vector Index Scan on co_customers_embedding"\) names a node type this reader does not know/.test(w)), atEnd.warnings.join(' | '));
+    assert.ok(!ok(`${future.replace(/\n\s+Index Cond: \(id < 200\)$/, '')}\n`).warnings.some((w) => /does not know/.test(w)));
+  });
+
+  it('reads a rule\'s several plans and utility statement from the JSON format, saying only the first is shown', () => {
+    const doc = ['Notify', { Plan: { 'Node Type': 'ModifyTable', Operation: 'Delete', 'Relation Name': 'rt', Alias: 'rt', 'Startup Cost': 0.15, 'Total Cost': 8.17, 'Plan Rows': 0, 'Plan Width': 0 } }];
+    const plan = ok(JSON.stringify(doc));
+    assert.equal(plan.root.raw['Operation'], 'Delete');
+    assert.ok(plan.warnings.some((w) => /holds 1 plan and a NOTIFY \(no plan\)/.test(w)), plan.warnings.join(' | '));
+  });
+});
+

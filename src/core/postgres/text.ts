@@ -39,7 +39,10 @@ export function parsePostgresText(input: string): LoadResult {
   if (prepared.kind === 'refusal') return { ok: false, refusal: prepared.refusal };
   if (prepared.kind === 'delegate') return delegate(prepared.format, prepared.body, warnings);
   const reader = new TreeReader(warnings);
-  const query = reader.read(prepared.lines, prepared.query);
+  // The text ends on its last plan line without a line break: that line may have been cut anywhere.
+  const lastPlanLine = [...prepared.lines].reverse().find((l) => l.text !== '');
+  const openEnd = !/[\r\n][ \t]*$/.test(input) && lastPlanLine !== undefined && lastPlanLine.no === input.split(/\r\n|\r|\n/).length;
+  const query = reader.read(prepared.lines, prepared.query, openEnd);
   if (typeof query === 'string') return { ok: false, refusal: query };
   return planFromQuery(query, 'postgres-text', warnings);
 }
@@ -235,6 +238,24 @@ const INPUTS_NEEDED: Record<string, number> = {
   'Bitmap Heap Scan': 1,
 };
 
+/** Node types as the JSON format names them (PostgreSQL 9 to 18). */
+const KNOWN_TYPES = new Set([
+  'Result', 'ProjectSet', 'ModifyTable', 'Append', 'Merge Append', 'Recursive Union', 'BitmapAnd', 'BitmapOr', 'Nested Loop',
+  'Merge Join', 'Hash Join', 'Seq Scan', 'Sample Scan', 'Gather', 'Gather Merge', 'Index Scan', 'Index Only Scan',
+  'Bitmap Index Scan', 'Bitmap Heap Scan', 'Tid Scan', 'Tid Range Scan', 'Subquery Scan', 'Function Scan', 'Table Function Scan',
+  'Values Scan', 'CTE Scan', 'Named Tuplestore Scan', 'WorkTable Scan', 'Foreign Scan', 'Custom Scan', 'Materialize', 'Memoize',
+  'Sort', 'Incremental Sort', 'Group', 'Aggregate', 'WindowAgg', 'Unique', 'SetOp', 'LockRows', 'Limit', 'Hash',
+]);
+
+/** Node names as the text format prints them, before "on" or "using": what a cut name is a prefix of. */
+const KNOWN_NAMES: string[] = [
+  ...[...KNOWN_TYPES].filter((t) => t !== 'ModifyTable' && t !== 'Aggregate' && t !== 'SetOp'),
+  'Insert', 'Update', 'Delete', 'Merge', 'Foreign Insert', 'Foreign Update', 'Foreign Delete', 'Index Scan Backward', 'Index Only Scan Backward',
+  ...['Aggregate', 'HashAggregate', 'GroupAggregate', 'MixedAggregate'].flatMap((a) => [a, `Partial ${a}`, `Finalize ${a}`]),
+  ...['SetOp', 'HashSetOp'].flatMap((o) => ['Intersect', 'Intersect All', 'Except', 'Except All'].map((c) => `${o} ${c}`)),
+  ...['Nested Loop', 'Hash', 'Merge'].flatMap((j) => ['Left', 'Right', 'Full', 'Semi', 'Anti', 'Right Semi', 'Right Anti'].map((t) => `${j} ${t} Join`)),
+];
+
 const COST_RE = /\s+\(cost=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) rows=(\d+(?:\.\d+)?) width=(\d+)\)$/;
 const ACTUAL_RE = /\s+\((?:actual (?:time=(\d+(?:\.\d+)?)\.\.(\d+(?:\.\d+)?) )?rows=(\d+(?:\.\d+)?) loops=(\d+)|(never executed))\)$/;
 const NODE_START =
@@ -280,7 +301,7 @@ class TreeReader {
 
   constructor(private readonly warnings: string[]) {}
 
-  read(lines: Line[], query: Doc): Doc | string {
+  read(lines: Line[], query: Doc, openEnd = false): Doc | string {
     this.query = query;
     const skipped: Line[] = [];
     for (const line of lines) {
@@ -298,7 +319,7 @@ class TreeReader {
     if (!this.root) {
       return 'This text has no PostgreSQL plan in it: no line looks like a plan node (for example "Seq Scan on t  (cost=0.00..1.10 rows=10 width=4)").';
     }
-    const cut = this.truncation(lines) ?? this.cutTree(lines);
+    const cut = this.truncation(lines) ?? this.cutTree(lines) ?? this.cutName(lines, openEnd);
     if (cut) return cut;
     if (skipped.length > 0) {
       this.warnings.push(`${skipped.length} line(s) before the plan were not part of it and were skipped (first: line ${skipped[0]!.no}).`);
@@ -321,6 +342,30 @@ class TreeReader {
       const lastNo = [...lines].reverse().find((l) => l.text !== '')?.no ?? t.no;
       const has = t.normal.length === 0 ? 'none' : `${t.normal.length}`;
       return `The plan text is cut after line ${lastNo}: the ${kind} on line ${t.no} has ${has} of the ${needed} input${needed === 1 ? '' : 's'} it always has, so the rest of the tree is missing; copy the whole plan.`;
+    }
+    return undefined;
+  }
+
+  /**
+   * A refusal when the last line is a node whose name stops inside a known one ("Bitm", "Hash Jo", "Seq
+   * Scan on"): the text was cut there (COSTS OFF prints no figures whose open parenthesis would show it).
+   * An unknown name elsewhere is a node of a newer server and loads; on the last line of a text that ends
+   * without a line break it may be either, so the plan loads with a warning.
+   */
+  private cutName(lines: Line[], openEnd: boolean): string | undefined {
+    const last = [...lines].reverse().find((l) => l.text !== '');
+    const node = last && this.all.find((t) => t.no === last.no);
+    if (!last || !node || node.doc['Startup Cost'] !== undefined || node.doc['Actual Rows'] !== undefined) return undefined;
+    const label = (last.text.startsWith('->') ? last.text.slice(2) : last.text).trim();
+    const name = label.replace(/^((Parallel|Async) )+/, '');
+    const snippet = last.text.length > 60 ? `${last.text.slice(0, 60)}...` : last.text;
+    const prefix = !KNOWN_NAMES.includes(name) && KNOWN_NAMES.some((k) => k.startsWith(name) && k !== name);
+    if (prefix || / (on|using)$/.test(name)) {
+      return `The plan text stops in the middle of a node name on line ${last.no} ("${snippet}"): it looks truncated, copy it again in full.`;
+    }
+    const type = str0(node.doc['Node Type']);
+    if (openEnd && !KNOWN_TYPES.has(type)) {
+      this.warnings.push(`The last line (${last.no}, "${snippet}") names a node type this reader does not know and the text ends there without a line break: it may have been cut, and nodes after it may be missing.`);
     }
     return undefined;
   }
