@@ -57,44 +57,154 @@ export interface ParsedUri {
   srv: boolean;
 }
 
+/**
+ * A connection string cut at the places that matter for its secrets. The user info ends at the LAST '@'
+ * before the path or query, so a password holding an unencoded '@' is never read as part of the host.
+ */
+interface UriParts {
+  scheme: string;
+  engine: ConnectionEngine;
+  /** Everything before the last '@' of the authority, as typed; undefined when there is no '@'. */
+  userInfo?: string;
+  hosts: string;
+  /** The path after the hosts' '/', as typed. */
+  path?: string;
+  /** The query after '?', as typed. */
+  query?: string;
+}
+
+function uriParts(text: string): UriParts | undefined {
+  const m = /^(mongodb(?:\+srv)?|postgres(?:ql)?):\/\/([^/?#]*)(?:\/([^?#]*))?(?:\?([^#]*))?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const scheme = m[1]!;
+  const authority = m[2]!;
+  const at = authority.lastIndexOf('@');
+  const parts: UriParts = { scheme, engine: scheme.toLowerCase().startsWith('mongodb') ? 'mongodb' : 'postgres', hosts: at < 0 ? authority : authority.slice(at + 1) };
+  if (at >= 0) parts.userInfo = authority.slice(0, at);
+  if (m[3] !== undefined) parts.path = m[3];
+  if (m[4] !== undefined) parts.query = m[4];
+  return parts;
+}
+
+function decodedParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The query of a connection string without the secrets it may carry, each pair kept as typed otherwise:
+ * PostgreSQL's `password` parameter (libpq reads it like the user info's), and MongoDB's
+ * `authMechanismProperties` entry AWS_SESSION_TOKEN. Also returns the password parameter's value.
+ */
+function querySecrets(engine: ConnectionEngine, query: string): { query: string; password?: string } {
+  let password: string | undefined;
+  const kept: string[] = [];
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = decodedParam(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    if (engine === 'postgres' && key.toLowerCase() === 'password') {
+      password = decodedParam(value);
+      continue;
+    }
+    if (engine === 'mongodb' && key.toLowerCase() === 'authmechanismproperties') {
+      const props = decodedParam(value).split(',').filter((p) => !/^\s*AWS_SESSION_TOKEN\s*:/i.test(p));
+      if (props.length > 0) kept.push(`${pair.slice(0, eq)}=${props.map((p) => encodeURIComponent(p).replace(/%3A/gi, ':')).join(',')}`);
+      continue;
+    }
+    kept.push(pair);
+  }
+  return password !== undefined ? { query: kept.join('&'), password } : { query: kept.join('&') };
+}
+
+/**
+ * A connection string split into what may be stored (`uri`, without any password or token) and the
+ * password to keep in SecretStorage: the user info's (everything after its first ':', up to the last
+ * '@', percent-decoded) or PostgreSQL's `password` parameter, which wins as it does for libpq. Pure, so
+ * the rule is tested without the editor. Undefined when the text is not a connection string.
+ */
+export function splitUriSecret(text: string): { uri: string; password?: string } | undefined {
+  const p = uriParts(text);
+  if (!p) return undefined;
+  let password: string | undefined;
+  let user: string | undefined;
+  if (p.userInfo !== undefined) {
+    const colon = p.userInfo.indexOf(':');
+    user = colon < 0 ? p.userInfo : p.userInfo.slice(0, colon);
+    if (colon >= 0) password = decodedParam(p.userInfo.slice(colon + 1));
+  }
+  const q = p.query !== undefined ? querySecrets(p.engine, p.query) : undefined;
+  if (q?.password !== undefined) password = q.password;
+  const uri = `${p.scheme}://${user !== undefined ? `${user}@` : ''}${p.hosts}${p.path !== undefined ? `/${p.path}` : ''}${q && q.query !== '' ? `?${q.query}` : ''}`;
+  return password !== undefined ? { uri, password } : { uri };
+}
+
+/** The first port of a host list that no server can listen on, in one phrase; undefined when all can. */
+function badPort(hosts: string): string | undefined {
+  for (const h of hosts.split(',')) {
+    const m = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(h);
+    if (!m || m[1] === '') continue;
+    if (!/^\d+$/.test(m[1]!)) return `the port "${m[1]}" is not a number`;
+    const port = Number(m[1]);
+    if (port < 1 || port > 65535) return `port ${m[1]} is out of range (1-65535)`;
+  }
+  return undefined;
+}
+
 /** Reads a MongoDB or PostgreSQL connection string; returns one sentence when it is not one. */
 export function parseConnectionString(text: string): { ok: true; value: ParsedUri } | { ok: false; error: string } {
   const s = text.trim();
-  const m = /^(mongodb(?:\+srv)?|postgres(?:ql)?):\/\/(?:([^@/?#]*)@)?([^/?#]*)(?:\/([^?#]*))?(?:\?([^#]*))?$/i.exec(s);
-  if (!m) {
+  const parts = uriParts(s);
+  if (!parts) {
     if (/^\s*(host|dbname|user)=/.test(s)) return { ok: false, error: 'Key=value connection strings are not supported: use a postgresql:// URI or the host and port form.' };
+    if (/^(mongodb(?:\+srv)?|postgres(?:ql)?):\/\/[^#]*#/i.test(s)) return { ok: false, error: "The connection string holds a '#': in a user name or password it must be percent-encoded, as %23." };
     return { ok: false, error: 'This is not a connection string: it must start with mongodb://, mongodb+srv://, postgres:// or postgresql://.' };
   }
-  const scheme = m[1]!.toLowerCase();
-  const engine: ConnectionEngine = scheme.startsWith('mongodb') ? 'mongodb' : 'postgres';
-  if (!m[3]) return { ok: false, error: 'The connection string names no host.' };
+  const engine = parts.engine;
+  if (!parts.hosts) return { ok: false, error: 'The connection string names no host.' };
+  const port = badPort(parts.hosts);
+  if (port) return { ok: false, error: `The connection string cannot be used: ${port}.` };
   let user: string | undefined;
   let password: string | undefined;
-  if (m[2] !== undefined) {
-    const colon = m[2].indexOf(':');
+  if (parts.userInfo !== undefined) {
+    const colon = parts.userInfo.indexOf(':');
+    // Without a ':' there is no password, so an '@' inside the user info is ambiguous: a user name with an
+    // unencoded '@', or a ':' forgotten before a password. Nothing that may be a password is stored.
+    if (colon < 0 && parts.userInfo.includes('@')) {
+      return { ok: false, error: "The user name in the connection string holds an '@' that is not percent-encoded: write user:password@host, and an '@' inside a user name as %40." };
+    }
     try {
-      user = decodeURIComponent(colon < 0 ? m[2] : m[2].slice(0, colon)) || undefined;
-      if (colon >= 0) password = decodeURIComponent(m[2].slice(colon + 1));
+      user = decodeURIComponent(colon < 0 ? parts.userInfo : parts.userInfo.slice(0, colon)) || undefined;
+      if (colon >= 0) password = decodeURIComponent(parts.userInfo.slice(colon + 1));
     } catch {
       return { ok: false, error: 'The user name or password in the connection string is not correctly percent-encoded.' };
     }
   }
   let database: string | undefined;
   try {
-    database = m[4] ? decodeURIComponent(m[4]) : undefined;
+    database = parts.path ? decodeURIComponent(parts.path) : undefined;
   } catch {
     return { ok: false, error: 'The database name in the connection string is not correctly percent-encoded.' };
   }
-  const value: ParsedUri = { engine, hosts: m[3], params: new URLSearchParams(m[5] ?? ''), srv: scheme === 'mongodb+srv' };
+  const q = querySecrets(engine, parts.query ?? '');
+  if (q.password !== undefined) password = q.password;
+  const value: ParsedUri = { engine, hosts: parts.hosts, params: new URLSearchParams(q.query), srv: parts.scheme.toLowerCase() === 'mongodb+srv' };
   if (user !== undefined) value.user = user;
   if (password !== undefined) value.password = password;
   if (database) value.database = database;
   return { ok: true, value };
 }
 
-/** The connection string with its password removed (what may be stored and shown). */
+/**
+ * The connection string with its password removed (what may be stored and shown): the user info's, a
+ * PostgreSQL `password` parameter, a MongoDB AWS_SESSION_TOKEN.
+ */
 export function withoutPassword(text: string): string {
-  return text.trim().replace(/^([a-z+]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1@');
+  return splitUriSecret(text)?.uri ?? text.trim().replace(/^([a-z+]+:\/\/[^:@/?#]*):[^/?#]*@/i, '$1@');
 }
 
 /** TLS settings a connection string asks for. */
@@ -146,6 +256,8 @@ export function connectionUri(spec: ConnectionSpec, password: string | undefined
   if (spec.form === 'fields' || !hasTlsParams(p)) applyTls(spec.engine, spec.tls, params);
   const scheme = /^[a-z+]+/i.exec(base)![0];
   const userInfo = p.user !== undefined ? `${encodeURIComponent(p.user)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  // A user named only by a parameter (`?user=app`): the password joins it the same way.
+  if (password && p.user === undefined && spec.engine === 'postgres') params.set('password', password);
   const query = params.toString();
   return `${scheme}://${userInfo}${p.hosts}/${p.database ? encodeURIComponent(p.database) : ''}${query ? `?${query}` : ''}`;
 }
@@ -180,7 +292,8 @@ export function describe(spec: ConnectionSpec): string {
 
 /** Removes every known secret and any URI password from a text before it is logged or shown. */
 export function redact(text: string, secrets: Iterable<string> = []): string {
-  let out = text.replace(/([a-z+]+:\/\/[^:@/\s?#]*):[^@/\s?#]*@/gi, '$1:****@');
+  // Up to the last '@' of the authority: a password may hold an unencoded '@'.
+  let out = text.replace(/([a-z+]+:\/\/[^:@/\s?#]*):[^/\s?#]*@/gi, '$1:****@');
   for (const s of secrets) {
     if (s && s.length >= 3) out = out.split(s).join('****');
   }
