@@ -1,18 +1,40 @@
 // What explaining a PostgreSQL statement could change that the rollback does not undo, found before
 // anything runs: from PostgreSQL's own parse tree (libpg-query, read by inspectStatement) the functions,
-// operators and relations a statement names, then from the catalog their volatility, the functions of
-// the views it reads (recursively), the triggers of the tables it writes, and the column defaults (and
-// identity columns) an INSERT fills, with the sequences they advance.
+// operators, explicit casts and relations a statement names, then from the catalog their volatility and
+// everything the statement reaches beyond its text:
+// - the tables it writes, and the tables writing them writes in turn (recursively): partitions and
+//   inheritance children, the tables of foreign keys whose ON DELETE / ON UPDATE action is CASCADE,
+//   SET NULL or SET DEFAULT, the tables a rule's actions name, the table an updatable view writes;
+// - of each written table: its triggers, its rules, its CHECK constraints, its generated columns, its
+//   expression and partial indexes, the CHECK constraints of the domains of the columns given values
+//   (domains over domains too), and the assignment casts into those columns through user-written functions;
+// - the column defaults (and identity columns) an INSERT, a rule's action or SET DEFAULT fills, with the
+//   sequences they advance;
+// - the functions of the views it reads (recursively), and the row-level security policies of every
+//   table it reads or writes where row security applies to the connected user;
+// - the cast functions of every explicit cast (`::type`, CAST) to its type, and that type's domain checks.
+// Functions in stored expressions are found by their oids in the stored tree (pg_depend records no
+// dependency on built-in objects such as nextval), and through the operators the tree names.
 //
 // What plain EXPLAIN may evaluate: nothing of the statement runs, but the planner folds IMMUTABLE
 // functions with constant arguments and evaluates STABLE ones for its estimates. Built-in functions and
 // C-language ones (extensions) are trusted to be what they declare; a user-written one (SQL, PL/pgSQL or
 // another procedural language) declared IMMUTABLE or STABLE may call nextval() or write a file if it is
-// wrongly declared, so it is reported for plain EXPLAIN too.
+// wrongly declared, so it is reported for plain EXPLAIN too when the planner sees it (the statement, a
+// view, a rule, a default, a policy, an explicit cast), and for EXPLAIN ANALYZE alone when only the
+// executor runs it (a CHECK constraint, a generated column, an index expression, an assignment cast).
 //
-// Not seen: functions reached only through casts, type input functions, domain or CHECK constraints,
-// row-level security policies, rules, foreign-key cascades, or dynamic SQL (query_to_xml). A SELECT
-// without side effects runs in a READ ONLY transaction, which the server enforces for what this misses.
+// Counted whole, where the catalog does not tell more: every table a rule's action names is taken as
+// written by INSERT, UPDATE and DELETE; a trigger counts whenever its event matches (its WHEN clause and
+// UPDATE OF columns are not read); a foreign key's action counts whatever rows the statement matches.
+// A rule's NOTIFY is not counted: EXPLAIN does not run a rule's utility actions, and a notification is
+// only sent at commit. A partition's own column defaults are not counted: a row routed through the parent
+// takes the parent's defaults.
+//
+// Not seen: what a user-written function's body does (the function itself is reported), type input and
+// output functions (C only, trusted), implicit casts other than assignments into written columns (an
+// argument or an operand cast to a parameter's type), or dynamic SQL (query_to_xml). A SELECT without
+// side effects runs in a READ ONLY transaction, which the server enforces for what this misses.
 
 import type pg from 'pg';
 import { forEachNode, someNode } from '../core/index';
@@ -37,8 +59,13 @@ export interface StatementReferences {
   /** Every relation named, as a quoted (schema-)qualified name. */
   relations: string[];
   inserts: InsertRef[];
-  /** Tables written by INSERT, UPDATE, DELETE or MERGE, with the trigger events (pg_trigger.tgtype bits) that fire. */
-  written: { rel: string; events: number }[];
+  /**
+   * Tables written by INSERT, UPDATE, DELETE or MERGE, with the trigger events (pg_trigger.tgtype bits) that
+   * fire and the columns given values (null: any column may be; an UPDATE's SET list; none for a DELETE).
+   */
+  written: { rel: string; events: number; cols: string[] | null }[];
+  /** The types of explicit casts (`::type`, CAST, `type 'literal'`), as quoted (schema-)qualified names. */
+  casts: string[];
   /** FOR UPDATE / FOR SHARE: the server refuses these in a READ ONLY transaction. */
   locks: boolean;
 }
@@ -71,7 +98,7 @@ function mergeInserts(clauses: unknown): boolean {
 
 /** Reads the references out of one statement's parse tree (libpg-query's JSON). */
 export function statementReferences(tree: unknown): StatementReferences {
-  const refs: StatementReferences = { functions: [], operators: [], relations: [], inserts: [], written: [], locks: false };
+  const refs: StatementReferences = { functions: [], operators: [], relations: [], inserts: [], written: [], casts: [], locks: false };
   forEachNode(tree, (o) => {
     for (const [k, v] of Object.entries(o)) {
       const node = v as Record<string, unknown>;
@@ -84,12 +111,15 @@ export function statementReferences(tree: unknown): StatementReferences {
       } else if (k === 'RangeVar') {
         const name = relationName(node);
         if (name) refs.relations.push(name);
+      } else if (k === 'TypeCast') {
+        const names = strings((node.typeName as { names?: unknown } | undefined)?.names);
+        if (names.length > 0) refs.casts.push(names.map(quoteIdent).join('.'));
       } else if (k === 'LockingClause') {
         refs.locks = true;
       } else if (k === 'InsertStmt' || k === 'UpdateStmt' || k === 'DeleteStmt' || k === 'MergeStmt') {
         const rel = relationName(node.relation);
         if (rel) {
-          refs.written.push({ rel, events: triggerEvents(k, node) });
+          refs.written.push({ rel, events: triggerEvents(k, node), cols: writtenColumns(k, node) });
           if (k === 'InsertStmt') refs.inserts.push(insertRef(rel, node));
           // A MERGE may insert into any column: every default counts.
           if (k === 'MergeStmt' && mergeInserts(node.mergeWhenClauses)) refs.inserts.push({ rel, cols: null, width: null });
@@ -106,6 +136,13 @@ function triggerEvents(kind: string, node: Record<string, unknown>): number {
   if (kind === 'UpdateStmt') return 16;
   if (kind === 'DeleteStmt') return 8;
   return 4 | 8 | 16;
+}
+
+/** The columns a statement gives values: an UPDATE's SET list, none for a DELETE, any for the rest. */
+function writtenColumns(kind: string, node: Record<string, unknown>): string[] | null {
+  if (kind === 'DeleteStmt') return [];
+  if (kind !== 'UpdateStmt' || !Array.isArray(node.targetList)) return null;
+  return node.targetList.map((t) => (t as { ResTarget?: { name?: string } }).ResTarget?.name).filter((n): n is string => typeof n === 'string');
 }
 
 function insertRef(rel: string, node: Record<string, unknown>): InsertRef {
@@ -128,62 +165,167 @@ const HARMLESS_VOLATILE = new Set([
   'pg_xact_commit_timestamp', 'pg_last_committed_xact', 'current_query', 'pg_notification_queue_usage', 'bernoulli', 'system',
 ]);
 
+const SEQUENCE_WRITERS = new Set(['nextval', 'setval']);
+
 const BUILT_IN_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
 
+// One read-only query. `written` grows from the tables the statement writes to every table that writing
+// reaches: partitions and inheritance children, the tables a foreign key's ON DELETE / ON UPDATE action
+// writes, the tables a rule's actions name (the catalog does not say which of them an action writes, so
+// all of them count as written), and the table an updatable view writes. `obj` is every stored
+// expression that may run (view and rule actions, defaults, generated columns, CHECK constraints of
+// tables and domains, expression and partial indexes, row-level security policies), and pg_depend gives
+// the functions, operators and sequences each one names. Reached tables carry how (`reach`) into phrases.
 const SIDE_EFFECTS_SQL = `
 WITH RECURSIVE
 fn_ref AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS f(schema text, name text)),
 op_ref AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS o(schema text, name text)),
+written(oid, events, cols, kind, reach) AS (
+  SELECT to_regclass(w.rel), w.events, w.cols, 'statement', ''
+    FROM jsonb_to_recordset($5::jsonb) AS w(rel text, events int, cols text[]) WHERE to_regclass(w.rel) IS NOT NULL
+  UNION
+  SELECT x.oid, x.events, x.cols COLLATE "default", x.kind COLLATE "default", (CASE WHEN w.reach = '' THEN x.reach ELSE w.reach END) COLLATE "default"
+    FROM written w CROSS JOIN LATERAL (
+      SELECT i.inhrelid AS oid, w.events, w.cols, 'partition' AS kind, 'as a partition of ' || w.oid::regclass::text AS reach
+        FROM pg_inherits i WHERE i.inhparent = w.oid
+      UNION ALL
+      SELECT c.conrelid, CASE WHEN a.act = 'c' AND a.ev = 8 THEN 8 ELSE 16 END,
+             CASE WHEN a.act = 'c' AND a.ev = 8 THEN '{}'::text[]
+                  ELSE ARRAY(SELECT k.attname::text FROM pg_attribute k WHERE k.attrelid = c.conrelid AND k.attnum = ANY (c.conkey)) END,
+             CASE WHEN a.act = 'd' THEN 'set default' ELSE 'foreign key' END,
+             'through ON ' || CASE a.ev WHEN 8 THEN 'DELETE ' ELSE 'UPDATE ' END
+               || CASE a.act WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END
+               || ' of ' || quote_ident(c.conname) || ' from ' || w.oid::regclass::text
+        FROM pg_constraint c CROSS JOIN LATERAL (VALUES (8, c.confdeltype), (16, c.confupdtype)) AS a(ev, act)
+       WHERE c.contype = 'f' AND c.confrelid = w.oid AND (w.events & a.ev) <> 0 AND a.act IN ('c', 'n', 'd')
+      UNION ALL
+      SELECT DISTINCT d.refobjid, 4 | 8 | 16, NULL::text[], 'rule', 'through rule ' || quote_ident(rw.rulename) || ' on ' || w.oid::regclass::text
+        FROM pg_rewrite rw
+        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> w.oid
+        JOIN pg_class t ON t.oid = d.refobjid AND t.relkind IN ('r', 'p', 'v', 'f')
+       WHERE rw.ev_class = w.oid AND rw.ev_type <> '1'
+         AND (w.events & CASE rw.ev_type WHEN '2' THEN 16 WHEN '3' THEN 4 ELSE 8 END) <> 0
+      UNION ALL
+      SELECT DISTINCT d.refobjid, w.events, NULL::text[], 'view', 'through view ' || w.oid::regclass::text
+        FROM pg_class v JOIN pg_rewrite rw ON rw.ev_class = v.oid AND rw.ev_type = '1'
+        JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> v.oid
+        JOIN pg_class t ON t.oid = d.refobjid AND t.relkind IN ('r', 'p', 'v', 'f')
+       WHERE v.oid = w.oid AND v.relkind = 'v'
+    ) x
+),
 rel(oid) AS (
   SELECT to_regclass(q) FROM jsonb_array_elements_text($3::jsonb) AS r(q) WHERE to_regclass(q) IS NOT NULL
   UNION
-  SELECT d.refobjid FROM rel JOIN pg_rewrite rw ON rw.ev_class = rel.oid
+  SELECT oid FROM written
+  UNION
+  SELECT d.refobjid FROM rel JOIN pg_rewrite rw ON rw.ev_class = rel.oid AND rw.ev_type = '1'
     JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> rel.oid
 ),
 ins AS (SELECT to_regclass(i.rel) AS oid, i.cols, i.width FROM jsonb_to_recordset($4::jsonb) AS i(rel text, cols text[], width int)),
-ins_cols AS (
-  SELECT a.attrelid, a.attnum, a.attname
+filled(attrelid, attnum, attname, reach) AS (
+  SELECT a.attrelid, a.attnum, a.attname, ''
     FROM ins JOIN LATERAL (
-      SELECT x.attrelid, x.attnum, x.attname, row_number() OVER (ORDER BY x.attnum) AS pos
+      SELECT x.attrelid, x.attnum, x.attname, x.attgenerated, row_number() OVER (ORDER BY x.attnum) AS pos
         FROM pg_attribute x WHERE x.attrelid = ins.oid AND x.attnum > 0 AND NOT x.attisdropped) a ON true
-   WHERE CASE WHEN ins.cols IS NOT NULL THEN NOT (a.attname = ANY (ins.cols)) WHEN ins.width IS NOT NULL THEN a.pos > ins.width ELSE true END
+   WHERE a.attgenerated = '' AND CASE WHEN ins.cols IS NOT NULL THEN NOT (a.attname = ANY (ins.cols)) WHEN ins.width IS NOT NULL THEN a.pos > ins.width ELSE true END
+  UNION
+  SELECT a.attrelid, a.attnum, a.attname, w.reach
+    FROM written w JOIN pg_attribute a ON a.attrelid = w.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+   WHERE (w.kind IN ('rule', 'view') AND (w.events & 4) <> 0) OR (w.kind = 'set default' AND a.attname = ANY (w.cols))
 ),
-written AS (SELECT to_regclass(w.rel) AS oid, w.events FROM jsonb_to_recordset($5::jsonb) AS w(rel text, events int)),
-called(oid, via) AS (
-  SELECT p.oid, '' FROM fn_ref f JOIN pg_proc p ON p.proname = f.name JOIN pg_namespace n ON n.oid = p.pronamespace
+typ(oid, via, explicit) AS (
+  SELECT a.atttypid, 'column ' || w.oid::regclass::text || '.' || quote_ident(a.attname), false
+    FROM written w JOIN pg_attribute a ON a.attrelid = w.oid AND a.attnum > 0 AND NOT a.attisdropped
+   WHERE (w.events & 20) <> 0 AND (w.cols IS NULL OR a.attname = ANY (w.cols))
+  UNION
+  SELECT to_regtype(t), 'cast to ' || to_regtype(t)::text, true FROM jsonb_array_elements_text($6::jsonb) AS c(t) WHERE to_regtype(t) IS NOT NULL
+  UNION
+  SELECT x.oid, typ.via, typ.explicit FROM typ JOIN pg_type t ON t.oid = typ.oid
+   CROSS JOIN LATERAL (VALUES (CASE WHEN t.typtype = 'd' THEN t.typbasetype END), (CASE WHEN t.typcategory = 'A' THEN t.typelem END)) AS x(oid)
+   WHERE x.oid IS NOT NULL AND x.oid <> 0
+),
+obj(classid, objid, via, plan, expr) AS (
+  SELECT 'pg_rewrite'::regclass, rw.oid, 'view ' || rw.ev_class::regclass::text, true, rw.ev_action::text
+    FROM rel JOIN pg_rewrite rw ON rw.ev_class = rel.oid AND rw.ev_type = '1'
+  UNION ALL
+  SELECT 'pg_rewrite'::regclass, rw.oid, 'rule ' || quote_ident(rw.rulename) || ' on ' || w.oid::regclass::text || rtrim(' ' || w.reach), true,
+         rw.ev_action::text || coalesce(rw.ev_qual::text, '')
+    FROM written w JOIN pg_rewrite rw ON rw.ev_class = w.oid AND rw.ev_type <> '1'
+   WHERE (w.events & CASE rw.ev_type WHEN '2' THEN 16 WHEN '3' THEN 4 ELSE 8 END) <> 0
+  UNION ALL
+  SELECT 'pg_attrdef'::regclass, ad.oid, 'default of ' || c.attrelid::regclass::text || '.' || quote_ident(c.attname) || rtrim(' ' || c.reach), true, ad.adbin::text
+    FROM filled c JOIN pg_attrdef ad ON ad.adrelid = c.attrelid AND ad.adnum = c.attnum
+  UNION ALL
+  SELECT 'pg_attrdef'::regclass, ad.oid, 'generated column ' || w.oid::regclass::text || '.' || quote_ident(a.attname) || rtrim(' ' || w.reach), false, ad.adbin::text
+    FROM written w JOIN pg_attribute a ON a.attrelid = w.oid AND a.attgenerated = 's' AND NOT a.attisdropped
+    JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+   WHERE (w.events & 20) <> 0
+  UNION ALL
+  SELECT 'pg_constraint'::regclass, c.oid, 'CHECK constraint ' || quote_ident(c.conname) || ' on ' || w.oid::regclass::text || rtrim(' ' || w.reach), false, c.conbin::text
+    FROM written w JOIN pg_constraint c ON c.conrelid = w.oid AND c.contype = 'c'
+   WHERE (w.events & 20) <> 0
+  UNION ALL
+  SELECT 'pg_constraint'::regclass, c.oid, 'CHECK constraint ' || quote_ident(c.conname) || ' of domain ' || c.contypid::regtype::text || ', ' || typ.via, false, c.conbin::text
+    FROM typ JOIN pg_constraint c ON c.contypid = typ.oid AND c.contype = 'c'
+  UNION ALL
+  SELECT 'pg_class'::regclass, x.indexrelid, 'index ' || x.indexrelid::regclass::text || ' on ' || w.oid::regclass::text || rtrim(' ' || w.reach), false,
+         coalesce(x.indexprs::text, '') || coalesce(x.indpred::text, '')
+    FROM written w JOIN pg_index x ON x.indrelid = w.oid AND (x.indexprs IS NOT NULL OR x.indpred IS NOT NULL)
+   WHERE (w.events & 20) <> 0
+  UNION ALL
+  SELECT 'pg_policy'::regclass, p.oid, 'policy ' || quote_ident(p.polname) || ' on ' || p.polrelid::regclass::text, true,
+         coalesce(p.polqual::text, '') || coalesce(p.polwithcheck::text, '')
+    FROM rel JOIN pg_policy p ON p.polrelid = rel.oid WHERE row_security_active(rel.oid)
+),
+called(oid, via, ctx) AS (
+  SELECT p.oid, '', 'plan' FROM fn_ref f JOIN pg_proc p ON p.proname = f.name JOIN pg_namespace n ON n.oid = p.pronamespace
    WHERE CASE WHEN f.schema IS NULL THEN n.nspname = ANY (current_schemas(true)) ELSE n.nspname = f.schema END
   UNION ALL
-  SELECT o.oprcode::oid, 'operator ' || o.oprname FROM op_ref r JOIN pg_operator o ON o.oprname = r.name JOIN pg_namespace n ON n.oid = o.oprnamespace
+  SELECT o.oprcode::oid, 'operator ' || o.oprname, 'plan' FROM op_ref r JOIN pg_operator o ON o.oprname = r.name JOIN pg_namespace n ON n.oid = o.oprnamespace
    WHERE o.oprcode <> 0 AND CASE WHEN r.schema IS NULL THEN n.nspname = ANY (current_schemas(true)) ELSE n.nspname = r.schema END
   UNION ALL
-  SELECT d.refobjid, 'view ' || rw.ev_class::regclass::text FROM rel JOIN pg_rewrite rw ON rw.ev_class = rel.oid
-    JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_proc'::regclass
+  SELECT d.refobjid, o.via, CASE WHEN o.plan THEN 'plan' ELSE 'run' END
+    FROM obj o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid AND d.refclassid = 'pg_proc'::regclass
   UNION ALL
-  SELECT d.refobjid, 'default of ' || c.attrelid::regclass::text || '.' || quote_ident(c.attname)
-    FROM ins_cols c JOIN pg_attrdef ad ON ad.adrelid = c.attrelid AND ad.adnum = c.attnum
-    JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid AND d.refclassid = 'pg_proc'::regclass
+  SELECT op.oprcode::oid, o.via, CASE WHEN o.plan THEN 'plan' ELSE 'run' END
+    FROM obj o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid AND d.refclassid = 'pg_operator'::regclass
+    JOIN pg_operator op ON op.oid = d.refobjid WHERE op.oprcode <> 0
   UNION ALL
-  SELECT t.tgfoid, 'trigger ' || quote_ident(t.tgname) || ' on ' || t.tgrelid::regclass::text
+  SELECT m[1]::oid, o.via, CASE WHEN o.plan THEN 'plan' ELSE 'run' END
+    FROM obj o CROSS JOIN LATERAL regexp_matches(o.expr, ':(?:funcid|aggfnoid|winfnoid) (\\d+)', 'g') AS m
+  UNION ALL
+  SELECT op.oprcode::oid, o.via, CASE WHEN o.plan THEN 'plan' ELSE 'run' END
+    FROM obj o CROSS JOIN LATERAL regexp_matches(o.expr, ':opno (\\d+)', 'g') AS m JOIN pg_operator op ON op.oid = m[1]::oid WHERE op.oprcode <> 0
+  UNION ALL
+  SELECT c.castfunc, 'cast from ' || c.castsource::regtype::text || ' to ' || c.casttarget::regtype::text || CASE WHEN typ.explicit THEN '' ELSE ', ' || typ.via END,
+         CASE WHEN typ.explicit THEN 'plan' ELSE 'run' END
+    FROM typ JOIN pg_cast c ON c.casttarget = typ.oid AND c.castfunc <> 0
+    JOIN pg_proc p ON p.oid = c.castfunc JOIN pg_namespace n ON n.oid = p.pronamespace
+   WHERE typ.explicit OR (c.castcontext IN ('a', 'i') AND n.nspname NOT IN ('pg_catalog', 'information_schema'))
+  UNION ALL
+  SELECT t.tgfoid, 'trigger ' || quote_ident(t.tgname) || ' on ' || t.tgrelid::regclass::text || rtrim(' ' || w.reach), 'trigger'
     FROM written w JOIN pg_trigger t ON t.tgrelid = w.oid WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' AND (t.tgtype::int & w.events) <> 0
 ),
 seqs(seq, via) AS (
-  SELECT d.refobjid, 'default of ' || c.attrelid::regclass::text || '.' || quote_ident(c.attname)
-    FROM ins_cols c JOIN pg_attrdef ad ON ad.adrelid = c.attrelid AND ad.adnum = c.attnum
-    JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid AND d.refclassid = 'pg_class'::regclass
+  SELECT d.refobjid, o.via
+    FROM obj o JOIN pg_depend d ON d.classid = o.classid AND d.objid = o.objid AND d.refclassid = 'pg_class'::regclass
     JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+   WHERE o.classid = 'pg_attrdef'::regclass OR EXISTS (
+     SELECT 1 FROM regexp_matches(o.expr, ':funcid (\\d+)', 'g') AS m JOIN pg_proc p ON p.oid = m[1]::oid
+      WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname IN ('nextval', 'setval'))
   UNION ALL
-  SELECT d.objid, 'identity column ' || c.attrelid::regclass::text || '.' || quote_ident(c.attname)
-    FROM ins_cols c JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+  SELECT d.objid, 'identity column ' || c.attrelid::regclass::text || '.' || quote_ident(c.attname) || rtrim(' ' || c.reach)
+    FROM filled c JOIN pg_depend d ON d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
      AND d.refobjid = c.attrelid AND d.refobjsubid = c.attnum AND d.deptype = 'i'
     JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'
 )
 SELECT 'function' AS kind, p.oid::regprocedure::text AS name, p.proname AS proname, n.nspname AS schema, p.provolatile AS volatility,
-       l.lanname AS language, min(c.via) AS via
+       l.lanname AS language, c.ctx AS ctx, min(c.via) AS via
   FROM called c JOIN pg_proc p ON p.oid = c.oid JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
- GROUP BY p.oid, p.proname, n.nspname, p.provolatile, l.lanname
+ GROUP BY p.oid, p.proname, n.nspname, p.provolatile, l.lanname, c.ctx
 UNION ALL
-SELECT 'sequence', seq::regclass::text, NULL, NULL, NULL, NULL, min(via) FROM seqs GROUP BY seq
-ORDER BY 1, 2`;
+SELECT 'sequence', seq::regclass::text, NULL, NULL, NULL, NULL, NULL, min(via) FROM seqs GROUP BY seq
+ORDER BY 1, 2, 7`;
 
 interface CatalogRow {
   kind: 'function' | 'sequence';
@@ -192,6 +334,8 @@ interface CatalogRow {
   schema: string | null;
   volatility: 'i' | 's' | 'v' | null;
   language: string | null;
+  /** How a function is reached: named by what is planned ('plan'), run only by the executor ('run'), or a trigger. */
+  ctx: 'plan' | 'run' | 'trigger' | null;
   via: string;
 }
 
@@ -205,10 +349,13 @@ export interface SideEffects {
 export async function findSideEffects(client: pg.Client, refs: StatementReferences): Promise<SideEffects> {
   const r = await client.query<CatalogRow>(SIDE_EFFECTS_SQL, [
     JSON.stringify(refs.functions), JSON.stringify(refs.operators), JSON.stringify([...new Set(refs.relations)]),
-    JSON.stringify(refs.inserts), JSON.stringify(refs.written),
+    JSON.stringify(refs.inserts), JSON.stringify(refs.written), JSON.stringify([...new Set(refs.casts)]),
   ]);
   const out: SideEffects = { planning: [], execution: [] };
+  // A stored nextval() whose sequence the catalog names is said once, by the sequence it advances.
+  const advanced = new Set(r.rows.filter((row) => row.kind === 'sequence').map((row) => row.via));
   for (const row of r.rows) {
+    if (row.kind === 'function' && row.schema === 'pg_catalog' && SEQUENCE_WRITERS.has(row.proname ?? '') && row.via && advanced.has(row.via)) continue;
     const via = row.via ? ` (${row.via})` : '';
     if (row.kind === 'sequence') {
       out.execution.push(`advance the sequence ${row.name}${via}`);
@@ -216,13 +363,16 @@ export async function findSideEffects(client: pg.Client, refs: StatementReferenc
     }
     const builtIn = BUILT_IN_SCHEMAS.has(row.schema ?? '');
     const compiled = row.language === 'c' || row.language === 'internal';
-    if (row.via.startsWith('trigger ')) {
+    if (row.ctx === 'trigger') {
       if (!builtIn) out.execution.push(`fire ${row.via} (${row.name})`);
     } else if (row.volatility === 'v') {
       if (!(builtIn && HARMLESS_VOLATILE.has(row.proname ?? ''))) out.execution.push(`call the volatile function ${row.name}${via}`);
     } else if (!builtIn && !compiled) {
       const declared = row.volatility === 'i' ? 'IMMUTABLE' : 'STABLE';
-      out.planning.push(`evaluate the user-written ${declared} function ${row.name} (${row.language}${row.via ? `, ${row.via}` : ''}) while planning`);
+      const detail = `(${row.language}${row.via ? `, ${row.via}` : ''})`;
+      // What the executor alone runs (a CHECK constraint, an index expression) is not evaluated by plain EXPLAIN.
+      if (row.ctx === 'run') out.execution.push(`call the user-written ${declared} function ${row.name} ${detail}`);
+      else out.planning.push(`evaluate the user-written ${declared} function ${row.name} ${detail} while planning`);
     }
   }
   return out;
