@@ -29,3 +29,4 @@ export { explainWouldWrite, toServerCommand, writingStages } from './query/mongo
 export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';
 export { lineColumn } from './text';
+export * from './check/index';

@@ -1,0 +1,131 @@
+// The queries of one file as the gate sees them: the finder's queries (the same finder as the editor and
+// `qpi lint`), each with its identity, its place as lines and columns, the text to explain or why it
+// cannot be explained, and the `qpi-ignore` comments on the line before it.
+
+import { findQueries, querySourceKind, scriptDialect, type FoundQuery, type PrismaModels } from '../query/find';
+import { targetOf } from '../query/targets';
+import { identityKeys, mongoQueryShape, scopeAt, scriptScopes, sqlShape, type QueryIdentity } from './identity';
+
+/** 1-based lines and columns, as editors, SARIF and JUnit count them. */
+export interface LineRange {
+  startLine: number;
+  startColumn: number;
+  endLine: number;
+  endColumn: number;
+}
+
+/** `qpi-ignore RULE -- reason` written on the line before a query. */
+export interface InlineIgnore {
+  /** A rule id, or `*` for every rule. */
+  rule: string;
+  reason: string;
+  line: number;
+}
+
+export interface CheckQuery extends QueryIdentity {
+  /** The key in the lock (identity plus order among equals). */
+  key: string;
+  /** A short name for people: `orders.find`, or the statement's first words. */
+  title: string;
+  range: LineRange;
+  /** What to explain (mongo shell notation or one SQL statement), or why it cannot be explained. */
+  explain: { ok: true; text: string } | { ok: false; problem: string };
+  ignores: InlineIgnore[];
+  /** The finder's query, for the editor's findings. */
+  found: FoundQuery;
+}
+
+export interface CollectedFile {
+  queries: CheckQuery[];
+  /** What could not be read (a syntax error), one sentence each. */
+  warnings: string[];
+}
+
+/** Whether the finder reads a file of this name. */
+export function checksFile(fileName: string): boolean {
+  return querySourceKind('', fileName) !== 'other';
+}
+
+/**
+ * Every query of a file's text. `file` is the repository-relative path the identity carries; the SQL
+ * parser must be loaded first. Never throws on bad input.
+ */
+export function collectQueries(text: string, file: string, prismaModels?: PrismaModels): CollectedFile {
+  const kind = querySourceKind('', file);
+  if (kind === 'other') return { queries: [], warnings: [] };
+  const dialect = scriptDialect('', file);
+  const found = findQueries(text, kind, dialect, prismaModels);
+  const scopes = kind === 'sql' ? [] : scriptScopes(text, dialect, kind === 'mongodb-playground');
+  const lines = lineStarts(text);
+  const ids: QueryIdentity[] = [];
+  const partial: Omit<CheckQuery, 'key'>[] = [];
+  for (const q of found.queries) {
+    const target = targetOf(q, text);
+    const explain = target.problem === undefined ? { ok: true as const, text: target.text } : { ok: false as const, problem: target.problem };
+    const start = startOfCode(text, q.range.start, q.range.end);
+    const scope = scopeAt(scopes, start);
+    const id: QueryIdentity = {
+      engine: q.engine,
+      file,
+      ...(scope !== undefined ? { scope } : {}),
+      shape: q.engine === 'mongodb' ? mongoQueryShape(q.command) : sqlShape(explain.ok ? explain.text : q.sql),
+    };
+    ids.push(id);
+    const from = at(lines, start);
+    const to = at(lines, Math.max(start, q.range.end));
+    const range: LineRange = { startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column };
+    partial.push({ ...id, title: target.title, range, explain, ignores: ignoresBefore(text, lines, range.startLine), found: q });
+  }
+  const keys = identityKeys(ids);
+  return { queries: partial.map((p, i) => ({ ...p, key: keys[i]! })), warnings: found.warnings };
+}
+
+/** Offsets where each line starts. */
+function lineStarts(text: string): number[] {
+  const out = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) out.push(i + 1);
+  return out;
+}
+
+function at(lines: readonly number[], offset: number): { line: number; column: number } {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lines[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, column: offset - lines[lo]! + 1 };
+}
+
+/**
+ * Where a query's code starts: a statement of a .sql file may begin with the blank lines and comments
+ * after the statement before it, which are not the query.
+ */
+function startOfCode(text: string, start: number, end: number): number {
+  let i = start;
+  for (;;) {
+    while (i < end && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('--', i)) {
+      const nl = text.indexOf('\n', i);
+      if (nl === -1 || nl >= end) return i;
+      i = nl + 1;
+    } else if (text.startsWith('/*', i)) {
+      const close = text.indexOf('*/', i + 2);
+      if (close === -1 || close >= end) return i;
+      i = close + 2;
+    } else return i;
+  }
+}
+
+const IGNORE = /(?:\/\/|--|\/\*)\s*qpi-ignore\s+([\w.*-]+(?:\s*,\s*[\w.*-]+)*)(?:\s+--\s*(.*?))?\s*(?:\*\/)?\s*$/;
+
+/** The `qpi-ignore` comment on the line before `line` (1-based), if there is one. */
+function ignoresBefore(text: string, lines: readonly number[], line: number): InlineIgnore[] {
+  if (line < 2) return [];
+  const before = text.slice(lines[line - 2]!, lines[line - 1]! - 1);
+  const m = IGNORE.exec(before);
+  if (!m) return [];
+  const reason = (m[2] ?? '').trim();
+  return m[1]!.split(',').map((r) => ({ rule: r.trim(), reason, line: line - 1 }));
+}

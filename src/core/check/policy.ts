@@ -1,0 +1,239 @@
+// The gate's decision: each query's findings and its plan compared with the lock, under the
+// configuration, the waivers and the inline ignores. Default policy: a query new to the lock fails on a
+// structural finding that holds whatever the data (no index can serve its filter or its order, deep
+// skip/OFFSET paging); a query in the lock fails when its plan got worse (an index it read is no longer
+// read, it now sorts in memory, a deterministic counter grew by more than the threshold); an expired
+// waiver fails. A query that cannot be explained is reported with why, and fails nothing.
+
+import type { InlineIgnore, LineRange } from './collect';
+import { CheckRules, ruleInfo, type Level, type Tier } from './rules';
+import { canonicalJson, type Lock, type LockEntry, type Waiver } from './lock';
+import type { PlanCounters, PlanSignature } from './signature';
+
+/** One finding of the editor's rules on one query, with its tier. */
+export interface CheckFinding {
+  rule: string;
+  tier: Tier;
+  severity: 'warning' | 'information' | 'hint';
+  message: string;
+  range: LineRange;
+  /** The index that would fix it, as the statement that builds it. */
+  suggestion?: string;
+}
+
+/** One query after the finder and the explain. */
+export interface QueryRun {
+  key: string;
+  engine: 'mongodb' | 'postgres';
+  file: string;
+  scope?: string;
+  shape: string;
+  title: string;
+  range: LineRange;
+  ignores: InlineIgnore[];
+  status: 'explained' | 'not-explainable';
+  /** With not-explainable: why, one sentence. */
+  why?: string;
+  signature?: PlanSignature;
+  counters?: PlanCounters;
+  findings: CheckFinding[];
+}
+
+export interface RuleConfig {
+  /** Fail the gate on this rule (for a new query; for a regression rule, on the regression); default per rule. */
+  fail?: boolean;
+  /** The level the rule is reported at when it does not fail. */
+  level?: Level;
+  /** qpi.check.counters-worse: the growth that fails, as a fraction (0.1 is 10%). */
+  threshold?: number;
+}
+
+/** qpi.config.json. */
+export interface CheckConfig {
+  rules?: Record<string, RuleConfig>;
+  /** Rules never reported as failures (listed as suppressed). */
+  ignore?: string[];
+}
+
+export interface Suppression {
+  kind: 'inSource' | 'external';
+  justification: string;
+}
+
+/** One thing said about one query: a finding or a regression. */
+export interface GateResult {
+  rule: string;
+  tier: Tier;
+  level: Level;
+  message: string;
+  range: LineRange;
+  /** It fails the gate (after suppressions: a suppressed result never fails). */
+  fails: boolean;
+  suppressed?: Suppression;
+  suggestion?: string;
+}
+
+export type BaselineState = 'new' | 'unchanged' | 'updated';
+
+export interface QueryVerdict {
+  run: QueryRun;
+  outcome: 'failed' | 'passed' | 'not-explainable';
+  baselineState: BaselineState;
+  results: GateResult[];
+  /** The lock's entry it was compared with. */
+  baseline?: LockEntry;
+}
+
+export interface GateDecision {
+  verdicts: QueryVerdict[];
+  /** Expired waivers whose query is not among those checked: they fail too. */
+  expiredWaivers: Waiver[];
+  passed: boolean;
+}
+
+export const DEFAULT_THRESHOLD = 0.1;
+
+/**
+ * Decides the gate. `configOf` gives the configuration that applies to a file (the nearest
+ * qpi.config.json); `today` is YYYY-MM-DD (a waiver holds through its expiry day).
+ */
+export function decide(runs: readonly QueryRun[], lock: Lock | undefined, configOf: (file: string) => CheckConfig, today: string): GateDecision {
+  const verdicts = runs.map((run) => decideQuery(run, lock, configOf(run.file), today));
+  const checked = new Set(runs.map((r) => r.key));
+  const expiredWaivers = (lock?.waivers ?? []).filter((w) => w.expires < today && !checked.has(w.query));
+  return { verdicts, expiredWaivers, passed: expiredWaivers.length === 0 && verdicts.every((v) => v.outcome !== 'failed') };
+}
+
+function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig, today: string): QueryVerdict {
+  const baseline = lock?.queries[run.key];
+  const explained = run.status === 'explained';
+  const results: GateResult[] = [];
+  const failsByDefault = (rule: string): boolean => config.rules?.[rule]?.fail ?? ruleInfo(rule).failsNew;
+  for (const f of run.findings) {
+    // New: the query is not in the lock. Gained: it is, without a finding of this rule.
+    const newHere = !baseline || !baseline.findings.includes(f.rule);
+    const fails = explained && newHere && f.tier === 'structural' && f.severity === 'warning' && failsByDefault(f.rule);
+    results.push(result(f.rule, f.tier, f.message, f.range, fails, config, f.severity, f.suggestion));
+  }
+  if (explained && baseline?.signature && run.signature) {
+    for (const r of regressions(run, baseline, config)) {
+      const fails = config.rules?.[r.rule]?.fail ?? true;
+      results.push(result(r.rule, r.tier, r.message, run.range, fails, config, 'warning'));
+    }
+  }
+  const waivers = (lock?.waivers ?? []).filter((w) => w.query === run.key);
+  for (const w of waivers.filter((x) => x.expires < today)) {
+    results.push(result(CheckRules.waiverExpired, 'structural', `The waiver of ${w.rule === '*' ? 'every rule' : w.rule} on this query expired on ${w.expires} (${w.owner}: ${w.reason}).`, run.range, true, config, 'warning'));
+  }
+  for (const r of results) {
+    if (r.rule === CheckRules.waiverExpired) continue;
+    const s = suppression(r.rule, run.ignores, waivers, config, today);
+    if (s) {
+      r.suppressed = s;
+      r.fails = false;
+    }
+  }
+  const failed = results.some((r) => r.fails);
+  const outcome = failed ? 'failed' : explained ? 'passed' : 'not-explainable';
+  const state: BaselineState = !baseline ? 'new' : sameAsBaseline(run, baseline) ? 'unchanged' : 'updated';
+  return { run, outcome, baselineState: state, results, ...(baseline ? { baseline } : {}) };
+}
+
+function result(rule: string, tier: Tier, message: string, range: LineRange, fails: boolean, config: CheckConfig, severity: CheckFinding['severity'], suggestion?: string): GateResult {
+  const info = ruleInfo(rule);
+  const quiet: Level = severity === 'warning' ? (info.level === 'error' ? 'warning' : info.level) : 'note';
+  const level: Level = fails ? 'error' : config.rules?.[rule]?.level ?? quiet;
+  return { rule, tier, level, message, range, fails, ...(suggestion ? { suggestion } : {}) };
+}
+
+function suppression(rule: string, ignores: readonly InlineIgnore[], waivers: readonly Waiver[], config: CheckConfig, today: string): Suppression | undefined {
+  const inline = ignores.find((i) => i.rule === rule || i.rule === '*');
+  if (inline) return { kind: 'inSource', justification: inline.reason || 'qpi-ignore without a reason' };
+  const waiver = waivers.find((w) => (w.rule === rule || w.rule === '*') && w.expires >= today);
+  if (waiver) return { kind: 'external', justification: `Waived in the lock until ${waiver.expires} by ${waiver.owner}: ${waiver.reason}` };
+  if (config.ignore?.includes(rule)) return { kind: 'external', justification: 'Ignored by qpi.config.json.' };
+  return undefined;
+}
+
+interface Regression {
+  rule: string;
+  tier: Tier;
+  message: string;
+}
+
+const INDEXED = new Set(['index-scan', 'index-only', 'bitmap', 'id-lookup']);
+
+/** How the plan got worse than the lock's: lost indexes, a new in-memory sort, counters beyond the threshold. */
+export function regressions(run: QueryRun, baseline: LockEntry, config: CheckConfig): Regression[] {
+  const out: Regression[] = [];
+  const before = baseline.signature!;
+  const now = run.signature!;
+  const thing = run.engine === 'mongodb' ? 'collection' : 'table';
+  for (const a of before.access) {
+    if (!INDEXED.has(a.path) || a.index === undefined) continue;
+    const still = now.access.filter((b) => b.target === a.target);
+    if (still.some((b) => INDEXED.has(b.path))) continue;
+    const how = still.length === 0 ? 'is not read the same way' : still.some((b) => b.path === 'full-scan') ? 'is read in full' : `is read by ${still.map((b) => b.path).join(', ')}`;
+    out.push({ rule: CheckRules.lostIndex, tier: 'structural', message: `The ${thing} ${a.target} was read through the index ${a.index} when the lock was written; it now ${how} (${now.stages}).` });
+  }
+  if (!before.blockingSort && now.blockingSort) {
+    out.push({ rule: CheckRules.newBlockingSort, tier: 'structural', message: `The plan now sorts in memory (${now.stages}); when the lock was written it did not (${before.stages}).` });
+  }
+  const threshold = config.rules?.[CheckRules.countersWorse]?.threshold ?? DEFAULT_THRESHOLD;
+  const was = baseline.counters ?? {};
+  const is = run.counters ?? {};
+  const worse: string[] = [];
+  const compare = (name: string, label: string, floor: number): void => {
+    const a = (was as Record<string, number | undefined>)[name];
+    const b = (is as Record<string, number | undefined>)[name];
+    if (a === undefined || b === undefined) return;
+    if (b > a * (1 + threshold) && b - a > floor) worse.push(`${label} ${fmt(a)} -> ${fmt(b)} (+${fmt(a === 0 ? 100 : ((b - a) / a) * 100)}%)`);
+  };
+  if (run.engine === 'postgres') {
+    compare('cost', 'estimated cost', 0.01);
+    compare('sharedBlocks', 'shared blocks', 1);
+  } else {
+    compare('keysPerReturned', 'keys examined per returned', 0.5);
+    compare('docsPerReturned', 'documents examined per returned', 0.5);
+  }
+  if (worse.length > 0) {
+    out.push({
+      rule: CheckRules.countersWorse,
+      tier: run.engine === 'mongodb' ? 'measured' : 'statistical',
+      message: `The plan does more work than when the lock was written, beyond the ${fmt(threshold * 100)}% threshold: ${worse.join('; ')}.`,
+    });
+  }
+  return out;
+}
+
+function sameAsBaseline(run: QueryRun, baseline: LockEntry): boolean {
+  const rules = [...new Set(run.findings.map((f) => f.rule))].sort();
+  return canonicalJson(rules) === canonicalJson(baseline.findings)
+    && canonicalJson(run.signature ?? null) === canonicalJson(baseline.signature ?? null)
+    && canonicalJson(run.counters ?? null) === canonicalJson(baseline.counters ?? null);
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(n < 10 ? 2 : 1);
+}
+
+/**
+ * The lock `--update` writes: every query checked, with its signature, counters and finding rules; the
+ * waivers of the previous lock kept as people wrote them.
+ */
+export function nextLock(runs: readonly QueryRun[], previous: Lock | undefined, environment: Lock['environment']): Lock {
+  const queries: Record<string, LockEntry> = {};
+  for (const r of runs) {
+    queries[r.key] = {
+      engine: r.engine,
+      file: r.file,
+      ...(r.scope !== undefined ? { scope: r.scope } : {}),
+      shape: r.shape,
+      ...(r.signature ? { signature: r.signature } : {}),
+      ...(r.counters ? { counters: r.counters } : {}),
+      findings: [...new Set(r.findings.map((f) => f.rule))].sort(),
+      ...(r.status === 'not-explainable' && r.why ? { notExplainable: r.why } : {}),
+    };
+  }
+  return { version: 1, environment: { ...previous?.environment, ...environment }, queries, waivers: previous?.waivers ?? [] };
+}
