@@ -1,6 +1,6 @@
 // `qpi`: the command-line front end over core (+ adapters for live servers).
 // Exit codes: 0 analysed, 2 refused or a database error (one sentence on stderr), 3 findings under
-// `lint --fail-on-warning`, 64 usage error.
+// `lint --fail-on-warning` and a failed `check` gate, 4 an environment problem under `check`, 64 usage error.
 // Anything else (a stack trace, exit 1) is a bug.
 
 import { parseArgs } from 'node:util';
@@ -27,6 +27,11 @@ const USAGE = `Usage:
                                        .mongodb.js) without a database; exit 3 with --fail-on-warning
                                        when a warning is found; Prisma calls use the tables and columns
                                        of --schema, else of the nearest prisma/schema.prisma above
+  qpi check [PATH...] --uri URI [--uri URI] [--lock FILE] [--update] [--config FILE] [--sarif FILE]
+            [--junit FILE] [--markdown FILE] [--json] [--timeout-ms N]
+                                       the CI gate: every query under PATH explained on the CI
+                                       database of its engine and compared with qpi.lock.json; exit 3
+                                       when it fails, 4 on an environment problem (docs/cli.md)
   qpi help                             this text
 `;
 
@@ -66,6 +71,8 @@ function parseFlags(args: string[]): { positional: string[]; flags: Map<string, 
 
 export async function run(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
+  // `check` reads its own options (--uri is given once per engine).
+  if (command === 'check') return (await import('./check/index')).runCheck(rest, io);
   const parsed = parseFlags(rest);
   if (typeof parsed === 'string') {
     io.stderr(`${parsed}\n${USAGE}`);

@@ -1,0 +1,103 @@
+// The CI databases of one run: one connection per engine, each query explained on it (plain EXPLAIN on
+// PostgreSQL, inside the adapter's rolled-back transaction: planning only, nothing runs; executionStats on
+// MongoDB through the explain command, which changes no document and refuses $out/$merge), and the
+// index lists the editor's findings are computed with.
+
+import { existingMongo, existingPg } from '../../adapters/advise';
+import { isAdapterError } from '../../adapters/errors';
+import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
+import { connectPostgres, type PostgresConnection } from '../../adapters/postgres';
+import type { ExistingMongoIndex, ExistingPgIndex, Plan } from '../../core/index';
+import { parseMongoQuery } from '../../core/index';
+
+export type Engine = 'mongodb' | 'postgres';
+
+export const ENGINE_NAME: Record<Engine, string> = { mongodb: 'MongoDB', postgres: 'PostgreSQL' };
+
+/** A database that cannot be used: the run stops with exit 4. */
+export class EnvironmentProblem extends Error {}
+
+export type Explained = { ok: true; plan: Plan; collection?: string } | { ok: false; why: string };
+
+export class CiDatabases {
+  private pg?: PostgresConnection;
+  private mongo?: MongoConnection;
+  private pgTables?: Map<string, ExistingPgIndex[]>;
+  private readonly mongoIndexes = new Map<string, ExistingMongoIndex[]>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Connects to each URI; an unreachable server or a refused login is an EnvironmentProblem. */
+  async connect(uris: Partial<Record<Engine, string>>, password: string | undefined): Promise<void> {
+    for (const engine of ['postgres', 'mongodb'] as const) {
+      const uri = uris[engine];
+      if (uri === undefined) continue;
+      try {
+        if (engine === 'postgres') this.pg = await connectPostgres({ uri, ...(password ? { password } : {}), applicationName: 'qpi check', connectTimeoutMs: 10_000 });
+        else this.mongo = await connectMongo({ uri, ...(password ? { password } : {}), appName: 'qpi check', connectTimeoutMs: 10_000 });
+      } catch (err) {
+        if (isAdapterError(err)) throw new EnvironmentProblem(`The ${ENGINE_NAME[engine]} database cannot be used: ${err.message}`);
+        throw err;
+      }
+    }
+  }
+
+  has(engine: Engine): boolean {
+    return engine === 'postgres' ? this.pg !== undefined : this.mongo !== undefined;
+  }
+
+  serverVersion(engine: Engine): string | undefined {
+    return engine === 'postgres' ? this.pg?.serverVersion : this.mongo?.serverVersion;
+  }
+
+  /** Explains one query's text; a server that stops answering is an EnvironmentProblem. */
+  async explain(engine: Engine, text: string): Promise<Explained> {
+    try {
+      if (engine === 'postgres') {
+        const r = await this.pg!.explain(text, { timeoutMs: this.timeoutMs });
+        return r.load.ok ? { ok: true, plan: r.load.plan } : { ok: false, why: r.load.refusal };
+      }
+      const parsed = parseMongoQuery(text);
+      if (!parsed.ok) return { ok: false, why: parsed.error };
+      const r = await this.mongo!.explain(parsed.command, { verbosity: 'executionStats', timeoutMs: this.timeoutMs });
+      return r.load.ok ? { ok: true, plan: r.load.plan, collection: parsed.command.collection } : { ok: false, why: r.load.refusal };
+    } catch (err) {
+      if (!isAdapterError(err)) throw err;
+      if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The ${ENGINE_NAME[engine]} database stopped answering: ${err.message}`);
+      return { ok: false, why: err.message };
+    }
+  }
+
+  /** Every PostgreSQL table's indexes, read once; `tables` read by a plan are added with none if they have none. */
+  async pgIndexes(tables: readonly string[]): Promise<Map<string, ExistingPgIndex[]>> {
+    if (!this.pgTables) {
+      this.pgTables = new Map();
+      for (const ix of await this.pg!.listIndexes()) {
+        const e = existingPg(ix);
+        this.pgTables.set(e.table, [...(this.pgTables.get(e.table) ?? []), e]);
+      }
+    }
+    for (const t of tables) if (!this.pgTables.has(t)) this.pgTables.set(t, []);
+    return this.pgTables;
+  }
+
+  /** One collection's indexes, read once. */
+  async mongoIndexesOf(collection: string, database?: string): Promise<ExistingMongoIndex[]> {
+    const key = `${database ?? ''}\u0000${collection}`;
+    let list = this.mongoIndexes.get(key);
+    if (!list) {
+      try {
+        list = (await this.mongo!.listIndexes(collection, database)).map(existingMongo);
+      } catch (err) {
+        if (!isAdapterError(err) || err.kind === 'network') throw err;
+        list = [];
+      }
+      this.mongoIndexes.set(key, list);
+    }
+    return list;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.pg?.close(), this.mongo?.close()]);
+  }
+}
