@@ -21,7 +21,7 @@ import { AdapterError, firstLine, pgLostError, scrub, uriSecrets } from './error
 import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
-import { connectPostgres, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
+import { connectPostgres, hangUp, postgresClientConfig, terminateBackend, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
 import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
@@ -222,6 +222,12 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
         } finally {
           await other.end().catch(() => {});
         }
+      },
+      abandon() {
+        // The next measurement opens a connection of its own.
+        scratch = undefined;
+        hangUp(c);
+        void terminateBackend(postgresClientConfig(options), pid);
       },
     };
   };

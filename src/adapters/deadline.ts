@@ -60,3 +60,40 @@ export async function withDeadline<T>(
     if (onAbort) abort?.signal?.removeEventListener('abort', onAbort);
   }
 }
+
+/** How long a cancelled statement may take to stop before its connection is given up: a cancel the server honours ends it in milliseconds. */
+export const CANCEL_GRACE_MS = 1_500;
+
+/**
+ * Waits for `work`; once `signal` aborts (the caller has already asked the server to cancel), waits at
+ * most `graceMs` more. A backend that does not answer its cancel (a frozen process, a network that
+ * stopped delivering) would keep the caller waiting until the deadline: past the grace `onGiveUp` closes
+ * what the work runs on and returns the error thrown here, and `work` is abandoned.
+ */
+export async function afterCancel<T>(work: Promise<T>, signal: AbortSignal | undefined, graceMs: number, onGiveUp: () => Promise<Error>): Promise<T> {
+  if (!signal) return work;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const gaveUp = Symbol('gave up');
+  const late = new Promise<typeof gaveUp>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(() => resolve(gaveUp), graceMs);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const first = await Promise.race([work, late]);
+    if (first === gaveUp) {
+      work.catch(() => {});
+      throw await onGiveUp();
+    }
+    return first as T;
+  } catch (err) {
+    work.catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}

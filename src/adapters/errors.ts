@@ -204,7 +204,9 @@ export function pgConnectionLost(err: unknown): string | undefined {
   const e = err as { code?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === 'string' ? e.code : undefined;
   if (code !== undefined && PG_SESSION_ENDED[code]) return PG_SESSION_ENDED[code];
-  if (code !== undefined && code.startsWith('08')) return 'the server reported a connection failure';
+  // Class 08 but 08P01 (protocol_violation), which the server also raises for a statement sent with the
+  // wrong number of parameters, on a connection that goes on working.
+  if (code !== undefined && code.startsWith('08') && code !== '08P01') return 'the server reported a connection failure';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'the network connection was reset';
   const msg = typeof e?.message === 'string' ? e.message : '';
   if (/^Connection terminated unexpectedly/i.test(msg)) return 'the server closed it without a word (ended by an administrator, a crash or the network)';

@@ -24,6 +24,7 @@ import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '..
 import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine, pgLostError } from './errors';
+import { afterCancel, CANCEL_GRACE_MS, formatSeconds } from './deadline';
 import { listPhrases } from './pgSideEffects';
 import type { PostgresConnection } from './postgres';
 import { attachFigures } from './tournament';
@@ -81,6 +82,8 @@ export interface PgScratch {
   client: pg.Client;
   /** pg_cancel_backend on the scratch connection, from another connection. */
   cancel(): Promise<void>;
+  /** Gives the connection up: closed at once, its backend ended from another connection. */
+  abandon(): void;
 }
 
 /** Why the tournament cannot judge this statement, or undefined when it can. */
@@ -283,7 +286,10 @@ async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal
   const onAbort = (): void => void scratch.cancel().catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await body({ q, explain, copy });
+    return await afterCancel(body({ q, explain, copy }), signal, CANCEL_GRACE_MS, async () => {
+      scratch.abandon();
+      return new AdapterError('cancelled', `The measurement was cancelled; the server did not stop it within ${formatSeconds(CANCEL_GRACE_MS)}, so its connection was closed and the backend asked to end.`);
+    });
   } catch (err) {
     if (err instanceof AdapterError) throw err;
     if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.');

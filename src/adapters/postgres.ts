@@ -15,7 +15,7 @@ import { lineColumn } from '../core/index';
 import type { IndexCreationResult } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
-import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
+import { afterCancel, CANCEL_GRACE_MS, formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import { findSideEffects, listPhrases, statementReferences, type SideEffects, type StatementReferences } from './pgSideEffects';
 import type { ExplainResult } from './types';
 
@@ -256,7 +256,26 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
  * Closes a client without waiting for the server: end() only half-closes a socket that is still
  * connecting or waiting, and a server that never answers would keep it (and the process) open.
  */
-function hangUp(client: pg.Client): void {
+/**
+ * Ends a backend from a second connection (pg_terminate_backend, which also rolls its transaction back
+ * and frees its locks as soon as the process runs). Resolves whether the server said it did, within 6 s.
+ */
+export async function terminateBackend(config: pg.ClientConfig, pid: number): Promise<boolean> {
+  const other = new pg.Client({ ...config, connectionTimeoutMillis: Math.min(config.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS, 5000) });
+  other.on('error', () => {});
+  const terminate = (async () => {
+    await other.connect();
+    const r = await other.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
+    return r.rows[0]?.ok === true;
+  })().catch(() => false);
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([terminate, new Promise<false>((r) => (timer = setTimeout(() => r(false), 6000)))]);
+  clearTimeout(timer);
+  void other.end().catch(() => {});
+  return stopped;
+}
+
+export function hangUp(client: pg.Client): void {
   void client.end().catch(() => {});
   (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
 }
@@ -393,7 +412,23 @@ export class PostgresConnection {
   /** Explains one statement; see PostgresExplainOptions. Throws AdapterError. */
   explain(text: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
     const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-    return this.serial(() => withDeadline(this.explainNow(text, opts), timeoutMs + graceFor(timeoutMs), () => this.abandon(timeoutMs)));
+    return this.serial(() => withDeadline(
+      afterCancel(this.explainNow(text, opts), opts.signal, CANCEL_GRACE_MS, () => this.abandonCancelled()),
+      timeoutMs + graceFor(timeoutMs),
+      () => this.abandon(timeoutMs),
+    ));
+  }
+
+  /**
+   * A cancel the server did not honour within CANCEL_GRACE_MS (a backend that does not run, a network
+   * that stopped delivering): this connection is closed at once and the backend ended from a second one
+   * (which takes effect when its process runs again). Returns the sentence to throw.
+   */
+  private async abandonCancelled(): Promise<AdapterError> {
+    this.closed = true;
+    hangUp(this.client);
+    void terminateBackend(this.config, this.backendPid);
+    return new AdapterError('cancelled', `The explain was cancelled; the server did not stop the statement within ${formatSeconds(CANCEL_GRACE_MS)}, so this connection was closed and the backend asked to end.`);
   }
 
   /**
@@ -406,17 +441,7 @@ export class PostgresConnection {
     const host = describeHost(this.options.uri);
     this.closed = true;
     hangUp(this.client);
-    const other = new pg.Client({ ...this.config, connectionTimeoutMillis: Math.min(this.config.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS, 5000) });
-    other.on('error', () => {});
-    const terminate = (async () => {
-      await other.connect();
-      const r = await other.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [this.backendPid]);
-      return r.rows[0]?.ok === true;
-    })().catch(() => false);
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([terminate, new Promise<false>((r) => (timer = setTimeout(() => r(false), 6000)))]);
-    clearTimeout(timer);
-    void other.end().catch(() => {});
+    const stopped = await terminateBackend(this.config, this.backendPid);
     return new AdapterError('timeout', stopped
       ? `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace): the statement was stopped on the server through a second connection and this connection was closed.`
       : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);

@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { advisePostgresLive, openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { AdapterError } from '../../src/adapters/errors';
+import { connectPostgres } from '../../src/adapters/postgres';
+import { until } from '../until';
 import { run, type Io } from '../../src/cli/main';
 import { env, pgUriFor } from './support/env';
 
@@ -127,5 +130,63 @@ describe('PostgreSQL: the measurement runs no side effect (real server)', functi
     assert.equal(live.measurement?.status, 'measured');
     assert.ok(seen.length >= 2 && seen[0]!.measured === 0, JSON.stringify(seen));
     assert.equal(seen.at(-1)!.measured, seen.at(-1)!.of);
+  });
+
+  /** The pid of our backend running a statement that matches `like`, once it runs. */
+  async function runningBackend(like: string): Promise<number> {
+    let pid = 0;
+    await until(`a backend running ${like}`, async () => {
+      const r = await client.query("SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()", [like]);
+      pid = (r.rows[0] as { pid?: number } | undefined)?.pid ?? 0;
+      return pid > 0;
+    }, { timeoutMs: 30_000 });
+    return pid;
+  }
+
+  async function gone(pid: number): Promise<void> {
+    await until(`backend ${pid} ended`, async () => (await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, { timeoutMs: 30_000 });
+  }
+
+  it('Cancel ends an explain whose backend does not answer (a frozen process) without waiting for the deadline', async function () {
+    const conn = await connectPostgres({ uri: pgUriFor(DB) });
+    const abort = new AbortController();
+    let pid = 0;
+    try {
+      const running = conn.explain('SELECT 1 FROM pg_sleep(20)', { analyze: true, timeoutMs: 60_000, signal: abort.signal });
+      running.catch(() => {});
+      pid = await runningBackend('EXPLAIN%pg_sleep(20)%');
+      process.kill(pid, 'SIGSTOP');
+      abort.abort();
+      const err = await running.then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof AdapterError, String(err));
+      assert.equal(err.kind, 'cancelled');
+      assert.match(err.message, /did not stop the statement within 1\.5 s, so this connection was closed and the backend asked to end\.$/);
+    } finally {
+      if (pid > 0) process.kill(pid, 'SIGCONT');
+      await conn.close();
+    }
+    await gone(pid);
+  });
+
+  it('Cancel ends a measurement whose backend does not answer, and the next measurement opens a connection of its own', async function () {
+    const abort = new AbortController();
+    const slow = 'SELECT * FROM small WHERE customer_id = 5 AND (SELECT 1 FROM pg_sleep(20)) = 1 ORDER BY v LIMIT 3';
+    const running = advisePostgresLive(session, slow, { signal: abort.signal, timeoutMs: 60_000 });
+    running.catch(() => {});
+    let pid = 0;
+    try {
+      pid = await runningBackend('EXPLAIN (ANALYZE%pg_sleep(20)%');
+      process.kill(pid, 'SIGSTOP');
+      abort.abort();
+      const err = await running.then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof AdapterError, String(err));
+      assert.equal(err.kind, 'cancelled');
+      assert.match(err.message, /the server did not stop it within 1\.5 s/);
+    } finally {
+      if (pid > 0) process.kill(pid, 'SIGCONT');
+    }
+    await gone(pid);
+    const again = await advisePostgresLive(session, 'SELECT * FROM small WHERE customer_id = 6 ORDER BY v LIMIT 3');
+    assert.equal(again.measurement?.status, 'measured');
   });
 });
