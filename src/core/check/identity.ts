@@ -164,13 +164,14 @@ function scopeName(n: BNode): string | undefined {
     case 'ClassPrivateMethod':
     case 'ObjectMethod':
       return n.key && !n.computed ? keyText(n.key) : undefined;
-    // A property or a variable names a scope only when it holds a function or a class: the variable a
+      // A property or a variable names a scope only when it holds a function or a class: the variable a
     // result is assigned to is no part of the query's identity.
     case 'ClassProperty':
     case 'ObjectProperty':
       return n.key && !n.computed && holdsCode(n.value) ? keyText(n.key) : undefined;
+    // An object of methods (`const repo = { async byId() {...} }`) names them as `repo.byId`.
     case 'VariableDeclarator':
-      return n.id?.type === 'Identifier' && holdsCode(n.init) ? n.id.name : undefined;
+      return n.id?.type === 'Identifier' && (holdsCode(n.init) || n.init?.type === 'ObjectExpression') ? n.id.name : undefined;
     case 'ExportDefaultDeclaration':
       return 'default';
     default:

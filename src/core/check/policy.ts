@@ -131,6 +131,7 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
     if (s) {
       r.suppressed = s;
       r.fails = false;
+      if (r.level === 'error') r.level = 'warning';
     }
   }
   const failed = results.some((r) => r.fails);
