@@ -124,7 +124,7 @@ export class AdviceService {
     const stats: string[] = [];
     for (const t of tables) {
       indexes.push(...(await session.conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })).map(existingPg));
-      const rows = await session.catalog.query(
+      const rows = await session.catalog.read(
         'SELECT c.reltuples::float8 AS n, greatest(s.last_analyze, s.last_autoanalyze)::text AS analysed FROM pg_class c LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)',
         [t.schema !== undefined ? `${t.schema}.${t.name}` : t.name],
       ).catch(() => [] as Record<string, unknown>[]);

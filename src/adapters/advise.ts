@@ -21,7 +21,8 @@ import { AdapterError, firstLine, pgLostError, scrub, uriSecrets } from './error
 import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
-import { connectPostgres, hangUp, postgresClientConfig, terminateBackend, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
+import { connectPostgres, hangUp, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
+import { pgBackendActive, pgCancelBackend, pgExecute, pgSend, pgTerminateBackend, type Clearance } from './door';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
 import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
@@ -179,6 +180,17 @@ export async function openMongoAdvice(options: MongoConnectOptions & { database?
   };
 }
 
+/** A statistics query's failure in one sentence. */
+function statisticsError(err: unknown, secrets: readonly (string | undefined)[]): AdapterError {
+  if (err instanceof AdapterError) return err;
+  const code = (err as { code?: string }).code;
+  const msg = scrub(firstLine(err), secrets);
+  if (code === '57014') return new AdapterError('timeout', `A statistics query ran past its time limit (statement_timeout): ${msg}.`, { code });
+  const lost = pgLostError(err, 'while a statistics query ran');
+  if (lost) return lost;
+  return new AdapterError(code === '42501' ? 'auth' : 'server', `PostgreSQL refused a statistics query: ${msg}.`, code !== undefined ? { code } : {});
+}
+
 /** Connects for advice; the catalog connection is read-only and bounded by statement_timeout. */
 export async function openPostgresAdvice(options: PostgresConnectOptions & { timeoutMs?: number }): Promise<PostgresAdviceSession> {
   const conn = await connectPostgres(options);
@@ -188,7 +200,7 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
   try {
     await client.connect();
     // The catalog connection only reads: the server refuses any write on it.
-    await client.query(`SET default_transaction_read_only = on; SET statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs ?? 30_000))}`);
+    await pgSend(client, `SET default_transaction_read_only = on; SET statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs ?? 30_000))}`);
   } catch (err) {
     await conn.close();
     await client.end().catch(() => {});
@@ -204,30 +216,22 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
       await c.end().catch(() => {});
       throw pgLostError(err, 'while the measurement connection was opened') ?? new AdapterError('network', `The PostgreSQL connection for the measurement failed: ${scrub(firstLine(err), secrets)}.`);
     }
-    const pid = Number(((await c.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid);
+    const pid = Number(((await pgSend(c, 'SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid);
     return {
       client: c,
       async cancel() {
         // From another connection, as the server requires; repeated briefly since a cancel between statements is lost.
-        const other = new pg.Client(postgresClientConfig(options));
-        other.on('error', () => {});
-        try {
-          await other.connect();
-          for (let i = 0; i < 5; i++) {
-            await other.query('SELECT pg_cancel_backend($1)', [pid]);
-            const busy = await other.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
-            if (busy.rowCount === 0) break;
-            await new Promise((r) => setTimeout(r, 50));
-          }
-        } finally {
-          await other.end().catch(() => {});
-        }
+        let first = true;
+        await pgCancelBackend(postgresClientConfig(options), pid, async (other) => first || (await pgBackendActive(other, pid)), () => {
+          first = false;
+          return new Promise((r) => setTimeout(r, 50));
+        }, 5);
       },
       abandon() {
         // The next measurement opens a connection of its own.
         scratch = undefined;
         hangUp(c);
-        void terminateBackend(postgresClientConfig(options), pid);
+        void pgTerminateBackend(postgresClientConfig(options), pid, 5_000);
       },
     };
   };
@@ -235,16 +239,18 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
     conn,
     scratch: () => (scratch ??= openScratch()),
     catalog: {
-      async query(sql, values) {
+      async read(sql, values) {
         try {
-          return (await client.query(sql, values as unknown[] | undefined)).rows as Record<string, unknown>[];
+          return (await pgSend(client, sql, values)).rows as Record<string, unknown>[];
         } catch (err) {
-          const code = (err as { code?: string }).code;
-          const msg = scrub(firstLine(err), secrets);
-          if (code === '57014') throw new AdapterError('timeout', `A statistics query ran past its time limit (statement_timeout): ${msg}.`, { code });
-          const lost = pgLostError(err, 'while a statistics query ran');
-          if (lost) throw lost;
-          throw new AdapterError(code === '42501' ? 'auth' : 'server', `PostgreSQL refused a statistics query: ${msg}.`, code !== undefined ? { code } : {});
+          throw statisticsError(err, secrets);
+        }
+      },
+      async count(clearance, sql) {
+        try {
+          return (await pgExecute(client, clearance, sql)).rows as Record<string, unknown>[];
+        } catch (err) {
+          throw statisticsError(err, secrets);
         }
       },
     },
@@ -444,16 +450,14 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   }
   // Exact counts run the statement's predicates on the tables: not when they would call what the
   // rollback does not undo (a read-only transaction refuses nextval(), not a function writing elsewhere).
-  let exactCounts = opts.exactCounts === true;
-  if (exactCounts) {
-    const found = await conn.sideEffects(sql);
-    const items = [...found.execution, ...found.planning];
-    if (items.length > 0) {
-      exactCounts = false;
-      warnings.push(`Selectivity was not counted exactly: counting would ${listPhrases(items)}, which the rollback does not undo; the planner's estimates were used.`);
-    }
+  let counting: Clearance | undefined;
+  if (opts.exactCounts === true) {
+    const verdict = await conn.verdict(sql);
+    counting = verdict.clearance;
+    const items = [...verdict.effects.execution, ...verdict.effects.planning];
+    if (!counting) warnings.push(`Selectivity was not counted exactly: counting would ${listPhrases(items)}, which the rollback does not undo; the planner's estimates were used.`);
   }
-  const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(exactCounts ? { exactCounts: true } : {}) });
+  const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(counting ? { exactCounts: counting } : {}) });
   const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
   advice.notes.push(...stats.notes);
   advice.warnings.push(...warnings);

@@ -36,7 +36,6 @@
 // argument or an operand cast to a parameter's type), or dynamic SQL (query_to_xml). A SELECT without
 // side effects runs in a READ ONLY transaction, which the server enforces for what this misses.
 
-import type pg from 'pg';
 import { forEachNode, someNode } from '../core/index';
 
 interface NameRef {
@@ -327,7 +326,7 @@ UNION ALL
 SELECT 'sequence', seq::regclass::text, NULL, NULL, NULL, NULL, NULL, min(via) FROM seqs GROUP BY seq
 ORDER BY 1, 2, 7`;
 
-interface CatalogRow {
+export interface CatalogRow {
   kind: 'function' | 'sequence';
   name: string;
   proname: string | null;
@@ -345,16 +344,23 @@ export interface SideEffects {
   execution: string[];
 }
 
-/** Looks the references up in the catalog (one read-only query) and lists what could change. */
-export async function findSideEffects(client: pg.Client, refs: StatementReferences): Promise<SideEffects> {
-  const r = await client.query<CatalogRow>(SIDE_EFFECTS_SQL, [
-    JSON.stringify(refs.functions), JSON.stringify(refs.operators), JSON.stringify([...new Set(refs.relations)]),
-    JSON.stringify(refs.inserts), JSON.stringify(refs.written), JSON.stringify([...new Set(refs.casts)]),
-  ]);
+/** The one read-only catalog query that looks the references up (the door to the server runs it: adapters/door.ts). */
+export function sideEffectsQuery(refs: StatementReferences): { text: string; values: string[] } {
+  return {
+    text: SIDE_EFFECTS_SQL,
+    values: [
+      JSON.stringify(refs.functions), JSON.stringify(refs.operators), JSON.stringify([...new Set(refs.relations)]),
+      JSON.stringify(refs.inserts), JSON.stringify(refs.written), JSON.stringify([...new Set(refs.casts)]),
+    ],
+  };
+}
+
+/** What the catalog's rows (of sideEffectsQuery) say could change, as phrases. */
+export function readSideEffects(rows: readonly CatalogRow[]): SideEffects {
   const out: SideEffects = { planning: [], execution: [] };
   // A stored nextval() whose sequence the catalog names is said once, by the sequence it advances.
-  const advanced = new Set(r.rows.filter((row) => row.kind === 'sequence').map((row) => row.via));
-  for (const row of r.rows) {
+  const advanced = new Set(rows.filter((row) => row.kind === 'sequence').map((row) => row.via));
+  for (const row of rows) {
     if (row.kind === 'function' && row.schema === 'pg_catalog' && SEQUENCE_WRITERS.has(row.proname ?? '') && row.via && advanced.has(row.via)) continue;
     const via = row.via ? ` (${row.via})` : '';
     if (row.kind === 'sequence') {

@@ -25,6 +25,7 @@ import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgP
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine, pgLostError } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, formatSeconds } from './deadline';
+import { pgExecute, pgSend, type Clearance } from './door';
 import { listPhrases } from './pgSideEffects';
 import type { PostgresConnection } from './postgres';
 import { attachFigures } from './tournament';
@@ -137,7 +138,7 @@ function qualified(schema: string | undefined, name: string): string {
  * or column is not found; empty lists when the table was never analysed.
  */
 async function columnValues(client: pg.Client, schema: string | undefined, table: string, column: string): Promise<PgColumnValues | undefined> {
-  const r = await client.query(
+  const r = await pgSend(client,
     `SELECT format_type(a.atttypid, a.atttypmod) AS type,
        (SELECT s.most_common_vals::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS mcv,
        (SELECT s.histogram_bounds::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS hist
@@ -149,7 +150,7 @@ async function columnValues(client: pg.Client, schema: string | undefined, table
   if (!row) return undefined;
   if (row.mcv === null && row.hist === null) return { type: row.type, common: [], ordered: [] };
   // The type comes from the catalog's own format_type, so it reads back as a type name.
-  const lists = await client.query(`SELECT array(SELECT x::text FROM unnest($1::text::${row.type}[]) x) AS common, array(SELECT x::text FROM unnest($1::text::${row.type}[]) x ORDER BY x) AS sorted, array(SELECT x::text FROM unnest($2::text::${row.type}[]) x) AS hist`, [row.mcv, row.hist]);
+  const lists = await pgSend(client, `SELECT array(SELECT x::text FROM unnest($1::text::${row.type}[]) x) AS common, array(SELECT x::text FROM unnest($1::text::${row.type}[]) x ORDER BY x) AS sorted, array(SELECT x::text FROM unnest($2::text::${row.type}[]) x) AS hist`, [row.mcv, row.hist]);
   const l = lists.rows[0] as { common: string[]; sorted: string[]; hist: string[] };
   return { type: row.type, common: l.common, ordered: l.hist.length > 0 ? l.hist : l.sorted };
 }
@@ -246,13 +247,13 @@ interface ScratchRun {
  */
 async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
   const client = scratch.client;
-  const cleared = new Set<string>();
+  const cleared = new Map<string, Clearance>();
   let began = false;
   const temps: string[] = [];
   const q = async (text: string): Promise<pg.QueryResult> => {
     if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
     if (text === 'BEGIN') began = true;
-    return client.query(text);
+    return pgSend(client, text);
   };
   const copy = async (realName: string, name: string, samplePct: number): Promise<number> => {
     const vis = await q(`SELECT c.relpages::float8 AS pages, c.relallvisible::float8 AS visible FROM pg_class c WHERE c.oid = ${pg.escapeLiteral(realName)}::regclass`);
@@ -271,13 +272,16 @@ async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal
     return Number(((await q(`SELECT count(*)::float8 AS n FROM pg_temp.${quote(name)}`)).rows[0] as { n: number }).n);
   };
   const explain = async (text: string, asRun = text): Promise<Plan> => {
-    if (!cleared.has(text)) {
-      const found = await conn.sideEffects(text);
-      const items = [...found.execution, ...found.planning];
-      if (items.length > 0) throw new AdapterError('side-effects', sideEffectsSentence(items), { sideEffects: items });
-      cleared.add(text);
+    let clearance = cleared.get(text);
+    if (!clearance) {
+      const verdict = await conn.verdict(text);
+      const items = [...verdict.effects.execution, ...verdict.effects.planning];
+      if (!verdict.clearance) throw new AdapterError('side-effects', sideEffectsSentence(items), { sideEffects: items });
+      clearance = verdict.clearance;
+      cleared.set(text, clearance);
     }
-    const r = await q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${asRun}`);
+    if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
+    const r = await pgExecute(client, clearance, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${asRun}`);
     const raw = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
     const loaded = loadPlan(typeof raw === 'string' ? raw : JSON.stringify(raw));
     if (!loaded.ok) throw new AdapterError('server', loaded.refusal);
@@ -301,10 +305,10 @@ async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal
   } finally {
     signal?.removeEventListener('abort', onAbort);
     for (let attempt = 0; began && attempt < 3; attempt++) {
-      if (await client.query('ROLLBACK').then(() => true, () => false)) break;
+      if (await pgSend(client, 'ROLLBACK').then(() => true, () => false)) break;
     }
-    for (const t of temps) await client.query(`DROP TABLE IF EXISTS pg_temp.${quote(t)}`).catch(() => undefined);
-    await client.query('RESET statement_timeout; RESET default_statistics_target').catch(() => undefined);
+    for (const t of temps) await pgSend(client, `DROP TABLE IF EXISTS pg_temp.${quote(t)}`).catch(() => undefined);
+    await pgSend(client, 'RESET statement_timeout; RESET default_statistics_target').catch(() => undefined);
   }
 }
 
@@ -647,9 +651,9 @@ export function sideEffectsSentence(items: readonly string[]): string {
  * before anything is copied or run. Undefined when the statement runs nothing of the kind.
  */
 async function refusedForSideEffects(conn: PostgresConnection, sql: string, report: PgTournamentReport): Promise<PgTournamentReport | undefined> {
-  const found = await conn.sideEffects(sql);
-  const items = [...found.execution, ...found.planning];
-  if (items.length === 0) return undefined;
+  const verdict = await conn.verdict(sql);
+  if (verdict.clearance) return undefined;
+  const items = [...verdict.effects.execution, ...verdict.effects.planning];
   report.sideEffects = items;
   report.reason = sideEffectsSentence(items);
   report.notes.push(report.reason);

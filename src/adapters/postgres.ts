@@ -10,13 +10,14 @@
 
 import pg from 'pg';
 import { loadPlan } from '../core/index';
-import { EXPLAINABLE, KIND_WORDS, parseSql, SqlError, statementKind, treeWrites, WRITING } from '../core/index';
-import { lineColumn } from '../core/index';
+import { KIND_WORDS, statementKind, WRITING } from '../core/index';
 import type { IndexCreationResult } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
-import { findSideEffects, listPhrases, statementReferences, type SideEffects, type StatementReferences } from './pgSideEffects';
+import { listPhrases } from './pgSideEffects';
+import { pgBegin, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
+import { inspectCreateIndex, inspectStatement, position, statementsOf, type StatementInfo } from './pgStatement';
 import type { ExplainResult } from './types';
 
 export interface PostgresConnectOptions {
@@ -91,22 +92,6 @@ export interface HypopgStatus {
   availableVersion?: string;
 }
 
-/** What the parser says about a statement before it is sent. */
-export interface StatementInfo {
-  /** The statement to explain (an EXPLAIN prefix the user wrote is removed). */
-  sql: string;
-  /** Parse-tree node name of the statement: SelectStmt, UpdateStmt... */
-  kind: string;
-  /** INSERT/UPDATE/DELETE/MERGE anywhere in it (a CTE too), SELECT INTO, CREATE TABLE AS. */
-  writes: boolean;
-  /** SELECT INTO or CREATE TABLE AS: running it creates a table. */
-  createsTable?: boolean;
-  /** INSERT, UPDATE, DELETE, MERGE: the name of the table it writes (without its schema). */
-  target?: string;
-  /** Functions, operators and relations it names, for the side-effect check before it runs. */
-  refs: StatementReferences;
-}
-
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
 
@@ -117,106 +102,7 @@ export interface PostgresCreateIndexOptions {
   signal?: AbortSignal;
 }
 
-/** What the parser says about a CREATE INDEX statement before it is run. */
-export interface CreateIndexStatement {
-  /** The statement as given, without trailing semicolons. */
-  sql: string;
-  /** The index name when the statement gives one (the server picks one otherwise). */
-  name?: string;
-  schema?: string;
-  table: string;
-  concurrent: boolean;
-  unique: boolean;
-  ifNotExists: boolean;
-}
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-/** "an ALTER TABLE", "a SELECT": the statement's keywords with the article they are read with. */
-export function statementWord(kind: string): string {
-  // Parse-tree names the table does not list read as their keywords: AlterRoleStmt is ALTER ROLE.
-  const word = KIND_WORDS[kind] ?? kind.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
-  return `${/^[AEIOU]/i.test(word) ? 'an' : 'a'} ${word}`;
-}
-
-/**
- * Checks that a text is one explainable statement and says whether it writes. Pure apart from the WASM
- * parser; throws AdapterError (syntax or unsupported) in one sentence.
- */
-export async function inspectStatement(text: string): Promise<StatementInfo> {
-  let sql = text.replace(/[\s;]+$/, '');
-  if (sql.trim() === '') throw new AdapterError('syntax', 'The SQL is empty: give one statement to explain.');
-  for (let pass = 0; pass < 2; pass++) {
-    const stmts = await statementsOf(sql);
-    if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one statement to explain.');
-    if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; explain them one at a time.`);
-    const stmt = stmts[0]!;
-    const kind = statementKind(stmt);
-    if (kind === 'ExplainStmt' && pass === 0) {
-      // The user pasted "EXPLAIN (...) query": explain the query with the options asked of the adapter.
-      const inner = /^\s*explain\b\s*(?:\((?:[^()]|\([^()]*\))*\)\s*|(?:analy[sz]e|verbose)\b\s*)*/i.exec(sql);
-      if (!inner) throw new AdapterError('unsupported', 'The SQL is an EXPLAIN whose options could not be removed; give the query without EXPLAIN.');
-      sql = sql.slice(inner[0].length);
-      continue;
-    }
-    if (!EXPLAINABLE.has(kind)) {
-      throw new AdapterError('unsupported', `EXPLAIN cannot show a plan for ${statementWord(kind)} statement; give a SELECT, INSERT, UPDATE, DELETE, MERGE or VALUES query.`);
-    }
-    const out: StatementInfo = { sql, kind, writes: treeWrites(stmt), refs: statementReferences(stmt) };
-    const into = (stmt.SelectStmt as { intoClause?: unknown } | undefined)?.intoClause;
-    if (kind === 'CreateTableAsStmt' || (kind === 'SelectStmt' && into)) out.createsTable = true;
-    const target = (stmt[kind] as { relation?: { relname?: unknown } } | undefined)?.relation?.relname;
-    if (WRITING.has(kind) && typeof target === 'string') out.target = target;
-    return out;
-  }
-  throw new AdapterError('unsupported', 'The SQL is an EXPLAIN of an EXPLAIN; give the query alone.');
-}
-
-/**
- * Checks that a text is exactly one CREATE INDEX statement and reads its table, name and CONCURRENTLY.
- * Anything else is refused in one sentence (AdapterError) before it can reach the server.
- */
-export async function inspectCreateIndex(text: string): Promise<CreateIndexStatement> {
-  const sql = typeof text === 'string' ? text.replace(/[\s;]+$/, '') : '';
-  if (sql.trim() === '') throw new AdapterError('syntax', 'The index statement is empty: give one CREATE INDEX statement.');
-  const stmts = await statementsOf(sql);
-  if (stmts.length === 0) throw new AdapterError('syntax', 'The SQL holds only comments: give one CREATE INDEX statement.');
-  if (stmts.length > 1) throw new AdapterError('unsupported', `The SQL holds ${stmts.length} statements; only one CREATE INDEX statement is run.`);
-  const stmt = stmts[0]!;
-  const kind = statementKind(stmt);
-  if (kind !== 'IndexStmt') {
-    throw new AdapterError('unsupported', `Only a CREATE INDEX statement is run here, and this is ${statementWord(kind)} statement.`);
-  }
-  const ix = stmt.IndexStmt as { idxname?: string; relation?: { relname?: string; schemaname?: string }; concurrent?: boolean; unique?: boolean; if_not_exists?: boolean };
-  const table = ix.relation?.relname;
-  if (!table) throw new AdapterError('syntax', 'The CREATE INDEX statement names no table.');
-  const out: CreateIndexStatement = { sql, table, concurrent: ix.concurrent === true, unique: ix.unique === true, ifNotExists: ix.if_not_exists === true };
-  if (ix.idxname) out.name = ix.idxname;
-  if (ix.relation?.schemaname) out.schema = ix.relation.schemaname;
-  return out;
-}
-
-/** The statements of a text, parsed; a syntax error becomes the one sentence the user sees. */
-async function statementsOf(sql: string): Promise<Record<string, unknown>[]> {
-  try {
-    return ((await parseSql(sql)).stmts ?? []).map((s) => s.stmt ?? {});
-  } catch (err) {
-    throw sqlSyntaxError(sql, err);
-  }
-}
-
-function sqlSyntaxError(sql: string, err: unknown): AdapterError {
-  if (err instanceof SqlError) {
-    const pos = err.sqlDetails?.cursorPosition;
-    const where = typeof pos === 'number' && pos >= 0 ? ` at ${position(sql, pos)}` : '';
-    return new AdapterError('syntax', `The SQL has an error${where}: ${firstLine(err.sqlDetails?.message ?? err.message)}.`);
-  }
-  return new AdapterError('syntax', `The SQL could not be parsed: ${firstLine(err)}.`);
-}
-
-function position(text: string, pos: number): string {
-  const { line, column } = lineColumn(text, pos);
-  return `line ${line}, column ${column}`;
-}
 
 /** Connects and reads the server version; throws AdapterError (network, auth, config). */
 export async function connectPostgres(options: PostgresConnectOptions): Promise<PostgresConnection> {
@@ -233,7 +119,7 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
     const row = await withDeadline(
       (async () => {
         await client.connect();
-        const r = await client.query<{ v: string; n: string; pid: number }>(
+        const r = await pgSend<{ v: string; n: string; pid: number }>(client,
           "SELECT current_setting('server_version') AS v, current_setting('server_version_num') AS n, pg_backend_pid() AS pid",
         );
         return r.rows[0]!;
@@ -256,25 +142,6 @@ export async function connectPostgres(options: PostgresConnectOptions): Promise<
  * Closes a client without waiting for the server: end() only half-closes a socket that is still
  * connecting or waiting, and a server that never answers would keep it (and the process) open.
  */
-/**
- * Ends a backend from a second connection (pg_terminate_backend, which also rolls its transaction back
- * and frees its locks as soon as the process runs). Resolves whether the server said it did, within 6 s.
- */
-export async function terminateBackend(config: pg.ClientConfig, pid: number): Promise<boolean> {
-  const other = new pg.Client({ ...config, connectionTimeoutMillis: Math.min(config.connectionTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MS, 5000) });
-  other.on('error', () => {});
-  const terminate = (async () => {
-    await other.connect();
-    const r = await other.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
-    return r.rows[0]?.ok === true;
-  })().catch(() => false);
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = await Promise.race([terminate, new Promise<false>((r) => (timer = setTimeout(() => r(false), 6000)))]);
-  clearTimeout(timer);
-  void other.end().catch(() => {});
-  return stopped;
-}
-
 export function hangUp(client: pg.Client): void {
   void client.end().catch(() => {});
   (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
@@ -427,7 +294,7 @@ export class PostgresConnection {
   private async abandonCancelled(): Promise<AdapterError> {
     this.closed = true;
     hangUp(this.client);
-    void terminateBackend(this.config, this.backendPid);
+    void pgTerminateBackend(this.config, this.backendPid, DEFAULT_CONNECT_TIMEOUT_MS);
     return new AdapterError('cancelled', `The explain was cancelled; the server did not stop the statement within ${formatSeconds(CANCEL_GRACE_MS)}, so this connection was closed and the backend asked to end.`);
   }
 
@@ -441,7 +308,7 @@ export class PostgresConnection {
     const host = describeHost(this.options.uri);
     this.closed = true;
     hangUp(this.client);
-    const stopped = await terminateBackend(this.config, this.backendPid);
+    const stopped = await pgTerminateBackend(this.config, this.backendPid, DEFAULT_CONNECT_TIMEOUT_MS);
     return new AdapterError('timeout', stopped
       ? `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace): the statement was stopped on the server through a second connection and this connection was closed.`
       : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);
@@ -464,7 +331,8 @@ export class PostgresConnection {
       throw new AdapterError('unsupported', 'Hypothetical indexes are ignored by EXPLAIN ANALYZE; try them with a plain EXPLAIN, or build them inside the rolled-back transaction.');
     }
     const ddl = indexes ? await Promise.all(indexes.ddl.map(checkIndexDdl)) : [];
-    if (opts.allowSideEffects !== true) await this.refuseSideEffects(info, analyze);
+    // The verdict clears the statement to run under ANALYZE, or the user's consent does.
+    const clearance = opts.allowSideEffects === true ? pgConsent(info) : await this.refuseSideEffects(info, analyze);
     // A SELECT that locks no rows runs READ ONLY: the server itself then refuses any write this check missed.
     const readOnly = !info.writes && !info.refs.locks && opts.allowSideEffects !== true && indexes === undefined;
 
@@ -479,18 +347,17 @@ export class PostgresConnection {
     let began = false;
     try {
       this.running = state;
-      await this.client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
       began = true;
-      await this.client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+      await pgBegin(this.client, readOnly, timeoutMs);
       if (indexes?.mode === 'transaction') {
-        for (const d of ddl) await this.client.query(d);
+        for (const d of ddl) await pgSend(this.client, d);
       } else if (indexes?.mode === 'hypothetical') {
         hypothetical = true;
-        for (const d of ddl) await this.client.query('SELECT * FROM hypopg_create_index($1)', [d]);
+        for (const d of ddl) await pgSend(this.client, 'SELECT * FROM hypopg_create_index($1)', [d]);
       }
       if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled before the statement started.');
       const query = { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}`, values: opts.params ?? [], queryMode: 'extended' } as pg.QueryConfig;
-      const run = this.client.query(query);
+      const run = analyze ? pgExecute(this.client, clearance!, query) : pgSend(this.client, query);
       state.promise = run;
       void run.then(() => (state.settled = true), () => (state.settled = true));
       const result = await run;
@@ -531,44 +398,49 @@ export class PostgresConnection {
       // A cancel sent just as the statement ended can land on the ROLLBACK: try again so that no
       // transaction is ever left open on this connection.
       for (let attempt = 0; began && attempt < 3; attempt++) {
-        const ok = await this.client.query('ROLLBACK').then(() => true, () => false);
+        const ok = await pgSend(this.client, 'ROLLBACK').then(() => true, () => false);
         if (ok) break;
       }
-      if (hypothetical) await this.client.query('SELECT hypopg_reset()').catch(() => {});
+      if (hypothetical) await pgSend(this.client, 'SELECT hypopg_reset()').catch(() => {});
       this.running = null;
     }
   }
 
   /**
-   * What running `text` under EXPLAIN ANALYZE could change that the rollback does not undo (`execution`),
-   * and what planning it could evaluate (`planning`), from the catalog (one read-only query, nothing of
-   * the statement runs). The measurement asks this before it executes a statement.
+   * The side-effect verdict on `text`: what running it under EXPLAIN ANALYZE could change that the
+   * rollback does not undo (`effects.execution`), what planning it could evaluate (`effects.planning`),
+   * from the catalog (one read-only query, nothing of the statement runs), and the clearance to execute it
+   * when there is nothing. The measurement asks this before it executes a statement.
    */
-  sideEffects(text: string): Promise<SideEffects> {
+  verdict(text: string): Promise<Verdict> {
     return this.serial(async () => {
-      const info = await inspectStatement(text);
       try {
-        return await findSideEffects(this.client, info.refs);
+        return await pgVerdict(this.client, text);
       } catch (err) {
         throw pgError(err, this.options);
       }
     });
   }
 
-  /** Throws kind 'side-effects' when explaining would change what the rollback does not undo. */
-  private async refuseSideEffects(info: StatementInfo, analyze: boolean): Promise<void> {
-    let found;
+  /**
+   * Throws kind 'side-effects' when explaining would change what the rollback does not undo; else the
+   * clearance to run the statement (undefined for a plain EXPLAIN of a statement ANALYZE could not run).
+   */
+  private async refuseSideEffects(info: StatementInfo, analyze: boolean): Promise<Clearance | undefined> {
+    let verdict: Verdict;
     try {
-      found = await findSideEffects(this.client, info.refs);
+      verdict = await pgVerdict(this.client, info.sql);
     } catch (err) {
       throw pgError(err, this.options);
     }
+    const found = verdict.effects;
     if (analyze) {
       const items = [...found.execution, ...found.planning];
       if (items.length > 0) throw new AdapterError('side-effects', `EXPLAIN ANALYZE would ${listPhrases(items)}, which the rollback does not undo.`, { sideEffects: items });
     } else if (found.planning.length > 0) {
       throw new AdapterError('side-effects', `EXPLAIN would ${listPhrases(found.planning)}, which could change data if a function is not what it is declared.`, { sideEffects: found.planning });
     }
+    return verdict.clearance;
   }
 
   /**
@@ -579,19 +451,11 @@ export class PostgresConnection {
     const state = this.running;
     if (!state) return false;
     state.cancelled = true;
-    const other = new pg.Client(this.config);
-    other.on('error', () => {});
     try {
-      await other.connect();
       // A cancel that arrives between statements is lost, so repeat it until the statement has stopped.
-      for (let attempt = 0; attempt < 40 && this.running === state && !state.settled; attempt++) {
-        await other.query('SELECT pg_cancel_backend($1)', [this.backendPid]);
-        await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]);
-      }
+      await pgCancelBackend(this.config, this.backendPid, () => this.running === state && !state.settled, () => Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]));
     } catch (err) {
       throw pgError(err, this.options);
-    } finally {
-      await other.end().catch(() => {});
     }
     return true;
   }
@@ -611,7 +475,7 @@ export class PostgresConnection {
     const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS));
     const qualified = `${info.schema ? `${quoteName(info.schema)}.` : ''}${quoteName(info.table)}`;
     const indexesOf = async (): Promise<{ name: string; schema: string; valid: boolean }[]> => {
-      const r = await this.client.query(
+      const r = await pgSend(this.client, 
         `SELECT i.relname AS name, n.nspname AS schema, x.indisvalid AS valid
            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
           WHERE x.indrelid = to_regclass($1)`,
@@ -630,12 +494,12 @@ export class PostgresConnection {
       this.running = state;
       before = new Set((await indexesOf()).map((x) => x.name));
       // Messages name the table as schema.table, the schema being the one search_path resolves to.
-      const resolved = await this.client.query<{ schema: string | null }>('SELECT (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)) AS schema', [qualified]);
+      const resolved = await pgSend<{ schema: string | null }>(this.client, 'SELECT (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)) AS schema', [qualified]);
       target = `${resolved.rows[0]?.schema ?? info.schema ?? 'public'}.${info.table}`;
-      await this.client.query(`SET statement_timeout = ${timeoutMs}`);
+      await pgSend(this.client, `SET statement_timeout = ${timeoutMs}`);
       timeoutSet = true;
       if (state.cancelled) throw new AdapterError('cancelled', 'The index build was cancelled before it started.');
-      const run = this.client.query({ text: info.sql, queryMode: 'extended' } as pg.QueryConfig);
+      const run = pgSend(this.client, { text: info.sql, queryMode: 'extended' } as pg.QueryConfig);
       state.promise = run;
       void run.then(() => (state.settled = true), () => (state.settled = true));
       await run;
@@ -666,7 +530,7 @@ export class PostgresConnection {
       opts.signal?.removeEventListener('abort', onAbort);
       this.running = null;
       for (let attempt = 0; timeoutSet && attempt < 3; attempt++) {
-        if (await this.client.query('RESET statement_timeout').then(() => true, () => false)) break;
+        if (await pgSend(this.client, 'RESET statement_timeout').then(() => true, () => false)) break;
       }
     }
   }
@@ -677,7 +541,7 @@ export class PostgresConnection {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         const left = (await indexesOf()).filter((x) => !x.valid && !before.has(x.name));
-        for (const x of left) await this.client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteName(x.schema)}.${quoteName(x.name)}`);
+        for (const x of left) await pgSend(this.client, `DROP INDEX CONCURRENTLY IF EXISTS ${quoteName(x.schema)}.${quoteName(x.name)}`);
         return left.map((x) => x.name);
       } catch {
         await new Promise((r) => setTimeout(r, 100));
@@ -690,7 +554,7 @@ export class PostgresConnection {
   listIndexes(filter: { table?: string; schema?: string } = {}): Promise<PostgresIndexInfo[]> {
     return this.serial(async () => {
       try {
-        const r = await this.client.query(LIST_INDEXES_SQL, [filter.table ?? null, filter.schema ?? null]);
+        const r = await pgSend(this.client, LIST_INDEXES_SQL, [filter.table ?? null, filter.schema ?? null]);
         return r.rows.map((row: Record<string, unknown>) => {
           const all = row.columns as string[];
           const options = (row.options as number[] | null) ?? [];
@@ -726,7 +590,7 @@ export class PostgresConnection {
   hypopg(): Promise<HypopgStatus> {
     return this.serial(async () => {
       try {
-        const r = await this.client.query<{ installed: string | null; available: string | null }>(
+        const r = await pgSend<{ installed: string | null; available: string | null }>(this.client,
           "SELECT (SELECT extversion FROM pg_extension WHERE extname = 'hypopg') AS installed, (SELECT default_version FROM pg_available_extensions WHERE name = 'hypopg') AS available",
         );
         const row = r.rows[0]!;

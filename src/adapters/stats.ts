@@ -19,6 +19,7 @@ import type { MongoStats, PgStats, PgTableStats } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, operationTag, toBson } from './mongoOps';
 import type { PostgresConnection } from './postgres';
+import type { Clearance } from './door';
 
 /** Documents read by $sample when the options do not say. */
 export const DEFAULT_SAMPLE_SIZE = 1000;
@@ -236,13 +237,20 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
 // ---- PostgreSQL ---------------------------------------------------------------------------------------
 
 /** Runs one read-only query (catalog or count) on the same server. */
+/** The catalog connection of an advice session: read-only, bounded by statement_timeout. */
 export interface PgCatalog {
-  query(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** A read of the catalog: the product's own statement. */
+  read(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** A count of the statement's predicates, which runs them: only with the statement's clearance. */
+  count(clearance: Clearance, sql: string): Promise<Record<string, unknown>[]>;
 }
 
 export interface PgStatsOptions {
-  /** The user agreed to exact count(*) per predicate set, which may read whole tables. */
-  exactCounts?: boolean;
+  /**
+   * The user agreed to exact count(*) per predicate set, which may read whole tables, and the side-effect
+   * check cleared the statement whose predicates they run.
+   */
+  exactCounts?: Clearance;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -279,7 +287,7 @@ export async function postgresStats(conn: PostgresConnection, catalog: PgCatalog
       if (tables[t.name] !== undefined) continue;
       cancelled();
       const ts: PgTableStats = {};
-      const rel = await catalog.query(
+      const rel = await catalog.read(
         `SELECT c.reltuples::float8 AS rows, c.relpages::float8 AS pages, n.nspname AS schema
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE c.relname = $1 AND c.relkind IN ('r', 'p', 'm', 'f')
@@ -304,7 +312,7 @@ export async function postgresStats(conn: PostgresConnection, catalog: PgCatalog
       const preds = shape.predicates.filter((p) => p.table === t.key);
       const columns = [...new Set([...preds.map((p) => p.column), ...shape.orderBy.filter((o) => o.table === t.key).map((o) => o.column)])];
       if (columns.length > 0) {
-        const st = await catalog.query(
+        const st = await catalog.read(
           'SELECT attname, n_distinct::float8 AS n_distinct, correlation::float8 AS correlation FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = ANY($3::text[])',
           [schema, t.name, columns],
         );
@@ -323,7 +331,7 @@ export async function postgresStats(conn: PostgresConnection, catalog: PgCatalog
         let n: number | undefined;
         try {
           if (opts.exactCounts) {
-            const r = await catalog.query(`SELECT count(*)::float8 AS n FROM ${fromItem(t)} WHERE ${where}`);
+            const r = await catalog.count(opts.exactCounts, `SELECT count(*)::float8 AS n FROM ${fromItem(t)} WHERE ${where}`);
             n = Number(r[0]?.['n']);
           } else {
             n = await planRows(conn, `SELECT 1 FROM ${fromItem(t)} WHERE ${where}`, timeoutMs, opts.signal);

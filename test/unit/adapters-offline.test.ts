@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdapterError, describeHost, oneSentence, scrub } from '../../src/adapters/errors';
 import { describeServer } from '../../src/adapters/mongodb';
-import { inspectStatement } from '../../src/adapters/postgres';
+import { inspectStatement } from '../../src/adapters/pgStatement';
 
 const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
 
@@ -25,7 +25,7 @@ describe('adapters without a server', () => {
     it('accepts one statement and says whether it writes, CTEs included', async () => {
       assert.deepEqual(await inspectStatement('SELECT * FROM t WHERE a = $1;  '), {
         sql: 'SELECT * FROM t WHERE a = $1', kind: 'SelectStmt', writes: false,
-        refs: { functions: [], operators: [{ schema: null, name: '=' }], relations: ['"t"'], inserts: [], written: [], locks: false },
+        refs: { functions: [], operators: [{ schema: null, name: '=' }], relations: ['"t"'], inserts: [], written: [], casts: [], locks: false },
       });
       assert.equal((await inspectStatement('UPDATE t SET a = 1')).writes, true);
       assert.equal((await inspectStatement('INSERT INTO t VALUES (1)')).writes, true);

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdapterError } from '../../src/adapters/errors';
-import { inspectCreateIndex } from '../../src/adapters/postgres';
+import { inspectCreateIndex } from '../../src/adapters/pgStatement';
 import { createIndexText } from '../../src/core/advice/mongoText';
 import { defaultMongoIndexName, parseMongoCreateIndex, type MongoIndexCreation } from '../../src/core/query/createIndex';
 

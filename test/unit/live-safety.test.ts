@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { graceFor, withDeadline } from '../../src/adapters/deadline';
 import { describeHost, misplacedAt, scrub, uriSecrets } from '../../src/adapters/errors';
 import { mongoClientConfig } from '../../src/adapters/mongodb';
-import { inspectStatement, postgresClientConfig, statementWord } from '../../src/adapters/postgres';
+import { postgresClientConfig } from '../../src/adapters/postgres';
+import { inspectStatement, statementWord } from '../../src/adapters/pgStatement';
 import { timeoutOf } from '../../src/cli/explain';
 import { run, type Io } from '../../src/cli/main';
 
@@ -164,13 +165,13 @@ describe('statement references for the side-effect check', () => {
     assert.equal(select.locks, true);
     const listed = (await inspectStatement('INSERT INTO app.t (a, b) VALUES (1, 2) ON CONFLICT (a) DO UPDATE SET b = 3')).refs;
     assert.deepEqual(listed.inserts, [{ rel: '"app"."t"', cols: ['a', 'b'], width: null }]);
-    assert.deepEqual(listed.written, [{ rel: '"app"."t"', events: 4 | 16 }]);
+    assert.deepEqual(listed.written, [{ rel: '"app"."t"', events: 4 | 16, cols: null }]);
     assert.deepEqual((await inspectStatement('INSERT INTO t VALUES (1, 2), (3)')).refs.inserts, [{ rel: '"t"', cols: null, width: 1 }]);
     assert.deepEqual((await inspectStatement('INSERT INTO t (a) VALUES (DEFAULT)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
     // A MERGE that may insert reaches every column default; one that only deletes reaches none.
     assert.deepEqual((await inspectStatement('MERGE INTO t USING s ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id)')).refs.inserts, [{ rel: '"t"', cols: null, width: null }]);
     assert.deepEqual((await inspectStatement('MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE')).refs.inserts, []);
-    assert.deepEqual((await inspectStatement('DELETE FROM t')).refs.written, [{ rel: '"t"', events: 8 }]);
+    assert.deepEqual((await inspectStatement('DELETE FROM t')).refs.written, [{ rel: '"t"', events: 8, cols: [] }]);
   });
 });
 

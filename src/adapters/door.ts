@@ -1,0 +1,175 @@
+// The one door to a user's server. Every statement the product sends to PostgreSQL, and every command it
+// sends to MongoDB, goes through a function of this module; `npm run lint` reports a driver's query
+// method called anywhere else (eslint.config.mjs, shown by test/unit/layers.test.ts). What it applies, in
+// one place:
+// - The side-effect verdict. The user's statement is executed (EXPLAIN ANALYZE, a count of its
+//   predicates) only through pgExecute, with a Clearance that only pgVerdict (the catalog found nothing a
+//   rollback does not undo) or pgConsent (the user said to run it anyway) gives; a text built from the
+//   statement (pointed at temporary copies, its predicates counted) may call no function or operator the
+//   cleared statement does not, and may write nothing. pgSend, the door for the product's own statements,
+//   refuses a text that would execute a statement under EXPLAIN ANALYZE.
+// - READ ONLY where possible: pgBegin opens the explain's transaction READ ONLY unless the statement
+//   writes, locks rows, or the user consented to its side effects.
+// - Cancellation on the server: pgCancelBackend and pgTerminateBackend from a second connection;
+//   MongoDB operations carry a comment tag and are killed by it (mongoOps.ts `killable`).
+// - The error sentence: a refusal here is an AdapterError of one sentence; driver errors keep their code
+//   for the caller's sentence (pgError in postgres.ts, mongoOpError in mongoOps.ts).
+
+import pg from 'pg';
+import { treeWrites } from '../core/index';
+import { AdapterError } from './errors';
+import { readSideEffects, sideEffectsQuery, statementReferences, type CatalogRow, type SideEffects } from './pgSideEffects';
+import { inspectStatement, statementsOf, type StatementInfo } from './pgStatement';
+
+// ---- PostgreSQL ---------------------------------------------------------------------------------------
+
+/** What the door sends through: a connection of the adapter, of the measurement or of the catalog. */
+export type PgClient = pg.Client;
+
+/**
+ * Leave to execute one statement of the user's: given by pgVerdict when the catalog found nothing a
+ * rollback does not undo, or by pgConsent when the user agreed. Only this module makes them.
+ */
+export interface Clearance {
+  readonly statement: string;
+  readonly by: 'verdict' | 'consent';
+  /** The functions and operators the statement calls, by name: what a text built from it may call. */
+  readonly calls: ReadonlySet<string>;
+}
+
+const minted = new WeakSet<Clearance>();
+
+function mint(statement: string, by: Clearance['by'], info: StatementInfo | undefined): Clearance {
+  const calls = new Set<string>();
+  for (const f of info?.refs.functions ?? []) calls.add(`f:${f.name}`);
+  for (const o of info?.refs.operators ?? []) calls.add(`o:${o.name}`);
+  const c: Clearance = Object.freeze({ statement, by, calls });
+  minted.add(c);
+  return c;
+}
+
+/** The side-effect verdict on one statement, and its clearance when it runs nothing a rollback does not undo. */
+export interface Verdict {
+  info: StatementInfo;
+  effects: SideEffects;
+  clearance?: Clearance;
+}
+
+/**
+ * Reads the statement (one explainable statement, or an AdapterError) and asks the catalog, in one
+ * read-only query on `client`, what running it could change that the rollback does not undo.
+ */
+export async function pgVerdict(client: PgClient, statement: string): Promise<Verdict> {
+  const info = await inspectStatement(statement);
+  const q = sideEffectsQuery(info.refs);
+  const r = await client.query<CatalogRow>(q.text, q.values);
+  const effects = readSideEffects(r.rows);
+  const verdict: Verdict = { info, effects };
+  if (effects.execution.length === 0 && effects.planning.length === 0) verdict.clearance = mint(info.sql, 'verdict', info);
+  return verdict;
+}
+
+/** The user's consent to run a statement whatever it changes (`--allow-side-effects`, the editor's question). */
+export function pgConsent(info: StatementInfo): Clearance {
+  return mint(info.sql, 'consent', info);
+}
+
+const EXPLAIN_ANALYZE = /^\s*explain\s*(?:\((?:[^()]|\([^()]*\))*\banaly[sz]e\b(?:[^()]|\([^()]*\))*\)|analy[sz]e\b)/i;
+
+function textOf(query: string | pg.QueryConfig): string {
+  return typeof query === 'string' ? query : query.text;
+}
+
+/**
+ * The product's own statements: catalog reads, transaction control, settings, the measurement's copies
+ * and their indexes, an index build the user asked for. A text that executes a statement under EXPLAIN
+ * ANALYZE is refused here: it goes through pgExecute with a clearance.
+ */
+export function pgSend<R extends pg.QueryResultRow = pg.QueryResultRow>(client: PgClient, query: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  if (EXPLAIN_ANALYZE.test(textOf(query))) {
+    return Promise.reject(new AdapterError('side-effects', 'A statement runs under EXPLAIN ANALYZE only once the side-effect check has cleared it.'));
+  }
+  return values === undefined ? client.query<R>(query) : client.query<R>(query as string, values);
+}
+
+/**
+ * Executes the user's statement, or a text built from it, with its clearance: the statement itself (the
+ * explain of a write runs only as cleared), or a text that writes nothing and calls no function or
+ * operator the statement does not (count() aside), such as the statement pointed at temporary copies.
+ */
+export async function pgExecute<R extends pg.QueryResultRow = pg.QueryResultRow>(client: PgClient, clearance: Clearance, query: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  if (!minted.has(clearance)) throw new AdapterError('side-effects', 'A statement runs only once the side-effect check has cleared it.');
+  const text = textOf(query).replace(/[\s;]+$/, '');
+  // The statement itself under EXPLAIN's options: what was cleared, as it was cleared.
+  const own = text.endsWith(clearance.statement) && EXPLAIN_PREFIX.test(text.slice(0, text.length - clearance.statement.length));
+  if (!own) {
+    const stmts = await statementsOf(text);
+    const extra = stmts.length === 1 ? beyond(stmts[0]!, clearance) : 'holds more than one statement';
+    if (extra !== undefined) throw new AdapterError('side-effects', `A text built from the statement was not run: it ${extra}, which the side-effect check did not clear.`);
+  }
+  return values === undefined ? client.query<R>(query) : client.query<R>(query as string, values);
+}
+
+/** EXPLAIN and its options, before the statement. */
+const EXPLAIN_PREFIX = /^\s*explain\s*\((?:[^()]|\([^()]*\))*\)\s*$/i;
+
+/** What a text does beyond its clearance, in a few words, or undefined. */
+function beyond(tree: Record<string, unknown>, clearance: Clearance): string | undefined {
+  const refs = statementReferences(tree);
+  const fn = refs.functions.find((f) => !clearance.calls.has(`f:${f.name}`) && f.name !== 'count');
+  if (fn) return `calls ${fn.name}()`;
+  const op = refs.operators.find((o) => !clearance.calls.has(`o:${o.name}`));
+  if (op) return `uses the operator ${op.name}`;
+  if (treeWrites(tree)) return 'writes';
+  return undefined;
+}
+
+/** Opens the explain's transaction: READ ONLY when nothing in it should write, so the server refuses what the check missed. */
+export async function pgBegin(client: PgClient, readOnly: boolean, timeoutMs: number): Promise<void> {
+  await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+  await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+}
+
+/**
+ * Stops the statement a backend runs: pg_cancel_backend from a second connection, as the server requires,
+ * repeated while `running` says it still runs (a cancel that arrives between statements is lost), at
+ * most `attempts` times, waiting `pause()` between two.
+ */
+export async function pgCancelBackend(config: pg.ClientConfig, pid: number, running: (other: PgClient) => boolean | Promise<boolean>, pause: () => Promise<unknown>, attempts = 40): Promise<void> {
+  const other = new pg.Client(config);
+  other.on('error', () => {});
+  try {
+    await other.connect();
+    for (let attempt = 0; attempt < attempts && (await running(other)); attempt++) {
+      await other.query('SELECT pg_cancel_backend($1)', [pid]);
+      await pause();
+    }
+  } finally {
+    await other.end().catch(() => {});
+  }
+}
+
+/** Whether a backend is running a statement, asked from a connection of its own (`client`). */
+export async function pgBackendActive(client: PgClient, pid: number): Promise<boolean> {
+  const r = await client.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * Ends a backend from a second connection (pg_terminate_backend, which also rolls its transaction back
+ * and frees its locks as soon as the process runs). Resolves whether the server said it did, within 6 s.
+ */
+export async function pgTerminateBackend(config: pg.ClientConfig, pid: number, connectTimeoutMs: number): Promise<boolean> {
+  const other = new pg.Client({ ...config, connectionTimeoutMillis: Math.min(config.connectionTimeoutMillis ?? connectTimeoutMs, 5000) });
+  other.on('error', () => {});
+  const terminate = (async () => {
+    await other.connect();
+    const r = await other.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
+    return r.rows[0]?.ok === true;
+  })().catch(() => false);
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([terminate, new Promise<false>((r) => (timer = setTimeout(() => r(false), 6000)))]);
+  clearTimeout(timer);
+  void other.end().catch(() => {});
+  return stopped;
+}
