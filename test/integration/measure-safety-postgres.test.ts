@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { advisePostgresLive, openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
 import { AdapterError } from '../../src/adapters/errors';
+import { pgExecute, pgSend, pgVerdict, type Clearance } from '../../src/adapters/door';
 import { connectPostgres } from '../../src/adapters/postgres';
 import { until } from '../until';
 import { run, type Io } from '../../src/cli/main';
@@ -188,5 +189,42 @@ describe('PostgreSQL: the measurement runs no side effect (real server)', functi
     await gone(pid);
     const again = await advisePostgresLive(session, 'SELECT * FROM small WHERE customer_id = 6 ORDER BY v LIMIT 3');
     assert.equal(again.measurement?.status, 'measured');
+  });
+
+  describe('the one door', function () {
+    async function refusedAtTheDoor(run: () => Promise<unknown>, message: RegExp): Promise<void> {
+      const before = await state();
+      const err = await run().then(() => undefined, (e: unknown) => e);
+      assert.ok(err instanceof AdapterError && err.kind === 'side-effects', String(err));
+      assert.match(err.message, message);
+      assert.equal(await state(), before, 'nothing ran');
+    }
+
+    it('refuses a statement under EXPLAIN ANALYZE sent as the product\'s own', async function () {
+      await refusedAtTheDoor(() => pgSend(client, "EXPLAIN (ANALYZE, BUFFERS) SELECT nextval('s1')"), /only once the side-effect check has cleared it/);
+      await refusedAtTheDoor(() => pgSend(client, "explain analyze select nextval('s1')"), /only once the side-effect check has cleared it/);
+    });
+
+    it('executes only with a clearance it gave, and a text built from the statement only within what was cleared', async function () {
+      const forged = { statement: "SELECT nextval('s1')", by: 'verdict', calls: new Set(['f:nextval']) } as Clearance;
+      await refusedAtTheDoor(() => pgExecute(client, forged, "EXPLAIN (ANALYZE) SELECT nextval('s1')"), /only once the side-effect check has cleared it/);
+      const verdict = await pgVerdict(client, 'SELECT * FROM small WHERE customer_id = 5 ORDER BY v LIMIT 3');
+      assert.ok(verdict.clearance, 'a plain SELECT is cleared');
+      const c = verdict.clearance;
+      await refusedAtTheDoor(() => pgExecute(client, c, "EXPLAIN (ANALYZE) SELECT *, nextval('s1') FROM small WHERE customer_id = 5 ORDER BY v LIMIT 3"), /calls nextval\(\)/);
+      await refusedAtTheDoor(() => pgExecute(client, c, 'EXPLAIN (ANALYZE) SELECT * FROM small WHERE customer_id = 5 AND counted(v) ORDER BY v LIMIT 3'), /calls counted\(\)/);
+      await refusedAtTheDoor(() => pgExecute(client, c, 'WITH d AS (DELETE FROM audit RETURNING n) SELECT * FROM small WHERE customer_id = 5'), /writes/);
+      // The statement itself, and the same statement pointed at a temporary copy, run.
+      const own = await pgExecute(client, c, `EXPLAIN (ANALYZE, FORMAT JSON) ${c.statement}`);
+      assert.equal(own.rows.length, 1);
+      const copy = await pgExecute(client, c, 'EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM pg_temp.small WHERE customer_id = 5 ORDER BY v LIMIT 3').then(() => 'ran', (e: Error) => e.message);
+      assert.match(copy, /^ran$|relation "pg_temp.small" does not exist/, 'the door lets it through; only the server may refuse it');
+    });
+
+    it('gives no clearance to a statement with a side effect, and names it', async function () {
+      const verdict = await pgVerdict(client, "SELECT *, nextval('s1') FROM small WHERE customer_id = 5");
+      assert.equal(verdict.clearance, undefined);
+      assert.ok(verdict.effects.execution.some((e) => /nextval|s1/.test(e)), verdict.effects.execution.join('; '));
+    });
   });
 });
