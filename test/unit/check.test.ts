@@ -158,6 +158,20 @@ describe('qpi check: the policy', function () {
     assert.deepEqual(outcome(loose), ['passed']);
   });
 
+  it('fails a query the lock holds a plan of when it can no longer be explained, and says why', function () {
+    const lock = lockOf([queryRun('q')]);
+    const gone = queryRun('q', { status: 'not-explainable', why: 'relation "orders" does not exist' });
+    delete (gone as { signature?: unknown }).signature;
+    const d = decide([gone], lock, () => ({}), TODAY);
+    assert.equal(d.passed, false);
+    assert.deepEqual(outcome(d), ['failed']);
+    assert.equal(d.verdicts[0]!.results[0]!.rule, 'qpi.check.no-longer-explained');
+    assert.match(d.verdicts[0]!.results[0]!.message, /cannot be now: relation "orders" does not exist\.$/);
+    // A query that could not be explained at the baseline either fails nothing.
+    const never = lockOf([gone]);
+    assert.deepEqual(outcome(decide([gone], never, () => ({}), TODAY)), ['not-explainable']);
+  });
+
   it('measures MongoDB counters per document returned, as the measured tier', function () {
     const mongo = (keys: number): QueryRun => queryRun('m', { engine: 'mongodb', signature: { access: [{ target: 'events', path: 'index-scan', index: 'i' }], indexes: ['i'], blockingSort: false, stages: 'FETCH > IXSCAN' }, counters: { keysPerReturned: keys, docsPerReturned: 1 } });
     const d = decide([mongo(3)], lockOf([mongo(1)]), () => ({}), TODAY);

@@ -121,6 +121,10 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
       results.push(result(r.rule, r.tier, r.message, run.range, fails, config, 'warning'));
     }
   }
+  // A plan the lock holds that cannot be had now: the gate would stop guarding the query without a word.
+  if (!explained && baseline?.signature) {
+    results.push(result(CheckRules.noLongerExplained, 'structural', `This query was explained when the lock was written and cannot be now: ${run.why ?? 'no reason given'}.`, run.range, true, config, 'warning'));
+  }
   const waivers = (lock?.waivers ?? []).filter((w) => w.query === run.key);
   for (const w of waivers.filter((x) => x.expires < today)) {
     results.push(result(CheckRules.waiverExpired, 'structural', `The waiver of ${w.rule === '*' ? 'every rule' : w.rule} on this query expired on ${w.expires} (${w.owner}: ${w.reason}).`, run.range, true, config, 'warning'));

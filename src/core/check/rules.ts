@@ -18,6 +18,8 @@ export const CheckRules = {
   countersWorse: 'qpi.check.counters-worse',
   /** A waiver in the lock past its expiry date. */
   waiverExpired: 'qpi.check.waiver-expired',
+  /** A query the lock holds a plan of that can no longer be explained. */
+  noLongerExplained: 'qpi.check.no-longer-explained',
 } as const;
 
 export interface RuleInfo {
@@ -107,6 +109,10 @@ export const RULES: ReadonlyMap<string, RuleInfo> = new Map([
     'A waiver in the lock has expired.',
     'A waiver lets a known finding pass until its expiry date; past it the finding fails again so that someone decides anew.',
     'Fix the query, or extend the waiver in qpi.lock.json with a new date, reason and owner.'),
+  rule(CheckRules.noLongerExplained, 'NoLongerExplained', 'structural', 'error', false,
+    'The query was explained when the lock was written and cannot be explained now.',
+    'The lock holds a plan of this query, and the check could not explain it this time (a table or collection gone, a column renamed, a value the query needs): a gate that let it pass would stop guarding it without saying so.',
+    'Read why it cannot be explained; fix the schema or the query, or run qpi check --update if the change is intended.'),
 ].map((r) => [r.id, r]));
 
 export function ruleInfo(id: string): RuleInfo {
