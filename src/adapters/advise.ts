@@ -26,7 +26,7 @@ import { pgBackendActive, pgCancelBackend, pgExecute, pgSend, pgTerminateBackend
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
 import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
-import { dropStaleTrials, mongoTrial, verifyPostgres, type TrialStep } from './verify';
+import { dropStaleTrials, mongoTrial, verifyPostgres, writeRefused, type TrialStep } from './verify';
 
 export interface LiveAdviceOptions {
   /**
@@ -356,6 +356,9 @@ function shownOrder(advice: Advice): () => void {
   };
 }
 
+/** Why a MongoDB measurement did not run for a user without write access, after "Not measured: ". */
+const NEEDS_WRITE = 'needs write access (readWrite) for a scratch copy.';
+
 async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, live: LiveAdvice, indexes: MongoIndexInfo[], opts: LiveAdviceOptions): Promise<LiveAdvice> {
   const advice = live.advice;
   // Leftovers of a run that was killed before it could drop its scratch collection.
@@ -363,6 +366,14 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
   if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
   const input = fromMongoCommand(cmd);
   const shape = input.ok ? mongoShape(input.query) : undefined;
+  // A user who may only read gets the rules' advice, and one sentence on why it was not measured: the
+  // scratch collection is refused at its creation, before the server has copied anything.
+  const readOnly = (err: unknown): undefined => {
+    if (!writeRefused(err)) throw err;
+    advice.notes.push(`Not measured: ${NEEDS_WRITE}`);
+    live.measurement = { status: 'not-measured', label: 'not measured', reason: NEEDS_WRITE };
+    return undefined;
+  };
   if (shape?.ok && tournamentApplies(shape.shape)) {
     const stats = live.stats as MongoStats | undefined;
     const report = await mongoTournament(db, conn, cmd, shape.shape, advice, {
@@ -374,7 +385,8 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
       ...(opts.sampleSize ? { minSample: opts.sampleSize } : {}),
       ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
       ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
-    });
+    }).catch((err: unknown) => readOnly(err));
+    if (!report) return live;
     advice.notes.push(...report.notes);
     advice.warnings.push(...report.warnings);
     const t = report.tournament;
@@ -394,7 +406,8 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
     ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
     ...(opts.maxSuggestions ? { maxSuggestions: opts.maxSuggestions } : {}),
     ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
-  });
+  }).catch((err: unknown) => readOnly(err));
+  if (!trial) return live;
   advice.notes.push(...trial.notes);
   advice.warnings.push(...trial.warnings);
   live.verification = { method: trial.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: trial.sampleSize, collectionSize: trial.collectionSize };

@@ -66,6 +66,9 @@ export function firstLine(text: unknown): string {
  */
 export function scrub(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s]*@/gi, '$1');
+  // A server's echo of a command it refused ("not authorized on shop to execute command { aggregate: ...")
+  // holds the whole command, its values and session id: only the command's name is kept.
+  out = out.replace(/\bto execute command \{\s*"?([A-Za-z_$][\w$]*)"?\s*:[\s\S]*$/, 'to run $1').replace(/\bcommand \{[\s\S]*$/, 'command');
   out = out.replace(/\b(password|pwd)\s*=\s*('[^']*'|"[^"]*"|[^\s&;]+)/gi, '$1=***');
   const pieces = new Set<string>();
   for (const s of secrets) {

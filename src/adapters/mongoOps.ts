@@ -1,9 +1,10 @@
 // Small pieces shared by the MongoDB statistics and the sampled trial: values from the query reader turned
-// into BSON, driver operations that a cancel kills on the server (found by their comment, as the adapter's
-// explain does), and driver errors turned into the adapters' one-sentence errors.
+// into BSON, driver operations that a cancel stops on the server (their own session killed, and whatever
+// carries their comment, as the adapter's explain does), and driver errors turned into the adapters'
+// one-sentence errors.
 
 import { randomBytes } from 'node:crypto';
-import { BSON, type Db, type Document } from 'mongodb';
+import { BSON, type ClientSession, type Db, type Document } from 'mongodb';
 import { AdapterError, firstLine, isNetworkCode, networkReason, scrub } from './errors';
 
 /**
@@ -40,30 +41,53 @@ export function operationTag(what: string): string {
 }
 
 /**
- * Runs one driver operation tagged with `tag` as its comment. When `signal` aborts, the operation is
- * killed on the server (killOp on what currentOp finds with that comment), not only abandoned here.
+ * Stops this tool's own operations on the server, as any user may: killSessions on the sessions given
+ * and on the session of each operation that currentOp shows with `tag` as its comment, killOp besides.
+ * currentOp with $ownOps needs no privilege (without it, the inprog privilege, which a readWrite user
+ * lacks), and a user may always kill its own sessions; killOp of one's own operation is refused to a
+ * readWrite user by some servers (6.0 among them), so it is only the second means, for root and for
+ * servers without sessions. Resolves true when the server took a kill (of a session given, or of an
+ * operation found); never throws.
  */
-export async function killable<T>(db: Db, tag: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
-  if (signal?.aborted) throw new AdapterError('cancelled', 'The operation was cancelled before it started.');
+export async function stopOwnOperations(admin: Db, tag: string, sessions: readonly ClientSession[] = []): Promise<boolean> {
+  const ids = sessions.filter((s) => !s.hasEnded).map((s) => s.id).filter((id): id is NonNullable<typeof id> => id !== undefined);
+  const killed = ids.length > 0 && (await admin.command({ killSessions: ids }).then(() => true, () => false));
+  const ops = await admin.command({ currentOp: true, $ownOps: true, 'command.comment': tag }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
+  for (const op of ops) {
+    const lsid = (op.lsid as Document | undefined)?.id;
+    if (lsid !== undefined) await admin.command({ killSessions: [{ id: lsid }] }).catch(() => {});
+    await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
+  }
+  return killed || ops.length > 0;
+}
+
+/**
+ * Runs one driver operation tagged with `tag` as its comment, on a session of its own that `run` is
+ * given. When `signal` aborts, the operation is stopped on the server (stopOwnOperations), not only
+ * abandoned here, and the abort is repeated until the operation has answered: a cancel that comes
+ * before the server registered it still stops it.
+ */
+export async function killable<T>(db: Db, tag: string, signal: AbortSignal | undefined, run: (session: ClientSession) => Promise<T>): Promise<T> {
+  if (signal?.aborted) throw new AdapterError('cancelled', 'The operation was cancelled before it was sent to the server.');
   let settled = false;
+  const session = db.client.startSession();
   const kill = async (): Promise<void> => {
     const admin = db.client.db('admin');
-    // The operation may not be registered yet when the cancel comes early: look again until it ends.
-    for (let attempt = 0; attempt < 40 && !settled; attempt++) {
-      const ops = await admin.command({ currentOp: true, 'command.comment': tag }).catch(() => ({ inprog: [] }) as Document);
-      for (const op of (ops.inprog ?? []) as Document[]) await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
+    for (let attempt = 0; attempt < 100 && !settled; attempt++) {
+      await stopOwnOperations(admin, tag, [session]);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
   const onAbort = (): void => void kill();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await run();
+    return await run(session);
   } catch (err) {
     throw mongoOpError(err, signal?.aborted === true);
   } finally {
     settled = true;
     signal?.removeEventListener('abort', onAbort);
+    await session.endSession().catch(() => {});
   }
 }
 

@@ -4,13 +4,14 @@
 // - Every operation, writes included, goes through the `explain` command: an update or delete is
 //   planned (and at executionStats run) without changing a document.
 // - A pipeline with $out or $merge is not explained with execution unless the caller passes consent.
-// - maxTimeMS bounds the explain on the server; cancel finds the operation by its comment in currentOp
-//   and kills it there (killOp), so the work stops on the server and not only the wait.
+// - maxTimeMS bounds the explain on the server; cancel kills the explain's own session (killSessions) and
+//   whatever carries its comment in currentOp, so the work stops on the server and not only the wait, for
+//   any user: a user may always see ($ownOps) and kill its own sessions, without the inprog privilege.
 // - The password is given by the caller, handed to the driver only, and never put in a message.
 
 import { randomBytes } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
-import { BSON, MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
+import { BSON, MongoClient, type ClientSession, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { loadPlan } from '../core/index';
 import type { FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
@@ -18,6 +19,7 @@ import { explainWouldWrite, familyMembers, toServerCommand, writingStages } from
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
+import { stopOwnOperations } from './mongoOps';
 import type { ExplainResult } from './types';
 
 export interface MongoConnectOptions {
@@ -357,9 +359,11 @@ function failedExecution(doc: unknown): { errorCode?: number; errorMessage?: str
   return undefined;
 }
 
-/** The operation a connection runs: found by its comment tag to be killed, and marked when cancelled. */
+/** The operation a connection runs: killed by its session and its comment tag, and marked when cancelled. */
 interface RunningOperation {
   tag: string;
+  /** The session the operation runs on, its own: killing it stops the operation and nothing else. */
+  session: ClientSession;
   promise: Promise<unknown>;
   cancelled: boolean;
 }
@@ -405,10 +409,10 @@ export class MongoConnection {
     return this.operation(tag, opts.signal, onAbort, async (state) => {
       const started = Date.now();
       try {
-        const run = db.command(explainCmd);
+        const run = db.command(explainCmd, { session: state.session });
         state.promise = run;
         const javascript = /"\$(where|function|accumulator)"/.test(JSON.stringify(built.command));
-        const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state.tag, timeoutMs, javascript));
+        const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state, timeoutMs, javascript));
         const durationMs = Date.now() - started;
         const rawText = BSON.EJSON.stringify(result, undefined, 2, { relaxed: true });
         const failed = failedExecution(result);
@@ -438,7 +442,7 @@ export class MongoConnection {
    * of `signal` calls `onAbort`, and the connection takes the next operation once this one settles.
    */
   private async operation<T>(tag: string, signal: AbortSignal | undefined, onAbort: () => void, run: (state: RunningOperation) => Promise<T>): Promise<T> {
-    const state: RunningOperation = { tag, promise: Promise.resolve(), cancelled: false };
+    const state: RunningOperation = { tag, session: this.client.startSession(), promise: Promise.resolve(), cancelled: false };
     signal?.addEventListener('abort', onAbort, { once: true });
     this.running = state;
     try {
@@ -446,21 +450,19 @@ export class MongoConnection {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.running = null;
+      if (!this.closed) await state.session.endSession().catch(() => {});
     }
   }
 
   /**
-   * Past the client-side deadline: killOp on the operation (found by its comment) through another pooled
-   * connection, then this client is closed without waiting for the answer. Returns the sentence to throw.
+   * Past the client-side deadline: the operation's session killed, and the operation found by its
+   * comment killed, through another pooled connection; then this client is closed without waiting for
+   * the answer. Returns the sentence to throw.
    */
-  private async abandon(tag: string, timeoutMs: number, javascript: boolean): Promise<AdapterError> {
+  private async abandon(state: RunningOperation, timeoutMs: number, javascript: boolean): Promise<AdapterError> {
     const waited = formatSeconds(timeoutMs + graceFor(timeoutMs));
     const admin = this.client.db('admin');
-    const kill = (async () => {
-      const ops = await admin.command({ currentOp: true, 'command.comment': tag });
-      for (const op of (ops.inprog ?? []) as Document[]) await admin.command({ killOp: 1, op: op.opid });
-      return ((ops.inprog ?? []) as Document[]).length > 0;
-    })().catch(() => false);
+    const kill = stopOwnOperations(admin, state.tag, [state.session]);
     let timer: NodeJS.Timeout | undefined;
     const killed = await Promise.race([kill, new Promise<false>((r) => (timer = setTimeout(() => r(false), 5000)))]);
     clearTimeout(timer);
@@ -473,28 +475,26 @@ export class MongoConnection {
   }
 
   /**
-   * Kills the running explain on the server (killOp on the operation found by its comment) and waits
-   * until it has stopped. Resolves false when nothing was running.
+   * Stops the running explain on the server: its own session killed (killSessions, which any user may
+   * do to its own sessions), and what currentOp shows of this user's operations ($ownOps) with its
+   * comment killed too; waits until it has stopped. Resolves false when nothing was running.
    */
   async cancel(): Promise<boolean> {
     const state = this.running;
     if (!state) return false;
     state.cancelled = true;
     const admin = this.client.db('admin');
-    const filter: Document = (this.server.maxWireVersion ?? 0) >= 9
-      ? { 'command.comment': state.tag }
-      : { appName: this.options.appName ?? 'query-plan-inspector', $or: [{ 'command.explain': { $exists: true } }, { 'command.createIndexes': { $exists: true } }] };
-    try {
-      // The operation may not be registered yet when cancel comes early: look again until it stops.
-      for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
-        const ops = await admin.command({ currentOp: true, ...filter });
-        for (const op of (ops.inprog ?? []) as Document[]) {
-          await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
-        }
-        await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 250))]);
+    const old = (this.server.maxWireVersion ?? 0) < 9;
+    // The operation may not be registered yet when cancel comes early: kill again until it stops.
+    for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
+      await stopOwnOperations(admin, state.tag, [state.session]);
+      if (old) {
+        // Servers before 4.4 do not show the comment: this connection's explain or build, by its appName.
+        const filter = { $ownOps: true, appName: this.options.appName ?? 'query-plan-inspector', $or: [{ 'command.explain': { $exists: true } }, { 'command.createIndexes': { $exists: true } }] };
+        const ops = await admin.command({ currentOp: true, ...filter }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
+        for (const op of ops) await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
       }
-    } catch (err) {
-      throw mongoError(err, this.options);
+      await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 100))]);
     }
     return true;
   }
@@ -530,7 +530,7 @@ export class MongoConnection {
     return this.operation(tag, opts.signal, onAbort, async (state) => {
       const started = Date.now();
       try {
-        const run = db.command(command);
+        const run = db.command(command, { session: state.session });
         state.promise = run;
         const reply = await run;
         const durationMs = Date.now() - started;

@@ -9,7 +9,8 @@
 // Work = keys examined + documents examined + documents sorted in memory. A $or over different fields
 // is measured by groups of indexes (one per branch) instead, since a hint names one index for the whole
 // query: all built once, each group run unhinted with the other indexes hidden. The scratch collection is
-// dropped after success, error and cancel; a cancel kills the running operation on the server.
+// created with its marker (verify.ts) before the copy, and dropped after success, error and cancel; a
+// cancel, or the end of the measurement's time budget, stops the running operation on the server.
 
 import type { Db, Document } from 'mongodb';
 import { canonicalKey, mongoCandidates, mongoOrCandidates, type MongoCandidate } from '../core/index';
@@ -20,9 +21,8 @@ import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError } from './errors';
-import { killable, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
-import { buildIndexes, dropScratch, indexSpecOf, mongoNumbers, sampleRefusal, scratchName, type LiveVerification, type TrialNumbers, type TrialStep } from './verify';
+import { buildIndexes, createScratch, dropScratch, indexSpecOf, measurementBudget, measurementCancelled, mongoNumbers, MongoMeasurement, sampleRefusal, scratchName, type LiveVerification, type TrialNumbers, type TrialStep } from './verify';
 
 export const MONGO_WORK_UNIT = 'keys + documents examined + documents sorted in memory';
 /** MongoDB allows 64 indexes per collection; _id and today's indexes take their share. */
@@ -41,6 +41,8 @@ export interface MongoTournamentOptions {
   /** Documents in the sample at most. */
   maxSample?: number;
   timeoutMs?: number;
+  /** Time the whole tournament may take; past it its operations are stopped on the server. Default measurementBudget(timeoutMs). */
+  budgetMs?: number;
   signal?: AbortSignal;
   onStep?: (step: TrialStep) => void;
 }
@@ -95,7 +97,6 @@ export function tournamentApplies(shape: MongoShape): boolean {
  */
 export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoCommand, shape: MongoShape, advice: Advice, opts: MongoTournamentOptions): Promise<MongoTournamentReport> {
   const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
-  const signal = opts.signal;
   const scratch = scratchName(cmd.collection);
   const report: MongoTournamentReport = { scratch, dropped: true, notes: [], warnings: [] };
   const refusal = sampleRefusal(cmd);
@@ -103,12 +104,16 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     report.notes.push(`${refusal}: nothing was measured.`);
     return report;
   }
-  const tag = operationTag('tournament');
+  if (opts.signal?.aborted) throw measurementCancelled(false);
+  const m = new MongoMeasurement('tournament', opts.signal, opts.budgetMs ?? measurementBudget(maxTimeMS));
+  const signal = m.signal;
+  const tag = m.tag;
   const source = db.collection(cmd.collection);
   const target = db.collection(scratch);
+  const made = { scratchMayExist: false };
   try {
     opts.onStep?.('copy');
-    const total = await killable(db, tag, signal, () => source.estimatedDocumentCount({ maxTimeMS, comment: tag }));
+    const total = await m.op(db, (session) => source.estimatedDocumentCount({ maxTimeMS, comment: tag, session }));
     const matching = opts.stats?.result ?? opts.stats?.equality;
     const size = tournamentSampleSize(total, matching, {
       ...(shape.limit !== undefined ? { limit: shape.limit + (shape.skip ?? 0) } : {}),
@@ -123,13 +128,16 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     // $sample reads only what it returns while that is under 5% of the collection; beyond, it sorts the
     // whole collection randomly, and a $rand filter gets about the same share in one pass without a sort.
     const share = size / Math.max(1, total);
-    const pick: Document[] = whole ? [] : share < 0.049 ? [{ $sample: { size } }] : [{ $match: { $expr: { $lt: [{ $rand: {} }, share] } } }];
-    await killable(db, tag, signal, () => source.aggregate([...pick, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
-    const inSample = await killable(db, tag, signal, () => target.countDocuments({}, { maxTimeMS, comment: tag }));
+    // The $rand filter's share is about `size`; the $limit makes it at most that, as the user was told.
+    const pick: Document[] = whole ? [] : share < 0.049 ? [{ $sample: { size } }] : [{ $match: { $expr: { $lt: [{ $rand: {} }, share] } } }, { $limit: size }];
+    await createScratch(db, m, scratch, maxTimeMS, made);
+    // $out into the marked collection replaces its documents and keeps its options, the marker with them.
+    await m.op(db, (session) => source.aggregate([...pick, { $out: scratch }], { maxTimeMS, comment: tag, session }).toArray());
+    const inSample = await m.op(db, (session) => target.countDocuments({}, { maxTimeMS, comment: tag, session }));
 
     opts.onStep?.('indexes');
     const existing = opts.existing.filter((ix) => ix.name !== '_id_');
-    await buildIndexes(db, tag, signal, scratch, existing.map(indexSpecOf), maxTimeMS, report);
+    await buildIndexes(db, m, scratch, existing.map(indexSpecOf), maxTimeMS, report);
 
     const on = (hint?: Document | string): MongoCommand => {
       const out: MongoCommand = { ...cmd, collection: scratch, hasPlaceholders: false };
@@ -140,7 +148,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     };
     const run = async (c: MongoCommand): Promise<{ ok: true; numbers: TrialNumbers } | { ok: false; message: string }> => {
       try {
-        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database: db.databaseName, ...(signal ? { signal } : {}) });
+        m.began();
+        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database: db.databaseName, signal });
         if (!r.load.ok) return { ok: false, message: r.load.refusal };
         return { ok: true, numbers: mongoNumbers(r.load.plan) };
       } catch (err) {
@@ -176,8 +185,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     const named = set.candidates.map((c) => ({ c, name: nameOf.get(canonicalKey(c.keys))! }));
     opts.onStep?.('indexes');
     const toBuild = [...new Map(named.filter((x) => x.c.existing === undefined).map((x) => [x.name, { key: x.c.keyPattern, name: x.name }])).values()].slice(0, room);
-    await buildIndexes(db, tag, signal, scratch, toBuild, maxTimeMS, report);
-    const built = new Set((await killable(db, tag, signal, () => target.listIndexes().toArray())).map((ix) => String(ix['name'])));
+    await buildIndexes(db, m, scratch, toBuild, maxTimeMS, report);
+    const built = new Set((await m.op(db, (session) => target.listIndexes({ session }).toArray())).map((ix) => String(ix['name'])));
 
     opts.onStep?.('explain');
     const entries: TournamentEntry[] = [];
@@ -188,7 +197,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       const show = async (names: Set<string>): Promise<void> => {
         for (const n of built) {
           if (n === '_id_' || hidden.has(n) === !names.has(n)) continue;
-          await killable(db, tag, signal, () => db.command({ collMod: scratch, index: { name: n, hidden: !names.has(n) }, comment: tag }));
+          await m.op(db, (session) => db.command({ collMod: scratch, index: { name: n, hidden: !names.has(n) }, comment: tag }, { session }));
           if (names.has(n)) hidden.delete(n);
           else hidden.add(n);
         }
@@ -247,7 +256,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     // A $or's planner choice is a set of indexes, one per branch: the groups' runs already show it.
     const planner = groups ? undefined : await run(on());
 
-    const label = `measured from a sample of ${whole ? `all ${inSample.toLocaleString('en-US')}` : `${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`} documents`;
+    // The whole collection copied is no sample: it says so, as the PostgreSQL tournament's "measured on all N rows".
+    const label = whole ? `measured on all ${inSample.toLocaleString('en-US')} documents` : `measured from a sample of ${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} documents`;
     const input: TournamentInput = {
       engine: 'mongodb',
       unit: MONGO_WORK_UNIT,
@@ -271,8 +281,11 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);
     }
     return report;
+  } catch (err) {
+    throw m.failure(err);
   } finally {
+    m.dispose();
     opts.onStep?.('drop');
-    await dropScratch(db, scratch, tag, report);
+    if (made.scratchMayExist) await dropScratch(db, scratch, tag, report);
   }
 }

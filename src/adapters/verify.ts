@@ -6,17 +6,22 @@
 // server, the collection's own indexes and the candidates are built there, and the query is explained at
 // executionStats: without a hint (what the planner does with today's indexes) and with a hint on each
 // candidate. Work is keys examined + documents examined + documents a blocking SORT holds. The scratch
-// collection is always dropped, after success, error or cancel.
+// collection is always dropped, after success, error or cancel. It is created empty first, carrying a
+// marker in its options (the run that made it and the time by which that run is over), then filled: a
+// run killed before it could drop it leaves a marked collection that a later run's sweep drops once that
+// time has passed, and the sweep never touches a collection without the marker, whatever its name. A
+// measurement has a time budget; past it, as on a cancel, its operations are stopped on the server.
 //
 // PostgreSQL: plain EXPLAIN without and with the index, hypothetical through HypoPG when it is installed
 // (nothing is built), otherwise, only when the user allows it, built inside a transaction that is rolled
 // back (the build locks writes to the table while it runs).
 
-import type { Db, Document } from 'mongodb';
+import type { ClientSession, Db, Document } from 'mongodb';
 import type { Advice, MongoIndexSpec, MongoQueryInput, PgIndexSpec, Suggestion, Verification } from '../core/index';
 import type { Plan, PlanNode } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { explainWouldWrite } from '../core/index';
+import { formatMs } from './deadline';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
@@ -120,6 +125,8 @@ export interface MongoTrialOptions {
   sampleSize?: number;
   /** maxTimeMS of each operation. Default 30 s. */
   timeoutMs?: number;
+  /** Time the whole trial may take; past it its operations are stopped on the server. Default measurementBudget(timeoutMs). */
+  budgetMs?: number;
   /** Aborting kills the running operation on the server; the scratch collection is dropped anyway. */
   signal?: AbortSignal;
   /** Suggestions tried, in rank order. Default 3. */
@@ -142,10 +149,138 @@ export interface MongoTrialReport {
   warnings: string[];
 }
 
-/** A name that says what the collection is, unique per run, with its creation time for stale sweeps. */
+/** A name that says what the collection is, unique per run, with its creation time. */
 export function scratchName(collection: string): string {
   const base = collection.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
   return `${TRIAL_PREFIX}${base}_${Date.now().toString(36)}_${operationTag('x').slice(-6)}`;
+}
+
+/** How a scratch collection's validator comment starts; the rest is the marker as JSON. */
+const SCRATCH_MARK = 'qpi-scratch ';
+/** Time a run's scratch collection is left alone after the run's budget, for the run's own drop. */
+export const SCRATCH_GRACE_MS = 5 * 60_000;
+
+/** What a scratch collection carries from its creation: the run that made it, and when that run is over. */
+export interface ScratchMarker {
+  run: string;
+  /** Milliseconds since the epoch: the run's start, its time budget and SCRATCH_GRACE_MS. */
+  until: number;
+}
+
+/**
+ * The collection options that mark a scratch collection: a validator that is only a comment (it matches
+ * every document, and validationLevel 'off' keeps the server from even applying it), which
+ * listCollections returns with the collection's options and which $out keeps when it replaces the
+ * collection's contents.
+ */
+export function scratchOptions(marker: ScratchMarker): Document {
+  return { validator: { $comment: `${SCRATCH_MARK}${JSON.stringify(marker)}` }, validationLevel: 'off' };
+}
+
+/** The marker in a collection's options (from listCollections), or undefined when it has none. */
+export function scratchMarkerOf(options: unknown): ScratchMarker | undefined {
+  const comment = ((options as Document | undefined)?.['validator'] as Document | undefined)?.['$comment'];
+  if (typeof comment !== 'string' || !comment.startsWith(SCRATCH_MARK)) return undefined;
+  try {
+    const m = JSON.parse(comment.slice(SCRATCH_MARK.length)) as Partial<ScratchMarker>;
+    return typeof m.run === 'string' && typeof m.until === 'number' && Number.isFinite(m.until) ? { run: m.run, until: m.until } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The time a whole measurement may take: ten times the limit of one operation, from 1 to 30 minutes. */
+export function measurementBudget(maxTimeMS: number): number {
+  return Math.min(30 * 60_000, Math.max(60_000, 10 * maxTimeMS));
+}
+
+/** The one sentence of a measurement a user stopped: true to what had been sent to the server. */
+export function measurementCancelled(begun: boolean): AdapterError {
+  return begun
+    ? new AdapterError('cancelled', 'The measurement was cancelled and stopped on the server.')
+    : new AdapterError('cancelled', 'The measurement was cancelled before it started.');
+}
+
+/**
+ * One MongoDB measurement (a tournament or a trial): its operations' comment tag, the signal that stops
+ * them (the caller's cancel, or the end of the time budget), whether any work was sent to the server, and
+ * the marker of its scratch collection. Every server operation goes through `op` or is preceded by
+ * `began()`, and `failure` turns whatever stopped the run into the sentence that is true of it.
+ */
+export class MongoMeasurement {
+  readonly tag: string;
+  readonly signal: AbortSignal;
+  readonly marker: ScratchMarker;
+  readonly budgetMs: number;
+  /** True once an operation was sent to the server. */
+  begun = false;
+  private expired = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort: () => void;
+
+  constructor(what: string, private readonly caller: AbortSignal | undefined, budgetMs: number) {
+    this.tag = operationTag(what);
+    this.budgetMs = budgetMs;
+    this.signal = this.controller.signal;
+    this.marker = { run: this.tag, until: Date.now() + budgetMs + SCRATCH_GRACE_MS };
+    this.onAbort = () => this.controller.abort();
+    if (caller?.aborted) this.controller.abort();
+    else caller?.addEventListener('abort', this.onAbort, { once: true });
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort();
+    }, budgetMs);
+  }
+
+  /** Marks that work goes to the server now (an explain through the adapter's own connection). */
+  began(): void {
+    if (!this.signal.aborted) this.begun = true;
+  }
+
+  /** One server operation of the measurement, stopped on the server when the measurement is stopped. */
+  op<T>(db: Db, run: (session: ClientSession) => Promise<T>): Promise<T> {
+    this.began();
+    return killable(db, this.tag, this.signal, run);
+  }
+
+  /** What to throw for an error that ended the run: the cancel or the budget when either stopped it. */
+  failure(err: unknown): unknown {
+    if (this.expired) return new AdapterError('timeout', `The measurement ran past its time budget of ${formatMs(this.budgetMs)} and was stopped on the server.`);
+    if (this.caller?.aborted) return measurementCancelled(this.begun);
+    return err;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/**
+ * Creates the scratch collection empty, with its marker, before anything is copied into it: a user who
+ * may not write is refused here (code 13), before the server has done any work.
+ */
+export async function createScratch(db: Db, m: MongoMeasurement, scratch: string, maxTimeMS: number, report: { scratchMayExist: boolean }): Promise<void> {
+  // From here the collection may exist (a cancel or a lost connection leaves it unknown), unless the
+  // server refused to create it.
+  report.scratchMayExist = true;
+  try {
+    await m.op(db, (session) => db.createCollection(scratch, { ...scratchOptions(m.marker), session, comment: m.tag, maxTimeMS }));
+  } catch (err) {
+    if (writeRefused(err)) report.scratchMayExist = false;
+    throw err;
+  }
+}
+
+/** True for the server's refusal of a write to a user without write access (code 13, Unauthorized). */
+export function writeRefused(err: unknown): boolean {
+  return err instanceof AdapterError && err.kind === 'auth' && err.code === 13;
+}
+
+/** The sample's description: "a random sample of 1,000 of 20,000 documents", or all of them when the whole collection was copied. */
+export function sampleWords(inSample: number, total: number): string {
+  return inSample >= total ? `all ${fmt(inSample)} documents` : `a random sample of ${fmt(inSample)} of ${fmt(total)} documents`;
 }
 
 /** The structured form of a rewrite as a command the adapter can explain, when it has every value. */
@@ -192,7 +327,6 @@ function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolea
 export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoCommand, advice: Advice, opts: MongoTrialOptions = {}): Promise<MongoTrialReport> {
   const sampleSize = Math.max(1, Math.floor(opts.sampleSize ?? DEFAULT_SAMPLE_SIZE));
   const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-  const signal = opts.signal;
   const scratch = scratchName(cmd.collection);
   const report: MongoTrialReport = { scratch, sampleSize: 0, collectionSize: 0, dropped: true, notes: [], warnings: [] };
   const refusal = sampleRefusal(cmd);
@@ -200,18 +334,24 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
     report.notes.push(`${refusal}: the suggestions were not tried.`);
     return report;
   }
-  const tag = operationTag('trial');
+  if (opts.signal?.aborted) throw measurementCancelled(false);
+  const m = new MongoMeasurement('trial', opts.signal, opts.budgetMs ?? measurementBudget(maxTimeMS));
+  const signal = m.signal;
+  const tag = m.tag;
   const source = db.collection(cmd.collection);
   const target = db.collection(scratch);
+  const made = { scratchMayExist: false };
   try {
     opts.onStep?.('copy');
-    report.collectionSize = await killable(db, tag, signal, () => source.estimatedDocumentCount({ maxTimeMS, comment: tag }));
+    report.collectionSize = await m.op(db, (session) => source.estimatedDocumentCount({ maxTimeMS, comment: tag, session }));
     // $sample reads only what it returns (a random cursor) while that is under 5% of the collection; a
     // bigger share reads the whole collection, which only a small collection may cost.
     const size = boundedSampleSize(sampleSize, report.collectionSize);
     if (size < sampleSize) report.notes.push(`The trial sample was cut to ${fmt(size)} documents: from 5% of the collection on, $sample reads all of it.`);
-    await killable(db, tag, signal, () => source.aggregate([{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag }).toArray());
-    report.sampleSize = await killable(db, tag, signal, () => target.countDocuments({}, { maxTimeMS, comment: tag }));
+    await createScratch(db, m, scratch, maxTimeMS, made);
+    // $out into the marked collection replaces its documents and keeps its options, the marker with them.
+    await m.op(db, (session) => source.aggregate([{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag, session }).toArray());
+    report.sampleSize = await m.op(db, (session) => target.countDocuments({}, { maxTimeMS, comment: tag, session }));
     if (report.sampleSize === 0) {
       report.notes.push(`${cmd.collection} holds no documents, so there was nothing to try the indexes on.`);
       return report;
@@ -219,7 +359,7 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
 
     opts.onStep?.('indexes');
     const existing = (opts.existing ?? []).filter((ix) => ix.name !== '_id_');
-    await buildIndexes(db, tag, signal, scratch, existing.map(indexSpecOf), maxTimeMS, report);
+    await buildIndexes(db, m, scratch, existing.map(indexSpecOf), maxTimeMS, report);
 
     opts.onStep?.('explain');
     const on = (c: MongoCommand, hint?: Document): MongoCommand => {
@@ -232,7 +372,8 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
     const database = db.databaseName;
     const run = async (c: MongoCommand): Promise<{ numbers: TrialNumbers; ok: true } | { ok: false; message: string }> => {
       try {
-        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database, ...(signal ? { signal } : {}) });
+        m.began();
+        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database, signal });
         if (!r.load.ok) return { ok: false, message: r.load.refusal };
         return { ok: true, numbers: mongoNumbers(r.load.plan) };
       } catch (err) {
@@ -261,11 +402,11 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
     }
     const toBuild = tried.filter((t, i) => !existing.some((ix) => sameKey(ix.key, t.key)) && tried.findIndex((u) => sameKey(u.key, t.key)) === i);
     opts.onStep?.('indexes');
-    await buildIndexes(db, tag, signal, scratch, toBuild.map((t) => ({ key: t.key })), maxTimeMS, report);
+    await buildIndexes(db, m, scratch, toBuild.map((t) => ({ key: t.key })), maxTimeMS, report);
     opts.onStep?.('explain');
 
     const base = { method: 'sampled' as const, unit: WORK_UNIT, sampleSize: report.sampleSize, collectionSize: report.collectionSize };
-    const where = `on a random sample of ${report.sampleSize >= report.collectionSize ? `all ${fmt(report.sampleSize)}` : `${fmt(report.sampleSize)} of ${fmt(report.collectionSize)}`} documents`;
+    const where = `on ${sampleWords(report.sampleSize, report.collectionSize)}`;
     const collscan = await run(on(cmd, { $natural: 1 }));
     const measured = new Map<Suggestion, TrialNumbers>();
     for (const t of tried) {
@@ -347,11 +488,16 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
         message: `${good ? 'Verified' : 'Refuted'} ${where}: a collection scan does ${numbersText(c)}, the best index tried ${numbersText(best)}.`,
       });
     }
-    report.notes.push(`The suggestions were tried ${where}, copied to a scratch collection that was then dropped: figures are for the sample, not the whole collection.`);
+    report.notes.push(report.sampleSize >= report.collectionSize
+      ? `The suggestions were tried ${where}, copied to a scratch collection that was then dropped.`
+      : `The suggestions were tried ${where}, copied to a scratch collection that was then dropped: figures are for the sample, not the whole collection.`);
     return report;
+  } catch (err) {
+    throw m.failure(err);
   } finally {
+    m.dispose();
     opts.onStep?.('drop');
-    await dropScratch(db, scratch, tag, report);
+    if (made.scratchMayExist) await dropScratch(db, scratch, tag, report);
   }
 }
 
@@ -387,11 +533,12 @@ function sameIndex(unhinted: TrialNumbers, hinted: TrialNumbers): boolean {
   return unhinted.index !== undefined && unhinted.index === hinted.index;
 }
 
-export async function buildIndexes(db: Db, tag: string, signal: AbortSignal | undefined, scratch: string, specs: Document[], maxTimeMS: number, report: { notes: string[] }): Promise<void> {
+export async function buildIndexes(db: Db, m: MongoMeasurement, scratch: string, specs: Document[], maxTimeMS: number, report: { notes: string[] }): Promise<void> {
   if (specs.length === 0) return;
   const coll = db.collection(scratch);
+  const tag = m.tag;
   try {
-    await killable(db, tag, signal, () => coll.createIndexes(specs as never, { maxTimeMS, comment: tag }));
+    await m.op(db, (session) => coll.createIndexes(specs as never, { maxTimeMS, comment: tag, session }));
     return;
   } catch (err) {
     if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
@@ -399,7 +546,7 @@ export async function buildIndexes(db: Db, tag: string, signal: AbortSignal | un
   // One bad specification fails the whole batch: build them one by one and name those that fail.
   for (const spec of specs) {
     try {
-      await killable(db, tag, signal, () => coll.createIndexes([spec] as never, { maxTimeMS, comment: tag }));
+      await m.op(db, (session) => coll.createIndexes([spec] as never, { maxTimeMS, comment: tag, session }));
     } catch (err) {
       if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
       report.notes.push(`The index ${JSON.stringify(spec['key'])} could not be built on the sample (${err instanceof Error ? err.message.replace(/\.$/, '') : String(err)}), so the trial went on without it.`);
@@ -407,15 +554,19 @@ export async function buildIndexes(db: Db, tag: string, signal: AbortSignal | un
   }
 }
 
-/** Drops scratch collections of earlier runs that were killed before they could clean up (older than `olderThanMs`). */
-export async function dropStaleTrials(db: Db, olderThanMs = 3_600_000): Promise<string[]> {
-  const names = await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }, { nameOnly: true }).toArray();
+/**
+ * Drops the scratch collections of earlier runs that were killed before they could drop them: only a
+ * collection that carries the marker written at its creation, and only once the time its run gave itself
+ * is past (that run is over, or stopped by its own budget). A collection without the marker is never
+ * dropped, whatever its name.
+ */
+export async function dropStaleTrials(db: Db, now: number = Date.now()): Promise<string[]> {
+  const listed = await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` }, type: 'collection' }).toArray();
   const dropped: string[] = [];
-  for (const { name } of names) {
-    const stamp = /_([0-9a-z]+)_[0-9a-f]{6}$/.exec(name)?.[1];
-    const created = stamp !== undefined ? parseInt(stamp, 36) : NaN;
-    if (!Number.isFinite(created) || Date.now() - created < olderThanMs) continue;
-    await db.collection(name).drop().then(() => dropped.push(name), () => {});
+  for (const c of listed) {
+    const marker = scratchMarkerOf((c as Document)['options']);
+    if (marker === undefined || marker.until > now) continue;
+    await db.collection(c.name).drop().then(() => dropped.push(c.name), () => {});
   }
   return dropped;
 }

@@ -7,7 +7,7 @@ import type { LiveAdvice } from '../adapters/advise';
 import type { LiveVerification, TrialNumbers, TrialStep } from '../adapters/verify';
 import type { Advice, Suggestion } from '../core/index';
 import type { MongoCommand } from '../core/index';
-import { explainWouldWrite } from '../core/index';
+import { explainWouldWrite, tournamentSampleSize } from '../core/index';
 import type { SuggestionStatus, SuggestionVerdict, SuggestionView } from '../protocol/webview';
 import { formatCount } from '../core/index';
 
@@ -201,15 +201,31 @@ export interface ConsentQuestion {
   accept: string;
 }
 
+/**
+ * The most documents a MongoDB measurement copies for the setting `sampleSize`: the tournament's own
+ * sizing when almost nothing matches the query (it then copies the most, to see enough matches); the
+ * trial of a pipeline copies at most `sampleSize`.
+ */
+export function mostCopied(sampleSize: number): number {
+  return tournamentSampleSize(Number.MAX_SAFE_INTEGER, 0, { min: sampleSize });
+}
+
+/** How many documents the sample holds, in words: "2,500 documents, more when few of them match the query (at most 20,000)". */
+function copiedWords(sampleSize: number): string {
+  const most = mostCopied(sampleSize);
+  return most > sampleSize ? `${fmt(sampleSize)} documents, more when few of them match the query (at most ${fmt(most)})` : `up to ${fmt(sampleSize)} documents`;
+}
+
 export function trialQuestion(collection: string, database: string | undefined, sampleSize: number): ConsentQuestion {
   const where = database ? `${database}.${collection}` : collection;
   return {
     kind: 'mongo-trial',
     message: `Try the suggested indexes on a random sample of ${where}?`,
     detail:
-      `MongoDB has no hypothetical indexes, so the check is a trial: a random sample of up to ${fmt(sampleSize)} documents is copied ` +
-      `to a scratch collection (qpi_trial_…) on the same server, the suggested and existing indexes are built there, the query is ` +
-      `explained with each, and the scratch collection is dropped, also on error or Cancel. ${collection} itself and its indexes are not changed.`,
+      `MongoDB has no hypothetical indexes, so the check is a trial: a random sample of ${copiedWords(sampleSize)}, or the whole ` +
+      `collection when it holds fewer, is copied to a scratch collection (qpi_trial_…) on the same server, the suggested and existing ` +
+      `indexes are built there, the query is explained with each, and the scratch collection is dropped, also on error or Cancel. ` +
+      `${collection} itself and its indexes are not changed.`,
     accept: 'Run the Trial',
   };
 }
@@ -231,7 +247,9 @@ export function buildQuestion(tables: string[], hypopgInstalled: boolean): Conse
 export function trialStepText(step: TrialStep, collection: string, sampleSize: number): string {
   switch (step) {
     case 'copy':
-      return `copying a random sample of up to ${fmt(sampleSize)} documents of ${collection} to a scratch collection`;
+      return mostCopied(sampleSize) > sampleSize
+        ? `copying a random sample of ${fmt(sampleSize)} documents of ${collection} or more (at most ${fmt(mostCopied(sampleSize))}) to a scratch collection`
+        : `copying a random sample of up to ${fmt(sampleSize)} documents of ${collection} to a scratch collection`;
     case 'indexes':
       return 'building the indexes on the sample';
     case 'explain':
