@@ -26,6 +26,14 @@ const dynamicLoadOf = (modules, message) => {
   ];
 };
 const restrictSyntax = (...entries) => ({ 'no-restricted-syntax': ['error', ...entries.flat()] });
+// The one door to a user's server (src/adapters/door.ts): no other module calls a driver's method that
+// sends a statement or a command. A collection, a database or the admin database is reached only there,
+// so what the driver can do with one (find, drop, createIndex...) is reached only there too.
+const DRIVER_CALLS = ['query', 'command', 'aggregate', 'collection', 'db', 'admin', 'listCollections', 'createCollection', 'dropCollection', 'createIndexes', 'dropIndexes', 'insertMany', 'insertOne', 'estimatedDocumentCount', 'countDocuments', 'killCursors'];
+const driverCalls = [{
+  selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=/^(${DRIVER_CALLS.join('|')})$/]`,
+  message: 'Statements and commands reach a user\'s server through src/adapters/door.ts only: it applies the side-effect verdict, READ ONLY, the deadline and cancellation in one place.',
+}];
 // Globals of Node and of the browser that would tie the pure core to one host.
 const hostGlobals = ['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate', 'window', 'document', 'navigator', 'localStorage', 'self', 'fetch', 'XMLHttpRequest']
   .map((name) => ({ name, message: 'src/core is pure: it runs the same in Node, the language server and the browser, without host globals.' }));
@@ -62,8 +70,12 @@ export default tseslint.config(
     files: ['src/adapters/**/*.ts'],
     rules: {
       ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.', coreSurface),
-      ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.')),
+      ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.'), driverCalls),
     },
+  },
+  {
+    files: ['src/adapters/door.ts'],
+    rules: restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.')),
   },
   {
     files: ['src/server/**/*.ts'],
@@ -78,12 +90,12 @@ export default tseslint.config(
     files: ['src/cli/**/*.ts'],
     rules: {
       ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface),
-      ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.')),
+      ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.'), driverCalls),
     },
   },
   {
     files: ['src/extension/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface] }], ...restrictSyntax(driverCalls) },
   },
   {
     // Tests wait on an event, or on a condition through until() (test/until.ts, the one bounded wait):

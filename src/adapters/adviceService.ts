@@ -19,6 +19,7 @@ import {
   adviseQuery, existingMongo, existingPg, verifyMongoLive, verifyPostgresLive,
   type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession,
 } from './advise';
+import { mongoDatabase, mongoEstimatedCount } from './door';
 
 /**
  * The advisor's one entry point (adviseQuery), asked without measurement: measurement writes on the
@@ -100,8 +101,8 @@ export class AdviceService {
   async mongo(session: MongoAdviceSession, cmd: MongoCommand, req: ServiceRequest): Promise<LiveAdvice> {
     const dbName = cmd.database ?? req.options?.database ?? session.db.databaseName;
     const indexes = (await session.conn.listIndexes(cmd.collection, dbName)).map(existingMongo);
-    const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
-    const count = await db.collection(cmd.collection).estimatedDocumentCount({ maxTimeMS: 5_000 }).catch(() => -1);
+    const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
+    const count = await mongoEstimatedCount(db, cmd.collection, { maxTimeMS: 5_000 }).catch(() => -1);
     // The command without where it was written (its source ranges), so spacing does not count.
     const { database: _db, ranges: _ranges, explain: _explain, ...rest } = cmd;
     const parts: AdviceKeyParts = {

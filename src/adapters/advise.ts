@@ -22,7 +22,7 @@ import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
 import { connectPostgres, hangUp, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
-import { pgBackendActive, pgCancelBackend, pgExecute, pgSend, pgTerminateBackend, type Clearance } from './door';
+import { mongoClientDatabase, mongoDatabase, pgBackendActive, pgCancelBackend, pgExecute, pgSend, pgTerminateBackend, type Clearance } from './door';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
 import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
 import { mongoTournament, tournamentApplies } from './tournament';
@@ -169,7 +169,7 @@ export async function openMongoAdvice(options: MongoConnectOptions & { database?
     await client.close().catch(() => {});
     throw mongoOpError(err, false, [options.password, ...uriSecrets(options.uri)]);
   }
-  const db = options.database !== undefined ? client.db(options.database) : client.db();
+  const db = mongoClientDatabase(client, options.database);
   return {
     conn,
     db,
@@ -291,7 +291,7 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
   const shape = mongoShape(input.query);
   if (!shape.ok) return { ...base, advice: refused('mongodb', shape.refusal) };
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
-  const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
+  const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
 
@@ -335,7 +335,7 @@ export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCom
     return live;
   }
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
-  const db = dbName === session.db.databaseName ? session.db : session.db.client.db(dbName);
+  const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
   const indexes = await conn.listIndexes(cmd.collection, dbName);
   const shown = opts.measuredOrder ? undefined : shownOrder(advice);
   await trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);

@@ -15,6 +15,10 @@
 // - The error sentence: a refusal here is an AdapterError of one sentence; driver errors keep their code
 //   for the caller's sentence (pgError in postgres.ts, mongoOpError in mongoOps.ts).
 
+import type {
+  AggregateOptions, CountDocumentsOptions, CreateCollectionOptions, CreateIndexesOptions, Db, Document, DropCollectionOptions,
+  EstimatedDocumentCountOptions, ListCollectionsOptions, ListIndexesOptions, MongoClient, RunCommandOptions,
+} from 'mongodb';
 import pg from 'pg';
 import { treeWrites } from '../core/index';
 import { AdapterError } from './errors';
@@ -172,4 +176,171 @@ export async function pgTerminateBackend(config: pg.ClientConfig, pid: number, c
   clearTimeout(timer);
   void other.end().catch(() => {});
   return stopped;
+}
+
+// ---- MongoDB ------------------------------------------------------------------------------------------
+//
+// What the product sends to MongoDB: reads of the user's collections (counts, a $sample, the listings),
+// the explain command (whose verdict on writing stages is mongoExplain's), the scratch collection of a
+// measurement (created with a marker, filled by $out, indexed, dropped), the user's own index build after
+// consent, and the means to stop our own operations. A command not in these is refused here, and a
+// collection is dropped only when it carries the scratch marker.
+
+/** How a scratch collection's validator comment starts; the rest is the marker as JSON. */
+const SCRATCH_MARK = 'qpi-scratch ';
+
+/** What a scratch collection carries from its creation: the run that made it, and when that run is over. */
+export interface ScratchMarker {
+  run: string;
+  /** Milliseconds since the epoch: the run's start, its time budget and a grace. */
+  until: number;
+}
+
+/**
+ * The collection options that mark a scratch collection: a validator that is only a comment (it matches
+ * every document, and validationLevel 'off' keeps the server from even applying it), which
+ * listCollections returns with the collection's options and which $out keeps when it replaces the
+ * collection's contents.
+ */
+export function scratchOptions(marker: ScratchMarker): Document {
+  return { validator: { $comment: `${SCRATCH_MARK}${JSON.stringify(marker)}` }, validationLevel: 'off' };
+}
+
+/** The marker in a collection's options (from listCollections), or undefined when it has none. */
+export function scratchMarkerOf(options: unknown): ScratchMarker | undefined {
+  const comment = ((options as Document | undefined)?.['validator'] as Document | undefined)?.['$comment'];
+  if (typeof comment !== 'string' || !comment.startsWith(SCRATCH_MARK)) return undefined;
+  try {
+    const m = JSON.parse(comment.slice(SCRATCH_MARK.length)) as Partial<ScratchMarker>;
+    return typeof m.run === 'string' && typeof m.until === 'number' && Number.isFinite(m.until) ? { run: m.run, until: m.until } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Commands the door sends as they are: they read, explain, or stop our own operations. */
+const MONGO_COMMANDS = new Set(['hello', 'isMaster', 'buildInfo', 'currentOp', 'killOp', 'killSessions']);
+
+/** Scratch collections this process made, by database and name: the only targets of $out and collMod. */
+const scratches = new Set<string>();
+/** Indexes this process built on a user's collection, by database, collection and name: the only ones it may drop. */
+const built = new Set<string>();
+
+const nsKey = (db: Db, ...parts: string[]): string => [db.databaseName, ...parts].join('\u0000');
+
+function refuse(what: string): Promise<never> {
+  return Promise.reject(new AdapterError('side-effects', `${what}: the product does not send that to your server.`));
+}
+
+/** Another database of the same connection (the admin database among them). */
+export function mongoDatabase(db: Db, name: string): Db {
+  return db.client.db(name);
+}
+
+/** The default database of a connection, or the one named. */
+export function mongoClientDatabase(client: MongoClient, name?: string): Db {
+  return name === undefined ? client.db() : client.db(name);
+}
+
+/** A command that reads or stops our own operations (hello, buildInfo, currentOp, killOp, killSessions). */
+export function mongoCommand(db: Db, command: Document, options: RunCommandOptions = {}): Promise<Document> {
+  const name = Object.keys(command)[0] ?? '';
+  if (!MONGO_COMMANDS.has(name)) return refuse(`The command ${name}`);
+  return db.command(command, options);
+}
+
+/**
+ * The explain command. A pipeline with $out or $merge writes when it runs, so it is explained beyond
+ * queryPlanner only with the user's consent (`allowWrites`), or into a scratch collection of ours.
+ */
+export function mongoExplain(db: Db, explain: Document, options: RunCommandOptions & { allowWrites?: boolean } = {}): Promise<Document> {
+  const { allowWrites, ...rest } = options;
+  const inner = explain['explain'] as Document | undefined;
+  const target = writeTarget(inner?.['pipeline']);
+  if (target !== undefined && explain['verbosity'] !== 'queryPlanner' && allowWrites !== true && !scratches.has(nsKey(db, target))) {
+    return refuse(`An explain that runs a pipeline writing to ${target}`);
+  }
+  return db.command(explain, rest);
+}
+
+/** The collection a pipeline's $out or $merge writes, or undefined when it writes nothing. */
+function writeTarget(pipeline: unknown): string | undefined {
+  if (!Array.isArray(pipeline)) return undefined;
+  for (const stage of pipeline as Document[]) {
+    const out = stage?.['$out'] ?? stage?.['$merge'];
+    if (out === undefined) continue;
+    if (typeof out === 'string') return out;
+    const into = (out as Document)['into'] ?? (out as Document)['coll'];
+    return typeof into === 'string' ? into : typeof (into as Document | undefined)?.['coll'] === 'string' ? String((into as Document)['coll']) : '(a collection)';
+  }
+  return undefined;
+}
+
+/** An aggregation on a collection, its results read; $out or $merge only into a scratch collection of ours. */
+export function mongoAggregate(db: Db, collection: string, pipeline: Document[], options: AggregateOptions = {}): Promise<Document[]> {
+  const target = writeTarget(pipeline);
+  if (target !== undefined && !scratches.has(nsKey(db, target))) return refuse(`A pipeline writing to ${target}`);
+  return db.collection(collection).aggregate(pipeline, options).toArray();
+}
+
+export function mongoCountDocuments(db: Db, collection: string, filter: Document, options: CountDocumentsOptions = {}): Promise<number> {
+  return db.collection(collection).countDocuments(filter, options);
+}
+
+export function mongoEstimatedCount(db: Db, collection: string, options: EstimatedDocumentCountOptions = {}): Promise<number> {
+  return db.collection(collection).estimatedDocumentCount(options);
+}
+
+export function mongoListCollections(db: Db, filter: Document, options: ListCollectionsOptions = {}): Promise<Document[]> {
+  return db.listCollections(filter, options).toArray();
+}
+
+export function mongoListIndexes(db: Db, collection: string, options: ListIndexesOptions = {}): Promise<Document[]> {
+  return db.collection(collection).listIndexes(options).toArray();
+}
+
+/** Creates a scratch collection with its marker; from then on $out, indexes and collMod may reach it. */
+export async function mongoCreateScratch(db: Db, name: string, marker: ScratchMarker, options: CreateCollectionOptions = {}): Promise<void> {
+  scratches.add(nsKey(db, name));
+  await db.createCollection(name, { ...scratchOptions(marker), ...options });
+}
+
+/** Builds indexes on a scratch collection of ours. */
+export function mongoScratchIndexes(db: Db, scratch: string, specs: Document[], options: CreateIndexesOptions = {}): Promise<string[]> {
+  if (!scratches.has(nsKey(db, scratch))) return refuse(`Indexes on ${scratch}, which is not a scratch collection of this run,`);
+  return db.collection(scratch).createIndexes(specs as never, options);
+}
+
+/** Hides or shows an index of a scratch collection of ours (collMod). */
+export function mongoScratchCollMod(db: Db, scratch: string, change: Document, options: RunCommandOptions = {}): Promise<Document> {
+  if (!scratches.has(nsKey(db, scratch))) return refuse(`collMod of ${scratch}, which is not a scratch collection of this run,`);
+  return db.command({ collMod: scratch, ...change }, options);
+}
+
+/**
+ * Drops a scratch collection: only when the server shows it with the scratch marker, whatever its name
+ * and whoever made it (a sweep drops those of killed runs). Resolves whether it was dropped; a collection
+ * that is gone already is not an error.
+ */
+export async function mongoDropScratch(db: Db, name: string, options: DropCollectionOptions = {}): Promise<boolean> {
+  const listed = await db.listCollections({ name }, {}).toArray();
+  const info = listed[0];
+  if (!info) return false;
+  if (scratchMarkerOf((info as Document)['options']) === undefined) return refuse(`Dropping ${name}, which carries no scratch marker,`);
+  const ok = await db.collection(name).drop(options);
+  scratches.delete(nsKey(db, name));
+  return ok;
+}
+
+/** The user's index build, after their consent (the createIndexes command as written for it). */
+export function mongoBuildIndex(db: Db, command: Document, options: RunCommandOptions = {}): Promise<Document> {
+  if (typeof command['createIndexes'] !== 'string') return refuse('An index build without its collection');
+  for (const ix of (command['indexes'] as Document[] | undefined) ?? []) if (typeof ix['name'] === 'string') built.add(nsKey(db, command['createIndexes'], ix['name']));
+  return db.command(command, options);
+}
+
+/** Drops an index this process built (an index build cancelled or failed half-way), never another. */
+export function mongoDropBuiltIndex(db: Db, collection: string, name: string, options: RunCommandOptions = {}): Promise<Document> {
+  if (!built.has(nsKey(db, collection, name))) return refuse(`Dropping the index ${name}, which this run did not build,`);
+  return db.command({ dropIndexes: collection, index: name }, options);
 }

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { BSON, type ClientSession, type Db, type Document } from 'mongodb';
+import { mongoCommand, mongoDatabase } from './door';
 import { AdapterError, firstLine, isNetworkCode, networkReason, scrub } from './errors';
 
 /**
@@ -51,12 +52,12 @@ export function operationTag(what: string): string {
  */
 export async function stopOwnOperations(admin: Db, tag: string, sessions: readonly ClientSession[] = []): Promise<boolean> {
   const ids = sessions.filter((s) => !s.hasEnded).map((s) => s.id).filter((id): id is NonNullable<typeof id> => id !== undefined);
-  const killed = ids.length > 0 && (await admin.command({ killSessions: ids }).then(() => true, () => false));
-  const ops = await admin.command({ currentOp: true, $ownOps: true, 'command.comment': tag }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
+  const killed = ids.length > 0 && (await mongoCommand(admin, { killSessions: ids }).then(() => true, () => false));
+  const ops = await mongoCommand(admin, { currentOp: true, $ownOps: true, 'command.comment': tag }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
   for (const op of ops) {
     const lsid = (op.lsid as Document | undefined)?.id;
-    if (lsid !== undefined) await admin.command({ killSessions: [{ id: lsid }] }).catch(() => {});
-    await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
+    if (lsid !== undefined) await mongoCommand(admin, { killSessions: [{ id: lsid }] }).catch(() => {});
+    await mongoCommand(admin, { killOp: 1, op: op.opid }).catch(() => {});
   }
   return killed || ops.length > 0;
 }
@@ -72,7 +73,7 @@ export async function killable<T>(db: Db, tag: string, signal: AbortSignal | und
   let settled = false;
   const session = db.client.startSession();
   const kill = async (): Promise<void> => {
-    const admin = db.client.db('admin');
+    const admin = mongoDatabase(db, 'admin');
     for (let attempt = 0; attempt < 100 && !settled; attempt++) {
       await stopOwnOperations(admin, tag, [session]);
       await new Promise((r) => setTimeout(r, 100));

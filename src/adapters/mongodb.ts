@@ -20,6 +20,7 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
 import { stopOwnOperations } from './mongoOps';
+import { mongoBuildIndex, mongoClientDatabase, mongoCommand, mongoDropBuiltIndex, mongoEstimatedCount, mongoExplain, mongoListCollections, mongoListIndexes } from './door';
 import type { ExplainResult } from './types';
 
 export interface MongoConnectOptions {
@@ -123,9 +124,9 @@ export async function connectMongo(options: MongoConnectOptions): Promise<MongoC
     const connected = withDeadline(
       (async () => {
         await client.connect();
-        const admin = client.db('admin');
-        const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
-        const buildInfo = await admin.command({ buildInfo: 1 }).catch(() => ({}) as Document);
+        const admin = mongoClientDatabase(client, 'admin');
+        const hello = await mongoCommand(admin, { hello: 1 }).catch(() => mongoCommand(admin, { isMaster: 1 }));
+        const buildInfo = await mongoCommand(admin, { buildInfo: 1 }).catch(() => ({}) as Document);
         return { hello, buildInfo };
       })(),
       waitMs,
@@ -409,7 +410,7 @@ export class MongoConnection {
     return this.operation(tag, opts.signal, onAbort, async (state) => {
       const started = Date.now();
       try {
-        const run = db.command(explainCmd, { session: state.session });
+        const run = mongoExplain(db, explainCmd, { session: state.session, allowWrites: opts.allowWrites === true });
         state.promise = run;
         const javascript = /"\$(where|function|accumulator)"/.test(JSON.stringify(built.command));
         const result = await withDeadline(run, timeoutMs + graceFor(timeoutMs), () => this.abandon(state, timeoutMs, javascript));
@@ -461,7 +462,7 @@ export class MongoConnection {
    */
   private async abandon(state: RunningOperation, timeoutMs: number, javascript: boolean): Promise<AdapterError> {
     const waited = formatSeconds(timeoutMs + graceFor(timeoutMs));
-    const admin = this.client.db('admin');
+    const admin = mongoClientDatabase(this.client, 'admin');
     const kill = stopOwnOperations(admin, state.tag, [state.session]);
     let timer: NodeJS.Timeout | undefined;
     const killed = await Promise.race([kill, new Promise<false>((r) => (timer = setTimeout(() => r(false), 5000)))]);
@@ -483,7 +484,7 @@ export class MongoConnection {
     const state = this.running;
     if (!state) return false;
     state.cancelled = true;
-    const admin = this.client.db('admin');
+    const admin = mongoClientDatabase(this.client, 'admin');
     const old = (this.server.maxWireVersion ?? 0) < 9;
     // The operation may not be registered yet when cancel comes early: kill again until it stops.
     for (let attempt = 0; attempt < 40 && this.running === state; attempt++) {
@@ -491,8 +492,8 @@ export class MongoConnection {
       if (old) {
         // Servers before 4.4 do not show the comment: this connection's explain or build, by its appName.
         const filter = { $ownOps: true, appName: this.options.appName ?? 'query-plan-inspector', $or: [{ 'command.explain': { $exists: true } }, { 'command.createIndexes': { $exists: true } }] };
-        const ops = await admin.command({ currentOp: true, ...filter }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
-        for (const op of ops) await admin.command({ killOp: 1, op: op.opid }).catch(() => {});
+        const ops = await mongoCommand(admin, { currentOp: true, ...filter }).then((r) => (r.inprog ?? []) as Document[], () => [] as Document[]);
+        for (const op of ops) await mongoCommand(admin, { killOp: 1, op: op.opid }).catch(() => {});
       }
       await Promise.race([state.promise.catch(() => {}), new Promise((r) => setTimeout(r, 100))]);
     }
@@ -511,7 +512,7 @@ export class MongoConnection {
     const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS));
     const tag = `qpi-create-index-${randomBytes(8).toString('hex')}`;
     const databaseName = spec.database ?? opts.database;
-    const db = databaseName !== undefined ? this.client.db(databaseName) : this.client.db();
+    const db = mongoClientDatabase(this.client, databaseName);
     const target = `${db.databaseName}.${spec.collection}`;
     let index: Document;
     try {
@@ -525,18 +526,18 @@ export class MongoConnection {
     const onAbort = (): void => {
       void this.cancel().catch(() => {});
       // On replica sets the build outlives a killed command; dropping the index is what aborts it there.
-      if (!existed) void new Promise((r) => setTimeout(r, 300)).then(() => db.command({ dropIndexes: spec.collection, index: spec.name })).catch(() => {});
+      if (!existed) void new Promise((r) => setTimeout(r, 300)).then(() => mongoDropBuiltIndex(db, spec.collection, spec.name)).catch(() => {});
     };
     return this.operation(tag, opts.signal, onAbort, async (state) => {
       const started = Date.now();
       try {
-        const run = db.command(command, { session: state.session });
+        const run = mongoBuildIndex(db, command, { session: state.session });
         state.promise = run;
         const reply = await run;
         const durationMs = Date.now() - started;
         if (state.cancelled) {
           // The build finished before the kill reached it: undo it, since the user asked to stop.
-          if (!existed) await db.command({ dropIndexes: spec.collection, index: spec.name }).catch(() => {});
+          if (!existed) await mongoDropBuiltIndex(db, spec.collection, spec.name).catch(() => {});
           throw new AdapterError('cancelled', `The index build on ${target} was cancelled; it had already finished, so ${spec.name} was dropped again.`);
         }
         // The server answers "all indexes already exist" (note) when the same index is there under that name.
@@ -572,10 +573,10 @@ export class MongoConnection {
    */
   async familyCollections(family: string, database?: string): Promise<FamilyMember[]> {
     try {
-      const db = database !== undefined ? this.client.db(database) : this.client.db();
-      const listed = await db.listCollections({ type: 'collection' }, { nameOnly: true }).toArray();
+      const db = mongoClientDatabase(this.client, database);
+      const listed = await mongoListCollections(db, { type: 'collection' }, { nameOnly: true });
       const names = familyMembers(family, listed.map((c) => String(c.name))).sort();
-      const counted = await Promise.all(names.slice(0, FAMILY_COUNTED).map(async (name) => ({ name, documents: await db.collection(name).estimatedDocumentCount() })));
+      const counted = await Promise.all(names.slice(0, FAMILY_COUNTED).map(async (name) => ({ name, documents: await mongoEstimatedCount(db, name) })));
       counted.sort((a, b) => b.documents - a.documents || a.name.localeCompare(b.name));
       return [...counted, ...names.slice(FAMILY_COUNTED).map((name) => ({ name }))];
     } catch (err) {
@@ -586,8 +587,8 @@ export class MongoConnection {
   /** Indexes of a collection (none when it does not exist). */
   async listIndexes(collection: string, database?: string): Promise<MongoIndexInfo[]> {
     try {
-      const db = database !== undefined ? this.client.db(database) : this.client.db();
-      const raw = await db.collection(collection).listIndexes().toArray();
+      const db = mongoClientDatabase(this.client, database);
+      const raw = await mongoListIndexes(db, collection);
       return raw.map((ix) => {
         const { name, key, unique, sparse, hidden, partialFilterExpression, expireAfterSeconds, collation, ...rest } = ix as Document;
         const info: MongoIndexInfo = {
@@ -617,7 +618,7 @@ export class MongoConnection {
 
   private database(cmd: MongoCommand, opts: MongoExplainOptions): Db {
     const name = cmd.database ?? opts.database;
-    return name !== undefined ? this.client.db(name) : this.client.db();
+    return mongoClientDatabase(this.client, name);
   }
 }
 

@@ -19,7 +19,7 @@ import type { MongoStats, PgStats, PgTableStats } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, operationTag, toBson } from './mongoOps';
 import type { PostgresConnection } from './postgres';
-import type { Clearance } from './door';
+import { mongoAggregate, mongoCountDocuments, mongoEstimatedCount, type Clearance } from './door';
 
 /** Documents read by $sample when the options do not say. */
 export const DEFAULT_SAMPLE_SIZE = 1000;
@@ -161,11 +161,10 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
   const requested = Math.max(1, Math.floor(opts.sampleSize ?? DEFAULT_SAMPLE_SIZE));
   const exactUpTo = Math.max(0, Math.floor(opts.exactUpTo ?? EXACT_COUNT_LIMIT));
   const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_STATS_TIMEOUT_MS));
-  const coll = db.collection(collection);
   const notes: string[] = [];
   const tag = operationTag('stats');
 
-  const total = await killable(db, tag, opts.signal, () => coll.estimatedDocumentCount({ maxTimeMS, comment: tag }));
+  const total = await killable(db, tag, opts.signal, (session) => mongoEstimatedCount(db, collection, { maxTimeMS, comment: tag, session }));
   const { sets, equalityKey, resultKey } = mongoCountSets(shape);
   const sampleSize = boundedSampleSize(requested, total, exactUpTo, opts.exactCounts === true);
   if (sampleSize < requested) notes.push(`The sample was cut to ${sampleSize.toLocaleString('en-US')} documents: from 5% of the collection on, $sample reads all of it.`);
@@ -180,7 +179,7 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
   const kept = paths.filter((p) => !paths.some((q) => q !== p && p.startsWith(`${q}.`)) && p !== '_id');
   facet['docs'] = [{ $project: { _id: 0, ...Object.fromEntries(kept.map((p) => [p, 1])) } }];
   const pipeline: Document[] = [{ $sample: { size: sampleSize } }, { $facet: facet }];
-  const sampled = await killable(db, tag, opts.signal, () => coll.aggregate(pipeline, { maxTimeMS, comment: tag }).toArray());
+  const sampled = await killable(db, tag, opts.signal, (session) => mongoAggregate(db, collection, pipeline, { maxTimeMS, comment: tag, session }));
   const row = (sampled[0] ?? {}) as Document;
   const countOf = (k: string): number => ((row[k] as Document[] | undefined)?.[0]?.['n'] as number | undefined) ?? 0;
   const inSample = countOf('size');
@@ -202,7 +201,7 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
       try {
         const options: Document = { maxTimeMS, comment: tag };
         if (!opts.exactCounts) options['limit'] = exactUpTo;
-        value = await killable(db, tag, opts.signal, () => coll.countDocuments(mongoSetFilter(s.preds), options));
+        value = await killable(db, tag, opts.signal, (session) => mongoCountDocuments(db, collection, mongoSetFilter(s.preds), { ...options, session }));
         isExact = true;
       } catch (err) {
         if (!(err instanceof AdapterError) || err.kind !== 'timeout') throw err;

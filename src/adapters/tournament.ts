@@ -21,6 +21,7 @@ import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError } from './errors';
+import { mongoAggregate, mongoCountDocuments, mongoEstimatedCount, mongoListIndexes, mongoScratchCollMod } from './door';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
 import { buildIndexes, createScratch, dropScratch, indexSpecOf, measurementBudget, measurementCancelled, mongoNumbers, MongoMeasurement, sampleRefusal, scratchName, type LiveVerification, type TrialNumbers, type TrialStep } from './verify';
 
@@ -108,12 +109,10 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
   const m = new MongoMeasurement('tournament', opts.signal, opts.budgetMs ?? measurementBudget(maxTimeMS));
   const signal = m.signal;
   const tag = m.tag;
-  const source = db.collection(cmd.collection);
-  const target = db.collection(scratch);
   const made = { scratchMayExist: false };
   try {
     opts.onStep?.('copy');
-    const total = await m.op(db, (session) => source.estimatedDocumentCount({ maxTimeMS, comment: tag, session }));
+    const total = await m.op(db, (session) => mongoEstimatedCount(db, cmd.collection, { maxTimeMS, comment: tag, session }));
     const matching = opts.stats?.result ?? opts.stats?.equality;
     const size = tournamentSampleSize(total, matching, {
       ...(shape.limit !== undefined ? { limit: shape.limit + (shape.skip ?? 0) } : {}),
@@ -132,8 +131,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     const pick: Document[] = whole ? [] : share < 0.049 ? [{ $sample: { size } }] : [{ $match: { $expr: { $lt: [{ $rand: {} }, share] } } }, { $limit: size }];
     await createScratch(db, m, scratch, maxTimeMS, made);
     // $out into the marked collection replaces its documents and keeps its options, the marker with them.
-    await m.op(db, (session) => source.aggregate([...pick, { $out: scratch }], { maxTimeMS, comment: tag, session }).toArray());
-    const inSample = await m.op(db, (session) => target.countDocuments({}, { maxTimeMS, comment: tag, session }));
+    await m.op(db, (session) => mongoAggregate(db, cmd.collection, [...pick, { $out: scratch }], { maxTimeMS, comment: tag, session }));
+    const inSample = await m.op(db, (session) => mongoCountDocuments(db, scratch, {}, { maxTimeMS, comment: tag, session }));
 
     opts.onStep?.('indexes');
     const existing = opts.existing.filter((ix) => ix.name !== '_id_');
@@ -186,7 +185,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     opts.onStep?.('indexes');
     const toBuild = [...new Map(named.filter((x) => x.c.existing === undefined).map((x) => [x.name, { key: x.c.keyPattern, name: x.name }])).values()].slice(0, room);
     await buildIndexes(db, m, scratch, toBuild, maxTimeMS, report);
-    const built = new Set((await m.op(db, (session) => target.listIndexes({ session }).toArray())).map((ix) => String(ix['name'])));
+    const built = new Set((await m.op(db, (session) => mongoListIndexes(db, scratch, { session }))).map((ix) => String(ix['name'])));
 
     opts.onStep?.('explain');
     const entries: TournamentEntry[] = [];
@@ -197,7 +196,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       const show = async (names: Set<string>): Promise<void> => {
         for (const n of built) {
           if (n === '_id_' || hidden.has(n) === !names.has(n)) continue;
-          await m.op(db, (session) => db.command({ collMod: scratch, index: { name: n, hidden: !names.has(n) }, comment: tag }, { session }));
+          await m.op(db, (session) => mongoScratchCollMod(db, scratch, { index: { name: n, hidden: !names.has(n) }, comment: tag }, { session }));
           if (names.has(n)) hidden.delete(n);
           else hidden.add(n);
         }

@@ -22,6 +22,7 @@ import type { Plan, PlanNode } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { explainWouldWrite } from '../core/index';
 import { formatMs } from './deadline';
+import { mongoAggregate, mongoCountDocuments, mongoCreateScratch, mongoDropScratch, mongoEstimatedCount, mongoListCollections, mongoScratchIndexes, scratchMarkerOf, type ScratchMarker } from './door';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, mongoOpError, operationTag } from './mongoOps';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
@@ -155,39 +156,8 @@ export function scratchName(collection: string): string {
   return `${TRIAL_PREFIX}${base}_${Date.now().toString(36)}_${operationTag('x').slice(-6)}`;
 }
 
-/** How a scratch collection's validator comment starts; the rest is the marker as JSON. */
-const SCRATCH_MARK = 'qpi-scratch ';
 /** Time a run's scratch collection is left alone after the run's budget, for the run's own drop. */
 export const SCRATCH_GRACE_MS = 5 * 60_000;
-
-/** What a scratch collection carries from its creation: the run that made it, and when that run is over. */
-export interface ScratchMarker {
-  run: string;
-  /** Milliseconds since the epoch: the run's start, its time budget and SCRATCH_GRACE_MS. */
-  until: number;
-}
-
-/**
- * The collection options that mark a scratch collection: a validator that is only a comment (it matches
- * every document, and validationLevel 'off' keeps the server from even applying it), which
- * listCollections returns with the collection's options and which $out keeps when it replaces the
- * collection's contents.
- */
-export function scratchOptions(marker: ScratchMarker): Document {
-  return { validator: { $comment: `${SCRATCH_MARK}${JSON.stringify(marker)}` }, validationLevel: 'off' };
-}
-
-/** The marker in a collection's options (from listCollections), or undefined when it has none. */
-export function scratchMarkerOf(options: unknown): ScratchMarker | undefined {
-  const comment = ((options as Document | undefined)?.['validator'] as Document | undefined)?.['$comment'];
-  if (typeof comment !== 'string' || !comment.startsWith(SCRATCH_MARK)) return undefined;
-  try {
-    const m = JSON.parse(comment.slice(SCRATCH_MARK.length)) as Partial<ScratchMarker>;
-    return typeof m.run === 'string' && typeof m.until === 'number' && Number.isFinite(m.until) ? { run: m.run, until: m.until } : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The time a whole measurement may take: ten times the limit of one operation, from 1 to 30 minutes. */
 export function measurementBudget(maxTimeMS: number): number {
@@ -266,7 +236,7 @@ export async function createScratch(db: Db, m: MongoMeasurement, scratch: string
   // server refused to create it.
   report.scratchMayExist = true;
   try {
-    await m.op(db, (session) => db.createCollection(scratch, { ...scratchOptions(m.marker), session, comment: m.tag, maxTimeMS }));
+    await m.op(db, (session) => mongoCreateScratch(db, scratch, m.marker, { session, comment: m.tag, maxTimeMS }));
   } catch (err) {
     if (writeRefused(err)) report.scratchMayExist = false;
     throw err;
@@ -338,20 +308,18 @@ export async function mongoTrial(db: Db, conn: MongoConnection, cmd: MongoComman
   const m = new MongoMeasurement('trial', opts.signal, opts.budgetMs ?? measurementBudget(maxTimeMS));
   const signal = m.signal;
   const tag = m.tag;
-  const source = db.collection(cmd.collection);
-  const target = db.collection(scratch);
   const made = { scratchMayExist: false };
   try {
     opts.onStep?.('copy');
-    report.collectionSize = await m.op(db, (session) => source.estimatedDocumentCount({ maxTimeMS, comment: tag, session }));
+    report.collectionSize = await m.op(db, (session) => mongoEstimatedCount(db, cmd.collection, { maxTimeMS, comment: tag, session }));
     // $sample reads only what it returns (a random cursor) while that is under 5% of the collection; a
     // bigger share reads the whole collection, which only a small collection may cost.
     const size = boundedSampleSize(sampleSize, report.collectionSize);
     if (size < sampleSize) report.notes.push(`The trial sample was cut to ${fmt(size)} documents: from 5% of the collection on, $sample reads all of it.`);
     await createScratch(db, m, scratch, maxTimeMS, made);
     // $out into the marked collection replaces its documents and keeps its options, the marker with them.
-    await m.op(db, (session) => source.aggregate([{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag, session }).toArray());
-    report.sampleSize = await m.op(db, (session) => target.countDocuments({}, { maxTimeMS, comment: tag, session }));
+    await m.op(db, (session) => mongoAggregate(db, cmd.collection, [{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag, session }));
+    report.sampleSize = await m.op(db, (session) => mongoCountDocuments(db, scratch, {}, { maxTimeMS, comment: tag, session }));
     if (report.sampleSize === 0) {
       report.notes.push(`${cmd.collection} holds no documents, so there was nothing to try the indexes on.`);
       return report;
@@ -514,7 +482,7 @@ export function sampleRefusal(cmd: MongoCommand): string | undefined {
  */
 export async function dropScratch(db: Db, scratch: string, tag: string, report: { dropped: boolean; warnings: string[] }): Promise<void> {
   try {
-    await db.collection(scratch).drop({ comment: tag });
+    await mongoDropScratch(db, scratch, { comment: tag });
   } catch (err) {
     const code = (err as { code?: number }).code;
     if (code !== 26 && !/ns not found/i.test(String((err as Error).message))) {
@@ -535,10 +503,9 @@ function sameIndex(unhinted: TrialNumbers, hinted: TrialNumbers): boolean {
 
 export async function buildIndexes(db: Db, m: MongoMeasurement, scratch: string, specs: Document[], maxTimeMS: number, report: { notes: string[] }): Promise<void> {
   if (specs.length === 0) return;
-  const coll = db.collection(scratch);
   const tag = m.tag;
   try {
-    await m.op(db, (session) => coll.createIndexes(specs as never, { maxTimeMS, comment: tag, session }));
+    await m.op(db, (session) => mongoScratchIndexes(db, scratch, specs, { maxTimeMS, comment: tag, session }));
     return;
   } catch (err) {
     if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
@@ -546,7 +513,7 @@ export async function buildIndexes(db: Db, m: MongoMeasurement, scratch: string,
   // One bad specification fails the whole batch: build them one by one and name those that fail.
   for (const spec of specs) {
     try {
-      await m.op(db, (session) => coll.createIndexes([spec] as never, { maxTimeMS, comment: tag, session }));
+      await m.op(db, (session) => mongoScratchIndexes(db, scratch, [spec], { maxTimeMS, comment: tag, session }));
     } catch (err) {
       if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
       report.notes.push(`The index ${JSON.stringify(spec['key'])} could not be built on the sample (${err instanceof Error ? err.message.replace(/\.$/, '') : String(err)}), so the trial went on without it.`);
@@ -561,12 +528,12 @@ export async function buildIndexes(db: Db, m: MongoMeasurement, scratch: string,
  * dropped, whatever its name.
  */
 export async function dropStaleTrials(db: Db, now: number = Date.now()): Promise<string[]> {
-  const listed = await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` }, type: 'collection' }).toArray();
+  const listed = await mongoListCollections(db, { name: { $regex: `^${TRIAL_PREFIX}` }, type: 'collection' });
   const dropped: string[] = [];
   for (const c of listed) {
     const marker = scratchMarkerOf((c as Document)['options']);
     if (marker === undefined || marker.until > now) continue;
-    await db.collection(c.name).drop().then(() => dropped.push(c.name), () => {});
+    await mongoDropScratch(db, String(c['name'])).then((ok) => ok && dropped.push(String(c['name'])), () => {});
   }
   return dropped;
 }

@@ -62,6 +62,14 @@ describe('layer rules', function () {
     ['webview/probe.ts', "import { formatMs } from '../src/core/index';", true],
     ['webview/probe.ts', "import { formatMs } from '../src/core/view';", false],
     ['src/core/probe.ts', "import { formatMs } from './format';", false],
+    // The one door to a user's server: a driver's query methods are called in src/adapters/door.ts only.
+    ['src/adapters/probe.ts', "export const run = (c: { query(t: string): Promise<unknown> }) => c.query('SELECT 1');", true],
+    ['src/adapters/probe.ts', "export const run = (db: { collection(n: string): unknown }) => db.collection('users');", true],
+    ['src/adapters/probe.ts', "export const run = (db: { command(c: object): Promise<unknown> }) => db.command({ drop: 'users' });", true],
+    ['src/cli/probe.ts', "export const run = (c: { query(t: string): Promise<unknown> }) => c.query('SELECT 1');", true],
+    ['src/extension/probe.ts', "export const run = (db: { admin(): unknown }) => db.admin();", true],
+    ['src/adapters/door.ts', "export const run = (c: { query(t: string): Promise<unknown> }) => c.query('SELECT 1');", false],
+    ['src/adapters/probe.ts', "export const run = (c: { read(t: string): Promise<unknown> }) => c.read('SELECT 1');", false],
     ['test/unit/probe.test.ts', 'export const pause = new Promise((r) => setTimeout(r, 50));', true],
     ['test/browser/probe.test.ts', 'export const frame = new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));', false],
   ];
