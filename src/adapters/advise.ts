@@ -385,12 +385,16 @@ async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, l
       ...(opts.sampleSize ? { minSample: opts.sampleSize } : {}),
       ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
       ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
+      ...(opts.until !== undefined ? { until: opts.until } : {}),
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     }).catch((err: unknown) => readOnly(err));
     if (!report) return live;
     advice.notes.push(...report.notes);
     advice.warnings.push(...report.warnings);
     const t = report.tournament;
-    if (t) {
+    if (t && t.winner === undefined) {
+      live.measurement = { status: 'not-measured', label: 'not measured', reason: t.verdict };
+    } else if (t) {
       live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };
       live.measurement = { status: 'measured', label: t.label, tournament: t };
     } else {

@@ -3,6 +3,8 @@
 // server-side JavaScript that ignores maxTimeMS would keep the caller waiting forever; past the limit
 // plus a grace, the adapter stops the work through another connection, closes its own, and says so.
 
+import { firstLine } from './errors';
+
 /** Longest delay a Node timer takes; a longer one would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -95,5 +97,42 @@ export async function afterCancel<T>(work: Promise<T>, signal: AbortSignal | und
   } finally {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * The time a whole measurement may take (`until`, epoch ms): each statement's limit is cut to what is
+ * left, and no candidate starts once it is spent; a tournament cut short says so in its label.
+ */
+export class MeasureBudget {
+  private cut = 0;
+  constructor(private readonly until: number | undefined, private readonly timeoutMs: number) {}
+
+  /** The statement_timeout for the next statement: the per-statement limit, or less when the budget ends sooner. */
+  limit(): number {
+    if (this.until === undefined) return this.timeoutMs;
+    return Math.max(1, Math.min(this.timeoutMs, Math.floor(this.until - Date.now())));
+  }
+
+  spent(): boolean {
+    return this.until !== undefined && Date.now() >= this.until;
+  }
+
+  skipped(): string {
+    this.cut++;
+    return 'not measured: the time budget ran out before it';
+  }
+
+  /** What a run that failed is said to have done: cut by the budget (a statement timeout once it is spent), or its own error. */
+  errorText(err: unknown): string {
+    const code = (err as { code?: unknown } | undefined)?.code;
+    return (code === '57014' || code === 50 || (err as { kind?: string }).kind === 'timeout') && this.spent() ? this.skipped() : firstLine(err);
+  }
+
+  /** The label, with how many candidates were measured when the budget cut the measurement short. */
+  labelled(label: string, entries: readonly { measured?: unknown }[]): string {
+    if (this.cut === 0) return label;
+    const measured = entries.filter((e) => e.measured !== undefined).length;
+    return `${label}, stopped at the time budget with ${measured} of ${entries.length} candidates measured (the best of those)`;
   }
 }

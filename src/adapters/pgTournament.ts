@@ -24,7 +24,7 @@ import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '..
 import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine, pgLostError } from './errors';
-import { afterCancel, CANCEL_GRACE_MS, formatSeconds } from './deadline';
+import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from './deadline';
 import { pgExecute, pgSend, type Clearance } from './door';
 import { listPhrases } from './pgSideEffects';
 import type { PostgresConnection } from './postgres';
@@ -405,7 +405,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     report.notes.push(report.reason);
     return report;
   };
-  const budget = new Budget(opts.until, timeoutMs);
+  const budget = new MeasureBudget(opts.until, timeoutMs);
   return onScratch(scratch, conn, signal, failed, async ({ q, explain: run, copy }) => {
     const explain = (text = sql): Promise<Plan> => run(text, onCopies(text, shape));
     const real = await realTables(q, shape);
@@ -558,7 +558,7 @@ async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, sq
   if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
-  const budget = new Budget(opts.until, timeoutMs);
+  const budget = new MeasureBudget(opts.until, timeoutMs);
   return onScratch(scratch, conn, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
     const onCopy = onCopies(sql, shape);
@@ -658,39 +658,4 @@ async function refusedForSideEffects(conn: PostgresConnection, sql: string, repo
   report.reason = sideEffectsSentence(items);
   report.notes.push(report.reason);
   return report;
-}
-
-/**
- * The time a whole measurement may take (`until`, epoch ms): each statement's limit is cut to what is
- * left, and no candidate starts once it is spent; a tournament cut short says so in its label.
- */
-class Budget {
-  private cut = 0;
-  constructor(private readonly until: number | undefined, private readonly timeoutMs: number) {}
-
-  /** The statement_timeout for the next statement: the per-statement limit, or less when the budget ends sooner. */
-  limit(): number {
-    if (this.until === undefined) return this.timeoutMs;
-    return Math.max(1, Math.min(this.timeoutMs, Math.floor(this.until - Date.now())));
-  }
-
-  spent(): boolean {
-    return this.until !== undefined && Date.now() >= this.until;
-  }
-
-  skipped(): string {
-    this.cut++;
-    return 'not measured: the time budget ran out before it';
-  }
-
-  errorText(err: unknown): string {
-    return (err as { code?: string }).code === '57014' && this.spent() ? this.skipped() : firstLine(err);
-  }
-
-  /** The label, with how many candidates were measured when the budget cut the measurement short. */
-  labelled(label: string, entries: readonly TournamentEntry[]): string {
-    if (this.cut === 0) return label;
-    const measured = entries.filter((e) => e.measured !== undefined).length;
-    return `${label}, stopped at the time budget with ${measured} of ${entries.length} candidates measured (the best of those)`;
-  }
 }

@@ -20,6 +20,7 @@ import { indexSpec } from '../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/index';
 import type { MongoCommand } from '../core/index';
+import { MeasureBudget } from './deadline';
 import { AdapterError } from './errors';
 import { mongoAggregate, mongoCountDocuments, mongoEstimatedCount, mongoListIndexes, mongoScratchCollMod } from './door';
 import type { MongoConnection, MongoIndexInfo } from './mongodb';
@@ -44,6 +45,13 @@ export interface MongoTournamentOptions {
   timeoutMs?: number;
   /** Time the whole tournament may take; past it its operations are stopped on the server. Default measurementBudget(timeoutMs). */
   budgetMs?: number;
+  /**
+   * When the measurement should end (epoch ms): no candidate starts after it, each explain's limit is cut
+   * to what is left, and the candidates measured by then are ranked, the rest named as not measured.
+   */
+  until?: number;
+  /** Called as candidates are measured: how many of how many. */
+  onProgress?: (p: { measured: number; of: number }) => void;
   signal?: AbortSignal;
   onStep?: (step: TrialStep) => void;
 }
@@ -107,6 +115,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
   }
   if (opts.signal?.aborted) throw measurementCancelled(false);
   const m = new MongoMeasurement('tournament', opts.signal, opts.budgetMs ?? measurementBudget(maxTimeMS));
+  const budget = new MeasureBudget(opts.until, maxTimeMS);
   const signal = m.signal;
   const tag = m.tag;
   const made = { scratchMayExist: false };
@@ -148,12 +157,12 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     const run = async (c: MongoCommand): Promise<{ ok: true; numbers: TrialNumbers } | { ok: false; message: string }> => {
       try {
         m.began();
-        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: maxTimeMS, database: db.databaseName, signal });
+        const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: budget.limit(), database: db.databaseName, signal });
         if (!r.load.ok) return { ok: false, message: r.load.refusal };
         return { ok: true, numbers: mongoNumbers(r.load.plan) };
       } catch (err) {
         if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
-        return { ok: false, message: err instanceof Error ? err.message : String(err) };
+        return { ok: false, message: budget.errorText(err) };
       }
     };
     opts.onStep?.('explain');
@@ -189,6 +198,10 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
 
     opts.onStep?.('explain');
     const entries: TournamentEntry[] = [];
+    const of = (groups ? groups.groups.length : named.length) + 1;
+    let done = 0;
+    const progress = (): void => opts.onProgress?.({ measured: Math.min(of, done++), of });
+    progress();
     if (groups) {
       // Each group alone: its indexes visible and every other one hidden (the planner ignores a hidden
       // index), the query run without a hint, its work summed over the branches as the server reports it.
@@ -217,8 +230,13 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
           e.error = 'an index of the group could not be built on the sample';
           continue;
         }
+        if (budget.spent()) {
+          e.error = budget.skipped();
+          continue;
+        }
         await show(names);
         const r = await run(on());
+        progress();
         if (!r.ok) {
           e.error = r.message;
           continue;
@@ -236,7 +254,12 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
         e.error = 'the index could not be built on the sample';
         continue;
       }
+      if (budget.spent()) {
+        e.error = budget.skipped();
+        continue;
+      }
       const r = await run(on(name));
+      progress();
       if (!r.ok) {
         e.error = r.message;
         continue;
@@ -245,7 +268,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       const s = scale(r.numbers);
       if (s !== undefined) e.scaledWork = s;
     }
-    const scan = await run(on({ $natural: 1 }));
+    const scan = budget.spent() ? { ok: false as const, message: budget.skipped() } : await run(on({ $natural: 1 }));
+    progress();
     if (scan.ok) {
       const e: TournamentEntry = { label: 'collection scan', origin: 'scan', measured: measured(scan.numbers) };
       const s = scale(scan.numbers);
@@ -253,10 +277,10 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       entries.push(e);
     }
     // A $or's planner choice is a set of indexes, one per branch: the groups' runs already show it.
-    const planner = groups ? undefined : await run(on());
+    const planner = groups || budget.spent() ? undefined : await run(on());
 
     // The whole collection copied is no sample: it says so, as the PostgreSQL tournament's "measured on all N rows".
-    const label = whole ? `measured on all ${inSample.toLocaleString('en-US')} documents` : `measured from a sample of ${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} documents`;
+    const label = budget.labelled(whole ? `measured on all ${inSample.toLocaleString('en-US')} documents` : `measured from a sample of ${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} documents`, entries);
     const input: TournamentInput = {
       engine: 'mongodb',
       unit: MONGO_WORK_UNIT,

@@ -237,4 +237,17 @@ describe('the tournament on MongoDB (real server)', function () {
     await quiet('no operation of the cancelled tournament left on the server');
     assert.deepEqual(await leftovers('demoesr'), before);
   });
+
+  it('stops starting candidates at the time budget, says so, and reports progress up to every candidate', async function () {
+    const before = await leftovers('demoesr');
+    const spent = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true, until: Date.now() });
+    assert.equal(spent.measurement?.status, 'not-measured');
+    assert.match(spent.measurement?.status === 'not-measured' ? spent.measurement.reason : '', /No candidate could be measured/);
+    assert.deepEqual(await leftovers('demoesr'), before);
+    const seen: { measured: number; of: number }[] = [];
+    const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true, onProgress: (p) => seen.push(p) });
+    assert.equal(live.measurement?.status, 'measured');
+    assert.equal(seen[0]?.measured, 0);
+    assert.equal(seen.at(-1)?.measured, seen.at(-1)?.of, JSON.stringify(seen));
+  });
 });
