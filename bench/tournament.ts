@@ -1,8 +1,9 @@
 // The tournament's wall time on this machine: `qpi advise --uri` measuring every candidate on a sample of
 // a 200,000-document collection (MongoDB) and a 200,000-row table (PostgreSQL), against the rules-only
 // advice on the same connection in the same process (the baseline), and how long a Cancel takes to
-// leave no work on the server. A benchmark prints figures; it asserts nothing.
-// Run: node scripts/with-servers.mjs node --import tsx bench/tournament.ts [--runs N] [--mongo-only|--pg-only]
+// leave no work on the server, and when the measurement's first progress (candidates measured, 0 of N)
+// comes. A benchmark prints figures; it asserts nothing.
+// Run: node scripts/with-servers.mjs node --import tsx bench/tournament.ts [--runs N] [--size N] [--mongo-only|--pg-only]
 
 import { MongoClient, type Document } from 'mongodb';
 import pg from 'pg';
@@ -12,7 +13,8 @@ import { demoesr } from '../test/integration/support/adviceData';
 import { median, runsArg, serverUri } from './support';
 
 const RUNS = runsArg(5);
-const SIZE = 200_000;
+const sizeAt = process.argv.indexOf('--size');
+const SIZE = sizeAt > 0 ? Number(process.argv[sizeAt + 1]) : 200_000;
 const DB = 'qpi_bench_tournament';
 
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
@@ -45,16 +47,23 @@ async function benchMongo(): Promise<void> {
       if (!parsed.ok) throw new Error(parsed.error);
       const rules: number[] = [];
       const full: number[] = [];
+      const first: number[] = [];
       let last = '';
       for (let i = 0; i < RUNS; i++) {
         rules.push(await timed(() => adviseMongoLive(session, parsed.command, { timeoutMs: 60_000 })));
+        const t0 = performance.now();
+        let seen = false;
+        const onProgress = (): void => {
+          if (!seen) first.push(performance.now() - t0);
+          seen = true;
+        };
         full.push(await timed(async () => {
-          const live = await adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000 });
+          const live = await adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000, onProgress });
           const t = live.measurement?.status === 'measured' ? live.measurement.tournament : undefined;
           last = t ? `${t.tried} candidates, ${t.label}; winner ${t.winner?.label}` : 'not measured';
         }));
       }
-      console.log(`mongodb ${text}\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules) — ${last}`);
+      console.log(`mongodb ${text} (${SIZE.toLocaleString('en-US')} documents)\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules), first progress after ${first.length > 0 ? ms(median(first)) : 'none'} — ${last}`);
     }
     // Cancel: abort once the copy runs, then wait until no operation of ours is left on the server.
     const parsed = parseMongoQuery(MONGO_QUERIES[0]!);
@@ -106,16 +115,23 @@ async function benchPostgres(): Promise<void> {
     for (const sql of PG_QUERIES) {
       const rules: number[] = [];
       const full: number[] = [];
+      const first: number[] = [];
       let last = '';
       for (let i = 0; i < RUNS; i++) {
         rules.push(await timed(() => advisePostgresLive(session, sql, { verifyPostgres: false, timeoutMs: 60_000 })));
+        const t0 = performance.now();
+        let seen = false;
+        const onProgress = (): void => {
+          if (!seen) first.push(performance.now() - t0);
+          seen = true;
+        };
         full.push(await timed(async () => {
-          const live = await advisePostgresLive(session, sql, { timeoutMs: 60_000 });
+          const live = await advisePostgresLive(session, sql, { timeoutMs: 60_000, onProgress });
           const t = live.measurement?.status === 'measured' ? live.measurement.tournament : undefined;
           last = t ? `${t.tried} candidates, ${t.label}; winner ${t.winner?.label}` : 'not measured';
         }));
       }
-      console.log(`postgres ${sql}\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules) — ${last}`);
+      console.log(`postgres ${sql} (${SIZE.toLocaleString('en-US')} rows)\n  rules only ${ms(median(rules))}, tournament ${ms(median(full))} (median of ${RUNS}; ${(median(full) / median(rules)).toFixed(1)}x the rules), first progress after ${first.length > 0 ? ms(median(first)) : 'none'} — ${last}`);
     }
     // Cancel: abort 300 ms in, then wait until the server runs nothing of ours and no temporary table is left.
     const cancels: number[] = [];
