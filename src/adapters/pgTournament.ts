@@ -518,6 +518,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
       today,
       ...(plannerChoice !== undefined ? { plannerChoice } : {}),
       facts: { ...(ts?.matching ? { matching: ts.matching } : {}), total },
+      existing: { postgres: opts.existing },
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);
@@ -632,6 +633,7 @@ async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, sq
       entries,
       ...(today ? { today } : {}),
       facts: { total: copied },
+      existing: { postgres: opts.existing },
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);

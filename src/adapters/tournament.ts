@@ -289,6 +289,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       generated: set.generated + 1,
       entries,
       facts: { ...(opts.stats?.arrays ? { arrays: opts.stats.arrays } : {}), ...(opts.stats?.matching ? { matching: opts.stats.matching } : {}), total },
+      existing: { mongodb: opts.existingForAdvice },
     };
     if (today.ok) input.today = measured(today.numbers);
     if (planner?.ok) {

@@ -208,6 +208,19 @@ describe('tournament verdicts', () => {
     assert.deepEqual((clearly.winner?.index as { keyPattern?: unknown } | undefined)?.keyPattern, { a: 1 });
   });
 
+  it('never suggests a new index whose keys an existing index starts with, however little it reads', () => {
+    const advice = emptyAdvice();
+    const narrow = entry({ created_at: -1 }, work(85, 0));
+    const today = entry({ created_at: -1, id: -1 }, work(96, 0), { existing: 'created_id' });
+    const t = applyTournament(advice, input([narrow, today, entry({ x: 1 }, work(500, 500))], { existing: { mongodb: [{ name: 'created_id', key: { created_at: -1, id: -1 } }] } }));
+    assert.equal(t.winner?.existing, 'created_id');
+    assert.equal(advice.suggestions[0]!.action, 'keep');
+    assert.ok(!advice.suggestions.some((s) => s.action === 'create' && JSON.stringify((s.index as { keyPattern?: unknown }).keyPattern) === '{"created_at":-1}'));
+    // Without the existing indexes given, the narrower one would have won.
+    const blind = applyTournament(emptyAdvice(), input([narrow, today]));
+    assert.equal(blind.winner, narrow);
+  });
+
   it('gives the same first suggestion whatever the order and the noise of near-equal candidates', () => {
     const firstOf = (a: number, b: number, c: number, order: number[]): string => {
       const advice = emptyAdvice();

@@ -5,7 +5,8 @@
 // figures themselves (an in-memory sort, keys a range or an array field could not bound, documents
 // fetched to filter). Pure: the adapters measure, this decides and writes the sentences.
 
-import type { Advice, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry } from './types';
+import { mongoIndexServing, pgIndexServing } from './served';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry } from './types';
 
 /** Within this share of the best, a candidate does as well (noise on a sample is larger than this). */
 export const SAME_WORK = 1.1;
@@ -118,6 +119,12 @@ export interface TournamentInput {
   plannerChoice?: string;
   /** For the explanation of a lost rule. */
   facts?: { arrays?: string[]; matching?: Record<string, number>; total?: number };
+  /**
+   * The indexes that exist: a new index whose keys one of them starts with (a prefix, or the same keys)
+   * is never the winner, however little it reads: it would only repeat that index (its figure comes from
+   * being narrower, and it costs every write).
+   */
+  existing?: { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] };
 }
 
 /**
@@ -159,7 +166,14 @@ function sentenceStart(label: string): string {
 
 export function applyTournament(advice: Advice, input: TournamentInput): Tournament {
   const ranking = rankEntries(input.entries);
-  const measured = ranking.filter((e) => e.measured !== undefined);
+  // A new index an existing one already serves is measured, listed, and never suggested.
+  const redundant = (e: TournamentEntry): boolean => e.existing === undefined && !e.set && e.index !== undefined && servedBy(e.index, input.existing) !== undefined;
+  const runs = ranking.filter((e) => e.measured !== undefined);
+  const measured = runs.some((e) => !redundant(e)) ? runs.filter((e) => !redundant(e)) : runs;
+  const narrower = runs[0] && runs[0] !== measured[0] && redundant(runs[0]) ? runs[0] : undefined;
+  if (narrower?.index && measured[0] && clearlyLess(wholeWork(narrower), wholeWork(measured[0]))) {
+    advice.notes.push(`${entryLabel(narrower)} read less (${workText(narrower.measured!)}) only by being narrower: ${servedBy(narrower.index, input.existing)} already starts with its keys, so it is not suggested.`);
+  }
   const t: Tournament = {
     engine: input.engine,
     unit: input.unit,
@@ -257,8 +271,9 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     out.push(s);
   }
   for (const e of rest.slice(0, 2)) {
-    // Another group, or an index the rules gave for one branch, is not a suggestion on its own.
-    if (e.existing !== undefined || !e.index || e.set || (winner.set && bySpec(e)?.rule === 'or-branch')) continue;
+    // Another group, or an index the rules gave for one branch, is not a suggestion on its own; nor is an
+    // index an existing one already serves.
+    if (e.existing !== undefined || !e.index || e.set || (winner.set && bySpec(e)?.rule === 'or-branch') || redundant(e)) continue;
     const s = measuredSuggestion(e, bySpec(e));
     const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
     if (withinNoise(wholeWork(e), wholeWork(winner))) {
@@ -311,6 +326,12 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     ? `Keep using ${winner.existing}: ${verifiedText.replace(/^Verified: /, '')}`
     : `${winner.index ? `Create ${entryLabel(winner)}` : 'No new index'}. ${verifiedText}`;
   return t;
+}
+
+/** The existing index whose leading keys are the spec's, when one is given. */
+function servedBy(ix: IndexSpec, existing: TournamentInput['existing']): string | undefined {
+  if (!existing) return undefined;
+  return ix.engine === 'mongodb' ? mongoIndexServing(ix, existing.mongodb ?? [])?.name : pgIndexServing(ix, existing.postgres ?? [])?.name;
 }
 
 /** Matching documents (or rows) a sample should hold so the candidates' work differs by more than noise. */
