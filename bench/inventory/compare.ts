@@ -1,0 +1,119 @@
+// The finder against the checker inventory (checker.ts), on the same files of each repository: per
+// library, the inventory's sites in application code and in tests, how many the finder found (a found
+// query whose range overlaps the site's call), and the finder's detections that overlap no site of the
+// inventory (possible spurious detections, or queries of what the inventory does not type). The sites
+// missed and the extra detections are written to .cache/inventory/<owner+name>.txt for reading.
+//
+// Each argument is a fetched git directory (.../owner+name/repo); its files at HEAD are written once to
+// .cache/realcode/<owner+name>/ and read from there. Nothing of them is kept in the project.
+//
+// Run: npm run bench:inventory -- <git dir>...
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../../src/core/query/find/index';
+import { LIBRARIES, inventory, type Library, type Site } from './checker';
+
+interface Row { app: number; test: number; appFound: number; testFound: number }
+
+/** The repository's files at HEAD in a folder of the cache, written once per commit. */
+function checkout(gitDir: string): { name: string; commit: string; folder: string } {
+  const name = gitDir.replace(/\/+$/, '').replace(/.*\/([^/]+)\/repo$/, '$1');
+  const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'HEAD']).toString().trim();
+  const folder = resolve('.cache/realcode', name);
+  const stamp = join(folder, '.inventory-commit');
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== commit) {
+    // Only the source files and the package and tsconfig files beside them, read blob by blob: a snapshot
+    // lacks its largest files, which `git archive` would stop at.
+    const wanted = /\.(c|m)?(j|t)sx?$|(^|\/)(package\.json|[tj]sconfig[\w.-]*\.json)$/;
+    const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+      .map((l) => /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.*)$/.exec(l)).filter((m): m is RegExpExecArray => m !== null)
+      .filter((m) => wanted.test(m[3]!) && Number(m[2]) <= 400_000 && !/(^|\/)node_modules\//.test(m[3]!));
+    const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((m) => m[1]).join('\n') + '\n', maxBuffer: 1 << 30 });
+    let at = 0;
+    for (const m of entries) {
+      const eol = batch.indexOf(10, at);
+      const header = batch.subarray(at, eol).toString().split(' ');
+      at = eol + 1;
+      if (header[1] !== 'blob') continue;
+      const size = Number(header[2]);
+      const path = join(folder, m[3]!);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, batch.subarray(at, at + size));
+      at += size + 1;
+    }
+    writeFileSync(stamp, commit);
+  }
+  return { name: name.replace('+', '/'), commit: commit.slice(0, 12), folder };
+}
+
+const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((100 * n) / of)}%`);
+
+function describe(q: FoundQuery): string {
+  return q.engine === 'mongodb' ? `mongodb ${q.command.collection || '?'}` : `postgres ${q.origin}`;
+}
+
+function main(): void {
+  const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  if (dirs.length === 0) {
+    console.error('Give one or more fetched git directories.');
+    process.exitCode = 2;
+    return;
+  }
+  mkdirSync('.cache/inventory', { recursive: true });
+  for (const dir of dirs) {
+    const repo = checkout(dir);
+    const inv = inventory(repo.folder);
+    const began = Date.now();
+    const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0 }]));
+    const missed: Site[] = [];
+    const extras: string[] = [];
+    const extraCount = { app: 0, test: 0 };
+    const byFile = new Map<string, Site[]>();
+    for (const s of inv.sites) byFile.set(s.file, [...(byFile.get(s.file) ?? []), s]);
+    for (const file of inv.files) {
+      const text = readFileSync(join(repo.folder, file), 'utf8');
+      let found: FoundQuery[] = [];
+      try {
+        found = findQueries(text, querySourceKind('', file), scriptDialect('', file)).queries;
+      } catch (e) {
+        extras.push(`finder threw on ${file}: ${String(e).slice(0, 200)}`);
+      }
+      const sites = byFile.get(file) ?? [];
+      for (const s of sites) {
+        const row = rows.get(s.library)!;
+        // A bulkWrite of operations pushed elsewhere is found when one of them names this call as one that runs it.
+        const hit = found.some((q) => overlaps(q.range, s) || (q.engine === 'mongodb' && (q.calledFrom ?? []).some((r) => overlaps(r, s))));
+        if (s.test) { row.test++; if (hit) row.testFound++; } else { row.app++; if (hit) row.appFound++; }
+        if (!hit) missed.push(s);
+      }
+      for (const q of found) {
+        if (sites.some((s) => overlaps(q.range, s) || (q.engine === 'mongodb' && (q.calledFrom ?? []).some((r) => overlaps(r, s))))) continue;
+        const test = sites[0]?.test ?? /(^|\/)(test|tests|__tests__|spec|specs)\/|\.(test|spec)\.[cm]?[jt]sx?$/.test(file);
+        extraCount[test ? 'test' : 'app']++;
+        const line = text.slice(0, q.range.start).split('\n').length;
+        extras.push(`  extra  ${describe(q).padEnd(24)} ${test ? 'test' : 'app '} ${file}:${line} ${text.slice(q.range.start, Math.min(q.range.end, q.range.start + 100)).replace(/\s+/g, ' ')}`);
+      }
+    }
+    const finderMs = Date.now() - began;
+    const out: string[] = [`${repo.name} @ ${repo.commit}: ${inv.files.length} files (${inv.skipped} over 400 KB skipped), inventory ${(inv.ms / 1000).toFixed(1)} s, finder ${(finderMs / 1000).toFixed(1)} s`];
+    for (const [lib, r] of rows) {
+      if (r.app + r.test === 0) continue;
+      out.push(`  ${lib.padEnd(15)} sites app ${String(r.app).padStart(4)} test ${String(r.test).padStart(4)}   found app ${String(r.appFound).padStart(4)} (${pct(r.appFound, r.app).padStart(4)}) test ${String(r.testFound).padStart(4)} (${pct(r.testFound, r.test).padStart(4)})`);
+    }
+    out.push(`  finder detections on no inventory site: app ${extraCount.app}, test ${extraCount.test}`);
+    out.push(`  left out of the inventory: ${inv.leftOut.inserts} Knex inserts, ${inv.leftOut.otherStatements} SQL texts that start no query (DDL, SET, ...)`);
+    out.push(`  calls with a query method's name on a receiver typed any (not in the inventory): app ${inv.untyped.app}, test ${inv.untyped.test}`);
+    console.log(out.join('\n'));
+    const listing = [...out, '', 'Inventory sites the finder did not find:',
+      ...missed.map((s) => `  missed ${s.library.padEnd(15)} ${s.test ? 'test' : 'app '} ${s.file}:${s.line} [${s.api}] ${s.text}`), '', 'Finder detections on no inventory site:', ...extras];
+    const path = join('.cache/inventory', `${repo.name.replace('/', '+')}.txt`);
+    writeFileSync(path, `${listing.join('\n')}\n`);
+    writeFileSync(path.replace(/\.txt$/, '.json'), JSON.stringify({ repo, rows: Object.fromEntries(rows), extras: extraCount, untyped: inv.untyped, leftOut: inv.leftOut, inventoryMs: inv.ms, finderMs, files: inv.files.length }, null, 1));
+    console.log(`  listed in ${path}`);
+  }
+}
+
+main();
