@@ -6,7 +6,7 @@
 // collections left and user collections dropped, operations still running. It asserts nothing; the
 // figures are the result (docs/measure-safety.md).
 //
-// Run: npm run build && npm run bench:measure-soak [-- --runs 200 --seed N --only I --deadline-wait S]
+// Run: npm run build && npm run bench:measure-soak [-- --runs 200 --seed N --only I --kind TEXT --deadline-wait S]
 // Every run's kind, statement, signal and kill delay are drawn from the seed before the first run, so
 // `--seed S --runs N --only I` replays run I of a soak alone (after the same setup).
 
@@ -26,6 +26,8 @@ const arg = (name: string, fallback: string): string => {
 const SEED = Number(arg('seed', '20261201'));
 const RUNS = Number(arg('runs', '200'));
 const ONLY = process.argv.includes('--only') ? Number(arg('only', '0')) : undefined;
+/** Only the runs whose kind contains this text (the others are drawn all the same, so run numbers stay). */
+const KIND = process.argv.includes('--kind') ? arg('kind', '') : undefined;
 /** Longest the soak waits at its end for the sweep deadline of scratch collections a killed run left. */
 const DEADLINE_WAIT_S = Number(arg('deadline-wait', '1200'));
 /**
@@ -68,6 +70,12 @@ const PG_STATEMENTS: Statement[] = [
   { kind: 'pg STABLE-declared fn advancing a sequence', engine: 'postgres', trap: true, text: 'SELECT id FROM orders WHERE customer = 41 AND sly(id) ORDER BY total' },
   { kind: 'pg COPY TO file in a function', engine: 'postgres', trap: true, text: "SELECT id, status FROM orders WHERE customer = 17 AND write_file(id)" },
   { kind: 'pg dblink insert in a function', engine: 'postgres', trap: true, needs: 'dblink', text: 'SELECT id FROM orders WHERE customer = 42 AND remote_note(id) ORDER BY created DESC' },
+  // Reached where the catalog check does not look (a domain's CHECK, a cast's function, dynamic SQL), and
+  // not stopped by a READ ONLY transaction (a file written by COPY TO, a row written through dblink).
+  { kind: 'pg file written by a domain CHECK', engine: 'postgres', trap: true, text: 'SELECT id FROM orders WHERE customer = 17 AND id::soak_dom > 0' },
+  { kind: 'pg file written by a cast function', engine: 'postgres', trap: true, text: 'SELECT id FROM orders WHERE customer = 17 AND (id::soak_t).v > 0' },
+  { kind: 'pg file written by dynamic SQL', engine: 'postgres', trap: true, text: "SELECT id FROM orders WHERE customer = 17 AND query_to_xml('SELECT write_file(' || id || ')', false, false, '') IS NOT NULL" },
+  { kind: 'pg dblink insert by a domain CHECK', engine: 'postgres', trap: true, needs: 'dblink', text: 'SELECT id FROM orders WHERE customer = 42 AND id::soak_remote > 0' },
   { kind: 'pg UPDATE of a table with a trigger', engine: 'postgres', trap: true, text: 'UPDATE accounts SET balance = balance + 1 WHERE owner = 17' },
   { kind: 'pg DELETE of a table with a trigger', engine: 'postgres', trap: true, text: 'DELETE FROM accounts WHERE owner = 19 AND balance > 100' },
 ];
@@ -150,6 +158,10 @@ async function setupPostgres(adminUri: string, dir: string): Promise<{ pg: pg.Cl
     CREATE VIEW bumped AS SELECT id, customer, created FROM orders WHERE bump(id);
     CREATE FUNCTION write_file(int) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
       BEGIN EXECUTE format('COPY (SELECT %s) TO %L', $1, '${dir}/row_' || $1 || '_' || pg_backend_pid() || '_' || (extract(epoch FROM clock_timestamp()) * 1e6)::bigint); RETURN true; END $$;
+    CREATE DOMAIN soak_dom AS int CHECK (write_file(VALUE));
+    CREATE TYPE soak_t AS (v int);
+    CREATE FUNCTION to_soak_t(int) RETURNS soak_t VOLATILE LANGUAGE plpgsql AS $$ BEGIN PERFORM write_file($1); RETURN ROW($1)::soak_t; END $$;
+    CREATE CAST (int AS soak_t) WITH FUNCTION to_soak_t(int);
     CREATE FUNCTION audit_trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('soak_trig'); INSERT INTO audit (what) VALUES (TG_OP); RETURN NULL; END $$;
     CREATE TRIGGER accounts_audit AFTER UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION audit_trg();
     ANALYZE orders; ANALYZE accounts;`);
@@ -162,6 +174,7 @@ async function setupPostgres(adminUri: string, dir: string): Promise<{ pg: pg.Cl
     const conninfo = `host=${u.hostname} port=${u.port} dbname=${DB} user=${decodeURIComponent(u.username)} application_name=${OBSERVER}-dblink`;
     await c.query(`CREATE FUNCTION remote_note(int) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
       BEGIN PERFORM dblink_exec('${conninfo}', 'INSERT INTO audit (what) VALUES (''dblink ' || $1 || ''')'); RETURN true; END $$`);
+    await c.query('CREATE DOMAIN soak_remote AS int CHECK (remote_note(VALUE))');
     dblink = conninfo;
   }
   return { pg: c, uri, dblink, version };
@@ -385,7 +398,7 @@ async function trapCheck(env: Env, statements: Statement[]): Promise<string[]> {
 async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first.');
   const all = plans();
-  const todo = ONLY !== undefined ? all.filter((p) => p.i === ONLY) : all;
+  const todo = all.filter((p) => (ONLY === undefined || p.i === ONLY) && (KIND === undefined || p.kind.includes(KIND)));
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
   let state: ServersState | null = null;
   let env: Env | undefined;
@@ -405,7 +418,7 @@ async function main(): Promise<void> {
     state = await startServers();
     const [p, m] = await Promise.all([setupPostgres(state.env.QPI_TEST_PG_URI!, dir), setupMongo(state.env.QPI_TEST_MONGO_URI!)]);
     env = { pgUri: p.uri, mongoUri: m.uri, pg: p.pg, mongo: m.mongo, db: m.db, dir, dblink: p.dblink, versions: `PostgreSQL ${p.version}, MongoDB ${m.version}` };
-    console.log(`Measurement safety soak: ${todo.length} run${todo.length === 1 ? '' : 's'}${ONLY !== undefined ? ` (run ${ONLY} of --runs ${RUNS})` : ''}, --seed ${SEED}`);
+    console.log(`Measurement safety soak: ${todo.length} run${todo.length === 1 ? '' : 's'}${ONLY !== undefined ? ` (run ${ONLY} of --runs ${RUNS})` : ''}${KIND !== undefined ? ` (kinds containing "${KIND}" of --runs ${RUNS})` : ''}, --seed ${SEED}`);
     console.log(`  on ${env.versions}; node ${process.version}, ${cpus().length} cores, load average at start ${load}`);
     await calibrate(env, todo);
     const spans = (e: string): string => {
@@ -495,6 +508,11 @@ async function main(): Promise<void> {
     else if (leftovers.size > 0) console.log('"After the deadline": one more --verify run once every deadline had passed, then the scratch collections counted.');
     const unmarked = [...leftovers].filter(([, l]) => !l.marked).length;
     if (unmarked) console.log(`Scratch collections left without a readable marker: ${unmarked} (their deadline taken as the time in the name and ${SWEEP_AFTER_MS / 60_000} min).`);
+    for (const e of ['pg', 'mongo']) {
+      const ints = records.filter((r) => r.p.signal === 'SIGINT' && !r.o.endedFirst && r.p.kind.startsWith(e));
+      const after = ints.map((r) => r.o.ms - (r.p.delayMs ?? 0));
+      if (ints.length) console.log(`${e === 'pg' ? 'PostgreSQL' : 'MongoDB'} runs stopped by SIGINT: ${ints.length}, exit ${[...new Set(ints.map((r) => r.o.exit ?? r.o.signal))].join('/')}, from the signal to the exit median ${median(after).toFixed(0)} ms, longest ${Math.max(...after)} ms`);
+    }
     const findings = records.filter((r) => r.changes.length || r.pgLeft.length || r.opsLeft.length || r.userDropped.length || r.o.hung);
     console.log(`\nFindings: ${findings.length}`);
     for (const r of findings) {
