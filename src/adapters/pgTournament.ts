@@ -423,8 +423,14 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     // scan it whole where it would not scan the whole table). The savepoint brings the copies back.
     const entries: TournamentEntry[] = [];
     const named = candidates.map((c, i) => ({ c, name: `qpi_c${i}` }));
-    const rewrites = advice.suggestions.filter((s) => !s.servesQueryAsWritten && s.action === 'create' && s.index?.engine === 'postgres').length;
-    const of = named.length + rewrites;
+    // Rewrites the rules recommend, measured as the user would run them, with their index.
+    const rewrites = advice.suggestions.flatMap((s) => {
+      if (s.servesQueryAsWritten || s.action !== 'create' || s.index?.engine !== 'postgres' || s.index.table !== table.name) return [];
+      const rw = s.rewrites.map((r) => ({ ...r, text: bindPgParams(r.text, params) })).find((r) => (r.parameters ?? []).length === 0 && !/\$\d/.test(r.text));
+      return rw ? [{ s, index: s.index, text: rw.text }] : [];
+    });
+    // Each candidate, each rewrite, and the table scan.
+    const of = named.length + rewrites.length + 1;
     let done = 0;
     opts.onProgress?.({ measured: 0, of });
     const alone = async (e: TournamentEntry, build: string | undefined, keep: string | undefined, text: string): Promise<void> => {
@@ -460,15 +466,11 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
       e.createText = createIndexSql(c.spec);
       await alone(e, ddlOnSample(c.spec, name), undefined, sql);
     }
-    // Rewrites the rules recommend, measured as the user would run them, with their index.
-    for (const s of advice.suggestions) {
-      if (s.servesQueryAsWritten || s.action !== 'create' || s.index?.engine !== 'postgres') continue;
-      const rw = s.rewrites.map((r) => ({ ...r, text: bindPgParams(r.text, params) })).find((r) => (r.parameters ?? []).length === 0 && !/\$\d/.test(r.text));
-      if (!rw || s.index.table !== table.name) continue;
-      const e: TournamentEntry = { label: `rule ${s.rule} (rewritten query)`, origin: 'rewrite', index: s.index, ruleRank: s.rank, rule: s.rule, rewrite: rw.text };
+    for (const { s, index, text } of rewrites) {
+      const e: TournamentEntry = { label: `rule ${s.rule} (rewritten query)`, origin: 'rewrite', index, ruleRank: s.rank, rule: s.rule, rewrite: text };
       if (s.createText !== undefined) e.createText = s.createText;
       entries.push(e);
-      await alone(e, ddlOnSample(s.index, 'qpi_rw'), undefined, rw.text);
+      await alone(e, ddlOnSample(index, 'qpi_rw'), undefined, text);
     }
     await q('SAVEPOINT scan');
     try {
@@ -484,6 +486,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
       entries.push({ label: 'table scan', origin: 'scan', error: budget.errorText(err) });
     } finally {
       await q('ROLLBACK TO SAVEPOINT scan');
+      opts.onProgress?.({ measured: ++done, of });
     }
     let plannerChoice: string | undefined;
     await q('SAVEPOINT every');
