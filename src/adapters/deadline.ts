@@ -24,6 +24,26 @@ export function formatSeconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+const GIVE_UP = Symbol('give up');
+
+/**
+ * The work's result, unless `giveUp` resolves first: then the work is abandoned (it settles later, rejected
+ * when its connection closes, and nothing may wait on it) and the error `onGiveUp` returns is thrown.
+ */
+async function unlessGivenUp<T>(work: Promise<T>, giveUp: Promise<typeof GIVE_UP>, onGiveUp: () => Promise<Error>): Promise<T> {
+  try {
+    const first = await Promise.race([work, giveUp]);
+    if (first === GIVE_UP) {
+      work.catch(() => {});
+      throw await onGiveUp();
+    }
+    return first as T;
+  } catch (err) {
+    work.catch(() => {});
+    throw err;
+  }
+}
+
 /**
  * Waits for `work` for at most `ms`. Past it, `onExpire` stops the work (on the server, then the
  * connection) and returns the error thrown here; `work` is abandoned. An abort of `signal` stops the wait
@@ -37,9 +57,8 @@ export async function withDeadline<T>(
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
-  const expired = Symbol('expired');
-  const stops = new Promise<typeof expired>((resolve, reject) => {
-    timer = setTimeout(() => resolve(expired), Math.min(Math.max(1, ms), MAX_TIMER_MS));
+  const stops = new Promise<typeof GIVE_UP>((resolve, reject) => {
+    timer = setTimeout(() => resolve(GIVE_UP), Math.min(Math.max(1, ms), MAX_TIMER_MS));
     if (abort?.signal) {
       onAbort = () => reject(abort.onAbort());
       if (abort.signal.aborted) onAbort();
@@ -47,16 +66,7 @@ export async function withDeadline<T>(
     }
   });
   try {
-    const first = await Promise.race([work, stops]);
-    if (first === expired) {
-      // The work settles later (rejected when its connection closes): nothing may wait on it.
-      work.catch(() => {});
-      throw await onExpire();
-    }
-    return first as T;
-  } catch (err) {
-    work.catch(() => {});
-    throw err;
+    return await unlessGivenUp(work, stops, onExpire);
   } finally {
     clearTimeout(timer);
     if (onAbort) abort?.signal?.removeEventListener('abort', onAbort);
@@ -76,24 +86,15 @@ export async function afterCancel<T>(work: Promise<T>, signal: AbortSignal | und
   if (!signal) return work;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
-  const gaveUp = Symbol('gave up');
-  const late = new Promise<typeof gaveUp>((resolve) => {
+  const late = new Promise<typeof GIVE_UP>((resolve) => {
     onAbort = () => {
-      timer = setTimeout(() => resolve(gaveUp), graceMs);
+      timer = setTimeout(() => resolve(GIVE_UP), graceMs);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const first = await Promise.race([work, late]);
-    if (first === gaveUp) {
-      work.catch(() => {});
-      throw await onGiveUp();
-    }
-    return first as T;
-  } catch (err) {
-    work.catch(() => {});
-    throw err;
+    return await unlessGivenUp(work, late, onGiveUp);
   } finally {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);

@@ -179,7 +179,11 @@ export function networkReason(code: string): string {
 export function portProblem(uri: string): string | undefined {
   const parts = userInfo(uri);
   if (!parts) return undefined;
-  const hosts = parts.rest.split(/[/?#]/)[0] ?? '';
+  return hostListPortProblem(parts.rest.split(/[/?#]/)[0] ?? '');
+}
+
+/** The first port of a host list ("a:1,b:2") that no server can listen on, in one phrase; undefined when all can. */
+export function hostListPortProblem(hosts: string): string | undefined {
   for (const h of hosts.split(',')) {
     const m = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(h);
     if (!m || m[1] === '') continue;

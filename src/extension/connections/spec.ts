@@ -3,6 +3,8 @@
 // in plain Node. The invariant: a stored ConnectionSpec never holds a password; the password lives in
 // SecretStorage under the spec's id and is only joined in `connectionUri()` at connect time.
 
+import { hostListPortProblem } from '../../adapters/errors';
+
 export type ConnectionEngine = 'mongodb' | 'postgres';
 
 export interface TlsOptions {
@@ -143,18 +145,6 @@ export function splitUriSecret(text: string): { uri: string; password?: string }
   return password !== undefined ? { uri, password } : { uri };
 }
 
-/** The first port of a host list that no server can listen on, in one phrase; undefined when all can. */
-function badPort(hosts: string): string | undefined {
-  for (const h of hosts.split(',')) {
-    const m = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(h);
-    if (!m || m[1] === '') continue;
-    if (!/^\d+$/.test(m[1]!)) return `the port "${m[1]}" is not a number`;
-    const port = Number(m[1]);
-    if (port < 1 || port > 65535) return `port ${m[1]} is out of range (1-65535)`;
-  }
-  return undefined;
-}
-
 /** Reads a MongoDB or PostgreSQL connection string; returns one sentence when it is not one. */
 export function parseConnectionString(text: string): { ok: true; value: ParsedUri } | { ok: false; error: string } {
   const s = text.trim();
@@ -166,7 +156,7 @@ export function parseConnectionString(text: string): { ok: true; value: ParsedUr
   }
   const engine = parts.engine;
   if (!parts.hosts) return { ok: false, error: 'The connection string names no host.' };
-  const port = badPort(parts.hosts);
+  const port = hostListPortProblem(parts.hosts);
   if (port) return { ok: false, error: `The connection string cannot be used: ${port}.` };
   let user: string | undefined;
   let password: string | undefined;
