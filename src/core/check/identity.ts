@@ -6,7 +6,7 @@
 
 import { parse as babelParse } from '@babel/parser';
 import type { MongoCommand } from '../query/mongoShell';
-import { BABEL_PLUGINS } from '../query/find/scriptIndex';
+import { scriptParseOptions } from '../query/find/scriptIndex';
 import { pushChildren, type BNode } from '../query/find/syntax';
 import type { ScriptDialect } from '../query/find/types';
 import { scanSqlSync } from '../sql/parser';
@@ -121,18 +121,7 @@ interface Scope {
 export function scriptScopes(text: string, dialect: ScriptDialect, playground: boolean): Scope[] {
   let program: BNode;
   try {
-    const file = babelParse(text, {
-      sourceType: 'unambiguous',
-      errorRecovery: true,
-      attachComment: false,
-      allowReturnOutsideFunction: true,
-      allowAwaitOutsideFunction: true,
-      allowImportExportEverywhere: true,
-      allowUndeclaredExports: true,
-      allowNewTargetOutsideFunction: true,
-      allowSuperOutsideMethod: true,
-      plugins: BABEL_PLUGINS[playground ? 'js' : dialect],
-    }) as unknown as { program: BNode };
+    const file = babelParse(text, scriptParseOptions(playground ? 'js' : dialect)) as unknown as { program: BNode };
     program = file.program;
   } catch {
     return [];

@@ -1,6 +1,6 @@
 // The queries of one script, kept per top-level statement and re-read only where an edit touched.
 
-import { parse as babelParse, type ParserPlugin } from '@babel/parser';
+import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
 import { Extractor, type CallReader, type WalkTrace } from './extractor';
 import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
@@ -76,6 +76,26 @@ export const BABEL_PLUGINS: Record<ScriptDialect, ParserPlugin[]> = {
   tsx: ['typescript', 'jsx', 'decorators-legacy'],
   js: ['jsx', 'decorators-legacy'],
 };
+
+/**
+ * How a script is parsed to find queries in it: leniently, as a file being typed or a slice of one
+ * (errors recovered, statements allowed wherever a slice may put them).
+ */
+export function scriptParseOptions(dialect: ScriptDialect, startIndex = 0): ParserOptions {
+  return {
+    sourceType: 'unambiguous',
+    startIndex,
+    errorRecovery: true,
+    attachComment: false,
+    allowReturnOutsideFunction: true,
+    allowAwaitOutsideFunction: true,
+    allowImportExportEverywhere: true,
+    allowUndeclaredExports: true,
+    allowNewTargetOutsideFunction: true,
+    allowSuperOutsideMethod: true,
+    plugins: BABEL_PLUGINS[dialect],
+  };
+}
 
 /**
  * The queries of one script, kept per top-level statement. `update(text)` re-reads only what an edit
@@ -287,19 +307,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
 
   private parse(slice: string, offset: number): { ok: true; statements: BNode[] } | { ok: false; error: string; at?: number } {
     try {
-      const file = babelParse(slice, {
-        sourceType: 'unambiguous',
-        startIndex: offset,
-        errorRecovery: true,
-        attachComment: false,
-        allowReturnOutsideFunction: true,
-        allowAwaitOutsideFunction: true,
-        allowImportExportEverywhere: true,
-        allowUndeclaredExports: true,
-        allowNewTargetOutsideFunction: true,
-        allowSuperOutsideMethod: true,
-        plugins: BABEL_PLUGINS[this.kind === 'script' ? this.dialect : 'js'],
-      }) as unknown as { program: { body: BNode[] } };
+      const file = babelParse(slice, scriptParseOptions(this.kind === 'script' ? this.dialect : 'js', offset)) as unknown as { program: { body: BNode[] } };
       return { ok: true, statements: file.program.body };
     } catch (err) {
       if (err instanceof RangeError) return { ok: false, error: 'The file is nested too deeply to read.' };
