@@ -245,9 +245,10 @@ interface ScratchRun {
  * is always rolled back, a cancel or a time limit becomes an AdapterError, and any other failure is
  * handed to `failed` (the measurement falls back to the estimates).
  */
-async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
+async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, clearance: Clearance, signal: AbortSignal | undefined, failed: (err: unknown) => T, body: (run: ScratchRun) => Promise<T>): Promise<T> {
   const client = scratch.client;
-  const cleared = new Map<string, Clearance>();
+  // The statement's own clearance, given; a text built from it (a rewrite) is asked of the catalog once.
+  const cleared = new Map<string, Clearance>([[clearance.statement, clearance]]);
   let began = false;
   const temps: string[] = [];
   const q = async (text: string): Promise<pg.QueryResult> => {
@@ -357,10 +358,11 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
   const refusal = pgTournamentRefusal(shape);
   if (refusal !== undefined) return notMeasured(refusal);
   // The measurement executes the statement: not one that would change what the rollback does not undo.
-  const effects = await refusedForSideEffects(conn, sql, report);
-  if (effects) return effects;
+  const verdict = await clearedOrRefused(conn, sql, report);
+  if (!('clearance' in verdict)) return verdict;
+  const clearance = verdict.clearance;
   // Several tables, or one table under several aliases (joined with itself, or in an EXISTS of its own).
-  if (shape.tables.length > 1) return pgJoinTournament(conn, scratch, sql, shape, advice, opts, report, params);
+  if (shape.tables.length > 1) return pgJoinTournament(conn, scratch, clearance, sql, shape, advice, opts, report, params);
   const only = shape.tables[0]!;
   const ts = opts.stats?.tables?.[only.name] ?? opts.stats?.tables?.[only.key];
   const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}), ...(ts ? { stats: ts } : {}) });
@@ -406,7 +408,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     return report;
   };
   const budget = new MeasureBudget(opts.until, timeoutMs);
-  return onScratch(scratch, conn, signal, failed, async ({ q, explain: run, copy }) => {
+  return onScratch(scratch, conn, clearance, signal, failed, async ({ q, explain: run, copy }) => {
     const explain = (text = sql): Promise<Plan> => run(text, onCopies(text, shape));
     const real = await realTables(q, shape);
     if (typeof real === 'string') return notMeasured(real);
@@ -544,14 +546,12 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
  * the planner's join method decides which of them serves, and only the measurement shows which it picks.
  * Bounded by JOIN_COPY_MAX_ROWS rows in all and DEFAULT_PG_JOIN_CANDIDATE_CAP candidates.
  */
-async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
+async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, clearance: Clearance, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
   const estimates = (why: string): PgTournamentReport => {
     report.reason = `${why}: the suggestions were checked with the planner's estimates instead.`;
     report.notes.push(report.reason);
     return report;
   };
-  const effects = await refusedForSideEffects(conn, sql, report);
-  if (effects) return effects;
   const names = [...new Set(shape.tables.map((t) => t.name))];
   const set = pgJoinCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}) });
   const keeps = advice.suggestions.filter((s) => s.action === 'keep' && s.keep);
@@ -563,7 +563,7 @@ async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, sq
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
   const budget = new MeasureBudget(opts.until, timeoutMs);
-  return onScratch(scratch, conn, opts.signal, failed, async ({ q, explain: run, copy }) => {
+  return onScratch(scratch, conn, clearance, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
     const onCopy = onCopies(sql, shape);
     const explain = (): Promise<Plan> => run(sql, onCopy);
@@ -651,13 +651,13 @@ export function sideEffectsSentence(items: readonly string[]): string {
 }
 
 /**
- * The report of a measurement that does not run the statement because running it would change what the
- * rollback does not undo (a sequence, a volatile function's writes, a trigger): asked of the catalog
- * before anything is copied or run. Undefined when the statement runs nothing of the kind.
+ * The side-effect verdict, asked of the catalog once, before anything is copied or run: the clearance to
+ * execute the statement, or the report of a measurement that does not run it because running it would
+ * change what the rollback does not undo (a sequence, a volatile function's writes, a trigger).
  */
-async function refusedForSideEffects(conn: PostgresConnection, sql: string, report: PgTournamentReport): Promise<PgTournamentReport | undefined> {
+async function clearedOrRefused(conn: PostgresConnection, sql: string, report: PgTournamentReport): Promise<{ clearance: Clearance } | PgTournamentReport> {
   const verdict = await conn.verdict(sql);
-  if (verdict.clearance) return undefined;
+  if (verdict.clearance) return { clearance: verdict.clearance };
   const items = [...verdict.effects.execution, ...verdict.effects.planning];
   report.sideEffects = items;
   report.reason = sideEffectsSentence(items);
