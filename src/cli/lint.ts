@@ -98,7 +98,7 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
       continue;
     }
     const models = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
-    const r = lintText(text, file, undefined, models);
+    const r = lintText(text, file, undefined, { prismaModels: models });
     results.push({ file, ...r });
     if (json) continue;
     for (const w of r.warnings) io.stderr(`${file}: ${w}\n`);

@@ -52,7 +52,7 @@ export function targetsOf(doc: vscode.TextDocument): QueryTarget[] {
     cache.set(key, hit);
     return hit.targets;
   }
-  const targets = explainTargets(text, queryKind(doc), scriptDialect(doc.languageId, doc.fileName), prisma.models);
+  const targets = explainTargets(text, queryKind(doc), scriptDialect(doc.languageId, doc.fileName), { prismaModels: prisma.models });
   cache.delete(key);
   cache.set(key, { text, targets });
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);

@@ -143,7 +143,7 @@ export class InlineAdviceService {
     if (kind === 'other') return;
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
-      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri), this.repository?.prismaModels),
+      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri), { prismaModels: this.repository?.prismaModels }),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [], explainWaiters: [],
       explainAsked: new Set(), explainTimes: [], adviceAsked: new Set(), adviceFailed: new Set(),
     };
@@ -539,7 +539,7 @@ export class InlineAdviceService {
       state.schemaVersion++;
       // Prisma calls are written with the schema's table and column names: their SQL changes with it.
       if (state.index instanceof ScriptQueryIndex) {
-        state.index.setPrismaModels(schema?.prismaModels);
+        state.index.setContext({ prismaModels: schema?.prismaModels });
         state.queries = state.index.result().queries;
       }
       if (state.analysedVersion === state.doc.version) this.publish(state);

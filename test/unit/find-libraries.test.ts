@@ -510,7 +510,7 @@ describe('finder: the libraries people use', () => {
         `await prisma.orderItem.updateMany({ where: { orderId: 7 }, data: { quantity: 0 } });`,
         `await prisma.audit_log.findFirst({ orderBy: { at: 'desc' } });`,
       ].join('\n');
-      const mapped = findQueries(text, 'script', 'ts', schema.prismaModels).queries as FoundSqlQuery[];
+      const mapped = findQueries(text, 'script', 'ts', { prismaModels: schema.prismaModels }).queries as FoundSqlQuery[];
       assert.deepEqual(mapped.map((q) => q.sql), [
         'SELECT id, created_at FROM order_items WHERE order_id = 7 AND quantity > 1 ORDER BY created_at DESC',
         'UPDATE order_items SET quantity = 0 WHERE order_id = 7',

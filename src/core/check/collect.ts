@@ -2,7 +2,7 @@
 // `qpi lint`), each with its identity, its place as lines and columns, the text to explain or why it
 // cannot be explained, and the `qpi-ignore` comments on the line before it.
 
-import { findQueries, querySourceKind, scriptDialect, type FoundQuery, type PrismaModels } from '../query/find';
+import { findQueries, querySourceKind, scriptDialect, type FinderContext, type FoundQuery } from '../query/find';
 import { targetOf } from '../query/targets';
 import { identityKeys, mongoQueryShape, scopeAt, scriptScopes, sqlShape, type QueryIdentity } from './identity';
 
@@ -50,11 +50,11 @@ export function checksFile(fileName: string): boolean {
  * Every query of a file's text. `file` is the repository-relative path the identity carries; the SQL
  * parser must be loaded first. Never throws on bad input.
  */
-export function collectQueries(text: string, file: string, prismaModels?: PrismaModels): CollectedFile {
+export function collectQueries(text: string, file: string, context: FinderContext = {}): CollectedFile {
   const kind = querySourceKind('', file);
   if (kind === 'other') return { queries: [], warnings: [] };
   const dialect = scriptDialect('', file);
-  const found = findQueries(text, kind, dialect, prismaModels);
+  const found = findQueries(text, kind, dialect, { file, ...context });
   const scopes = kind === 'sql' ? [] : scriptScopes(text, dialect, kind === 'mongodb-playground');
   const lines = lineStarts(text);
   const ids: QueryIdentity[] = [];

@@ -2,7 +2,7 @@
 // language server runs as you type, with positions as line and column. Without a schema it gives the
 // findings that hold whatever the data; with one (index lists) also the collection scans and blocking sorts.
 
-import { findQueries, querySourceKind, scriptDialect, type PrismaModels } from '../query/find';
+import { findQueries, querySourceKind, scriptDialect, type FinderContext } from '../query/find';
 import { lineColumn } from '../text';
 import { analyzeQuery, anchorRange, type DocumentSchema, type FindingSeverity } from './analysis';
 import type { DiagnosticCode } from './codes';
@@ -31,13 +31,13 @@ export interface LintResult {
 
 /**
  * Lints a file's text; the kind of file comes from its name. The SQL parser must be loaded first.
- * `prismaModels`: the repository's Prisma schema, so Prisma calls are written with the tables and columns
- * it maps them to, as the language server writes them.
+ * `context`: the repository's Prisma schema (so Prisma calls are written with the tables and columns it
+ * maps them to, as the language server writes them) and its modules (so imports are followed).
  */
-export function lintText(text: string, fileName: string, schema?: DocumentSchema, prismaModels?: PrismaModels): LintResult {
+export function lintText(text: string, fileName: string, schema?: DocumentSchema, context: FinderContext = {}): LintResult {
   const kind = querySourceKind('', fileName);
   if (kind === 'other') return { queries: 0, findings: [], warnings: [] };
-  const found = findQueries(text, kind, scriptDialect('', fileName), prismaModels);
+  const found = findQueries(text, kind, scriptDialect('', fileName), { file: fileName, ...context });
   const findings: LintFinding[] = [];
   for (const q of found.queries) {
     const analysis = analyzeQuery(q, text, schema);

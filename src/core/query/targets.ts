@@ -7,7 +7,7 @@ import { parseExpression } from '@babel/parser';
 import { statementInfo } from '../sql/kinds';
 import { explainText, explainValues, type ExplainValues } from '../lint/explainText';
 import { findQueries } from './find/index';
-import type { FoundQuery, PrismaModels, QuerySourceKind, ScriptDialect } from './find/types';
+import type { FinderContext, FoundQuery, QuerySourceKind, ScriptDialect } from './find/types';
 
 export interface QueryTarget {
   engine: 'mongodb' | 'postgres';
@@ -26,10 +26,10 @@ export interface QueryTarget {
 
 /**
  * Every query of a file as something to explain, in text order. Never throws on bad input.
- * `prismaModels`: the workspace's Prisma schema, so Prisma calls name the tables and columns it maps.
+ * `context`: the workspace's Prisma schema (so Prisma calls name the tables and columns it maps) and modules.
  */
-export function explainTargets(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', prismaModels?: PrismaModels): QueryTarget[] {
-  return findQueries(text, kind, dialect, prismaModels).queries.map((q) => targetOf(q, text));
+export function explainTargets(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', context: FinderContext = {}): QueryTarget[] {
+  return findQueries(text, kind, dialect, context).queries.map((q) => targetOf(q, text));
 }
 
 /** One found query as something to explain. */

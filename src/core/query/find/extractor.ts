@@ -5,7 +5,7 @@
 
 import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
-import type { FoundQuery, PrismaModels, SourceRange } from './types';
+import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
 
 export const MAX_RESOLVE_DEPTH = 16;
@@ -53,9 +53,14 @@ export class Extractor {
     private readonly localMutated: Set<string>,
     readonly kind: 'mongodb-playground' | 'script',
     private readonly readers: readonly CallReader[],
-    /** The workspace's Prisma models, when its schema.prisma is known. */
-    readonly prismaModels?: PrismaModels,
+    /** What is known beyond the text (types.ts FinderContext). */
+    readonly context: FinderContext = {},
   ) {}
+
+  /** The workspace's Prisma models, when its schema.prisma is known. */
+  get prismaModels(): PrismaModels | undefined {
+    return this.context.prismaModels;
+  }
 
   run(root: BNode): FoundQuery[] {
     this.walk(root);

@@ -15,7 +15,7 @@
 
 import { findSqlStatements } from './sqlFiles';
 import { ScriptQueryIndex } from './scriptIndex';
-import type { FindResult, PrismaModels, QuerySourceKind, ScriptDialect } from './types';
+import type { FindResult, FinderContext, QuerySourceKind, ScriptDialect } from './types';
 
 export * from './types';
 export { loadSqlParser, sqlParserLoaded } from '../../sql/parser';
@@ -25,13 +25,14 @@ export { ScriptQueryIndex } from './scriptIndex';
 export { isPlaceholder } from './values';
 
 /**
- * Every query of a text, in text order. Never throws on bad input. `prismaModels`: the workspace's Prisma
- * schema, so Prisma calls are written with the database's table and column names.
+ * Every query of a text, in text order. Never throws on bad input. `context`: what is known beyond the text
+ * (the workspace's Prisma schema, so Prisma calls are written with the database's table and column names;
+ * the file's path and the workspace's modules, so imports are followed).
  */
-export function findQueries(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', prismaModels?: PrismaModels): FindResult {
+export function findQueries(text: string, kind: QuerySourceKind, dialect: ScriptDialect = 'ts', context: FinderContext = {}): FindResult {
   if (kind === 'sql') return findSqlStatements(text);
   if (kind === 'mongodb-playground' || kind === 'script') {
-    const index = new ScriptQueryIndex(kind, dialect, prismaModels);
+    const index = new ScriptQueryIndex(kind, dialect, context);
     index.update(text);
     return index.result();
   }

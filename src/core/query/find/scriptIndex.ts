@@ -13,7 +13,7 @@ import { IncrementalIndex } from './incremental';
 import { changeBounds, detached, QueryPositions, type KnownChange, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
 import { pushChildren, type BNode } from './syntax';
-import type { FindResult, FoundQuery, PrismaModels, ScriptDialect } from './types';
+import type { FindResult, FinderContext, FoundQuery, ScriptDialect } from './types';
 
 interface Chunk {
   start: number;
@@ -117,14 +117,18 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   /** How many statements the last region read again held. */
   private parsedInRegion = 0;
 
-  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts', private prismaModels?: PrismaModels) {
+  constructor(private readonly kind: 'mongodb-playground' | 'script', private readonly dialect: ScriptDialect = 'ts', private context: FinderContext = {}) {
     super();
   }
 
-  /** The workspace's Prisma models changed: the statements are read again with them (not parsed again). */
-  setPrismaModels(models: PrismaModels | undefined): void {
-    if (models === this.prismaModels) return;
-    this.prismaModels = models;
+  /**
+   * What is known beyond the text changed (the workspace's Prisma models, its modules): the statements are
+   * read again with it (not parsed again). Nothing is read again when every part is the same.
+   */
+  setContext(context: FinderContext): void {
+    const was = this.context;
+    if (was.prismaModels === context.prismaModels && was.file === context.file && was.modules === context.modules) return;
+    this.context = context;
     for (const c of this.pieces) this.extract(c);
   }
 
@@ -362,7 +366,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private extract(c: Chunk): void {
     flushChunk(c);
     c.uses = new Set();
-    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.context);
     c.queries = ex.run(c.node);
     c.positions = new QueryPositions(c.queries);
     c.trace = ex.trace();
@@ -375,7 +379,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   private extractInner(r: InnerRead, span: TouchedSpan): void {
     const c = r.chunk;
     r.positions.shift(span.delta, span.oldEnd);
-    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.prismaModels);
+    const ex = new Extractor(this.text, this.module, c.uses, c.mutates, this.kind, READERS, this.context);
     const read = ex.runInside(r.path, r.statement, r.trace);
     c.queries = [...r.kept, ...read].sort((a, b) => a.range.start - b.range.start);
     c.positions = new QueryPositions(c.queries);

@@ -114,6 +114,30 @@ export interface PrismaModelNames {
 /** The models of the workspace's Prisma schema, by model name. */
 export type PrismaModels = ReadonlyMap<string, PrismaModelNames>;
 
+/**
+ * What the finder may know beyond the text it reads: the workspace's Prisma schema, the file's own path
+ * and the workspace's other modules (so an imported helper, client or collection is followed to what it
+ * is: modules.ts). Everything is optional: without it the finder reads the file alone.
+ */
+export interface FinderContext {
+  prismaModels?: PrismaModels;
+  /** The file's path, as `modules` resolves imports from it. */
+  file?: string;
+  /** The workspace's modules, read when an import is followed. */
+  modules?: WorkspaceModules;
+}
+
+/**
+ * The workspace's source files as the finder follows imports into them. Implemented outside the core
+ * (the language server, the CLI and the bench read files); the core only asks.
+ */
+export interface WorkspaceModules {
+  /** The file an import specifier names from `fromFile` (relative, a tsconfig path, a workspace package), or undefined for a library or a file not found. */
+  resolve(fromFile: string, specifier: string): string | undefined;
+  /** A file's text, or undefined when it cannot be read. */
+  read(file: string): string | undefined;
+}
+
 export interface FindResult {
   queries: FoundQuery[];
   /** Sentences about what could not be read (a syntax error, the SQL parser not loaded). */
