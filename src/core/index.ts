@@ -21,7 +21,7 @@ export { type DiagnosticCode, DiagnosticCodes, type PlanSummary } from './lint/c
 export { declareEdit } from './lint/declare';
 export { explainText, explainValues, fillExplainValues, type ExplainValues } from './lint/explainText';
 export { type IndexCreationResult, type MongoIndexCreation, parseMongoCreateIndex } from './query/createIndex';
-export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type KnownChange, type PrismaModels, type QuerySourceKind, type SourceRange } from './query/find';
+export { querySourceKind, ScriptQueryIndex, SqlQueryIndex, type FoundQuery, type KnownChange, type PrismaModels, type FinderContext, type DeclaredEntity, type DeclaredEntities, type WorkspaceModules, type QuerySourceKind, type SourceRange } from './query/find';
 export { scriptDialect } from './query/find/types';
 export { chooseFamilyMember, familyMembers, isCollectionFamily, onFamilyMember, otherMembers, type FamilyMember } from './query/find/family';
 export { changedSpan } from './query/find/ranges';

@@ -16,7 +16,7 @@ import {
 } from '../protocol/languageServer';
 import { explainText, explainValues } from '../core/index';
 import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/index';
-import type { RepositorySchema } from '../core/index';
+import type { FinderContext, RepositorySchema } from '../core/index';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {
@@ -143,7 +143,7 @@ export class InlineAdviceService {
     if (kind === 'other') return;
     const state: DocState = {
       uri, kind, doc: TextDocument.create(uri, languageId, version, text), queries: [], analysedVersion: -1,
-      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri), { prismaModels: this.repository?.prismaModels }),
+      index: kind === 'sql' ? new SqlQueryIndex() : new ScriptQueryIndex(kind, scriptDialect(languageId, uri), this.finderContext(uri)),
       analyses: new WeakMap(), schemaVersion: 0, announced: new Set(), announcedQueries: new WeakSet(), lastRun: 0, waiters: [], explainWaiters: [],
       explainAsked: new Set(), explainTimes: [], adviceAsked: new Set(), adviceFailed: new Set(),
     };
@@ -529,6 +529,11 @@ export class InlineAdviceService {
 
   // ---- schema from the repository's files --------------------------------------------------------------
 
+  /** What the finder knows beyond a document's text: the repository's Prisma schema and declared entities. */
+  private finderContext(_uri: string): FinderContext {
+    return { prismaModels: this.repository?.prismaModels, entities: this.repository?.entities };
+  }
+
   /**
    * The schema the workspace's files declare changed (read at start, then again when a schema file
    * changes): every document is advised again with it, where no connection sent a list.
@@ -539,7 +544,7 @@ export class InlineAdviceService {
       state.schemaVersion++;
       // Prisma calls are written with the schema's table and column names: their SQL changes with it.
       if (state.index instanceof ScriptQueryIndex) {
-        state.index.setContext({ prismaModels: schema?.prismaModels });
+        state.index.setContext(this.finderContext(state.doc.uri));
         state.queries = state.index.result().queries;
       }
       if (state.analysedVersion === state.doc.version) this.publish(state);

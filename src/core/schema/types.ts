@@ -3,7 +3,7 @@
 // an index came from.
 
 import type { ExistingMongoIndex, ExistingPgIndex } from '../advice/types';
-import type { PrismaModelNames } from '../query/find/types';
+import type { DeclaredEntity, PrismaModelNames } from '../query/find/types';
 
 export type DeclaredPgIndex = ExistingPgIndex & { source: string };
 export type DeclaredMongoIndex = ExistingMongoIndex & { source: string };
@@ -14,12 +14,14 @@ export interface RepositorySchema {
   collections: Map<string, DeclaredMongoIndex[]>;
   /** The Prisma schema's models with their tables and columns, for the SQL the finder writes for Prisma calls. */
   prismaModels: Map<string, PrismaModelNames>;
+  /** Classes and models the code maps to tables and collections (TypeORM, Sequelize, Mongoose), by name. */
+  entities: Map<string, DeclaredEntity>;
   /** What could not be read, one sentence each, with the file. */
   warnings: string[];
 }
 
 export function emptySchema(): RepositorySchema {
-  return { tables: new Map(), collections: new Map(), prismaModels: new Map(), warnings: [] };
+  return { tables: new Map(), collections: new Map(), prismaModels: new Map(), entities: new Map(), warnings: [] };
 }
 
 /** One file of the repository, by its path relative to the workspace folder. */

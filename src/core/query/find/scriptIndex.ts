@@ -127,7 +127,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
    */
   setContext(context: FinderContext): void {
     const was = this.context;
-    if (was.prismaModels === context.prismaModels && was.file === context.file && was.modules === context.modules) return;
+    if (was.prismaModels === context.prismaModels && was.entities === context.entities && was.file === context.file && was.modules === context.modules) return;
     this.context = context;
     for (const c of this.pieces) this.extract(c);
   }

@@ -115,12 +115,32 @@ export interface PrismaModelNames {
 export type PrismaModels = ReadonlyMap<string, PrismaModelNames>;
 
 /**
+ * A class or model the repository's code declares as mapped to a table or collection (a TypeORM
+ * `@Entity`, a Sequelize `define`/`init`, a Mongoose `model(...)`).
+ */
+export interface DeclaredEntity {
+  library: 'typeorm' | 'sequelize' | 'mongoose';
+  /** The table or collection it maps to. */
+  table: string;
+  /** Property name to column name, where they differ. */
+  columns: Record<string, string>;
+  /** TypeORM: the class extends BaseEntity, so its statics run queries (`User.find(...)`). */
+  activeRecord?: boolean;
+  /** The file that declares it. */
+  source?: string;
+}
+
+export type DeclaredEntities = ReadonlyMap<string, DeclaredEntity>;
+
+/**
  * What the finder may know beyond the text it reads: the workspace's Prisma schema, the file's own path
  * and the workspace's other modules (so an imported helper, client or collection is followed to what it
  * is: modules.ts). Everything is optional: without it the finder reads the file alone.
  */
 export interface FinderContext {
   prismaModels?: PrismaModels;
+  /** Classes and models the repository's code maps to tables and collections, by class or model name. */
+  entities?: DeclaredEntities;
   /** The file's path, as `modules` resolves imports from it. */
   file?: string;
   /** The workspace's modules, read when an import is followed. */
