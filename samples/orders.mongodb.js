@@ -6,8 +6,9 @@
 //    keys examined = documents examined = documents returned, and no blocking SORT.
 db.orders.find({ country_id: 1, order_details: { $elemMatch: { product_id: 5 } } }).sort({ created_at: -1 }).limit(10);
 
-// 2. Skip-based pagination reads every entry it skips: 5,000 + 20 keys for 20 documents.
-db.orders.find({ country_id: 2 }).sort({ created_at: -1 }).skip(5000).limit(20);
+// 2. Skip-based pagination reads every entry it skips: 2,000 + 20 keys for 20 documents (country 2 has
+//    2,561 orders, so this page is full).
+db.orders.find({ country_id: 2 }).sort({ created_at: -1 }).skip(2000).limit(20);
 
 // 3. Keyset pagination: continue after the last created_at seen, and read only 20 keys.
 db.orders.find({ country_id: 2, created_at: { $lt: ISODate('2024-01-10T00:00:00Z') } }).sort({ created_at: -1 }).limit(20);

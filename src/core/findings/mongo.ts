@@ -34,7 +34,7 @@ export const mongoNodeRules: NodeRule[] = [
   { code: 'mongo.docs-examined-ratio', run: (_ctx, n) => docsExaminedRatio(n) },
   { code: 'mongo.blocking-sort', run: (ctx, n) => (n.kind === 'SORT' || n.kind === '$sort' ? blockingSort(ctx, n) : undefined) },
   { code: 'mongo.sort-merge-explode', run: (_ctx, n) => (n.kind === 'SORT_MERGE' ? sortMerge(n) : undefined) },
-  { code: 'mongo.skip-reads', run: (_ctx, n) => (skipAmountOf(n) !== undefined ? skipReads(n) : undefined) },
+  { code: 'mongo.skip-reads', run: (ctx, n) => (skipAmountOf(ctx, n) !== undefined ? skipReads(ctx, n) : undefined) },
 ];
 
 /** Rules run once on the whole plan. */
@@ -95,17 +95,45 @@ function sortPatternOf(node: PlanNode): Record<string, unknown> | undefined {
   return undefined;
 }
 
-function skipAmountOf(node: PlanNode): number | undefined {
+function skipAmountOf(ctx: Ctx, node: PlanNode): number | undefined {
+  // The command the explain kept says the skip the code wrote.
+  const written = node.kind === 'SKIP' ? commandSkip(ctx) : undefined;
+  if (written !== undefined) return written;
   const s = node.metrics.skipAmount ?? num(node.raw['skipAmount']) ?? (node.kind === '$skip' ? num(node.raw['$skip']) : undefined);
-  if (s !== undefined && s > 0) return s;
-  // Before 3.4 the SKIP stage counts its amount down while it runs and prints what is left (0):
-  // the rows it took in and did not pass on are the skipped ones.
-  if (node.kind === 'SKIP' || node.kind === '$skip') {
-    const input = node.children[0]?.metrics.rowsReturned;
-    const ret = node.metrics.rowsReturned;
-    if (input !== undefined && ret !== undefined && input > ret) return input - ret;
-  }
+  const input = node.children[0]?.metrics.rowsReturned;
+  const ret = node.metrics.rowsReturned;
+  // The classic engine's executed SKIP counts its amount down while it runs and prints what is left:
+  // 0 once it has skipped everything, the rest when its input ran out first (skip(5000) over 2,561
+  // entries prints 2439). The slot-based engine's drawn SKIP is the planner's, which prints the amount.
+  const countsDown = node.kind === 'SKIP' && ctx.plan.mongo?.engineKind !== 'sbe' && input !== undefined && ret !== undefined;
+  if (s !== undefined && s > 0) return countsDown && ret === 0 ? s + input! : s;
+  if ((node.kind === 'SKIP' || node.kind === '$skip') && input !== undefined && ret !== undefined && input > ret) return input - ret;
   return undefined;
+}
+
+/** The skip of a find command the explain kept, when it has one. */
+function commandSkip(ctx: Ctx): number | undefined {
+  const cmd = ctx.plan.mongo?.command;
+  if (!isRecord(cmd) || !('find' in cmd)) return undefined;
+  const s = num(cmd['skip']);
+  return s !== undefined && s > 0 ? s : undefined;
+}
+
+/** +1 or -1: the order a field is sorted in, from the command's sort, else from the index scan's walk. */
+function sortDirection(ctx: Ctx, field: string, scan: PlanNode | undefined): 1 | -1 {
+  const cmd = ctx.plan.mongo?.command;
+  let sort: Record<string, unknown> | undefined;
+  if (isRecord(cmd) && isRecord(cmd['sort'])) sort = cmd['sort'];
+  else if (isRecord(cmd) && Array.isArray(cmd['pipeline'])) {
+    const st = (cmd['pipeline'] as unknown[]).find((x) => isRecord(x) && isRecord(x['$sort']));
+    if (isRecord(st)) sort = st['$sort'] as Record<string, unknown>;
+  }
+  const given = sort ? num(sort[field]) : undefined;
+  if (given !== undefined && given !== 0) return given < 0 ? -1 : 1;
+  const k = num(scan ? keyPatternOf(scan)?.[field] : undefined);
+  if (k === undefined || k === 0) return 1;
+  const backward = scan?.details.direction === 'backward' || scan?.raw['direction'] === 'backward';
+  return (k < 0) !== backward ? -1 : 1;
 }
 
 /** Renders a key or sort pattern the way the shell prints it: { s: 1, r: -1 }. */
@@ -530,8 +558,8 @@ function sortMerge(node: PlanNode): Scored {
   };
 }
 
-function skipReads(node: PlanNode): Scored | undefined {
-  const skip = skipAmountOf(node)!;
+function skipReads(ctx: Ctx, node: PlanNode): Scored | undefined {
+  const skip = skipAmountOf(ctx, node)!;
   const ret = node.metrics.rowsReturned;
   const input = node.children[0]?.metrics.rowsReturned;
   if (ret === undefined) return undefined;
@@ -548,9 +576,11 @@ function skipReads(node: PlanNode): Scored | undefined {
   // The field the pages advance on: the first index field that is not fixed to one value.
   const scanBounds = scans[0] ? boundsOf(scans[0]) : undefined;
   const pageField = scanBounds ? Object.keys(scanBounds).find((f) => classify(scanBounds[f]!) !== 'point') : undefined;
+  // A descending sort continues below the last value seen, an ascending one above it.
+  const op = pageField && sortDirection(ctx, pageField, scans[0]) < 0 ? '$lt' : '$gt';
   const keyset = pageField
-    ? `{ ${pageField}: { $gt: <last ${pageField}> } } with the same sort`
-    : '{ sortField: { $gt: lastValue } } with the same sort';
+    ? `{ ${pageField}: { ${op}: <last ${pageField}> } } with the same sort`
+    : `{ sortField: { $gt: lastValue } } with the same sort ($lt for a descending sort)`;
   return {
     score: skipped,
     finding: {
