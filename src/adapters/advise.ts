@@ -14,7 +14,7 @@ import { adviseMongo } from '../core/index';
 import { fromMongoCommand } from '../core/index';
 import { mongoShape } from '../core/index';
 import { advisePostgres, advisePostgresShapes } from '../core/index';
-import { mergedPgShape, parsePostgresQuery } from '../core/index';
+import { mergedPgShape, parsePostgresQuery, type PgShape } from '../core/index';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError, firstLine, pgLostError, scrub, uriSecrets } from './errors';
@@ -475,12 +475,64 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
     if (!counting) warnings.push(`Selectivity was not counted exactly: counting would ${listPhrases(items)}, which the rollback does not undo; the planner's estimates were used.`);
   }
   const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(counting ? { exactCounts: counting } : {}) });
+  if (!counting) warnings.push(...(await countRanges(session, sql, parsed.shapes, stats.stats, stats.notes)));
   const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
   advice.notes.push(...stats.notes);
   advice.warnings.push(...warnings);
   const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
   if (advice.refusal !== undefined || opts.verifyPostgres === false) return live;
   return verifyPostgresNow(session, sql, live, opts);
+}
+
+/** Tables up to this many rows have two or more ranges counted exactly to order them. */
+const RANGE_COUNT_MAX_ROWS = 2_000_000;
+
+/**
+ * Two or more ranges on one table: only the first an index reaches bounds the scan, the others are
+ * checked on every key it reads, so the most selective goes first, and the planner's estimate of a range
+ * (a histogram, or a default third of the table for an expression it cannot read, such as
+ * now() - interval '1 day') is not enough to tell which. Each range is counted alone with count(*) on
+ * the catalog connection, with the statement's clearance (the count runs the statement's own
+ * predicate, nothing else), on tables up to RANGE_COUNT_MAX_ROWS rows; the counts replace the estimates.
+ * Returns the warnings for a count that could not run.
+ */
+async function countRanges(session: PostgresAdviceSession, sql: string, shapes: readonly PgShape[], stats: PgStats, notes: string[]): Promise<string[]> {
+  const work: { shape: PgShape; table: PgShape['tables'][number]; ranges: PgShape['predicates'] }[] = [];
+  for (const shape of shapes) {
+    for (const t of shape.tables) {
+      const ranges = shape.predicates.filter((p) => p.table === t.key && p.kind === 'range' && !/\$\d/.test(p.text) && !/enclosing query/.test(p.detail));
+      if (new Set(ranges.map((p) => p.column)).size < 2) continue;
+      const rows = stats.tables?.[t.name]?.rows;
+      if (rows === undefined || rows > RANGE_COUNT_MAX_ROWS) continue;
+      work.push({ shape, table: t, ranges });
+    }
+  }
+  if (work.length === 0) return [];
+  const verdict = await session.conn.verdict(sql);
+  if (!verdict.clearance) {
+    const items = [...verdict.effects.execution, ...verdict.effects.planning];
+    return [`The ranges were not counted to order them: counting would ${listPhrases(items)}, which the rollback does not undo; the planner's estimates were used.`];
+  }
+  const warnings: string[] = [];
+  for (const { table, ranges } of work) {
+    const ts = (stats.tables ??= {})[table.name] ??= {};
+    const from = `${table.schema !== undefined ? `${pg.escapeIdentifier(table.schema)}.` : ''}${pg.escapeIdentifier(table.name)}${table.alias !== undefined ? ` AS ${pg.escapeIdentifier(table.alias)}` : ''}`;
+    const counted: string[] = [];
+    for (const p of ranges) {
+      try {
+        const r = await session.catalog.count(verdict.clearance, `SELECT count(*)::float8 AS n FROM ${from} WHERE (${p.text})`);
+        const n = Number(r[0]?.['n']);
+        if (!Number.isFinite(n)) continue;
+        (ts.matching ??= {})[p.column] = n;
+        counted.push(`${p.text}: ${Math.round(n).toLocaleString('en-US')}`);
+      } catch (err) {
+        if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
+        warnings.push(`The range ${p.text} could not be counted (${firstLine(err)}); its order among the ranges follows the planner's estimate.`);
+      }
+    }
+    if (counted.length > 0) notes.push(`Ranges on ${table.name} counted with count(*) to put the most selective first (${counted.join('; ')} of about ${Math.round(ts.rows ?? 0).toLocaleString('en-US')} rows).`);
+  }
+  return warnings;
 }
 
 /**

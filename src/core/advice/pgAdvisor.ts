@@ -398,6 +398,56 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
     out.push(...ranked);
   }
 
+  // Equality columns a GIN can hold beside a jsonb, array or text column, through btree_gin's B-tree
+  // operator classes for GIN (= only: a GIN scan does not walk an IN list).
+  const ginScalars = eq.filter((p) => !p.expression && !p.trigram).map((p) => ({ column: p.column }));
+  for (const p of gin) {
+    if (p.expression || ginScalars.length === 0) continue;
+    const pathOps = gin.every((g) => g.column === p.column && g.operator === '@>');
+    const keysG = dedupe([...ginScalars, { column: p.column }]);
+    const s: PgIndexSpec = { engine: 'postgres', table: name, method: 'gin', keys: keysG };
+    if (pathOps) s.opclass = 'jsonb_path_ops';
+    if (schema !== undefined) s.schema = schema;
+    const cols = ginScalars.map((k) => k.column).join(', ');
+    out.push({
+      rule: 'gin',
+      table: name,
+      spec: s,
+      fit: { points: ginScalars.map((k) => k.column), sortServed: order.length === 0, filtered: [], missing: [], indexOnly: false, usable: true },
+      ruleText: `One GIN over ${cols} and ${p.column} applies ${eq.filter((x) => ginScalars.some((k) => k.column === x.column)).map((x) => x.text).join(' AND ')} and ${p.text} in one Bitmap Index Scan: a B-tree on ${cols} reads every row that matches ${ginScalars.length > 1 ? 'them' : 'it'} and checks ${p.column} on each, and a GIN on ${p.column} alone reads every row holding the value. ${cols} ${ginScalars.length > 1 ? 'go' : 'goes'} into the GIN through the btree_gin extension.`,
+      expectedPlan: `Bitmap Heap Scan on ${name} > Bitmap Index Scan on the GIN index (${cols} and ${p.column} both as index conditions)`,
+      tradeOff: `Needs the btree_gin extension: ${enableExtensions(['btree_gin'])} GIN is slower to update than a B-tree and serves no ORDER BY.`,
+      conditions: [],
+      rewrites: [],
+      servesAsWritten: true,
+    });
+  }
+
+  // A pattern a B-tree cannot seek (a leading wildcard, ILIKE, a regular expression): no B-tree on the
+  // column is suggested, since none would be used for it. A trigram GIN (pg_trgm) finds the rows that hold
+  // the pattern's trigrams, and the equality columns go into the same GIN through btree_gin.
+  for (const p of preds.filter((x) => x.trigram && !x.expression)) {
+    const scalars = ginScalars.filter((k) => k.column !== p.column);
+    const s: PgIndexSpec = { engine: 'postgres', table: name, method: 'gin', keys: [...scalars, { column: p.column }], opclass: 'gin_trgm_ops' };
+    if (schema !== undefined) s.schema = schema;
+    const needs = scalars.length > 0 ? ['pg_trgm', 'btree_gin'] : ['pg_trgm'];
+    const cols = scalars.map((k) => k.column).join(', ');
+    const c: PgCandidate = {
+      rule: 'gin',
+      table: name,
+      spec: s,
+      fit: { points: scalars.map((k) => k.column), sortServed: sort.length === 0, filtered: [], missing: [], indexOnly: false, usable: true },
+      ruleText: `${p.text} ${patternWhy(p)}, so no B-tree on ${p.column} can serve it: a B-tree seeks by the start of the value, in its exact case. A trigram GIN (pg_trgm's gin_trgm_ops) finds the rows that hold the pattern's three-letter pieces${scalars.length > 0 ? `, and ${cols} ${scalars.length > 1 ? 'go' : 'goes'} into the same GIN through btree_gin, so one Bitmap Index Scan applies both` : ''}.`,
+      expectedPlan: `Bitmap Heap Scan on ${name} (Recheck Cond) > Bitmap Index Scan on the trigram GIN index`,
+      tradeOff: `Needs ${needs.join(' and ')}: ${enableExtensions(needs)} A pattern with fewer than three characters between its wildcards has no trigram to look up and reads the whole index; GIN is slower to update than a B-tree.`,
+      conditions: [],
+      rewrites: [],
+      servesAsWritten: true,
+    };
+    if (keys.length === 0 || sort.length === 0) out.unshift(c);
+    else out.push(c);
+  }
+
   for (const p of gin) {
     const pathOps = gin.every((g) => g.column === p.column && g.operator === '@>');
     const s: PgIndexSpec = { engine: 'postgres', table: name, method: 'gin', keys: [keyOf(p)] };
@@ -600,6 +650,18 @@ function offsetDecision(shape: PgShape, stats: PgTableStats | undefined): { cond
 
 // ---- texts --------------------------------------------------------------------------------------------
 
+/** The statement that enables trusted extensions (a role with CREATE on the database may run it since PostgreSQL 13). */
+export function enableExtensions(names: readonly string[]): string {
+  return `${names.map((n) => `CREATE EXTENSION IF NOT EXISTS ${n};`).join(' ')} (trusted extensions: a role with CREATE on the database may run ${names.length > 1 ? 'them' : 'it'}).`;
+}
+
+/** Why a pattern escapes a B-tree, in a few words. */
+function patternWhy(p: PgPredicate): string {
+  if (/^ILIKE/.test(p.detail)) return 'matches without regard to case';
+  if (/^regular expression/.test(p.detail)) return 'is a regular expression';
+  return 'starts with a wildcard';
+}
+
 function orderText(order: readonly PgOrder[]): string {
   return order.map((o) => `${o.column}${o.desc ? ' DESC' : ''}${o.explicitNulls ? (o.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
 }
@@ -637,7 +699,7 @@ function esrText(E: PgPredicate[], sort: PgOrder[], R: PgPredicate[], keys: PgIn
   if (parts.length > 0) parts[0] = parts[0]!.replace(/^then /, '');
   let text = sort.length === 0 && R.length > 0 ? `ER: ${parts.join(', ')}: one index range, nothing to sort.` : `ESR: ${parts.join(', ')}.`;
   const exprs = keys.filter((k) => k.expression);
-  if (exprs.length > 0) text += ` ${exprs.map((k) => k.column).join(', ')} wraps the column in a function, so the index is built on that expression: the query must use exactly the same expression.`;
+  if (exprs.length > 0) text += ` ${exprs.map((k) => k.column).join(', ')} wraps the column in a function, so an index on the bare column cannot be used for it: the index is built on that expression, and the query must use exactly the same expression.`;
   return text;
 }
 
