@@ -124,6 +124,13 @@ const tree = new TreeView(canvas, {
   onClickNode: () => selectTab('node'),
 });
 
+/**
+ * The suggestion the user last pressed Verify or Create Index on. Only its news moves the list: the
+ * verdicts a measurement sends on its own (after an Explain) leave the panel where the user is, which
+ * after opening is its top, the plan and the summary, not the last verdict to arrive.
+ */
+let askedFor: string | undefined;
+
 // The tree is fitted to the canvas it was drawn in: when the panel is resized (a group split, the side
 // panel hidden), it is fitted again, once the size settles.
 let lastSize = '';
@@ -152,10 +159,12 @@ const actions: PanelActions = {
   },
   copy: (text, what) => host.post({ type: 'copyText', text, what }),
   verify: (id) => {
+    askedFor = id;
     setSuggestionStatus(id, 'verifying');
     host.post({ type: 'verifySuggestion', id });
   },
   createIndex: (id) => {
+    askedFor = id;
     setSuggestionStatus(id, 'creating');
     host.post({ type: 'createIndex', id });
   },
@@ -362,6 +371,10 @@ function showRejected(position: number | undefined): void {
 
 function showPlan(m: ShowPlanMessage): void {
   store.showPlan(m);
+  askedFor = undefined;
+  // A new plan opens at its top: the summary and the plan first.
+  for (const p of Object.values(panels)) p.scrollTop = 0;
+  document.scrollingElement?.scrollTo(0, 0);
   titleEl.textContent = m.title;
   titleEl.title = m.title;
   document.title = m.title;
@@ -430,11 +443,24 @@ function heatFor(plan: Plan): HeatMetric {
 function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string, verdict?: SuggestionView['verdict']): void {
   if (!store.setSuggestionStatus(id, status, detail, verdict) || !view.shown) return;
   const shown = view.shown;
-  // Redrawing the list would reset its scroll: keep it, and keep the suggestion that changed in view.
+  // Redrawing the list would reset its scroll: keep it, and keep the suggestion the user acted on in view.
   const top = panels.findings.scrollTop;
   renderFindings(panels.findings, shown.plan, shown.findings, shown.suggestions, actions);
   panels.findings.scrollTop = top;
-  panels.findings.querySelector(`li.suggestion[data-id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: 'nearest' });
+  if (id !== askedFor) return;
+  const item = panels.findings.querySelector<HTMLElement>(`li.suggestion[data-id="${CSS.escape(id)}"]`);
+  if (item) keepInView(panels.findings, item);
+}
+
+/**
+ * Scrolls the list (and only the list: scrollIntoView would scroll the page too, moving the plan out of
+ * a narrow panel) so that the item is visible.
+ */
+function keepInView(list: HTMLElement, item: HTMLElement): void {
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += Math.min(at.bottom - box.bottom, at.top - box.top);
 }
 
 // ---- search --------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import type { LiveAdvice } from '../adapters/advise';
 import type { LiveVerification, TrialNumbers, TrialStep } from '../adapters/verify';
 import type { Advice, Suggestion } from '../core/index';
 import type { MongoCommand } from '../core/index';
-import { explainWouldWrite, tournamentSampleSize } from '../core/index';
+import { explainWouldWrite, indexLabel, tournamentSampleSize } from '../core/index';
 import type { SuggestionStatus, SuggestionVerdict, SuggestionView } from '../protocol/webview';
 import { formatCount } from '../core/index';
 
@@ -76,6 +76,25 @@ export function unverifiableReason(s: Suggestion, ctx: AdviceContext): string | 
   return next ? undefined : 'No index could be tried to compare the plan without one with.';
 }
 
+/**
+ * The names the measurement gives the indexes it builds on its copies (qpi_c0, qpi_j1, qpi_rw, in the
+ * temporary schema) mean nothing to a user: each measured plan holds only the index of its own
+ * candidate, so the name becomes that index's table and key columns.
+ */
+const SCRATCH_INDEX = /\b(?:pg_temp(?:_\d+)?\.)?qpi_(?:[cj]\d+|rw)\b/g;
+
+export function plainIndexNames(text: string, s: Suggestion): string {
+  if (!SCRATCH_INDEX.test(text)) return text;
+  SCRATCH_INDEX.lastIndex = 0;
+  const name = s.index ? indexLabel(s.index) : 'the index tried';
+  return text.replace(SCRATCH_INDEX, name);
+}
+
+/** The same for a text that compares two candidates' plans, where a name cannot be told apart. */
+function plainAnyIndexNames(text: string): string {
+  return text.replace(SCRATCH_INDEX, 'an index tried');
+}
+
 function titleOf(s: Suggestion): string {
   if (s.action === 'keep' && s.keep) return `Keep using ${s.keep.name}`;
   if (s.action === 'none') return 'No new index: reading the whole collection or table costs less';
@@ -87,11 +106,11 @@ export function suggestionView(s: Suggestion, ctx: AdviceContext): SuggestionVie
   const view: SuggestionView = { id: suggestionId(s), title: titleOf(s), rule: s.rule };
   const why = s.action === 'keep' && s.keep ? s.keep.reason : s.ruleText;
   const asWritten = s.servesQueryAsWritten ? '' : ' This index serves the rewritten query below, not the query as written.';
-  if (why || asWritten) view.detail = `${why}${asWritten}`.trim();
+  if (why || asWritten) view.detail = plainAnyIndexNames(`${why}${asWritten}`.trim());
   if (s.createText) view.ddl = s.createText;
   // With nothing to build, the text worth copying is the rewritten query (keyset pagination, UNION ALL...).
   else if (s.action !== 'keep' && s.rewrites[0]?.text) view.ddl = s.rewrites[0].text;
-  if (s.expectedPlan) view.expectedPlan = s.expectedPlan;
+  if (s.expectedPlan) view.expectedPlan = plainIndexNames(s.expectedPlan, s);
   if (s.tradeOff) view.tradeOff = s.tradeOff;
   if (s.conditions.length > 0) view.conditions = s.conditions.map((c) => c.text);
   if (s.keep) view.keep = s.keep.name;
@@ -122,7 +141,7 @@ export function statusOf(s: Suggestion): { status: SuggestionStatus; detail?: st
   const v = s.verification;
   if (v.status === 'not-run') return { status: 'unverified' };
   const status: SuggestionStatus = v.status === 'verified' ? 'verified' : v.status === 'refuted' ? 'rejected' : 'failed';
-  const out: { status: SuggestionStatus; detail?: string; verdict?: SuggestionVerdict } = { status, detail: v.message };
+  const out: { status: SuggestionStatus; detail?: string; verdict?: SuggestionVerdict } = { status, detail: plainAnyIndexNames(v.message) };
   const verdict = verdictOf(s);
   if (verdict) out.verdict = verdict;
   return out;
@@ -169,8 +188,8 @@ export function verdictOf(s: Suggestion): SuggestionVerdict | undefined {
   if (v.unit) out.unit = v.unit;
   if (finite(v.before)) out.before = v.before;
   if (finite(v.after)) out.after = v.after;
-  if (v.planBefore) out.planBefore = v.planBefore;
-  if (v.planAfter) out.planAfter = v.planAfter;
+  if (v.planBefore) out.planBefore = plainAnyIndexNames(v.planBefore);
+  if (v.planAfter) out.planAfter = plainIndexNames(v.planAfter, s);
   if (v.numbersBefore) out.figuresBefore = figures(v.numbersBefore);
   if (v.numbersAfter) out.figuresAfter = figures(v.numbersAfter);
   if (finite(v.sampleSize)) out.sampleSize = v.sampleSize;

@@ -152,7 +152,7 @@ function measuredSuggestion(e: TournamentEntry, base: Suggestion | undefined): S
     s.index = e.index;
     if (e.createText !== undefined) s.createText = e.createText;
   }
-  if (e.measured) s.expectedPlan = `${e.measured.plan} (measured)`;
+  if (e.measured) s.expectedPlan = `${e.measured.plan.replace(/\b(?:pg_temp\.)?qpi_(?:[cj]\d+|rw)\b/g, entryLabel(e))} (measured)`;
   return s;
 }
 
