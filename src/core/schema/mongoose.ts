@@ -3,7 +3,9 @@
 // subdocuments, and `schema.index({ a: 1, b: -1 }, { unique, sparse, name })`. The collection is the one
 // the finder's Mongoose reader gives the model: `mongoose.model('Order', schema)` -> `orders` by
 // Mongoose's pluralisation, or the schema's `collection` option, or model()'s third argument. A schema
-// whose model is made in another file is not read (its collection is not known here).
+// whose model is made in another file is not read (its collection is not known here). Each model is
+// listed in the schema's `entities` under its name and the name that holds it (`const OrderModel =
+// model('Order', ...)`), with its collection, for the finder; `_id`'s own index is always there.
 
 import { mongooseCollection } from '../query/find/mongoose';
 import type { ScriptDialect } from '../query/find/types';
@@ -18,11 +20,13 @@ export function readMongooseSchemas(text: string, source: string, dialect: Scrip
   const program = parseScript(text, dialect, source, into, 'Mongoose schemas');
   if (!program) return;
   const schemas = new Map<string, SchemaDef>();
-  const models: { model: string; schema: BNode; collection?: string }[] = [];
+  const models: { model: string; schema: BNode; collection?: string; holder?: string }[] = [];
+  const heldBy = new Map<BNode, string>();
   const indexCalls: BNode[] = [];
   forEachNode(program, (o) => {
     const n = o as unknown as BNode;
     // const s = new Schema({...}, {...})
+    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) heldBy.set(n.init, n.id.name!);
     if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init && isSchema(n.init)) {
       schemas.set(n.id.name!, schemaDef(n.init));
     } else if (n.type === 'AssignmentExpression' && n.left?.type === 'Identifier' && n.right && isSchema(n.right)) {
@@ -35,15 +39,19 @@ export function readMongooseSchemas(text: string, source: string, dialect: Scrip
       if (method === 'model' && n.arguments?.[0] && n.arguments[1]) {
         const model = stringValue(n.arguments[0]);
         const third = n.arguments[2] ? stringValue(n.arguments[2]) : undefined;
-        if (model !== undefined) models.push({ model, schema: n.arguments[1], ...(third !== undefined ? { collection: third } : {}) });
+        const holder = heldBy.get(n);
+        if (model !== undefined) models.push({ model, schema: n.arguments[1], ...(third !== undefined ? { collection: third } : {}), ...(holder !== undefined ? { holder } : {}) });
       }
     }
   });
   for (const call of indexCalls) schemas.get(call.callee!.object!.name!)?.calls.push(call);
   for (const m of models) {
     const def = m.schema.type === 'Identifier' ? schemas.get(m.schema.name!) : isSchema(m.schema) ? schemaDef(m.schema) : undefined;
+    const collection = m.collection ?? (def?.options ? stringValue(property(def.options, 'collection')) : undefined) ?? mongooseCollection(m.model);
+    const entity = { library: 'mongoose' as const, table: collection, columns: {}, source };
+    into.entities.set(m.model, entity);
+    if (m.holder !== undefined && m.holder !== m.model) into.entities.set(m.holder, entity);
     if (!def) continue;
-    const collection = m.collection ?? (def.options ? stringValue(property(def.options, 'collection')) : undefined) ?? mongooseCollection(m.model);
     const list = (into.collections.get(collection) ?? []).filter((ix) => ix.source !== source);
     for (const ix of indexesOf(def, source)) if (!list.some((x) => x.name === ix.name)) list.push(ix);
     into.collections.set(collection, list);

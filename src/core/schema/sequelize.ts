@@ -1,6 +1,8 @@
 // Keys and indexes declared by Sequelize models, as Sequelize documents model definition:
 // `sequelize.define('User', attributes, options)`, `User.init(attributes, options)` and `super.init(...)`
-// in a model class's own static `init`. The table is the
+// in a model class's own static `init`. Each model is listed in the schema's `entities` under its model
+// name and the name the code holds it by (`const User = sequelize.define('user', ...)`), with its table
+// and the attributes whose columns differ, for the finder. The table is the
 // one the finder's Sequelize reader gives the model (`tableName`, else the name pluralised, frozen or in
 // snake_case as the options say); a column is its attribute's `field`, else its name (in snake_case when
 // `underscored`). Read: `primaryKey: true` (else the `id` Sequelize adds), `unique: true` and
@@ -24,6 +26,12 @@ export function mayDefineSequelizeModel(text: string): boolean {
 export function readSequelizeModels(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
   const program = parseScript(text, dialect, source, into, 'Sequelize models');
   if (!program) return;
+  // `const User = sequelize.define(...)`: the code calls the model by the name that holds it.
+  const heldBy = new Map<BNode, string>();
+  forEachNode(program, (o) => {
+    const n = o as unknown as BNode;
+    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) heldBy.set(n.init.type === 'AwaitExpression' && n.init.argument ? n.init.argument : n.init, n.id.name!);
+  });
   forEachNode(program, (o) => {
     const n = o as unknown as BNode;
     // class User extends Model { static init(sequelize) { return super.init(attributes, { sequelize }) } }
@@ -33,7 +41,7 @@ export function readSequelizeModels(text: string, source: string, dialect: Scrip
         const c = x as unknown as BNode;
         const args = c.arguments ?? [];
         if (c.type === 'CallExpression' && c.callee?.type === 'MemberExpression' && c.callee.object?.type === 'Super' && c.callee.property?.name === 'init' && args[0]?.type === 'ObjectExpression' && args[1]?.type === 'ObjectExpression') {
-          readModel(stringValue(property(args[1], 'modelName')) ?? name, args[0], args[1], source, into);
+          readModel(stringValue(property(args[1], 'modelName')) ?? name, args[0], args[1], source, into, name);
         }
       });
       return;
@@ -43,14 +51,14 @@ export function readSequelizeModels(text: string, source: string, dialect: Scrip
     const args = n.arguments ?? [];
     if (method === 'define' && args.length >= 2) {
       const model = stringValue(args[0]);
-      if (model !== undefined && args[1]!.type === 'ObjectExpression') readModel(model, args[1]!, args[2], source, into);
+      if (model !== undefined && args[1]!.type === 'ObjectExpression') readModel(model, args[1]!, args[2], source, into, heldBy.get(n));
     } else if (method === 'init' && n.callee.object?.type === 'Identifier' && args[0]?.type === 'ObjectExpression' && args[1]?.type === 'ObjectExpression' && property(args[1], 'sequelize') !== undefined) {
-      readModel(stringValue(property(args[1], 'modelName')) ?? n.callee.object.name!, args[0], args[1], source, into);
+      readModel(stringValue(property(args[1], 'modelName')) ?? n.callee.object.name!, args[0], args[1], source, into, n.callee.object.name);
     }
   });
 }
 
-function readModel(model: string, attributes: BNode, options: BNode | undefined, source: string, into: RepositorySchema): void {
+function readModel(model: string, attributes: BNode, options: BNode | undefined, source: string, into: RepositorySchema, holder?: string): void {
   const opts = options?.type === 'ObjectExpression' ? options : undefined;
   const flag = (k: string) => (opts ? booleanValue(property(opts, k)) === true : false);
   const underscored = flag('underscored');
@@ -95,4 +103,8 @@ function readModel(model: string, attributes: BNode, options: BNode | undefined,
     const name = stringValue(property(el, 'name')) ?? `${table}_${cols.map((c) => c.column).join('_')}`;
     addTableIndex(into, make(name, cols, booleanValue(property(el, 'unique')) === true));
   }
+  const renamed = Object.fromEntries([...columns].filter(([a, c]) => a !== c));
+  const entity = { library: 'sequelize' as const, table, columns: renamed, source };
+  into.entities.set(model, entity);
+  if (holder !== undefined && holder !== model) into.entities.set(holder, entity);
 }

@@ -1,14 +1,17 @@
 // Keys and indexes declared by TypeORM entities, as TypeORM documents its decorators: the table of
-// `@Entity('name')` or `@Entity({ name })` (else the class name in snake_case, as the default naming
-// strategy and the finder's TypeORM reader write it); `@PrimaryGeneratedColumn`, `@PrimaryColumn` and
+// `@Entity('name')` or `@Entity({ name })` (else the name TypeORM's DefaultNamingStrategy gives the class,
+// typeormTableName, as the finder's TypeORM reader writes it); `@PrimaryGeneratedColumn`, `@PrimaryColumn` and
 // `@Column({ primary: true })` for the primary key; `@Column({ unique: true })`; `@Index()` on a column;
 // `@Index([...])` and `@Unique([...])` on the class (field lists as arrays or `(e) => [e.a, e.b]`). A
 // column is named by its `name` option, a relation's by its `@JoinColumn({ name })`, else as TypeORM names
 // them (the property; a relation's `<property>Id`). TypeORM names its constraints with hashes; an index
 // without a name of its own gets a readable one here (`PK_orders`, `UQ_orders_email`, `IDX_orders_status`).
+// Each entity is also listed in the schema's `entities` by class name, with its table, the columns whose
+// names differ from their properties, and whether it extends BaseEntity (its statics run queries), so the
+// finder writes the real names and knows `User.find(...)` for TypeORM's.
 
-import { underscore } from 'inflection';
 import type { BNode } from '../query/find/syntax';
+import { typeormTableName } from '../query/find/typeorm';
 import type { ScriptDialect } from '../query/find/types';
 import { forEachNode } from '../sql/tree';
 import { addTableIndex, booleanValue, parseScript, property, stringValue } from './script';
@@ -27,19 +30,30 @@ export function mayDeclareEntity(text: string): boolean {
 export function readTypeormEntities(text: string, source: string, dialect: ScriptDialect, into: RepositorySchema): void {
   const program = parseScript(text, dialect, source, into, 'TypeORM entities');
   if (!program) return;
+  // A class that extends BaseEntity, or a class of this file that does: its subclasses are active records too.
+  const parents = new Map<string, string>();
+  forEachNode(program, (o) => {
+    const n = o as unknown as BNode;
+    const parent = superName(n);
+    if ((n.type === 'ClassDeclaration' || n.type === 'ClassExpression') && n.id?.name && parent !== undefined) parents.set(n.id.name, parent);
+  });
+  const activeRecord = (name: string | undefined): boolean => {
+    for (let i = 0; name !== undefined && i < 8; i++, name = parents.get(name)) if (/BaseEntity$/.test(name)) return true;
+    return false;
+  };
   forEachNode(program, (o) => {
     const n = o as unknown as BNode;
     if (n.type !== 'ClassDeclaration' && n.type !== 'ClassExpression') return;
     const decorators = decoratorsOf(n);
     const entity = decorators.find((d) => d.name === 'Entity');
     if (!entity) return;
-    readEntity(n, entity, decorators, source, into);
+    readEntity(n, entity, decorators, activeRecord(superName(n)), source, into);
   });
 }
 
-function readEntity(cls: BNode, entity: Decorator, decorators: Decorator[], source: string, into: RepositorySchema): void {
+function readEntity(cls: BNode, entity: Decorator, decorators: Decorator[], activeRecord: boolean, source: string, into: RepositorySchema): void {
   const first = entity.args[0];
-  const table = stringValue(first) ?? (first?.type === 'ObjectExpression' ? stringValue(property(first, 'name')) : undefined) ?? (cls.id?.name ? underscore(cls.id.name) : undefined);
+  const table = stringValue(first) ?? (first?.type === 'ObjectExpression' ? stringValue(property(first, 'name')) : undefined) ?? (cls.id?.name ? typeormTableName(cls.id.name) : undefined);
   if (table === undefined) return;
   const columns = new Map<string, string>();
   const primary: string[] = [];
@@ -90,6 +104,18 @@ function readEntity(cls: BNode, entity: Decorator, decorators: Decorator[], sour
     index(unique ? 'UQ' : 'IDX', fields.map((f) => columns.get(f) ?? f), name);
   }
   for (const ix of out) addTableIndex(into, ix);
+  if (cls.id?.name) {
+    const renamed = Object.fromEntries([...columns].filter(([p, c]) => p !== c));
+    into.entities.set(cls.id.name, { library: 'typeorm', table, columns: renamed, ...(activeRecord ? { activeRecord: true } : {}), source });
+  }
+}
+
+/** The class a class extends, when it is named (`extends BaseEntity`, `extends typeorm.BaseEntity`). */
+export function superName(n: BNode): string | undefined {
+  const sup = (n as unknown as { superClass?: BNode | null }).superClass;
+  if (sup?.type === 'Identifier') return sup.name;
+  if (sup?.type === 'MemberExpression' && !sup.computed) return sup.property?.name;
+  return undefined;
 }
 
 /** The decorators on a class or member, by name, with their arguments (`@Index()` and `@Index` alike). */

@@ -3,14 +3,18 @@
 // them (`.sort('-createdAt')`, `.select('a b')`, `.limit`, `.skip`, `.lean()`, `.populate()`, `.exec()`).
 // The model is known when the file defines it (`mongoose.model('Order', schema)`, with a `collection`
 // option or third argument), when NestJS injects it (`@InjectModel(Order.name) orderModel`), or when it is
-// imported under a capitalised name in a file that uses no SQL library. Its collection is the model name
-// by Mongoose's pluralisation rules (`Order` -> `orders`, `Category` -> `categories`, `Person` -> `people`).
+// imported under a capitalised name in a file that uses no SQL library. Its collection is the one the
+// repository declares for the model (context.entities: `model('Order', schema, 'orders_v2')`, the schema's
+// `collection` option), else the model name by Mongoose's pluralisation rules (`Order` -> `orders`,
+// `Category` -> `categories`, `Person` -> `people`). A name TypeORM or Sequelize declares is not a model
+// (one library per call, typeorm.ts declaredEntity).
 
 import type { MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { requiredModule } from './scope';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { declaredEntity, functionArgument } from './typeorm';
 
 /** Model methods and the operation each runs. */
 const MODEL_METHODS: Record<string, MongoOperation> = {
@@ -25,13 +29,13 @@ const SHAPING = new Set(['sort', 'limit', 'skip', 'select', 'projection', 'hint'
 /** Query methods that change how results come back, not which documents are read. */
 const PASSING = new Set(['lean', 'populate', 'exec', 'session', 'maxTimeMS', 'comment', 'batchSize', 'allowDiskUse', 'read', 'setOptions', 'cursor', 'orFail', 'cache', 'then', 'catch']);
 
-/** Mongoose's own pluralisation rules (the table Mongoose applies to a model name), first match wins. */
+/** Mongoose's own pluralisation rules (lib/helpers/pluralize.js since Mongoose 6), first match wins. */
 const PLURAL_RULES: [RegExp, string][] = [
-  [/human$/i, 'humans'], [/(m)an$/i, '$1en'], [/(pe)rson$/i, '$1ople'], [/(child)$/i, '$1ren'], [/^(ox)$/i, '$1en'],
+  [/(m)an$/i, '$1en'], [/(pe)rson$/i, '$1ople'], [/(child)$/i, '$1ren'], [/^(ox)$/i, '$1en'],
   [/(ax|test)is$/i, '$1es'], [/(octop|vir)us$/i, '$1i'], [/(alias|status)$/i, '$1es'], [/(bu)s$/i, '$1ses'],
   [/(buffal|tomat|potat)o$/i, '$1oes'], [/([ti])um$/i, '$1a'], [/sis$/i, 'ses'], [/(?:([^f])fe|([lr])f)$/i, '$1$2ves'],
   [/(hive)$/i, '$1s'], [/([^aeiouy]|qu)y$/i, '$1ies'], [/(x|ch|ss|sh)$/i, '$1es'], [/(matr|vert|ind)ix|ex$/i, '$1ices'],
-  [/([m|l])ouse$/i, '$1ice'], [/(kn|w|l)ife$/i, '$1ives'], [/(quiz)$/i, '$1zes'], [/s$/i, 's'], [/([^a-z])$/, '$1'], [/$/, 's'],
+  [/([m|l])ouse$/i, '$1ice'], [/(kn|w|l)ife$/i, '$1ives'], [/(quiz)$/i, '$1zes'], [/^goose$/i, 'geese'], [/s$/i, 's'], [/([^a-z])$/, '$1'], [/$/, 's'],
 ];
 const UNCOUNTABLE = new Set(['advice', 'energy', 'excretion', 'digestion', 'cooperation', 'health', 'justice', 'labour', 'machinery', 'equipment',
   'information', 'pollution', 'sewage', 'paper', 'money', 'species', 'series', 'rain', 'rice', 'fish', 'sheep', 'moose', 'deer', 'news',
@@ -63,6 +67,7 @@ export const mongooseCalls: CallReader = {
     const opIndex = chain.findIndex((c) => MODEL_METHODS[c.name] !== undefined);
     if (opIndex < 0) return false;
     const op = chain[opIndex]!;
+    if (functionArgument(op.call)) return false;
     const model = modelOf(ex, unwrap(unwrap(op.call.callee!).object!), op);
     if (!model) return false;
     readModelChain(ex, model, chain, opIndex);
@@ -79,7 +84,8 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
     if (SHAPING.has(c.name)) cursor.push(mongooseCursor(ex, c));
   }
   for (const c of chain.slice(0, i)) ex.consume(c.call);
-  const coll: FoundCollection = { name: model.collection ?? mongooseCollection(model.model), flavour: 'shell', nameRange: range(model.at) };
+  const declared = ex.context.entities?.get(model.model);
+  const coll: FoundCollection = { name: model.collection ?? (declared?.library === 'mongoose' ? declared.table : undefined) ?? mongooseCollection(model.model), flavour: 'shell', nameRange: range(model.at) };
   const call = byIdCall(op);
   const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
   q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
@@ -121,6 +127,11 @@ function mongooseCursor(ex: Extractor, c: ChainCall): ChainCall {
 function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName | undefined {
   if (depth > 8) return undefined;
   e = unwrap(e);
+  // One library per call: a name the file or the repository declares is Mongoose's only when Mongoose declares it.
+  const named = e.type === 'Identifier' ? e.name : isMember(e) && unwrap(e.object!).type !== 'ThisExpression' ? propertyName(e) : undefined;
+  const declared = named !== undefined && /^[A-Z]/.test(named) ? declaredEntity(ex, named) : undefined;
+  if (declared && declared.library !== 'mongoose') return undefined;
+  if (declared?.entity && !declared.local) return { model: named!.replace(/(.)Model$/, '$1'), collection: declared.entity.table, at: e.type === 'Identifier' ? e : e.property! };
   // An argument with `where` is an SQL ORM's find (Sequelize, TypeORM), not Mongoose.
   const first = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
   if (first?.type === 'ObjectExpression' && (first.properties ?? []).some((p) => p.key && keyName(p.key) === 'where')) return undefined;

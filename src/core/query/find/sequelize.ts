@@ -2,13 +2,16 @@
 // `findAndCountAll`, `count`, `update(values, { where })`, `destroy({ where })`, read as the SQL Sequelize
 // sends. The table is the model's `tableName` when the file defines the model (`sequelize.define('user',
 // attributes, { tableName })`, `User.init(attributes, { tableName })`), else the model name pluralised by
-// the same library Sequelize uses (inflection), as Sequelize does by default. `sequelize.query(sql)` is
+// the same library Sequelize uses (inflection), as Sequelize does by default. A model the repository
+// declares (context.entities) gives its table and its attributes' columns; a name TypeORM or Mongoose
+// declares is not read here (one library per call, typeorm.ts declaredEntity). `sequelize.query(sql)` is
 // read by sqlStrings.ts.
 
 import { pluralize, underscore } from 'inflection';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+import { declaredEntity, functionArgument } from './typeorm';
 
 const METHODS: Record<string, SelectParts['kind']> = {
   findAll: 'select', findOne: 'select', findByPk: 'select', findAndCountAll: 'select', count: 'count', update: 'update', destroy: 'delete',
@@ -24,7 +27,7 @@ export const sequelizeCalls: CallReader = {
     if (!isCall(n)) return false;
     const chain = ex.flatten(n);
     const op = chain.find((c) => METHODS[c.name] !== undefined);
-    if (!op) return false;
+    if (!op || functionArgument(op.call)) return false;
     const table = tableOf(ex, unwrap(unwrap(op.call.callee!).object!), op);
     if (!table) return false;
     for (const c of chain) ex.consume(c.call);
@@ -36,10 +39,25 @@ export const sequelizeCalls: CallReader = {
 interface ModelTable {
   table: string;
   underscored: boolean;
+  /** Attribute to column, where the model's definition says they differ. */
+  columns?: Record<string, string>;
 }
 
 function tableOf(ex: Extractor, e: BNode, op: ChainCall): ModelTable | undefined {
-  const imported = ex.imports('sequelize', 'sequelize-typescript');
+  const named = ex.lastName(e);
+  const modelLike = named !== undefined && (/^[A-Z]/.test(named) || (isMember(e) && /^(models|db)$/i.test(ex.lastName(unwrap(e.object!)) ?? '')));
+  const declared = modelLike ? declaredEntity(ex, named) : undefined;
+  if (declared && declared.library !== 'sequelize') return undefined;
+  const found = ownTable(ex, e, op, declared !== undefined);
+  const entity = declared?.entity;
+  if (!entity) return found;
+  // The repository's definition of the model names its table and columns; the file's own definition, when it has one, agrees.
+  if (found && declared!.local) return { ...found, columns: entity.table === found.table ? entity.columns : {} };
+  return { table: entity.table, underscored: false, columns: entity.columns };
+}
+
+function ownTable(ex: Extractor, e: BNode, op: ChainCall, declared: boolean): ModelTable | undefined {
+  const imported = declared || ex.imports('sequelize', 'sequelize-typescript');
   const args = members(ex, op.call.arguments?.[op.name === 'update' ? 1 : 0]);
   const ormArgs = args !== undefined && ['where', 'order', 'attributes', 'include', 'limit', 'offset', 'raw'].some((k) => args.has(k));
   if (ex.imports('typeorm') && !imported) return undefined;
@@ -95,12 +113,12 @@ export function sequelizeTable(model: string, tableName: string | undefined, fre
 
 function readSequelize(ex: Extractor, model: ModelTable, op: ChainCall) {
   const w = new SqlWriter(ex);
-  const col = (k: string) => quoteIdent(model.underscored ? underscore(k) : k);
+  const col = (k: string) => quoteIdent(model.columns?.[k] ?? (model.underscored ? underscore(k) : k));
   const argIndex = op.name === 'update' ? 1 : op.name === 'findByPk' || op.name === 'max' || op.name === 'min' || op.name === 'sum' ? 1 : 0;
   const args = members(ex, op.call.arguments?.[argIndex]);
   const parts: SelectParts = { table: model.table, where: [], orderBy: [], kind: METHODS[op.name]! };
   if (op.name === 'findByPk' && op.call.arguments?.[0]) {
-    parts.where.push(`id = ${w.value(op.call.arguments[0])}`);
+    parts.where.push(`${col('id')} = ${w.value(op.call.arguments[0])}`);
     w.warnings.push('findByPk is read as a lookup by `id`, the primary key Sequelize adds when the model declares none.');
   }
   if (op.name === 'findOne' || op.name === 'findByPk') parts.limit = '1';

@@ -5,14 +5,112 @@
 // `manager.find(User, ...)`, a repository's name (`userRepository`), the entity itself (`User.findBy`, and
 // `getRepository(this)` or `this.getRepository()` in its static methods), the last class argument of an
 // application's wrapper on a connection (`connection.getRepository(ctx, User)`), or the key that picks it
-// from an object of entities (`getRepository(entities['User'])`, with a note); its table is the
-// `@Entity('name')` the file declares, else the class name in snake_case, as TypeORM's default naming
-// does. `.query(sql)` is read by sqlStrings.ts.
+// from an object of entities (`getRepository(entities['User'])`, with a note); its table and columns are
+// the ones the repository declares (`context.entities`), else the `@Entity('name')` the file declares,
+// else the name TypeORM's DefaultNamingStrategy gives the class (typeormTableName). `.query(sql)` is read
+// by sqlStrings.ts.
+//
+// One library per call: `X.findOne({ where })` is read as the library that declares X (declaredEntity:
+// the file's own declaration of X, else the repository's entities); only when nothing says where X
+// comes from do the readers fall back to what the file imports. A call whose first argument is a
+// function (`list.find((x) => ...)`) is an array's, never a query.
 
-import { underscore } from 'inflection';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import type { DeclaredEntity } from './types';
+
+/**
+ * The table TypeORM's DefaultNamingStrategy gives an entity class without a name of its own:
+ * `tableName(targetName, undefined)` is `snakeCase(targetName)`, whose two steps are these (typeorm's
+ * util/StringUtils: `ABc` -> `a_bc`, then `aC` -> `a_c`, then lower case). `OrderLine` -> `order_line`,
+ * `HTTPRequest` -> `http_request`, `User2FA` -> `user2_fa`.
+ */
+export function typeormTableName(className: string): string {
+  return className.replace(/([A-Z])([A-Z])([a-z])/g, '$1_$2$3').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+/** What says which library a model or entity name belongs to. */
+export interface EntityDeclaration {
+  library: DeclaredEntity['library'];
+  /** The repository's entry for it (table, columns), when the repository's schema lists it for this library. */
+  entity?: DeclaredEntity;
+  /** TypeORM: the class extends BaseEntity, so its statics are queries. */
+  activeRecord?: boolean;
+  /** Declared in this file, not only in the repository. */
+  local: boolean;
+}
+
+/** A function written as an argument: `find((x) => ...)` is an array's method. */
+export function functionArgument(call: BNode): boolean {
+  const a = call.arguments?.[0] ? unwrap(call.arguments[0]) : undefined;
+  return a !== undefined && (a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression');
+}
+
+/**
+ * Which library declares `name` (a class or a model, `User`, `UserModel`): the file's own declaration
+ * (`@Entity` / sequelize-typescript's `@Table` on a class, `sequelize.define(...)`, `Model.init(...)`,
+ * `mongoose.model(...)`), else the repository's entities (context.entities, from its other files);
+ * undefined when nothing says.
+ */
+export function declaredEntity(ex: Extractor, name: string): EntityDeclaration | undefined {
+  const repo = ex.context.entities;
+  const listed = (library: DeclaredEntity['library']): DeclaredEntity | undefined => {
+    const e = repo?.get(name) ?? repo?.get(name.replace(/(.)Model$/, '$1'));
+    return e?.library === library ? e : undefined;
+  };
+  const init = ex.constInit(name);
+  if (init) {
+    const d = unwrap(init);
+    const callee = isCall(d) ? unwrap(d.callee!) : undefined;
+    const fn = callee?.type === 'Identifier' ? callee.name : callee && isMember(callee) ? propertyName(callee) : undefined;
+    if (callee && d.arguments?.[0] && ex.stringOf(d.arguments[0], 0) !== undefined) {
+      if (fn === 'model') return withEntity({ library: 'mongoose', local: true }, listed('mongoose'));
+      if (fn === 'define' && isMember(callee)) return withEntity({ library: 'sequelize', local: true }, listed('sequelize'));
+    }
+  }
+  const cls = localClass(ex, name);
+  if (cls) {
+    if (cls.decorators.includes('Entity')) return withEntity({ library: 'typeorm', local: true, ...(cls.activeRecord ? { activeRecord: true } : {}) }, listed('typeorm'));
+    if (cls.decorators.includes('Table') && ex.imports('sequelize-typescript')) return withEntity({ library: 'sequelize', local: true }, listed('sequelize'));
+  }
+  const init2 = /^[A-Z]/.test(name) ? ex.moduleCall(name, 'init') : undefined;
+  if (init2 && init2.arguments?.[1] && members(ex, init2.arguments[1])?.has('sequelize')) return withEntity({ library: 'sequelize', local: true }, listed('sequelize'));
+  const e = repo?.get(name) ?? (/.Model$/.test(name) ? repo?.get(name.replace(/Model$/, '')) : undefined);
+  if (!e) return undefined;
+  return { library: e.library, entity: e, local: false, ...(e.activeRecord ? { activeRecord: true } : {}) };
+}
+
+function withEntity(d: EntityDeclaration, e: DeclaredEntity | undefined): EntityDeclaration {
+  if (!e) return d;
+  return { ...d, entity: e, ...(e.activeRecord || d.activeRecord ? { activeRecord: true } : {}) };
+}
+
+const classCache = new WeakMap<Extractor, Map<string, { decorators: string[]; activeRecord: boolean } | null>>();
+
+/**
+ * A class the file declares, with the decorators written before it and whether it extends BaseEntity
+ * (or a class of the file that does). Read from the text around `class Name`: the extractor keeps the
+ * classes' trees for the statements it has read, not for the whole file.
+ */
+function localClass(ex: Extractor, name: string, depth = 0): { decorators: string[]; activeRecord: boolean } | undefined {
+  let cache = classCache.get(ex);
+  if (!cache) classCache.set(ex, (cache = new Map()));
+  if (cache.has(name)) return cache.get(name) ?? undefined;
+  cache.set(name, null);
+  const m = new RegExp(`\\bclass\\s+${name.replace(/[$]/g, '\\$')}\\b(?:\\s*<[^>{]*>)?(?:\\s+extends\\s+([\\w$.]+))?`).exec(ex.source);
+  if (!m) return undefined;
+  // The decorators are the text between the statement before and the class: after the last `;` or a
+  // closing brace at the start of a line.
+  const before = ex.source.slice(Math.max(0, m.index - 2000), m.index);
+  const cut = Math.max(before.lastIndexOf(';'), before.lastIndexOf('\n}'));
+  const decorators = [...before.slice(cut + 1).matchAll(/@([A-Za-z_$][\w$]*)/g)].map((d) => d[1]!);
+  const parent = m[1]?.split('.').pop();
+  const activeRecord = parent !== undefined && (/BaseEntity$/.test(parent) || (depth < 8 && localClass(ex, parent, depth + 1)?.activeRecord === true));
+  const out = { decorators, activeRecord };
+  cache.set(name, out);
+  return out;
+}
 
 const METHODS: Record<string, SelectParts['kind']> = {
   find: 'select', findOne: 'select', findBy: 'select', findOneBy: 'select', findAndCount: 'select', findAndCountBy: 'select', findOneOrFail: 'select',
@@ -45,7 +143,7 @@ export const typeormCalls: CallReader = {
       return true;
     }
     const op = chain.find((c) => METHODS[c.name] !== undefined);
-    if (!op) return false;
+    if (!op || functionArgument(op.call)) return false;
     const receiver = unwrap(unwrap(op.call.callee!).object!);
     // manager.find(User, { where }) names the entity first.
     const managerEntity = /manager$/i.test(ex.lastName(receiver) ?? '') && op.call.arguments?.[0] ? entityArgument(ex, op.call.arguments[0]) : undefined;
@@ -139,6 +237,10 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
     const held = field ? entityOf(ex, field, op, depth + 1) : undefined;
     if (held) return held;
   }
+  // One library per call: an entity the file or the repository declares is TypeORM's only when TypeORM
+  // declares it, and its statics are queries only when it is an active record (extends BaseEntity).
+  const own = e.type === 'Identifier' && /^[A-Z]/.test(e.name!) ? declaredEntity(ex, e.name!) : undefined;
+  if (own) return own.library === 'typeorm' && own.activeRecord ? { name: e.name! } : undefined;
   if (e.type === 'Identifier') {
     const init = ex.constInit(e.name!);
     if (init) return entityOf(ex, init, op, depth + 1);
@@ -160,30 +262,46 @@ function hasWhereArg(ex: Extractor, op: ChainCall): boolean {
   return o?.type === 'ObjectExpression' && (o.properties ?? []).some((p) => p.key && ['where', 'order', 'take', 'skip', 'relations'].includes(keyName(p.key) ?? ''));
 }
 
-/** The entity's table: `@Entity('name')` or `@Entity({ name })` on a class of this file, else snake_case of the class. */
-function tableOf(ex: Extractor, entity: string): string {
-  const declared = ex.entityTable(entity);
-  return declared ?? underscore(entity);
+/** An entity's table and the columns of its properties, as the repository or the file declares them. */
+interface EntityNames {
+  table: string;
+  column: (property: string) => string;
+}
+
+/**
+ * The entity's table: the repository's declaration (context.entities), else `@Entity('name')` or
+ * `@Entity({ name })` on a class of this file, else the DefaultNamingStrategy's name for the class.
+ * Columns are the declared ones (`@Column({ name })`), else the property's name, as TypeORM names them.
+ */
+function namesOf(ex: Extractor, entity: string): EntityNames {
+  const d = declaredEntity(ex, entity);
+  const declared = d?.library === 'typeorm' ? d.entity : undefined;
+  const local = d?.local ? ex.entityTable(entity) : undefined;
+  const table = local ?? declared?.table ?? ex.entityTable(entity) ?? typeormTableName(entity);
+  const columns = declared && declared.table === table ? declared.columns : {};
+  return { table, column: (p) => columns[p] ?? p };
 }
 
 function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: number) {
   const w = new SqlWriter(ex);
   if (entity.note !== undefined) w.warnings.push(entity.note);
-  const parts: SelectParts = { table: tableOf(ex, entity.name), where: [], orderBy: [], kind: METHODS[op.name]! };
+  const names = namesOf(ex, entity.name);
+  const col = (k: string) => quoteIdent(names.column(k));
+  const parts: SelectParts = { table: names.table, where: [], orderBy: [], kind: METHODS[op.name]! };
   const arg = op.call.arguments?.[first];
   if (WHERE_FIRST.has(op.name)) {
-    if (arg) whereOf(w, arg, parts.where);
+    if (arg) whereOf(w, arg, parts.where, col);
   } else {
     const opts = members(ex, arg);
     if (arg && !opts) w.warnings.push('The find options are not written out here, so the filter and order are not known.');
     // Before TypeORM 0.3, findOne({ id }) took the conditions themselves.
     const legacy = opts !== undefined && opts.size > 0 && ![...opts.keys()].some((k) => FIND_OPTIONS.has(k));
     const where = legacy ? arg : opts?.get('where');
-    if (where) whereOf(w, where, parts.where);
+    if (where) whereOf(w, where, parts.where, col);
     for (const [k, d] of members(ex, opts?.get('order')) ?? []) {
       const dir = ex.stringOf(d, 0) ?? (members(ex, d)?.get('direction') ? ex.stringOf(members(ex, d)!.get('direction')!, 0) : undefined);
       if (dir === undefined) w.warnings.push(`The order on ${k} goes through a relation or is not a literal direction, so it is left out.`);
-      else parts.orderBy.push(`${quoteIdent(k)}${/^desc/i.test(dir) ? ' DESC' : ''}`);
+      else parts.orderBy.push(`${col(k)}${/^desc/i.test(dir) ? ' DESC' : ''}`);
     }
     if (opts?.get('take')) parts.limit = w.value(opts.get('take')!);
     if (opts?.get('skip')) parts.offset = w.value(opts.get('skip')!);
@@ -192,19 +310,19 @@ function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: num
   if (op.name.startsWith('findOne') || op.name.startsWith('exist')) parts.limit = '1';
   if (op.name === 'update') {
     const values = members(ex, op.call.arguments?.[first + 1]);
-    parts.set = values ? [...values.entries()].map(([k, v]) => `${quoteIdent(k)} = ${w.value(v)}`) : [];
+    parts.set = values ? [...values.entries()].map(([k, v]) => `${col(k)} = ${w.value(v)}`) : [];
   }
-  if (op.name === 'softDelete') parts.set = ['"deletedAt" = now()'];
+  if (op.name === 'softDelete') parts.set = [`${col('deletedAt')} = now()`];
   return w.build(parts, op.call);
 }
 
 /** A where object (or an array of them, ORed), with TypeORM's find operators. A bare value is the primary key. */
-function whereOf(w: SqlWriter, node: BNode, out: string[]): void {
+function whereOf(w: SqlWriter, node: BNode, out: string[], col: (k: string) => string): void {
   const v = w.ex.resolve(node);
   if (v.type === 'ArrayExpression') {
     const alts = (v.elements ?? []).filter((x): x is BNode => x !== null).map((x) => {
       const sub: string[] = [];
-      whereOf(w, x, sub);
+      whereOf(w, x, sub, col);
       return sub.length > 0 ? `(${sub.join(' AND ')})` : 'TRUE';
     });
     if (alts.length > 0) out.push(`(${alts.join(' OR ')})`);
@@ -212,12 +330,12 @@ function whereOf(w: SqlWriter, node: BNode, out: string[]): void {
   }
   const m = members(w.ex, node);
   if (!m) {
-    if (v.type === 'StringLiteral' || v.type === 'NumericLiteral' || v.type === 'Identifier' || v.type === 'MemberExpression') out.push(`id = ${w.value(node)}`);
+    if (v.type === 'StringLiteral' || v.type === 'NumericLiteral' || v.type === 'Identifier' || v.type === 'MemberExpression') out.push(`${col('id')} = ${w.value(node)}`);
     else w.warnings.push('The criteria are not written out here, so the filter is not known.');
     return;
   }
   for (const [k, x] of m) {
-    const c = quoteIdent(k);
+    const c = col(k);
     const val = w.ex.resolve(x);
     if (val.type === 'NullLiteral') out.push(`${c} IS NULL`);
     else if (val.type === 'ObjectExpression') w.warnings.push(`The condition on ${k} filters through a relation, which this reader does not join, so it is left out.`);
@@ -248,13 +366,19 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
   const w = new SqlWriter(ex);
   if (entity?.note !== undefined) w.warnings.push(entity.note);
   const alias = chain[0]!.call.arguments?.[0] ? ex.stringOf(chain[0]!.call.arguments[0], 0) : undefined;
-  const parts: SelectParts = { table: entity ? tableOf(ex, entity.name) : '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
+  let names = entity ? namesOf(ex, entity.name) : undefined;
+  const parts: SelectParts = { table: names?.table ?? '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
+  // `u.createdAt` on the main alias names the entity's property: written as its column.
+  const paths = (text: string) => propertyPaths(text, parts.alias, names?.column);
   const joined = new Set<string>();
   for (const c of chain.slice(1)) {
     const a = c.call.arguments ?? [];
     switch (c.name) {
       case 'from':
-        if (a[0]) parts.table = tableOf(ex, entityName(ex, a[0]) ?? '');
+        if (a[0]) {
+          names = namesOf(ex, entityName(ex, a[0]) ?? '');
+          parts.table = names.table;
+        }
         if (a[1]) parts.alias = ex.stringOf(a[1], 0) ?? parts.alias;
         break;
       case 'where':
@@ -265,7 +389,7 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
           w.warnings.push(`A ${c.name} condition is not a string this reader can read (a Brackets or a function), so it is left out.`);
           break;
         }
-        const text = `(${namedParams(w, propertyPaths(cond), a[1])})`;
+        const text = `(${namedParams(w, paths(cond), a[1])})`;
         if (c.name === 'orWhere' && parts.where.length > 0) parts.where = [`(${parts.where.join(' AND ')} OR ${text})`];
         else parts.where.push(text);
         break;
@@ -276,7 +400,7 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
         const dir = a[1] ? ex.stringOf(a[1], 0) : undefined;
         if (col === undefined) break;
         if (c.name === 'orderBy') parts.orderBy = [];
-        parts.orderBy.push(`${quoteQualified(col)}${dir && /^desc/i.test(dir) ? ' DESC' : ''}`);
+        parts.orderBy.push(`${/^\w+\.\w+$/.test(col) ? paths(col) : quoteQualified(col)}${dir && /^desc/i.test(dir) ? ' DESC' : ''}`);
         break;
       }
       case 'take':
@@ -314,9 +438,9 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
   return w.build(parts, chain[chain.length - 1]!.call);
 }
 
-/** `u.createdAt` as TypeORM writes it: property names with capitals quoted. */
-function propertyPaths(cond: string): string {
-  return cond.replace(/\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b/g, (_m, a: string, b: string) => `${quoteIdent(a)}.${quoteIdent(b)}`);
+/** `u.createdAt` as TypeORM writes it: property names with capitals quoted, the main alias's properties as their columns. */
+function propertyPaths(cond: string, alias?: string, column?: (property: string) => string): string {
+  return cond.replace(/\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b/g, (_m, a: string, b: string) => `${quoteIdent(a)}.${quoteIdent(a === alias && column ? column(b) : b)}`);
 }
 
 /** `:email` and `:...ids` parameters with the values object given beside the condition. */
