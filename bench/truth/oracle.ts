@@ -245,6 +245,10 @@ export async function measurePg(pg: Client, needs: Need[], onIndex?: (done: numb
       let buildError: string | undefined;
       if (id !== NO_INDEX) {
         try {
+          // An index the advice measured with btree_gin or pg_trgm created inside its rolled-back
+          // transaction is judged the same way: the extension made here is rolled back with the index.
+          if (/\busing gin\b/i.test(id) && /,/.test(id)) await pg.query('CREATE EXTENSION IF NOT EXISTS btree_gin');
+          if (/\bgin_trgm_ops\b/i.test(id)) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
           await pg.query(`CREATE INDEX qpi_truth_candidate ON ${id}`);
         } catch (err) {
           buildError = (err as Error).message.split('\n')[0]!;

@@ -93,6 +93,9 @@ export function pgSend<R extends pg.QueryResultRow = pg.QueryResultRow>(client: 
   if (EXPLAIN_ANALYZE.test(textOf(query))) {
     return Promise.reject(new AdapterError('side-effects', 'A statement runs under EXPLAIN ANALYZE only once the side-effect check has cleared it.'));
   }
+  if (EXTENSION_DDL.test(textOf(query))) {
+    return Promise.reject(new AdapterError('side-effects', 'An extension is created only for a measurement, inside its transaction, and rolled back with it (pgTrialExtensions).'));
+  }
   return values === undefined ? client.query<R>(query) : client.query<R>(query as string, values);
 }
 
@@ -112,6 +115,58 @@ export async function pgExecute<R extends pg.QueryResultRow = pg.QueryResultRow>
     if (extra !== undefined) throw new AdapterError('side-effects', `A text built from the statement was not run: it ${extra}, which the side-effect check did not clear.`);
   }
   return values === undefined ? client.query<R>(query) : client.query<R>(query as string, values);
+}
+
+/** CREATE, ALTER or DROP EXTENSION anywhere in a text (a multi-statement text included). */
+const EXTENSION_DDL = /(?:^|;)\s*(?:create|alter|drop)\s+extension\b/i;
+
+/**
+ * The extensions a measurement may create for a candidate index: trusted contrib modules that add
+ * operator classes (btree_gin: B-tree classes for GIN, so equality columns join a jsonb or trigram GIN;
+ * pg_trgm: trigram classes for LIKE '%...%', ILIKE and regular expressions). Nothing else.
+ */
+export const TRIAL_EXTENSIONS: ReadonlySet<string> = new Set(['btree_gin', 'pg_trgm']);
+
+/**
+ * Runs `body` with the extensions named created inside the open transaction, then undoes them: a
+ * savepoint before, CREATE EXTENSION for each that is not installed, `body`, and ROLLBACK TO the
+ * savepoint whatever happened; then the catalog is read again and an extension still present that was
+ * not before is an error (the caller's transaction must then be rolled back). Only TRIAL_EXTENSIONS are
+ * created, and only inside a transaction: the savepoint fails outside one, before anything is created.
+ * `body` receives the extensions that were created for it.
+ */
+export async function pgTrialExtensions<T>(client: PgClient, names: readonly string[], body: (created: readonly string[]) => Promise<T>): Promise<T> {
+  const unknown = names.find((n) => !TRIAL_EXTENSIONS.has(n));
+  if (unknown !== undefined) throw new AdapterError('side-effects', `The extension ${unknown} is not one a measurement may create (only ${[...TRIAL_EXTENSIONS].join(' and ')}).`);
+  const installed = async (): Promise<Set<string>> => new Set((await client.query<{ extname: string }>('SELECT extname FROM pg_extension WHERE extname = ANY($1::text[])', [[...names]])).rows.map((r) => r.extname));
+  // Outside a transaction block the server refuses a savepoint: nothing below runs then.
+  await client.query('SAVEPOINT qpi_extensions');
+  let before = new Set<string>();
+  const created: string[] = [];
+  let outcome: { value: T } | { error: unknown };
+  try {
+    before = await installed();
+    for (const n of names) {
+      if (before.has(n) || created.includes(n)) continue;
+      // The name is one of TRIAL_EXTENSIONS, checked above: a plain identifier.
+      await client.query(`CREATE EXTENSION ${n}`);
+      created.push(n);
+    }
+    outcome = { value: await body(created) };
+  } catch (err) {
+    outcome = { error: err };
+  }
+  try {
+    await client.query('ROLLBACK TO SAVEPOINT qpi_extensions');
+    await client.query('RELEASE SAVEPOINT qpi_extensions');
+    const left = [...(await installed())].filter((n) => !before.has(n));
+    if (left.length > 0) throw new AdapterError('server', `The extension ${left.join(', ')} created for the measurement was still present after its rollback.`);
+  } catch (err) {
+    // The body's own failure comes first; a connection that is gone took its transaction with it.
+    if (!('error' in outcome)) throw err;
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /** EXPLAIN and its options, before the statement. */

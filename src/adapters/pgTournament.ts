@@ -15,7 +15,7 @@
 // from the statistics of the columns they are compared to (bindFromStatistics).
 
 import pg from 'pg';
-import { canonicalPgKey, pgCandidates, pgJoinCandidates, type PgCandidate } from '../core/index';
+import { canonicalPgKey, pgCandidates, pgExtensionsFor, pgJoinCandidates, type PgCandidate } from '../core/index';
 import { createIndexSql } from '../core/index';
 import type { PgShape } from '../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
@@ -25,7 +25,7 @@ import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgP
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine, pgLostError } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from './deadline';
-import { pgExecute, pgSend, type Clearance } from './door';
+import { pgExecute, pgSend, pgTrialExtensions, type Clearance } from './door';
 import { listPhrases } from './pgSideEffects';
 import type { PostgresConnection } from './postgres';
 import { attachFigures } from './tournament';
@@ -225,6 +225,11 @@ function existingSpec(ix: ExistingPgIndex): PgIndexSpec | undefined {
 interface ScratchRun {
   q(text: string): Promise<pg.QueryResult>;
   /**
+   * Runs `body` with the extensions named created inside the transaction and undone after it (the door's
+   * pgTrialExtensions: only btree_gin and pg_trgm, checked gone afterwards).
+   */
+  withExtensions<T>(names: readonly string[], body: () => Promise<T>): Promise<T>;
+  /**
    * Runs `asRun` (the statement pointed at the copies) under EXPLAIN (ANALYZE, BUFFERS), once `text` (the
    * statement as the user wrote it, naming the real tables) is known to run nothing the rollback does
    * not undo: otherwise throws kind 'side-effects' and runs nothing.
@@ -291,7 +296,11 @@ async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, cleara
   const onAbort = (): void => void scratch.cancel().catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await afterCancel(body({ q, explain, copy }), signal, CANCEL_GRACE_MS, async () => {
+    const withExtensions = <T>(names: readonly string[], fn: () => Promise<T>): Promise<T> => {
+      if (signal?.aborted) throw new AdapterError('cancelled', 'The measurement was cancelled.');
+      return names.length === 0 ? fn() : pgTrialExtensions(client, names, fn);
+    };
+    return await afterCancel(body({ q, explain, copy, withExtensions }), signal, CANCEL_GRACE_MS, async () => {
       scratch.abandon();
       return new AdapterError('cancelled', `The measurement was cancelled; the server did not stop it within ${formatSeconds(CANCEL_GRACE_MS)}, so its connection was closed and the backend asked to end.`);
     });
@@ -408,8 +417,19 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     return report;
   };
   const budget = new MeasureBudget(opts.until, timeoutMs);
-  return onScratch(scratch, conn, clearance, signal, failed, async ({ q, explain: run, copy }) => {
+  return onScratch(scratch, conn, clearance, signal, failed, async ({ q, explain: run, copy, withExtensions }) => {
     const explain = (text = sql): Promise<Plan> => run(text, onCopies(text, shape));
+    // Extensions a candidate needs (btree_gin, pg_trgm): installed, available to create inside the
+    // transaction (and undone with it), or missing from the server.
+    const wanted = [...new Set(candidates.flatMap((c) => pgExtensionsFor(c.spec)))];
+    const ext = new Map<string, 'installed' | 'available'>();
+    if (wanted.length > 0) {
+      const r = await q(`SELECT name, installed_version IS NOT NULL AS installed FROM pg_available_extensions WHERE name IN (${wanted.map((n) => pg.escapeLiteral(n)).join(', ')})`);
+      for (const row of r.rows as { name: string; installed: boolean }[]) ext.set(row.name, row.installed ? 'installed' : 'available');
+    }
+    const toCreate = (spec: PgIndexSpec): string[] => pgExtensionsFor(spec).filter((n) => ext.get(n) === 'available');
+    const missing = (spec: PgIndexSpec): string[] => pgExtensionsFor(spec).filter((n) => !ext.has(n));
+    const created = new Set<string>();
     const real = await realTables(q, shape);
     if (typeof real === 'string') return notMeasured(real);
     const realName = real.get(table.name)!;
@@ -440,12 +460,22 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
         e.error = budget.skipped();
         return;
       }
+      const lacking = e.index?.engine === 'postgres' && build !== undefined ? missing(e.index) : [];
+      if (lacking.length > 0) {
+        e.error = `needs the extension${lacking.length > 1 ? 's' : ''} ${lacking.join(' and ')}, which this server does not have (PostgreSQL's contrib modules)`;
+        opts.onProgress?.({ measured: ++done, of });
+        return;
+      }
+      const extensions = e.index?.engine === 'postgres' && build !== undefined ? toCreate(e.index) : [];
       await q('SAVEPOINT c');
       try {
         for (const n of todayNames.keys()) if (n !== keep) await q(`DROP INDEX pg_temp.${quote(n)}`);
-        if (build !== undefined) await q(build);
-        await q(`SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
-        e.measured = measuredOf(await explain(text));
+        await withExtensions(extensions, async () => {
+          if (build !== undefined) await q(build);
+          await q(`SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
+          e.measured = measuredOf(await explain(text));
+        });
+        for (const n of extensions) created.add(n);
       } catch (err) {
         if (signal?.aborted) throw err;
         e.error = budget.errorText(err);
@@ -495,8 +525,15 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     try {
       if (budget.spent()) throw new Error(budget.skipped());
       await q(`SET LOCAL statement_timeout = ${budget.limit()}`);
-      for (const { c, name } of named) if (c.existing === undefined) await q(ddlOnSample(c.spec, name)).catch(() => undefined);
-      const all = measuredOf(await explain());
+      // Every candidate built together, each behind a savepoint of its own so one that fails leaves the others.
+      const all = await withExtensions([...created], async () => {
+        for (const { c, name } of named) {
+          if (c.existing !== undefined || missing(c.spec).length > 0 || toCreate(c.spec).some((n) => !created.has(n))) continue;
+          await q('SAVEPOINT one');
+          await q(ddlOnSample(c.spec, name)).then(() => q('RELEASE SAVEPOINT one'), () => q('ROLLBACK TO SAVEPOINT one'));
+        }
+        return measuredOf(await explain());
+      });
       const picked = named.find((x) => x.name === all.index);
       plannerChoice = all.index === undefined ? 'table scan' : picked ? indexLabel(picked.c.spec) : all.index;
     } catch (err) {
@@ -527,9 +564,32 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     };
     report.tournament = applyTournament(advice, input);
     attachFigures(advice, report.tournament);
+    report.notes.push(...extensionNotes(entries, report.tournament, ext, created));
     report.notes.push(`${entries.length} candidates, the table scan among them (${generated} generated${set.generated > set.candidates.length ? `, capped at ${set.cap}` : ''}) ${label}, copied into a temporary table (dropped afterwards), each index built inside a transaction that was rolled back: nothing remains.`);
     return report;
   });
+}
+
+/**
+ * What the measurement did with extensions, and what it could not: an index measured with an extension
+ * created for it inside the rolled-back transaction (enable it before building the index), and an
+ * index that needs one the server lacks or that could not be created (named, with the command).
+ */
+function extensionNotes(entries: readonly TournamentEntry[], t: Tournament, ext: ReadonlyMap<string, 'installed' | 'available'>, created: ReadonlySet<string>): string[] {
+  const notes: string[] = [];
+  if (created.size > 0) {
+    notes.push(`${[...created].join(' and ')} ${created.size > 1 ? 'were' : 'was'} created inside the measurement's transaction for the candidates that need ${created.size > 1 ? 'them' : 'it'}, and rolled back with it: nothing remains.`);
+  }
+  const winner = t.winner?.index;
+  const needed = winner?.engine === 'postgres' ? pgExtensionsFor(winner).filter((n) => ext.get(n) === 'available') : [];
+  if (needed.length > 0) notes.push(`${indexLabel(winner)} needs ${needed.join(' and ')}, not installed in this database: run ${needed.map((n) => `CREATE EXTENSION IF NOT EXISTS ${n};`).join(' ')} before building it (trusted extensions: a role with CREATE on the database may run it).`);
+  for (const e of entries) {
+    if (e.measured || e.index?.engine !== 'postgres' || e.error === undefined) continue;
+    const needs = pgExtensionsFor(e.index);
+    if (needs.length === 0) continue;
+    notes.push(`${indexLabel(e.index)} may be the better option but was not measured (${e.error}): enable ${needs.join(' and ')} with ${needs.map((n) => `CREATE EXTENSION IF NOT EXISTS ${n};`).join(' ')} and measure again.`);
+  }
+  return notes;
 }
 
 /** Rows the tables of a join may hold together for the join to be measured on whole copies of them. */

@@ -11,7 +11,7 @@ export { declaredPrimaryKeys, emptySchema, mayDeclareScriptSchema, readRepositor
 export { indexSpec } from './advice/mongoAdvisor';
 export { type MongoCandidate, type MongoCandidateGroup, mongoCandidates, mongoOrCandidates, canonicalKey } from './advice/mongoCandidates';
 export { createIndexText } from './advice/mongoText';
-export { type PgCandidate, canonicalPgKey, pgCandidates, pgJoinCandidates } from './advice/pgCandidates';
+export { type PgCandidate, canonicalPgKey, pgCandidates, pgJoinCandidates, pgExtensionsFor } from './advice/pgCandidates';
 export { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamSlot, type PgParamValue } from './advice/pgParams';
 export { type PgTable } from './advice/pgShape';
 export { keepServedIndexes } from './advice/served';

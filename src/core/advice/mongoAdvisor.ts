@@ -77,10 +77,10 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
     }
     const rewrite: Rewrite = {
       rule: 'match-first',
-      description: `The $match at stage ${hm.stageIndex + 1} filters on ${renamed}, a field an earlier stage renamed, so the optimizer cannot move it before that stage and the collection is scanned. Matching on the original path first lets an index serve it.`,
+      description: hm.description ?? `The $match at stage ${hm.stageIndex + 1} filters on ${renamed}, a field an earlier stage renamed, so the optimizer cannot move it before that stage and the collection is scanned. Matching on the original path first lets an index serve it.`,
       text: aggregateText(shape.collection, hm.rewritten),
       structured: { collection: shape.collection, operation: 'aggregate', pipeline: hm.rewritten },
-      caveat: 'Equivalent when the renamed path holds a single value per document; if it runs through arrays, the stage turned it into an array of values and the two forms can return different documents, so check the results.',
+      caveat: hm.caveat ?? 'Equivalent when the renamed path holds a single value per document; if it runs through arrays, the stage turned it into an array of values and the two forms can return different documents, so check the results.',
     };
     allRewrites.push(rewrite);
     const moved = mongoShape({ collection: shape.collection, operation: 'aggregate', pipeline: hm.rewritten });

@@ -52,6 +52,9 @@ export interface HiddenMatch {
   rewritten: MongoDoc[];
   /** The filter of the moved $match, on original paths. */
   movedFilter: MongoDoc;
+  /** Set when the $match follows another stage than a rename: the rewrite's description and caveat. */
+  description?: string;
+  caveat?: string;
 }
 
 export interface MongoShape {
@@ -466,6 +469,7 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
   const defined = new Map<string, string | null>();
   let shaped = false;
   let barrier: string | undefined;
+  let barrierAt = -1;
   let sorted = false;
 
   for (let i = 0; i < pipeline.length; i++) {
@@ -476,11 +480,18 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
     }
     const [name, body] = Object.entries(stage)[0]!;
     if (barrier !== undefined) {
-      if (name === '$match') shape.notes.push(`The $match at stage ${i + 1} comes after ${barrier} and filters documents in memory, not through an index.`);
+      if (name === '$match' && isPlainObject(body) && i === barrierAt + 1 && !shaped && lead.limit === undefined && lead.skip === undefined
+        && (barrier === '$group' || barrier === '$unwind' || barrier === '$lookup')) {
+        const split = splitAfter(pipeline, barrierAt, i, body);
+        if (Object.keys(split.moved).length > 0) filters.push(split.moved);
+        shape.notes.push(...split.notes);
+        if (split.hidden) shape.hiddenMatches.push(split.hidden);
+      } else if (name === '$match') shape.notes.push(`The $match at stage ${i + 1} comes after ${barrier} and filters documents in memory, not through an index.`);
       continue;
     }
     if (BARRIER_STAGES.has(name)) {
       barrier = name;
+      barrierAt = i;
       continue;
     }
     if (name === '$match' && isPlainObject(body)) {
@@ -525,6 +536,90 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
   }
   lead.filter = filters.length === 0 ? {} : filters.length === 1 ? filters[0]! : { $and: filters };
   return lead;
+}
+
+/**
+ * A $match right after $group, $unwind or $lookup, split as the server splits it (MongoDB 6.0 and later
+ * move these parts before the stage, where the query layer and its indexes see them): a condition on
+ * $group's key (`_id`, or `_id.k` of a key document) becomes one on the field the key is made of; after
+ * $unwind, a condition on another field than the unwound path; after $lookup, one on another field than
+ * the array it adds. What stays after the stage is filtered in memory, and the notes say so: an
+ * accumulator of $group or the array of $lookup cannot be indexed on this collection; a condition on the
+ * unwound elements can be repeated before $unwind with $elemMatch (the later $match kept), which an index
+ * on the array's path serves: that is offered as a rewrite.
+ */
+function splitAfter(pipeline: MongoDoc[], at: number, index: number, body: MongoDoc): { moved: MongoDoc; notes: string[]; hidden?: HiddenMatch } {
+  const [stage, spec] = Object.entries(pipeline[at]!)[0]!;
+  const moved: MongoDoc = {};
+  const kept: MongoDoc = {};
+  const notes: string[] = [];
+  const under = (field: string, path: string): boolean => field === path || field.startsWith(`${path}.`);
+  let keyOf: (field: string) => string | undefined = () => undefined;
+  let inStage: (field: string) => boolean = () => false;
+  let unwound: string | undefined;
+  if (stage === '$group' && isPlainObject(spec)) {
+    const id = spec['_id'];
+    keyOf = (field) => {
+      if (field === '_id' && typeof id === 'string' && /^\$[^$]/.test(id)) return id.slice(1);
+      const m = /^_id\.([^.]+)$/.exec(field);
+      const part = m && isPlainObject(id) ? id[m[1]!] : undefined;
+      return typeof part === 'string' && /^\$[^$]/.test(part) ? part.slice(1) : undefined;
+    };
+    inStage = () => true;
+  } else if (stage === '$unwind') {
+    const path = typeof spec === 'string' ? spec : isPlainObject(spec) ? spec['path'] : undefined;
+    const idx = isPlainObject(spec) ? spec['includeArrayIndex'] : undefined;
+    if (typeof path === 'string' && path.startsWith('$')) unwound = path.slice(1);
+    inStage = (f) => (unwound === undefined || under(f, unwound) || (typeof idx === 'string' && under(f, idx)));
+  } else if (stage === '$lookup' && isPlainObject(spec)) {
+    const as = spec['as'];
+    inStage = (f) => typeof as !== 'string' || under(f, as);
+  }
+  for (const [field, cond] of Object.entries(body)) {
+    if (field.startsWith('$')) {
+      kept[field] = cond;
+      continue;
+    }
+    const source = keyOf(field);
+    if (source !== undefined) moved[source] = cond;
+    else if (inStage(field)) kept[field] = cond;
+    else moved[field] = cond;
+  }
+  const n = index + 1;
+  const movedText = Object.keys(moved).join(', ');
+  if (movedText !== '') notes.push(`The server moves the part of the $match at stage ${n} on ${movedText} before ${stage}, so an index can serve it.`);
+  const keptFields = Object.keys(kept);
+  if (keptFields.length === 0) return { moved, notes };
+  if (stage === '$group') {
+    notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters what $group computed: no index can help that stage${movedText === '' ? '; a condition on the group key (_id) would move before $group' : ''}.`);
+    return { moved, notes };
+  }
+  if (stage === '$lookup') {
+    notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters the documents $lookup joined in: no index on this collection can help it (an index on the other collection's foreignField serves the join itself).`);
+    return { moved, notes };
+  }
+  notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters each element $unwind produced, in memory.`);
+  if (unwound === undefined) return { moved, notes };
+  const elem: MongoDoc = {};
+  for (const f of keptFields) {
+    if (f === unwound || !f.startsWith(`${unwound}.`) || isPlainObject(kept[f]) && Object.keys(kept[f] as MongoDoc).some((k) => k === '$exists' || k === '$ne' || k === '$nin' || k === '$not')) return { moved, notes };
+    elem[f.slice(unwound.length + 1)] = kept[f];
+  }
+  const copy: MongoDoc = { ...moved, [unwound]: { $elemMatch: elem } };
+  const rewritten: MongoDoc[] = [{ $match: copy }, ...pipeline.slice(0, at), pipeline[at]!, { $match: kept }, ...pipeline.slice(index + 1)];
+  return {
+    moved,
+    notes,
+    hidden: {
+      stageIndex: index,
+      renames: {},
+      computed: [],
+      rewritten,
+      movedFilter: copy,
+      description: `The $match at stage ${n} on ${keptFields.join(', ')} runs after $unwind, on every element, in memory. Repeating it before $unwind as ${unwound}: {$elemMatch: ...} keeps the result (the later $match still picks the elements) and lets an index on ${keptFields.join(', ')} find the documents that hold such an element.`,
+      caveat: 'The $match after $unwind must stay: the $elemMatch before it only keeps the documents with at least one matching element.',
+    },
+  };
 }
 
 function recordDefinitions(stage: string, body: unknown, defined: Map<string, string | null>): void {

@@ -221,6 +221,18 @@ export function pgCandidates(shape: PgShape, opts: { advice?: Advice; existing?:
   return { table, candidates: out, generated: collect.generated(), cap };
 }
 
+/**
+ * The extensions an index needs beyond the server's own operator classes: pg_trgm for a trigram class,
+ * btree_gin for a GIN with a column beside its jsonb, array or text column (B-tree classes for GIN).
+ */
+export function pgExtensionsFor(spec: PgIndexSpec): string[] {
+  if (spec.method !== 'gin') return [];
+  const out: string[] = [];
+  if (spec.opclass === 'gin_trgm_ops') out.push('pg_trgm');
+  if (spec.keys.length > 1) out.push('btree_gin');
+  return out;
+}
+
 /** Candidates a join measures at most, beside today's indexes: each costs a build on a whole copy. */
 export const DEFAULT_PG_JOIN_CANDIDATE_CAP = 16;
 
