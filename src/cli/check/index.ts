@@ -5,37 +5,46 @@
 // markdown, JSON). Exit codes: 0 passed, 3 the gate failed, 4 an environment problem (a database
 // unreachable, or a server version other than the lock's), 2 an input refused, 64 a usage error.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  analyzeQuery, anchorRange, collectQueries, decide, DiagnosticCodes, gateCounts, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
-  serializeLock, toJunit, toMarkdown, toSarif, versionNumber,
-  type CheckFinding, type CheckQuery, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
+  analyzeQuery, anchorRange, canonicalJson, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
+  readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
+  type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
 import { expandPaths, EXIT_FINDINGS } from '../lint';
 import { engineOfUri } from '../explain';
 import { Configs, parseConfig } from './config';
+import { changedSince, GitProblem, type ChangedFiles } from './git';
+import { HELP_BASE, runMerge, TOOL_VERSION } from './merge';
 import { CiDatabases, ENGINE_NAME, EnvironmentProblem, type Engine } from './servers';
 
 export const EXIT_GATE_FAILED = EXIT_FINDINGS;
 export const EXIT_ENVIRONMENT = 4;
 
-export const CHECK_USAGE = `  qpi check [PATH...] --uri URI [--uri URI] [--lock FILE] [--update] [--config FILE] [--sarif FILE]
-            [--junit FILE] [--markdown FILE] [--json] [--timeout-ms N]
+export const CHECK_USAGE = `  qpi check [PATH...] --uri URI [--uri URI] [--lock FILE] [--update] [--config FILE] [--schema PATH]
+            [--changed-since REF] [--shard I/N] [--sarif FILE] [--junit FILE] [--markdown FILE]
+            [--gitlab FILE] [--json] [--timeout-ms N]
                                        the CI gate: every query the finder sees under PATH (default .)
                                        explained on the CI database of its engine (one --uri each;
                                        plain EXPLAIN, MongoDB executionStats), compared with qpi.lock.json;
-                                       --update writes the lock; exit 3 when the gate fails, 4 when a
-                                       database is unreachable or its version is not the lock's
+                                       --update writes the lock (exit 0 unless an expired waiver
+                                       still fails); exit 3 when the gate fails, 4 when a database is
+                                       unreachable or its version is not the lock's
+  qpi check merge FILE... [--sarif FILE] [--junit FILE] [--markdown FILE] [--gitlab FILE] [--lock FILE] [--json]
+                                       the outputs of --shard runs (--json documents, SARIF, JUnit,
+                                       locks) joined as one run would have written them
 `;
 
-const HELP_BASE = 'https://marketplace.visualstudio.com/items?itemName=query-plan-inspector.query-plan-inspector';
-const TOOL_VERSION = '0.1.0';
 
 interface Options {
   paths: string[];
+  schema: string[];
+  changedSince?: string;
+  shard?: { index: number; count: number };
+  gitlab?: string;
   uris: Partial<Record<Engine, string>>;
   lock: string;
   update: boolean;
@@ -56,6 +65,10 @@ function parseOptions(argv: string[]): Options | string {
       strict: true,
       options: {
         uri: { type: 'string', multiple: true },
+        schema: { type: 'string', multiple: true },
+        'changed-since': { type: 'string' },
+        shard: { type: 'string' },
+        gitlab: { type: 'string' },
         lock: { type: 'string' },
         update: { type: 'boolean' },
         config: { type: 'string' },
@@ -82,8 +95,21 @@ function parseOptions(argv: string[]): Options | string {
     timeoutMs = /^\d+$/.test(v['timeout-ms']) ? Number(v['timeout-ms']) : NaN;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) return '--timeout-ms must be a whole number of milliseconds from 1 to 2147483647.';
   }
+  let shard: Options['shard'];
+  if (v.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(v.shard);
+    const index = m ? Number(m[1]) : NaN;
+    const count = m ? Number(m[2]) : NaN;
+    if (!(count >= 1 && count <= 1000 && index >= 1 && index <= count)) return '--shard must be I/N with 1 <= I <= N <= 1000 (--shard 2/4 is the second of four).';
+    shard = { index, count };
+  }
+  if (v['changed-since'] !== undefined && (v['changed-since'] === '' || v['changed-since'].startsWith('-'))) return '--changed-since needs a git revision (a branch, a tag or a commit).';
   return {
     paths: parsed.positionals.length > 0 ? parsed.positionals : ['.'],
+    schema: v.schema ?? [],
+    ...(v['changed-since'] !== undefined ? { changedSince: v['changed-since'] } : {}),
+    ...(shard ? { shard } : {}),
+    ...(v.gitlab !== undefined ? { gitlab: v.gitlab } : {}),
     uris,
     lock: resolve(v.lock ?? 'qpi.lock.json'),
     update: v.update === true,
@@ -102,6 +128,7 @@ function today(): string {
 }
 
 export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv[0] === 'merge') return runMerge(argv.slice(1), io);
   const o = parseOptions(argv);
   if (typeof o === 'string') {
     io.stderr(`${o}\nUsage:\n${CHECK_USAGE}`);
@@ -145,14 +172,30 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
       io.stderr(`${c}\n`);
       return EXIT_REFUSED;
     }
-    configs = new Configs({ config: c, path: o.config });
-  } else configs = new Configs();
+    configs = new Configs(root, { config: c, path: o.config });
+  } else configs = new Configs(root);
+
+  let changed: ChangedFiles | undefined;
+  if (o.changedSince !== undefined) {
+    try {
+      changed = changedSince(o.changedSince, root);
+    } catch (err) {
+      if (!(err instanceof GitProblem)) throw err;
+      io.stderr(`${err.message}\n`);
+      return EXIT_REFUSED;
+    }
+  }
 
   const started = Date.now();
   await loadSqlParser();
-  const queries: CheckQuery[] = [];
+  const all: (CheckQuery & { source: string })[] = [];
   const absOf = new Map<string, string>();
-  for (const file of expandPaths(o.paths)) {
+  const statements: DdlStatement[] = [];
+  const files = expandPaths(o.paths);
+  for (const file of files) {
+    const r = rel(file);
+    // A shard reads only its own files: the others are another shard's.
+    if (o.shard && shardOf(r, o.shard.count) !== o.shard.index) continue;
     let text: string;
     try {
       text = await io.readFile(file);
@@ -160,17 +203,60 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
       io.stderr(`${readFailure(file, err)}\n`);
       return EXIT_REFUSED;
     }
-    const r = rel(file);
     absOf.set(r, resolve(file));
     const collected = collectQueries(text, r);
     for (const w of collected.warnings) io.stderr(`${r}: ${w}\n`);
-    for (const q of collected.queries) queries.push(Object.assign(q, { source: text }));
+    for (const q of collected.queries) all.push(Object.assign(q, { source: text }));
+    if (r.endsWith('.sql')) statements.push(...readSqlDdl(text, r));
   }
+  // Migrations and schema files (--schema): what they do to tables, collections and indexes.
+  const schemaFiles = new Set<string>();
+  for (const file of expandSchemaPaths(o.schema)) {
+    const r = rel(file);
+    if (absOf.has(r) || schemaFiles.has(r)) continue;
+    let text: string;
+    try {
+      text = await io.readFile(file);
+    } catch (err) {
+      io.stderr(`${readFailure(file, err)}\n`);
+      return EXIT_REFUSED;
+    }
+    schemaFiles.add(r);
+    statements.push(...ddlOf(text, r));
+  }
+  statements.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   // Every configuration is read before any database is asked, so a broken one stops the run at once.
   for (const abs of absOf.values()) configs.forFile(abs);
   if (configs.errors.length > 0) {
     for (const e of configs.errors) io.stderr(`${e}\n`);
     return EXIT_REFUSED;
+  }
+
+  // The part of the repository this run judges: a shard's files, and under --changed-since the changed
+  // files and the queries on what changed migrations and schema files touch.
+  const fileOfKey = (key: string): string => previous?.queries[key]?.file ?? key.split(' ')[0]!;
+  let queries = all;
+  let touched: Set<string> | undefined;
+  if (changed) {
+    const c = changed;
+    const changedDdl = statements.filter((st) => c.files.has(st.file));
+    const before: DdlStatement[] = [];
+    for (const f of new Set([...c.files].filter((x) => schemaFiles.has(x) || x.endsWith('.sql') || (absOf.has(x) && statements.some((st) => st.file === x))))) {
+      const old = c.textAtBase(f);
+      if (old !== undefined) before.push(...ddlOf(old, f));
+    }
+    const owners = indexTables([...before, ...statements]);
+    touched = touchedTargets([...before, ...changedDdl], owners);
+    const t = touched;
+    queries = all.filter((q) => c.files.has(q.file) || targetsOf(q, previous).some((x) => t.has(x)));
+  }
+  const selected = new Set(queries.map((q) => q.key));
+  const inShard = (key: string): boolean => !o.shard || shardOf(fileOfKey(key), o.shard.count) === o.shard.index;
+  const inChanged = (key: string): boolean => !changed || selected.has(key) || changed.files.has(fileOfKey(key));
+  const part: DecideOptions = { inPart: (key) => inShard(key) && inChanged(key) };
+  const partName = [o.shard ? `shard ${o.shard.index}/${o.shard.count}` : '', changed ? `changed since ${o.changedSince} (${changed.base.slice(0, 12)})` : ''].filter(Boolean).join(', ') || undefined;
+  if (changed) {
+    io.stderr(`--changed-since ${o.changedSince}: ${changed.files.size} changed file${changed.files.size === 1 ? '' : 's'}${touched && touched.size > 0 ? `; migrations and schema files touch ${[...touched].sort().join(', ')}` : ''}; ${queries.length} of ${all.length} queries checked.\n`);
   }
 
   const dbs = new CiDatabases(o.timeoutMs);
@@ -189,7 +275,7 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     }
     for (const [i, q] of queries.entries()) {
       io.progress?.(`qpi check: ${i + 1}/${queries.length} ${q.file}`);
-      runs.push(await runQuery(q as CheckQuery & { source: string }, dbs));
+      runs.push(await runQuery(q, dbs));
     }
   } catch (err) {
     if (err instanceof EnvironmentProblem) {
@@ -203,25 +289,141 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   }
   io.progress?.('');
 
-  const decision = decide(runs, previous, (file) => configs.forFile(absOf.get(file) ?? resolve(root, file)), today());
+  const configOf = (file: string) => configs.forFile(absOf.get(file) ?? resolve(root, file));
+  const checkedAgainstPrevious = withCauses(decide(runs, previous, configOf, today(), part), statements);
+  // --update records what the run found as the new baseline: the gate is then decided again against the
+  // lock it wrote, so its exit code is the one the next `qpi check` will give (only an expired waiver,
+  // which a person must renew, still fails).
+  let decision = checkedAgainstPrevious;
+  let written: Lock | undefined;
+  if (o.update) {
+    // A shard's lock holds its own part (qpi check merge joins the shards'); otherwise the entries outside
+    // the part checked are kept as they were.
+    const keep = (key: string): boolean => (o.shard ? inShard(key) : true) && !part.inPart!(key);
+    written = nextLock(runs, previous, environment, { inPart: (key) => !keep(key) });
+    decision = withCauses(decide(runs, written, configOf, today(), part), statements);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lockRel = rel(o.lock);
+  const code = decision.passed ? EXIT_OK : EXIT_GATE_FAILED;
   try {
     if (o.sarif) write(o.sarif, toSarif(decision, { toolVersion: TOOL_VERSION, helpBase: HELP_BASE, lockFile: lockRel }));
     if (o.junit) write(o.junit, toJunit(decision));
     if (o.markdown) write(o.markdown, toMarkdown(decision));
-    if (o.update) write(o.lock, serializeLock(nextLock(runs, previous, environment)));
+    if (o.gitlab) write(o.gitlab, toGitlab(decision, lockRel));
+    if (written) write(o.lock, serializeLock(written));
   } catch (err) {
     io.stderr(`${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_REFUSED;
   }
-  const code = o.update || decision.passed ? EXIT_OK : EXIT_GATE_FAILED;
   const counts = gateCounts(decision);
-  if (o.json) io.stdout(`${JSON.stringify(jsonDocument(decision, code, environment), null, 2)}\n`);
-  else printText(decision, io);
-  io.stderr(`${counts.queries} quer${counts.queries === 1 ? 'y' : 'ies'} in ${absOf.size} file${absOf.size === 1 ? '' : 's'}: ${counts.explained} explained, ${counts.notExplainable} not explainable; ${counts.failed} failed, ${counts.passed} passed (${seconds} s). `
-    + (o.update ? `${lockRel} written.\n` : `The gate ${decision.passed ? 'passed' : 'failed'}.\n`));
+  const update = written ? updateSummary(checkedAgainstPrevious, decision, previous, written) : undefined;
+  if (o.json) {
+    const doc = toJsonDocument(decision, code, environment, partName);
+    io.stdout(`${JSON.stringify(update ? { ...doc, update: { lock: lockRel, ...update } } : doc, null, 2)}\n`);
+  } else {
+    if (update) for (const a of update.accepted) io.stdout(`${a.file}:${a.line}:${a.column} accepted ${a.rule} (${a.tier}) ${a.message}\n`);
+    printText(decision, io);
+  }
+  const head = `${counts.queries} quer${counts.queries === 1 ? 'y' : 'ies'} in ${new Set(queries.map((q) => q.file)).size} file${new Set(queries.map((q) => q.file)).size === 1 ? '' : 's'}${partName ? ` (${partName})` : ''}: ${counts.explained} explained, ${counts.notExplainable} not explainable; ${counts.failed} failed, ${counts.passed} passed (${seconds} s). `;
+  if (update) {
+    const accepted = update.accepted.length;
+    io.stderr(`${head}${lockRel} written: ${update.added} added, ${update.updated} updated, ${update.removed} removed, ${update.unchanged} unchanged. `
+      + (accepted > 0 ? `${accepted} failure${accepted === 1 ? '' : 's'} of the check against the previous lock ${accepted === 1 ? 'is' : 'are'} now the baseline (the "accepted" lines): review them in the lock's diff. ` : '')
+      + (decision.passed ? 'A check against the written lock passes.\n' : 'A check against the written lock still fails: --update does not renew an expired waiver; extend it in the lock or fix the query.\n'));
+  } else io.stderr(`${head}The gate ${decision.passed ? 'passed' : 'failed'}.\n`);
   return code;
+}
+
+/** The shard (1..count) a file belongs to: by the hash of its path, so a file stays in its shard whatever else changes. */
+export function shardOf(file: string, count: number): number {
+  return (parseInt(stableHash(file).slice(0, 8), 16) % count) + 1;
+}
+
+const SCHEMA_EXTENSIONS = /\.(sql|js|mjs|cjs|ts|mts|cts)$/;
+
+/** The files under --schema paths that may hold migrations (SQL, or scripts that build and drop MongoDB indexes). */
+function expandSchemaPaths(paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    let dir = false;
+    try {
+      dir = statSync(p).isDirectory();
+    } catch {
+      // Reading it says it is not there.
+    }
+    if (!dir) out.push(p);
+    else out.push(...expandPaths([p]).filter((f) => SCHEMA_EXTENSIONS.test(f)));
+  }
+  return out;
+}
+
+function ddlOf(text: string, file: string): DdlStatement[] {
+  if (file.endsWith('.sql')) return readSqlDdl(text, file);
+  if (SCHEMA_EXTENSIONS.test(file)) return readScriptDdl(text, file, scriptDialect('', file));
+  return [];
+}
+
+/** The tables or collections a query reads: from its text, and from the plan the lock holds of it. */
+function targetsOf(q: CheckQuery, lock: Lock | undefined): string[] {
+  const out = new Set<string>();
+  if (q.found.engine === 'mongodb') {
+    const c = q.found.command;
+    if (c.collection) out.add(c.collection);
+    for (const st of c.pipeline ?? []) {
+      for (const k of ['$lookup', '$graphLookup', '$unionWith']) {
+        const v = (st as Record<string, unknown>)[k];
+        const from = typeof v === 'string' ? v : (v as { from?: unknown; coll?: unknown } | undefined)?.from ?? (v as { coll?: unknown } | undefined)?.coll;
+        if (typeof from === 'string') out.add(from);
+      }
+    }
+  } else for (const t of sqlTables(q.explain.ok ? q.explain.text : q.found.sql)) out.add(t);
+  for (const a of lock?.queries[q.key]?.signature?.access ?? []) out.add(a.target);
+  return [...out];
+}
+
+/** Each lost index given the migration or schema line that dropped it, when one of the files read says so. */
+function withCauses(d: GateDecision, statements: readonly DdlStatement[]): GateDecision {
+  if (statements.length === 0) return d;
+  for (const v of d.verdicts) {
+    for (const r of v.results) {
+      if (!r.lost) continue;
+      const cause = causeOfLostIndex(statements, r.lost.target, r.lost.index);
+      if (cause) r.related = [cause];
+    }
+  }
+  return d;
+}
+
+interface UpdateSummary {
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** What failed against the previous lock and passes against the written one. */
+  accepted: { key: string; file: string; line: number; column: number; rule: string; tier: string; message: string }[];
+}
+
+function updateSummary(before: GateDecision, after: GateDecision, previous: Lock | undefined, written: Lock): UpdateSummary {
+  const stillFails = new Set(after.verdicts.flatMap((v) => v.results.filter((r) => r.fails).map((r) => `${v.run.key}\u0000${r.rule}`)));
+  const accepted: UpdateSummary['accepted'] = [];
+  for (const v of before.verdicts) {
+    for (const r of v.results) {
+      if (r.fails && !stillFails.has(`${v.run.key}\u0000${r.rule}`)) accepted.push({ key: v.run.key, file: v.run.file, line: r.range.startLine, column: r.range.startColumn, rule: r.rule, tier: r.tier, message: r.message });
+    }
+  }
+  const was = previous?.queries ?? {};
+  const now = written.queries;
+  let added = 0;
+  let updated = 0;
+  let unchanged = 0;
+  for (const [k, e] of Object.entries(now)) {
+    if (!(k in was)) added++;
+    else if (canonicalJson(e) === canonicalJson(was[k])) unchanged++;
+    else updated++;
+  }
+  const removed = Object.keys(was).filter((k) => !(k in now)).length;
+  return { added, updated, removed, unchanged, accepted };
 }
 
 function write(path: string, text: string): void {
@@ -304,30 +506,4 @@ function printText(d: GateDecision, io: Io): void {
       io.stdout(`${v.run.file}:${r.range.startLine}:${r.range.startColumn} ${r.fails ? 'FAIL' : r.level} ${r.rule} (${r.tier}) ${r.message}\n`);
     }
   }
-}
-
-function jsonDocument(d: GateDecision, exitCode: number, environment: Lock['environment']): unknown {
-  return {
-    schemaVersion: 1,
-    passed: d.passed,
-    exitCode,
-    counts: gateCounts(d),
-    environment,
-    expiredWaivers: d.expiredWaivers,
-    queries: d.verdicts.map((v) => ({
-      key: v.run.key,
-      file: v.run.file,
-      line: v.run.range.startLine,
-      column: v.run.range.startColumn,
-      engine: v.run.engine,
-      ...(v.run.scope !== undefined ? { scope: v.run.scope } : {}),
-      title: v.run.title,
-      outcome: v.outcome,
-      baselineState: v.baselineState,
-      ...(v.run.why !== undefined ? { notExplainable: v.run.why } : {}),
-      ...(v.run.signature ? { signature: v.run.signature } : {}),
-      ...(v.run.counters ? { counters: v.run.counters } : {}),
-      results: v.results,
-    })),
-  };
 }

@@ -4,7 +4,9 @@
 
 import { findQueries, querySourceKind, scriptDialect, type FinderContext, type FoundQuery } from '../query/find';
 import { targetOf } from '../query/targets';
+import { DiagnosticCodes } from '../lint/codes';
 import { identityKeys, mongoQueryShape, scopeAt, scriptScopes, sqlShape, type QueryIdentity } from './identity';
+import { CheckRules, RULES } from './rules';
 
 /** 1-based lines and columns, as editors, SARIF and JUnit count them. */
 export interface LineRange {
@@ -14,7 +16,10 @@ export interface LineRange {
   endColumn: number;
 }
 
-/** `qpi-ignore RULE -- reason` written on the line before a query. */
+/**
+ * `qpi-ignore RULE -- reason`: in the comment lines right above a query, or in a comment at the end of
+ * the line it starts on.
+ */
 export interface InlineIgnore {
   /** A rule id, or `*` for every rule. */
   rule: string;
@@ -58,6 +63,7 @@ export function collectQueries(text: string, file: string, context: FinderContex
   const scopes = kind === 'sql' ? [] : scriptScopes(text, dialect, kind === 'mongodb-playground');
   const lines = lineStarts(text);
   const ids: QueryIdentity[] = [];
+  const warnings = [...found.warnings];
   const partial: Omit<CheckQuery, 'key'>[] = [];
   for (const q of found.queries) {
     const target = targetOf(q, text);
@@ -74,10 +80,14 @@ export function collectQueries(text: string, file: string, context: FinderContex
     const from = at(lines, start);
     const to = at(lines, Math.max(start, q.range.end));
     const range: LineRange = { startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column };
-    partial.push({ ...id, title: target.title, range, explain, ignores: ignoresBefore(text, lines, range.startLine), found: q });
+    const ignores = ignoresAt(text, lines, range.startLine, start);
+    for (const i of ignores) {
+      if (i.rule !== '*' && !KNOWN_RULES.has(i.rule)) warnings.push(`line ${i.line}: qpi-ignore names "${i.rule}", which is no rule of qpi check, so it ignores nothing.`);
+    }
+    partial.push({ ...id, title: target.title, range, explain, ignores, found: q });
   }
   const keys = identityKeys(ids);
-  return { queries: partial.map((p, i) => ({ ...p, key: keys[i]! })), warnings: found.warnings };
+  return { queries: partial.map((p, i) => ({ ...p, key: keys[i]! })), warnings };
 }
 
 /** Offsets where each line starts. */
@@ -118,14 +128,30 @@ function startOfCode(text: string, start: number, end: number): number {
   }
 }
 
-const IGNORE = /(?:\/\/|--|\/\*)\s*qpi-ignore\s+([\w.*-]+(?:\s*,\s*[\w.*-]+)*)(?:\s+--\s*(.*?))?\s*(?:\*\/)?\s*$/;
+const IGNORE = /(?:\/\/|--|\/\*|^\s*\*)\s*qpi-ignore\s+([\w.*-]+(?:\s*,\s*[\w.*-]+)*)(?:\s+--\s*(.*?))?\s*(?:\*\/)?\s*$/;
+// A line that is only a comment: a line comment, the start of a block comment, or a line inside one.
+const COMMENT_LINE = /^\s*(?:\/\/|--|\/\*|\*)/;
 
-/** The `qpi-ignore` comment on the line before `line` (1-based), if there is one. */
-function ignoresBefore(text: string, lines: readonly number[], line: number): InlineIgnore[] {
-  if (line < 2) return [];
-  const before = text.slice(lines[line - 2]!, lines[line - 1]! - 1);
-  const m = IGNORE.exec(before);
-  if (!m) return [];
-  const reason = (m[2] ?? '').trim();
-  return m[1]!.split(',').map((r) => ({ rule: r.trim(), reason, line: line - 1 }));
+const KNOWN_RULES = new Set<string>([...RULES.keys(), ...Object.values(DiagnosticCodes), ...Object.values(CheckRules)]);
+
+/**
+ * The `qpi-ignore` comments of the query starting at `line` (1-based) and `offset`: those of the comment
+ * lines right above it (a block of several comment lines is read whole), and one after the query's start
+ * on its own line (`client.query(sql) // qpi-ignore RULE -- reason`).
+ */
+function ignoresAt(text: string, lines: readonly number[], line: number, offset: number): InlineIgnore[] {
+  const out: InlineIgnore[] = [];
+  const lineText = (n: number): string => text.slice(lines[n - 1]!, n < lines.length ? lines[n]! - 1 : text.length);
+  const read = (n: number, from: string): void => {
+    const m = IGNORE.exec(from);
+    if (!m) return;
+    const reason = (m[2] ?? '').trim();
+    for (const r of m[1]!.split(',')) out.push({ rule: r.trim(), reason, line: n });
+  };
+  for (let n = line - 1; n >= 1 && COMMENT_LINE.test(lineText(n)); n--) read(n, lineText(n));
+  // After the query's start only: a comment before it on the same line belongs to something else.
+  const own = lineText(line).slice(offset - lines[line - 1]!);
+  const trailing = /(?:\/\/|--|\/\*)\s*qpi-ignore\b.*$/.exec(own);
+  if (trailing) read(line, trailing[0]);
+  return out;
 }

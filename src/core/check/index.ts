@@ -7,5 +7,10 @@ export { checksFile, collectQueries, type CheckQuery, type CollectedFile, type I
 export { planCounters, planSignature, planSummaryOf, type AccessPath, type PlanCounters, type PlanSignature } from './signature';
 export { canonicalJson, emptyLock, LOCK_VERSION, parseLock, serializeLock, versionNumber, type Lock, type LockEntry, type Waiver } from './lock';
 export { CheckRules, RULES, ruleInfo, type Level, type RuleInfo, type Tier } from './rules';
-export { decide, DEFAULT_THRESHOLD, nextLock, regressions, type BaselineState, type CheckConfig, type CheckFinding, type GateDecision, type GateResult, type QueryRun, type QueryVerdict, type RuleConfig, type Suppression } from './policy';
-export { gateCounts, MARKDOWN_LIMIT, toJunit, toMarkdown, toSarif, type GateCounts, type SarifOptions } from './report';
+export {
+  configForQuery, decide, DEFAULT_THRESHOLD, GATED_COUNTERS, nextLock, regressions, selects,
+  type BaselineState, type CheckConfig, type CheckFinding, type DecideOptions, type GatedCounter, type GateDecision, type GateResult, type QueryConfig, type QueryRun, type QueryVerdict, type RelatedPlace, type RuleConfig, type Suppression,
+} from './policy';
+export { decisionFromJson, gateCounts, MARKDOWN_LIMIT, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, type CheckJson, type CheckJsonQuery, type GateCounts, type SarifOptions } from './report';
+export { causeOfLostIndex, indexTables, readScriptDdl, readSqlDdl, sqlTables, touchedTargets, type DdlAction, type DdlStatement } from './schemaChanges';
+export { isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, type Merged } from './merge';

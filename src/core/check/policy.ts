@@ -39,13 +39,26 @@ export interface QueryRun {
   findings: CheckFinding[];
 }
 
+/** The deterministic counters a threshold can be set on, per engine. */
+export const GATED_COUNTERS = ['cost', 'sharedBlocks', 'keysPerReturned', 'docsPerReturned'] as const;
+export type GatedCounter = (typeof GATED_COUNTERS)[number];
+
 export interface RuleConfig {
   /** Fail the gate on this rule (for a new query; for a regression rule, on the regression); default per rule. */
   fail?: boolean;
   /** The level the rule is reported at when it does not fail. */
   level?: Level;
-  /** qpi.check.counters-worse: the growth that fails, as a fraction (0.1 is 10%). */
-  threshold?: number;
+  /**
+   * qpi.check.counters-worse: the growth that fails, as a fraction (0.1 is 10%), for every counter or
+   * per counter (a counter not named keeps the default).
+   */
+  threshold?: number | Partial<Record<GatedCounter, number>>;
+}
+
+/** What a configuration says about some queries: the same rules and ignores, for those queries only. */
+export interface QueryConfig {
+  rules?: Record<string, RuleConfig>;
+  ignore?: string[];
 }
 
 /** qpi.config.json. */
@@ -53,6 +66,47 @@ export interface CheckConfig {
   rules?: Record<string, RuleConfig>;
   /** Rules never reported as failures (listed as suppressed). */
   ignore?: string[];
+  /**
+   * Per query: a selector (a path relative to the configuration's folder, a file or a folder ending in
+   * `/`, optionally followed by the rest of a lock key, word by word: engine, scope, hash; `*` for any
+   * word) to the rules and ignores that apply to the queries it selects. A longer selector wins.
+   */
+  queries?: Record<string, QueryConfig>;
+  /** The configuration's folder relative to the lock's (repository-relative, '/' separated; '' at the root). Set by the reader, not written in the file. */
+  base?: string;
+}
+
+/**
+ * The configuration that applies to one query: the file's rules and ignores, overridden field by field
+ * by every selector in `queries` that selects the query, shorter selectors first.
+ */
+export function configForQuery(config: CheckConfig, key: string): CheckConfig {
+  if (!config.queries) return config;
+  const hits = Object.keys(config.queries).filter((s) => selects(s, key, config.base ?? '')).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  if (hits.length === 0) return config;
+  const rules: Record<string, RuleConfig> = { ...config.rules };
+  const ignore = new Set(config.ignore ?? []);
+  for (const s of hits) {
+    const q = config.queries[s]!;
+    for (const [id, r] of Object.entries(q.rules ?? {})) rules[id] = { ...rules[id], ...r };
+    for (const id of q.ignore ?? []) ignore.add(id);
+  }
+  return { ...config, rules, ignore: [...ignore].sort() };
+}
+
+/** Whether a selector selects the query of `key`; its path is relative to `base`. */
+export function selects(selector: string, key: string, base: string): boolean {
+  const words = selector.trim().split(/\s+/);
+  const path = words[0]!.replace(/^\.\//, '');
+  const full = base === '' || path.startsWith('/') ? path.replace(/^\//, '') : `${base}/${path}`;
+  const keyWords = key.split(' ');
+  const file = keyWords[0]!;
+  const fileOk = full.endsWith('/') ? file.startsWith(full) : file === full || (words.length === 1 && file.startsWith(`${full}/`));
+  if (!fileOk) return false;
+  // The key's words after the file: engine, scope, hash, and `#n` for the n-th of one shape.
+  const rest = keyWords.slice(1);
+  for (let i = 1; i < words.length; i++) if (words[i] !== '*' && words[i] !== rest[i - 1]) return false;
+  return true;
 }
 
 export interface Suppression {
@@ -71,6 +125,18 @@ export interface GateResult {
   fails: boolean;
   suppressed?: Suppression;
   suggestion?: string;
+  /** qpi.check.lost-index: the table or collection and the index it no longer reads. */
+  lost?: { target: string; index: string };
+  /** Where the cause is written: the migration or schema statement that dropped the index. */
+  related?: RelatedPlace[];
+}
+
+/** A line of a migration or schema file, and what it did. */
+export interface RelatedPlace {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
 }
 
 export type BaselineState = 'new' | 'unchanged' | 'updated';
@@ -93,14 +159,24 @@ export interface GateDecision {
 
 export const DEFAULT_THRESHOLD = 0.1;
 
+export interface DecideOptions {
+  /**
+   * Whether a lock key belongs to the part of the repository this run checks; the rest (other files
+   * under --changed-since, other shards) is neither judged nor reported missing. Default: every key.
+   */
+  inPart?: (key: string) => boolean;
+}
+
 /**
  * Decides the gate. `configOf` gives the configuration that applies to a file (the nearest
  * qpi.config.json); `today` is YYYY-MM-DD (a waiver holds through its expiry day).
  */
-export function decide(runs: readonly QueryRun[], lock: Lock | undefined, configOf: (file: string) => CheckConfig, today: string): GateDecision {
-  const verdicts = runs.map((run) => decideQuery(run, lock, configOf(run.file), today));
+export function decide(runs: readonly QueryRun[], lock: Lock | undefined, configOf: (file: string) => CheckConfig, today: string, opts: DecideOptions = {}): GateDecision {
+  const verdicts = runs.map((run) => decideQuery(run, lock, configForQuery(configOf(run.file), run.key), today));
   const checked = new Set(runs.map((r) => r.key));
-  const expiredWaivers = (lock?.waivers ?? []).filter((w) => w.expires < today && !checked.has(w.query));
+  // A waiver of a query outside this run's part (--changed-since, --shard) is another run's to judge.
+  const inPart = opts.inPart ?? (() => true);
+  const expiredWaivers = (lock?.waivers ?? []).filter((w) => w.expires < today && !checked.has(w.query) && inPart(w.query));
   return { verdicts, expiredWaivers, passed: expiredWaivers.length === 0 && verdicts.every((v) => v.outcome !== 'failed') };
 }
 
@@ -118,7 +194,7 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
   if (explained && baseline?.signature && run.signature) {
     for (const r of regressions(run, baseline, config)) {
       const fails = config.rules?.[r.rule]?.fail ?? true;
-      results.push(result(r.rule, r.tier, r.message, run.range, fails, config, 'warning'));
+      results.push({ ...result(r.rule, r.tier, r.message, run.range, fails, config, 'warning'), ...(r.lost ? { lost: r.lost } : {}) });
     }
   }
   // A plan the lock holds that cannot be had now: the gate would stop guarding the query without a word.
@@ -164,6 +240,7 @@ interface Regression {
   rule: string;
   tier: Tier;
   message: string;
+  lost?: { target: string; index: string };
 }
 
 const INDEXED = new Set(['index-scan', 'index-only', 'bitmap', 'id-lookup']);
@@ -179,20 +256,22 @@ export function regressions(run: QueryRun, baseline: LockEntry, config: CheckCon
     const still = now.access.filter((b) => b.target === a.target);
     if (still.some((b) => INDEXED.has(b.path))) continue;
     const how = still.length === 0 ? 'is not read the same way' : still.some((b) => b.path === 'full-scan') ? 'is read in full' : `is read by ${still.map((b) => b.path).join(', ')}`;
-    out.push({ rule: CheckRules.lostIndex, tier: 'structural', message: `The ${thing} ${a.target} was read through the index ${a.index} when the lock was written; it now ${how} (${now.stages}).` });
+    out.push({ rule: CheckRules.lostIndex, tier: 'structural', message: `The ${thing} ${a.target} was read through the index ${a.index} when the lock was written; it now ${how} (${now.stages}).`, lost: { target: a.target, index: a.index } });
   }
   if (!before.blockingSort && now.blockingSort) {
     out.push({ rule: CheckRules.newBlockingSort, tier: 'structural', message: `The plan now sorts in memory (${now.stages}); when the lock was written it did not (${before.stages}).` });
   }
-  const threshold = config.rules?.[CheckRules.countersWorse]?.threshold ?? DEFAULT_THRESHOLD;
+  const given = config.rules?.[CheckRules.countersWorse]?.threshold;
+  const thresholdOf = (name: GatedCounter): number => (typeof given === 'number' ? given : given?.[name]) ?? DEFAULT_THRESHOLD;
   const was = baseline.counters ?? {};
   const is = run.counters ?? {};
   const worse: string[] = [];
-  const compare = (name: string, label: string, floor: number): void => {
+  const compare = (name: GatedCounter, label: string, floor: number): void => {
     const a = (was as Record<string, number | undefined>)[name];
     const b = (is as Record<string, number | undefined>)[name];
     if (a === undefined || b === undefined) return;
-    if (b > a * (1 + threshold) && b - a > floor) worse.push(`${label} ${fmt(a)} -> ${fmt(b)} (+${fmt(a === 0 ? 100 : ((b - a) / a) * 100)}%)`);
+    const threshold = thresholdOf(name);
+    if (b > a * (1 + threshold) && b - a > floor) worse.push(`${label} ${fmt(a)} -> ${fmt(b)} (+${fmt(a === 0 ? 100 : ((b - a) / a) * 100)}%, threshold ${fmt(threshold * 100)}%)`);
   };
   if (run.engine === 'postgres') {
     compare('cost', 'estimated cost', 0.01);
@@ -205,7 +284,7 @@ export function regressions(run: QueryRun, baseline: LockEntry, config: CheckCon
     out.push({
       rule: CheckRules.countersWorse,
       tier: run.engine === 'mongodb' ? 'measured' : 'statistical',
-      message: `The plan does more work than when the lock was written, beyond the ${fmt(threshold * 100)}% threshold: ${worse.join('; ')}.`,
+      message: `The plan does more work than when the lock was written, beyond the threshold: ${worse.join('; ')}.`,
     });
   }
   return out;
@@ -226,8 +305,10 @@ function fmt(n: number): string {
  * The lock `--update` writes: every query checked, with its signature, counters and finding rules; the
  * waivers of the previous lock kept as people wrote them.
  */
-export function nextLock(runs: readonly QueryRun[], previous: Lock | undefined, environment: Lock['environment']): Lock {
+export function nextLock(runs: readonly QueryRun[], previous: Lock | undefined, environment: Lock['environment'], opts: DecideOptions = {}): Lock {
   const queries: Record<string, LockEntry> = {};
+  // Entries of the part of the repository this run did not check are kept as they were.
+  if (opts.inPart) for (const [k, e] of Object.entries(previous?.queries ?? {})) if (!opts.inPart(k)) queries[k] = e;
   for (const r of runs) {
     queries[r.key] = {
       engine: r.engine,

@@ -3,7 +3,8 @@
 // line and --json give. Text in, text out: the CLI writes the files.
 
 import { fingerprintOf } from './identity';
-import type { GateDecision, GateResult, QueryVerdict } from './policy';
+import type { Lock, Waiver } from './lock';
+import type { GateDecision, GateResult, QueryRun, QueryVerdict } from './policy';
 import { RULES, ruleInfo, type RuleInfo } from './rules';
 
 export interface GateCounts {
@@ -113,12 +114,15 @@ const TIER_WORDS = {
 
 function sarifResult(v: QueryVerdict, r: GateResult, ruleIndex: number): unknown {
   const range = r.range;
-  const markdown = r.suggestion ? `${r.message}\n\n\`\`\`\n${r.suggestion}\n\`\`\`` : r.message;
+  const related = r.related ?? [];
+  // A related location is named in the message by its id, so code scanning links the text to the line.
+  const cause = related.length > 0 ? ` Cause: ${related.map((p, i) => `[${p.message.replace(/[[\]]/g, '')}](${i + 1})`).join('; ')}.` : '';
+  const markdown = `${r.message}${cause}${r.suggestion ? `\n\n\`\`\`\n${r.suggestion}\n\`\`\`` : ''}`;
   const out: Record<string, unknown> = {
     ruleId: r.rule,
     ruleIndex,
     level: r.level,
-    message: { text: `${r.message}${r.suggestion && !r.message.includes(r.suggestion) ? ` Suggested: ${r.suggestion}` : ''}`, markdown },
+    message: { text: `${r.message}${cause}${r.suggestion && !r.message.includes(r.suggestion) ? ` Suggested: ${r.suggestion}` : ''}`, markdown },
     locations: [{
       physicalLocation: {
         artifactLocation: { uri: encodeURI(v.run.file) },
@@ -129,6 +133,13 @@ function sarifResult(v: QueryVerdict, r: GateResult, ruleIndex: number): unknown
     baselineState: baselineOf(v, r),
     properties: { tier: r.tier, query: v.run.key, engine: v.run.engine, ...(v.run.signature ? { plan: v.run.signature.stages } : {}) },
   };
+  if (related.length > 0) {
+    out.relatedLocations = related.map((p, i) => ({
+      id: i + 1,
+      physicalLocation: { artifactLocation: { uri: encodeURI(p.file) }, region: { startLine: p.line, startColumn: p.column } },
+      message: { text: p.message },
+    }));
+  }
   if (r.suppressed) out.suppressions = [{ kind: r.suppressed.kind, status: 'accepted', justification: r.suppressed.justification }];
   return out;
 }
@@ -212,4 +223,122 @@ export function toMarkdown(d: GateDecision, limit = MARKDOWN_LIMIT): string {
 
 function cell(s: string): string {
   return s.replace(/`/g, '\'').replace(/\s+/g, ' ');
+}
+
+/**
+ * GitLab's code quality report: the Code Climate issue fields GitLab reads (description, check_name,
+ * fingerprint, severity, location.path, location.lines.begin), one issue per result that is not
+ * suppressed; a failing result is `major` (`blocker` is kept for none), a warning `minor`, a note `info`.
+ */
+export function toGitlab(d: GateDecision, lockFile: string): string {
+  const issues: unknown[] = [];
+  for (const v of d.verdicts) {
+    for (const r of v.results) {
+      if (r.suppressed) continue;
+      issues.push({
+        type: 'issue',
+        description: `${r.message}${r.related?.length ? ` Cause: ${r.related.map((p) => p.message).join('; ')}.` : ''}`,
+        check_name: r.rule,
+        fingerprint: fingerprintOf(v.run.key, r.rule).replace(/:1$/, ''),
+        severity: r.fails ? 'major' : r.level === 'warning' ? 'minor' : 'info',
+        categories: ['Performance'],
+        location: { path: v.run.file, lines: { begin: r.range.startLine, end: r.range.endLine } },
+      });
+    }
+  }
+  for (const w of d.expiredWaivers) {
+    issues.push({
+      type: 'issue',
+      description: `The waiver of ${w.rule} on ${w.query} expired on ${w.expires} (${w.owner}: ${w.reason}); the query was not found.`,
+      check_name: 'qpi.check.waiver-expired',
+      fingerprint: fingerprintOf(`waiver ${w.query}`, w.rule).replace(/:1$/, ''),
+      severity: 'major',
+      categories: ['Performance'],
+      location: { path: lockFile, lines: { begin: 1, end: 1 } },
+    });
+  }
+  return `${JSON.stringify(issues, null, 2)}\n`;
+}
+
+/** The document `qpi check --json` prints: everything a merge needs to give the same outputs again. */
+export interface CheckJson {
+  schemaVersion: 1;
+  passed: boolean;
+  exitCode: number;
+  counts: GateCounts;
+  environment: Lock['environment'];
+  expiredWaivers: Waiver[];
+  /** The part of the repository this document covers, when a run checked a part (`--shard 2/4`, `--changed-since main`). */
+  part?: string;
+  queries: CheckJsonQuery[];
+}
+
+export interface CheckJsonQuery {
+  key: string;
+  file: string;
+  line: number;
+  column: number;
+  engine: QueryRun['engine'];
+  scope?: string;
+  title: string;
+  shape: string;
+  range: QueryRun['range'];
+  status: QueryRun['status'];
+  outcome: QueryVerdict['outcome'];
+  baselineState: QueryVerdict['baselineState'];
+  notExplainable?: string;
+  signature?: QueryRun['signature'];
+  counters?: QueryRun['counters'];
+  ignores: QueryRun['ignores'];
+  findings: QueryRun['findings'];
+  /** The rules the lock held findings of, when the query was in it. */
+  baselineFindings?: string[];
+  results: GateResult[];
+}
+
+export function toJsonDocument(d: GateDecision, exitCode: number, environment: Lock['environment'], part?: string): CheckJson {
+  return {
+    schemaVersion: 1,
+    passed: d.passed,
+    exitCode,
+    counts: gateCounts(d),
+    environment,
+    expiredWaivers: d.expiredWaivers,
+    ...(part !== undefined ? { part } : {}),
+    queries: d.verdicts.map((v) => ({
+      key: v.run.key,
+      file: v.run.file,
+      line: v.run.range.startLine,
+      column: v.run.range.startColumn,
+      engine: v.run.engine,
+      ...(v.run.scope !== undefined ? { scope: v.run.scope } : {}),
+      title: v.run.title,
+      shape: v.run.shape,
+      range: v.run.range,
+      status: v.run.status,
+      outcome: v.outcome,
+      baselineState: v.baselineState,
+      ...(v.run.why !== undefined ? { notExplainable: v.run.why } : {}),
+      ...(v.run.signature ? { signature: v.run.signature } : {}),
+      ...(v.run.counters ? { counters: v.run.counters } : {}),
+      ignores: v.run.ignores,
+      findings: v.run.findings,
+      ...(v.baseline ? { baselineFindings: v.baseline.findings } : {}),
+      results: v.results,
+    })),
+  };
+}
+
+/** A decision read back from `--json` documents, as the outputs need it. */
+export function decisionFromJson(doc: CheckJson): GateDecision {
+  const verdicts: QueryVerdict[] = doc.queries.map((q) => {
+    const run: QueryRun = {
+      key: q.key, engine: q.engine, file: q.file, ...(q.scope !== undefined ? { scope: q.scope } : {}), shape: q.shape, title: q.title, range: q.range,
+      ignores: q.ignores, status: q.status, ...(q.notExplainable !== undefined ? { why: q.notExplainable } : {}),
+      ...(q.signature ? { signature: q.signature } : {}), ...(q.counters ? { counters: q.counters } : {}), findings: q.findings,
+    };
+    const baseline = q.baselineFindings ? { engine: q.engine, file: q.file, shape: q.shape, findings: q.baselineFindings } : undefined;
+    return { run, outcome: q.outcome, baselineState: q.baselineState, results: q.results, ...(baseline ? { baseline } : {}) };
+  });
+  return { verdicts, expiredWaivers: doc.expiredWaivers, passed: doc.passed };
 }
