@@ -214,7 +214,11 @@ describe('advice: PostgreSQL existing indexes', () => {
   it('does not keep an index whose NULLS order does not match, and replaces a plain prefix but never a primary key', async () => {
     const a = await advisePostgres('SELECT * FROM t WHERE a = 1 ORDER BY b DESC NULLS LAST LIMIT 5', { existing: [{ name: 't_a_b', table: 't', columns: [{ column: 'a' }, { column: 'b', desc: true }] }] });
     assert.equal(a.suggestions[0]!.action, 'create');
-    const b = await advisePostgres(sql, { existing: [{ name: 'esr_pkey', table: 'esr', columns: [{ column: 'a' }], primary: true, unique: true }, { name: 'esr_a_b', table: 'esr', columns: [{ column: 'a' }, { column: 'b' }] }] });
+    // An index led by the primary key adds nothing (one row per key): none is suggested, so none replaces it.
+    const pk = await advisePostgres(sql, { existing: [{ name: 'esr_pkey', table: 'esr', columns: [{ column: 'a' }], primary: true, unique: true }] });
+    assert.equal(pk.suggestions.filter((s) => s.action === 'create').length, 0);
+    assert.match(pk.notes.join(' '), /starts with the primary key \(a\)/);
+    const b = await advisePostgres(sql, { existing: [{ name: 'esr_pkey', table: 'esr', columns: [{ column: 'id' }], primary: true, unique: true }, { name: 'esr_a_b', table: 'esr', columns: [{ column: 'a' }, { column: 'b' }] }] });
     assert.equal(b.suggestions[0]!.action, 'create');
     assert.deepEqual(b.suggestions[0]!.replaces, ['esr_a_b']);
     assert.match(b.writeCost!, /esr has 2 indexes/);

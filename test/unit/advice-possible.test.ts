@@ -38,10 +38,11 @@ describe('advice: only indexes that can exist', () => {
     assert.equal(impossible(pg('items', ['order_id']), names), undefined);
   });
 
-  it('refuses an index that is a declared primary key, not one that extends it', () => {
+  it('refuses an index that is a declared primary key or starts with it, not one that merely contains it', () => {
     const known = { primaryKeys: { users: [['id']] } };
-    assert.match(impossible(pg('users', ['id']), undefined, known) ?? '', /declares it as a key/);
-    assert.equal(impossible(pg('users', ['id', 'created_at']), undefined, known), undefined);
+    assert.match(impossible(pg('users', ['id']), undefined, known) ?? '', /primary key, which is indexed already/);
+    assert.match(impossible(pg('users', ['id', 'created_at']), undefined, known) ?? '', /starts with the primary key \(id\)/);
+    assert.equal(impossible(pg('users', ['created_at', 'id']), undefined, known), undefined);
     assert.equal(impossible(pg('accounts', ['id']), undefined, known), undefined);
   });
 

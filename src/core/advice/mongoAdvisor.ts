@@ -6,7 +6,7 @@
 // decides the data-dependent choices (ESR or ERS, index or collection scan) instead of only stating them.
 
 import { distinctRanked } from './served';
-import { possibleOnly } from './possible';
+import { possibleOnly, withExistingKeys, type KnownKeys } from './possible';
 import { arrayOf, effectiveSort, estimateFit, fitIndex, selectivity, type FitContext, type IndexFit, type MongoEstimate } from './mongoFit';
 import { MAX_SCANS_TO_EXPLODE, isPlainObject, mongoShape, type MongoPredicate, type MongoShape } from './mongoShape';
 import { aggregateText, createIndexText, findText, keyPatternText, shellKey } from './mongoText';
@@ -20,6 +20,8 @@ export interface MongoAdviceOptions {
   existing?: ExistingMongoIndex[];
   /** Counts that decide the data-dependent choices; see MongoStats. */
   stats?: MongoStats;
+  /** Keys and the catalog where the advice is given (possible.ts): no index is suggested that cannot exist. */
+  known?: KnownKeys;
 }
 
 /** Above this share of the collection, fetching matches through an index reads more than a scan. */
@@ -125,7 +127,7 @@ export function adviseMongo(query: MongoQueryInput, options: MongoAdviceOptions 
   advice.suggestions = distinctRanked(suggestions);
   advice.rewrites = allRewrites;
   if (existing.length > 0) advice.writeCost = writeCostText(shape.collection, existing.length);
-  return possibleOnly(advice);
+  return possibleOnly(advice, undefined, withExistingKeys(options.known, existing));
 }
 
 function context(shape: MongoShape, preds: MongoPredicate[], arrays: Set<string>, stats: MongoStats | undefined, notes: string[], existing: ExistingMongoIndex[] = []): Context {

@@ -7,7 +7,7 @@
 // pagination. Existing indexes are looked at first, as for MongoDB.
 
 import { distinctRanked } from './served';
-import { possibleOnly, type KnownKeys } from './possible';
+import { possibleOnly, withExistingKeys, type KnownKeys } from './possible';
 import { COLLSCAN_SHARE, SMALL_SORT } from './mongoAdvisor';
 import { parsePostgresQuery, parsePostgresQuerySync, type PgOrder, type PgPredicate, type PgShape } from './pgShape';
 import type {
@@ -92,7 +92,7 @@ export function advisePostgresShapes(shapes: PgShape[], options: PgAdviceOptions
   if (existing.length > 0 && tables.size > 0) {
     advice.writeCost = [...tables].map((t) => writeCostText(t, existing.filter((ix) => ix.table === t).length)).join(' ');
   }
-  return possibleOnly(advice, shapes[0]?.sql, options.known, options.standIns);
+  return possibleOnly(advice, shapes[0]?.sql, withExistingKeys(options.known, existing), options.standIns);
 }
 
 /**
