@@ -25,6 +25,7 @@ import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { prismaSchemasRead, targetsOf, queryKind } from './targets';
+import { lineAfter } from './runPlaces';
 
 export const SETTINGS = 'queryPlanInspector';
 
@@ -43,6 +44,8 @@ export interface ExplainArgs {
   buffers?: boolean;
   /** MongoDB: for a query on a family of collections (`app_users*`), the one to explain on; the largest when absent. */
   collection?: string;
+  /** The values of a query that takes them from the code, in order, instead of asking for each (scripts, tests). */
+  values?: string[];
 }
 
 /** What the command returns: a summary tests and scripts can check. */
@@ -145,6 +148,30 @@ export class RunHistory {
     }
     this.lastKey = all[0];
     this.changed.fire();
+  }
+
+  /**
+   * Moves the runs kept under places of an edited file to the lines their queries start on now, so a
+   * fix that inserts lines above a query (the keyset fix's declaration) still finds its previous run.
+   */
+  follow(uri: vscode.Uri, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
+    if (changes.length === 0) return;
+    const prefix = `\u0000@${uri.toString()}#`;
+    const moved: [string, string, Run[]][] = [];
+    const plain = changes.map((c) => ({ startLine: c.range.start.line, startCharacter: c.range.start.character, endLine: c.range.end.line, endCharacter: c.range.end.character, text: c.text }));
+    for (const [key, runs] of this.runs) {
+      const at = key.indexOf(prefix);
+      if (at < 0) continue;
+      const line = Number(key.slice(at + prefix.length));
+      const now = lineAfter(line, plain);
+      if (now !== line) moved.push([key, `${key.slice(0, at + prefix.length)}${now}`, runs]);
+    }
+    for (const [from] of moved) this.runs.delete(from);
+    for (const [from, to, runs] of moved) {
+      this.runs.set(to, runs);
+      if (this.lastKey === from) this.lastKey = to;
+    }
+    if (moved.length > 0) this.changed.fire();
   }
 
   get(key: string | undefined): Run[] {
@@ -283,10 +310,14 @@ async function askSideEffects(message: string, analyze: boolean): Promise<'plain
  * A query with values from the code (`{ $lt: lastCreatedAt }`, `$1`): one input box per value, in the
  * notation of its engine, put in the query's text. Escape on any box cancels the Explain.
  */
-async function askValues(query: QueryTarget): Promise<QueryTarget> {
+async function askValues(query: QueryTarget, given?: readonly string[]): Promise<QueryTarget> {
   const v = query.values!;
   const typed: string[] = [];
   for (const [i, name] of v.names.entries()) {
+    if (given?.[i] !== undefined && given[i].trim() !== '') {
+      typed.push(given[i].trim());
+      continue;
+    }
     const value = await vscode.window.showInputBox({
       title: `Explain ${query.title}: value ${i + 1} of ${v.names.length}`,
       prompt: query.engine === 'mongodb'
@@ -317,7 +348,7 @@ export async function familyMember(gateway: Gateway, spec: ConnectionSpec, uri: 
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
   const target = await resolveTarget(args);
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
-  let query = target.query.problem ? await askValues(target.query) : target.query;
+  let query = target.query.problem ? await askValues(target.query, args.values) : target.query;
   const opts = settings();
   const verbosity = args.verbosity ?? opts.verbosity;
   const analyzeFlag = args.analyze ?? opts.analyze;

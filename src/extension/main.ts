@@ -83,6 +83,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
     vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
     { dispose: () => PlanPanel.active?.dispose() },
+    // A fix that inserts lines above a query that ran keeps its previous run for Compare.
+    vscode.workspace.onDidChangeTextDocument((e) => history.follow(e.document.uri, e.contentChanges)),
   );
 
   const reg = <A extends unknown[], R>(id: (typeof Commands)[keyof typeof Commands], title: string, fn: (...a: A) => Promise<R> | R) => registerCommand(context, log, id, title, fn);

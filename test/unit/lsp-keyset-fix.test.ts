@@ -96,17 +96,17 @@ describe('language server: the keyset quick fix compiles', () => {
     assert.ok(edits.slice(1).every((e) => typeof e.newText === 'string'));
   });
 
-  it('declares a constant before a top-level playground statement, which Explain reads as a value', () => {
+  it('declares the last value before a top-level playground statement, which Explain asks for', () => {
     const text = "use('shop');\ndb.orders.find({ country_id: 2 }).sort({ created_at: -1 }).skip(5000).limit(20);\n";
     const port = new FakePort();
     const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
     const uri = 'file:///app/page.mongodb.js';
     service.open(uri, 'javascript', 1, text);
     const fixed = apply(text, fix(service, port, uri).edits);
-    assert.equal(fixed, "use('shop');\nconst lastCreatedAt = null; // the created_at of the last document of the previous page\ndb.orders.find({ country_id: 2, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);\n");
+    assert.equal(fixed, "use('shop');\nlet lastCreatedAt; // the created_at of the last document of the previous page\ndb.orders.find({ country_id: 2, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);\n");
     const [target] = explainTargets(fixed, 'mongodb-playground');
-    assert.equal(target!.problem, undefined);
-    assert.equal(target!.text, 'db.orders.find({country_id: 2, created_at: {$lt: null}}).sort({created_at: -1}).limit(20)');
+    assert.deepEqual(target!.values?.names, ['lastCreatedAt']);
+    assert.equal(fillExplainValues(target!.values!, ['ISODate("2024-01-10T00:00:00Z")']), 'db.orders.find({country_id: 2, created_at: {$lt: (ISODate("2024-01-10T00:00:00Z"))}}).sort({created_at: -1}).limit(20)');
   });
 
   it('Explain on the fixed query asks for the last value and explains the query with it', () => {

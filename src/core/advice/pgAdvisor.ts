@@ -812,6 +812,11 @@ function unionRewrite(shape: PgShape, p: PgPredicate): Rewrite | undefined {
 }
 
 /** OFFSET n -> a row-value comparison with the last row of the previous page. */
+/** The texts before and after a removed clause, joined with the space of one of them, not both. */
+function withoutClause(before: string, after: string): string {
+  return /\s$/.test(before) ? `${before}${after.replace(/^[ \t]+/, '')}` : `${before}${after}`;
+}
+
 function keysetRewrite(shape: PgShape, order: readonly PgOrder[]): Rewrite | undefined {
   if (!shape.rewritable || shape.clauses.offset === undefined || shape.clauses.orderBy === undefined) return undefined;
   if (order.some((o) => o.expression)) return undefined;
@@ -832,10 +837,10 @@ function keysetRewrite(shape: PgShape, order: readonly PgOrder[]): Rewrite | und
   if (w) {
     const whereText = sql.slice(w.start, w.end);
     const newWhere = shape.clauses.whereIsOr ? `(${whereText}) AND ${cond}` : `${whereText} AND ${cond}`;
-    text = `${sql.slice(0, w.start)}${newWhere}${sql.slice(w.end, off.start)}${sql.slice(off.end, shape.clauses.end)}`;
+    text = `${sql.slice(0, w.start)}${newWhere}${withoutClause(sql.slice(w.end, off.start), sql.slice(off.end, shape.clauses.end))}`;
   } else {
     const ob = shape.clauses.orderBy;
-    text = `${sql.slice(0, ob.start)}WHERE ${cond} ${sql.slice(ob.start, off.start)}${sql.slice(off.end, shape.clauses.end)}`;
+    text = `${sql.slice(0, ob.start)}WHERE ${cond} ${withoutClause(sql.slice(ob.start, off.start), sql.slice(off.end, shape.clauses.end))}`;
   }
   text = text.replace(/[ \t]+$/gm, '').trim();
   return {

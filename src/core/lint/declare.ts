@@ -1,8 +1,9 @@
 // Declaring a name a quick fix introduces, so the fixed code compiles: the keyset rewrite compares with
 // "the last value of the previous page", which the code must be given. Inside a function the name becomes
 // the function's last parameter (typed `unknown` in TypeScript, optional when the parameter before it is);
-// outside any function (a playground, a script) it is declared before the statement as `const name = null`,
-// a literal the finder reads, so Explain still runs. Parsed on demand (a code action), not per edit.
+// outside any function (a playground, a script) it is declared before the statement as `let name;`, a
+// value the finder cannot read, so Explain asks for it (as for SQL's $1) instead of explaining with null.
+// Parsed on demand (a code action), not per edit.
 
 import { parse as babelParse } from '@babel/parser';
 import { BABEL_PLUGINS } from '../query/find/scriptIndex';
@@ -56,8 +57,8 @@ export function declareEdit(text: string, dialect: ScriptDialect, offset: number
   return {
     start: lineStart,
     end: lineStart,
-    newText: `${indent}const ${name} = null; // ${why}\n`,
-    snippet: `${indent}const ${name} = \${1:null}; // ${escape(why)}\n`,
+    newText: `${indent}let ${name}; // ${why}\n`,
+    snippet: `${indent}let ${name}\${1:}; // ${escape(why)}\n`,
   };
 }
 

@@ -35,12 +35,12 @@ export function realCodeTests(): void {
       folder = vscode.workspace.workspaceFolders![0]!.uri;
     });
 
-    async function explainAt(doc: vscode.TextDocument, needle: string, spec: ConnectionSpec): Promise<ExplainSummary> {
+    async function explainAt(doc: vscode.TextDocument, needle: string, spec: ConnectionSpec, values?: string[]): Promise<ExplainSummary> {
       const editor = await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
       const at = doc.positionAt(doc.getText().indexOf(needle) + 1);
       editor.selection = new vscode.Selection(at, at);
       // Given the connection, Explain binds nothing to the folder: the other suites start unbound.
-      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { connectionId: spec.id });
+      const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { connectionId: spec.id, ...(values ? { values } : {}) });
       assert.ok(r, `explain failed: ${handle.lastError()}`);
       return r;
     }
@@ -106,22 +106,30 @@ export function realCodeTests(): void {
       assert.match(JSON.stringify(modelPlan?.type === 'showPlan' ? modelPlan.plan.root : {}), /order_details/);
     });
 
-    it('the keyset fix applied to a script declares its last value, and the fixed query is explained', async () => {
+    it('the keyset fix applied to a script declares its last value, Explain runs with the value given, and Compare finds the run before the fix', async () => {
       const doc = await vscode.workspace.openTextDocument({ language: 'javascript', content: "db.orders.find({ country_id: 1 }).sort({ created_at: -1 }).skip(5000).limit(20);\n" });
       await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      const spec = handle.services.store.list('mongodb').find((c) => c.name === 'real code mongo');
+      assert.ok(spec, 'the connection the Mongoose test added');
+      await explainAt(doc, 'db.orders.find', spec);
       const d = await until('the skip-pagination diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((x) => x.source === 'Query Plan Inspector' && (typeof x.code === 'object' ? x.code.value : x.code) === 'qpi.skip-pagination'));
       const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, d.range);
       const fix = actions.find((a) => a.title === 'Rewrite to keyset pagination (after lastCreatedAt)');
       assert.ok(fix?.edit, actions.map((a) => a.title).join(' | '));
       assert.equal(await vscode.workspace.applyEdit(fix.edit), true);
-      assert.equal(doc.getText(), 'const lastCreatedAt = null; // the created_at of the last document of the previous page\ndb.orders.find({ country_id: 1, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);\n');
+      assert.equal(doc.getText(), 'let lastCreatedAt; // the created_at of the last document of the previous page\ndb.orders.find({ country_id: 1, created_at: { $lt: lastCreatedAt } }).sort({ created_at: -1 }).limit(20);\n');
       await until('the skip-pagination diagnostic to go', () => !codes(doc.uri, 1).includes('qpi.skip-pagination'));
-      const spec = handle.services.store.list('mongodb').find((c) => c.name === 'real code mongo');
-      assert.ok(spec, 'the connection the Mongoose test added');
-      const r = await explainAt(doc, 'db.orders.find', spec);
+      // The value the fix asks for, given as a user types it in the input box.
+      const r = await explainAt(doc, 'db.orders.find', spec, ['ISODate("2024-01-10T00:00:00Z")']);
       assert.equal(r.title, 'orders.find');
       const shown = handle.panel()?.lastMessage;
-      assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /created_at/);
+      const root = JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {});
+      assert.match(root, /created_at/);
+      const meta = JSON.stringify(shown?.type === 'showPlan' ? shown.plan.mongo : {});
+      assert.match(meta, /2024-01-10/, 'the query ran with the value given, not null');
+      const compared = await vscode.commands.executeCommand<boolean | undefined>(Commands.compareWithPrevious);
+      assert.equal(compared, true, `compare failed: ${handle.lastError()}`);
+      assert.equal(handle.panel()?.lastMessage?.type, 'showComparison');
     });
   });
 }
