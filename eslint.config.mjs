@@ -87,6 +87,15 @@ export default tseslint.config(
     },
   },
   {
+    // Node's side of what the core asks of the workspace (its files, how imports resolve): for the
+    // language server and the CLI alike.
+    files: ['src/node/**/*.ts'],
+    rules: {
+      ...layer([...editor, ...drivers, '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'], 'src/node reads the workspace for the core: no editor, no driver, no front end.', coreSurface),
+      ...restrictSyntax(dynamicLoadOf([...editor, ...drivers], 'src/node reads the workspace for the core: no editor, no driver, no front end.')),
+    },
+  },
+  {
     files: ['src/cli/**/*.ts'],
     rules: {
       ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface),

@@ -7,13 +7,31 @@
 // Each argument is a fetched git directory (.../owner+name/repo); its files at HEAD are written once to
 // .cache/realcode/<owner+name>/ and read from there. Nothing of them is kept in the project.
 //
-// Run: npm run bench:inventory -- <git dir>...
+// The finder is given the workspace's modules (src/node/workspaceModules.ts), as the language server and
+// the CLI give them, so imports are followed; `--single-file` reads each file alone, as before that.
+// The inventory of a commit is kept in .cache/inventory/<owner+name>.sites.json and read again on the next
+// run (`--fresh` takes it again).
+//
+// Run: npm run bench:inventory -- <git dir>... [--single-file] [--fresh]
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../../src/core/query/find/index';
-import { LIBRARIES, inventory, type Library, type Site } from './checker';
+import { LIBRARIES, inventory, type InventoryResult, type Library, type Site } from './checker';
+import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
+
+/** The inventory of a commit, taken once and kept (the checker takes seconds to minutes per repository). */
+function cachedInventory(name: string, commit: string, folder: string, fresh: boolean): InventoryResult {
+  const file = join('.cache/inventory', `${name.replace('/', '+')}.sites.json`);
+  if (!fresh && existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { commit: string; inventory: InventoryResult };
+    if (kept.commit === commit) return kept.inventory;
+  }
+  const inv = inventory(folder);
+  writeFileSync(file, JSON.stringify({ commit, inventory: inv }));
+  return inv;
+}
 
 interface Row { app: number; test: number; appFound: number; testFound: number }
 
@@ -65,7 +83,8 @@ function main(): void {
   mkdirSync('.cache/inventory', { recursive: true });
   for (const dir of dirs) {
     const repo = checkout(dir);
-    const inv = inventory(repo.folder);
+    const inv = cachedInventory(repo.name, repo.commit, repo.folder, process.argv.includes('--fresh'));
+    const modules = process.argv.includes('--single-file') ? undefined : nodeWorkspaceModules(repo.folder);
     const began = Date.now();
     const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0 }]));
     const missed: Site[] = [];
@@ -77,7 +96,7 @@ function main(): void {
       const text = readFileSync(join(repo.folder, file), 'utf8');
       let found: FoundQuery[] = [];
       try {
-        found = findQueries(text, querySourceKind('', file), scriptDialect('', file)).queries;
+        found = findQueries(text, querySourceKind('', file), scriptDialect('', file), modules ? { file: join(repo.folder, file), modules } : {}).queries;
       } catch (e) {
         extras.push(`finder threw on ${file}: ${String(e).slice(0, 200)}`);
       }

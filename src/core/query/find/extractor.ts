@@ -7,6 +7,7 @@ import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BN
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
+import { exportedBinding, MAX_IMPORT_DEPTH } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -48,14 +49,75 @@ export class Extractor {
 
   constructor(
     readonly source: string,
-    private readonly module: ModuleScope,
+    readonly module: ModuleScope,
     private readonly uses: Set<string>,
     private readonly localMutated: Set<string>,
     readonly kind: 'mongodb-playground' | 'script',
     private readonly readers: readonly CallReader[],
     /** What is known beyond the text (types.ts FinderContext). */
     readonly context: FinderContext = {},
+    /** How many imports were followed to reach this module: 0 for the file being read. */
+    readonly importDepth = 0,
   ) {}
+
+  /** True when this extractor reads a module the file imports, not the file itself. */
+  get isForeign(): boolean {
+    return this.importDepth > 0;
+  }
+
+  /**
+   * What an imported name is in the workspace module it comes from: an extractor of that module and the
+   * name there (`import { getCollection } from '../util/mongo'`, `const { db } = require('./db')`).
+   * Undefined for a library, a module not in the workspace, or without the workspace's modules.
+   */
+  imported(name: string): { ex: Extractor; local: string } | undefined {
+    const found = this.importedExport(name);
+    return found && 'ex' in found ? found : undefined;
+  }
+
+  /** A library's export that a module of the workspace passes on (`export type { Knex } from 'knex'`), imported here under `name`. */
+  importedLibrary(name: string): { library: string; name: string } | undefined {
+    const found = this.importedExport(name);
+    return found && 'library' in found ? found : undefined;
+  }
+
+  private importedExport(name: string): { ex: Extractor; local: string } | { library: string; name: string } | undefined {
+    const { modules, file } = this.context;
+    if (!modules || file === undefined || this.importDepth >= MAX_IMPORT_DEPTH) return undefined;
+    const r = this.lookup(name);
+    if (!r) return undefined;
+    let from: string | undefined;
+    let importedAs: string | undefined;
+    if ('from' in r.binding && r.binding.from !== undefined) {
+      from = r.binding.from;
+      importedAs = r.binding.imported ?? 'default';
+    } else if ('init' in r.binding) {
+      from = requiredModule(r.binding.init);
+      const init = unwrap(r.binding.init);
+      importedAs = isMember(init) ? propertyName(init) : 'default';
+    }
+    if (from === undefined || importedAs === undefined || importedAs === '*') return undefined;
+    const target = modules.resolve(file, from);
+    if (!target) return undefined;
+    const found = exportedBinding(modules, target, importedAs);
+    if (!found) return undefined;
+    if ('library' in found) return found;
+    const ex = new Extractor(found.module.text, found.module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: found.module.file }, this.importDepth + 1);
+    return { ex, local: found.local };
+  }
+
+  /** A namespace import's member (`import * as db from './db'; db.knex`): the module's export of that name. */
+  importedMember(ns: string, member: string): { ex: Extractor; local: string } | undefined {
+    const { modules, file } = this.context;
+    if (!modules || file === undefined || this.importDepth >= MAX_IMPORT_DEPTH) return undefined;
+    const r = this.lookup(ns);
+    if (!r || !('from' in r.binding) || r.binding.from === undefined || r.binding.imported !== '*') return undefined;
+    const target = modules.resolve(file, r.binding.from);
+    const found = target ? exportedBinding(modules, target, member) : undefined;
+    if (!found || 'library' in found) return undefined;
+    const ex = new Extractor(found.module.text, found.module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: found.module.file }, this.importDepth + 1);
+    return { ex, local: found.local };
+  }
 
   /** The workspace's Prisma models, when its schema.prisma is known. */
   get prismaModels(): PrismaModels | undefined {
@@ -178,6 +240,7 @@ export class Extractor {
       case 'ClassExpression': {
         const s = new Scope(this.scope);
         s.fields = classFields(n);
+        s.classNode = n;
         if (n.id?.name) s.className = n.id.name;
         return s;
       }
@@ -361,18 +424,34 @@ export class Extractor {
    * `function api() { return db.collection('x') }`), with the function's parameters holding the call's
    * arguments; the first return `read` answers for wins.
    */
-  throughCall<T>(call: BNode, read: (returned: BNode) => T | undefined): T | undefined {
+  throughCall<T>(call: BNode, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
     const callee = unwrap(call.callee!);
     if (callee.type !== 'Identifier') return undefined;
     // A function given properties (`api.list = list`) still returns what it returns: `mutated` is not asked.
     const r = this.lookup(callee.name!);
     if (!r) return undefined;
     const fn = 'fn' in r.binding ? r.binding.fn : 'init' in r.binding ? unwrap(r.binding.init) : undefined;
-    if (!fn || !FUNCTIONS.has(fn.type) || !fn.body || Array.isArray(fn.body)) return undefined;
-    const s = new Scope(this.scope);
+    if (fn && FUNCTIONS.has(fn.type)) return this.returnsOf(fn, call, this, read);
+    // A function of another module of the workspace (`import { getCollection } from '../util/mongo'`).
+    const other = this.imported(callee.name!);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    const foreignFn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+    return other && foreignFn && FUNCTIONS.has(foreignFn.type) ? this.returnsOf(foreignFn, call, other.ex, read) : undefined;
+  }
+
+  /**
+   * Runs `read` on each return of `fn` (declared in the module `ex` reads), with its parameters holding
+   * the call's arguments: as written when `ex` is this extractor, else as this file's constants resolve
+   * them (a string, an object), so the other module reads values and not names it cannot see.
+   */
+  private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+    if (!fn.body || Array.isArray(fn.body)) return undefined;
+    const s = new Scope(ex === this ? this.scope : undefined);
     (fn.params ?? []).forEach((p, i) => {
       const arg = call.arguments?.[i];
-      if (p.type === 'Identifier' && arg && arg.type !== 'SpreadElement') s.names.set(p.name!, { init: arg });
+      const given = arg && arg.type !== 'SpreadElement' ? (ex === this ? arg : this.follow(arg)) : undefined;
+      const target = p.type === 'AssignmentPattern' ? p.left : p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+      if (target?.type === 'Identifier' && given && (ex === this || given.type !== 'Identifier')) s.names.set(target.name!, { init: given });
       else declareNames(p, s.names);
     });
     const returns: BNode[] = [];
@@ -388,17 +467,79 @@ export class Extractor {
       }
     }
     returns.sort((a, b) => a.start - b.start);
-    const saved = this.scope;
-    this.scope = s;
+    const saved = ex.scope;
+    ex.scope = s;
     try {
       for (const ret of returns) {
-        const v = read(ret);
+        const v = read(ret, ex);
         if (v !== undefined) return v;
       }
       return undefined;
     } finally {
+      ex.scope = saved;
+    }
+  }
+
+  /** The class the walk is in, if any. */
+  enclosingClassNode(): BNode | undefined {
+    for (let s = this.scope; s; s = s.parent) if (s.fields) return s.classNode;
+    return undefined;
+  }
+
+  /** A class of this module or imported from another module of the workspace, with the extractor of its module. */
+  classNamed(name: string): { ex: Extractor; node: BNode } | undefined {
+    const c = this.module.classes.get(name);
+    if (c) {
+      c.flush();
+      return { ex: this, node: c.node };
+    }
+    const other = this.imported(name);
+    if (!other) return undefined;
+    const oc = other.ex.module.classes.get(other.local);
+    return oc ? { ex: other.ex, node: oc.node } : undefined;
+  }
+
+  /** The return type a function declares (`function getDb(): Knex`), here or in the module it is imported from. */
+  declaredReturn(name: string): { ex: Extractor; type: BNode } | undefined {
+    const r = this.lookup(name);
+    const local = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding ? unwrap(r.binding.init) : undefined;
+    const typeOfFn = (fn: BNode | undefined) => (fn && FUNCTIONS.has(fn.type) ? (fn as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation : undefined);
+    const t = typeOfFn(local);
+    if (t) return { ex: this, type: t };
+    if (local) return undefined;
+    const other = this.imported(name);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    const ft = b ? typeOfFn('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+    return ft && other ? { ex: other.ex, type: ft } : undefined;
+  }
+
+  /** Runs `read` as inside a class's body (`this.x` names its members), from this module's top level. */
+  inClass<T>(cls: BNode, read: () => T): T {
+    const saved = this.scope;
+    const s = new Scope(undefined);
+    s.fields = classFields(cls);
+    s.classNode = cls;
+    this.scope = s;
+    try {
+      return read();
+    } finally {
       this.scope = saved;
     }
+  }
+
+  /** Runs `read` as inside a method of a class, its parameters declared (not given values). */
+  inFunction<T>(cls: BNode, fn: BNode, read: () => T): T {
+    return this.inClass(cls, () => {
+      const s = new Scope(this.scope, fn);
+      for (const p of fn.params ?? []) declareNames(p, s.names);
+      const saved = this.scope;
+      this.scope = s;
+      try {
+        return read();
+      } finally {
+        this.scope = saved;
+      }
+    });
   }
 
   /** The name of the class the walk is in, if it has one. */

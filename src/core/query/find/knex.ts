@@ -8,6 +8,7 @@ import { members, quoteQualified, SqlWriter, UNKNOWN_TABLE, type SelectParts } f
 import { standInBare, standInWarning } from './standIns';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import { replaceInSql } from './ranges';
+import { libraryOf } from './origin';
 
 /** Names a Knex instance usually has; with an import of knex any name is taken. */
 const INSTANCE = /^(knex|db|trx|tx|k|database|connection|conn|pg|qb|builder|query|client|sql)$/i;
@@ -49,6 +50,9 @@ export const knexCalls: CallReader = {
 };
 
 function isKnex(ex: Extractor, e: BNode, strict: boolean): boolean {
+  // What the code says the value is (an annotation, the call that made it, an import followed) decides first.
+  const lib = libraryOf(ex, e);
+  if (lib !== undefined) return lib === 'knex';
   const name = ex.lastName(e);
   if (name === undefined) return false;
   if (ex.importSource(name) === 'knex') return true;
@@ -88,8 +92,21 @@ function flattenWithBase(ex: Extractor, outer: BNode): { base: { table?: BNode; 
   if (isMember(firstCallee) && unwrap(firstCallee.object!).type === 'ThisExpression' && first.call.arguments?.length === 1 && isKnex(ex, firstCallee, false)) {
     return { base: { table: first.call.arguments[0]!, call: first.call }, calls: calls.slice(1) };
   }
+  // db.knex('orders'), service.db('orders'): a Knex instance held by a property, called for its table.
+  if (isMember(firstCallee) && first.call.arguments?.length === 1 && libraryOf(ex, firstCallee) === 'knex') {
+    return { base: { table: first.call.arguments[0]!, call: first.call }, calls: calls.slice(1) };
+  }
   // knex.select('*').from('orders'), knex.from('orders')
   if (isKnex(ex, root, true) && (calls[0]!.name === 'select' || calls[0]!.name === 'from' || calls[0]!.name === 'table')) return { base: {}, calls };
+  // A chain that starts elsewhere on a value the code says is Knex: `trx.update({...}).from('t')`,
+  // `knex.queryBuilder().from('t')`.
+  if (libraryOf(ex, root) === 'knex') {
+    const rest = calls[0]!.name === 'queryBuilder' ? calls.slice(1) : calls;
+    if (rest.length > 0 && BUILDER.has(rest[0]!.name)) {
+      if (rest !== calls) ex.consume(calls[0]!.call);
+      return { base: {}, calls: rest };
+    }
+  }
   return undefined;
 }
 

@@ -14,6 +14,8 @@ import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './type
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
+import { isForeign } from './workspace';
+import { libraryOf } from './origin';
 
 export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
   'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite']);
@@ -279,6 +281,11 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 }
 
 /** Tells what collection an expression stands for. */
+/** A collection read in another module, its name's range moved to the call of this file when it was written there. */
+function atCall(found: FoundCollection | undefined, call: BNode): FoundCollection | undefined {
+  return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
+}
+
 class Collections {
   /** Fields being followed through what the file assigns them, so `self.db = self.db || x` ends. */
   private readonly following = new Set<string>();
@@ -367,13 +374,15 @@ class Collections {
       const named = NAMED_FOR_COLLECTION.exec(e.name!);
       if (named) return { name: named[1]!, flavour: 'driver', nameRange: range(e), namedAfter: e.name! };
       // `orders: Collection<Order>`: a parameter typed as the driver's collection, which the caller picks.
-      if (this.ex.typeOf(e.name!) === 'Collection' && this.ex.imports('mongodb')) return { name: '', flavour: 'driver', nameRange: range(e), typedAs: e.name! };
+      if ((this.ex.typeOf(e.name!) === 'Collection' && this.ex.imports('mongodb')) || libraryOf(this.ex, e) === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(e), typedAs: e.name! };
       return RUNTIME_COLLECTION.test(e.name!) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
       // api() where `function api() { return db.collection('entries') }`.
-      if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret) => this.of(ret, depth + 1));
+      // getCollection(COLLECTION) where another module of the workspace declares `getCollection(name)`: read
+      // there, with the name this file gives; a name written in that module is shown at the call.
+      if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
       if (!isMember(callee)) return undefined;
       const m = propertyName(callee);
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
@@ -429,6 +438,8 @@ class Collections {
         const inner = this.of(obj, depth + 1);
         if (inner && inner.flavour === 'shell' && !e.computed) return { ...inner, name: `${inner.name}.${name}`, nameRange: { start: inner.nameRange.start, end: e.property!.end } };
       }
+      // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does).
+      if (libraryOf(this.ex, e) === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
     }
     return undefined;
   }

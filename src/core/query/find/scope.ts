@@ -7,9 +7,11 @@ import { pushChildren, isCall, isMember, keyName, propertyName, unwrap, type BNo
  * A name in scope: a constant with its initializer, or something whose value is not known here (`from`:
  * the module it was imported from; `fn`: the function a declaration names, whose returns can be read;
  * `fallback`: a parameter's default, `{ name = 'x' }`, what it holds when the caller gives nothing;
- * `type`: the type a TypeScript annotation names, `coll: Collection<Order>` as "Collection").
+ * `type`: the type a TypeScript annotation names, `coll: Collection<Order>` as "Collection", and
+ * `typeNode` the annotation itself; `imported`: the name the module exports it under, "default" or "*"
+ * for a default or namespace import).
  */
-export type Binding = { init: BNode } | { unknown: true; from?: string; fn?: BNode; part?: Part; fallback?: BNode; type?: string };
+export type Binding = { init: BNode } | { unknown: true; from?: string; imported?: string; fn?: BNode; part?: Part; fallback?: BNode; type?: string; typeNode?: BNode };
 
 /**
  * Where a destructured name came from: `const { Orders } = context.collections` is `Orders` of
@@ -27,6 +29,8 @@ export class Scope {
   fields?: Map<string, BNode>;
   /** For a class body: the class's name, what `this` is in its static methods (`getRepository(this)` in an entity). */
   className?: string;
+  /** For a class body: the class itself, whose members `this.x` names (origin.ts). */
+  classNode?: BNode;
   /** `node`: the block or function that opened the scope, where what its names are given later is written. */
   constructor(readonly parent: Scope | undefined, readonly node?: BNode) {}
 }
@@ -71,7 +75,8 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
   switch (pattern.type) {
     case 'Identifier': {
       const type = annotatedType(pattern);
-      into.set(pattern.name!, init ? { init } : { unknown: true, ...(part && part.path.length > 0 ? { part } : {}), ...(type !== undefined ? { type } : {}) });
+      const typeNode = typeAnnotationOf(pattern);
+      into.set(pattern.name!, init ? { init } : { unknown: true, ...(part && part.path.length > 0 ? { part } : {}), ...(type !== undefined ? { type } : {}), ...(typeNode ? { typeNode } : {}) });
       return;
     }
     case 'ObjectPattern': {
@@ -114,6 +119,11 @@ function annotatedType(id: BNode): string | undefined {
   return t.typeName.type === 'Identifier' ? t.typeName.name : t.typeName.right?.name;
 }
 
+/** The TypeScript type an identifier or a class member is annotated with (`x: Knex.Transaction`), if any. */
+export function typeAnnotationOf(n: BNode): BNode | undefined {
+  return (n as unknown as { typeAnnotation?: { typeAnnotation?: BNode } }).typeAnnotation?.typeAnnotation;
+}
+
 /** Keeps a default (`name = 'x'`) on the name it was declared for. */
 function withFallback(target: BNode | undefined, fallback: BNode, into: Map<string, Binding>): void {
   const b = target?.type === 'Identifier' ? into.get(target.name!) : undefined;
@@ -133,16 +143,32 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
         if (from !== undefined && d.id?.type !== 'Identifier') {
           const names = new Map<string, Binding>();
           declareNames(d.id, names);
-          for (const k of names.keys()) into.set(k, { unknown: true, from });
+          const keys = new Map<string, string>();
+          for (const p of d.id?.properties ?? []) {
+            const v = p.value ? unwrap(p.value as BNode) : undefined;
+            const k = p.key && !p.computed ? keyName(p.key) : undefined;
+            if (v?.type === 'Identifier' && k !== undefined) keys.set(v.name!, k);
+          }
+          for (const k of names.keys()) into.set(k, { unknown: true, from, ...(keys.has(k) ? { imported: keys.get(k)! } : {}) });
         }
       }
     } else if (s.type === 'FunctionDeclaration' && s.id) {
       into.set(s.id.name!, { unknown: true, fn: s });
     } else if ((s.type === 'ClassDeclaration' || s.type === 'TSEnumDeclaration') && s.id) {
       into.set(s.id.name!, { unknown: true });
+    } else if (s.type === 'TSTypeAliasDeclaration' && s.id?.name && !into.has(s.id.name)) {
+      // `type PostgresDB = postgres.Sql<...>`: a type's name, followed by origin.ts.
+      const t = (s as unknown as { typeAnnotation?: BNode }).typeAnnotation;
+      into.set(s.id.name, { unknown: true, ...(t ? { typeNode: t } : {}) });
+    } else if (s.type === 'TSInterfaceDeclaration' && s.id?.name && !into.has(s.id.name)) {
+      into.set(s.id.name, { unknown: true, typeNode: s });
     } else if (s.type === 'ImportDeclaration') {
       const from = (s as unknown as { source?: { value?: string } }).source?.value;
-      for (const sp of (s as unknown as { specifiers?: { local?: BNode }[] }).specifiers ?? []) if (sp.local?.name) into.set(sp.local.name, from !== undefined ? { unknown: true, from } : { unknown: true });
+      for (const sp of (s as unknown as { specifiers?: { type: string; local?: BNode; imported?: BNode }[] }).specifiers ?? []) {
+        if (!sp.local?.name) continue;
+        const imported = sp.type === 'ImportDefaultSpecifier' ? 'default' : sp.type === 'ImportNamespaceSpecifier' ? '*' : sp.imported?.name ?? (sp.imported?.value as string | undefined);
+        into.set(sp.local.name, from !== undefined ? { unknown: true, from, ...(imported !== undefined ? { imported } : {}) } : { unknown: true });
+      }
     }
   }
 }

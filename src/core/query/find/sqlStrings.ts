@@ -6,6 +6,7 @@
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
 import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
+import { libraryOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -187,13 +188,16 @@ export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
   const t = unwrap(tag);
   if (t.type === 'Identifier') {
     if (SQL_TAGS.test(t.name!)) return t.name;
-    return ex.importSource(t.name!) === 'postgres' || ex.importSource(t.name!) === 'slonik' ? t.name : undefined;
+    if (ex.importSource(t.name!) === 'postgres' || ex.importSource(t.name!) === 'slonik') return t.name;
+    // db`...` where `db: PostgresDB` and another module says `type PostgresDB = postgres.Sql`.
+    return libraryOf(ex, t) === 'postgres' ? t.name : undefined;
   }
   if (isMember(t)) {
     const p = propertyName(t);
     if (p === 'sql' || p === 'SQL') return p;
     if ((p === 'unsafe' || p === 'fragment') && sqlTagName(ex, t.object!) !== undefined) return p;
-    return undefined;
+    // this.#db`...`: a field the class declares as a postgres.js instance.
+    return p !== undefined && libraryOf(ex, t) === 'postgres' ? p : undefined;
   }
   // slonik: sql.type(schema)`...`, sql.typeAlias('id')`...`
   if (isCall(t)) {
@@ -331,7 +335,9 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     if (!plain && isMember(callee) && propertyName(callee) === 'join' && isSqlObject(ex, callee.object!)) return appendJoin(ex, n, built, counter, depth, undo);
     // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
     if (callee.type === 'Identifier') {
-      found = ex.throughCall(n, (ret) => {
+      found = ex.throughCall(n, (ret, inModule) => {
+        // A fragment of another module is not spliced in: its characters are not in this file.
+        if (inModule !== ex) return undefined;
         const r = appendFragment(ex, ret, built, counter, depth + 1, plain);
         if (r && !r.empty) return r;
         undo();

@@ -110,7 +110,9 @@ export function unwrap(n: BNode): BNode {
 export function propertyName(n: BNode): string | undefined {
   const p = n.property;
   if (!p) return undefined;
-  if (!n.computed && (p.type === 'Identifier' || p.type === 'PrivateName')) return p.name;
+  if (!n.computed && p.type === 'Identifier') return p.name;
+  // this.#db: a private field, named as the class declares it (without its #).
+  if (!n.computed && p.type === 'PrivateName') return p.name ?? (p as unknown as { id?: { name?: string } }).id?.name;
   if (n.computed && p.type === 'StringLiteral') return p.value as string;
   return undefined;
 }

@@ -1,0 +1,261 @@
+// What a value is, from where it comes: a Knex instance, a node-postgres client or pool, a postgres.js
+// `sql`, a MongoDB collection or database, followed through what the code says of it rather than its
+// name: a TypeScript annotation (`trx: Knex.Transaction`, `#db: PostgresDB` where another module declares
+// `type PostgresDB = postgres.Sql`), the library call that made it (`knex(config)`, `new Pool()`,
+// `postgres(url)`), a class's field (`this.db`, `service.db` of a field typed by a class), a function's
+// return, and imports of the workspace's modules. A reader asks before it falls back on names, so a call
+// is read as the library its receiver comes from and never by the file's other imports.
+
+import type { Extractor } from './extractor';
+import { typeAnnotationOf } from './scope';
+import { isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+
+export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db';
+
+/** A value's origin: a library's query object, or a class or object of the application whose members are followed. */
+export type Origin = { library: Library } | { holder: BNode; ex: Extractor };
+
+/** Types each library declares for its query objects, by module and name (a namespace's `Knex.Transaction` by its last name). */
+const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
+  knex: { Knex: 'knex', Transaction: 'knex', QueryBuilder: 'knex', QueryInterface: 'knex' },
+  pg: { Pool: 'pg', PoolClient: 'pg', Client: 'pg', ClientBase: 'pg' },
+  postgres: { Sql: 'postgres', TransactionSql: 'postgres', ReservedSql: 'postgres' },
+  mongodb: { Collection: 'mongodb-collection', Db: 'mongodb-db' },
+};
+/** Calls and constructors of each library that make one: `knex(config)`, `new Pool()`, `postgres(url)`. */
+const LIBRARY_MAKERS: Record<string, Record<string, Library>> = {
+  knex: { default: 'knex', knex: 'knex', Knex: 'knex' },
+  pg: { Pool: 'pg', Client: 'pg' },
+  postgres: { default: 'postgres' },
+};
+const MAX_DEPTH = 12;
+
+/** The library a value comes from, when the code says it; undefined when nothing says. */
+export function libraryOf(ex: Extractor, e: BNode): Library | undefined {
+  const o = originOf(ex, e, 0);
+  return o && 'library' in o ? o.library : undefined;
+}
+
+export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  e = unwrap(e);
+  if (e.type === 'AwaitExpression' && e.argument) return originOf(ex, e.argument, depth + 1);
+  if (e.type === 'Identifier') return nameOrigin(ex, e.name!, depth);
+  if (e.type === 'NewExpression' || isCall(e)) return callOrigin(ex, e, depth);
+  if (isMember(e)) {
+    const name = propertyName(e);
+    if (name === undefined) return undefined;
+    const obj = unwrap(e.object!);
+    if (obj.type === 'ThisExpression') {
+      const cls = ex.enclosingClassNode();
+      return cls ? memberOrigin(ex, cls, name, depth) : undefined;
+    }
+    if (obj.type === 'Identifier') {
+      const ns = ex.importedMember(obj.name!, name);
+      if (ns) return bindingOrigin(ns.ex, ns.local, depth + 1);
+    }
+    const holder = originOf(ex, obj, depth + 1);
+    return holder && 'holder' in holder ? memberOrigin(holder.ex, holder.holder, name, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefined {
+  const r = ex.lookup(name);
+  if (!r) return undefined;
+  const b = r.binding;
+  if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
+  if ('init' in b) {
+    if (r.mutated) return undefined;
+    return originOf(ex, b.init, depth + 1);
+  }
+  const other = ex.imported(name);
+  if (other) return bindingOrigin(other.ex, other.local, depth + 1);
+  return undefined;
+}
+
+/** What a module-level name of `ex`'s module is. */
+function bindingOrigin(ex: Extractor, local: string, depth: number): Origin | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  const b = ex.module.names.get(local);
+  if (!b) return undefined;
+  if ('init' in b) return ex.module.mutated.has(local) && !isCall(unwrap(b.init)) ? undefined : originOf(ex, b.init, depth + 1);
+  if (b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
+  const cls = ex.module.classes.get(local);
+  if (cls) return { holder: cls.node, ex };
+  const other = ex.imported(local);
+  return other ? bindingOrigin(other.ex, other.local, depth + 1) : undefined;
+}
+
+function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined {
+  const callee = unwrap(e.callee!);
+  // knex(config), new Pool(), postgres(url), new pg.Pool()
+  const made = makerOf(ex, callee);
+  if (made) return { library: made };
+  if (e.type === 'NewExpression') {
+    if (callee.type !== 'Identifier') return undefined;
+    const cls = ex.classNamed(callee.name!);
+    if (cls) return { holder: cls.node, ex: cls.ex };
+    return undefined;
+  }
+  if (callee.type === 'Identifier') {
+    const declared = ex.declaredReturn(callee.name!);
+    if (declared) {
+      const t = typeOrigin(declared.ex, declared.type, depth + 1);
+      if (t) return t;
+    }
+    return ex.throughCall(e, (ret, inModule) => originOf(inModule, ret, depth + 1));
+  }
+  return undefined;
+}
+
+function makerOf(ex: Extractor, callee: BNode): Library | undefined {
+  if (callee.type === 'Identifier') {
+    const r = ex.lookup(callee.name!);
+    if (!r || !('from' in r.binding) || r.binding.from === undefined) {
+      const from = ex.importSource(callee.name!);
+      return from !== undefined ? LIBRARY_MAKERS[from]?.default : undefined;
+    }
+    return LIBRARY_MAKERS[r.binding.from]?.[r.binding.imported ?? 'default'];
+  }
+  if (isMember(callee)) {
+    const obj = unwrap(callee.object!);
+    const from = obj.type === 'Identifier' ? ex.importSource(obj.name!) : undefined;
+    const name = propertyName(callee);
+    return from !== undefined && name !== undefined ? LIBRARY_MAKERS[from]?.[name] : undefined;
+  }
+  return undefined;
+}
+
+/** What a type names: a library's query object, or a class or interface of the application. */
+export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (t.type === 'TSUnionType') {
+    for (const member of (t as unknown as { types: BNode[] }).types) {
+      const o = typeOrigin(ex, member, depth + 1);
+      if (o) return o;
+    }
+    return undefined;
+  }
+  if (t.type === 'TSTypeLiteral' || t.type === 'TSInterfaceBody') return { holder: t, ex };
+  if (t.type !== 'TSTypeReference') return undefined;
+  const typeName = (t as unknown as { typeName: BNode }).typeName;
+  const params = (t as unknown as { typeParameters?: { params?: BNode[] } }).typeParameters?.params ?? [];
+  let root = typeName;
+  let last: string | undefined;
+  if (typeName.type === 'TSQualifiedName') {
+    last = (typeName as unknown as { right: BNode }).right.name;
+    root = (typeName as unknown as { left: BNode }).left;
+    while (root.type === 'TSQualifiedName') root = (root as unknown as { left: BNode }).left;
+  }
+  if (root.type !== 'Identifier') return undefined;
+  const name = root.name!;
+  if (last === undefined && (name === 'Promise' || name === 'Readonly') && params[0]) return typeOrigin(ex, params[0], depth + 1);
+  const r = ex.lookup(name);
+  if (r && 'from' in r.binding && r.binding.from !== undefined) {
+    const lib = LIBRARY_TYPES[r.binding.from];
+    if (lib) return libraryType(lib, last ?? (r.binding.imported === 'default' || r.binding.imported === '*' ? name : r.binding.imported ?? name));
+    // A type of another module of the workspace: what that module declares (an alias, a class), or a
+    // library's type it passes on (`export type { Knex } from 'knex'`, then `Knex.Transaction` here).
+    const passed = ex.importedLibrary(name);
+    if (passed) {
+      const passedLib = LIBRARY_TYPES[passed.library];
+      return passedLib ? libraryType(passedLib, last ?? passed.name) : undefined;
+    }
+    const other = ex.imported(name);
+    if (other && last === undefined) return typeBindingOrigin(other.ex, other.local, depth + 1);
+    return undefined;
+  }
+  if (last !== undefined) return undefined;
+  return typeBindingOrigin(ex, name, depth + 1);
+}
+
+function libraryType(lib: Record<string, Library>, name: string): { library: Library } | undefined {
+  const l = lib[name];
+  return l ? { library: l } : undefined;
+}
+
+/** A type name declared in `ex`'s module: an alias, an interface, a class. */
+function typeBindingOrigin(ex: Extractor, name: string, depth: number): Origin | undefined {
+  const b = ex.module.names.get(name) ?? ex.lookup(name)?.binding;
+  if (!b) return undefined;
+  if ('unknown' in b && b.typeNode) {
+    const tn = b.typeNode;
+    if (tn.type === 'TSInterfaceDeclaration') return { holder: tn, ex };
+    return typeOrigin(ex, tn, depth + 1);
+  }
+  const cls = ex.module.classes.get(name);
+  if (cls) return { holder: cls.node, ex };
+  if ('from' in b && b.from !== undefined) {
+    const lib = LIBRARY_TYPES[b.from];
+    if (lib) return libraryType(lib, b.imported ?? name);
+    const other = ex.imported(name);
+    return other ? typeBindingOrigin(other.ex, other.local, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A member of a class, interface or object literal: a field's annotation or value, a constructor's
+ * parameter property, an assignment `this.x = ...` in the constructor, a getter's return; then the class
+ * it extends.
+ */
+function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number): Origin | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (holder.type === 'ObjectExpression') {
+    const p = (holder.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
+    return p ? originOf(ex, (p.shorthand ? p.key : p.value) as BNode, depth + 1) : undefined;
+  }
+  if (holder.type === 'TSInterfaceDeclaration' || holder.type === 'TSTypeLiteral' || holder.type === 'TSInterfaceBody') {
+    const body = holder.type === 'TSInterfaceDeclaration' ? ((holder as unknown as { body: { body: BNode[] } }).body.body) : ((holder as unknown as { members?: BNode[]; body?: BNode[] }).members ?? (holder as unknown as { body?: BNode[] }).body ?? []);
+    for (const m of body) {
+      if (m.type === 'TSPropertySignature' && m.key && !m.computed && (m.key.name ?? m.key.value) === name) {
+        const t = typeAnnotationOf(m);
+        return t ? typeOrigin(ex, t, depth + 1) : undefined;
+      }
+    }
+    return undefined;
+  }
+  const body = (holder as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+  for (const m of body) {
+    const key = m.key && !m.computed ? m.key.name ?? (m.key as unknown as { id?: BNode }).id?.name : undefined;
+    if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty' || m.type === 'ClassAccessorProperty') && key === name) {
+      // An annotation that names nothing followed here (`ReturnType<typeof knex>`) leaves the value and the constructor to say.
+      const t = typeAnnotationOf(m);
+      const typed = t ? typeOrigin(ex, t, depth + 1) : undefined;
+      if (typed) return typed;
+      const v = (m as unknown as { value?: BNode }).value;
+      if (v) return ex.inClass(holder, () => originOf(ex, v, depth + 1));
+    }
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        if (p.type !== 'TSParameterProperty') continue;
+        const param = (p as unknown as { parameter: BNode }).parameter;
+        const id = param.type === 'AssignmentPattern' ? param.left : param;
+        if (id?.type === 'Identifier' && id.name === name) {
+          const t = typeAnnotationOf(id);
+          if (t) return typeOrigin(ex, t, depth + 1);
+        }
+      }
+      const stmts = m.body && !Array.isArray(m.body) ? (m.body.body as BNode[] | undefined) ?? [] : [];
+      for (const st of stmts) {
+        const a = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+        if (a?.type !== 'AssignmentExpression' || a.operator !== '=') continue;
+        const left = unwrap(a.left!);
+        if (isMember(left) && unwrap(left.object!).type === 'ThisExpression' && propertyName(left) === name) {
+          return ex.inFunction(holder, m, () => originOf(ex, a.right!, depth + 1));
+        }
+      }
+    }
+    if (m.type === 'ClassMethod' && m.kind === 'get' && key === name) {
+      const t = (m as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation;
+      if (t) return typeOrigin(ex, t, depth + 1);
+    }
+  }
+  const sup = (holder as unknown as { superClass?: BNode }).superClass;
+  if (sup && unwrap(sup).type === 'Identifier') {
+    const cls = ex.classNamed(unwrap(sup).name!);
+    if (cls) return memberOrigin(cls.ex, cls.node, name, depth + 1);
+  }
+  return undefined;
+}

@@ -1,0 +1,143 @@
+// The workspace's files as the finder follows imports into them (core/query/find/workspace.ts asks, this
+// answers from the file system): a file's text, kept while its modification time is the same, and the
+// rules an import is resolved by: the nearest tsconfig.json's `paths` (with one `extends`), and the
+// workspace's packages by name (a monorepo's `@app/database` is its folder's source, not its build).
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve as resolvePath } from 'node:path';
+import { resolveSpecifier, type WorkspaceModules } from '../core/index';
+
+/** Folders never searched for packages. */
+const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.next', 'vendor', '.cache']);
+
+export function nodeWorkspaceModules(root: string): WorkspaceModules {
+  const texts = new Map<string, { mtime: number; text: string | undefined }>();
+  const exists = new Map<string, boolean>();
+  const tsconfigs = new Map<string, { pattern: string; targets: string[] }[]>();
+  let packages: Map<string, { dir: string; entry?: string }> | undefined;
+
+  const isFile = (file: string): boolean => {
+    const known = exists.get(file);
+    if (known !== undefined) return known;
+    let yes = false;
+    try {
+      yes = statSync(file).isFile();
+    } catch {
+      yes = false;
+    }
+    if (exists.size > 50_000) exists.clear();
+    exists.set(file, yes);
+    return yes;
+  };
+
+  const pathsFor = (file: string): { pattern: string; targets: string[] }[] => {
+    const dir = dirname(file);
+    const known = tsconfigs.get(dir);
+    if (known) return known;
+    let found: { pattern: string; targets: string[] }[] = [];
+    if (isFile(join(dir, 'tsconfig.json'))) found = readPaths(join(dir, 'tsconfig.json'), 0);
+    else if (dir !== dirname(dir) && dir.startsWith(root)) found = pathsFor(dir);
+    tsconfigs.set(dir, found);
+    return found;
+  };
+
+  return {
+    resolve(fromFile, specifier) {
+      packages ??= findPackages(root);
+      return resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+    },
+    read(file) {
+      let mtime = -1;
+      try {
+        mtime = statSync(file).mtimeMs;
+      } catch {
+        return undefined;
+      }
+      const known = texts.get(file);
+      if (known && known.mtime === mtime) return known.text;
+      let text: string | undefined;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = undefined;
+      }
+      if (texts.size > 2_000) texts.clear();
+      texts.set(file, { mtime, text });
+      return text;
+    },
+  };
+}
+
+/** A tsconfig's `paths`, made absolute from its `baseUrl` (or its folder), with what it extends. */
+function readPaths(file: string, depth: number): { pattern: string; targets: string[] }[] {
+  const json = readJsonc(file) as { extends?: string; compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } } | undefined;
+  if (!json) return [];
+  const own = json.compilerOptions?.paths;
+  if (own) {
+    const base = resolvePath(dirname(file), json.compilerOptions?.baseUrl ?? '.');
+    return Object.entries(own).map(([pattern, targets]) => ({ pattern, targets: targets.map((t) => resolvePath(base, t)) }));
+  }
+  if (typeof json.extends === 'string' && json.extends.startsWith('.') && depth < 3) {
+    const parent = resolvePath(dirname(file), json.extends.endsWith('.json') ? json.extends : `${json.extends}.json`);
+    return readPaths(parent, depth + 1);
+  }
+  return [];
+}
+
+/** JSON with comments and trailing commas (tsconfig.json), or undefined. */
+function readJsonc(file: string): unknown {
+  try {
+    const text = readFileSync(file, 'utf8');
+    const noComments = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_m, str: string | undefined) => str ?? '');
+    return JSON.parse(noComments.replace(/,(\s*[}\]])/g, '$1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The workspace's own packages (folders with a package.json, three levels deep at most), by name. */
+function findPackages(root: string): Map<string, { dir: string; entry?: string }> {
+  const out = new Map<string, { dir: string; entry?: string }>();
+  const visit = (dir: string, depth: number) => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    if (names.includes('package.json')) {
+      const pkg = readJsonc(join(dir, 'package.json')) as { name?: string; main?: string; types?: string; source?: string } | undefined;
+      if (pkg?.name && !out.has(pkg.name)) out.set(pkg.name, { dir, ...entryOf(dir, pkg) });
+    }
+    if (depth >= 3) return;
+    for (const n of names) {
+      if (SKIP.has(n) || n.startsWith('.')) continue;
+      try {
+        if (statSync(join(dir, n)).isDirectory()) visit(join(dir, n), depth + 1);
+      } catch {
+        // unreadable: skipped
+      }
+    }
+  };
+  visit(root, 0);
+  return out;
+}
+
+/** A package's entry as source: `source`, else `main`/`types` moved from its build folder to `src` or `lib`, else none (index). */
+function entryOf(dir: string, pkg: { main?: string; types?: string; source?: string }): { entry?: string } {
+  if (pkg.source) return { entry: resolvePath(dir, pkg.source) };
+  const main = pkg.types ?? pkg.main;
+  if (!main) return {};
+  const asSource = main.replace(/^\.?\/?(dist|build|out)\//, '').replace(/\.d\.ts$|\.(c|m)?js$/, '');
+  for (const base of ['src', 'lib', '.']) {
+    const candidate = resolvePath(dir, base, asSource);
+    for (const ext of ['.ts', '.tsx', '.js', '.mjs', '.cjs']) {
+      try {
+        if (statSync(candidate + ext).isFile()) return { entry: candidate };
+      } catch {
+        // not there
+      }
+    }
+  }
+  return { entry: resolvePath(dir, main.replace(/\.d\.ts$|\.(c|m)?js$/, '')) };
+}

@@ -1,0 +1,127 @@
+// The finder following values across the workspace's modules (workspace.ts, origin.ts): a helper that
+// returns a collection, a Knex instance held by an imported object, types another module declares or
+// passes on, a postgres.js field; each case also read without the workspace, where the call is not found.
+
+import assert from 'node:assert/strict';
+import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { resolveSpecifier } from '../../src/core/query/find/workspace';
+
+/** A workspace held in memory: the files by absolute path, resolved by the core's own rules. */
+function workspace(files: Record<string, string>): WorkspaceModules {
+  return {
+    resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files, packages: new Map([['@app/database', { dir: '/ws/packages/database', entry: '/ws/packages/database/lib/index' }]]) }, from, spec),
+    read: (f) => files[f],
+  };
+}
+
+const FILES: Record<string, string> = {
+  '/ws/packages/database/lib/index.ts': [
+    "import knex from 'knex';",
+    "export type { Knex } from 'knex';",
+    'class KnexDatabase {',
+    '  knex: ReturnType<typeof knex>;',
+    "  readOnly = knex({ client: 'pg' });",
+    "  constructor() { this.knex = knex({ client: 'pg' }); }",
+    '}',
+    'export default new KnexDatabase();',
+  ].join('\n'),
+  '/ws/src/util/mongo.util.ts': [
+    "import mongoose from 'mongoose';",
+    'export function getCollection<T>(name: string) {',
+    '  return mongoose.connection.db.collection<T>(name);',
+    '}',
+    "export const products = () => mongoose.connection.db.collection('products');",
+  ].join('\n'),
+  '/ws/src/db/pg.ts': ["import postgres from 'postgres';", 'export type PostgresDB = postgres.Sql<{ bigint: bigint }>;'].join('\n'),
+  '/ws/src/db/index.ts': "export * from './pg';\nexport { getCollection as collectionOf } from '../util/mongo.util';",
+};
+
+function found(text: string, file = '/ws/src/models/model.ts', withWorkspace = true): FoundQuery[] {
+  return findQueries(text, 'script', 'ts', withWorkspace ? { file, modules: workspace(FILES) } : {}).queries;
+}
+
+const described = (q: FoundQuery) => (q.engine === 'mongodb' ? `${q.command.collection}.${q.command.operation}` : q.sql);
+
+describe('finder: values followed across the workspace', () => {
+  it('reads a collection an imported helper returns, named by a constant of this file, at the call', () => {
+    const text = [
+      "import { getCollection } from '../util/mongo.util';",
+      "const COLLECTION = 'featurecoderefs';",
+      'export async function refs(organization: string) {',
+      '  return getCollection(COLLECTION).find({ organization }).sort({ createdAt: -1 }).toArray();',
+      '}',
+    ].join('\n');
+    const [q] = found(text);
+    assert.equal(q && described(q), 'featurecoderefs.find');
+    assert.deepEqual(found(text, undefined, false), []);
+  });
+
+  it('puts a collection named in the other module at the call of this file', () => {
+    const text = "import { products } from '../util/mongo.util';\nexport const cheap = () => products().find({ price: { $lt: 5 } });";
+    const [q] = found(text);
+    assert.ok(q && q.engine === 'mongodb');
+    assert.equal(q.command.collection, 'products');
+    const at = q.command.ranges?.collection;
+    assert.ok(at && at.start < text.length, 'the range is in this file');
+    assert.equal(text.slice(at.start, at.end), 'products');
+  });
+
+  it('follows a re-export under another name and a star export', () => {
+    const text = "import { collectionOf } from '../db';\nexport const one = (id: string) => collectionOf('jobs').findOne({ id });";
+    assert.deepEqual(found(text).map(described), ['jobs.findOne']);
+  });
+
+  it('reads Knex held by a workspace package default export, and transactions typed by the type it passes on', () => {
+    const text = [
+      "import db from '@app/database';",
+      "import type { Knex } from '@app/database';",
+      "export const user = (id: number) => db.knex<DBUser>('users').where({ id }).first();",
+      "export const env = (id: number) => db.readOnly.select('id').from('environments').where({ id });",
+      "export const lock = (trx: Knex.Transaction, id: number) => trx<DBKey>('customer_keys').where({ id });",
+      "export const clear = (trx: Knex, id: number) => trx.update({ schema: null }).from('sync_configs').where({ id });",
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), [
+      'SELECT * FROM users WHERE id = $1 LIMIT 1',
+      'SELECT id FROM environments WHERE id = $1',
+      'SELECT * FROM customer_keys WHERE id = $1',
+      'UPDATE sync_configs SET schema = NULL WHERE id = $1',
+    ]);
+    // Alone, the file shows only what a name says (`trx` called for a table).
+    assert.deepEqual(found(text, undefined, false).map(described), ['SELECT * FROM customer_keys WHERE id = $1']);
+  });
+
+  it('reads postgres.js tags on names and private fields typed by an alias another module declares', () => {
+    const text = [
+      "import type { PostgresDB } from '../db';",
+      'export class CVRStore {',
+      '  readonly #db: PostgresDB;',
+      '  constructor(db: PostgresDB) { this.#db = db; }',
+      '  load(id: string) { return this.#db`SELECT "clientGroupID" FROM cvr.instances WHERE "clientGroupID" = ${id}`; }',
+      '}',
+      'export const ttl = (cvrDB: PostgresDB, id: string) => cvrDB`SELECT "ttlClock" FROM cvr.instances WHERE "clientGroupID" = ${id}`;',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), [
+      'SELECT "clientGroupID" FROM cvr.instances WHERE "clientGroupID" = $1',
+      'SELECT "ttlClock" FROM cvr.instances WHERE "clientGroupID" = $1',
+    ]);
+  });
+
+  it('reads a call as the library its receiver comes from: a pg pool named knex is not Knex', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      "import Knex from 'knex';",
+      'const knex = new Pool();',
+      "export const rows = () => knex.select('id').from('orders');",
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), []);
+  });
+
+  it('resolves TypeScript ESM specifiers, folder indexes and paths outside the workspace', () => {
+    const files = { '/ws/a/b.ts': '', '/ws/a/c/index.tsx': '' };
+    const rules = { exists: (f: string) => f in files };
+    assert.equal(resolveSpecifier(rules, '/ws/a/x.ts', './b.js'), '/ws/a/b.ts');
+    assert.equal(resolveSpecifier(rules, '/ws/a/x.ts', './c'), '/ws/a/c/index.tsx');
+    assert.equal(resolveSpecifier(rules, '/ws/a/x.ts', 'knex'), undefined);
+    assert.equal(resolveSpecifier({ ...rules, paths: [{ pattern: '@/*', targets: ['/ws/a/*'] }] }, '/ws/z.ts', '@/b'), '/ws/a/b.ts');
+  });
+});
