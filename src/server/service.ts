@@ -16,7 +16,7 @@ import {
 } from '../protocol/languageServer';
 import { explainText, explainValues } from '../core/index';
 import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/index';
-import type { FinderContext, RepositorySchema } from '../core/index';
+import type { FinderContext, RepositorySchema, WorkspaceModules } from '../core/index';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {
@@ -517,7 +517,10 @@ export class InlineAdviceService {
       } else if (a.top?.createText) {
         const args: CreateIndexArgs = { uri, engine: q.engine, createText: a.top.createText, target: a.top.target, ...(this.database(q) !== undefined ? { database: this.database(q)! } : {}) };
         const measured = a.top.measured ? ` ${a.top.measured}` : '';
-        out.push({ range, command: { title: `$(lightbulb) Suggest index${a.top.measured ? ' (measured)' : ''}`, tooltip: `The index this query wants: ${a.top.createText}${measured}`, command: ClientCommands.suggestIndex, arguments: [args] } });
+        // The title says whose verdict it is: the rules' (read from the query and the index lists), or the
+        // measurement's (the same verdict the plan panel and `qpi advise` give once they have measured).
+        const tooltip = a.top.measured ? `The index this query wants: ${a.top.createText}${measured}` : `The index the rules choose for this query: ${a.top.createText}. Not measured yet: Explain measures the candidates and may choose another.`;
+        out.push({ range, command: { title: `$(lightbulb) Suggest index ${a.top.measured ? '(measured)' : '(rules)'}`, tooltip, command: ClientCommands.suggestIndex, arguments: [args] } });
       } else if (a.top?.keep && a.top.rewriteOnly) {
         out.push({ range, command: { title: `$(lightbulb) Rewrite it to use ${a.top.keep}`, tooltip: `The index ${a.top.keep} has the keys this query needs, but only the rewritten query can use it (see the quick fix).`, command: '' } });
       } else if (a.top?.keep) {
@@ -529,9 +532,29 @@ export class InlineAdviceService {
 
   // ---- schema from the repository's files --------------------------------------------------------------
 
-  /** What the finder knows beyond a document's text: the repository's Prisma schema and declared entities. */
-  private finderContext(_uri: string): FinderContext {
-    return { prismaModels: this.repository?.prismaModels, entities: this.repository?.entities };
+  /** The workspace's other modules, for following imports, and the file path of a document's URI. */
+  private workspace: { modules: WorkspaceModules; fileOf(uri: string): string | undefined } | undefined;
+
+  /** The workspace's modules became known (at start, for a workspace on disk): documents are read again with them. */
+  setWorkspaceModules(modules: WorkspaceModules, fileOf: (uri: string) => string | undefined): void {
+    this.workspace = { modules, fileOf };
+    for (const state of this.docs.values()) {
+      if (!(state.index instanceof ScriptQueryIndex)) continue;
+      state.index.setContext(this.finderContext(state.doc.uri));
+      state.queries = state.index.result().queries;
+    }
+  }
+
+  /**
+   * What the finder knows beyond a document's text: the repository's Prisma schema and declared entities,
+   * and the workspace's modules, so an imported helper, client or collection is followed.
+   */
+  private finderContext(uri: string): FinderContext {
+    const file = this.workspace?.fileOf(uri);
+    return {
+      prismaModels: this.repository?.prismaModels, entities: this.repository?.entities,
+      ...(this.workspace && file !== undefined ? { file, modules: this.workspace.modules } : {}),
+    };
   }
 
   /**

@@ -52,7 +52,7 @@ describe('language server: the schema in the repository', () => {
     const uri = 'file:///app/src/orders.ts';
     service.open(uri, 'typescript', 1, CALLS);
     const before = lensTitles(service, uri);
-    assert.deepEqual(before, ['$(lightbulb) Suggest index', '$(lightbulb) Suggest index']);
+    assert.deepEqual(before, ['$(lightbulb) Suggest index (rules)', '$(lightbulb) Suggest index (rules)']);
     assert.match(hover(service, uri, CALLS, 'findMany'), /CREATE INDEX CONCURRENTLY ON "Order" \(status, "createdAt" DESC\)/);
 
     service.setRepositorySchema(readRepositorySchema([{ path: 'prisma/schema.prisma', text: PRISMA }]));

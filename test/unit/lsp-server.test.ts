@@ -143,7 +143,7 @@ describe('language server: handlers', () => {
     assert.equal(create.command!.command, ClientCommands.createIndex);
     const lenses = service.codeLenses(uri);
     assert.equal(lenses.length, 10);
-    assert.equal(lenses.filter((l) => l.command?.title === '$(lightbulb) Suggest index').length, 5);
+    assert.equal(lenses.filter((l) => l.command?.title === '$(lightbulb) Suggest index (rules)').length, 5);
     assert.equal(lenses.filter((l) => l.command?.command === ClientCommands.explainInline).length, 5);
   });
 

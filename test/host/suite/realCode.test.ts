@@ -79,7 +79,7 @@ export function realCodeTests(): void {
       const keyAt = text.indexOf('FROM order_details');
       const keyLine = doc.positionAt(keyAt).line;
       await until(() => `qpi.skip-pagination on line ${pageLine + 1}: ${codes(doc.uri, pageLine).join(', ')}`, () => codes(doc.uri, pageLine).includes('qpi.skip-pagination'));
-      assert.ok((await lensTitles(doc.uri, pageLine)).includes('$(lightbulb) Suggest index'));
+      assert.ok((await lensTitles(doc.uri, pageLine)).includes('$(lightbulb) Suggest index (rules)'));
       let seen: string[] = [];
       await until(() => `the lens from the declared key: ${seen.join(' | ')}`, async () => {
         seen = await lensTitles(doc.uri, keyLine);
