@@ -123,8 +123,9 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
     return EXIT_REFUSED;
   }
   const hints = cliHints(advice, live, flags);
-  if (json) io.stdout(`${JSON.stringify(adviceJson(advice, live, hints), null, 2)}\n`);
-  else io.stdout(adviceText(advice, live, hints));
+  const rulesOnly = rulesOnlyVerdict(advice, live, flags);
+  if (json) io.stdout(`${JSON.stringify(adviceJson(advice, live, hints, rulesOnly), null, 2)}\n`);
+  else io.stdout(adviceText(advice, live, hints, rulesOnly));
   return EXIT_OK;
 }
 
@@ -133,15 +134,33 @@ function measuresPostgres(flags: Map<string, string | true>): boolean {
   return !flags.has('--rules-only');
 }
 
-/** What the user could add on the command line to learn more, as sentences. */
+/**
+ * When the verdicts are the rules' only (nothing measured them), what says so and how to measure them:
+ * offline, give a connection; MongoDB without --verify, add it (the measurement copies a sample into a
+ * scratch collection, so it runs only when asked); PostgreSQL with --rules-only, leave it out.
+ */
+export interface RulesOnly {
+  /** One sentence: the order and verdicts are the rules', not measured. */
+  text: string;
+  /** The command line flags that measure them. */
+  howToMeasure: string;
+}
+
+export function rulesOnlyVerdict(advice: Advice, live: LiveAdvice | undefined, flags: Map<string, string | true>): RulesOnly | undefined {
+  if (advice.suggestions.length === 0 || measurementOf(live).status === 'measured') return undefined;
+  const rules = advice.engine === 'mongodb' ? 'ESR, ERS, explode-for-sort' : 'ESR, ERS and the planner\'s statistics';
+  const text = `The rules' verdict only (${rules}): no candidate was measured on your data, so the order below is the rules' and the first suggestion may not be the least work.`;
+  if (!live) return { text, howToMeasure: advice.engine === 'mongodb' ? 'Give --uri and --verify to measure the candidates on a sample of the collection.' : 'Give --uri to measure the candidates on a temporary copy of the table.' };
+  if (advice.engine === 'mongodb' && !flags.has('--verify')) return { text, howToMeasure: 'Add --verify to measure the candidates on a random sample copied into a scratch collection (dropped afterwards; --sample N sets its size).' };
+  if (advice.engine === 'postgres' && !measuresPostgres(flags)) return { text, howToMeasure: 'Leave out --rules-only to measure the candidates on a temporary copy of the table (each index built inside a transaction that is rolled back).' };
+  return undefined;
+}
+
+/** What the user could add on the command line to learn more, as sentences (how to measure is in RulesOnly). */
 function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<string, string | true>): string[] {
   const hints: string[] = [];
   if (!live) {
     hints.push('Offline advice: give --uri to use the indexes that exist and the selectivity of your data, and to verify the suggestions on the server.');
-  } else if (advice.engine === 'mongodb' && !flags.has('--verify') && advice.suggestions.length > 0) {
-    hints.push('Not verified: --verify tries the suggestions on a random sample copied into a scratch collection on the server (dropped afterwards; --sample N sets its size).');
-  } else if (advice.engine === 'postgres' && !measuresPostgres(flags) && advice.suggestions.length > 0) {
-    hints.push('Not measured (--rules-only): without it the candidates are measured on a temporary copy of the table (dropped afterwards; each index built inside a transaction that is rolled back) and the suggestions ordered by the work the server did.');
   } else if (advice.engine === 'postgres' && !flags.has('--allow-build') && advice.notes.some((n) => /needs your consent/.test(n))) {
     hints.push('--allow-build builds each index inside a transaction that is rolled back, to verify it without HypoPG; the build locks writes to the table while it runs.');
   }
@@ -151,7 +170,7 @@ function cliHints(advice: Advice, live: LiveAdvice | undefined, flags: Map<strin
 // ---- JSON ---------------------------------------------------------------------------------------------
 
 /** The documented `--json` document (docs/cli.md, "qpi advise"). */
-export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: string[] = []): Record<string, unknown> {
+export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: string[] = [], rulesOnly?: RulesOnly): Record<string, unknown> {
   return {
     schemaVersion: 1,
     engine: advice.engine,
@@ -163,7 +182,7 @@ export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: 
     existingIndexes: live ? live.existingIndexes : null,
     stats: live?.stats ?? null,
     statsMethod: live?.statsMethod ?? null,
-    measurement: measurementJson(live),
+    measurement: { ...measurementJson(live), rulesOnly: rulesOnly !== undefined, howToMeasure: rulesOnly?.howToMeasure ?? null },
     verificationMethod: live?.verification.method ?? null,
     sampleSize: live?.verification.sampleSize ?? null,
     writeCost: advice.writeCost ?? null,
@@ -274,7 +293,7 @@ function headline(s: Suggestion): string {
 
 const wrap = (label: string, text: string): string => `   ${label}: ${text}\n`;
 
-export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: string[] = []): string {
+export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: string[] = [], rulesOnly?: RulesOnly): string {
   const engine = advice.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
   const where = live ? `${engine} ${live.serverVersion}, ${live.existingIndexes.length} existing index${live.existingIndexes.length === 1 ? '' : 'es'}` : `${engine}, offline`;
   let out = `Index advice for ${advice.shapes.map((s) => s.target).join(', ') || 'the query'} (${where})\n`;
@@ -287,6 +306,7 @@ export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: 
   } else {
     out += `Not measured: ${m.reason}\n`;
   }
+  if (rulesOnly) out += `${rulesOnly.text} ${rulesOnly.howToMeasure}\n`;
   out += '\n';
   if (advice.suggestions.length === 0) out += 'No suggestion: nothing in the query can use an index.\n';
   for (const s of advice.suggestions) {
@@ -298,7 +318,7 @@ export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: 
     for (const c of s.conditions) out += wrap(c.decided ? `Condition (${c.decided === 'below' ? 'met' : 'not met'}, observed ${c.observed?.toLocaleString('en-US') ?? '?'})` : 'Condition', c.text);
     for (const r of s.rewrites) out += wrap(`Rewrite (${r.rule})`, `${r.description}\n${indent(r.text, 6)}`);
     const v = s.verification;
-    out += wrap('Verification', v.status === 'not-run' ? 'not run' : `${v.status}: ${v.message}`);
+    out += wrap('Verification', v.status === 'not-run' ? (rulesOnly ? "not run: the rules' verdict only" : 'not run') : `${v.status}: ${v.message}`);
     out += '\n';
   }
   const listed = new Set(advice.suggestions.flatMap((s) => s.rewrites.map((r) => r.text)));
