@@ -53,6 +53,37 @@ function run(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
+/** How long apt-get waits for another program (an upgrade, another install) to release its lock. */
+const APT_LOCK_WAIT_S = 300;
+const APT_LOCKED = /Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock (the )?directory|is held by process/i;
+
+/**
+ * apt-get, waiting a bounded time while another program holds the package manager's lock instead of
+ * failing at once (exit 100). The install waits through apt's own DPkg::Lock::Timeout; `update`, whose
+ * lists lock that option does not cover on every apt, is tried again every few seconds until the same
+ * deadline. One sentence says what it waits for.
+ */
+function aptGet(args, opts = {}) {
+  const deadline = Date.now() + APT_LOCK_WAIT_S * 1000;
+  let said = false;
+  for (;;) {
+    const r = spawnSync('apt-get', ['-o', `DPkg::Lock::Timeout=${APT_LOCK_WAIT_S}`, ...args], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', ...opts });
+    if (r.status === 0) return;
+    const locked = APT_LOCKED.test(r.stderr ?? '');
+    if (!locked || Date.now() >= deadline) {
+      process.stderr.write(r.stderr ?? '');
+      throw new Error(locked
+        ? `Another program held the package manager's lock for more than ${APT_LOCK_WAIT_S / 60} minutes: let it finish (or stop it), then run this again.`
+        : `apt-get ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+    }
+    if (!said) {
+      log(`another program holds the package manager's lock (an upgrade or an install): waiting up to ${APT_LOCK_WAIT_S / 60} minutes for it to finish`);
+      said = true;
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
+  }
+}
+
 /** Installs into a temporary folder and renames it at the end, so a half-done install is never taken as done. */
 function installInto(finalDir, fill) {
   if (existsSync(finalDir)) return;
@@ -84,8 +115,8 @@ export function install() {
     // Chromium is the client that makes code-server start an extension host; krb5 headers let
     // code-server's native module build. Both come from the distribution's packages.
     if (process.getuid?.() === 0) {
-      run('apt-get', ['update', '-qq']);
-      run('apt-get', ['install', '-y', '-qq', 'chromium', 'libkrb5-dev'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+      aptGet(['update', '-qq']);
+      aptGet(['install', '-y', '-qq', 'chromium', 'libkrb5-dev'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     } else {
       throw new Error('chromium and libkrb5-dev are needed: install them with apt-get (as root).');
     }
