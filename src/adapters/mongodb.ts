@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
 import { BSON, MongoClient, type ClientSession, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { loadPlan } from '../core/index';
-import type { FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
+import type { Catalog, CatalogRelation, FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import { explainWouldWrite, familyMembers, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
@@ -579,6 +579,30 @@ export class MongoConnection {
       const counted = await Promise.all(names.slice(0, FAMILY_COUNTED).map(async (name) => ({ name, documents: await mongoEstimatedCount(db, name) })));
       counted.sort((a, b) => b.documents - a.documents || a.name.localeCompare(b.name));
       return [...counted, ...names.slice(FAMILY_COUNTED).map((name) => ({ name }))];
+    } catch (err) {
+      throw mongoError(err, this.options);
+    }
+  }
+
+  /**
+   * What each name is in the database (a collection, a time series, a view and the collection it is on)
+   * or null when there is none: the catalog the advice is checked against (core/advice/catalog.ts), so it
+   * says "orders_v2 does not exist on <where>" instead of an index. listIndexes cannot tell: it gives no
+   * indexes for a collection that is not there.
+   */
+  async catalog(names: readonly string[], where: string, database?: string): Promise<Catalog> {
+    const relations: Record<string, CatalogRelation | null> = {};
+    for (const n of names) relations[n] = null;
+    if (names.length === 0) return { where, relations };
+    try {
+      const db = mongoClientDatabase(this.client, database);
+      const listed = await mongoListCollections(db, { name: { $in: [...names] } }, { nameOnly: false, authorizedCollections: true });
+      for (const c of listed) {
+        const name = String(c.name);
+        const on = (c.options as { viewOn?: unknown } | undefined)?.viewOn;
+        relations[name] = c.type === 'view' ? { kind: 'view', ...(typeof on === 'string' ? { baseTables: [on] } : {}) } : { kind: c.type === 'timeseries' ? 'timeseries' : 'collection' };
+      }
+      return { where, relations };
     } catch (err) {
       throw mongoError(err, this.options);
     }

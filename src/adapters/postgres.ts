@@ -11,7 +11,7 @@
 import pg from 'pg';
 import { loadPlan } from '../core/index';
 import { KIND_WORDS, statementKind, WRITING } from '../core/index';
-import type { IndexCreationResult } from '../core/index';
+import type { Catalog, CatalogRelation, IndexCreationResult, RelationKind } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
@@ -586,6 +586,30 @@ export class PostgresConnection {
     });
   }
 
+  /**
+   * What each name is in this database (a table, a view and the tables it reads, a materialized view...)
+   * or null when there is no such relation, as the search path finds it (or in the schema given): the
+   * catalog the advice is checked against (core/advice/catalog.ts), so it says "orders_v2 does not exist
+   * on <where>" instead of an index.
+   */
+  catalog(names: readonly { table: string; schema?: string }[], where: string): Promise<Catalog> {
+    return this.serial(async () => {
+      const relations: Record<string, CatalogRelation | null> = {};
+      if (names.length === 0) return { where, relations };
+      try {
+        const r = await pgSend<{ name: string; schema: string | null; kind: string | null; bases: string[] | null }>(this.client, CATALOG_SQL, [names.map((n) => n.table), names.map((n) => n.schema ?? null)]);
+        for (const row of r.rows) {
+          const kind = row.kind === null ? undefined : RELKINDS[row.kind];
+          // A name given with its schema is answered under `schema.name`, the bare one under its name.
+          relations[row.schema !== null ? `${row.schema}.${row.name}` : row.name] = kind === undefined ? null : { kind, ...(kind === 'view' ? { baseTables: row.bases ?? [] } : {}) };
+        }
+        return { where, relations };
+      } catch (err) {
+        throw pgError(err, this.options, { when: 'while the tables were looked up' });
+      }
+    });
+  }
+
   /** Whether HypoPG is installed in this database or could be. */
   hypopg(): Promise<HypopgStatus> {
     return this.serial(async () => {
@@ -697,6 +721,23 @@ SELECT n.nspname AS schema, t.relname AS table, i.relname AS name, am.amname AS 
  ORDER BY n.nspname, t.relname, i.relname`;
 
 /** Connects, explains one statement, closes. The CLI's one-shot path. */
+/** pg_class.relkind, as the advice names it; an index or a sequence is no relation a query reads rows from. */
+const RELKINDS: Record<string, RelationKind> = { r: 'table', p: 'partitioned table', f: 'foreign table', v: 'view', m: 'materialized view' };
+
+/**
+ * Each name resolved as the server resolves it (quote_ident: the name as written, its case kept), its
+ * relkind, and for a view the relations its rewrite rule reads (pg_depend of its _RETURN rule).
+ */
+const CATALOG_SQL = `
+SELECT q.name, q.schema, c.relkind::text AS kind,
+       (SELECT array_agg(DISTINCT t.relname::text ORDER BY t.relname::text)
+          FROM pg_rewrite rw
+          JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_class'::regclass
+          JOIN pg_class t ON t.oid = d.refobjid
+         WHERE c.relkind = 'v' AND rw.ev_class = c.oid AND t.oid <> c.oid AND t.relkind IN ('r', 'p', 'f', 'm', 'v')) AS bases
+  FROM unnest($1::text[], $2::text[]) AS q(name, schema)
+  LEFT JOIN pg_class c ON c.oid = to_regclass(CASE WHEN q.schema IS NULL THEN quote_ident(q.name) ELSE quote_ident(q.schema) || '.' || quote_ident(q.name) END)`;
+
 export async function explainPostgres(connect: PostgresConnectOptions, sql: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
   const conn = await connectPostgres({ ...connect, ...(opts.signal ? { signal: opts.signal } : {}) });
   try {

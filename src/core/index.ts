@@ -9,6 +9,8 @@ export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './que
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
 export { declaredPrimaryKeys, emptySchema, mayDeclareScriptSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
 export { indexSpec } from './advice/mongoAdvisor';
+export { againstCatalog, missingReason, type Catalog, type CatalogRelation, type RelationKind } from './advice/catalog';
+export { withExistingKeys, type KnownKeys } from './advice/possible';
 export { type MongoCandidate, type MongoCandidateGroup, mongoCandidates, mongoOrCandidates, canonicalKey } from './advice/mongoCandidates';
 export { createIndexText } from './advice/mongoText';
 export { type PgCandidate, canonicalPgKey, pgCandidates, pgJoinCandidates, pgExtensionsFor } from './advice/pgCandidates';

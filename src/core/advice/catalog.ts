@@ -29,7 +29,7 @@ export function missingReason(name: string, catalog: Catalog): string | undefine
   if (r === null || r === undefined) return `${name} does not exist on ${catalog.where}.`;
   if (r.kind === 'view') {
     const bases = r.baseTables ?? [];
-    return `${name} is a view on ${catalog.where}, which takes no index${bases.length > 0 ? `: index the ${bases.length === 1 ? 'table' : 'tables'} it reads, ${bases.join(', ')}` : ''}.`;
+    return `${name} is a view on ${catalog.where}, which takes no index${bases.length > 0 ? `: index what it reads, ${bases.join(', ')}` : ''}.`;
   }
   return undefined;
 }
