@@ -7,6 +7,7 @@
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { nodeWorkspaceModules } from '../node/workspaceModules';
 import { lintText, loadSqlParser, querySourceKind, readRepositorySchema, type LintResult, type PrismaModels } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, readFailure, type Io } from './io';
 
@@ -86,6 +87,8 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
   await loadSqlParser();
   const prisma = new PrismaSchemas(io, schemaFile);
   const files = expandPaths(paths);
+  // Imports are followed into the files under the current folder, as the language server follows them in its workspace.
+  const modules = nodeWorkspaceModules(process.cwd());
   const results: (LintResult & { file: string })[] = [];
   let unreadable = 0;
   for (const file of files) {
@@ -98,7 +101,7 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
       continue;
     }
     const models = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
-    const r = lintText(text, file, undefined, { prismaModels: models });
+    const r = lintText(text, file, undefined, { prismaModels: models, file: resolve(file).split('\\').join('/'), modules });
     results.push({ file, ...r });
     if (json) continue;
     for (const w of r.warnings) io.stderr(`${file}: ${w}\n`);

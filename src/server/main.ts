@@ -11,6 +11,8 @@ import {
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
 import { WorkspaceSchema } from './workspaceSchema';
+import { nodeWorkspaceModules } from '../node/workspaceModules';
+import { fileURLToPath } from 'node:url';
 
 const connection = createConnection(ProposedFeatures.all);
 let service: InlineAdviceService | undefined;
@@ -45,6 +47,12 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
       snippets: params.capabilities.workspace?.workspaceEdit?.snippetEditSupport === true,
     },
   );
+  const roots = (params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : [])).filter((u) => u.startsWith('file:'));
+  // Imports are followed into the first folder's files (the finder reads them on demand, kept per text).
+  if (roots[0]) {
+    const modules = nodeWorkspaceModules(fileURLToPath(roots[0]));
+    service!.setWorkspaceModules(modules, (uri) => (uri.startsWith('file:') ? fileURLToPath(uri).split('\\').join('/') : undefined));
+  }
   if (init.repositorySchema !== false) {
     const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     workspaceSchema = WorkspaceSchema.fromUris(folders, (schema) => service?.setRepositorySchema(schema), (m) => connection.console.log(m));
