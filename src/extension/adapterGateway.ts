@@ -41,6 +41,20 @@ async function withAdvice(log: Log, outcome: ExplainOutcome, signal: AbortSignal
   return outcome;
 }
 
+/** Times the steps of one explain, each from the end of the one before. */
+function stepClock(): { steps: NonNullable<ExplainOutcome['steps']>; lap(step: keyof NonNullable<ExplainOutcome['steps']>): void } {
+  let last = performance.now();
+  const steps = { connectMs: 0, explainMs: 0, adviseMs: 0 };
+  return {
+    steps,
+    lap(step) {
+      const now = performance.now();
+      steps[step] = now - last;
+      last = now;
+    },
+  };
+}
+
 /** The PostgreSQL suggestion whose index a check builds: itself, or for "no new index" the next index it is weighed against. */
 function indexChecked(live: LiveAdvice, s: Suggestion): Suggestion | undefined {
   if (s.action === 'create') return s;
@@ -92,10 +106,16 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       // indexes and bounded counts on the same session; Cancel aborts whichever runs.
       if (request.engine === 'postgres') {
         done = import('../adapters/advise').then(async (adv) => {
+          const t = stepClock();
           const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal });
+          t.lap('connectMs');
           try {
             const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true });
-            return await withAdvice(log, outcomeOf(result), signal, () => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }));
+            t.lap('explainMs');
+            const outcome = await withAdvice(log, outcomeOf(result), signal, () => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }));
+            t.lap('adviseMs');
+            outcome.steps = t.steps;
+            return outcome;
           } finally {
             await session.close();
           }
@@ -104,10 +124,16 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
         const command = request.command;
         if (!command) throw new Error('a MongoDB explain request needs its parsed command');
         done = import('../adapters/advise').then(async (adv) => {
+          const t = stepClock();
           const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal });
+          t.lap('connectMs');
           try {
             const result = await session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites });
-            return await withAdvice(log, outcomeOf(result), signal, () => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }));
+            t.lap('explainMs');
+            const outcome = await withAdvice(log, outcomeOf(result), signal, () => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }));
+            t.lap('adviseMs');
+            outcome.steps = t.steps;
+            return outcome;
           } finally {
             await session.close();
           }

@@ -26,6 +26,7 @@ import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { prismaSchemasRead, targetsOf, queryKind } from './targets';
 import { lineAfter } from './runPlaces';
+import { stepsLine, type ExplainStep } from './explainSteps';
 
 export const SETTINGS = 'queryPlanInspector';
 
@@ -346,7 +347,10 @@ export async function familyMember(gateway: Gateway, spec: ConnectionSpec, uri: 
 }
 
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
+  const steps: Partial<Record<ExplainStep, number>> = {};
+  let started = performance.now();
   const target = await resolveTarget(args);
+  steps.find = performance.now() - started;
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
   let query = target.query.problem ? await askValues(target.query, args.values) : target.query;
   const opts = settings();
@@ -448,7 +452,14 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   }
   s.store.setState(spec.id, { kind: 'ok', ...(outcome.serverVersion ? { serverVersion: outcome.serverVersion } : {}), at: Date.now() });
   for (const note of outcome.notes) s.log.info(note);
+  if (outcome.steps) {
+    steps.connect = outcome.steps.connectMs;
+    steps.explain = outcome.steps.explainMs;
+    steps.advise = outcome.steps.adviseMs;
+  }
+  started = performance.now();
   const findings = analyze(outcome.plan);
+  steps.analyse = performance.now() - started;
   const live = outcome.advice;
   const ctx: AdviceContext | undefined = live ? { engine: query.engine, live, ...(command ? { command } : {}) } : undefined;
   const suggestions = suggestionViews(ctx);
@@ -470,13 +481,19 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
   const previous = history.get(history.find(keys, 1)).at(-1);
   history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
+  started = performance.now();
   const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  steps.render = performance.now() - started;
+  // The plan is on screen before anything is measured; the measurement's time is its own line.
+  s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
   // Measured at once where the settings say so (PostgreSQL by default: nothing of the user's is written):
   // the panel shows the rules' order now and the measured order when the server has done the work.
   const toMeasure = opts.measureOnExplain[query.engine] ? suggestions.find((v) => v.verifiable) : undefined;
   if (toMeasure) {
     s.log.info(`Measuring the suggestions of ${title} on ${spec.name}.`);
+    const measureStart = performance.now();
     const measuring = panel.measure(toMeasure.id).finally(() => {
+      s.log.info(`Explain of ${title}: measure ${Math.round(performance.now() - measureStart).toLocaleString('en-US')} ms, after the plan was shown.`);
       if (s.measuring === measuring) delete s.measuring;
     });
     s.measuring = measuring;

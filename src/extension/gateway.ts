@@ -46,6 +46,8 @@ export interface ExplainOutcome {
   advice?: LiveAdvice;
   /** Why there is no advice, one sentence; the plan is shown anyway. */
   adviceError?: string;
+  /** Where the time went, in milliseconds: opening the session, the explain itself, the live advice. */
+  steps?: { connectMs: number; explainMs: number; adviseMs: number };
 }
 
 /** Verification of a suggestion shown in the plan panel, asked for by the user. */

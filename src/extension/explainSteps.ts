@@ -1,0 +1,19 @@
+// Where the time of one Explain went, as the Output log prints it (without the editor API, unit-tested in
+// Node): from the click to the panel, step by step, so a slow first Explain shows which step was slow.
+
+/** The steps of an Explain in the order they run; absent ones were not timed (a plan opened from a file). */
+export const EXPLAIN_STEPS = ['find', 'connect', 'explain', 'advise', 'analyse', 'render', 'measure'] as const;
+export type ExplainStep = (typeof EXPLAIN_STEPS)[number];
+
+/** "find 2 ms, connect 41 ms, explain 120 ms, ... (total 190 ms)": each step rounded, in running order. */
+export function stepsLine(steps: Partial<Record<ExplainStep, number>>): string {
+  const parts: string[] = [];
+  let total = 0;
+  for (const step of EXPLAIN_STEPS) {
+    const ms = steps[step];
+    if (ms === undefined || !Number.isFinite(ms)) continue;
+    total += ms;
+    parts.push(`${step} ${Math.round(ms).toLocaleString('en-US')} ms`);
+  }
+  return `${parts.join(', ')} (total ${Math.round(total).toLocaleString('en-US')} ms)`;
+}

@@ -1,0 +1,15 @@
+// The Output log's line for one Explain: its steps in running order, each rounded, with their total.
+
+import assert from 'node:assert/strict';
+import { stepsLine } from '../../src/extension/explainSteps';
+
+describe('the Explain steps line of the Output log', () => {
+  it('lists the timed steps in running order with their total, whatever order they were timed in', () => {
+    const line = stepsLine({ render: 14.6, find: 2.2, advise: 30.4, explain: 1203.7, connect: 40.1, analyse: 3.4 });
+    assert.equal(line, 'find 2 ms, connect 40 ms, explain 1,204 ms, advise 30 ms, analyse 3 ms, render 15 ms (total 1,294 ms)');
+  });
+
+  it('leaves out a step that was not timed or is not a number', () => {
+    assert.equal(stepsLine({ find: 1, explain: Number.NaN, render: 2 }), 'find 1 ms, render 2 ms (total 3 ms)');
+  });
+});
