@@ -7,7 +7,7 @@ export { analyze, summarize } from './findings/index';
 export * from './advice/index';
 export { parseMongoQuery, type MongoCommand, type ExplainVerbosity } from './query/mongoShell';
 export { lintText, type LintFinding, type LintResult } from './lint/lintText';
-export { declaredPrimaryKeys, emptySchema, mayDeclareScriptSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
+export { declaredCatalog, declaredPrimaryKeys, emptySchema, mayDeclareScriptSchema, readRepositorySchema, schemaFileKind, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './schema/index';
 export { indexSpec } from './advice/mongoAdvisor';
 export { againstCatalog, missingReason, type Catalog, type CatalogRelation, type RelationKind } from './advice/catalog';
 export { withExistingKeys, type KnownKeys } from './advice/possible';

@@ -11,6 +11,7 @@ import { readSqlSchema } from './sql';
 import { mayDeclareEntity, readTypeormEntities } from './typeorm';
 import { mayDefineSequelizeModel, readSequelizeModels } from './sequelize';
 import { emptySchema, type RepositorySchema, type SchemaFile } from './types';
+import type { Catalog, CatalogRelation } from '../advice/catalog';
 
 export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './types';
 export { readSqlSchema } from './sql';
@@ -69,4 +70,19 @@ export function declaredPrimaryKeys(schema: RepositorySchema): Record<string, st
     if (keys.length > 0) out[table] = keys;
   }
   return out;
+}
+
+/**
+ * The repository's declared schema as the catalog the advice is checked against (core/advice/catalog.ts):
+ * each name asked about is a table (or collection) when a file declares it, else null ("does not exist
+ * on the repository's declared schema"). Undefined when the repository declares nothing for the engine:
+ * then nothing says a name is missing.
+ */
+export function declaredCatalog(schema: RepositorySchema, engine: 'postgres' | 'mongodb', names: readonly string[]): Catalog | undefined {
+  const declared = new Set<string>(engine === 'postgres' ? schema.tables.keys() : schema.collections.keys());
+  for (const e of schema.entities.values()) if ((e.library === 'mongoose') === (engine === 'mongodb')) declared.add(e.table);
+  if (declared.size === 0) return undefined;
+  const relations: Record<string, CatalogRelation | null> = {};
+  for (const n of names) relations[n] = declared.has(n) ? { kind: engine === 'postgres' ? 'table' : 'collection' } : null;
+  return { where: "the repository's declared schema", relations };
 }
