@@ -125,3 +125,58 @@ describe('finder: values followed across the workspace', () => {
     assert.equal(resolveSpecifier({ ...rules, paths: [{ pattern: '@/*', targets: ['/ws/a/*'] }] }, '/ws/z.ts', '@/b'), '/ws/a/b.ts');
   });
 });
+
+describe('finder: methods and models of classes across the workspace', () => {
+  const files: Record<string, string> = {
+    '/ws/src/models/base.ts': [
+      "import mongoose from 'mongoose';",
+      'export abstract class BaseModel {',
+      '  protected config!: { collectionName: string };',
+      '  private _collection: unknown;',
+      '  protected _dangerousGetCollection() {',
+      '    if (!this._collection) this._collection = mongoose.connection.db.collection(this.config.collectionName);',
+      '    return this._collection;',
+      '  }',
+      '}',
+      'export function MakeModelClass(config: { collectionName: string }) {',
+      '  abstract class Model extends BaseModel { constructor() { super(); this.config = config; } }',
+      '  return Model;',
+      '}',
+    ].join('\n'),
+    '/ws/src/customers/customers.service.ts': [
+      "import { InjectModel } from '@nestjs/mongoose';",
+      "import { Model } from 'mongoose';",
+      "import { Customer } from './schemas/customer.schema';",
+      'export class CustomersService {',
+      '  constructor(@InjectModel(Customer.name) public CustomerModel: Model<Customer>) {}',
+      '}',
+    ].join('\n'),
+  };
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
+  const read = (text: string, file: string) => findQueries(text, 'script', 'ts', { file, modules }).queries;
+
+  it('reads a collection a base class method returns, named by the configuration the subclass is built with', () => {
+    const text = [
+      "import { MakeModelClass } from './base';",
+      "const COLLECTION_NAME = 'rampschedules';",
+      "const BaseClass = MakeModelClass({ collectionName: COLLECTION_NAME, idPrefix: 'rs_' });",
+      'export class RampScheduleModel extends BaseClass {',
+      '  pause(org: string, id: string) { return this._dangerousGetCollection().updateOne({ organization: org, id }, { $set: { paused: true } }); }',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/models/ramp.ts');
+    assert.deepEqual(qs.map(described), ['rampschedules.updateOne']);
+  });
+
+  it('reads a Mongoose model another class has injected, on a field typed by that class', () => {
+    const text = [
+      "import { CustomersService } from '../customers/customers.service';",
+      'export class EventsService {',
+      '  constructor(private readonly customersService: CustomersService) {}',
+      '  find(id: string) { return this.customersService.CustomerModel.findOne({ _id: id, workspaceId: this.ws }).lean(); }',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/events/events.service.ts');
+    assert.deepEqual(qs.map(described), ['customers.findOne']);
+  });
+});

@@ -7,7 +7,7 @@ import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BN
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
-import { exportedBinding, MAX_IMPORT_DEPTH } from './workspace';
+import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -446,7 +446,7 @@ export class Extractor {
    */
   private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
     if (!fn.body || Array.isArray(fn.body)) return undefined;
-    const s = new Scope(ex === this ? this.scope : undefined);
+    const s = new Scope(ex.scope);
     (fn.params ?? []).forEach((p, i) => {
       const arg = call.arguments?.[i];
       const given = arg && arg.type !== 'SpreadElement' ? (ex === this ? arg : this.follow(arg)) : undefined;
@@ -645,14 +645,96 @@ export class Extractor {
     if (e.type === 'TemplateLiteral' && (e.expressions?.length ?? 0) === 0) return cookedOf(e.quasis![0]!);
     if (e.type === 'Identifier') {
       const init = this.constInit(e.name!);
-      return init ? this.stringOf(init, depth + 1) : undefined;
+      if (init) return this.stringOf(init, depth + 1);
+      // A constant another module of the workspace exports (`import { COLLECTION } from './names'`).
+      const other = this.imported(e.name!);
+      const b = other ? other.ex.module.names.get(other.local) : undefined;
+      return other && b && 'init' in b && !other.ex.module.mutated.has(other.local) ? other.ex.stringOf(b.init, depth + 1) : undefined;
     }
     // collections.WALLETS where `const collections = { WALLETS: 'wallets' }`.
     if (isMember(e)) {
       const held = this.follow(e);
-      return held !== e ? this.stringOf(held, depth + 1) : undefined;
+      if (held !== e) return this.stringOf(held, depth + 1);
+      return this.configured(e, depth);
     }
     return undefined;
+  }
+
+  /**
+   * `this.config.collectionName` in a method a class inherits: the `collectionName: '...'` its own class
+   * gives where it is built (`class Orders extends MakeModel({ collectionName: 'orders' })`, or
+   * `super({ collectionName: 'orders' })` in its constructor).
+   */
+  private configured(e: BNode, depth: number): string | undefined {
+    const name = propertyName(e);
+    let root = unwrap(e.object!);
+    while (isMember(root)) root = unwrap(root.object!);
+    if (name === undefined || root.type !== 'ThisExpression') return undefined;
+    const view = this.viewedFrom ?? { ex: this as Extractor, cls: this.enclosingClassNode() };
+    if (!view.cls) return undefined;
+    for (const o of constructionObjects(view.cls, (n) => view.ex.resolve(n))) {
+      const p = (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
+      if (p) return view.ex.stringOf((p.shorthand ? p.key : p.value) as BNode, depth + 1);
+    }
+    return undefined;
+  }
+
+  /** Set while reading a method a class inherits: the class the call was made in, whose construction names its configuration. */
+  private viewedFrom: { ex: Extractor; cls: BNode | undefined } | undefined;
+
+  /**
+   * A method of the class the walk is in, or of a class it extends (through a constant, a function that
+   * returns a class, an import): the extractor of the module that declares it, the class and the method.
+   */
+  methodOf(name: string): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
+    const enclosing = this.enclosingClassNode();
+    let at: { ex: Extractor; node: BNode } | undefined = enclosing ? { ex: this, node: enclosing } : undefined;
+    for (let i = 0; at && i < 8; i++) {
+      for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+        const key = m.key && !m.computed ? m.key.name : undefined;
+        if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === 'method' && key === name) return { ex: at.ex, cls: at.node, fn: m };
+      }
+      const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
+      at = sup ? at.ex.classOf(sup, 0) : undefined;
+    }
+    return undefined;
+  }
+
+  /** The class an expression stands for: a class declared here or imported, a constant holding one, a function's returned class. */
+  classOf(e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
+    if (depth > 6) return undefined;
+    e = unwrap(e);
+    if (e.type === 'ClassExpression' || e.type === 'ClassDeclaration') return { ex: this, node: e };
+    if (e.type === 'Identifier') {
+      const named = this.classNamed(e.name!);
+      if (named) return named;
+      // A class declared in the function being read (`function make() { class Model extends Base {} return Model }`).
+      const b = this.lookup(e.name!)?.binding;
+      if (b && 'cls' in b && b.cls) return { ex: this, node: b.cls };
+      const init = this.constInit(e.name!);
+      if (init) return this.classOf(init, depth + 1);
+      return undefined;
+    }
+    if (isCall(e)) return this.throughCall(e, (ret, inModule) => inModule.classOf(ret, depth + 1));
+    return undefined;
+  }
+
+  /**
+   * Runs `read` on what a method of the class returns (`this._getCollection()`, declared here or in a
+   * class this one extends), with its parameters holding the call's arguments and `this` its class; a
+   * configuration the method reads from `this` is looked up where the calling class is built.
+   */
+  throughMethod<T>(call: BNode, name: string, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+    const m = this.methodOf(name);
+    if (!m) return undefined;
+    const view: { ex: Extractor; cls: BNode | undefined } = { ex: this, cls: this.enclosingClassNode() };
+    const savedView = m.ex.viewedFrom;
+    m.ex.viewedFrom = m.ex === this ? savedView : (savedView ?? view);
+    try {
+      return m.ex.inClass(m.cls, () => this.returnsOf(m.fn, call, m.ex, read));
+    } finally {
+      m.ex.viewedFrom = savedView;
+    }
   }
 
   /** Resolves an identifier to the node its constant holds (through several constants). */
@@ -668,12 +750,30 @@ export class Extractor {
 
   /** The source text of a range, as a string of its own (see `detached`). */
   text(r: SourceRange): string {
-    return detached(this.source.slice(r.start, r.end));
+    // A module read through an import is parsed at offsets from FOREIGN_BASE.
+    const base = this.importDepth > 0 ? FOREIGN_BASE : 0;
+    return detached(this.source.slice(r.start - base, r.end - base));
   }
 
   isIdentifierKnown(name: string): boolean {
     return this.constInit(name) !== undefined;
   }
+}
+
+/** The objects a class is given where it is built: arguments of the call it extends, and of `super(...)` in its constructor. */
+function constructionObjects(cls: BNode, resolve: (n: BNode) => BNode): BNode[] {
+  const out: BNode[] = [];
+  const written = (cls as unknown as { superClass?: BNode }).superClass;
+  const sup = written ? resolve(written) : undefined;
+  if (sup && isCall(unwrap(sup))) for (const a of unwrap(sup).arguments ?? []) if (unwrap(a).type === 'ObjectExpression') out.push(unwrap(a));
+  for (const m of (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    if (m.type !== 'ClassMethod' || m.kind !== 'constructor' || !m.body || Array.isArray(m.body)) continue;
+    for (const st of (m.body.body as BNode[] | undefined) ?? []) {
+      const c = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+      if (c && isCall(c) && unwrap(c.callee!).type === 'Super') for (const a of c.arguments ?? []) if (unwrap(a).type === 'ObjectExpression') out.push(unwrap(a));
+    }
+  }
+  return out;
 }
 
 function isNothing(e: BNode): boolean {

@@ -385,6 +385,11 @@ class Collections {
       if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
       if (!isMember(callee)) return undefined;
       const m = propertyName(callee);
+      // this._getCollection(): a method of the class or of a class it extends, here or in another module.
+      const self = unwrap(callee.object!).type;
+      if ((self === 'ThisExpression' || self === 'Super') && m !== undefined && m !== 'collection' && m !== 'getCollection') {
+        return this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      }
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';

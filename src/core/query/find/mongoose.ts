@@ -13,6 +13,7 @@ import type { MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { requiredModule } from './scope';
+import { classMemberOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 
@@ -163,6 +164,11 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
     }
     // models.Order, db.models.Order
     if (ex.lastName(obj) === 'models' && /^[A-Z]/.test(name)) return { model: name, at: e.property! };
+    // this.customersService.CustomerModel: a model another class has injected (`@InjectModel(Customer.name)`),
+    // on a field typed by that class.
+    const member = classMemberOf(ex, e);
+    const injected = member?.decorator ? injectedModel(member.ex, member.decorator) : undefined;
+    if (injected) return { model: injected, at: e.property! };
   }
   return undefined;
 }

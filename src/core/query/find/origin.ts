@@ -60,6 +60,47 @@ export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undef
   return undefined;
 }
 
+/**
+ * The class member a member expression names on a value of an application's class (`this.customers.Model`
+ * where `customers: CustomersService`), with the extractor of the module that declares the class, and the
+ * member's first decorator (`@InjectModel(Customer.name)`), if any.
+ */
+export function classMemberOf(ex: Extractor, e: BNode): { ex: Extractor; cls: BNode; name: string; decorator?: BNode } | undefined {
+  e = unwrap(e);
+  if (!isMember(e)) return undefined;
+  const name = propertyName(e);
+  const obj = unwrap(e.object!);
+  if (name === undefined || obj.type === 'ThisExpression') return undefined;
+  const holder = originOf(ex, obj, 0);
+  if (!holder || !('holder' in holder)) return undefined;
+  for (let cls: BNode | undefined = holder.holder, x = holder.ex, i = 0; cls && i < 8; i++) {
+    const decorator = memberDecorator(cls, name);
+    if (decorator !== undefined) return { ex: x, cls, name, ...(decorator ? { decorator } : {}) };
+    const sup: BNode | undefined = (cls as unknown as { superClass?: BNode }).superClass;
+    const next: { ex: Extractor; node: BNode } | undefined = sup && unwrap(sup).type === 'Identifier' ? x.classNamed(unwrap(sup).name!) : undefined;
+    cls = next?.node;
+    if (next) x = next.ex;
+  }
+  return undefined;
+}
+
+/** A class's member `name`: its first decorator's expression, null when it has none, undefined when the class has no such member. */
+function memberDecorator(cls: BNode, name: string): BNode | null | undefined {
+  const firstOf = (n: BNode) => ((n as unknown as { decorators?: { expression: BNode }[] }).decorators ?? [])[0]?.expression ?? null;
+  for (const m of (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    const key = m.key && !m.computed ? m.key.name ?? (m.key as unknown as { id?: BNode }).id?.name : undefined;
+    if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && key === name) return firstOf(m);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+        const id = param.type === 'AssignmentPattern' ? param.left : param;
+        if (p.type === 'TSParameterProperty' && id?.type === 'Identifier' && id.name === name) return firstOf(p) ?? firstOf(param);
+      }
+    }
+  }
+  return undefined;
+}
+
 function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefined {
   const r = ex.lookup(name);
   if (!r) return undefined;
