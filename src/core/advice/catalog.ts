@@ -19,17 +19,29 @@ export interface CatalogRelation {
 export interface Catalog {
   /** Where they were looked up, as a sentence says it: a connection's name, "the repository's declared schema". */
   where: string;
+  /** How a sentence joins `where`: "does not exist on shop-dev" (a connection, the default), "in the repository's schema". */
+  preposition?: 'on' | 'in';
   relations: Record<string, CatalogRelation | null>;
+}
+
+/** "does not exist on shop-dev" / "do not exist in the repository's schema (...)". */
+export function notThere(names: readonly string[], catalog: Catalog): string {
+  return `${names.join(', ')} ${names.length === 1 ? 'does' : 'do'} not exist ${catalog.preposition ?? 'on'} ${catalog.where}.`;
+}
+
+/** The names the catalog says are not there, of those given. */
+export function missingNames(names: readonly string[], catalog: Catalog): string[] {
+  return names.filter((n) => Object.prototype.hasOwnProperty.call(catalog.relations, n) && catalog.relations[n] === null);
 }
 
 /** The sentence for a name the catalog does not have, or a view; undefined when an index can go on it. */
 export function missingReason(name: string, catalog: Catalog): string | undefined {
   if (!Object.prototype.hasOwnProperty.call(catalog.relations, name)) return undefined;
   const r = catalog.relations[name];
-  if (r === null || r === undefined) return `${name} does not exist on ${catalog.where}.`;
+  if (r === null || r === undefined) return notThere([name], catalog);
   if (r.kind === 'view') {
     const bases = r.baseTables ?? [];
-    return `${name} is a view on ${catalog.where}, which takes no index${bases.length > 0 ? `: index what it reads, ${bases.join(', ')}` : ''}.`;
+    return `${name} is a view ${catalog.preposition ?? 'on'} ${catalog.where}, which takes no index${bases.length > 0 ? `: index what it reads, ${bases.join(', ')}` : ''}.`;
   }
   return undefined;
 }
@@ -55,8 +67,8 @@ export function againstCatalog(advice: Advice, catalog: Catalog): Advice {
   });
   // A PostgreSQL shape's target is written `table alias`.
   const targets = [...new Set(advice.shapes.map((s) => s.target.split(' ')[0]!))];
-  const absent = targets.filter((t) => Object.prototype.hasOwnProperty.call(catalog.relations, t) && catalog.relations[t] === null);
-  for (const t of absent) notes.push(`${t} does not exist on ${catalog.where}.`);
+  const absent = missingNames(targets, catalog);
+  for (const t of absent) notes.push(notThere([t], catalog));
   if (notes.length === 0) return advice;
   kept.forEach((s, i) => {
     s.rank = i + 1;
@@ -64,7 +76,7 @@ export function againstCatalog(advice: Advice, catalog: Catalog): Advice {
   const out: Advice = { ...advice, suggestions: kept, notes: [...new Set([...notes, ...advice.notes])] };
   if (targets.length > 0 && absent.length === targets.length) {
     out.suggestions = [];
-    out.refusal = absent.length === 1 ? `${absent[0]} does not exist on ${catalog.where}.` : `${absent.join(', ')} do not exist on ${catalog.where}.`;
+    out.refusal = notThere(absent, catalog);
   }
   return out;
 }

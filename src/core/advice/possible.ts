@@ -159,3 +159,24 @@ export function queryNames(sql: string): QueryNames {
   });
   return out;
 }
+
+/** Schemas whose relations are the server's own: never looked up, never said to be missing. */
+const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema', 'pg_toast']);
+
+/**
+ * The tables of a statement a catalog is asked about (a connection's or the repository's): its relations
+ * without its CTEs (which a shape lists as tables), the system catalogs and names the finder wrote for
+ * ones chosen at run time, each once.
+ */
+export function catalogTargets(sql: string | undefined, tables: readonly { name: string; schema?: string }[], standIns: readonly string[] = []): { table: string; schema?: string }[] {
+  const names = sql !== undefined ? queryNames(sql) : undefined;
+  const stand = new Set(standIns.map((n) => n.toLowerCase()));
+  const out = new Map<string, { table: string; schema?: string }>();
+  for (const t of tables) {
+    const bare = t.name.toLowerCase();
+    if (names?.ctes.has(bare) || names?.derived.has(bare) || stand.has(bare) || /^pg_/.test(bare)) continue;
+    if (t.schema !== undefined && (SYSTEM_SCHEMAS.has(t.schema.toLowerCase()) || PLACEHOLDER_SCHEMA.test(t.schema) || stand.has(t.schema.toLowerCase()))) continue;
+    out.set(`${t.schema ?? ''}.${t.name}`, { table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) });
+  }
+  return [...out.values()];
+}

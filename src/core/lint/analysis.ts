@@ -15,7 +15,9 @@ import {
 import { classifyRegex } from '../advice/mongoShape';
 import { effectiveSort, fitIndex } from '../advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';
-import { declaredPrimaryKeys, type DeclaredMongoIndex, type RepositorySchema } from '../schema/index';
+import { declaredPrimaryKeys, repositoryCatalog, type DeclaredMongoIndex, type RepositorySchema } from '../schema/index';
+import { missingNames, notThere, type Catalog, type CatalogRelation } from '../advice/catalog';
+import { catalogTargets } from '../advice/possible';
 import { gridFsIndexes } from '../query/find/family';
 import { detached } from '../query/find/ranges';
 import { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from './codes';
@@ -41,9 +43,32 @@ export interface InlineFinding {
   rewriteText?: string;
 }
 
-/** The indexes and statistics of one collection or table, as the extension sent them. */
-export interface MongoTarget { indexes: ExistingMongoIndex[]; stats?: MongoStats }
-export interface PgTarget { indexes: ExistingPgIndex[]; stats?: PgTableStats }
+/**
+ * The indexes and statistics of one collection or table, as the extension sent them, and what the
+ * connection's catalog says it is (`null`: it does not exist there; absent: not looked up).
+ */
+export interface MongoTarget { indexes: ExistingMongoIndex[]; stats?: MongoStats; relation?: CatalogRelation | null }
+export interface PgTarget { indexes: ExistingPgIndex[]; stats?: PgTableStats; relation?: CatalogRelation | null }
+
+/** The connection's catalog for these targets, from what the extension sent; undefined when nothing was looked up. */
+function connectionCatalog(where: string, targets: readonly string[], lists: Map<string, { relation?: CatalogRelation | null }>): Catalog | undefined {
+  const relations: Record<string, CatalogRelation | null> = {};
+  for (const t of targets) {
+    const r = lists.get(t)?.relation;
+    if (r !== undefined) relations[t] = r;
+  }
+  return Object.keys(relations).length > 0 ? { where, relations } : undefined;
+}
+
+/** The finding that a query's table or collection is not there, in place of any index advice for it. */
+function missingFinding(name: string, catalog: Catalog, anchor: Anchor, severity: FindingSeverity): InlineFinding {
+  return {
+    code: DiagnosticCodes.doesNotExist,
+    severity,
+    anchor,
+    message: `${notThere([name], catalog).replace(/\.$/, '')}: the query cannot run there as written, so no index is suggested for it.`,
+  };
+}
 
 /** A document's schema: per collection name and per table name; `connection` names it in messages. */
 export interface DocumentSchema {
@@ -220,11 +245,15 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   const declared = collectionSchema ? undefined : declaredMongoIndexes(repo, target);
   let advice = cached(adviceCache, `m:${contentKey}`, () => adviseMongo(input.query));
   const served = servedAdvice(q, schema);
+  // What the connection's catalog says the collection is: one that is not there gets no index advice.
+  const catalog = collectionSchema ? connectionCatalog(schema!.connection.mongodb ?? 'the connection', [target], schema!.collections) : undefined;
+  const missing = catalog ? missingNames([target], catalog).length > 0 : false;
+  const unindexable = missing || collectionSchema?.relation?.kind === 'view';
   if (served && collectionSchema) {
     advice = served;
     out.connected = true;
   } else if (collectionSchema) {
-    advice = cached(adviceCache, `m:${contentKey}:${JSON.stringify(collectionSchema)}`, () => adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}) }));
+    advice = cached(adviceCache, `m:${contentKey}:${JSON.stringify(collectionSchema)}:${JSON.stringify(catalog ?? null)}`, () => adviseMongo(input.query, { existing: collectionSchema.indexes, ...(collectionSchema.stats ? { stats: collectionSchema.stats } : {}), ...(catalog ? { known: { catalog } } : {}) }));
     out.connected = true;
   } else if (declared && declared.length > 0) {
     advice = cached(adviceCache, `m:${contentKey}:repo:${JSON.stringify(declared)}`, () => adviseMongo(input.query, { existing: declared }));
@@ -232,9 +261,10 @@ function analyzeMongo(q: FoundMongoQuery, text: string, schema: DocumentSchema |
   const top = advice.suggestions[0];
   const suggestion = suggestionData(top, target);
   if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target };
+  if (missing) out.findings.push(missingFinding(target, catalog!, { file: q.command.ranges.collection ?? q.command.ranges.operation ?? q.range }, 'warning'));
   if (shape) {
     mongoFindings(q, shape, text, advice, out.findings, suggestion);
-    if (collectionSchema) connectedMongoFindings(q, shape, advice, collectionSchema, schema!.connection.mongodb ?? 'the connection', out.findings);
+    if (collectionSchema && !unindexable) connectedMongoFindings(q, shape, advice, collectionSchema, schema!.connection.mongodb ?? 'the connection', out.findings);
   }
   out.hover = mongoHover(q, advice, shape, collectionSchema ? schema!.connection.mongodb : undefined, declared ?? []);
   return out;
@@ -625,15 +655,25 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   }) as PgParsed;
   const shapes = parsed.shapes;
   out.targets = [...new Set(shapes.flatMap((s) => s.tables.map((t) => t.name)))];
+  // What exists where the advice is given: the connection's catalog for the tables it sent, else the
+  // repository's schema when it declares every table (repositoryCatalog). A table that is not there is
+  // said so, in place of any index or scan finding on it; the same with findings alone.
+  const looked = catalogTargets(q.sql, shapes.flatMap((s) => s.tables), q.standInNames ?? []);
+  const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
+  const catalog = schema && tables.length > 0
+    ? connectionCatalog(schema.connection.postgres ?? 'the connection', looked.map((t) => t.table).filter((t) => tables.includes(t)), schema.tables)
+    : repo && looked.length > 0 ? repositoryCatalog(repo, 'postgres', looked) : undefined;
+  const missing = catalog ? missingNames([...new Set(looked.map((t) => t.table))], catalog) : [];
+  for (const name of missing) out.findings.push(missingFinding(name, catalog!, { sql: nameSpan(q.sql, name) }, schema && tables.length > 0 ? 'warning' : 'information'));
+  const knownCatalog = catalog ? { catalog } : {};
   if (!adviseToo) {
     sqlFindings(q, text, shapes, undefined, undefined, out.findings);
     out.findingsOnly = true;
     return out;
   }
-  let advice = cached(adviceCache, `p:${sqlKey}`, (): Advice => parsed.refusal !== undefined
+  let advice = cached(adviceCache, `p:${sqlKey}:${catalog && !(schema && tables.length > 0) ? JSON.stringify(catalog) : ''}`, (): Advice => parsed.refusal !== undefined
     ? { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: parsed.refusal }
-    : advisePostgresShapes(shapes, standIns, parsed.warnings));
-  const tables = schema ? out.targets.filter((t) => schema.tables.has(t)) : [];
+    : advisePostgresShapes(shapes, { ...standIns, ...(catalog && !(schema && tables.length > 0) ? { known: { catalog } } : {}) }, parsed.warnings));
   // A connection's own list wins, table by table, over what the repository declares.
   const declaredTables = repo ? out.targets.filter((t) => !tables.includes(t) && repo.tables.has(t)) : [];
   const declared = declaredTables.flatMap((t) => repo!.tables.get(t)!);
@@ -642,17 +682,17 @@ function analyzeSql(q: FoundSqlQuery, text: string, schema: DocumentSchema | und
   if (schema && tables.length > 0) {
     const existing = [...tables.flatMap((t) => schema.tables.get(t)!.indexes), ...declared];
     const stats = Object.fromEntries(tables.filter((t) => schema.tables.get(t)!.stats).map((t) => [t, schema.tables.get(t)!.stats!]));
-    advice = served ?? cached(adviceCache, `p:${sqlKey}:${JSON.stringify([existing, stats])}`, () => advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known ? { known } : {}), ...standIns }));
+    advice = served ?? cached(adviceCache, `p:${sqlKey}:${JSON.stringify([existing, stats, catalog ?? null])}`, () => advisePostgresShapes(shapes, { existing, stats: { tables: stats }, ...(known || catalog ? { known: { ...known, ...knownCatalog } } : {}), ...standIns }));
     out.connected = true;
   } else if (declared.length > 0) {
-    advice = cached(adviceCache, `p:${sqlKey}:repo:${JSON.stringify(declared)}`, () => advisePostgresShapes(shapes, { existing: declared, known: known!, ...standIns }));
+    advice = cached(adviceCache, `p:${sqlKey}:repo:${JSON.stringify([declared, catalog ?? null])}`, () => advisePostgresShapes(shapes, { existing: declared, known: { ...known!, ...knownCatalog }, ...standIns }));
   }
   const top = advice.suggestions[0];
   const topTarget = top?.index?.engine === 'postgres' ? top.index.table : out.targets[0] ?? '';
   const suggestion = suggestionData(top, topTarget);
   if (top) out.top = { ...(top.createText ? { createText: top.createText } : {}), ...(top.keep ? { keep: top.keep.name } : {}), ...(top.servesQueryAsWritten ? {} : { rewriteOnly: true }), ...measuredOf(top), keys: keysText(top), rule: top.rule, target: topTarget };
   sqlFindings(q, text, shapes, schema, advice, out.findings, suggestion);
-  if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion);
+  if (schema && tables.length > 0) connectedSqlFindings(q, shapes, advice, schema, out.findings, suggestion, new Set(missing));
   out.hover = sqlHover(advice, schema?.connection.postgres && tables.length > 0 ? schema.connection.postgres : undefined, declared);
   return out;
 }
@@ -727,7 +767,15 @@ function sqlReplaceFix(q: FoundSqlQuery, text: string, sql: string, title: strin
   return { title, edits: [{ anchor: { file: q.textRange }, newText: sql }] };
 }
 
-function connectedSqlFindings(q: FoundSqlQuery, shapes: PgShape[], advice: Advice, schema: DocumentSchema, out: InlineFinding[], suggestion: InlineFinding['suggestion']): void {
+/** Where a table's name is written in the statement (a word, any case), else the whole statement. */
+function nameSpan(sql: string, name: string): [number, number] {
+  const m = new RegExp(`(^|[^\\w$"])"?(${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})"?(?![\\w$])`, 'i').exec(sql);
+  if (!m) return [0, sql.length];
+  const start = m.index + m[1]!.length + (m[0].slice(m[1]!.length).startsWith('"') ? 1 : 0);
+  return [start, start + name.length];
+}
+
+function connectedSqlFindings(q: FoundSqlQuery, shapes: PgShape[], advice: Advice, schema: DocumentSchema, out: InlineFinding[], suggestion: InlineFinding['suggestion'], missing: ReadonlySet<string> = new Set()): void {
   const connection = schema.connection.postgres ?? 'the connection';
   const top = advice.suggestions[0];
   const whole: Anchor = { sql: [0, q.sql.length] };
@@ -738,7 +786,8 @@ function connectedSqlFindings(q: FoundSqlQuery, shapes: PgShape[], advice: Advic
   for (const shape of shapes) {
     for (const t of shape.tables) {
       const info = schema.tables.get(t.name);
-      if (!info) continue;
+      // Not there, or a view (no index of its own): no scan or sort is said of it.
+      if (!info || missing.has(t.name) || info.relation === null || info.relation?.kind === 'view') continue;
       const preds = shape.predicates.filter((p) => p.table === t.key && (p.kind === 'equality' || p.kind === 'in' || p.kind === 'range') && !p.expression);
       const indexes = info.indexes.filter((ix) => !ix.invalid && (ix.method ?? 'btree') === 'btree');
       const leading = (ix: ExistingPgIndex) => ix.columns[0]?.column;

@@ -20,6 +20,11 @@ export const DiagnosticCodes = {
   functionOnColumn: 'qpi.function-on-column',
   /** LIKE/ILIKE with a leading wildcard: a B-tree cannot seek it. */
   leadingWildcard: 'qpi.like-leading-wildcard',
+  /**
+   * With a connection (or, for PostgreSQL, a repository whose schema declares every table): the table or
+   * collection the query reads does not exist there, so no index is suggested for it.
+   */
+  doesNotExist: 'qpi.does-not-exist',
   /** With a connection: no existing index bounds the filter, so the whole collection or table is read. */
   collectionScan: 'qpi.collection-scan',
   /** With a connection: the query sorts and no usable index gives the order. */

@@ -36,9 +36,18 @@ export function mayDeclareMongooseSchema(text: string): boolean {
   return text.includes('Schema') && text.includes('model');
 }
 
-/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity, a Sequelize model, a createIndex call), before it is parsed. */
+/**
+ * Whether a script creates tables in a way no reader here reads: a Knex, Sequelize, TypeORM or
+ * node-pg-migrate migration (`createTable(`), or SQL text that creates a table. Then the tables the
+ * repository declares are only some of them, and none is said not to exist.
+ */
+export function mayCreateTables(text: string): boolean {
+  return /\bcreateTable\s*\(|\bcreate\s+(?:[a-z]+\s+){0,3}table\b/i.test(text);
+}
+
+/** Whether a script's text may declare a schema (a Mongoose schema, a TypeORM entity, a Sequelize model, a createIndex call, a migration), before it is parsed. */
 export function mayDeclareScriptSchema(text: string): boolean {
-  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text) || mayDefineSequelizeModel(text) || mayCreateMongoIndexes(text);
+  return mayDeclareMongooseSchema(text) || mayDeclareEntity(text) || mayDefineSequelizeModel(text) || mayCreateMongoIndexes(text) || mayCreateTables(text);
 }
 
 /**
@@ -57,6 +66,7 @@ export function readRepositorySchema(files: SchemaFile[]): RepositorySchema {
       if (mayDeclareEntity(f.text)) readTypeormEntities(f.text, f.path, scriptDialect('', f.path), out);
       if (mayDefineSequelizeModel(f.text)) readSequelizeModels(f.text, f.path, scriptDialect('', f.path), out);
       if (mayCreateMongoIndexes(f.text)) readMongoIndexCalls(f.text, f.path, scriptDialect('', f.path), out);
+      if (mayCreateTables(f.text)) out.partial!.push(`${f.path} creates tables in code, which is not read, so the tables the repository declares may be only some of them.`);
     }
   }
   return out;
@@ -85,4 +95,36 @@ export function declaredCatalog(schema: RepositorySchema, engine: 'postgres' | '
   const relations: Record<string, CatalogRelation | null> = {};
   for (const n of names) relations[n] = declared.has(n) ? { kind: engine === 'postgres' ? 'table' : 'collection' } : null;
   return { where: "the repository's declared schema", relations };
+}
+
+/** What the repository's schema is called in a sentence: "the repository's schema (prisma/schema.prisma, db/migrations/...)". */
+function schemaPlace(sources: ReadonlySet<string>): string {
+  const list = [...sources].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const shown = list.length <= 2 ? list.join(', ') : `${list[0]} and ${list.length - 1} more files`;
+  return `the repository's schema (${shown})`;
+}
+
+/**
+ * The repository's declared schema as a catalog that may say a table is not there, offline. Only for
+ * PostgreSQL, and only when the declaration is complete: a Prisma schema (whose models are every table
+ * its client reads) or SQL files that create tables (schema files, migrations) declare them, and nothing
+ * says they are only some: no script creates tables in code (a Knex, Sequelize, TypeORM or
+ * node-pg-migrate migration), no statement that creates one failed to parse or sits in a function, no
+ * schema file was left unread (`partial`). Entities (TypeORM, Sequelize) and index calls alone never
+ * make it complete: an application may read tables it has no entity for. A MongoDB collection is created
+ * by its first write, so no file declares them all: undefined for MongoDB. The names looked up are the
+ * caller's (catalogTargets: no CTE, no system catalog); a name in another schema is not judged.
+ */
+export function repositoryCatalog(schema: RepositorySchema, engine: 'postgres' | 'mongodb', names: readonly { table: string; schema?: string }[]): Catalog | undefined {
+  if (engine !== 'postgres' || !schema.tableSources || schema.tableSources.size === 0 || (schema.partial?.length ?? 0) > 0) return undefined;
+  const declared = new Set<string>(schema.tables.keys());
+  for (const m of schema.prismaModels.values()) declared.add(m.table);
+  for (const e of schema.entities.values()) if (e.library !== 'mongoose') declared.add(e.table);
+  const relations: Record<string, CatalogRelation | null> = {};
+  for (const n of names) {
+    if (n.schema !== undefined && n.schema !== 'public') continue;
+    const view = schema.views?.get(n.table);
+    relations[n.table] = view ? { kind: view } : declared.has(n.table) ? { kind: 'table' } : null;
+  }
+  return { where: schemaPlace(schema.tableSources), preposition: 'in', relations };
 }

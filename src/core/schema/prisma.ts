@@ -26,6 +26,16 @@ export function readPrismaSchema(text: string, source: string, into: RepositoryS
     }
     readModel(m[2]!, clean.slice(open, close), source, into);
   }
+  // A `view` block (Prisma's views) is a relation the client reads that takes no index of its own.
+  for (const m of clean.matchAll(/(^|\n)\s*view\s+([A-Za-z_][\w]*)\s*\{/g)) {
+    const open = (m.index ?? 0) + m[0].length;
+    const close = matchingBrace(clean, open - 1);
+    const body = close < 0 ? '' : clean.slice(open, close);
+    const mapped = /@@map\s*\(([^)]*)\)/.exec(body);
+    const name = (mapped && firstString(mapped[1]!)) ?? m[2]!;
+    into.views?.set(name, 'view');
+    into.prismaModels.set(m[2]!, { table: name, columns: {} });
+  }
 }
 
 function readModel(model: string, body: string, source: string, into: RepositorySchema): void {
@@ -68,6 +78,9 @@ function readModel(model: string, body: string, source: string, into: Repository
   const columns: Record<string, string> = {};
   for (const f of fields) if (f.column !== f.name) columns[f.name] = f.column;
   into.prismaModels.set(model, { table, columns });
+  // A Prisma schema lists every model its client reads: its tables are all of that database's.
+  into.tableSources?.add(source);
+  if (!into.tables.has(table)) into.tables.set(table, []);
   const mapped = table !== model || keys.some((k) => k.fields.some((f) => column(f.name) !== f.name));
   for (const key of keys) {
     const dbCols = key.fields.map((f) => column(f.name));

@@ -10,6 +10,9 @@ import type { PgIndexColumn } from '../advice/types';
 import type { DeclaredPgIndex, RepositorySchema } from './types';
 
 type Node = Record<string, unknown>;
+
+/** Text that creates a table (CREATE [UNLOGGED|TEMP|FOREIGN...] TABLE). */
+const CREATES_TABLE = /\bcreate\s+(?:[a-z]+\s+){0,3}table\b/i;
 interface Constraint { contype?: string; conname?: string; keys?: Node[]; including?: Node[]; indexname?: string }
 interface ColumnDef { colname?: string; constraints?: { Constraint?: Constraint }[] }
 interface IndexElem { name?: string; expr?: Node; ordering?: string; nulls_ordering?: string }
@@ -33,6 +36,7 @@ export function readSqlSchema(text: string, source: string, into: RepositorySche
       const read = parsePiece(piece.text);
       if (!read) {
         skipped++;
+        if (CREATES_TABLE.test(piece.text)) into.partial?.push(`${source}: a statement that creates a table did not parse, so the tables the repository declares may be only some of them.`);
         continue;
       }
       for (const st of read.stmts) stmts.push({ ...st, stmt_location: piece.startByte + read.skippedBytes + (st.stmt_location ?? 0), stmt_len: st.stmt_len || read.length - (st.stmt_location ?? 0) });
@@ -88,15 +92,33 @@ function apply(stmt: Node, sql: string, source: string, into: RepositorySchema):
   const kind = Object.keys(stmt)[0];
   const body = (kind ? stmt[kind] : undefined) as Node | undefined;
   if (!kind || !body) return;
-  if (kind === 'CreateStmt') {
-    const table = relname(body['relation']);
-    if (!table) return;
-    if (body['if_not_exists'] === true && into.tables.has(table)) return;
+  // A table created inside a function or a DO block is not read: the tables declared are then only some.
+  if ((kind === 'DoStmt' || kind === 'CreateFunctionStmt') && CREATES_TABLE.test(sql)) {
+    into.partial?.push(`${source}: a function or DO block creates a table, which is not read, so the tables the repository declares may be only some of them.`);
+    return;
+  }
+  if (kind === 'CreateStmt' || kind === 'CreateForeignTableStmt') {
+    const def = (kind === 'CreateStmt' ? body : body['base']) as Node | undefined;
+    const table = relname(def?.['relation']);
+    if (!def || !table) return;
+    // A temporary table lives for one session: it is no table of the schema.
+    if ((def['relation'] as { relpersistence?: string } | undefined)?.relpersistence === 't') return;
+    into.tableSources?.add(source);
+    into.views?.delete(table);
+    if (def['if_not_exists'] === true && into.tables.has(table)) return;
     into.tables.set(table, []);
-    for (const el of (body['tableElts'] as Node[] | undefined) ?? []) {
+    for (const el of (def['tableElts'] as Node[] | undefined) ?? []) {
       if (el['ColumnDef']) columnConstraints(table, el['ColumnDef'] as ColumnDef, source, into);
       if (el['Constraint']) addConstraint(table, el['Constraint'] as Constraint, source, into);
     }
+  } else if (kind === 'ViewStmt') {
+    const view = relname(body['view']);
+    if (view) into.views?.set(view, 'view');
+  } else if (kind === 'CreateTableAsStmt') {
+    const name = relname((body['into'] as Node | undefined)?.['rel']);
+    if (!name) return;
+    if (body['objtype'] === 'OBJECT_MATVIEW') into.views?.set(name, 'materialized view');
+    else if (!into.tables.has(name)) into.tables.set(name, []);
   } else if (kind === 'IndexStmt') {
     const table = relname(body['relation']);
     if (!table) return;
@@ -136,7 +158,16 @@ function apply(stmt: Node, sql: string, source: string, into: RepositorySchema):
       const name = items[items.length - 1];
       if (!name) continue;
       if (type === 'OBJECT_INDEX') dropIndex(into, name);
-      else if (type === 'OBJECT_TABLE') into.tables.delete(name);
+      else if (type === 'OBJECT_TABLE' || type === 'OBJECT_FOREIGN_TABLE') into.tables.delete(name);
+      else if (type === 'OBJECT_VIEW' || type === 'OBJECT_MATVIEW') into.views?.delete(name);
+    }
+  } else if (kind === 'RenameStmt' && (body['renameType'] === 'OBJECT_VIEW' || body['renameType'] === 'OBJECT_MATVIEW')) {
+    const from = relname(body['relation']);
+    const to = body['newname'];
+    const was = from !== undefined ? into.views?.get(from) : undefined;
+    if (from && typeof to === 'string' && was) {
+      into.views!.delete(from);
+      into.views!.set(to, was);
     }
   } else if (kind === 'RenameStmt' && body['renameType'] === 'OBJECT_TABLE') {
     const from = relname(body['relation']);

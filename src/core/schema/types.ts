@@ -18,10 +18,19 @@ export interface RepositorySchema {
   entities: Map<string, DeclaredEntity>;
   /** What could not be read, one sentence each, with the file. */
   warnings: string[];
+  /** Views and materialized views the SQL files or the Prisma schema declare, by name: relations that are not tables. */
+  views?: Map<string, 'view' | 'materialized view'>;
+  /**
+   * The files that declare a whole engine's tables (a Prisma schema's models, SQL CREATE TABLE
+   * statements), for the rule that says a table is not there (repositoryCatalog in index.ts).
+   */
+  tableSources?: Set<string>;
+  /** Why the declared tables may be only some of them, one sentence each (a migration no reader reads, files left unread). */
+  partial?: string[];
 }
 
 export function emptySchema(): RepositorySchema {
-  return { tables: new Map(), collections: new Map(), prismaModels: new Map(), entities: new Map(), warnings: [] };
+  return { tables: new Map(), collections: new Map(), prismaModels: new Map(), entities: new Map(), warnings: [], views: new Map(), tableSources: new Set(), partial: [] };
 }
 
 /** One file of the repository, by its path relative to the workspace folder. */
