@@ -27,6 +27,8 @@ import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { prismaSchemasRead, targetsOf, queryKind } from './targets';
 import { lineAfter } from './runPlaces';
 import { stepsLine, type ExplainStep } from './explainSteps';
+import { MAX_FILE_QUERIES, underCharacterCap } from './caps';
+import type { CapStatus } from './capStatus';
 
 export const SETTINGS = 'queryPlanInspector';
 
@@ -103,6 +105,8 @@ export interface Services {
   /** Fired by adviceMeasured; the language client has the server ask for the cached advice again. */
   onAdviceMeasured: vscode.Event<void>;
   panelHooks: PanelHooks;
+  /** The status bar hint and log line of a document over a per-file cap (the language server reports it). */
+  caps: CapStatus;
   /** Connection add flow, used when a query needs a connection and none exists. */
   addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
   /**
@@ -576,10 +580,11 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
-    if (doc.getText().length > 2_000_000) return [];
+    // The same caps as the language server's, which says when a file hits one.
+    if (!underCharacterCap(doc.getText().length)) return [];
     await loadSqlParser();
     const lenses: vscode.CodeLens[] = [];
-    for (const q of targetsOf(doc)) {
+    for (const q of targetsOf(doc).slice(0, MAX_FILE_QUERIES)) {
       const range = new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.start));
       lenses.push(new vscode.CodeLens(range, {
         title: q.problem ? (q.values ? '$(debug-start) Explain (asks for values)' : '$(warning) Explain (needs literal values)') : `$(debug-start) Explain`,

@@ -12,8 +12,8 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import type { ExistingMongoIndex, ExistingPgIndex } from '../core/index';
 import { parseMongoQuery } from '../core/index';
 import {
-  AdviceWanted, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
-  type AdviceWantedParams, type ClearAdviceParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  AdviceWanted, CapReached, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
+  type AdviceWantedParams, type CapReachedParams, type ClearAdviceParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
 } from '../protocol/languageServer';
 import { isCollectionFamily, onFamilyMember, otherMembers, parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
 import { Commands } from './commands';
@@ -21,6 +21,7 @@ import { connectionUri, type ConnectionSpec } from './connections/spec';
 import { summarize } from './planSummary';
 import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
+import { underCharacterCap } from './caps';
 import { familyMember, passwordFor, SETTINGS, type Services } from './explain';
 
 const SELECTOR: LanguageClientOptions['documentSelector'] = [
@@ -55,6 +56,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
       provideCodeLenses: async (doc, token, next) => {
         if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
         const lenses = (await next(doc, token)) ?? [];
+        if (!underCharacterCap(doc.getText().length)) return lenses;
         await loadSqlParser();
         const drawn = new Set(targetsOf(doc).map((q) => doc.positionAt(q.start).line));
         return lenses.filter((l) => l.command?.command !== ClientCommands.explainInline || !drawn.has(l.range.start.line));
@@ -68,6 +70,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
     client.onNotification(ExplainWanted, (p: ExplainWantedParams) => void schemas.explain(p)),
     client.onNotification(AdviceWanted, (p: AdviceWantedParams) => void schemas.advise(p)),
+    client.onNotification(CapReached, (p: CapReachedParams) => services.caps.report(p)),
     // Another connection for a folder: every face asks again.
     services.bindings.onDidChange(() => services.invalidateAdvice({})),
     // Advice dropped (Create Index, Refresh Connections, an index change the advice service saw, a

@@ -15,6 +15,7 @@ import { watchPrismaSchemas } from './targets';
 import type { AdviceService } from '../adapters/adviceService';
 import type { Gateway } from './gateway';
 import { Log } from './log';
+import { CapStatus } from './capStatus';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
 import { createSuggestedIndex, explainSample, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
@@ -26,6 +27,8 @@ export interface ExtensionHandle {
   clearLastError(): void;
   panel(): PlanPanel | undefined;
   statusBarText(): string;
+  /** The per-file cap hint of the active editor's document, if it hit one. */
+  capText(): string | undefined;
   history: typeof history;
   /** Does what the progress notification's Cancel button does; false when nothing runs. */
   cancelRunningExplain(): boolean;
@@ -46,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const store = new ConnectionStore(context.globalState, context.secrets);
   const bindings = new Bindings(context.workspaceState, store);
   let gateway: Promise<Gateway> | undefined;
+  const caps = new CapStatus(log);
   // One advice service for the panel, Verify and the language server's lenses, squiggles and hovers,
   // loaded with the adapters on first use.
   let advice: Promise<AdviceService> | undefined;
@@ -72,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     adviceMeasured: () => adviceMeasured.fire(),
     onAdviceMeasured: adviceMeasured.event,
     panelHooks: {},
+    caps,
     addConnection: (engine) => addConnection(services, { engine }),
   };
   const statusBar = new ConnectionStatusBar(bindings, store);
@@ -79,7 +84,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const lenses = new ExplainCodeLens();
   watchPrismaSchemas(context);
   context.subscriptions.push(
-    log, store, bindings, statusBar, tree, lenses, adviceInvalidated, adviceMeasured,
+    log, store, bindings, statusBar, caps, tree, lenses, adviceInvalidated, adviceMeasured,
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
     vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
     { dispose: () => PlanPanel.active?.dispose() },
@@ -127,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     },
     panel: () => PlanPanel.active,
     statusBarText: () => statusBar.text,
+    capText: () => caps.text,
     history,
     cancelRunningExplain: () => {
       if (!activeExplain.cancel) return false;

@@ -136,6 +136,20 @@ export interface ClearAdviceParams {
 }
 
 /**
+ * Notification, server -> client: a document hit a per-file cap (longer than `limit` characters: not
+ * read; more than `limit` queries: only the first `limit` analysed), or `cap: null` when it is under
+ * them again. Sent once per document and cap; the extension says it in the Output log and the status bar.
+ */
+export const CapReached = 'queryPlanInspector/capReached';
+export interface CapReachedParams {
+  uri: string;
+  cap: 'characters' | 'queries' | null;
+  limit?: number;
+  /** The document's characters or queries. */
+  size?: number;
+}
+
+/**
  * Request, client -> server: the queries found in a document with their positions, for the extension's
  * tests and the "Explain" command. Answers from the server's cache, where a query's advice (its
  * `createText`) is computed if no hover, lens or code action asked for it before.

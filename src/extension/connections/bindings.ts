@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../commands';
 import { queryKind, targetsOf } from '../targets';
+import { underCharacterCap } from '../caps';
 import type { ConnectionStore } from './store';
 import type { ConnectionEngine, ConnectionSpec } from './spec';
 
@@ -88,7 +89,7 @@ export function engineOfDocument(doc: vscode.TextDocument): ConnectionEngine | u
   const kind = queryKind(doc);
   if (kind === 'sql') return 'postgres';
   if (kind === 'mongodb-playground') return 'mongodb';
-  if (kind === 'script' && doc.getText().length < 2_000_000) return targetsOf(doc)[0]?.engine;
+  if (kind === 'script' && underCharacterCap(doc.getText().length)) return targetsOf(doc)[0]?.engine;
   return undefined;
 }
 
