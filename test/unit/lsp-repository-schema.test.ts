@@ -56,7 +56,7 @@ describe('language server: the schema in the repository', () => {
     assert.match(hover(service, uri, CALLS, 'findMany'), /CREATE INDEX CONCURRENTLY ON "Order" \(status, "createdAt" DESC\)/);
 
     service.setRepositorySchema(readRepositorySchema([{ path: 'prisma/schema.prisma', text: PRISMA }]));
-    assert.deepEqual(lensTitles(service, uri), ['$(check) Index Order_status_createdAt_idx serves it', '$(check) Index Order_pkey serves it']);
+    assert.deepEqual(lensTitles(service, uri), ['$(check) Index Order_status_createdAt_idx serves it (rules)', '$(check) Index Order_pkey serves it (rules)']);
     const text = hover(service, uri, CALLS, 'findMany');
     assert.match(text, /\*\*Index Order_status_createdAt_idx serves this query\*\* \(declared in prisma\/schema\.prisma\)/);
     assert.match(text, /`Order_pkey` from prisma\/schema\.prisma/);
@@ -75,7 +75,7 @@ describe('language server: the schema in the repository', () => {
     assert.match(hover(service, uri, CALLS, 'findMany'), /ON "Order" \(status, "createdAt" DESC\)/);
     service.setRepositorySchema(readRepositorySchema([{ path: 'prisma/schema.prisma', text: mapped }]));
     assert.deepEqual(service.listQueries(uri).map((q) => q.targets), [['orders'], ['orders']]);
-    assert.deepEqual(lensTitles(service, uri), ['$(check) Index orders_order_status_createdAt_idx serves it', '$(check) Index orders_pkey serves it']);
+    assert.deepEqual(lensTitles(service, uri), ['$(check) Index orders_order_status_createdAt_idx serves it (rules)', '$(check) Index orders_pkey serves it (rules)']);
     assert.match(hover(service, uri, CALLS, 'findMany'), /\*\*Index orders_order_status_createdAt_idx serves this query\*\*/);
   });
 

@@ -56,7 +56,7 @@ export function realCodeTests(): void {
       let seen: string[] = [];
       const titles = await until(() => `the lens from the declared index: ${seen.join(' | ')}`, async () => {
         seen = await lensTitles(doc.uri, emailLine);
-        return seen.includes('$(check) Index contact.email_1 serves it') ? seen : undefined;
+        return seen.includes('$(check) Index contact.email_1 serves it (rules)') ? seen : undefined;
       });
       assert.equal(titles.filter((t) => t.includes('Explain')).length, 1, titles.join(' | '));
       assert.match(await hoverText(doc, emailAt + 2), /Index contact\.email_1 serves this query\*\* \(declared in app\/models\/customer\.js\)/);
@@ -83,7 +83,7 @@ export function realCodeTests(): void {
       let seen: string[] = [];
       await until(() => `the lens from the declared key: ${seen.join(' | ')}`, async () => {
         seen = await lensTitles(doc.uri, keyLine);
-        return seen.includes('$(check) Index order_details_pkey serves it');
+        return seen.includes('$(check) Index order_details_pkey serves it (rules)');
       });
       assert.match(await hoverText(doc, keyAt + 2), /declared in prisma\/schema\.prisma/);
 
@@ -98,7 +98,7 @@ export function realCodeTests(): void {
       const modelLine = doc.positionAt(text.indexOf('prisma.orderDetail')).line;
       await until(() => `the lens on the model call: ${seen.join(' | ')}`, async () => {
         seen = await lensTitles(doc.uri, modelLine);
-        return seen.includes('$(check) Index order_details_pkey serves it');
+        return seen.includes('$(check) Index order_details_pkey serves it (rules)');
       });
       const m = await explainAt(doc, 'prisma.orderDetail', spec);
       assert.equal(m.engine, 'postgres');
