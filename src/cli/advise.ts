@@ -182,7 +182,7 @@ export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: 
     existingIndexes: live ? live.existingIndexes : null,
     stats: live?.stats ?? null,
     statsMethod: live?.statsMethod ?? null,
-    measurement: { ...measurementJson(live), rulesOnly: rulesOnly !== undefined, howToMeasure: rulesOnly?.howToMeasure ?? null },
+    measurement: { ...measurementJson(live), rulesOnly: rulesOnly !== undefined || measurementOf(live).status === 'not-measured', howToMeasure: rulesOnly?.howToMeasure ?? null },
     verificationMethod: live?.verification.method ?? null,
     sampleSize: live?.verification.sampleSize ?? null,
     writeCost: advice.writeCost ?? null,

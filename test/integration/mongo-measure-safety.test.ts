@@ -207,7 +207,8 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
     const json = capturedIo();
     assert.equal(await run(['advise', '--uri', uriFor('reader'), '--verify', '--json', '--query', query], json), 0, json.err);
     const doc = JSON.parse(json.out) as { measurement: { status: string; reason: string }; suggestions: { action: string; keyPattern?: Record<string, number> }[]; notes: string[] };
-    assert.deepEqual(doc.measurement, { status: 'not-measured', label: 'not measured', reason: 'needs write access (readWrite) for a scratch copy.' });
+    // Measuring was asked and could not run: the verdict is the rules' only, and the reason says what measuring needs.
+    assert.deepEqual(doc.measurement, { status: 'not-measured', label: 'not measured', reason: 'needs write access (readWrite) for a scratch copy.', rulesOnly: true, howToMeasure: null });
     assert.deepEqual(doc.suggestions[0]?.keyPattern, { g: 1, s: 1 });
     assert.ok(doc.notes.includes('Not measured: needs write access (readWrite) for a scratch copy.'), doc.notes.join('\n'));
     assert.doesNotMatch(json.out, /lsid|execute command/);

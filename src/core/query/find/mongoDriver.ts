@@ -427,9 +427,11 @@ class Collections {
         const database = this.databaseOf(obj, depth + 1);
         return { name, flavour: 'shell', nameRange: range(e.property!), ...(database !== undefined ? { database } : {}) };
       }
-      // A field or a property of a constant object that holds a collection.
+      // A field or a property of a constant object that holds a collection; when what it holds says nothing
+      // (a constructor's parameter), its name and its declared type still may.
       const held = this.ex.follow(e);
-      if (held !== e) return this.of(held, depth + 1);
+      const heldCollection = held !== e ? this.of(held, depth + 1) : undefined;
+      if (heldCollection) return heldCollection;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
