@@ -18,7 +18,7 @@ import { Log } from './log';
 import { CapStatus } from './capStatus';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
-import { createSuggestedIndex, explainSample, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
+import { createSuggestedIndex, explainSample, offerWalkthrough, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
 
 /** What activate() returns: a small handle the extension's own tests read. Not a public API. */
 export interface ExtensionHandle {
@@ -30,6 +30,10 @@ export interface ExtensionHandle {
   /** The per-file cap hint of the active editor's document, if it hit one. */
   capText(): string | undefined;
   history: typeof history;
+  /** True when this start offered the walkthrough (the first start of an install). */
+  walkthroughOffered: Promise<boolean>;
+  /** Asks again what a start asks (true only when this install was never offered the walkthrough). */
+  offerWalkthrough(): Promise<boolean>;
   /** Does what the progress notification's Cancel button does; false when nothing runs. */
   cancelRunningExplain(): boolean;
 }
@@ -123,6 +127,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
       .catch((err: unknown) => log.error('The language server could not start.', err));
   });
 
+  const walkthroughOffered = offerWalkthrough(context, log).catch((err: unknown) => {
+    log.error('The walkthrough could not be offered.', err);
+    return false;
+  });
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
   return {
     services,
@@ -134,6 +142,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     statusBarText: () => statusBar.text,
     capText: () => caps.text,
     history,
+    walkthroughOffered,
+    offerWalkthrough: () => offerWalkthrough(context, log),
     cancelRunningExplain: () => {
       if (!activeExplain.cancel) return false;
       activeExplain.cancel();

@@ -1,7 +1,8 @@
 // The commands behind the Getting Started walkthrough's buttons (package.json contributes.walkthroughs):
 // each does one step of a first hour on the sample folder (explain a sample query, show the plan, verify
 // the first suggestion, create its index), and each is an ordinary command too, usable from the palette
-// on whatever plan the panel shows.
+// on whatever plan the panel shows. The walkthrough is offered once per install, the first time the
+// extension starts (firstRun.ts decides).
 
 import * as vscode from 'vscode';
 import { UserError } from './commands';
@@ -9,6 +10,21 @@ import { explainQuery, type ExplainSummary, type Services } from './explain';
 import { PlanPanel } from './planPanel';
 import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
+import { claimWalkthroughOffer, WALKTHROUGH_ID } from './firstRun';
+import type { Log } from './log';
+
+/**
+ * Offers the walkthrough when this install has never offered it: a notification whose button opens it.
+ * Resolves true when it was offered now (the extension's tests read it).
+ */
+export async function offerWalkthrough(context: vscode.ExtensionContext, log: Log): Promise<boolean> {
+  if (!(await claimWalkthroughOffer(context.globalState))) return false;
+  log.info('First start on this install: the walkthrough is offered (Help > Welcome > Walkthroughs opens it later).');
+  void vscode.window.showInformationMessage('Query Plan Inspector is installed. Its walkthrough explains a query, reads the plan and verifies an index on a sample folder, in six steps.', 'Open Walkthrough').then((choice) => {
+    if (choice) void vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH_ID, false);
+  });
+  return true;
+}
 
 export interface SampleArgs {
   /** A file of the folder, by name (orders.sql, customers.mongodb.js). */

@@ -133,6 +133,12 @@ export function extensionTests(): void {
       assert.deepEqual(missing, []);
       console.log(`    host: VS Code ${vscode.version}, ${vscode.env.appName}, Node ${process.version}`);
     });
+
+    it('offers the walkthrough on the first start of an install, and not again', async () => {
+      // The host starts with a new user data folder: this start is the install's first.
+      assert.equal(await handle.walkthroughOffered, true);
+      assert.equal(await handle.offerWalkthrough(), false);
+    });
   });
 
   describe('Open Plan', () => {
