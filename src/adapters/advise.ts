@@ -10,14 +10,14 @@
 
 import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
-import { adviseMongo } from '../core/index';
+import { adviseMongo, catalogTargets, isCollectionFamily, missingNames, missingReason } from '../core/index';
 import { fromMongoCommand } from '../core/index';
 import { mongoShape } from '../core/index';
 import { advisePostgres, advisePostgresShapes } from '../core/index';
 import { mergedPgShape, parsePostgresQuery, type PgShape } from '../core/index';
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
+import type { Advice, Catalog, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
-import { AdapterError, firstLine, pgLostError, scrub, uriSecrets } from './errors';
+import { AdapterError, describeHost, firstLine, pgLostError, scrub, uriSecrets } from './errors';
 import { listPhrases } from './pgSideEffects';
 import { mongoOpError } from './mongoOps';
 import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoConnection, type MongoIndexInfo } from './mongodb';
@@ -77,6 +77,11 @@ export interface LiveAdviceOptions {
    * prints them best first); a front end that finds the suggestions it shows by rank leaves it unset.
    */
   measuredOrder?: boolean;
+  /**
+   * The connection's name as a sentence says it ("orders_v2 does not exist on shop-dev"); default the
+   * session's host and database.
+   */
+  where?: string;
 }
 
 export interface LiveAdvice {
@@ -92,6 +97,13 @@ export interface LiveAdvice {
   verification: { method: 'tournament' | 'sampled-trial' | 'hypopg' | 'trial-index' | 'none'; sampleSize?: number; collectionSize?: number };
   /** Whether the suggestions stand on measurement: the tournament's ranking, or why nothing was measured (absent: not measured). */
   measurement?: Measurement;
+  /** What the connection's catalog says the query's tables or collection are (absent: not looked up). */
+  catalog?: Catalog;
+  /**
+   * The catalog's sentence when a target takes no index there (it does not exist, or it is a view):
+   * nothing is measured, and the panel shows the sentence in place of a suggestion.
+   */
+  notIndexable?: string;
 }
 
 // ---- the one entry point ----------------------------------------------------------------------------
@@ -146,12 +158,16 @@ export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions 
 export interface MongoAdviceSession {
   conn: MongoConnection;
   db: Db;
+  /** The server and database, as a sentence names them when no connection name is given ("localhost:27017/shop"). */
+  where?: string;
   close(): Promise<void>;
 }
 
 export interface PostgresAdviceSession {
   conn: PostgresConnection;
   catalog: PgCatalog;
+  /** The server and database, as a sentence names them when no connection name is given ("localhost:5432/shop"). */
+  where?: string;
   /** A connection of its own for the tournament's rolled-back transaction, opened on first use. */
   scratch?: () => Promise<PgScratch>;
   close(): Promise<void>;
@@ -173,11 +189,55 @@ export async function openMongoAdvice(options: MongoConnectOptions & { database?
   return {
     conn,
     db,
+    where: placeOf(options.uri, db.databaseName),
     async close() {
       await conn.close();
       await client.close().catch(() => {});
     },
   };
+}
+
+/** "host:port/database" from a URI, never its user or password; the database given wins over the URI's. */
+export function placeOf(uri: string | undefined, database?: string): string {
+  const host = uri !== undefined ? describeHost(uri) : 'the server';
+  let db = database;
+  if (db === undefined && uri !== undefined) {
+    const path = /^[a-z+]+:\/\/[^/?#]*\/([^?#]*)/i.exec(uri)?.[1];
+    if (path) {
+      try {
+        db = decodeURIComponent(path);
+      } catch {
+        db = path;
+      }
+    }
+  }
+  return db ? `${host}/${db}` : host;
+}
+
+/**
+ * What the connection's catalog says of a query's targets, or undefined when it cannot tell (the user
+ * may not list them): the advice is then given as before, without it. A cancel or a lost connection is
+ * thrown as any other failure.
+ */
+async function readCatalog(read: () => Promise<Catalog>): Promise<Catalog | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof AdapterError && (err.kind === 'auth' || err.kind === 'server')) return undefined;
+    throw err;
+  }
+}
+
+/** The catalog's sentence for the first target that takes no index there (missing, or a view). */
+function notIndexableOf(targets: readonly string[], catalog: Catalog | undefined): string | undefined {
+  if (!catalog) return undefined;
+  const missing = missingNames(targets, catalog);
+  if (missing.length > 0) return missingReason(missing[0]!, catalog);
+  for (const t of targets) {
+    const why = missingReason(t, catalog);
+    if (why !== undefined) return why;
+  }
+  return undefined;
 }
 
 /** A statistics query's failure in one sentence. */
@@ -237,6 +297,7 @@ export async function openPostgresAdvice(options: PostgresConnectOptions & { tim
   };
   return {
     conn,
+    where: placeOf(options.uri),
     scratch: () => (scratch ??= openScratch()),
     catalog: {
       async read(sql, values) {
@@ -295,17 +356,27 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
 
+  // A collection the database does not have gets no index, and nothing is counted or measured on it; a
+  // family (`app_users*`) is no name the catalog has.
+  const catalog = isCollectionFamily(cmd.collection) ? undefined : await readCatalog(() => conn.catalog([cmd.collection], opts.where ?? session.where ?? dbName, dbName));
+  const known = catalog ? { known: { catalog } } : {};
+  const notIndexable = notIndexableOf([cmd.collection], catalog);
+  if (catalog && notIndexable !== undefined) {
+    const advice = adviseMongo(input.query, known);
+    advice.notes.unshift(...input.notes);
+    return { ...base, advice, catalog, notIndexable, measurement: { status: 'not-measured', label: 'not measured', reason: notIndexable } };
+  }
   const indexes = await conn.listIndexes(cmd.collection, dbName);
   if (conn.server.kind === 'compatible') {
     // Counts, $sample and a trial would measure another engine's planner: the advice stays static.
-    const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo) });
+    const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...known });
     advice.notes.unshift(...input.notes);
     advice.warnings.push(conn.server.detail);
     return { ...base, advice, existingIndexes: indexes.map((ix) => ix.name) };
   }
   const stats = await mongoStats(db, cmd.collection, shape.shape, { ...common, ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}), ...(opts.exactCounts ? { exactCounts: true } : {}) });
   const empty = (stats.stats.total ?? 0) === 0;
-  const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }) });
+  const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }), ...known });
   advice.notes.unshift(...input.notes);
   if (empty) advice.notes.push(`${cmd.collection} is empty or does not exist in ${dbName}, so the advice is static: it uses no counts.`);
   else advice.notes.push(...stats.notes);
@@ -315,6 +386,7 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
     existingIndexes: indexes.map((ix) => ix.name),
     stats: stats.stats,
     statsMethod: stats.method,
+    ...(catalog ? { catalog } : {}),
   };
   if (advice.refusal !== undefined || !opts.verify || empty) return live;
   return trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
@@ -328,7 +400,7 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
  */
 export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
   const advice = live.advice;
-  if (advice.refusal !== undefined) return live;
+  if (advice.refusal !== undefined || live.notIndexable !== undefined) return live;
   const conn = session.conn;
   if (conn.server.kind === 'compatible') {
     advice.notes.push(`The suggestions were not tried: ${conn.server.detail.replace(/\.$/, '')}, and a trial there would measure another planner.`);
@@ -454,6 +526,14 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const common = { timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) };
 
+  // A table the database does not have, or a view, gets no index, and nothing is counted or measured.
+  const looked = catalogTargets(sql, parsed.shapes.flatMap((s) => s.tables));
+  const catalog = looked.length > 0 ? await readCatalog(() => conn.catalog(looked, opts.where ?? session.where ?? 'the database')) : undefined;
+  const notIndexable = notIndexableOf(looked.map((t) => (t.schema !== undefined ? `${t.schema}.${t.table}` : t.table)), catalog);
+  if (catalog && notIndexable !== undefined && missingNames(Object.keys(catalog.relations), catalog).length > 0) {
+    const advice = advisePostgresShapes(parsed.shapes, { known: { catalog } }, parsed.warnings);
+    return { ...base, advice, catalog, notIndexable, measurement: { status: 'not-measured', label: 'not measured', reason: notIndexable } };
+  }
   const indexes: PostgresIndexInfo[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
@@ -476,11 +556,12 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   }
   const stats = await postgresStats(conn, session.catalog, parsed.shapes, { ...common, ...(counting ? { exactCounts: counting } : {}) });
   if (!counting) warnings.push(...(await countRanges(session, sql, parsed.shapes, stats.stats, stats.notes)));
-  const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats }, parsed.warnings);
+  const advice = advisePostgresShapes(parsed.shapes, { existing: indexes.map(existingPg), stats: stats.stats, ...(catalog ? { known: { catalog } } : {}) }, parsed.warnings);
   advice.notes.push(...stats.notes);
   advice.warnings.push(...warnings);
-  const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method };
-  if (advice.refusal !== undefined || opts.verifyPostgres === false) return live;
+  const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method, ...(catalog ? { catalog } : {}), ...(notIndexable !== undefined ? { notIndexable } : {}) };
+  if (notIndexable !== undefined) live.measurement = { status: 'not-measured', label: 'not measured', reason: notIndexable };
+  if (advice.refusal !== undefined || opts.verifyPostgres === false || notIndexable !== undefined) return live;
   return verifyPostgresNow(session, sql, live, opts);
 }
 
@@ -549,7 +630,7 @@ export async function verifyPostgresLive(session: PostgresAdviceSession, sql: st
 
 async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'>): Promise<LiveAdvice> {
   const advice = live.advice;
-  if (advice.refusal !== undefined) return live;
+  if (advice.refusal !== undefined || live.notIndexable !== undefined) return live;
   if (session.scratch && opts.measure !== false) {
     const parsed = await parsePostgresQuery(sql);
     const shape = parsed.ok ? mergedPgShape(parsed.shapes) : undefined;

@@ -15,7 +15,7 @@ import { BSON, MongoClient, type ClientSession, type Db, type Document, type Mon
 import { loadPlan } from '../core/index';
 import type { Catalog, CatalogRelation, FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
-import { explainWouldWrite, familyMembers, toServerCommand, writingStages } from '../core/index';
+import { explainWouldWrite, familyMembers, isCollectionFamily, missingReason, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
 import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
@@ -386,6 +386,11 @@ export class MongoConnection {
     return this.server.version;
   }
 
+  /** The database a command that names none runs on (the URI's, else the driver's default). */
+  get databaseName(): string {
+    return mongoClientDatabase(this.client, undefined).databaseName;
+  }
+
   /** Explains one command; see MongoExplainOptions. Throws AdapterError. */
   async explain(cmd: MongoCommand, opts: MongoExplainOptions = {}): Promise<ExplainResult> {
     if (this.closed) throw new AdapterError('network', 'The MongoDB connection is closed.');
@@ -650,7 +655,15 @@ export class MongoConnection {
 export async function explainMongo(connect: MongoConnectOptions, cmd: MongoCommand, opts: MongoExplainOptions = {}): Promise<ExplainResult> {
   const conn = await connectMongo({ ...connect, ...(opts.signal ? { signal: opts.signal } : {}) });
   try {
-    return await conn.explain(cmd, opts);
+    const result = await conn.explain(cmd, opts);
+    // A collection that is not there explains as an empty plan (EOF): say why, as the advice says it.
+    if (!isCollectionFamily(cmd.collection)) {
+      const where = `${describeHost(connect.uri ?? '')}/${cmd.database ?? conn.databaseName}`;
+      const catalog = await conn.catalog([cmd.collection], where, cmd.database).catch(() => undefined);
+      const why = catalog ? missingReason(cmd.collection, catalog) : undefined;
+      if (why !== undefined) result.notes.unshift(catalog!.relations[cmd.collection] === null ? `${why.replace(/\.$/, '')}: the plan reads nothing, and no index is advised for it.` : why);
+    }
+    return result;
   } finally {
     await conn.close();
   }

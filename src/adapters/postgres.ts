@@ -235,6 +235,12 @@ function pgErrorSentence(err: unknown, options: PostgresConnectOptions, context:
     const lost = pgLostError(err, context.when ?? 'while a statement ran', host);
     if (lost) return lost;
   }
+  // A table the database does not have is said as the advice says it: "orders_v2 does not exist on host/db".
+  const missing = code === '42P01' ? /relation "([^"]+)" does not exist/.exec(msg)?.[1] : undefined;
+  if (missing !== undefined) {
+    const db = /^[a-z]+:\/\/[^/?#]*\/([^?#/]+)/i.exec(options.uri ?? '')?.[1];
+    return new AdapterError('syntax', `${missing} does not exist on ${host}${db ? `/${db}` : ''}: PostgreSQL cannot plan the statement (${msg}).`, { code });
+  }
   if (code !== undefined && /^(42|22|2[0-9A-Z]|0A)/.test(code) && code.length === 5) {
     const kind = code.startsWith('42') ? 'syntax' : code === '0A000' ? 'unsupported' : 'server';
     // The server counts from the start of the EXPLAIN text; the user knows only their statement.

@@ -186,6 +186,7 @@ export function adviceJson(advice: Advice, live: LiveAdvice | undefined, hints: 
     verificationMethod: live?.verification.method ?? null,
     sampleSize: live?.verification.sampleSize ?? null,
     writeCost: advice.writeCost ?? null,
+    notIndexable: live?.notIndexable ?? null,
     notes: [...advice.notes, ...hints],
     warnings: advice.warnings,
   };
@@ -308,7 +309,7 @@ export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: 
   }
   if (rulesOnly) out += `${rulesOnly.text} ${rulesOnly.howToMeasure}\n`;
   out += '\n';
-  if (advice.suggestions.length === 0) out += 'No suggestion: nothing in the query can use an index.\n';
+  if (advice.suggestions.length === 0) out += live?.notIndexable !== undefined ? `No suggestion: ${live.notIndexable}\n` : 'No suggestion: nothing in the query can use an index.\n';
   for (const s of advice.suggestions) {
     out += `${s.rank}. ${headline(s)}\n`;
     out += wrap(`Why (${s.rule})`, s.action === 'keep' && s.keep ? s.keep.reason : s.ruleText);

@@ -130,6 +130,8 @@ export function suggestionView(s: Suggestion, ctx: AdviceContext): SuggestionVie
 }
 
 export function suggestionViews(ctx: AdviceContext | undefined): SuggestionView[] {
+  // A table or collection the connection does not have, or a view: the catalog's sentence in place of an index.
+  if (ctx?.live.notIndexable !== undefined && ctx.live.advice.suggestions.length === 0) return [{ id: 'not-indexable', title: ctx.live.notIndexable, rule: 'catalog', verifiable: false }];
   if (!ctx || ctx.live.advice.refusal !== undefined) return [];
   return ctx.live.advice.suggestions.map((s) => suggestionView(s, ctx));
 }

@@ -9,7 +9,7 @@
 
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import type { ExistingMongoIndex, ExistingPgIndex } from '../core/index';
+import type { Catalog, CatalogRelation, ExistingMongoIndex, ExistingPgIndex } from '../core/index';
 import { parseMongoQuery } from '../core/index';
 import {
   AdviceWanted, CapReached, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
@@ -184,7 +184,7 @@ class SchemaFetcher {
           const service = await this.s.advice();
           const connectUri = connectionUri(spec, await passwordFor(this.s, spec));
           const adv = await import('../adapters/advise');
-          const options = { timeoutMs: 15_000 };
+          const options = { timeoutMs: 15_000, where: spec.name };
           if (engine === 'mongodb') {
             const session = await adv.openMongoAdvice({ uri: connectUri, connectTimeoutMs: 10_000 });
             try {
@@ -228,13 +228,14 @@ class SchemaFetcher {
     try {
       const collections: NonNullable<SetSchemaParams['collections']> = [];
       for (const t of todo) {
+        const relation = await relationOf(() => conn.catalog([t.collection], spec.name, t.database), t.collection);
         const list = await conn.listIndexes(t.collection, t.database);
         const indexes = list.map((ix) => {
           const e: ExistingMongoIndex = { name: ix.name, key: ix.key, unique: ix.unique, sparse: ix.sparse, hidden: ix.hidden };
           if (ix.partialFilterExpression) e.partialFilterExpression = ix.partialFilterExpression;
           return e;
         });
-        collections.push({ name: t.collection, indexes, ...(t.database !== undefined ? { database: t.database } : {}) });
+        collections.push({ name: t.collection, indexes, ...(t.database !== undefined ? { database: t.database } : {}), ...(relation !== undefined ? { relation } : {}) });
       }
       const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'mongodb', connectionName: spec.name, collections } satisfies SetSchemaParams);
       this.s.log.info(`Inline advice: index lists of ${collections.map((c) => c.name).join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
@@ -263,7 +264,9 @@ class SchemaFetcher {
         if (ix.predicate) e.predicate = ix.predicate;
         list.push(e);
       }
-      const tablesParam = [...byTable].map(([name, indexes]) => ({ name, indexes }));
+      // What each table is on the connection (a table, a view, nothing), read with the index lists.
+      const catalog = await conn.catalog(todo.map((table) => ({ table })), spec.name).catch(() => undefined);
+      const tablesParam = [...byTable].map(([name, indexes]) => ({ name, indexes, ...(catalog && name in catalog.relations ? { relation: catalog.relations[name] ?? null } : {}) }));
       const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'postgres', connectionName: spec.name, tables: tablesParam } satisfies SetSchemaParams);
       this.s.log.info(`Inline advice: index lists of ${todo.join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
     } finally {
@@ -432,6 +435,13 @@ async function buildIndex(s: Services, args: CreateIndexArgs, spec: ConnectionSp
   const target = mongoSpec?.ok ? mongoSpec.value.collection : result.target.split('.').pop()!;
   s.invalidateAdvice({ connection: spec.id, targets: [target] });
   return { status: 'created', detail: line };
+}
+
+/** What the catalog says one collection is; undefined when it could not be read (the lists are sent without it). */
+async function relationOf(read: () => Promise<Catalog>, name: string): Promise<CatalogRelation | null | undefined> {
+  if (isCollectionFamily(name)) return undefined;
+  const catalog = await read().catch(() => undefined);
+  return catalog && name in catalog.relations ? catalog.relations[name] ?? null : undefined;
 }
 
 /** What the server is told about one background explain: the plan's summary, or why there is none. */

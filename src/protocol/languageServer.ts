@@ -6,7 +6,7 @@
 //
 // Types and names only (no library import): both sides send them with their own LSP library.
 
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/index';
+import type { Advice, CatalogRelation, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/index';
 import type { DiagnosticCode, PlanSummary } from '../core/index';
 
 // The diagnostic codes and the plan summary are the query lint's own (src/core/lint), shared with `qpi lint`.
@@ -59,8 +59,13 @@ export interface SetSchemaParams {
   engine: 'mongodb' | 'postgres';
   /** The connection's display name, for messages ("on Local Mongo"); never its address or password. */
   connectionName: string;
-  collections?: { database?: string; name: string; indexes: ExistingMongoIndex[]; stats?: MongoStats }[];
-  tables?: { schema?: string; name: string; indexes: ExistingPgIndex[]; stats?: PgTableStats }[];
+  /**
+   * `relation`: what the connection's catalog says the name is (a table, a view and what it reads, a
+   * collection), `null` when it does not exist there: the server then says so instead of an index or a
+   * scan. Absent: not looked up.
+   */
+  collections?: { database?: string; name: string; indexes: ExistingMongoIndex[]; stats?: MongoStats; relation?: CatalogRelation | null }[];
+  tables?: { schema?: string; name: string; indexes: ExistingPgIndex[]; stats?: PgTableStats; relation?: CatalogRelation | null }[];
 }
 export interface SetSchemaResult {
   /** Queries in those documents advised with the schema. */

@@ -621,15 +621,16 @@ export class InlineAdviceService {
       // An index list that changed (built, dropped, another connection) makes the plans and the advice
       // given with the old one wrong: they are dropped and asked for again.
       let changed = switched;
+      // What the catalog says a name is comes with its list: a table created or dropped is news too.
       for (const c of params.collections ?? []) {
         const before = schema.collections.get(c.name);
-        if (before && JSON.stringify(before.indexes) !== JSON.stringify(c.indexes)) changed = true;
-        schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}) });
+        if (before && (JSON.stringify(before.indexes) !== JSON.stringify(c.indexes) || (c.relation !== undefined && JSON.stringify(before.relation) !== JSON.stringify(c.relation)))) changed = true;
+        schema.collections.set(c.name, { indexes: c.indexes, ...(c.stats ? { stats: c.stats } : {}), ...(c.relation !== undefined ? { relation: c.relation } : {}) });
       }
       for (const t of params.tables ?? []) {
         const before = schema.tables.get(t.name);
-        if (before && JSON.stringify(before.indexes) !== JSON.stringify(t.indexes)) changed = true;
-        schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}) });
+        if (before && (JSON.stringify(before.indexes) !== JSON.stringify(t.indexes) || (t.relation !== undefined && JSON.stringify(before.relation) !== JSON.stringify(t.relation)))) changed = true;
+        schema.tables.set(t.name, { indexes: t.indexes, ...(t.stats ? { stats: t.stats } : {}), ...(t.relation !== undefined ? { relation: t.relation } : {}) });
       }
       state.schema = schema;
       delete state.reconnecting;

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  analyzeQuery, anchorRange, canonicalJson, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
+  analyzeQuery, anchorRange, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
   readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
@@ -437,10 +437,19 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
   const notExplainable = (why: string): QueryRun => ({ ...base, status: 'not-explainable', why, findings: findingsOf(q, undefined) });
   if (!q.explain.ok) return notExplainable(q.explain.problem);
   if (!dbs.has(q.engine)) return notExplainable(`no --uri for ${ENGINE_NAME[q.engine]} was given`);
+  // A table or collection the CI database does not have: said so under its own rule, never a scan (an
+  // explain on MongoDB reads nothing there) nor only "not explainable".
+  const absent = await dbs.missing(q.engine, q.explain.text, CI_DATABASE);
+  if (absent.names.length > 0 && absent.catalog) {
+    const sentence = notThere(absent.names, absent.catalog).replace(/\.$/, '');
+    const run = notExplainable(sentence);
+    run.findings.unshift({ rule: DiagnosticCodes.doesNotExist, tier: 'structural', severity: 'warning', range: q.range, message: `${sentence}: the query cannot run there as written, so it is neither explained nor advised.` });
+    return run;
+  }
   const r = await dbs.explain(q.engine, q.explain.text);
   if (!r.ok) return notExplainable(r.why);
   const signature = planSignature(r.plan, r.collection);
-  const schema: DocumentSchema = { connection: { mongodb: 'the CI database', postgres: 'the CI database' }, collections: new Map(), tables: new Map(), plans: new Map(), advice: new Map() };
+  const schema: DocumentSchema = { connection: { mongodb: CI_DATABASE, postgres: CI_DATABASE }, collections: new Map(), tables: new Map(), plans: new Map(), advice: new Map() };
   if (q.engine === 'postgres') {
     for (const [t, indexes] of await dbs.pgIndexes(signature.access.map((a) => a.target))) schema.tables.set(t, { indexes });
   } else if (q.found.engine === 'mongodb' && q.found.command.collection !== '') {
@@ -449,6 +458,9 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
   const findings = findingsOf(q, schema, signature);
   return { ...base, status: 'explained', signature, counters: planCounters(r.plan), findings };
 }
+
+/** How the findings name the database a run checks against. */
+const CI_DATABASE = 'the CI database';
 
 const STRUCTURAL_FROM_INDEXES = new Set<string>([DiagnosticCodes.collectionScan, DiagnosticCodes.blockingSort]);
 

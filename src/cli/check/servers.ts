@@ -7,8 +7,8 @@ import { existingMongo, existingPg } from '../../adapters/advise';
 import { isAdapterError } from '../../adapters/errors';
 import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
 import { connectPostgres, type PostgresConnection } from '../../adapters/postgres';
-import type { ExistingMongoIndex, ExistingPgIndex, Plan } from '../../core/index';
-import { parseMongoQuery } from '../../core/index';
+import type { Catalog, ExistingMongoIndex, ExistingPgIndex, Plan } from '../../core/index';
+import { catalogTargets, isCollectionFamily, missingNames, parseMongoQuery, parsePostgresQuery } from '../../core/index';
 
 export type Engine = 'mongodb' | 'postgres';
 
@@ -24,6 +24,7 @@ export class CiDatabases {
   private mongo?: MongoConnection;
   private pgTables?: Map<string, ExistingPgIndex[]>;
   private readonly mongoIndexes = new Map<string, ExistingMongoIndex[]>();
+  private readonly mongoCatalogs = new Map<string, Catalog>();
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -79,6 +80,35 @@ export class CiDatabases {
     }
     for (const t of tables) if (!this.pgTables.has(t)) this.pgTables.set(t, []);
     return this.pgTables;
+  }
+
+  /**
+   * The tables or the collection a query reads that the CI database does not have (`where` names it in
+   * the sentence), read from its catalog once per name; none when the catalog cannot be read.
+   */
+  async missing(engine: Engine, text: string, where: string): Promise<{ names: string[]; catalog?: Catalog }> {
+    try {
+      if (engine === 'postgres') {
+        const parsed = await parsePostgresQuery(text);
+        const names = parsed.ok ? catalogTargets(text, parsed.shapes.flatMap((s) => s.tables)) : [];
+        if (names.length === 0) return { names: [] };
+        const catalog = await this.pg!.catalog(names, where);
+        return { names: missingNames(Object.keys(catalog.relations), catalog), catalog };
+      }
+      const parsed = parseMongoQuery(text);
+      if (!parsed.ok || isCollectionFamily(parsed.command.collection)) return { names: [] };
+      const { collection, database } = parsed.command;
+      const key = `${database ?? ''}\u0000${collection}`;
+      let catalog = this.mongoCatalogs.get(key);
+      if (!catalog) {
+        catalog = await this.mongo!.catalog([collection], where, database);
+        this.mongoCatalogs.set(key, catalog);
+      }
+      return { names: missingNames([collection], catalog), catalog };
+    } catch (err) {
+      if (!isAdapterError(err) || err.kind === 'network') throw err;
+      return { names: [] };
+    }
   }
 
   /** One collection's indexes, read once. */

@@ -7,6 +7,7 @@
 
 import type { InlineIgnore, LineRange } from './collect';
 import { CheckRules, ruleInfo, type Level, type Tier } from './rules';
+import { DiagnosticCodes } from '../lint/codes';
 import { canonicalJson, type Lock, type LockEntry, type Waiver } from './lock';
 import type { PlanCounters, PlanSignature } from './signature';
 
@@ -188,7 +189,8 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
   for (const f of run.findings) {
     // New: the query is not in the lock. Gained: it is, without a finding of this rule.
     const newHere = !baseline || !baseline.findings.includes(f.rule);
-    const fails = explained && newHere && f.tier === 'structural' && f.severity === 'warning' && failsByDefault(f.rule);
+    // A table the CI database does not have is why the query was not explained: it may fail the gate all the same.
+    const fails = (explained || f.rule === DiagnosticCodes.doesNotExist) && newHere && f.tier === 'structural' && f.severity === 'warning' && failsByDefault(f.rule);
     results.push(result(f.rule, f.tier, f.message, f.range, fails, config, f.severity, f.suggestion));
   }
   if (explained && baseline?.signature && run.signature) {
