@@ -1,7 +1,7 @@
 // The Gateway backed by the database adapters (src/adapters). Loaded lazily by main.ts on the first
-// command that needs a server, so activation never loads a driver. One advice session per explain: it
-// explains, runs the live advisor (src/adapters/advise.ts: the indexes that exist, bounded selectivity),
-// and closes. Verification opens its own session when the user asks for it from the panel, on the advice
+// command that needs a server (or when the extension warms it), so activation never loads a driver. One
+// advice session per explain: it explains, hands the plan over, runs the live advisor
+// (src/adapters/advise.ts: the indexes that exist, bounded selectivity) and closes. Verification opens its own session when the user asks for it from the panel, on the advice
 // the panel shows. Cancel aborts the running operation, which the adapters turn into a kill on the server
 // (pg_cancel_backend / killOp); a MongoDB trial's scratch collection is dropped anyway.
 
@@ -11,7 +11,7 @@ import type { ExplainResult } from '../adapters/types';
 import type { FamilyMember, Suggestion } from '../core/index';
 import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
-import type { ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
+import type { AdviceOutcome, ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
 import type { Log } from './log';
 
 /** Turns an adapter result into what the extension shows; a plan the core refuses is one sentence. */
@@ -26,25 +26,57 @@ function outcomeOf(result: ExplainResult): ExplainOutcome {
 }
 
 /**
- * Adds the live advice to an explain's outcome. Advice must not cost the user the plan: a failure becomes
- * one sentence beside it, except a cancel, which stops the whole command.
+ * The live advice after an explain. Advice must not cost the user the plan: a failure becomes one
+ * sentence beside it, except a cancel, which stops the whole command.
  */
-async function withAdvice(log: Log, outcome: ExplainOutcome, signal: AbortSignal, advise: () => Promise<LiveAdvice>): Promise<ExplainOutcome> {
+async function adviceAfter(log: Log, signal: AbortSignal, advise: () => Promise<LiveAdvice>): Promise<AdviceOutcome> {
+  const t0 = performance.now();
   try {
-    outcome.advice = await advise();
+    return { advice: await advise(), adviseMs: performance.now() - t0 };
   } catch (err) {
     if (signal.aborted) throw err;
     const sentence = err instanceof Error ? err.message.split('\n')[0]!.trim() : String(err);
-    outcome.adviceError = /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
-    log.warn(`No index advice: ${outcome.adviceError}`);
+    const adviceError = /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+    log.warn(`No index advice: ${adviceError}`);
+    return { adviceError, adviseMs: performance.now() - t0 };
   }
-  return outcome;
+}
+
+/**
+ * Runs one explain session: the plan settles `done` as soon as it exists; the advice runs on after it on
+ * the same session, which closes when the advice is in (or the explain failed).
+ */
+function planThenAdvice<S extends { close(): Promise<void> }>(
+  log: Log, signal: AbortSignal, open: () => Promise<S>, explain: (session: S) => Promise<ExplainResult>, advise: (session: S) => Promise<LiveAdvice>,
+): { done: Promise<ExplainOutcome>; advice: Promise<AdviceOutcome> } {
+  let adviceDone!: (a: Promise<AdviceOutcome>) => void;
+  const advice = new Promise<AdviceOutcome>((resolve) => (adviceDone = resolve));
+  const done = (async () => {
+    const t = stepClock();
+    const session = await open();
+    t.lap('connectMs');
+    let outcome: ExplainOutcome;
+    try {
+      outcome = outcomeOf(await explain(session));
+      t.lap('explainMs');
+      outcome.steps = t.steps;
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+    adviceDone(adviceAfter(log, signal, () => advise(session)).finally(() => session.close()));
+    return outcome;
+  })();
+  // An explain that failed has no advice: the same error, for whoever waits on both.
+  done.catch((err: unknown) => adviceDone(Promise.reject(err)));
+  advice.catch(() => undefined);
+  return { done, advice };
 }
 
 /** Times the steps of one explain, each from the end of the one before. */
 function stepClock(): { steps: NonNullable<ExplainOutcome['steps']>; lap(step: keyof NonNullable<ExplainOutcome['steps']>): void } {
   let last = performance.now();
-  const steps = { connectMs: 0, explainMs: 0, adviseMs: 0 };
+  const steps = { connectMs: 0, explainMs: 0 };
   return {
     steps,
     lap(step) {
@@ -101,46 +133,29 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       const controller = new AbortController();
       const signal = controller.signal;
       const timeoutMs = request.timeoutMs;
-      let done: Promise<ExplainOutcome>;
+      let running: { done: Promise<ExplainOutcome>; advice: Promise<AdviceOutcome> };
       // One session per explain: the adapter's connection explains, then the live advisor reads the
-      // indexes and bounded counts on the same session; Cancel aborts whichever runs.
+      // indexes and bounded counts on the same session after the plan is handed over; Cancel aborts
+      // whichever runs.
       if (request.engine === 'postgres') {
-        done = import('../adapters/advise').then(async (adv) => {
-          const t = stepClock();
-          const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal });
-          t.lap('connectMs');
-          try {
-            const result = await session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true });
-            t.lap('explainMs');
-            const outcome = await withAdvice(log, outcomeOf(result), signal, () => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }));
-            t.lap('adviseMs');
-            outcome.steps = t.steps;
-            return outcome;
-          } finally {
-            await session.close();
-          }
-        });
+        running = planThenAdvice(
+          log, signal,
+          () => import('../adapters/advise').then((adv) => adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal })),
+          (session) => session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true }),
+          (session) => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }),
+        );
       } else {
         const command = request.command;
         if (!command) throw new Error('a MongoDB explain request needs its parsed command');
-        done = import('../adapters/advise').then(async (adv) => {
-          const t = stepClock();
-          const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal });
-          t.lap('connectMs');
-          try {
-            const result = await session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites });
-            t.lap('explainMs');
-            const outcome = await withAdvice(log, outcomeOf(result), signal, () => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }));
-            t.lap('adviseMs');
-            outcome.steps = t.steps;
-            return outcome;
-          } finally {
-            await session.close();
-          }
-        });
+        running = planThenAdvice(
+          log, signal,
+          () => import('../adapters/advise').then((adv) => adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal })),
+          (session) => session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites }),
+          (session) => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }),
+        );
       }
       return {
-        done,
+        ...running,
         cancel: async () => {
           controller.abort();
         },

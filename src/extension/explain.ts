@@ -17,7 +17,7 @@ import { findSuggestion, suggestionViews, type AdviceContext } from './adviceVie
 import { ClientCommands, type CreateIndexArgs } from '../protocol/languageServer';
 import type { AdviceService } from '../adapters/adviceService';
 import type { CreateIndexOutcome } from './languageClient';
-import type { ExplainOutcome, Gateway } from './gateway';
+import type { AdviceOutcome, ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
 import { explainWouldWrite } from '../core/index';
@@ -403,6 +403,8 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const what = query.engine === 'postgres' ? `${analyzeFlag ? 'EXPLAIN ANALYZE' : 'EXPLAIN'} ${statement?.verb ?? 'statement'}` : `explain (${effectiveVerbosity})`;
   s.log.info(`Explaining ${title} on ${spec.name} (${what}).`);
 
+  // The advice of the explain that gave the plan, and its cancel while it runs after the plan is shown.
+  let advising: { advice: Promise<AdviceOutcome> | undefined; cancel: () => void } | undefined;
   const run = (withAnalyze: boolean, allowSideEffects: boolean): Thenable<ExplainOutcome> => vscode.window.withProgress<ExplainOutcome>(
     { location: vscode.ProgressLocation.Notification, title: `Explaining ${title} on ${spec.name}`, cancellable: true },
     async (_progress, token) => {
@@ -420,7 +422,9 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
       activeExplain.cancel = cancel;
       const sub = token.onCancellationRequested(cancel);
       try {
-        return await running.done;
+        const planned = await running.done;
+        advising = { advice: running.advice, cancel };
+        return planned;
       } catch (err) {
         const kind = (err as { kind?: string }).kind;
         if (kind === 'auth' || kind === 'network' || kind === 'config') {
@@ -432,7 +436,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
         throw err;
       } finally {
         sub.dispose();
-        if (activeExplain.cancel === cancel) delete activeExplain.cancel;
+        if (activeExplain.cancel === cancel && !advising) delete activeExplain.cancel;
       }
     },
   );
@@ -459,12 +463,34 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   if (outcome.steps) {
     steps.connect = outcome.steps.connectMs;
     steps.explain = outcome.steps.explainMs;
-    steps.advise = outcome.steps.adviseMs;
   }
   started = performance.now();
   const findings = analyze(outcome.plan);
   steps.analyse = performance.now() - started;
-  const live = outcome.advice;
+  const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
+  const previous = history.get(history.find(keys, 1)).at(-1);
+  history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
+  // The plan is shown as soon as it exists, with the hooks of the last plan's advice cleared; the
+  // advice (index lists, bounded counts) joins it when the advisor has answered on the same session.
+  delete s.panelHooks.verify;
+  delete s.panelHooks.createIndex;
+  started = performance.now();
+  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  const addSuggestions = panel.laterSuggestions();
+  steps.render = performance.now() - started;
+  s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
+  const adviceStart = performance.now();
+  let adviceOutcome: AdviceOutcome | undefined;
+  try {
+    adviceOutcome = await advising?.advice;
+  } catch (err) {
+    if (activeExplain.cancel === advising?.cancel) delete activeExplain.cancel;
+    if ((err as { kind?: string }).kind === 'cancelled' || (err as { name?: string }).name === 'AbortError') throw new UserError(`The advice for ${title} was cancelled; the plan is shown.`);
+    throw err;
+  }
+  if (activeExplain.cancel === advising?.cancel) delete activeExplain.cancel;
+  s.log.info(`Explain of ${title}: advise ${Math.round(adviceOutcome?.adviseMs ?? performance.now() - adviceStart).toLocaleString('en-US')} ms, after the plan was shown.`);
+  const live = adviceOutcome?.advice;
   const ctx: AdviceContext | undefined = live ? { engine: query.engine, live, ...(command ? { command } : {}) } : undefined;
   const suggestions = suggestionViews(ctx);
   if (live?.advice.refusal) s.log.info(`No index advice: ${live.advice.refusal}`);
@@ -482,17 +508,10 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
     })
     : undefined;
   s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri, family) : undefined;
-  const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
-  const previous = history.get(history.find(keys, 1)).at(-1);
-  history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
-  started = performance.now();
-  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
-  steps.render = performance.now() - started;
-  // The plan is on screen before anything is measured; the measurement's time is its own line.
-  s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
+  const shown = addSuggestions(suggestions);
   // Measured at once where the settings say so (PostgreSQL by default: nothing of the user's is written):
   // the panel shows the rules' order now and the measured order when the server has done the work.
-  const toMeasure = opts.measureOnExplain[query.engine] ? suggestions.find((v) => v.verifiable) : undefined;
+  const toMeasure = shown && opts.measureOnExplain[query.engine] ? suggestions.find((v) => v.verifiable) : undefined;
   if (toMeasure) {
     s.log.info(`Measuring the suggestions of ${title} on ${spec.name}.`);
     const measureStart = performance.now();

@@ -1,8 +1,10 @@
 // Where the time of one Explain went, as the Output log prints it (without the editor API, unit-tested in
 // Node): from the click to the panel, step by step, so a slow first Explain shows which step was slow.
+// The plan is shown as soon as it exists; the advice (index lists, bounded counts) and the measurement
+// come after it, each logged as its own line.
 
 /** The steps of an Explain in the order they run; absent ones were not timed (a plan opened from a file). */
-export const EXPLAIN_STEPS = ['find', 'connect', 'explain', 'advise', 'analyse', 'render', 'measure'] as const;
+export const EXPLAIN_STEPS = ['find', 'connect', 'explain', 'analyse', 'render', 'advise', 'measure'] as const;
 export type ExplainStep = (typeof EXPLAIN_STEPS)[number];
 
 /** "find 2 ms, connect 41 ms, explain 120 ms, ... (total 190 ms)": each step rounded, in running order. */

@@ -39,6 +39,12 @@ export interface ExplainOutcome {
   rolledBack?: boolean;
   /** Sentences the adapter wants the user to read (compatible-API server, verbosity lowered...). */
   notes: string[];
+  /** Where the time went, in milliseconds: opening the session, the explain itself. */
+  steps?: { connectMs: number; explainMs: number };
+}
+
+/** The live advice on the explain's session, which comes after the plan (the panel shows the plan first). */
+export interface AdviceOutcome {
   /**
    * The live advisor's answer on the same connection (the indexes that exist, bounded selectivity),
    * not verified yet: verification waits for the user's Verify. Absent when the advisor failed.
@@ -46,8 +52,8 @@ export interface ExplainOutcome {
   advice?: LiveAdvice;
   /** Why there is no advice, one sentence; the plan is shown anyway. */
   adviceError?: string;
-  /** Where the time went, in milliseconds: opening the session, the explain itself, the live advice. */
-  steps?: { connectMs: number; explainMs: number; adviseMs: number };
+  /** The advisor's time on the session, in milliseconds. */
+  adviseMs: number;
 }
 
 /** Verification of a suggestion shown in the plan panel, asked for by the user. */
@@ -91,7 +97,13 @@ export interface RunningVerify {
 }
 
 export interface RunningExplain {
+  /** Settles as soon as the plan exists. */
   done: Promise<ExplainOutcome>;
+  /**
+   * Settles once the advisor has answered on the same session, after `done` (the session closes then);
+   * rejected only when the explain failed or was cancelled. Absent: a gateway without an advisor.
+   */
+  advice?: Promise<AdviceOutcome>;
   /** Stops the work on the server (pg_cancel_backend / killOp), then the connection. */
   cancel(): Promise<void>;
 }

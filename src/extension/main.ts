@@ -1,8 +1,9 @@
 // The composition root of the VS Code extension, and the only place that wires things together.
 // Activation only registers: commands, the Connections view, the status bar item and the CodeLens
-// provider. Nothing connects or loads a driver until a command needs it (the adapters are imported
-// lazily on the first explain or connection test), and the language client is loaded and started after
-// activate() has returned. The log says how long activate() took (bench/activation.ts reads it).
+// provider. Nothing connects or loads a driver during activate(): the language client is loaded and
+// started after it has returned, and then, once a connection exists, the adapters, drivers and SQL parser
+// are loaded in the background so the first Explain does not wait for them. The log says how long
+// activate() took (bench/activation.ts reads it).
 
 import * as vscode from 'vscode';
 import { Commands, commandState, registerCommand } from './commands';
@@ -15,6 +16,7 @@ import { watchPrismaSchemas } from './targets';
 import type { AdviceService } from '../adapters/adviceService';
 import type { Gateway } from './gateway';
 import { Log } from './log';
+import { loadSqlParser } from '../core/index';
 import { CapStatus } from './capStatus';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
@@ -124,8 +126,21 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   setImmediate(() => {
     import('./languageClient')
       .then((m) => m.startLanguageClient(context, services))
-      .catch((err: unknown) => log.error('The language server could not start.', err));
+      .catch((err: unknown) => log.error('The language server could not start.', err))
+      .finally(() => {
+        // Explain warmed before the first click, once a connection exists: the adapters, the drivers,
+        // the advice service and the SQL parser loaded in the background (nothing connects).
+        if (store.list().length > 0) warm();
+        else context.subscriptions.push(store.onDidChange(() => store.list().length > 0 && warm()));
+      });
   });
+  let warming: Promise<void> | undefined;
+  const warm = () => {
+    const t0 = performance.now();
+    warming ??= Promise.all([services.gateway(), import('../adapters/advise'), import('../adapters/postgres'), import('../adapters/mongodb'), loadSqlParser()])
+      .then(() => log.info(`Explain is ready: the adapters, drivers and parser loaded in ${Math.round(performance.now() - t0).toLocaleString('en-US')} ms, before the first Explain.`))
+      .catch((err: unknown) => log.warn(`Explain could not be warmed (the first one loads what it needs): ${err instanceof Error ? err.message : String(err)}`));
+  };
 
   const walkthroughOffered = offerWalkthrough(context, log).catch((err: unknown) => {
     log.error('The walkthrough could not be offered.', err);

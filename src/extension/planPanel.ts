@@ -129,6 +129,19 @@ export class PlanPanel implements vscode.Disposable {
     return this.panel.title;
   }
 
+  /**
+   * For the plan shown now: gives it its suggestions when the advice comes, after the plan was drawn.
+   * Returns false (and shows nothing) when another plan or a comparison is shown by then.
+   */
+  laterSuggestions(): (list: SuggestionView[]) => boolean {
+    const shown = this.message;
+    return (list) => {
+      if (this.message !== shown || shown?.type !== 'showPlan') return false;
+      this.postStatus({ type: 'setSuggestions', suggestions: list }, shown);
+      return true;
+    };
+  }
+
   /** Brings the panel into view beside the file being edited, without taking the keyboard. */
   show(): void {
     const editing = vscode.window.activeTextEditor?.viewColumn;

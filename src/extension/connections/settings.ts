@@ -233,6 +233,8 @@ export function askingPasswords(inner: Gateway, source: PasswordSource): Gateway
       })();
       return {
         done,
+        // The advice of the explain that gave the plan (the last one asked, once a password was given).
+        advice: done.then(() => current.advice ?? { adviseMs: 0 }),
         cancel: async () => {
           cancelled = true;
           await current.cancel();
