@@ -18,7 +18,11 @@
 // `--opens N` measures only that: each file is opened by N newly started servers (with a baseline, N of
 // each, started in pairs, the build that goes first alternating), and the medians are printed.
 //
-// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--fresh | --opens N] [--baseline <server.js>] [--repo <git dir>...]
+// With `--workspace` (and --repo) each repository's server is started with its folder as the workspace
+// (the files the inventory bench writes to .cache/realcode/<owner+name>/), and its documents are opened
+// at their paths there, so the server follows imports into the workspace's modules as in the editor.
+//
+// Run: node scripts/build.mjs && node --import tsx bench/lsp.ts [--edits N] [--fresh | --opens N] [--baseline <server.js>] [--workspace] [--repo <git dir>...]
 // (QPI_BENCH_SLOW=1 with --repo prints each edit over 50 ms with its file, to find what is slow;
 // QPI_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" passes options to the server processes, to profile
 // them; QPI_BENCH_NODE=<node binary> runs them on another Node, such as the one the editor runs them on.)
@@ -46,6 +50,8 @@ const OPENS = opensArg > 0 ? Number(process.argv[opensArg + 1]) : 0;
 const REPOS = repoArg > 0 ? process.argv.slice(repoArg + 1).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--baseline' && all[i - 1] !== '--edits' && all[i - 1] !== '--opens') : [];
 /** The server's debounce window; edits are spaced past it so each one is the first after a pause. */
 const DEBOUNCE_MS = 150;
+/** Open each repository's files in its folder of .cache/realcode, with that folder as the server's workspace. */
+const WORKSPACE = process.argv.includes('--workspace');
 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
@@ -78,7 +84,7 @@ interface Server {
 }
 
 /** Starts a server bundle and initializes it as the editor would. */
-async function startServer(path: string): Promise<Server> {
+async function startServer(path: string, rootUri: string | null = null): Promise<Server> {
   const execArgv = process.env.QPI_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const execPath = process.env.QPI_BENCH_NODE;
   const child = fork(path, ['--node-ipc'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv, ...(execPath ? { execPath } : {}) });
@@ -94,7 +100,7 @@ async function startServer(path: string): Promise<Server> {
   conn.onNotification('queryPlanInspector/schemaNeeded', () => undefined);
   conn.onNotification('window/logMessage', () => undefined);
   conn.listen();
-  await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion: 1, debounceMs: DEBOUNCE_MS } });
+  await conn.sendRequest('initialize', { processId: process.pid, rootUri, capabilities: {}, initializationOptions: { protocolVersion: 1, debounceMs: DEBOUNCE_MS, repositorySchema: false } });
   await conn.sendNotification('initialized', {});
   return { conn, child, published: (uri, version) => new Promise<Published>((resolve) => waiting.set(uri, { version, resolve })) };
 }
@@ -118,9 +124,9 @@ async function main(): Promise<void> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   type Edit = (i: number, text: string) => { offset: number; length: number; insert: string };
-  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server, lenses = !quiet) {
+  async function run(name: string, languageId: string, text: string, editAt: Edit, edits = EDITS, quiet = false, on: Server = server, lenses = !quiet, at?: string) {
     const { conn, published } = on;
-    const uri = `file:///bench/${name}`;
+    const uri = at ?? `file:///bench/${name}`;
     const cpu0 = cpuMs(on.child.pid);
     let t0 = performance.now();
     let wait = published(uri, 1);
@@ -177,6 +183,12 @@ async function main(): Promise<void> {
     let slowestOpen = { ms: 0, file: '' };
     for (const dir of REPOS) {
       const files = gitFiles(dir, { sql: true });
+      const folder = join(ROOT, '.cache', 'realcode', dir.replace(/\/+$/, '').replace(/.*\/([^/]+)\/repo$/, '$1'));
+      if (WORKSPACE) {
+        if (!existsSync(folder)) throw new Error(`${folder} is missing: run npm run bench:inventory on ${dir} first.`);
+        await stopServer(server);
+        server = await startServer(SERVER, `file://${folder}`);
+      }
       const opens: number[] = [];
       const edited = files.filter((f) => f.text.match(CALL));
       const step = Math.max(1, Math.ceil(edited.length / 40));
@@ -184,7 +196,7 @@ async function main(): Promise<void> {
       const latencies: number[] = [];
       let diagnostics = 0;
       for (const f of files) {
-        const r = await run(f.path.replace(/[^\w.]/g, '_'), languageOf(f.path), f.text, atCalls(f.text), chosen.has(f.path) ? 6 : 0, true);
+        const r = await run(f.path.replace(/[^\w.]/g, '_'), languageOf(f.path), f.text, atCalls(f.text), chosen.has(f.path) ? 6 : 0, true, server, false, WORKSPACE ? `file://${folder}/${f.path}` : undefined);
         opens.push(r.openMs);
         latencies.push(...r.latencies);
         if (process.env.QPI_BENCH_SLOW) for (const [i, l] of r.latencies.entries()) if (l > 50) console.log(`  slow edit ${i} of ${f.path}: ${ms(l)}`);

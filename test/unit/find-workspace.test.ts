@@ -180,3 +180,42 @@ describe('finder: methods and models of classes across the workspace', () => {
     assert.deepEqual(qs.map(described), ['customers.findOne']);
   });
 });
+
+describe("finder: SQL handed to the application's own wrapper", () => {
+  const files: Record<string, string> = {
+    '/ws/src/sqlHelper.ts': [
+      "import { Pool } from 'pg';",
+      'export class SqlHelper {',
+      '  constructor(private client: Pool) {}',
+      '  async getRowsBySqlQuery(sql: string, params: unknown[] = []) { return (await this.client.query(sql, params)).rows; }',
+      '  async count(table: string) { return this.client.query(`SELECT count(*) FROM ${table}`); }',
+      '}',
+      'export async function runQuery(pool: Pool, text: string) { return (await pool.query(text)).rows; }',
+    ].join('\n'),
+  };
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
+  const text = [
+    "import { SqlHelper, runQuery } from './sqlHelper';",
+    'export class Explorer {',
+    '  constructor(private sql: SqlHelper, private pool: unknown) {}',
+    "  tables(schema: string) { return this.sql.getRowsBySqlQuery('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]); }",
+    '  user(id: number) { return runQuery(this.pool as never, `SELECT * FROM users WHERE id = ${id}`); }',
+    // A method that does not run its argument as SQL: the string is only a name.
+    "  size() { return this.sql.count('SELECT'); }",
+    '}',
+  ].join('\n');
+
+  it('reads the SQL a wrapper method or function runs, with the values given beside it', () => {
+    const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/explorer.ts', modules }).queries;
+    assert.deepEqual(qs.map(described), ['SELECT table_name FROM information_schema.tables WHERE table_schema = $1', 'SELECT * FROM users WHERE id = $1']);
+  });
+
+  it('finds no wrapper where the workspace does not show the function', () => {
+    assert.deepEqual(findQueries(text, 'script', 'ts').queries.map(described), []);
+  });
+
+  it("never reads an array's find(fn) as a collection's", () => {
+    const qs = findQueries("export const owner = (collection: { members: { userId: number }[] }, id: number) => collection.members.find((m) => m.userId === id);", 'script', 'ts').queries;
+    assert.deepEqual(qs, []);
+  });
+});

@@ -112,6 +112,9 @@ export const mongoCalls: CallReader = {
     const opIndex = chain.findIndex((c) => MONGO_OPERATIONS.has(c.name));
     if (opIndex < 0) return false;
     const op = chain[opIndex]!;
+    // An array's `find(fn)`, `findIndex`-like calls given a function: never a collection's.
+    const arg0 = op.call.arguments?.[0] ? unwrap(op.call.arguments[0]) : undefined;
+    if (arg0 && (arg0.type === 'ArrowFunctionExpression' || arg0.type === 'FunctionExpression')) return false;
     const coll = new Collections(ex).of(unwrap(unwrap(op.call.callee!).object!), 0);
     if (!coll || (coll.flavour === 'driver' && ormOptions(ex, op.call.arguments?.[0]))) return false;
     if (op.name === 'bulkWrite') return readBulkWrite(ex, coll, chain, opIndex);

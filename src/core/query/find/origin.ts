@@ -8,7 +8,7 @@
 
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
-import { isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 
 export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db';
 
@@ -297,6 +297,84 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
   if (sup && unwrap(sup).type === 'Identifier') {
     const cls = ex.classNamed(unwrap(sup).name!);
     if (cls) return memberOrigin(cls.ex, cls.node, name, depth + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The function a callee names, where the code declares it: a function of this module or imported from
+ * another (`runQuery(sql)`), a method of the class the walk is in or of a class it extends
+ * (`this.getRows(sql)`), or a method of a value of an application's class (`this.sql.getRowsBySqlQuery(sql)`
+ * where `sql: SqlHelper`). With the extractor of the module that declares it.
+ */
+export function functionOf(ex: Extractor, callee: BNode): { ex: Extractor; fn: BNode } | undefined {
+  callee = unwrap(callee);
+  if (callee.type === 'Identifier') {
+    const r = ex.lookup(callee.name!);
+    const local = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? unwrap(r.binding.init) : undefined;
+    if (local) return isFunction(local) ? { ex, fn: local } : undefined;
+    const other = ex.imported(callee.name!);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    const fn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+    return other && fn && isFunction(fn) ? { ex: other.ex, fn } : undefined;
+  }
+  if (!isMember(callee)) return undefined;
+  const name = propertyName(callee);
+  if (name === undefined) return undefined;
+  const obj = unwrap(callee.object!);
+  if (obj.type === 'ThisExpression' || obj.type === 'Super') {
+    const m = ex.methodOf(name);
+    return m ? { ex: m.ex, fn: m.fn } : undefined;
+  }
+  const holder = originOf(ex, obj, 0);
+  if (!holder || !('holder' in holder)) return undefined;
+  for (let at: { ex: Extractor; node: BNode } | undefined = { ex: holder.ex, node: holder.holder }, i = 0; at && i < 8; i++) {
+    for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+      const key = m.key && !m.computed ? m.key.name : undefined;
+      if (m.type === 'ClassMethod' && m.kind === 'method' && key === name) return { ex: at.ex, fn: m };
+      if (m.type === 'ClassProperty' && key === name && (m as unknown as { value?: BNode }).value && isFunction(unwrap((m as unknown as { value: BNode }).value))) {
+        return { ex: at.ex, fn: unwrap((m as unknown as { value: BNode }).value) };
+      }
+    }
+    if (at.node.type === 'ObjectExpression') {
+      const p = (at.node.properties ?? []).find((x) => (x.type === 'ObjectMethod' || x.type === 'ObjectProperty') && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
+      if (p?.type === 'ObjectMethod') return { ex: at.ex, fn: p };
+      const v = p?.type === 'ObjectProperty' ? unwrap(p.value as BNode) : undefined;
+      return v && isFunction(v) ? { ex: at.ex, fn: v } : undefined;
+    }
+    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
+    at = sup ? at.ex.classOf(sup, 0) : undefined;
+  }
+  return undefined;
+}
+
+function isFunction(n: BNode): boolean {
+  return n.type === 'FunctionDeclaration' || n.type === 'FunctionExpression' || n.type === 'ArrowFunctionExpression' || n.type === 'ClassMethod' || n.type === 'ObjectMethod';
+}
+
+/** Methods that run their first argument as SQL: node-postgres and the ORMs' `query`, postgres.js `unsafe`, Knex `raw`. */
+const RUNS_SQL = new Set(['query', 'unsafe', 'raw', 'execute', 'many', 'any', 'one', 'oneOrNone', 'manyOrNone', 'none']);
+
+/**
+ * Which parameter of a function it runs as SQL, if its body hands one, unchanged, to a method that runs
+ * SQL (`getRows(sql, params) { return this.client.query(sql, params) }`): the application's own wrapper.
+ */
+export function sqlParameterOf(fn: BNode): number | undefined {
+  const params = (fn.params ?? []).map((p) => {
+    const id = p.type === 'AssignmentPattern' ? p.left : p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+    return id?.type === 'Identifier' ? id.name : undefined;
+  });
+  if (params.every((p) => p === undefined) || !fn.body) return undefined;
+  const stack: BNode[] = [fn.body as unknown as BNode];
+  let seen = 0;
+  while (stack.length > 0 && seen++ < 5_000) {
+    const n = stack.pop()!;
+    if (isCall(n) && isMember(unwrap(n.callee!)) && RUNS_SQL.has(propertyName(unwrap(n.callee!)) ?? '')) {
+      const a = n.arguments?.[0] ? unwrap(n.arguments[0]) : undefined;
+      const i = a?.type === 'Identifier' ? params.indexOf(a.name) : -1;
+      if (i >= 0) return i;
+    }
+    pushChildren(n, stack);
   }
   return undefined;
 }

@@ -8,7 +8,7 @@ import { prismaCalls, PRISMA_CLIENT, showsPrismaClient } from './prisma';
 import { knexCalls } from './knex';
 import { sequelizeCalls } from './sequelize';
 import { typeormCalls } from './typeorm';
-import { pgQueryCalls, sqlTags } from './sqlStrings';
+import { pgQueryCalls, sqlTags, sqlWrapperCalls } from './sqlStrings';
 import { IncrementalIndex } from './incremental';
 import { changeBounds, detached, QueryPositions, type KnownChange, type TouchedSpan } from './ranges';
 import { collectMutations, declareStatements, ModuleScope, type Binding } from './scope';
@@ -66,7 +66,7 @@ interface InnerRead {
 
 
 /** The readers of each library, in the order they are asked about a call. */
-const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls];
+const READERS: readonly CallReader[] = [sqlTags, prismaCalls, pgQueryCalls, knexCalls, mongoCalls, typeormCalls, sequelizeCalls, mongooseCalls, sqlWrapperCalls];
 
 /** Facts about a file that a statement can show, with the test of one node that shows each. */
 const FILE_FACTS: readonly [string, (n: BNode) => boolean][] = [[DB_HOLDS_COLLECTIONS, showsDbHoldingCollections], [PRISMA_CLIENT, showsPrismaClient]];

@@ -6,7 +6,7 @@
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
 import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
-import { libraryOf } from './origin';
+import { functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -21,6 +21,40 @@ export const pgQueryCalls: CallReader = {
     return pgQuery(n, ex);
   },
 };
+
+/**
+ * SQL handed to the application's own wrapper (`this.sql.getRows('SELECT ...', [id])`, `runQuery(sql)`),
+ * a function this module or another of the workspace declares whose body passes that argument, unchanged,
+ * to a method that runs SQL. Read when the argument is SQL the file shows, as node-postgres's query is.
+ */
+export const sqlWrapperCalls: CallReader = {
+  read(n, ex) {
+    if (ex.kind !== 'script' || !isCall(n) || (n.arguments?.length ?? 0) === 0) return false;
+    // Cheap test first: some argument is a string or template that starts a statement.
+    const args = n.arguments ?? [];
+    const sqlAt = args.findIndex((a) => {
+      const r = ex.resolve(a);
+      const text = r.type === 'StringLiteral' ? (r.value as string) : r.type === 'TemplateLiteral' ? cookedStart(r) : undefined;
+      return text !== undefined && SQL_KEYWORD.test(text);
+    });
+    if (sqlAt < 0) return false;
+    const target = functionOf(ex, n.callee!);
+    if (!target || sqlParameterOf(target.fn) !== sqlAt) return false;
+    const lit = ex.resolve(args[sqlAt]!);
+    const found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(n));
+    if (!found) return false;
+    const values = args[sqlAt + 1] ? literalValues(ex, args[sqlAt + 1]!) : undefined;
+    if (values) found.values = values;
+    ex.consume(n);
+    ex.push(found);
+    return true;
+  },
+};
+
+function cookedStart(t: BNode): string | undefined {
+  const q = t.quasis?.[0];
+  return q ? ((q.value as { cooked?: string; raw?: string } | undefined)?.cooked ?? (q.value as { raw?: string } | undefined)?.raw) : undefined;
+}
 
 /**
  * Tagged templates that make SQL: `sql`...``, postgres.js instances (`tx`...``, a tag imported from
