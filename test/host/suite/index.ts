@@ -2,13 +2,14 @@
 // real host, with the full vscode API, and prints the plain closing line "N passed, N failed".
 
 import Mocha from 'mocha';
+import { doesNotExistTests } from './doesNotExist.test';
 import { extensionTests } from './extension.test';
 import { languageServerTests } from './languageServer.test';
 import { realCodeTests } from './realCode.test';
 import { settingsConnectionTests } from './settingsConnections.test';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec', ...(process.env.QPI_HOST_GREP ? { grep: process.env.QPI_HOST_GREP } : {}) });
   mocha.suite.emit('pre-require', globalThis, 'extension.test', mocha);
   // First, while no connection is chosen for the folder: its settings' default is what they check.
   settingsConnectionTests();
@@ -16,6 +17,7 @@ export function run(): Promise<void> {
   realCodeTests();
   extensionTests();
   languageServerTests();
+  doesNotExistTests();
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       console.log(`${runner.stats?.passes ?? 0} passed, ${runner.stats?.failures ?? 0} failed, ${runner.stats?.pending ?? 0} skipped`);
