@@ -30,6 +30,9 @@ export class WorkspaceSchema {
   private readonly files = new Map<string, SchemaFile>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private pending = new Set<string>();
+  /** Why the files kept may be only some of the schema's (a limit of the walk, a file too large to read). */
+  private stopped: string | undefined;
+  private readonly tooLarge = new Set<string>();
 
   constructor(
     private readonly folders: string[],
@@ -49,6 +52,7 @@ export class WorkspaceSchema {
   /** Walks the folders, reads the schema files and publishes what they declare. */
   async load(): Promise<RepositorySchema> {
     this.files.clear();
+    this.tooLarge.clear();
     let entries = 0;
     let bytes = 0;
     let stopped: string | undefined;
@@ -89,6 +93,7 @@ export class WorkspaceSchema {
       }
     }
     if (stopped) this.log(`The workspace's schema files were read up to ${stopped}; the rest is not used for offline advice.`);
+    this.stopped = stopped;
     return this.build();
   }
 
@@ -133,7 +138,11 @@ export class WorkspaceSchema {
   /** The file's text when it is a schema file within the limits, else undefined (also when it is gone). */
   private async read(path: string): Promise<SchemaFile | undefined> {
     try {
-      if ((await stat(path)).size > this.limits.fileBytes) return undefined;
+      this.tooLarge.delete(path);
+      if ((await stat(path)).size > this.limits.fileBytes) {
+        this.tooLarge.add(path);
+        return undefined;
+      }
       const text = await readFile(path, 'utf8');
       // A script is kept only when it may declare a Mongoose schema or a TypeORM entity: most of a project's scripts do not.
       if (schemaFileKind(path) === 'script' && !mayDeclareScriptSchema(text)) return undefined;
@@ -152,6 +161,9 @@ export class WorkspaceSchema {
 
   private build(): RepositorySchema {
     const schema = readRepositorySchema([...this.files.values()]);
+    // A schema read in part never says a table is not there (repositoryCatalog).
+    if (this.stopped) schema.partial?.push(`The workspace's schema files were read up to ${this.stopped}.`);
+    if (this.tooLarge.size > 0) schema.partial?.push(`${this.tooLarge.size} schema file${this.tooLarge.size === 1 ? ' was' : 's were'} over ${this.limits.fileBytes} bytes and not read.`);
     for (const w of schema.warnings.slice(0, 20)) this.log(w);
     this.publish(schema);
     return schema;

@@ -9,6 +9,10 @@ import { analyzeQuery, type DocumentSchema } from '../../src/core/lint/analysis'
 import { DiagnosticCodes } from '../../src/core/lint/codes';
 import type { CatalogRelation } from '../../src/core/advice/catalog';
 import { findQueries, loadSqlParser, querySourceKind, scriptDialect } from '../../src/core/query/find';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WorkspaceSchema } from '../../src/server/workspaceSchema';
 import { readRepositorySchema, repositoryCatalog, type RepositorySchema, type SchemaFile } from '../../src/core/schema/index';
 
 const MIGRATION = `
@@ -118,6 +122,22 @@ describe('offline: when the repository\'s schema may say a table does not exist'
     const indexesOnly = schemaOf([{ path: 'db/indexes.sql', text: 'CREATE INDEX orders_status_idx ON orders (status);\nCREATE TEMP TABLE scratch (id int);' }]);
     assert.equal(repositoryCatalog(indexesOnly, 'postgres', [{ table: 'invoices' }]), undefined);
     assert.ok(!codes(analyse('SELECT * FROM invoices WHERE id = $1 AND total > $2', indexesOnly)).includes(DiagnosticCodes.doesNotExist));
+  });
+
+  it('does not say it when the workspace walk left a schema file unread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qpi-dne-'));
+    try {
+      writeFileSync(join(dir, '001_init.sql'), MIGRATION);
+      const read = (fileBytes: number) => new WorkspaceSchema([dir], () => undefined, () => undefined, { entries: 1000, files: 100, fileBytes, totalBytes: 1_000_000 }).load();
+      const whole = await read(1_000_000);
+      assert.deepEqual(repositoryCatalog(whole, 'postgres', [{ table: 'invoices' }])?.relations, { invoices: null });
+      writeFileSync(join(dir, '002_invoices.sql'), `CREATE TABLE invoices (id int PRIMARY KEY, note text);\n-- ${'x'.repeat(MIGRATION.length + 100)}\n`);
+      const part = await read(MIGRATION.length + 10);
+      assert.ok((part.partial ?? []).some((p) => /1 schema file was over \d+ bytes and not read/.test(p)), JSON.stringify(part.partial));
+      assert.equal(repositoryCatalog(part, 'postgres', [{ table: 'invoices' }]), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never says it of a MongoDB collection offline, whatever the repository declares', () => {
