@@ -42,6 +42,8 @@ export interface PostgresExplainOptions {
   timeoutMs?: number;
   /** Values for $1, $2... placeholders. */
   params?: unknown[];
+  /** A generic plan, $n parameters left unbound (EXPLAIN GENERIC_PLAN, PostgreSQL 16 on; sent by the simple protocol, which binds nothing). */
+  genericPlan?: boolean;
   /** Aborting cancels the statement on the server. */
   signal?: AbortSignal;
   /**
@@ -331,6 +333,7 @@ export class PostgresConnection {
     else if (opts.buffers) notes.push('BUFFERS needs ANALYZE before PostgreSQL 13, so buffer counters were not asked for.');
     if (opts.settings && v >= 120000) parts.push('SETTINGS');
     if (opts.verbose) parts.push('VERBOSE');
+    if (opts.genericPlan) parts.push('GENERIC_PLAN');
     const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
     const indexes = opts.indexes;
     if (indexes && indexes.mode === 'hypothetical' && analyze) {
@@ -362,7 +365,7 @@ export class PostgresConnection {
         for (const d of ddl) await pgSend(this.client, 'SELECT * FROM hypopg_create_index($1)', [d]);
       }
       if (state.cancelled) throw new AdapterError('cancelled', 'The explain was cancelled before the statement started.');
-      const query = { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}`, values: opts.params ?? [], queryMode: 'extended' } as pg.QueryConfig;
+      const query = (opts.genericPlan ? { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}` } : { text: `EXPLAIN (${parts.join(', ')}) ${info.sql}`, values: opts.params ?? [], queryMode: 'extended' }) as pg.QueryConfig;
       const run = analyze ? pgExecute(this.client, clearance!, query) : pgSend(this.client, query);
       state.promise = run;
       void run.then(() => (state.settled = true), () => (state.settled = true));

@@ -16,6 +16,7 @@ import type { Db, Document } from 'mongodb';
 import type { MongoPredicate, MongoShape } from '../core/index';
 import type { PgPredicate, PgShape, PgTable } from '../core/index';
 import type { MongoStats, PgStats, PgTableStats } from '../core/index';
+import { bindPgParams, parsePostgresQuery, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, operationTag, toBson } from './mongoOps';
 import type { PostgresConnection } from './postgres';
@@ -359,4 +360,70 @@ async function planRows(conn: PostgresConnection, sql: string, timeoutMs: number
   if (!r.load.ok) return undefined;
   const root = r.load.plan.root.metrics;
   return root.plannedRows ?? root.planRowsPerLoop;
+}
+
+// ---- $n parameters bound from the statistics ------------------------------------------------------------
+//
+// `qpi check` on a server before PostgreSQL 16, which has no EXPLAIN (GENERIC_PLAN), explains a statement
+// with $n parameters with values chosen from the statistics of the columns they are compared to (core
+// pgParams, the measurement's rule), read through the catalog connection. The tournament keeps its own
+// copy on its measurement connection.
+
+function qualifiedName(schema: string | undefined, name: string): string {
+  return `${schema !== undefined ? `${quoteIdent(schema)}.` : ''}${quoteIdent(name)}`;
+}
+
+/**
+ * What pg_stats says of one column: its type, its most common values and its histogram, read as text
+ * through an array of the column's own type. Undefined when the table or column is not found; empty lists
+ * when the table was never analysed.
+ */
+export async function pgColumnValues(catalog: Pick<PgCatalog, 'read'>, schema: string | undefined, table: string, column: string): Promise<PgColumnValues | undefined> {
+  const rows = await catalog.read(
+    `SELECT format_type(a.atttypid, a.atttypmod) AS type,
+       (SELECT s.most_common_vals::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS mcv,
+       (SELECT s.histogram_bounds::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS hist
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
+     WHERE c.oid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
+    [qualifiedName(schema, table), column],
+  );
+  const row = rows[0] as { type: string; mcv: string | null; hist: string | null } | undefined;
+  if (!row) return undefined;
+  if (row.mcv === null && row.hist === null) return { type: row.type, common: [], ordered: [] };
+  // The type comes from the catalog's own format_type, so it reads back as a type name.
+  const lists = await catalog.read(`SELECT array(SELECT x::text FROM unnest($1::text::${row.type}[]) x) AS common, array(SELECT x::text FROM unnest($1::text::${row.type}[]) x ORDER BY x) AS sorted, array(SELECT x::text FROM unnest($2::text::${row.type}[]) x) AS hist`, [row.mcv, row.hist]);
+  const l = lists[0] as { common: string[]; sorted: string[]; hist: string[] };
+  return { type: row.type, common: l.common, ordered: l.hist.length > 0 ? l.hist : l.sorted };
+}
+
+/** A statement with its parameters bound: the text to explain and how each value was chosen. */
+export type BoundStatement = { ok: true; sql: string; values: PgParamValue[] } | { ok: false; why: string };
+
+/**
+ * The statement with its $n parameters bound to values chosen from the statistics of the columns they
+ * are compared to; or why it cannot be, in one sentence.
+ */
+export async function pgBindFromStatistics(catalog: Pick<PgCatalog, 'read'>, sql: string): Promise<BoundStatement> {
+  const parsed = await parsePostgresQuery(sql);
+  if (!parsed.ok) return { ok: false, why: parsed.refusal };
+  const { slots, unknown } = pgParamSlots(parsed.shapes);
+  const first = unknown[0];
+  if (first) return { ok: false, why: `$${first.n} is compared to no column whose statistics could give it a value (${first.where}).` };
+  const cache = new Map<string, PgColumnValues | undefined>();
+  const values: PgParamValue[] = [];
+  for (const slot of slots) {
+    let cv: PgColumnValues | undefined;
+    if (slot.column !== undefined && slot.table !== undefined) {
+      const key = `${slot.schema ?? ''}.${slot.table}.${slot.column}`;
+      if (!cache.has(key)) cache.set(key, await pgColumnValues(catalog, slot.schema, slot.table, slot.column));
+      cv = cache.get(key);
+    }
+    const v = pgParamValue(slot, cv);
+    if (!v) return { ok: false, why: `$${slot.n} is compared to ${slot.table}.${slot.column}, ${cv ? 'which has no statistics (ANALYZE has not read it)' : 'which was not found in the catalog'}.` };
+    values.push(v);
+  }
+  const text = bindPgParams(sql, values);
+  const again = await parsePostgresQuery(text);
+  if (!again.ok || again.shapes.some((sh) => sh.maxParam > 0)) return { ok: false, why: 'The statement could not be read again with values from the statistics in place of its parameters.' };
+  return { ok: true, sql: text, values };
 }

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  analyzeQuery, anchorRange, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
+  analyzeQuery, anchorRange, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
   readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
@@ -435,20 +435,24 @@ function write(path: string, text: string): void {
 async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): Promise<QueryRun> {
   const base = { key: q.key, engine: q.engine, file: q.file, ...(q.scope !== undefined ? { scope: q.scope } : {}), shape: q.shape, title: q.title, range: q.range, ignores: q.ignores };
   const notExplainable = (why: string): QueryRun => ({ ...base, status: 'not-explainable', why, findings: findingsOf(q, undefined) });
-  if (!q.explain.ok) return notExplainable(q.explain.problem);
+  // A statement with $n parameters the code binds at run time: a generic plan, or values from the statistics.
+  const parameterized = q.explain.ok ? undefined : withParameters(q);
+  if (!q.explain.ok && parameterized === undefined) return notExplainable(q.explain.problem);
   if (!dbs.has(q.engine)) return notExplainable(`no --uri for ${ENGINE_NAME[q.engine]} was given`);
+  const text = q.explain.ok ? q.explain.text : parameterized!;
   // A table or collection the CI database does not have: said so under its own rule, never a scan (an
   // explain on MongoDB reads nothing there) nor only "not explainable".
-  const absent = await dbs.missing(q.engine, q.explain.text, CI_DATABASE);
+  const absent = await dbs.missing(q.engine, text, CI_DATABASE);
   if (absent.names.length > 0 && absent.catalog) {
     const sentence = notThere(absent.names, absent.catalog).replace(/\.$/, '');
     const run = notExplainable(sentence);
     run.findings.unshift({ rule: DiagnosticCodes.doesNotExist, tier: 'structural', severity: 'warning', range: q.range, message: `${sentence}: the query cannot run there as written, so it is neither explained nor advised.` });
     return run;
   }
-  const r = await dbs.explain(q.engine, q.explain.text);
+  const r = parameterized !== undefined ? await dbs.explainWithParameters(parameterized) : await dbs.explain(q.engine, text);
   if (!r.ok) return notExplainable(r.why);
   const signature = planSignature(r.plan, r.collection);
+  if (r.parameters !== undefined) signature.parameters = r.parameters;
   const schema: DocumentSchema = { connection: { mongodb: CI_DATABASE, postgres: CI_DATABASE }, collections: new Map(), tables: new Map(), plans: new Map(), advice: new Map() };
   if (q.engine === 'postgres') {
     for (const [t, indexes] of await dbs.pgIndexes(signature.access.map((a) => a.target))) schema.tables.set(t, { indexes });
@@ -461,6 +465,20 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
 
 /** How the findings name the database a run checks against. */
 const CI_DATABASE = 'the CI database';
+
+/**
+ * A PostgreSQL statement whose $n parameters the code binds at run time, with them as $n (the values the
+ * code writes in put in first), for a generic plan or values from the statistics; undefined for any other
+ * query that cannot be explained as written.
+ */
+function withParameters(q: CheckQuery): string | undefined {
+  if (q.found.engine !== 'postgres') return undefined;
+  const v = explainValues(q.found);
+  if (!v) return undefined;
+  const ns = v.names.map((name) => /^\$(\d+)/.exec(name)?.[1]);
+  if (ns.some((n) => n === undefined)) return undefined;
+  return v.template.replace(/\u0000(\d+)\u0000/g, (_, i: string) => `$${ns[Number(i)]}`);
+}
 
 const STRUCTURAL_FROM_INDEXES = new Set<string>([DiagnosticCodes.collectionScan, DiagnosticCodes.blockingSort]);
 

@@ -3,12 +3,13 @@
 // MongoDB through the explain command, which changes no document and refuses $out/$merge), and the
 // index lists the editor's findings are computed with.
 
-import { existingMongo, existingPg } from '../../adapters/advise';
+import { existingMongo, existingPg, openPostgresAdvice } from '../../adapters/advise';
 import { isAdapterError } from '../../adapters/errors';
 import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
-import { connectPostgres, type PostgresConnection } from '../../adapters/postgres';
+import type { PostgresConnection } from '../../adapters/postgres';
+import { pgBindFromStatistics, type PgCatalog } from '../../adapters/stats';
 import type { Catalog, ExistingMongoIndex, ExistingPgIndex, Plan } from '../../core/index';
-import { catalogTargets, isCollectionFamily, missingNames, parseMongoQuery, parsePostgresQuery } from '../../core/index';
+import { catalogTargets, isCollectionFamily, versionNumber, missingNames, parseMongoQuery, parsePostgresQuery } from '../../core/index';
 
 export type Engine = 'mongodb' | 'postgres';
 
@@ -17,14 +18,21 @@ export const ENGINE_NAME: Record<Engine, string> = { mongodb: 'MongoDB', postgre
 /** A database that cannot be used: the run stops with exit 4. */
 export class EnvironmentProblem extends Error {}
 
-export type Explained = { ok: true; plan: Plan; collection?: string } | { ok: false; why: string };
+export type Explained = { ok: true; plan: Plan; collection?: string; parameters?: 'generic plan' | 'bound from statistics' } | { ok: false; why: string };
+
+/** EXPLAIN (GENERIC_PLAN) arrived in PostgreSQL 16. */
+const GENERIC_PLAN_FROM = 160000;
 
 export class CiDatabases {
   private pg?: PostgresConnection;
+  /** The catalog connection beside it (read-only): the statistics $n parameters are bound from before PostgreSQL 16. */
+  private catalog?: PgCatalog;
   private mongo?: MongoConnection;
   private pgTables?: Map<string, ExistingPgIndex[]>;
   private readonly mongoIndexes = new Map<string, ExistingMongoIndex[]>();
   private readonly mongoCatalogs = new Map<string, Catalog>();
+
+  private closeSession?: () => Promise<void>;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -34,7 +42,12 @@ export class CiDatabases {
       const uri = uris[engine];
       if (uri === undefined) continue;
       try {
-        if (engine === 'postgres') this.pg = await connectPostgres({ uri, ...(password ? { password } : {}), applicationName: 'qpi check', connectTimeoutMs: 10_000 });
+        if (engine === 'postgres') {
+          const session = await openPostgresAdvice({ uri, ...(password ? { password } : {}), applicationName: 'qpi check', connectTimeoutMs: 10_000, timeoutMs: this.timeoutMs });
+          this.pg = session.conn;
+          this.catalog = session.catalog;
+          this.closeSession = () => session.close();
+        }
         else this.mongo = await connectMongo({ uri, ...(password ? { password } : {}), appName: 'qpi check', connectTimeoutMs: 10_000 });
       } catch (err) {
         if (isAdapterError(err)) throw new EnvironmentProblem(`The ${ENGINE_NAME[engine]} database cannot be used: ${err.message}`);
@@ -65,6 +78,30 @@ export class CiDatabases {
     } catch (err) {
       if (!isAdapterError(err)) throw err;
       if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The ${ENGINE_NAME[engine]} database stopped answering: ${err.message}`);
+      return { ok: false, why: err.message };
+    }
+  }
+
+  /**
+   * Explains a statement with $n parameters the code binds at run time: from PostgreSQL 16 as a generic
+   * plan (EXPLAIN GENERIC_PLAN: the plan a prepared statement is given for every value), before that with
+   * values chosen from the statistics of the columns the parameters are compared to. `parameters` says
+   * which, for the lock.
+   */
+  async explainWithParameters(sql: string): Promise<Explained> {
+    const generic = (this.pg!.serverVersionNum ?? 0) >= GENERIC_PLAN_FROM;
+    try {
+      if (generic) {
+        const r = await this.pg!.explain(sql, { timeoutMs: this.timeoutMs, genericPlan: true });
+        return r.load.ok ? { ok: true, plan: r.load.plan, parameters: 'generic plan' } : { ok: false, why: r.load.refusal };
+      }
+      const bound = await pgBindFromStatistics(this.catalog!, sql);
+      if (!bound.ok) return { ok: false, why: `The SQL has $n parameters bound at run time, and PostgreSQL ${versionNumber(this.pg!.serverVersion)} has no generic plan (16 and later): ${lowerFirst(bound.why)}` };
+      const r = await this.pg!.explain(bound.sql, { timeoutMs: this.timeoutMs });
+      return r.load.ok ? { ok: true, plan: r.load.plan, parameters: 'bound from statistics' } : { ok: false, why: r.load.refusal };
+    } catch (err) {
+      if (!isAdapterError(err)) throw err;
+      if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The PostgreSQL database stopped answering: ${err.message}`);
       return { ok: false, why: err.message };
     }
   }
@@ -128,6 +165,10 @@ export class CiDatabases {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.pg?.close(), this.mongo?.close()]);
+    await Promise.allSettled([this.closeSession ? this.closeSession() : this.pg?.close(), this.mongo?.close()]);
   }
+}
+
+function lowerFirst(s: string): string {
+  return s.length > 0 && !/^[A-Z]{2}/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s;
 }

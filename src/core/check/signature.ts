@@ -31,6 +31,11 @@ export interface PlanSignature {
   esr?: 'serves' | 'improvable' | 'no-index';
   /** Node kinds root first, for people reading the lock; not compared. */
   stages: string;
+  /**
+   * How a PostgreSQL statement's $n parameters were planned, when it has some: `generic plan` (EXPLAIN
+   * GENERIC_PLAN, 16 and later) or `bound from statistics` (values of the compared columns' statistics).
+   */
+  parameters?: 'generic plan' | 'bound from statistics';
 }
 
 export interface PlanCounters {
