@@ -16,6 +16,7 @@ import {
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
 import { expandPaths, EXIT_FINDINGS } from '../lint';
 import { engineOfUri } from '../explain';
+import { nodeWorkspaceModules } from '../../node/workspaceModules';
 import { Configs, parseConfig } from './config';
 import { changedSince, GitProblem, type ChangedFiles } from './git';
 import { HELP_BASE, runMerge, TOOL_VERSION } from './merge';
@@ -192,6 +193,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   const absOf = new Map<string, string>();
   const statements: DdlStatement[] = [];
   const files = expandPaths(o.paths);
+  // Imports are followed into the repository's other files, as the language server follows them.
+  const modules = nodeWorkspaceModules(resolve(root));
   for (const file of files) {
     const r = rel(file);
     // A shard reads only its own files: the others are another shard's.
@@ -204,7 +207,7 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
       return EXIT_REFUSED;
     }
     absOf.set(r, resolve(file));
-    const collected = collectQueries(text, r);
+    const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules });
     for (const w of collected.warnings) io.stderr(`${r}: ${w}\n`);
     for (const q of collected.queries) all.push(Object.assign(q, { source: text }));
     if (r.endsWith('.sql')) statements.push(...readSqlDdl(text, r));
