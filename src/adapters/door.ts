@@ -233,6 +233,61 @@ export async function pgTerminateBackend(config: pg.ClientConfig, pid: number, c
   return stopped;
 }
 
+// ---- Statistics written at the user's request ------------------------------------------------------------
+//
+// `qpi stats import` writes a production database's planner statistics into a CI database: the one write
+// of statistics the product makes, and only because the user ran that command (the command is the
+// consent). The door builds the call itself, pg_restore_relation_stats or pg_restore_attribute_stats
+// (PostgreSQL 18) with argument names from a fixed list and every value bound as a parameter, so nothing
+// but the statistics of a relation or a column can be written through it.
+
+/** The user's request to write statistics into a database; only pgStatisticsConsent makes one. */
+export interface StatisticsConsent {
+  readonly by: 'command';
+}
+
+const statisticsConsents = new WeakSet<StatisticsConsent>();
+
+/** The consent `qpi stats import` gives by being run. */
+export function pgStatisticsConsent(): StatisticsConsent {
+  const c: StatisticsConsent = Object.freeze({ by: 'command' as const });
+  statisticsConsents.add(c);
+  return c;
+}
+
+/** The arguments each restore function takes, and their types (PostgreSQL 18's documentation). */
+const RESTORE_ARGUMENTS = {
+  relation: { schemaname: 'text', relname: 'text', version: 'integer', relpages: 'integer', reltuples: 'real', relallvisible: 'integer', relallfrozen: 'integer' },
+  attribute: {
+    schemaname: 'text', relname: 'text', attname: 'text', attnum: 'smallint', inherited: 'boolean', version: 'integer', null_frac: 'real', avg_width: 'integer', n_distinct: 'real',
+    most_common_vals: 'text', most_common_freqs: 'real[]', histogram_bounds: 'text', correlation: 'real', most_common_elems: 'text', most_common_elem_freqs: 'real[]',
+    elem_count_histogram: 'real[]', range_length_histogram: 'text', range_empty_frac: 'real', range_bounds_histogram: 'text',
+  },
+} as const satisfies Record<string, Record<string, string>>;
+
+/**
+ * Writes the statistics of one relation (pages, rows, visible pages) or of one column (pg_statistic)
+ * with PostgreSQL 18's restore functions. Arguments whose value is undefined or null are left out.
+ * Resolves what the function returned: false when the server took only part of it (it says why in a
+ * WARNING notice).
+ */
+export async function pgRestoreStatistics(client: PgClient, consent: StatisticsConsent, kind: 'relation' | 'attribute', args: Readonly<Record<string, unknown>>): Promise<boolean> {
+  if (!statisticsConsents.has(consent)) throw new AdapterError('side-effects', 'Statistics are written only by qpi stats import, which the user runs to write them.');
+  const types: Record<string, string> | undefined = RESTORE_ARGUMENTS[kind];
+  if (types === undefined) throw new AdapterError('side-effects', 'Only relation and column statistics are written.');
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    const type = types[key];
+    if (type === undefined) throw new AdapterError('side-effects', `${key} is no argument of pg_restore_${kind}_stats, so it is not sent.`);
+    if (value === undefined || value === null) continue;
+    values.push(value);
+    parts.push(`'${key}', $${values.length}::${type}`);
+  }
+  const r = await client.query<{ ok: boolean }>(`SELECT pg_restore_${kind}_stats(${parts.join(', ')}) AS ok`, values);
+  return r.rows[0]?.ok === true;
+}
+
 // ---- MongoDB ------------------------------------------------------------------------------------------
 //
 // What the product sends to MongoDB: reads of the user's collections (counts, a $sample, the listings),

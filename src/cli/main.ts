@@ -32,6 +32,10 @@ const USAGE = `Usage:
                                        the CI gate: every query under PATH explained on the CI
                                        database of its engine and compared with qpi.lock.json; exit 3
                                        when it fails, 4 on an environment problem (docs/cli.md)
+  qpi stats export --uri URI [--schema NAME]... [--table NAME]... [--out FILE]
+  qpi stats import --uri URI FILE [--match-pages] [--json]
+                                       carry PostgreSQL planner statistics from production into a CI
+                                       database (PostgreSQL 18), so qpi check plans there as production
   qpi help                             this text
 `;
 
@@ -73,6 +77,7 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
   // `check` reads its own options (--uri is given once per engine).
   if (command === 'check') return (await import('./check/index')).runCheck(rest, io);
+  if (command === 'stats') return (await import('./stats')).runStats(rest, io);
   const parsed = parseFlags(rest);
   if (typeof parsed === 'string') {
     io.stderr(`${parsed}\n${USAGE}`);
