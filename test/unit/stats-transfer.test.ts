@@ -5,6 +5,12 @@
 import { strict as assert } from 'node:assert';
 import { pgRestoreStatistics, pgStatisticsConsent, type PgClient, type StatisticsConsent } from '../../src/adapters/door';
 import { parseStatsFile, plannedRows, scaleWarning } from '../../src/adapters/statsTransfer';
+import { run, type Io } from '../../src/cli/main';
+
+function io(files: Record<string, string> = {}): Io & { err: string } {
+  const o: Io & { err: string } = { err: '', stdout: () => {}, stderr: (s) => void (o.err += s), readStdin: () => '', readFile: (p) => files[p] ?? '' };
+  return o;
+}
 
 /** A client that records what it is sent and answers as the restore functions do. */
 function recorder(): { client: PgClient; sent: { text: string; values: unknown[] }[] } {
@@ -53,5 +59,20 @@ describe('statistics carried between databases', function () {
     await assert.rejects(pgRestoreStatistics(client, consent, 'relation', { schemaname: 'public', relname: 't', "relpages', 1); DROP TABLE t; --": 1 }), /is no argument of pg_restore_relation_stats, so it is not sent/);
     await assert.rejects(pgRestoreStatistics(client, consent, 'class' as 'relation', { relname: 't' }), /Only relation and column statistics are written/);
     assert.equal(sent.length, 1);
+  });
+
+  it('refuses a wrong command line, and a file that is not a statistics file, before connecting', async function () {
+    let o = io();
+    assert.equal(await run(['stats'], o), 64);
+    assert.match(o.err, /^qpi stats needs export or import\./);
+    o = io();
+    assert.equal(await run(['stats', 'import', '--uri', 'mongodb://127.0.0.1:1/x', 'stats.json'], o), 64);
+    assert.match(o.err, /MongoDB has no statistics to import/);
+    o = io();
+    assert.equal(await run(['stats', 'export', '--uri', 'postgres://127.0.0.1:1/x', '--match-pages'], o), 64);
+    o = io({ 'plan.json': '{"Plan": {}}' });
+    // Port 1 answers nobody: the file is refused before any connection is tried.
+    assert.equal(await run(['stats', 'import', '--uri', 'postgres://127.0.0.1:1/x', 'plan.json'], o), 2);
+    assert.equal(o.err, 'plan.json: It is not a file of qpi stats export (no "qpiStats": 1).\n');
   });
 });
