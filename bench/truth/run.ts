@@ -6,12 +6,13 @@
 // less work than the best index as written. Prints figures; asserts nothing. See docs/truth.md.
 //
 //   npm run bench:truth [-- --set checking|tuning|all] [--seeds 1..480] [--engine mongodb|postgres]
-//                          [--no-connected] [--verbose]
+//                          [--no-connected] [--verbose] [--postgres 15|18]
 
 import { resolve } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
 import { startServers, stopServers, type ServersState } from '../../scripts/servers.mjs';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../scripts/embedded-postgres';
 import { run as qpi } from '../../src/cli/main';
 import { COLLSCAN, NO_INDEX, mongoKey, pgKey } from './candidates';
 import { loadMongo, loadPostgres } from './datasets';
@@ -33,10 +34,12 @@ interface Options {
   connected: boolean;
   verbose: boolean;
   handmade: string | undefined;
+  /** 15: the PostgreSQL 15 (+HypoPG) of scripts/servers.mjs; 18: the embedded PostgreSQL 18, its oracle cached apart. */
+  postgres: 15 | 18;
 }
 
 function options(argv: string[]): Options {
-  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false, handmade: resolve(__dirname, '..', '..', 'test', 'fixtures', 'truth') };
+  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false, handmade: resolve(__dirname, '..', '..', 'test', 'fixtures', 'truth'), postgres: 15 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--set') {
@@ -56,6 +59,11 @@ function options(argv: string[]): Options {
     else if (a === '--verbose') o.verbose = true;
     else if (a === '--no-handmade') o.handmade = undefined;
     else if (a === '--handmade') o.handmade = resolve(argv[++i] ?? '.');
+    else if (a === '--postgres') {
+      const v = argv[++i];
+      if (v !== '15' && v !== '18') throw new Error('--postgres takes 15 or 18');
+      o.postgres = Number(v) as 15 | 18;
+    }
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -73,15 +81,19 @@ interface SuggestionJson {
 }
 
 /** `qpi advise --json` in this process; the first suggestion and all of them, or the sentence it refused with. */
-async function advise(query: string, engine: Engine, uri: string | undefined): Promise<{ s?: SuggestionJson; all?: SuggestionJson[]; error?: string }> {
+async function advise(query: string, engine: Engine, uri: string | undefined): Promise<{ s?: SuggestionJson; all?: SuggestionJson[]; error?: string; measured?: string }> {
   let out = '';
   let err = '';
   const args = ['advise', '--query', query, '--json', '--engine', engine];
   if (uri !== undefined) args.push('--uri', uri, '--verify');
   const code = await qpi(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), readStdin: () => '', readFile: () => '' });
   if (code !== 0) return { error: err.trim().split('\n')[0] ?? `exit ${code}` };
-  const doc = JSON.parse(out) as { suggestions: SuggestionJson[] };
-  return doc.suggestions[0] ? { s: doc.suggestions[0], all: doc.suggestions } : { error: 'no suggestion' };
+  const doc = JSON.parse(out) as { suggestions: SuggestionJson[]; measurement?: { label?: string; reason?: string } };
+  // How the connected advice was measured (a tournament cut by its time budget says so), for --verbose.
+  const m = doc.measurement;
+  const measured = m?.label !== undefined ? `${m.label}${m.reason ? ` (${m.reason})` : ''}` : undefined;
+  const found = doc.suggestions[0] ? { s: doc.suggestions[0], all: doc.suggestions } : { error: 'no suggestion' };
+  return measured !== undefined ? { ...found, measured } : found;
 }
 
 // ---- judging ------------------------------------------------------------------------------------------
@@ -143,7 +155,10 @@ async function judge(engine: Engine, conn: Db | pg.Client, rec: CaseRecord, s: S
 
 const pct = (n: number, d: number): string => (d === 0 ? '-' : `${((100 * n) / d).toFixed(0)}%`);
 const cell = (n: number, d: number): string => `${n}/${d} ${pct(n, d)}`.padEnd(14);
-const engineName = (e: Engine): string => (e === 'mongodb' ? 'MongoDB 6.0.5' : 'PostgreSQL 15');
+let pgVersion: 15 | 18 = 15;
+const engineName = (e: Engine): string => (e === 'mongodb' ? 'MongoDB 6.0.5' : `PostgreSQL ${pgVersion}`);
+/** The oracle's cache of an engine: PostgreSQL 18's measurements are kept apart from 15's. */
+const cacheOf = (e: Engine): string => (e === 'postgres' && pgVersion === 18 ? resolve(CACHE, 'pg18') : CACHE);
 
 interface Servers {
   mongoUri: string;
@@ -168,7 +183,7 @@ function table(categories: string[], modes: string[], ok: Map<string, boolean[]>
 async function generated(o: Options, engine: Engine, sv: Servers): Promise<void> {
   const seeds = Array.from({ length: o.to - o.from + 1 }, (_, i) => o.from + i);
   const cases = seeds.map((s) => generateCase(engine, s)).filter((c) => o.set === 'all' || c.set === o.set);
-  const recs = cases.map((c) => readRecord(CACHE, c));
+  const recs = cases.map((c) => readRecord(cacheOf(engine), c));
   const missing = recs.map((rec) => ({ rec, keys: engine === 'mongodb' ? missingMongo(rec) : missingPg(rec), into: 'candidates' as const })).filter((n) => n.keys.length > 0);
   const to = Date.now();
   const count = missing.reduce((a, n) => a + n.keys.length, 0);
@@ -177,7 +192,7 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
   };
   // Measures taken while the run is being stopped fail for want of a connection: they are not kept.
   const save = (rec: CaseRecord): void => {
-    if (!interrupted) writeRecord(CACHE, rec);
+    if (!interrupted) writeRecord(cacheOf(engine), rec);
   };
   if (engine === 'mongodb') await measureMongo(sv.db, missing, progress, save);
   else await measurePg(sv.pg, missing, progress, save);
@@ -186,13 +201,14 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
   console.log(`\n${engineName(engine)}, generated: seeds ${o.from}..${o.to}, ${o.set} set${which}: ${cases.length} cases, ${measured} candidate measurements (${count} new, ${((Date.now() - to) / 1000).toFixed(0)} s).`);
 
   const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
-  const results = new Map<string, Verdict[]>();
+  const results = new Map<string, (Verdict & { measured?: string })[]>();
   for (const mode of modes) {
     const ta = Date.now();
-    const verdicts: Verdict[] = [];
+    const verdicts: (Verdict & { measured?: string })[] = [];
     for (const rec of recs) {
-      const { s, all, error } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
-      verdicts.push(await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error, all));
+      const { s, all, error, measured } = await advise(rec.case.query, engine, mode === 'connected' ? (engine === 'mongodb' ? sv.mongoUri : sv.pgUri) : undefined);
+      const v = await judge(engine, engine === 'mongodb' ? sv.db : sv.pg, rec, s, error, all);
+      verdicts.push(mode === 'connected' && measured !== undefined ? { ...v, measured } : v);
     }
     for (const rec of recs) save(rec);
     results.set(mode, verdicts);
@@ -209,7 +225,7 @@ async function generated(o: Options, engine: Engine, sv: Servers): Promise<void>
       if (v.ok) continue;
       const c: GeneratedCase = cases[i]!;
       const b = best(recs[i]!);
-      console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b?.key ?? 'none'} work ${b?.work ?? '-'} (${(v.work / Math.max(1, b?.work ?? 1)).toFixed(1)}x)`);
+      console.log(`  miss ${mode} seed ${c.seed} ${c.category}: ${c.query}\n      suggested ${v.what} work ${v.work}; best ${b?.key ?? 'none'} work ${b?.work ?? '-'} (${(v.work / Math.max(1, b?.work ?? 1)).toFixed(1)}x)${v.measured !== undefined ? `\n      measurement: ${v.measured}` : ''}`);
     }
   }
 }
@@ -262,9 +278,12 @@ async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
   const t0 = Date.now();
   let state: ServersState | null = null;
+  let pg18: EmbeddedServer | undefined;
+  pgVersion = o.postgres;
   const clients: { close: () => Promise<unknown> }[] = [];
   const stop = async (): Promise<void> => {
     for (const c of clients) await c.close().catch(() => undefined);
+    await pg18?.pg.stop().catch(() => undefined);
     await stopServers(state);
   };
   // Ctrl-C, a terminal closed or a kill: the servers are stopped either way.
@@ -277,19 +296,24 @@ async function main(): Promise<void> {
   try {
     state = await startServers();
     const base = state.env;
+    if (o.postgres === 18 && o.engines.includes('postgres')) {
+      pg18 = await startEmbeddedPostgres({ prefix: 'qpi-truth18-', password: 'qpi-truth' });
+      console.log(`[truth] embedded PostgreSQL 18 on ${new URL(pg18.uri).port}`);
+    }
+    const pgBase = pg18?.uri ?? base.QPI_TEST_PG_URI!;
     const mongoUri = (name: string): string => base.QPI_TEST_MONGO_URI!.replace('/?', `/${name}?`);
-    const pgUri = (name: string): string => base.QPI_TEST_PG_URI!.replace(/\/postgres$/, `/${name}`);
+    const pgUri = (name: string): string => pgBase.replace(/\/postgres$/, `/${name}`);
     const mongo = await MongoClient.connect(base.QPI_TEST_MONGO_URI!);
     clients.push(mongo);
-    const admin = new pg.Client({ connectionString: base.QPI_TEST_PG_URI });
+    const admin = new pg.Client({ connectionString: pgBase });
     await admin.connect();
     const pgDb = async (name: string): Promise<pg.Client> => {
       await admin.query(`CREATE DATABASE ${name}`);
       const c = new pg.Client({ connectionString: pgUri(name) });
       await c.connect();
       clients.push({ close: () => c.end() });
-      // HypoPG is there, as on a server where the advice can verify without building.
-      await c.query('CREATE EXTENSION IF NOT EXISTS hypopg');
+      // HypoPG is there, as on a server where the advice can verify without building (the embedded 18 has none).
+      if (o.postgres === 15) await c.query('CREATE EXTENSION IF NOT EXISTS hypopg');
       return c;
     };
     const sv: Servers = {

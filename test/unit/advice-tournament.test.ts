@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { canonicalKey, mongoCandidates, mongoOrCandidates } from '../../src/core/advice/mongoCandidates';
 import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
-import { applyTournament, indexLabel, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
+import { applyTournament, indexLabel, NOISE_FLOOR, noiseFloor, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, PgIndexSpec, TournamentEntry } from '../../src/core/advice/types';
 import { tournamentApplies } from '../../src/adapters/tournament';
 import { canonicalPgKey, pgCandidates, pgJoinCandidates } from '../../src/core/advice/pgCandidates';
@@ -235,6 +235,27 @@ describe('tournament verdicts', () => {
     assert.deepEqual([...seen], ['{"b":1}'], 'within noise the smaller index wins every time');
     // A difference beyond noise still decides.
     assert.equal(firstOf(50, 100, 100, [0, 1, 2]), '{"a":1,"b":1}');
+  });
+
+  it('on a PostgreSQL table measured whole counts one buffer as a difference, and on a sample as noise', () => {
+    // `WHERE priority = 2 AND customer_id = 4007 ORDER BY id`: (customer_id) reads 3 pages, (customer_id,
+    // priority) 2 on the whole table; today's plan (the primary key walked in order) reads 420.
+    const pgWork = (buffers: number): MeasuredWork => ({ work: buffers, buffers, rows: 2, timeMs: 0.1, blockingSort: false, plan: 'Index Scan' });
+    const pgEntry = (columns: string[], buffers: number): TournamentEntry => {
+      const spec: PgIndexSpec = { engine: 'postgres', table: 'orders', method: 'btree', keys: columns.map((column) => ({ column })) };
+      return { label: indexLabel(spec), origin: 'esr', index: spec, createText: `CREATE INDEX ON orders (${columns.join(', ')});`, measured: pgWork(buffers) };
+    };
+    const first = (sample: TournamentInput['sample']): string | undefined => {
+      const advice: Advice = { engine: 'postgres', shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [] };
+      const entries = [pgEntry(['customer_id'], 3), pgEntry(['customer_id', 'priority'], 2)];
+      applyTournament(advice, { engine: 'postgres', unit: 'buffers', sample, label: 'measured on all rows', generated: 2, entries, today: pgWork(420) });
+      const ix = advice.suggestions[0]?.index;
+      return ix?.engine === 'postgres' ? ix.keys.map((k) => k.column).join(', ') : undefined;
+    };
+    assert.equal(first({ size: 100_000, total: 100_000, scaled: false }), 'customer_id, priority', 'measured whole, a page less is less work');
+    assert.equal(first({ size: 200_000, total: 1_000_000, scaled: true }), 'customer_id', 'on a sample one buffer is noise: the smaller index');
+    assert.equal(noiseFloor({ engine: 'postgres', sample: { size: 100_000, total: 100_000, scaled: false } }), 0);
+    assert.equal(noiseFloor({ engine: 'mongodb', sample: { size: 20_000, total: 20_000, scaled: false } }), NOISE_FLOOR);
   });
 
   it('suggests a measured group of $or branch indexes whole, each as an or-branch index, and no other group', () => {

@@ -11,25 +11,37 @@ import type { Advice, ExistingMongoIndex, ExistingPgIndex, IndexSpec, MeasuredWo
 /** Within this share of the best, a candidate does as well (noise on a sample is larger than this). */
 export const SAME_WORK = 1.1;
 /**
- * Nor does a difference of this much work or less tell two runs apart, however small the figures: one
- * buffer (a page's hint bits, a B-tree split falling one side or the other of the range), one key at a
- * bound. Two or more is a difference: on the tuning set of the truth generator a floor of two made the
- * advice pick a larger index over one that read a buffer less on the whole table (84/90 connected against
- * 86/90 with one).
+ * Nor does a difference of this much work or less tell two runs apart on a sample, however small the
+ * figures: one key at a bound, one document more or less in the sample. Two or more is a difference: on
+ * the tuning set of the truth generator a floor of two made the advice pick a larger index over one that
+ * read a buffer less (84/90 connected against 86/90 with one).
  */
 export const NOISE_FLOOR = 1;
+/**
+ * The floor where the whole table was measured (PostgreSQL up to 200,000 rows, copied whole): the buffers
+ * are what the index will read, and a buffer is a page. On a query that reads two or three pages one is a
+ * third of the work (`orders(customer_id)` reads 3 where `orders(customer_id, priority)` reads 2), so only
+ * the 10% counts: with a floor of one the smallest index won such ties, and the truth generator's tuning set
+ * fell from 89/90 connected to 86/90.
+ */
+export const WHOLE_TABLE_NOISE_FLOOR = 0;
 /** A run slower than today's by this factor and by SLOWER_MS at least is slower, not noise. */
 const SLOWER_FACTOR = 1.5;
 const SLOWER_MS = 5;
 
-/** Whether two measured figures differ by no more than noise: 10% of the smaller, or NOISE_FLOOR. */
-export function withinNoise(a: number, b: number): boolean {
-  return Math.abs(a - b) <= Math.max(NOISE_FLOOR, (SAME_WORK - 1) * Math.min(a, b));
+/** Whether two measured figures differ by no more than noise: 10% of the smaller, or the floor (NOISE_FLOOR). */
+export function withinNoise(a: number, b: number, floor = NOISE_FLOOR): boolean {
+  return Math.abs(a - b) <= Math.max(floor, (SAME_WORK - 1) * Math.min(a, b));
 }
 
 /** Whether `a` is less work than `b` beyond noise. */
-export function clearlyLess(a: number, b: number): boolean {
-  return a < b && !withinNoise(a, b);
+export function clearlyLess(a: number, b: number, floor = NOISE_FLOOR): boolean {
+  return a < b && !withinNoise(a, b, floor);
+}
+
+/** The noise floor of a tournament: none on a PostgreSQL table measured whole, NOISE_FLOOR on a sample. */
+export function noiseFloor(input: Pick<TournamentInput, 'engine' | 'sample'>): number {
+  return input.engine === 'postgres' && !input.sample.scaled && input.sample.size >= input.sample.total ? WHOLE_TABLE_NOISE_FLOOR : NOISE_FLOOR;
 }
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -169,12 +181,13 @@ function sentenceStart(label: string): string {
 
 export function applyTournament(advice: Advice, input: TournamentInput): Tournament {
   const ranking = rankEntries(input.entries);
+  const floor = noiseFloor(input);
   // A new index an existing one already serves is measured, listed, and never suggested.
   const redundant = (e: TournamentEntry): boolean => e.existing === undefined && !e.set && e.index !== undefined && servedBy(e.index, input.existing) !== undefined;
   const runs = ranking.filter((e) => e.measured !== undefined);
   const measured = runs.some((e) => !redundant(e)) ? runs.filter((e) => !redundant(e)) : runs;
   const narrower = runs[0] && runs[0] !== measured[0] && redundant(runs[0]) ? runs[0] : undefined;
-  if (narrower?.index && measured[0] && clearlyLess(wholeWork(narrower), wholeWork(measured[0]))) {
+  if (narrower?.index && measured[0] && clearlyLess(wholeWork(narrower), wholeWork(measured[0]), floor)) {
     advice.notes.push(`${entryLabel(narrower)} read less (${workText(narrower.measured!)}) only by being narrower: ${servedBy(narrower.index, input.existing)} already starts with its keys, so it is not suggested.`);
   }
   const t: Tournament = {
@@ -201,7 +214,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   // matches, a sort), the rules' pick stands, since it orders keys for the whole collection. Then the
   // label: the choice inside the noise never depends on the noise.
   const best = measured[0]!;
-  const close = measured.filter((e) => e === best || withinNoise(wholeWork(e), wholeWork(best)));
+  const close = measured.filter((e) => e === best || withinNoise(wholeWork(e), wholeWork(best), floor));
   const keepable = close.find((e) => e.existing !== undefined);
   const nothing = close.find((e) => e.origin === 'scan' && e.index === undefined);
   const ruled = close.filter((e) => e.ruleRank !== undefined).sort((a, b) => a.ruleRank! - b.ruleRank!)[0];
@@ -216,8 +229,8 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   if (today && winner.existing === undefined && winner.index !== undefined && winner.measured) {
     const w = winner.measured;
     const slower = w.timeMs !== undefined && today.timeMs !== undefined && w.timeMs > today.timeMs * SLOWER_FACTOR && w.timeMs - today.timeMs > SLOWER_MS;
-    if (!clearlyLess(w.work, today.work) || slower) {
-      todayStays = slower && clearlyLess(w.work, today.work)
+    if (!clearlyLess(w.work, today.work, floor) || slower) {
+      todayStays = slower && clearlyLess(w.work, today.work, floor)
         ? `${entryLabel(winner)} does less work than today's plan (${workText(w)} against ${workText(today)}) but ran slower, so today's plan stays`
         : `${entryLabel(winner)} does no less work than today's plan beyond noise (${workText(w)} against ${workText(today)}), so today's plan stays`;
       const own = (today.index !== undefined ? measured.find((e) => e.existing === today.index) : measured.find((e) => e.origin === 'scan' && e.index === undefined))
@@ -284,7 +297,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     if (e.existing !== undefined || !e.index || e.set || (winner.set && bySpec(e)?.rule === 'or-branch') || redundant(e)) continue;
     const s = measuredSuggestion(e, bySpec(e));
     const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
-    if (withinNoise(wholeWork(e), wholeWork(winner))) {
+    if (withinNoise(wholeWork(e), wholeWork(winner), floor)) {
       // As good as the first within noise: not rejected, only second (the first is kept, or smaller).
       s.verification = {
         status: 'verified',
@@ -322,7 +335,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
   advice.suggestions = out;
 
   const rulePick = input.entries.find((e) => e.ruleRank !== undefined && e.measured !== undefined && e.ruleRank === Math.min(...input.entries.filter((x) => x.ruleRank !== undefined).map((x) => x.ruleRank!)));
-  const clearlyWorse = rulePick !== undefined && clearlyLess(wholeWork(winner), wholeWork(rulePick));
+  const clearlyWorse = rulePick !== undefined && clearlyLess(wholeWork(winner), wholeWork(rulePick), floor);
   if (rulePick && rulePick !== winner && (clearlyWorse || winner === nothing || winner === keepable || todayStays !== undefined)) {
     const why = clearlyWorse ? whyRuleLost(rulePick, winner, input.facts)
       : todayStays !== undefined ? `it does no less work than today's plan beyond noise, or runs slower`
