@@ -161,8 +161,11 @@ export function languageServerTests(): void {
       }, 45_000);
       const fromLens = (lens.command!.arguments![0] as { createText: string }).createText;
       // The squiggle's quick fix copies the same command.
-      const squiggles = ours(file.uri).filter((d) => d.range.start.line === line);
-      assert.ok(squiggles.length > 0, 'the query without its index is underlined');
+      // The diagnostics are published on their own (after the lens's verdict, or just before it).
+      const squiggles = await until('the query without its index underlined', async () => {
+        const s = ours(file.uri).filter((d) => d.range.start.line === line);
+        return s.length > 0 ? s : undefined;
+      }, 15_000);
       const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, squiggles[0]!.range);
       const copies = actions.filter((a) => a.title.startsWith('Copy createIndex: ')).map((a) => a.title.slice('Copy createIndex: '.length));
       assert.deepEqual([...new Set(copies)], [fromLens], `quick fixes: ${actions.map((a) => a.title).join(' | ')}`);
