@@ -10,3 +10,9 @@ export function lineColumn(text: string, pos: number): { line: number; column: n
   }
   return { line, column: pos - start + 1 };
 }
+
+/** Offsets into the text that was read: `text.slice(start, end)` is the part. */
+export interface SourceRange {
+  start: number;
+  end: number;
+}

@@ -11,7 +11,7 @@
 import {
   adviseMongo, advisePostgresShapes, fromMongoCommand, mongoShape, parsePostgresQuerySync, MAX_SCANS_TO_EXPLODE, DEEP_OFFSET,
   type Advice, type ExistingMongoIndex, type ExistingPgIndex, type MongoShape, type MongoStats, type PgShape, type PgTableStats, type Suggestion,
-} from '../index';
+} from '../advice/index';
 import { classifyRegex } from '../advice/mongoShape';
 import { effectiveSort, fitIndex } from '../advice/mongoFit';
 import { escapeKey, sqlRangeToSource, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery, type Located, type SourceRange } from '../query/find';

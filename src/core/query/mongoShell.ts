@@ -7,7 +7,7 @@
 
 import { evaluateShellExpression, parseOneExpression, shellNumber, type ParseError } from '../mongo/shellNotation';
 import type { BNode } from './find/syntax';
-import { lineColumn } from '../text';
+import { lineColumn, type SourceRange } from '../text';
 
 export type MongoOperation =
   | 'find'
@@ -27,11 +27,7 @@ export type MongoOperation =
 
 export type ExplainVerbosity = 'queryPlanner' | 'executionStats' | 'allPlansExecution';
 
-/** Offsets into the text that was read: `text.slice(start, end)` is the part. */
-export interface SourceRange {
-  start: number;
-  end: number;
-}
+export type { SourceRange } from '../text';
 
 export type MongoCommandPart =
   | 'whole'

@@ -1,6 +1,6 @@
 // The Babel syntax tree as the script readers use it, and small helpers over it.
 
-import type { SourceRange } from '../mongoShell';
+import type { SourceRange } from '../../text';
 import { VISITOR_KEYS } from './visitorKeys';
 
 
