@@ -41,8 +41,8 @@ export function expandPaths(paths: string[]): string[] {
   return out;
 }
 
-/** The Prisma models that apply to each file, each schema read once. */
-class PrismaSchemas {
+/** The Prisma models that apply to each file, each schema read once (`qpi lint` and `qpi check`). */
+export class PrismaSchemas {
   private readonly read = new Map<string, Promise<PrismaModels | undefined>>();
   private readonly nearest = new Map<string, string | undefined>();
 

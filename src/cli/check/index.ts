@@ -10,11 +10,11 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   analyzeQuery, anchorRange, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
-  readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
+  querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
-import { expandPaths, EXIT_FINDINGS } from '../lint';
+import { expandPaths, EXIT_FINDINGS, PrismaSchemas } from '../lint';
 import { engineOfUri } from '../explain';
 import { nodeWorkspaceModules } from '../../node/workspaceModules';
 import { Configs, parseConfig } from './config';
@@ -195,6 +195,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   const files = expandPaths(o.paths);
   // Imports are followed into the repository's other files, as the language server follows them.
   const modules = nodeWorkspaceModules(resolve(root));
+  // Prisma calls are written with the tables and columns the nearest schema.prisma maps, as `qpi lint` and the editor write them.
+  const prisma = new PrismaSchemas(io, undefined);
   for (const file of files) {
     const r = rel(file);
     // A shard reads only its own files: the others are another shard's.
@@ -207,7 +209,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
       return EXIT_REFUSED;
     }
     absOf.set(r, resolve(file));
-    const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules });
+    const prismaModels = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
+    const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules, ...(prismaModels ? { prismaModels } : {}) });
     for (const w of collected.warnings) io.stderr(`${r}: ${w}\n`);
     for (const q of collected.queries) all.push(Object.assign(q, { source: text }));
     if (r.endsWith('.sql')) statements.push(...readSqlDdl(text, r));
