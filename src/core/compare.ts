@@ -18,6 +18,7 @@
 
 import { analyze } from './findings/index';
 import { formatCount, formatKb, formatMs, formatRatio, plural } from './format';
+import { walk } from './metrics';
 import type { Engine, Finding, Plan, PlanNode } from './model';
 
 export type NodeStatus = 'unchanged' | 'changed' | 'added' | 'removed';
@@ -135,16 +136,17 @@ function indexTree(root: PlanNode, engine: Engine): Indexed {
   const nodes: PlanNode[] = [];
   const children: number[][] = [];
   const parent: number[] = [];
-  const stack: { n: PlanNode; p: number }[] = [{ n: root, p: -1 }];
-  while (stack.length > 0) {
-    const { n, p } = stack.pop()!;
+  // The positions of the current node's ancestors by depth: in preorder they are the last ones numbered.
+  const path: number[] = [];
+  walk(root, (n, _parent, depth) => {
     const pos = nodes.length;
+    const p = depth > 0 ? path[depth - 1]! : -1;
+    path[depth] = pos;
     nodes.push(n);
     children.push([]);
     parent.push(p);
     if (p >= 0) children[p]!.push(pos);
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push({ n: n.children[i]!, p: pos });
-  }
+  });
   const size = new Array<number>(nodes.length).fill(1);
   const objects: Set<string>[] = nodes.map((n) => {
     const o = objectOf(n, engine);

@@ -27,19 +27,12 @@ export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | 
  * its parent (-1 for the root).
  */
 function number(root: PlanNode, nodes: PlanNode[], parents: number[]): void {
-  const stack: PlanNode[] = [root];
-  const parentStack: number[] = [-1];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const id = nodes.length;
-    node.id = id;
+  // In preorder a parent is numbered before its children, so its id is already set when they are reached.
+  walk(root, (node, parent) => {
+    node.id = nodes.length;
     nodes.push(node);
-    parents.push(parentStack.pop()!);
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      stack.push(node.children[i]!);
-      parentStack.push(id);
-    }
-  }
+    parents.push(parent ? parent.id : -1);
+  });
 }
 
 function sharedBlocks(node: PlanNode): number | undefined {

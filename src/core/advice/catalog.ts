@@ -5,24 +5,10 @@
 // is applied by possibleOnly (possible.ts), the one place every advisor hands its advice back through.
 
 import type { Advice, Suggestion } from './types';
+import type { Catalog, CatalogRelation, RelationKind } from '../schema/types';
 
-/** What a name is, as the catalog says. */
-export type RelationKind = 'table' | 'partitioned table' | 'foreign table' | 'view' | 'materialized view' | 'collection' | 'timeseries';
-
-export interface CatalogRelation {
-  kind: RelationKind;
-  /** A view's tables or collections (PostgreSQL's view dependencies, a MongoDB view's `viewOn`). */
-  baseTables?: string[];
-}
-
-/** The names looked up and what each one is; `null` for a name that does not exist there. */
-export interface Catalog {
-  /** Where they were looked up, as a sentence says it: a connection's name, "the repository's declared schema". */
-  where: string;
-  /** How a sentence joins `where`: "does not exist on shop-dev" (a connection, the default), "in the repository's schema". */
-  preposition?: 'on' | 'in';
-  relations: Record<string, CatalogRelation | null>;
-}
+// What exists is the schema's vocabulary (a connection's catalog or the repository's declared schema).
+export type { Catalog, CatalogRelation, RelationKind };
 
 /** "does not exist on shop-dev" / "do not exist in the repository's schema (...)". */
 export function notThere(names: readonly string[], catalog: Catalog): string {

@@ -3,6 +3,7 @@
 // reader produces them; each wrapper goes back to the constructor the shell would print.
 
 import type { MongoDoc, MongoIndexKey } from './types';
+import { eachOfFamily } from '../query/find/family';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -84,25 +85,12 @@ export function keyPatternText(keys: readonly MongoIndexKey[]): string {
 }
 
 /**
- * The collections a family's name stands for (`app_users*`: each `*` at least one character), as the
- * source of a regular expression over the names a server lists.
- */
-export function familyPattern(family: string): string {
-  return `^${family.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.+')}$`;
-}
-
-/**
  * `db.c.createIndex({...})`; for a family of collections (`app_users*`), the command that builds the index
  * on each collection of it, so that a copy run in mongosh never makes a collection named with the `*`.
  */
 export function createIndexText(collection: string, keys: readonly MongoIndexKey[]): string {
   if (collection.includes('*')) return `${eachOfFamily(collection)}createIndex(${keyPatternText(keys)}))`;
   return `${shellCollection(collection)}.createIndex(${keyPatternText(keys)})`;
-}
-
-/** The start of a mongosh command run on each collection of a family, up to the method called on each. */
-export function eachOfFamily(family: string): string {
-  return `db.getCollectionNames().filter((n) => /${familyPattern(family)}/.test(n)).forEach((n) => db.getCollection(n).`;
 }
 
 /** The find call with its cursor methods, as a user would write it. */

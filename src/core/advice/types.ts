@@ -4,6 +4,11 @@
 // indexes and the statistics, and later fill `Suggestion.verification` (HypoPG, a trial index inside a
 // rolled-back transaction, or a hinted explain on a sample).
 
+import type { ExistingMongoIndex, ExistingPgIndex, PgIndexColumn } from '../schema/types';
+
+// The index lists are the schema's vocabulary (what exists, declared or read from a server).
+export type { ExistingMongoIndex, ExistingPgIndex, PgIndexColumn };
+
 /** A MongoDB value as the shell-notation reader gives it: Extended JSON v2 ({$oid}, {$date}, {$regex}...). */
 export type MongoDoc = Record<string, unknown>;
 
@@ -34,19 +39,6 @@ export interface MongoQueryInput {
   count?: boolean;
 }
 
-/** An index as `listIndexes` reports it, plus the multikey facts an explain or $indexStats gives. */
-export interface ExistingMongoIndex {
-  name: string;
-  key: Record<string, number | string>;
-  unique?: boolean;
-  sparse?: boolean;
-  hidden?: boolean;
-  partialFilterExpression?: MongoDoc;
-  /** True when some document holds an array in an indexed path. */
-  multikey?: boolean;
-  multikeyPaths?: Record<string, string[]>;
-}
-
 /**
  * Selectivity figures for MongoDB, all optional. The live-connection path fills them with
  * `countDocuments` on the user's collection (or a sample scaled up); without them the advisor gives its
@@ -71,32 +63,6 @@ export interface MongoStats {
 }
 
 // ---- PostgreSQL input ---------------------------------------------------------------------------------
-
-/** One key column of an existing index: a column name, or an expression text such as lower(email). */
-export interface PgIndexColumn {
-  column?: string;
-  expression?: string;
-  desc?: boolean;
-  /** NULLS FIRST (the default for DESC) or NULLS LAST (the default for ASC). */
-  nullsFirst?: boolean;
-}
-
-/** An index as pg_index/pg_indexes describe it. */
-export interface ExistingPgIndex {
-  name: string;
-  table: string;
-  schema?: string;
-  /** 'btree' when absent. */
-  method?: string;
-  columns: PgIndexColumn[];
-  include?: string[];
-  unique?: boolean;
-  primary?: boolean;
-  /** The WHERE of a partial index, as text. */
-  predicate?: string;
-  /** pg_index.indisvalid false: the index exists but the planner cannot use it. */
-  invalid?: boolean;
-}
 
 /** pg_class/pg_stats-like estimates for PostgreSQL, per table name (unqualified, as written in the query). */
 export interface PgTableStats {

@@ -24,6 +24,7 @@
 
 import type { LoadResult, MongoMeta, NodeDetails, NodeMetrics, Plan, PlanFormat, PlanNode, PlanTotals, RejectedPlan } from '../model';
 import { emptyMaxima, makeNode, MAX_PLAN_NODES, TOO_MANY_NODES } from '../model';
+import { walk } from '../metrics';
 import { shellNumber } from './shellNotation';
 
 type Obj = Record<string, unknown>;
@@ -537,15 +538,12 @@ function attachSbeFigures(root: PlanNode, sbe: Obj, ctx: Ctx): void {
       }
     }
   });
-  const stack: PlanNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    stack.push(...node.children);
+  walk(root, (node) => {
     const id = num(node.raw.planNodeId);
     const g = id === undefined ? undefined : groups.get(id);
     if (!g) {
       ctx.unmatchedSbe++;
-      continue;
+      return;
     }
     const m = node.metrics;
     setNum(m, 'rowsReturned', g.top.nReturned);
@@ -578,7 +576,7 @@ function attachSbeFigures(root: PlanNode, sbe: Obj, ctx: Ctx): void {
     if (dupsTested !== undefined) m.dupsTested = dupsTested;
     if (dupsDropped !== undefined) m.dupsDropped = dupsDropped;
     if (disk !== undefined) m.usedDisk = disk;
-  }
+  });
 }
 
 // ---- aggregation pipelines ------------------------------------------------------------------------

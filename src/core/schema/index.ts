@@ -10,8 +10,7 @@ import { readPrismaSchema } from './prisma';
 import { readSqlSchema } from './sql';
 import { mayDeclareEntity, readTypeormEntities } from './typeorm';
 import { mayDefineSequelizeModel, readSequelizeModels } from './sequelize';
-import { emptySchema, type RepositorySchema, type SchemaFile } from './types';
-import type { Catalog, CatalogRelation } from '../advice/catalog';
+import { emptySchema, type Catalog, type CatalogRelation, type RepositorySchema, type SchemaFile } from './types';
 
 export { emptySchema, type DeclaredMongoIndex, type DeclaredPgIndex, type RepositorySchema, type SchemaFile } from './types';
 export { readSqlSchema } from './sql';

@@ -6,8 +6,7 @@
 
 import { ByteMap } from '../sql/bytes';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded, type RawStatement } from '../sql/parser';
-import type { PgIndexColumn } from '../advice/types';
-import type { DeclaredPgIndex, RepositorySchema } from './types';
+import type { DeclaredPgIndex, PgIndexColumn, RepositorySchema } from './types';
 
 type Node = Record<string, unknown>;
 

@@ -7,10 +7,22 @@
 import { MAX_RESOLVE_DEPTH, type Extractor } from './extractor';
 import { cookedOf, unwrap, type BNode } from './syntax';
 import { formatCount } from '../../format';
-import { eachOfFamily, familyPattern } from '../../advice/mongoText';
 
 /** What stands for the part of a family's name chosen at run time. */
 export const FAMILY_PART = '*';
+
+/**
+ * The collections a family's name stands for (`app_users*`: each `*` at least one character), as the
+ * source of a regular expression over the names a server lists.
+ */
+export function familyPattern(family: string): string {
+  return `^${family.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.+')}$`;
+}
+
+/** The start of a mongosh command run on each collection of a family, up to the method called on each. */
+export function eachOfFamily(family: string): string {
+  return `db.getCollectionNames().filter((n) => /${familyPattern(family)}/.test(n)).forEach((n) => db.getCollection(n).`;
+}
 
 /** True when a collection name is a family's (`app_users*`), not one collection's. */
 export function isCollectionFamily(name: string): boolean {
