@@ -11,6 +11,47 @@ const layer = (patterns, message, ...more) => ({ 'no-restricted-imports': ['erro
 const coreSurface = { group: ['**/core/*', '**/core/**', '!**/core/index', '!**/core/view'], message: 'Import the core through src/core/index (or src/core/view in the webview), not its deeper files.' };
 const viewSurface = { group: ['**/core/*', '**/core/**', '!**/core/view'], message: 'The webview imports the core through src/core/view only: core/index would bundle the parsers.' };
 
+// src/core is pure: no editor API, no driver, no file system or network.
+const corePure = {
+  group: [...editor, ...drivers, ...builtinPatterns, '../adapters/*', '../extension/*', '../server/*', '../cli/*', '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'],
+  message: 'src/core is pure: no editor API, no database driver, no file system or network.',
+};
+// Inside the core, two wings stand on one floor of notation (ARCHITECTURE.md, "The core's floor plan").
+// The plan wing reads explain output into the plan model and explains it: what the view and `qpi
+// analyze` need. The code wing reads queries in source code and advises indexes, floor by floor:
+// SQL syntax, the query parsers, the finder, the schema, the advice, and at the top the faces' floor
+// (lint, check, what Explain acts on). A floor imports its own, the ones below it, the plan wing and the
+// notation; never one above. The patterns match import paths as written: a sibling in the same folder is
+// the same floor except in query/ and query/find/, and test/unit/core-cycles.test.ts checks the resolved
+// import graph with the same floors.
+const core = (...paths) => paths.map((p) => `src/core/${p}`);
+const planWing = {
+  files: core('model.ts', 'load.ts', 'metrics.ts', 'findings/**/*.ts', 'compare.ts', 'format.ts', 'view.ts', 'mongo/parse.ts', 'postgres/**/*.ts'),
+  patterns: ['**/model', '**/load', '**/metrics', '**/findings/**', '**/compare', '**/format', '**/view', '**/parse', '**/postgres/**'],
+  forbidden: ['**/query/**', '**/sql/**', '**/schema/**', '**/advice/**', '**/lint/**', '**/check/**'],
+};
+const codeWing = {
+  sql: { files: core('sql/**/*.ts'), patterns: ['**/sql/**'] },
+  parser: { files: core('query/mongoShell.ts', 'query/mongoServerCommand.ts', 'query/createIndex.ts'), patterns: ['**/mongoShell', '**/mongoServerCommand', '**/createIndex'] },
+  finder: { files: core('query/find/**/*.ts'), patterns: ['**/find/**', '!**/find/syntax', '!**/find/visitorKeys'] },
+  schema: { files: core('schema/**/*.ts'), patterns: ['**/schema/**'] },
+  advice: { files: core('advice/**/*.ts'), patterns: ['**/advice/**'] },
+  faces: { files: core('lint/**/*.ts', 'check/**/*.ts', 'query/targets.ts'), patterns: ['**/lint/**', '**/check/**', '**/targets'] },
+};
+const FLOORS = ['sql', 'parser', 'finder', 'schema', 'advice', 'faces'];
+/** The import patterns of the floors above `floor`. */
+const above = (floor) => FLOORS.slice(FLOORS.indexOf(floor) + 1).flatMap((f) => codeWing[f].patterns.filter((p) => !p.startsWith('!')));
+// Nothing inside the core imports its public surface: that is how a circle starts.
+const coreIndex = '**/core/index';
+const notation = {
+  files: core('text.ts', 'mongo/shellNotation.ts', 'query/find/syntax.ts', 'query/find/visitorKeys.ts'),
+  forbidden: [...planWing.patterns, ...FLOORS.flatMap((f) => codeWing[f].patterns), './*', '!./syntax', '!./visitorKeys', '!./shellNotation', coreIndex],
+};
+const coreFloor = (files, group, message) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [corePure, { group: [...group, ...(group.includes(coreIndex) ? ['../index', '../../index'] : [])], message }] }] },
+});
+
 // `no-restricted-imports` sees only static imports; these selectors catch the same modules reached through
 // `import()` or `require()`. A pure layer (core, protocol, webview) loads nothing dynamically at all.
 const anyDynamicLoad = (message) => [
@@ -52,12 +93,21 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      ...layer([...editor, ...drivers, ...builtinPatterns, '../adapters/*', '../extension/*', '../server/*', '../cli/*', '**/adapters/**', '**/extension/**', '**/server/**', '**/cli/**'],
-        'src/core is pure: no editor API, no database driver, no file system or network.'),
+      'no-restricted-imports': ['error', { patterns: [corePure] }],
       ...restrictSyntax(anyDynamicLoad('src/core is pure: it loads nothing at run time (no import() or require()).')),
       'no-restricted-globals': ['error', ...hostGlobals],
     },
   },
+  // The core's floor plan (ARCHITECTURE.md, "The core's floor plan"), lowest floor first; each floor is
+  // later in this list than the globs it narrows, so its rule is the one that applies.
+  coreFloor(codeWing.faces.files, [coreIndex], 'The faces\' floor (lint, check, the targets Explain acts on) is the top of the core; it imports modules, never the public surface src/core/index.'),
+  coreFloor(codeWing.advice.files, [...above('advice'), coreIndex], 'The advice reads the finder, the schema and the plan wing; lint and check read the advice, not the other way round.'),
+  coreFloor(codeWing.schema.files, [...above('schema'), coreIndex], 'The schema sits under the advice: it says what exists (index lists, the catalog), the advice reads it.'),
+  coreFloor(codeWing.finder.files, [...above('finder'), coreIndex], 'The finder reads JS and SQL source with the query parsers; the schema, the advice, lint and check read it, never the other way round.'),
+  coreFloor(codeWing.parser.files, [...above('parser'), '**/find/*', '!**/find/syntax', '!**/find/visitorKeys', coreIndex], 'The query parsers (mongo shell calls, server commands, createIndex) read one query text; the finder above them reads files.'),
+  coreFloor(codeWing.sql.files, [...above('sql'), coreIndex], 'src/core/sql is the SQL syntax floor: the finder, schema, advice, lint and check stand on it, it stands on none of them.'),
+  coreFloor(planWing.files, [...planWing.forbidden, coreIndex], 'The plan wing (model, readers, metrics, findings, compare, format) never imports the code wing: the view and `qpi analyze` need no query parser, finder or advice.'),
+  coreFloor(notation.files, notation.forbidden, 'The notation floor (text offsets, JS syntax nodes, shell notation) is under both wings: it imports nothing of either.'),
   {
     files: ['src/protocol/**/*.ts'],
     rules: {
