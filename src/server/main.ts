@@ -11,6 +11,7 @@ import {
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
 import { WorkspaceSchema } from './workspaceSchema';
+import { WorkspaceLocks } from './workspaceLock';
 import { nodeWorkspaceModules } from '../node/workspaceModules';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,7 @@ const connection = createConnection(ProposedFeatures.all);
 let service: InlineAdviceService | undefined;
 let lensRefresh = false;
 let workspaceSchema: WorkspaceSchema | undefined;
+let workspaceLocks: WorkspaceLocks | undefined;
 let watchRegistration = false;
 
 connection.onInitialize(async (params): Promise<InitializeResult> => {
@@ -53,10 +55,12 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
     const modules = nodeWorkspaceModules(fileURLToPath(roots[0]));
     service!.setWorkspaceModules(modules, (uri) => (uri.startsWith('file:') ? fileURLToPath(uri).split('\\').join('/') : undefined));
   }
+  const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
   if (init.repositorySchema !== false) {
-    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     workspaceSchema = WorkspaceSchema.fromUris(folders, (schema) => service?.setRepositorySchema(schema), (m) => connection.console.log(m));
   }
+  // The waivers of qpi.lock.json, so a finding `qpi check` lets pass shows as waived here too.
+  workspaceLocks = WorkspaceLocks.fromUris(folders, (locks) => service?.setLocks(locks), (m) => connection.console.log(m));
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -69,19 +73,29 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
 });
 
 connection.onInitialized(() => {
-  if (!workspaceSchema) return;
-  // The editor watches the schema files for the server, so a saved migration or model changes the advice.
+  // The editor watches the schema files and the locks for the server, so a saved migration or model
+  // changes the advice, and a lock written by `qpi check --update` or edited by hand changes the waivers.
   if (watchRegistration) {
-    void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{sql,prisma,js,jsx,ts,tsx,mjs,cjs,mts,cts}' }] }).catch(() => undefined);
+    const watchers = [{ globPattern: '**/qpi.lock.json' }, ...(workspaceSchema ? [{ globPattern: '**/*.{sql,prisma,js,jsx,ts,tsx,mjs,cjs,mts,cts}' }] : [])];
+    void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }).catch(() => undefined);
   }
-  void workspaceSchema.load().catch((err: unknown) => connection.console.error(`The workspace's schema files could not be read: ${String(err)}`));
+  void workspaceLocks?.load().catch((err: unknown) => connection.console.error(`The workspace's qpi.lock.json could not be read: ${String(err)}`));
+  void workspaceSchema?.load().catch((err: unknown) => connection.console.error(`The workspace's schema files could not be read: ${String(err)}`));
 });
-connection.onDidChangeWatchedFiles((p) => workspaceSchema?.changed(p.changes.map((c) => c.uri)));
+connection.onDidChangeWatchedFiles((p) => {
+  const uris = p.changes.map((c) => c.uri);
+  workspaceSchema?.changed(uris);
+  workspaceLocks?.changed(uris);
+});
 
 // The service keeps its own copy of each document it analyses and edits it with the editor's changes
 // (no document manager beside it: a second copy of every open file, and a comparison of the whole text
 // after each keystroke to find what changed).
-connection.onDidOpenTextDocument((p) => service?.open(p.textDocument.uri, p.textDocument.languageId, p.textDocument.version, p.textDocument.text));
+connection.onDidOpenTextDocument((p) => {
+  service?.open(p.textDocument.uri, p.textDocument.languageId, p.textDocument.version, p.textDocument.text);
+  // A lock in a folder between the document and the workspace's root (a monorepo package's).
+  void workspaceLocks?.opened(p.textDocument.uri).catch(() => undefined);
+});
 connection.onDidChangeTextDocument((p) => service?.applyChanges(p.textDocument.uri, p.textDocument.version, p.contentChanges));
 connection.onDidCloseTextDocument((p) => service?.close(p.textDocument.uri));
 

@@ -17,6 +17,8 @@ import {
 import { explainText, explainValues } from '../core/index';
 import { analyzeQuery, anchorRange, planKey, type Anchor, type DocumentSchema, type InlineFinding, type QueryAnalysis } from '../core/index';
 import type { FinderContext, RepositorySchema, WorkspaceModules } from '../core/index';
+import { CheckRules, coverJustification, coverOf, expiredOf, expiredSentence, queryIgnores, queryKeys, waiversOf, type Cover, type InlineIgnore, type Lock, type Waiver } from '../core/index';
+import { fileURLToPath } from 'node:url';
 
 /** What the service needs from a connection: publish diagnostics, notify the client, log. */
 export interface ServerPort {
@@ -41,6 +43,26 @@ export interface ServiceOptions {
   explainsPerMinute?: number;
   /** The client applies snippet edits (LSP 3.18 SnippetTextEdit): a fix's tab stops select what to choose. */
   snippets?: boolean;
+  /** Today as the lock's waivers write it (YYYY-MM-DD, UTC); a waiver holds through its expiry day. */
+  today?: () => string;
+}
+
+/** A `qpi.lock.json` of the workspace: its folder (absolute, '/' separated), whose files its keys name. */
+export interface WorkspaceLock {
+  dir: string;
+  lock: Lock;
+}
+
+/**
+ * What the gate's waivers and inline ignores say of one query: its `qpi-ignore` comments, the lock's
+ * waivers of its key, and the lock's file for the hover.
+ */
+interface QueryCovers {
+  ignores: InlineIgnore[];
+  waivers: Waiver[];
+  lockFile?: string;
+  /** What the diagnostics were built with: equal strings, equal diagnostics. */
+  sig: string;
 }
 
 /** LSP 3.18's SnippetTextEdit: the text with tab stops (`${1:unknown}`), for clients that say they apply it. */
@@ -89,6 +111,8 @@ interface Published {
   line: number;
   character: number;
   diagnostics: Diagnostic[];
+  /** The waivers and ignores they were built with (QueryCovers.sig). */
+  covers: string;
   /** The block [lo, hi) of the text, and the line lo is on. */
   lo: number;
   hi: number;
@@ -134,12 +158,17 @@ interface DocState {
   waiters: (() => void)[];
   /** The cap the client was last told this document hits ('' for none), so each is said once. */
   capSaid?: string;
+  /** The waivers and ignores of the queries, for one version of the text and of the locks. */
+  covers?: { version: number; locks: number; today: string; byQuery: Map<FoundQuery, QueryCovers> };
 }
 
 export class InlineAdviceService {
   private readonly docs = new Map<string, DocState>();
   /** The indexes and keys the workspace's schema files declare (workspaceSchema.ts reads them). */
   private repository: RepositorySchema | undefined;
+  /** The workspace's qpi.lock.json files (workspaceLock.ts reads them), and how often they changed. */
+  private locks: WorkspaceLock[] = [];
+  private locksVersion = 0;
   /** Analysis time of the last runs, in ms, for the log and the benchmark. */
   readonly timings: number[] = [];
 
@@ -350,10 +379,16 @@ export class InlineAdviceService {
 
   diagnostics(state: DocState, edit?: Edit): Diagnostic[] {
     const out: Diagnostic[] = [];
+    const covers = this.coversOf(state);
     for (const q of state.queries) {
       const entry = this.cached(state, q, false, true);
-      if (entry.analysis.findings.length === 0) continue;
-      const last = entry.published;
+      const cover = covers.get(q);
+      const expired = cover ? expiredOf(cover.waivers, this.today()) : [];
+      if (entry.analysis.findings.length === 0 && expired.length === 0) continue;
+      const sig = cover?.sig ?? '';
+      // Diagnostics built with other waivers or ignores (a comment typed above the query, the lock
+      // changed) are built again.
+      const last = entry.published?.covers === sig ? entry.published : undefined;
       // A query the edit did not touch keeps its object and its diagnostics: the same objects where the
       // edit came after the text they lie in, the same moved by the lines the edit added or removed
       // where it came before on an earlier line. A keystroke builds only the diagnostics it touched.
@@ -363,7 +398,7 @@ export class InlineAdviceService {
       }
       if (last && edit && q.range.start === last.start + edit.delta && edit.oldEnd <= last.lo && edit.endLine < last.loLine) {
         const diagnostics = edit.delta === 0 && edit.lines === 0 ? last.diagnostics : moved(last.diagnostics, q, edit.lines);
-        entry.published = { start: q.range.start, line: last.line + edit.lines, character: last.character, diagnostics, lo: last.lo + edit.delta, hi: last.hi + edit.delta, loLine: last.loLine + edit.lines };
+        entry.published = { start: q.range.start, line: last.line + edit.lines, character: last.character, diagnostics, covers: sig, lo: last.lo + edit.delta, hi: last.hi + edit.delta, loLine: last.loLine + edit.lines };
         for (const d of diagnostics) out.push(d);
         continue;
       }
@@ -379,13 +414,19 @@ export class InlineAdviceService {
       let loLine = at.line;
       const diagnostics = entry.analysis.findings.map((f) => {
         const r = anchorRange(q, f.anchor);
-        const d = this.diagnostic(state, q, f, r);
+        const d = this.diagnostic(state, q, f, r, cover);
         lo = Math.min(lo, r.start);
         hi = Math.max(hi, r.end);
         loLine = Math.min(loLine, d.range.start.line);
         return d;
       });
-      entry.published = { start: q.range.start, line: at.line, character: at.character, diagnostics, lo, hi, loLine };
+      // An expired waiver fails `qpi check` whatever the query's findings: the editor says so at the query.
+      for (const w of expired) {
+        const d: Diagnostic = { range: this.range(state, q.range), severity: SEVERITY.warning, code: CheckRules.waiverExpired, source: SOURCE, message: `${expiredSentence(w)} qpi check fails on it until the waiver is renewed in ${cover?.lockFile ?? 'qpi.lock.json'} or the query is fixed.` };
+        loLine = Math.min(loLine, d.range.start.line);
+        diagnostics.push(d);
+      }
+      entry.published = { start: q.range.start, line: at.line, character: at.character, diagnostics, covers: sig, lo, hi, loLine };
       for (const d of diagnostics) out.push(d);
     }
     return out;
@@ -396,9 +437,95 @@ export class InlineAdviceService {
    * read the rest (the index to build, the rewrite) from the cached analysis, which keeps the published
    * diagnostics of a file with a thousand findings small.
    */
-  private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding, at: SourceRange): Diagnostic {
+  private diagnostic(state: DocState, q: FoundQuery, f: InlineFinding, at: SourceRange, covers?: QueryCovers): Diagnostic {
     const data: DiagnosticData = { code: f.code, query: { start: q.range.start, end: q.range.end } };
-    return { range: this.range(state, at), severity: SEVERITY[f.severity], code: f.code, source: SOURCE, message: f.message, data };
+    const cover = covers ? coverOf(f.code, covers.ignores, covers.waivers, this.today()) : undefined;
+    // A finding the gate would not fail on (waived in the lock, or ignored by a comment) is information,
+    // with the reason in its message: the editor and `qpi check` give one verdict.
+    const severity = cover && f.severity === 'warning' ? SEVERITY.information : SEVERITY[f.severity];
+    const message = cover ? `${f.message} ${coverSentence(cover, covers?.lockFile)}` : f.message;
+    return { range: this.range(state, at), severity, code: f.code, source: SOURCE, message, data };
+  }
+
+  private today(): string {
+    return this.options.today?.() ?? new Date().toISOString().slice(0, 10);
+  }
+
+  // ---- the lock's waivers and the inline ignores ------------------------------------------------------
+
+  /**
+   * The workspace's qpi.lock.json files changed (read at start, then again when the file watcher reports
+   * one): every document's diagnostics are built again with their waivers.
+   */
+  setLocks(locks: readonly WorkspaceLock[]): void {
+    this.locks = locks.map((l) => ({ dir: l.dir.replace(/\\/g, '/').replace(/\/+$/, ''), lock: l.lock }));
+    this.locksVersion++;
+    for (const state of this.docs.values()) if (state.analysedVersion === state.doc.version) this.publish(state);
+  }
+
+  /** The nearest lock above a document and the document's path relative to the lock's folder, as its keys write it. */
+  private lockOf(uri: string): { lock: Lock; file: string; lockFile: string } | undefined {
+    if (this.locks.length === 0 || !uri.startsWith('file:')) return undefined;
+    let path: string;
+    try {
+      path = fileURLToPath(uri).replace(/\\/g, '/');
+    } catch {
+      return undefined;
+    }
+    let best: WorkspaceLock | undefined;
+    for (const l of this.locks) if (path.startsWith(`${l.dir}/`) && (!best || l.dir.length > best.dir.length)) best = l;
+    if (!best) return undefined;
+    const file = path.slice(best.dir.length + 1);
+    const nested = this.locks.filter((l) => l.dir.length > 0 && path.startsWith(`${l.dir}/`)).length > 1;
+    return { lock: best.lock, file, lockFile: nested ? `${best.dir.split('/').pop()}/qpi.lock.json` : 'qpi.lock.json' };
+  }
+
+  /**
+   * Each query's `qpi-ignore` comments and the lock's waivers of its key, as `qpi check` reads them. The
+   * keys (which parse the file for its functions' names) are computed only when the lock waives
+   * something in this file.
+   */
+  private coversOf(state: DocState): Map<FoundQuery, QueryCovers> {
+    const today = this.today();
+    const c = state.covers;
+    if (c && c.version === state.doc.version && c.locks === this.locksVersion && c.today === today && state.queries.every((q) => c.byQuery.has(q))) return c.byQuery;
+    const byQuery = new Map<FoundQuery, QueryCovers>();
+    const text = state.doc.getText();
+    const ignores = queryIgnores(text, state.queries);
+    const lock = this.lockOf(state.uri);
+    const prefix = lock ? `${lock.file} ` : undefined;
+    const waived = lock && prefix ? lock.lock.waivers.some((w) => w.query.startsWith(prefix)) : false;
+    let keys: string[] | undefined;
+    if (waived) {
+      try {
+        keys = queryKeys(text, lock!.file, state.queries);
+      } catch (err) {
+        this.port.log(`The lock's keys of ${state.uri} could not be computed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    state.queries.forEach((q, i) => {
+      const waivers = keys ? waiversOf(lock!.lock, keys[i]!) : [];
+      const own = ignores[i] ?? [];
+      const sig = own.length === 0 && waivers.length === 0 ? '' : JSON.stringify([own.map((x) => [x.rule, x.reason, x.line]), waivers, today]);
+      byQuery.set(q, { ignores: own, waivers, ...(lock ? { lockFile: lock.lockFile } : {}), sig });
+    });
+    state.covers = { version: state.doc.version, locks: this.locksVersion, today, byQuery };
+    return byQuery;
+  }
+
+  /** The hover's part on the gate: what waives or ignores the query's findings, and its expired waivers. */
+  private coverHover(state: DocState, q: FoundQuery, a: QueryAnalysis): string {
+    const covers = this.coversOf(state).get(q);
+    if (!covers || covers.sig === '') return '';
+    const today = this.today();
+    const lines: string[] = [];
+    for (const code of new Set(a.findings.map((f) => f.code))) {
+      const c = coverOf(code, covers.ignores, covers.waivers, today);
+      if (c) lines.push(`- \`${code}\`: ${coverSentence(c, covers.lockFile)}`);
+    }
+    for (const w of expiredOf(covers.waivers, today)) lines.push(`- **Expired:** ${expiredSentence(w)} \`qpi check\` fails on it.`);
+    if (lines.length === 0) return '';
+    return `**qpi check**\n\n${lines.join('\n')}`;
   }
 
   /**
@@ -453,8 +580,10 @@ export class InlineAdviceService {
     const q = this.queryAt(state, state.doc.offsetAt(position));
     if (!q) return null;
     const a = this.analysis(state, q);
-    if (a.hover === '') return null;
-    return { contents: { kind: 'markdown', value: a.hover }, range: this.range(state, q.range) };
+    const gate = this.coverHover(state, q, a);
+    const value = [a.hover, gate].filter((x) => x !== '').join('\n\n---\n\n');
+    if (value === '') return null;
+    return { contents: { kind: 'markdown', value }, range: this.range(state, q.range) };
   }
 
   codeActions(params: CodeActionParams): CodeAction[] {
@@ -817,11 +946,19 @@ export class InlineAdviceService {
  */
 function moved(last: Diagnostic[], q: FoundQuery, lines: number): Diagnostic[] {
   return last.map((d) => {
-    const data: DiagnosticData = { code: (d.data as DiagnosticData).code, query: { start: q.range.start, end: q.range.end } };
     const { start, end } = d.range;
     const range = lines === 0 ? d.range : { start: { line: start.line + lines, character: start.character }, end: { line: end.line + lines, character: end.character } };
+    // An expired waiver's diagnostic has no finding to find again, so no data.
+    if (d.data === undefined) return { range, severity: d.severity, code: d.code, source: SOURCE, message: d.message };
+    const data: DiagnosticData = { code: (d.data as DiagnosticData).code, query: { start: q.range.start, end: q.range.end } };
     return { range, severity: d.severity, code: d.code, source: SOURCE, message: d.message, data };
   });
+}
+
+/** What covers a finding, as the editor says it after the finding's message. */
+function coverSentence(c: Cover, lockFile = 'qpi.lock.json'): string {
+  if (c.by === 'ignore') return `Ignored by a qpi-ignore comment (line ${c.ignore.line}): ${c.ignore.reason || 'no reason given'}.`;
+  return `${coverJustification(c).replace('in the lock', `in ${lockFile}`)}.`;
 }
 
 /**

@@ -60,12 +60,53 @@ export function collectQueries(text: string, file: string, context: FinderContex
   if (kind === 'other') return { queries: [], warnings: [] };
   const dialect = scriptDialect('', file);
   const found = findQueries(text, kind, dialect, { file, ...context });
+  const warnings = [...found.warnings];
+  const placed = placeQueries(text, file, found.queries);
+  const partial: Omit<CheckQuery, 'key'>[] = [];
+  for (const p of placed) {
+    for (const i of p.ignores) {
+      if (i.rule !== '*' && !KNOWN_RULES.has(i.rule)) warnings.push(`line ${i.line}: qpi-ignore names "${i.rule}", which is no rule of qpi check, so it ignores nothing.`);
+    }
+    partial.push({ ...p.id, title: p.title, range: p.range, explain: p.explain, ignores: p.ignores, found: p.q });
+  }
+  const keys = identityKeys(placed.map((p) => p.id));
+  return { queries: partial.map((p, i) => ({ ...p, key: keys[i]! })), warnings };
+}
+
+/**
+ * The keys the lock knows a file's queries by, for queries the finder already found (the language
+ * server's): computed as `collectQueries` computes them. `file` is relative to the lock's folder.
+ */
+export function queryKeys(text: string, file: string, queries: readonly FoundQuery[]): string[] {
+  if (querySourceKind('', file) === 'other') return queries.map(() => '');
+  return identityKeys(placeQueries(text, file, queries).map((p) => p.id));
+}
+
+/** The `qpi-ignore` comments of each query, as `qpi check` reads them (without its identity, which costs a parse). */
+export function queryIgnores(text: string, queries: readonly FoundQuery[]): InlineIgnore[][] {
+  const lines = lineStarts(text);
+  return queries.map((q) => {
+    const start = startOfCode(text, q.range.start, q.range.end);
+    return ignoresAt(text, lines, at(lines, start).line, start);
+  });
+}
+
+interface Placed {
+  q: FoundQuery;
+  id: QueryIdentity;
+  title: string;
+  range: LineRange;
+  explain: CheckQuery['explain'];
+  ignores: InlineIgnore[];
+}
+
+/** Each query's identity, place, explain text and `qpi-ignore` comments. */
+function placeQueries(text: string, file: string, queries: readonly FoundQuery[]): Placed[] {
+  const kind = querySourceKind('', file);
+  const dialect = scriptDialect('', file);
   const scopes = kind === 'sql' ? [] : scriptScopes(text, dialect, kind === 'mongodb-playground');
   const lines = lineStarts(text);
-  const ids: QueryIdentity[] = [];
-  const warnings = [...found.warnings];
-  const partial: Omit<CheckQuery, 'key'>[] = [];
-  for (const q of found.queries) {
+  return queries.map((q) => {
     const target = targetOf(q, text);
     const explain = target.problem === undefined ? { ok: true as const, text: target.text } : { ok: false as const, problem: target.problem };
     const start = startOfCode(text, q.range.start, q.range.end);
@@ -76,18 +117,11 @@ export function collectQueries(text: string, file: string, context: FinderContex
       ...(scope !== undefined ? { scope } : {}),
       shape: q.engine === 'mongodb' ? mongoQueryShape(q.command) : sqlShape(explain.ok ? explain.text : q.sql),
     };
-    ids.push(id);
     const from = at(lines, start);
     const to = at(lines, Math.max(start, q.range.end));
     const range: LineRange = { startLine: from.line, startColumn: from.column, endLine: to.line, endColumn: to.column };
-    const ignores = ignoresAt(text, lines, range.startLine, start);
-    for (const i of ignores) {
-      if (i.rule !== '*' && !KNOWN_RULES.has(i.rule)) warnings.push(`line ${i.line}: qpi-ignore names "${i.rule}", which is no rule of qpi check, so it ignores nothing.`);
-    }
-    partial.push({ ...id, title: target.title, range, explain, ignores, found: q });
-  }
-  const keys = identityKeys(ids);
-  return { queries: partial.map((p, i) => ({ ...p, key: keys[i]! })), warnings };
+    return { q, id, title: target.title, range, explain, ignores: ignoresAt(text, lines, range.startLine, start) };
+  });
 }
 
 /** Offsets where each line starts. */

@@ -3,7 +3,7 @@
 
 export { stableHash } from './hash';
 export { fingerprintOf, identityKey, identityKeys, mongoQueryShape, scopeAt, scriptScopes, sqlShape, type QueryIdentity } from './identity';
-export { checksFile, collectQueries, type CheckQuery, type CollectedFile, type InlineIgnore, type LineRange } from './collect';
+export { checksFile, collectQueries, queryIgnores, queryKeys, type CheckQuery, type CollectedFile, type InlineIgnore, type LineRange } from './collect';
 export { planCounters, planSignature, planSummaryOf, type AccessPath, type PlanCounters, type PlanSignature } from './signature';
 export { canonicalJson, emptyLock, LOCK_VERSION, parseLock, serializeLock, versionNumber, type Lock, type LockEntry, type Waiver } from './lock';
 export { CheckRules, RULES, ruleInfo, type Level, type RuleInfo, type Tier } from './rules';
@@ -14,3 +14,4 @@ export {
 export { decisionFromJson, gateCounts, MARKDOWN_LIMIT, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, type CheckJson, type CheckJsonQuery, type GateCounts, type SarifOptions } from './report';
 export { causeOfLostIndex, indexTables, readScriptDdl, readSqlDdl, sqlTables, touchedTargets, type DdlAction, type DdlStatement } from './schemaChanges';
 export { isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, type Merged } from './merge';
+export { coverJustification, coverOf, expiredFor, expiredOf, expiredSentence, waiversOf, type Cover } from './waivers';

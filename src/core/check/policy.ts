@@ -10,6 +10,7 @@ import { CheckRules, ruleInfo, type Level, type Tier } from './rules';
 import { DiagnosticCodes } from '../lint/codes';
 import { canonicalJson, type Lock, type LockEntry, type Waiver } from './lock';
 import type { PlanCounters, PlanSignature } from './signature';
+import { coverJustification, coverOf, expiredOf, expiredSentence, waiversOf } from './waivers';
 
 /** One finding of the editor's rules on one query, with its tier. */
 export interface CheckFinding {
@@ -203,9 +204,9 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
   if (!explained && baseline?.signature) {
     results.push(result(CheckRules.noLongerExplained, 'structural', `This query was explained when the lock was written and cannot be now: ${run.why ?? 'no reason given'}.`, run.range, true, config, 'warning'));
   }
-  const waivers = (lock?.waivers ?? []).filter((w) => w.query === run.key);
-  for (const w of waivers.filter((x) => x.expires < today)) {
-    results.push(result(CheckRules.waiverExpired, 'structural', `The waiver of ${w.rule === '*' ? 'every rule' : w.rule} on this query expired on ${w.expires} (${w.owner}: ${w.reason}).`, run.range, true, config, 'warning'));
+  const waivers = waiversOf(lock, run.key);
+  for (const w of expiredOf(waivers, today)) {
+    results.push(result(CheckRules.waiverExpired, 'structural', expiredSentence(w), run.range, true, config, 'warning'));
   }
   for (const r of results) {
     if (r.rule === CheckRules.waiverExpired) continue;
@@ -230,10 +231,8 @@ function result(rule: string, tier: Tier, message: string, range: LineRange, fai
 }
 
 function suppression(rule: string, ignores: readonly InlineIgnore[], waivers: readonly Waiver[], config: CheckConfig, today: string): Suppression | undefined {
-  const inline = ignores.find((i) => i.rule === rule || i.rule === '*');
-  if (inline) return { kind: 'inSource', justification: inline.reason || 'qpi-ignore without a reason' };
-  const waiver = waivers.find((w) => (w.rule === rule || w.rule === '*') && w.expires >= today);
-  if (waiver) return { kind: 'external', justification: `Waived in the lock until ${waiver.expires} by ${waiver.owner}: ${waiver.reason}` };
+  const cover = coverOf(rule, ignores, waivers, today);
+  if (cover) return { kind: cover.by === 'ignore' ? 'inSource' : 'external', justification: coverJustification(cover) };
   if (config.ignore?.includes(rule)) return { kind: 'external', justification: 'Ignored by qpi.config.json.' };
   return undefined;
 }
