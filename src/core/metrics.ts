@@ -3,8 +3,8 @@
 
 import { emptyMaxima, type Plan, type PlanMaxima, type PlanNode } from './model';
 
-/** Visits nodes in preorder. */
-export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | undefined, depth: number) => void): void {
+/** Visits nodes in preorder; a visit that returns false skips that node's children. */
+export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | undefined, depth: number) => void | boolean): void {
   // Parallel stacks rather than one of {node, parent, depth} records: no allocation per node.
   const stack: PlanNode[] = [root];
   const parents: (PlanNode | undefined)[] = [undefined];
@@ -13,7 +13,7 @@ export function walk(root: PlanNode, visit: (node: PlanNode, parent: PlanNode | 
     const node = stack.pop()!;
     const parent = parents.pop();
     const depth = depths.pop()!;
-    visit(node, parent, depth);
+    if (visit(node, parent, depth) === false) continue;
     for (let i = node.children.length - 1; i >= 0; i--) {
       stack.push(node.children[i]!);
       parents.push(node);

@@ -2,6 +2,7 @@
 // scales documented in docs/findings.md. Numbers in messages are printed by ../format.ts.
 
 import type { Finding, Plan, PlanNode, Severity } from '../model';
+import { walk } from '../metrics';
 
 /** What every rule sees: the plan, its nodes in preorder and each node's parent. */
 export interface Ctx {
@@ -135,12 +136,11 @@ export function timeShare(ctx: Ctx, node: PlanNode): number | undefined {
 /** Descendants of a node in preorder, stopping below nodes for which `stop` says so. */
 export function descendants(node: PlanNode, stop?: (n: PlanNode) => boolean): PlanNode[] {
   const out: PlanNode[] = [];
-  const stack = [...node.children].reverse();
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    out.push(n);
-    if (stop && stop(n)) continue;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  for (const child of node.children) {
+    walk(child, (n) => {
+      out.push(n);
+      return !(stop && stop(n));
+    });
   }
   return out;
 }
