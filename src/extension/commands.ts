@@ -16,6 +16,7 @@ export const Commands = {
   editConnection: 'queryPlanInspector.editConnection',
   removeConnection: 'queryPlanInspector.removeConnection',
   testConnection: 'queryPlanInspector.testConnection',
+  measureOnExplain: 'queryPlanInspector.measureOnExplain',
   selectConnection: 'queryPlanInspector.selectConnection',
   useConnectionHere: 'queryPlanInspector.useConnectionHere',
   refreshConnections: 'queryPlanInspector.refreshConnections',

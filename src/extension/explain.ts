@@ -20,6 +20,7 @@ import type { CreateIndexOutcome } from './languageClient';
 import type { AdviceOutcome, ExplainOutcome, Gateway } from './gateway';
 import type { Log } from './log';
 import { PlanPanel, type PanelHooks } from './planPanel';
+import { decideMongoMeasure, measureQuestion, type MeasureAnswer, type MeasureChoices } from './connections/measureChoice';
 import { explainWouldWrite } from '../core/index';
 import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
@@ -116,6 +117,10 @@ export interface Services {
   consent?: ConsentPrompt;
   /** The measurement started after the last explain, until it ends (tests wait on it). */
   measuring?: Promise<void>;
+  /** MongoDB: whether each connection measures its suggestions on Explain (asked once per connection). */
+  measureChoices: MeasureChoices;
+  /** Answers the measure question for tests (a notification by default). */
+  measureAnswer?: () => Promise<MeasureAnswer | undefined>;
 }
 
 /**
@@ -511,15 +516,27 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
   const shown = addSuggestions(suggestions);
   // Measured at once where the settings say so (PostgreSQL by default: nothing of the user's is written):
   // the panel shows the rules' order now and the measured order when the server has done the work.
-  const toMeasure = shown && opts.measureOnExplain[query.engine] ? suggestions.find((v) => v.verifiable) : undefined;
-  if (toMeasure) {
+  const verifiable = shown ? suggestions.find((v) => v.verifiable) : undefined;
+  const startMeasure = (v: NonNullable<typeof verifiable>) => {
     s.log.info(`Measuring the suggestions of ${title} on ${spec.name}.`);
     const measureStart = performance.now();
-    const measuring = panel.measure(toMeasure.id).finally(() => {
+    const measuring = panel.measure(v.id).finally(() => {
       s.log.info(`Explain of ${title}: measure ${Math.round(performance.now() - measureStart).toLocaleString('en-US')} ms, after the plan was shown.`);
       if (s.measuring === measuring) delete s.measuring;
     });
     s.measuring = measuring;
+  };
+  let toMeasure: typeof verifiable;
+  if (verifiable && query.engine === 'mongodb' && !opts.measureOnExplain.mongodb) {
+    // MongoDB measures on a scratch copy of a sample: asked once per connection (the plan is shown already,
+    // and Explain does not wait for the answer).
+    void decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
+      if (yes) startMeasure(verifiable);
+      else s.log.info(`The suggestions of ${title} are the rules' verdict: measuring on ${spec.name} is off (Connections view: Measure MongoDB Suggestions).`);
+    });
+  } else if (verifiable && opts.measureOnExplain[query.engine]) {
+    toMeasure = verifiable;
+    startMeasure(verifiable);
   }
   s.log.info(`Explained ${title} in ${Math.round(outcome.durationMs)} ms: ${outcome.plan.nodes.length} nodes, ${findings.length} findings.`);
   if (outcome.rolledBack) {
@@ -623,4 +640,13 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
     for (const d of this.sub) d.dispose();
     this.changed.dispose();
   }
+}
+
+/** The measure question as a notification: the plan is on screen already; an unanswered question measures nothing. */
+function askMeasure(connectionName: string): () => Promise<MeasureAnswer | undefined> {
+  return async () => {
+    const q = measureQuestion(connectionName);
+    const label = await vscode.window.showInformationMessage(q.message, ...q.buttons.map((b) => b.label));
+    return q.buttons.find((b) => b.label === label)?.answer;
+  };
 }

@@ -7,7 +7,8 @@
 
 import * as vscode from 'vscode';
 import { Commands, commandState, registerCommand } from './commands';
-import { addConnection, editConnection, removeConnection, selectConnection, testConnection, useConnectionHere } from './connections/actions';
+import { addConnection, chooseMongoMeasure, editConnection, removeConnection, selectConnection, testConnection, useConnectionHere } from './connections/actions';
+import { MeasureChoices } from './connections/measureChoice';
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
@@ -83,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     onAdviceMeasured: adviceMeasured.event,
     panelHooks: {},
     caps,
+    measureChoices: new MeasureChoices(context.globalState),
     addConnection: (engine) => addConnection(services, { engine }),
   };
   const statusBar = new ConnectionStatusBar(bindings, store);
@@ -108,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   reg(Commands.addConnection, 'Add Connection', (input?: Parameters<typeof addConnection>[1]) => addConnection(services, input));
   reg(Commands.editConnection, 'Edit Connection', (arg?: Parameters<typeof editConnection>[1]) => editConnection(services, arg));
   reg(Commands.removeConnection, 'Remove Connection', (arg?: Parameters<typeof removeConnection>[1]) => removeConnection(services, arg));
+  reg(Commands.measureOnExplain, 'Measure MongoDB Suggestions', (arg?: Parameters<typeof chooseMongoMeasure>[1]) => chooseMongoMeasure(services, arg));
   reg(Commands.testConnection, 'Test Connection', (arg?: Parameters<typeof testConnection>[1]) => testConnection(services, arg));
   reg(Commands.selectConnection, 'Choose Connection', (arg?: Parameters<typeof selectConnection>[1]) => selectConnection(services, arg));
   reg(Commands.useConnectionHere, 'Use Connection Here', (arg?: Parameters<typeof useConnectionHere>[1]) => useConnectionHere(services, arg));

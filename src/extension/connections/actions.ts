@@ -3,6 +3,7 @@
 // refused, and testing one asks for its password when the server wants one.
 
 import * as vscode from 'vscode';
+import type { MeasureChoice } from './measureChoice';
 import { Dismissed, UserError } from '../commands';
 import type { Services } from '../explain';
 import { passwordFor } from '../explain';
@@ -110,6 +111,26 @@ export async function removeConnection(s: Services, arg?: ConnectionSpec | strin
   await s.bindings.forget(spec.id);
   s.log.info(`Removed the connection ${spec.name}.`);
   return true;
+}
+
+/**
+ * Whether Explain measures a MongoDB connection's suggestions at once (on a scratch copy of a sample):
+ * Always, Ask each time (the question comes at the next Explain), or Never; kept per connection.
+ */
+export async function chooseMongoMeasure(s: Services, arg?: ConnectionSpec | string | { id: string; choice?: MeasureChoice | 'ask' }): Promise<MeasureChoice | 'ask' | undefined> {
+  const spec = await designated(s, arg, 'Measure suggestions on which connection?');
+  if (spec.engine !== 'mongodb') throw new UserError(`${spec.name} is a PostgreSQL connection: its suggestions are measured on Explain without writing (queryPlanInspector.postgres.measureOnExplain).`);
+  const given = typeof arg === 'object' && arg !== null && 'choice' in arg ? arg.choice : undefined;
+  const now = s.measureChoices.get(spec.id) ?? 'ask';
+  const picked = given ?? (await vscode.window.showQuickPick([
+    { label: 'Always', choice: 'always' as const, description: 'measure on a scratch copy of a sample at every Explain' },
+    { label: 'Ask', choice: 'ask' as const, description: 'ask at the next Explain' },
+    { label: 'Never', choice: 'never' as const, description: "show the rules' verdict only; Verify still measures when pressed" },
+  ].map((o) => ({ ...o, picked: o.choice === now })), { title: `Measure MongoDB suggestions on ${spec.name} when explaining (now: ${now})` }))?.choice;
+  if (picked === undefined) return undefined;
+  await s.measureChoices.set(spec.id, picked === 'ask' ? undefined : picked);
+  s.log.info(`MongoDB suggestions on ${spec.name} are measured on Explain: ${picked}.`);
+  return picked;
 }
 
 /** Connects, reads the server version, disconnects; the tree shows the outcome. */

@@ -589,6 +589,35 @@ export function extensionTests(): void {
       }
     });
 
+    it('asks once per connection whether to measure on Explain: Always measures now and at the next Explain without asking again', async () => {
+      const indexesBefore = await indexNames('customers');
+      // The explains above asked too and went unanswered (not asked again in this window): start afresh.
+      await handle.services.measureChoices.set(spec.id, undefined);
+      let asked = 0;
+      handle.services.measureAnswer = async () => {
+        asked++;
+        return 'always';
+      };
+      try {
+        for (const round of [1, 2]) {
+          const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
+          assert.ok(r, `explain failed: ${handle.lastError()}`);
+          // Wrapped: an async check returning the promise itself would be awaited through.
+          const measuring = await until(`the measurement of round ${round}`, () => (handle.services.measuring ? { done: handle.services.measuring } : undefined), { timeoutMs: 20_000 });
+          await measuring.done;
+          const measured = shownSuggestions().filter((v) => v.status === 'verified' || v.status === 'rejected');
+          assert.ok(measured.length > 0, `round ${round}: nothing measured`);
+        }
+        assert.equal(asked, 1, 'asked once for the connection');
+        assert.equal(handle.services.measureChoices.get(spec.id), 'always');
+        assert.deepEqual(await scratch(), []);
+        assert.deepEqual(await indexNames('customers'), indexesBefore);
+      } finally {
+        delete handle.services.measureAnswer;
+        await handle.services.measureChoices.set(spec.id, undefined);
+      }
+    });
+
     it('verifies the new indexes of a query without one: every index tried gets its verdict, none is left on the collection', async () => {
       const indexesBefore = await indexNames('customers');
       const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
