@@ -139,6 +139,14 @@ describe('language server: the waivers of qpi.lock.json and qpi-ignore comments'
     });
   });
 
+  it('computes the key the host test (test/host/suite/lock.test.ts) writes in its lock, as qpi check does', () => {
+    const source = `export async function recentAudit(db, actor) {
+  return db.collection('audit_log').find({ actor: 'x' }).sort({ at: -1 }).skip(5000).limit(20).toArray();
+}
+`;
+    assert.deepEqual(keysOf(source, 'app/qpiLockAudit.js'), ['app/qpiLockAudit.js mongodb recentAudit 3f5bb6cd8ec53f51']);
+  });
+
   describe('reading the lock from the workspace', () => {
     let root: string;
     beforeEach(() => {

@@ -5,6 +5,7 @@ import Mocha from 'mocha';
 import { doesNotExistTests } from './doesNotExist.test';
 import { extensionTests } from './extension.test';
 import { languageServerTests } from './languageServer.test';
+import { lockTests } from './lock.test';
 import { realCodeTests } from './realCode.test';
 import { settingsConnectionTests } from './settingsConnections.test';
 
@@ -18,6 +19,7 @@ export function run(): Promise<void> {
   extensionTests();
   languageServerTests();
   doesNotExistTests();
+  lockTests();
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       console.log(`${runner.stats?.passes ?? 0} passed, ${runner.stats?.failures ?? 0} failed, ${runner.stats?.pending ?? 0} skipped`);
