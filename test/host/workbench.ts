@@ -18,10 +18,13 @@ export class Workbench {
   /**
    * Opens the folder in code-server at `url`; `ext` loads that folder as a development extension
    * (code-server honours the payload only with the smoke-test driver, which hides notification toasts).
+   * `initScript` runs in every frame the browser loads, the webview's included, before the frame's own
+   * scripts (the Explain bench records there when the plan's cards are drawn).
    */
-  static async open(url: string, folder: string, ext?: string): Promise<Workbench> {
+  static async open(url: string, folder: string, ext?: string, initScript?: string): Promise<Workbench> {
     const udd = mkdtempSync(join(tmpdir(), 'qpi-ui-'));
     const ctx = await chromium.launchPersistentContext(udd, { executablePath: process.env.QPI_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ARGS, viewport: { width: 1500, height: 900 } });
+    if (initScript !== undefined) await ctx.addInitScript({ content: initScript });
     const page = ctx.pages()[0] ?? (await ctx.newPage());
     page.setDefaultTimeout(30_000);
     const wb = new Workbench(page, ctx, udd);

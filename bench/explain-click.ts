@@ -1,0 +1,297 @@
+// Explain from the click to the panel, in a real VS Code host: the packed .vsix installed into
+// code-server, the samples' folder opened in Chromium with its connections in the folder settings (the
+// samples' data loaded into the servers of scripts/with-servers.mjs), and "Explain Query" clicked in the
+// editor's context menu on the first query of orders.sql and of orders.mongodb.js.
+//
+//   click to panel ready   from the mouse-up on the menu item (the workbench page's own event time) to the
+//                          first change to the plan's cards in the webview after it (a mutation observer
+//                          in the webview's frame, attached again whenever the frame's document changes;
+//                          a first draw seen only at attaching counts at that moment, 20 ms late at most).
+//   first                  the first Explain after the window opens, one fresh window per sample (a new
+//                          extension host on the same code-server).
+//   warm                   further Explains of the same query in the last window, each after the previous
+//                          one's advice and measurement have finished (read from the Output log).
+//   baseline               the same explain through the driver (`pg`, `mongodb`) from this process, on an
+//                          open connection and with a connection opened and closed around it, run just
+//                          before each click, so both see the same machine and server state.
+//
+// The Output log's step line of every Explain (src/extension/explainSteps.ts) says where the time went in
+// the extension host. A benchmark prints figures; it asserts nothing.
+// Run: npm run bench:explain [-- --runs N (warm, default 10) --first N (default 3)]
+
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { MongoClient } from 'mongodb';
+import pg from 'pg';
+import { Workbench } from '../test/host/workbench';
+import { median, runsArg, serverUri } from './support';
+// host.mjs ends in a top-level await, so it is imported dynamically (as scripts/demo.ts does).
+type Hosting = typeof import('../scripts/host.mjs');
+
+const WARM = runsArg(10);
+const firstArg = process.argv.indexOf('--first');
+const FIRST = firstArg > 0 ? Number(process.argv[firstArg + 1]) : 3;
+const TARGET = { warm: 1000, first: 3000, overhead: 50 };
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Runs in the workbench page before its scripts: keeps the time of the last mouse-up. */
+const MOUSE_UP = `if (window === window.top) window.addEventListener('mouseup', (e) => { window.__qpiUp = performance.timeOrigin + e.timeStamp; }, true);`;
+
+/**
+ * Evaluated in every frame, again and again while an Explain runs: watches the frame's current document
+ * (the webview writes its page anew after the frame exists) for any change to a plan card, and returns
+ * the times of the changes seen. Cards already there when a document is first watched count at that
+ * moment: a bound from above, a poll's interval late at most.
+ */
+const WATCH = `(() => {
+  const w = window;
+  w.__qpiCards ??= [];
+  if (w.__qpiWatched !== document) {
+    w.__qpiWatched = document;
+    const card = (n) => {
+      const e = n && (n.nodeType === 1 ? n : n.parentElement);
+      return !!e && (!!e.closest('g.card') || (typeof e.querySelector === 'function' && !!e.querySelector('g.card')));
+    };
+    new MutationObserver((records) => {
+      if (records.some((r) => card(r.target) || Array.from(r.addedNodes).some(card))) w.__qpiCards.push(performance.timeOrigin + performance.now());
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    if (document.querySelector('g.card')) w.__qpiCards.push(performance.timeOrigin + performance.now());
+  }
+  return w.__qpiCards;
+})()`;
+
+interface Engine {
+  name: string;
+  file: string;
+  /** Text of the line right-clicked: the query's first line. */
+  line: string;
+  what: string;
+  raw(): Promise<unknown>;
+  rawConnect(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const SQL = `SELECT o.id, o.created_at
+FROM orders o
+JOIN order_details d ON d.order_id = o.id
+WHERE o.country_id = 1 AND d.product_id = 5
+ORDER BY o.created_at DESC
+LIMIT 10`;
+
+async function postgres(uri: string): Promise<Engine> {
+  const open = new pg.Client({ connectionString: uri });
+  await open.connect();
+  const text = `EXPLAIN (FORMAT JSON, ANALYZE, BUFFERS) ${SQL}`;
+  return {
+    name: 'PostgreSQL', file: 'orders.sql', line: 'o.id,', what: 'orders.sql, its first statement (a join), EXPLAIN (ANALYZE, BUFFERS)',
+    raw: () => open.query(text),
+    rawConnect: async () => {
+      const c = new pg.Client({ connectionString: uri });
+      await c.connect();
+      await c.query(text);
+      await c.end();
+    },
+    close: () => open.end(),
+  };
+}
+
+async function mongodb(uri: string): Promise<Engine> {
+  const open = new MongoClient(uri);
+  await open.connect();
+  const command = {
+    explain: { find: 'orders', filter: { country_id: 1, order_details: { $elemMatch: { product_id: 5 } } }, sort: { created_at: -1 }, limit: 10 },
+    verbosity: 'executionStats',
+  };
+  return {
+    name: 'MongoDB', file: 'orders.mongodb.js', line: '$elemMatch', what: 'orders.mongodb.js, its first find, explain at executionStats',
+    raw: () => open.db().command(command),
+    rawConnect: async () => {
+      const c = new MongoClient(uri);
+      await c.connect();
+      await c.db().command(command);
+      await c.close();
+    },
+    close: () => open.close(),
+  };
+}
+
+async function pause(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+async function poll<T>(what: string, timeoutMs: number, read: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await pause(everyMs);
+  }
+}
+
+/** The extension's Output log files under the host's folder (VS Code writes each channel to one per window). */
+function logFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name === 'Query Plan Inspector.log') found.push(join(entry.parentPath, entry.name));
+  }
+  return found;
+}
+
+const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
+const STEP_LINE = /step by step: (.*) \(total ([\d,]+) ms\)\./g;
+const ADVISED = /: advise [\d,]+ ms, after the plan was shown/g;
+const MEASURING = /Measuring the suggestions of /g;
+const MEASURED = /: measure [\d,]+ ms, after the plan was shown/g;
+
+type Steps = Record<string, number>;
+
+function lastSteps(text: string): Steps {
+  const all = [...text.matchAll(STEP_LINE)];
+  const last = all.at(-1);
+  const steps: Steps = {};
+  if (!last) return steps;
+  for (const part of last[1]!.split(', ')) {
+    const m = /^(\w+) ([\d,]+) ms$/.exec(part);
+    if (m) steps[m[1]!] = Number(m[2]!.replace(/,/g, ''));
+  }
+  steps.total = Number(last[2]!.replace(/,/g, ''));
+  return steps;
+}
+
+/** One window on the host: its Output log, and Explain clicked and timed in it. */
+class Window {
+  private clicks = 0;
+
+  private constructor(readonly wb: Workbench, private readonly log: string) {}
+
+  static async open(host: { url: string; ws: string; run: string }): Promise<Window> {
+    const before = new Set(logFiles(host.run));
+    const wb = await Workbench.open(host.url, host.ws, undefined, MOUSE_UP);
+    const log = await poll('the extension\'s Output log of the new window', 120_000, () => logFiles(host.run).find((f) => !before.has(f) && /activated in/.test(readFileSync(f, 'utf8'))));
+    return new Window(wb, log);
+  }
+
+  /** Clicks Explain Query on `engine`'s query; returns click-to-panel-ready and the step line, once everything it started has finished. */
+  async explain(engine: Engine): Promise<{ ms: number; steps: Steps }> {
+    const page = this.wb.page;
+    const seen = async (): Promise<number[]> => (await Promise.all(page.frames().map((f) => f.evaluate(WATCH).catch(() => []) as Promise<number[]>))).flat();
+    await seen();
+    const before = Date.now();
+    await this.wb.explainLine(engine.line);
+    this.clicks++;
+    const up = (await page.evaluate('window.__qpiUp')) as number | undefined ?? before;
+    const drawn = await poll('the plan drawn in the panel', 120_000, async () => {
+      const after = (await seen()).filter((t) => t > up);
+      return after.length > 0 ? Math.min(...after) : undefined;
+    }, 20);
+    // Everything the Explain started is over before the next click: its advice, and a measurement.
+    const text = await poll('the Explain\'s advice (and measurement) in the Output log', 300_000, () => {
+      const t = readFileSync(this.log, 'utf8');
+      if (count(t, STEP_LINE) < this.clicks || count(t, ADVISED) < this.clicks || count(t, MEASURED) < count(t, MEASURING)) return undefined;
+      return t;
+    }, 200);
+    return { ms: drawn - up, steps: lastSteps(text) };
+  }
+
+  close(): Promise<void> {
+    return this.wb.close();
+  }
+}
+
+function fmt(ms: number): string {
+  return `${Math.round(ms).toLocaleString('en-US')} ms`;
+}
+
+function stepMedians(all: Steps[]): string {
+  const keys = [...new Set(all.flatMap((s) => Object.keys(s)))];
+  return keys.map((k) => `${k} ${fmt(median(all.map((s) => s[k] ?? 0)))}`).join(', ');
+}
+
+async function main(): Promise<void> {
+  const pgUri = serverUri('QPI_TEST_PG_URI');
+  const mongoUrl = new URL(serverUri('QPI_TEST_MONGO_URI'));
+  mongoUrl.pathname = '/qpi_samples';
+  const mongoUri = mongoUrl.toString();
+  console.log('loading the sample data');
+  const loaded = spawnSync(process.execPath, [join(ROOT, 'samples', 'load-sample-data.mjs'), '--mongo', mongoUri, '--pg', pgUri], { stdio: 'inherit', cwd: ROOT });
+  if (loaded.status !== 0) throw new Error('loading the sample data failed');
+  const hosting = (await import('../scripts/host.mjs')) as Hosting;
+  const vsix = hosting.packageVsix();
+  const host = await hosting.startHost({
+    vsix,
+    workspaceSettings: {
+      'queryPlanInspector.connections': [
+        { name: 'Sample PostgreSQL', engine: 'postgres', uri: pgUri },
+        { name: 'Sample MongoDB', engine: 'mongodb', uri: mongoUri },
+      ],
+    },
+  });
+  const engines = [await postgres(pgUri), await mongodb(mongoUri)];
+  const lines: string[] = [];
+  try {
+    for (const engine of engines) {
+      const first: number[] = [];
+      const warm: number[] = [];
+      const firstSteps: Steps[] = [];
+      const warmSteps: Steps[] = [];
+      const raw: number[] = [];
+      const rawConnect: number[] = [];
+      const baseline = async () => {
+        for (let i = 0; i < 3; i++) {
+          let t = performance.now();
+          await engine.raw();
+          raw.push(performance.now() - t);
+          t = performance.now();
+          await engine.rawConnect();
+          rawConnect.push(performance.now() - t);
+        }
+      };
+      for (let w = 0; w < FIRST; w++) {
+        const win = await Window.open(host);
+        try {
+          await win.wb.openFile(engine.file);
+          await baseline();
+          const r = await win.explain(engine);
+          first.push(r.ms);
+          firstSteps.push(r.steps);
+          console.log(`${engine.name} first Explain in window ${w + 1}: ${fmt(r.ms)} (${Object.entries(r.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+          if (w < FIRST - 1) continue;
+          for (let i = 0; i < WARM; i++) {
+            await baseline();
+            const x = await win.explain(engine);
+            warm.push(x.ms);
+            warmSteps.push(x.steps);
+            console.log(`${engine.name} warm ${i + 1}: ${fmt(x.ms)} (${Object.entries(x.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+          }
+        } finally {
+          await win.close();
+        }
+      }
+      const base = median(raw);
+      const warmMs = median(warm);
+      lines.push(
+        `${engine.name}: ${engine.what}`,
+        `  click to panel ready, first Explain after the window opens: median ${fmt(median(first))} of ${first.length} windows (target <= ${fmt(TARGET.first)})`,
+        `  click to panel ready, warm:                                 median ${fmt(warmMs)} of ${warm.length} (target <= ${fmt(TARGET.warm)})`,
+        `  baseline, the driver's explain from this process: ${median(raw).toFixed(1)} ms on an open connection, ${median(rawConnect).toFixed(1)} ms with connect + close (medians of ${raw.length})`,
+        `  overhead, warm click to panel - baseline: ${fmt(warmMs - base)} (${(warmMs / base).toFixed(2)}x; target <= ${fmt(TARGET.overhead)}); over connect + explain + close: ${fmt(warmMs - median(rawConnect))}`,
+        `  the step log, warm medians:  ${stepMedians(warmSteps)}`,
+        `  the step log, first medians: ${stepMedians(firstSteps)}`,
+        '',
+      );
+    }
+  } finally {
+    for (const e of engines) await e.close().catch(() => undefined);
+    await host.stop();
+  }
+  console.log('');
+  console.log(`Explain, click to panel ready, in code-server with Chromium, the packed extension, Node ${process.version} for the baseline:`);
+  console.log(lines.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
