@@ -10,7 +10,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   analyzeQuery, anchorRange, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
-  querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, versionNumber,
+  querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, measurementSentence, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
@@ -20,6 +20,7 @@ import { nodeWorkspaceModules } from '../../node/workspaceModules';
 import { Configs, parseConfig } from './config';
 import { changedSince, GitProblem, type ChangedFiles } from './git';
 import { HELP_BASE, runMerge, TOOL_VERSION } from './merge';
+import { DEFAULT_MEASURE_BUDGET_MS, measureRuns, runsToMeasure } from './measure';
 import { CiDatabases, ENGINE_NAME, EnvironmentProblem, type Engine } from './servers';
 
 export const EXIT_GATE_FAILED = EXIT_FINDINGS;
@@ -27,13 +28,15 @@ export const EXIT_ENVIRONMENT = 4;
 
 export const CHECK_USAGE = `  qpi check [PATH...] --uri URI [--uri URI] [--lock FILE] [--update] [--config FILE] [--schema PATH]
             [--changed-since REF] [--shard I/N] [--sarif FILE] [--junit FILE] [--markdown FILE]
-            [--gitlab FILE] [--json] [--timeout-ms N]
+            [--gitlab FILE] [--json] [--timeout-ms N] [--measure [--measure-budget-ms N]]
                                        the CI gate: every query the finder sees under PATH (default .)
                                        explained on the CI database of its engine (one --uri each;
                                        plain EXPLAIN, MongoDB executionStats), compared with qpi.lock.json;
                                        --update writes the lock (exit 0 unless an expired waiver
                                        still fails); exit 3 when the gate fails, 4 when a database is
-                                       unreachable or its version is not the lock's
+                                       unreachable or its version is not the lock's; --measure
+                                       measures the advice on the queries that fail, as qpi advise
+                                       --uri (--verify) does, within --measure-budget-ms (default 60 s)
   qpi check merge FILE... [--sarif FILE] [--junit FILE] [--markdown FILE] [--gitlab FILE] [--lock FILE] [--json]
                                        the outputs of --shard runs (--json documents, SARIF, JUnit,
                                        locks) joined as one run would have written them
@@ -55,6 +58,8 @@ interface Options {
   markdown?: string;
   json: boolean;
   timeoutMs: number;
+  /** --measure: the measured advice on the queries that fail, within this many milliseconds in all. */
+  measureBudgetMs?: number;
 }
 
 function parseOptions(argv: string[]): Options | string {
@@ -78,6 +83,8 @@ function parseOptions(argv: string[]): Options | string {
         markdown: { type: 'string' },
         json: { type: 'boolean' },
         'timeout-ms': { type: 'string' },
+        measure: { type: 'boolean' },
+        'measure-budget-ms': { type: 'string' },
       },
     });
   } catch (err) {
@@ -95,6 +102,15 @@ function parseOptions(argv: string[]): Options | string {
   if (v['timeout-ms'] !== undefined) {
     timeoutMs = /^\d+$/.test(v['timeout-ms']) ? Number(v['timeout-ms']) : NaN;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) return '--timeout-ms must be a whole number of milliseconds from 1 to 2147483647.';
+  }
+  let measureBudgetMs: number | undefined;
+  if (v['measure-budget-ms'] !== undefined && v.measure !== true) return '--measure-budget-ms bounds the measurement: give --measure with it.';
+  if (v.measure === true) {
+    measureBudgetMs = DEFAULT_MEASURE_BUDGET_MS;
+    if (v['measure-budget-ms'] !== undefined) {
+      measureBudgetMs = /^\d+$/.test(v['measure-budget-ms']) ? Number(v['measure-budget-ms']) : NaN;
+      if (!Number.isSafeInteger(measureBudgetMs) || measureBudgetMs < 1 || measureBudgetMs > 2 ** 31 - 1) return '--measure-budget-ms must be a whole number of milliseconds from 1 to 2147483647.';
+    }
   }
   let shard: Options['shard'];
   if (v.shard !== undefined) {
@@ -116,6 +132,7 @@ function parseOptions(argv: string[]): Options | string {
     update: v.update === true,
     json: v.json === true,
     timeoutMs,
+    ...(measureBudgetMs !== undefined ? { measureBudgetMs } : {}),
     ...(v.config !== undefined ? { config: v.config } : {}),
     ...(v.sarif !== undefined ? { sarif: v.sarif } : {}),
     ...(v.junit !== undefined ? { junit: v.junit } : {}),
@@ -265,11 +282,12 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     io.stderr(`--changed-since ${o.changedSince}: ${changed.files.size} changed file${changed.files.size === 1 ? '' : 's'}${touched && touched.size > 0 ? `; migrations and schema files touch ${[...touched].sort().join(', ')}` : ''}; ${queries.length} of ${all.length} queries checked.\n`);
   }
 
+  const configOf = (file: string) => configs.forFile(absOf.get(file) ?? resolve(root, file));
   const dbs = new CiDatabases(o.timeoutMs);
   const runs: QueryRun[] = [];
   const environment: Lock['environment'] = {};
   try {
-    await dbs.connect(o.uris, env.QPI_PASSWORD || undefined);
+    await dbs.connect(o.uris, env.QPI_PASSWORD || undefined, o.measureBudgetMs !== undefined);
     for (const engine of ['mongodb', 'postgres'] as const) {
       const version = dbs.serverVersion(engine);
       if (version === undefined) continue;
@@ -283,6 +301,13 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
       io.progress?.(`qpi check: ${i + 1}/${queries.length} ${q.file}`);
       runs.push(await runQuery(q, dbs));
     }
+    // --measure: the measured advice on the queries that fail against the lock, before the connections close
+    // (--update makes what it finds the baseline, so nothing fails and nothing is measured).
+    if (o.measureBudgetMs !== undefined && !o.update) {
+      const failing = runsToMeasure(decide(runs, previous, configOf, today(), part));
+      const textOf = new Map(queries.map((q) => [q.key, q.explain.ok ? q.explain.text : undefined]));
+      await measureRuns(failing, dbs, { textOf: (key) => textOf.get(key), budgetMs: o.measureBudgetMs, timeoutMs: o.timeoutMs, ...(io.progress ? { progress: io.progress } : {}) });
+    }
   } catch (err) {
     if (err instanceof EnvironmentProblem) {
       io.progress?.('');
@@ -295,7 +320,6 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   }
   io.progress?.('');
 
-  const configOf = (file: string) => configs.forFile(absOf.get(file) ?? resolve(root, file));
   const checkedAgainstPrevious = withCauses(decide(runs, previous, configOf, today(), part), statements);
   // --update records what the run found as the new baseline: the gate is then decided again against the
   // lock it wrote, so its exit code is the one the next `qpi check` will give (only an expired waiver,
@@ -540,6 +564,7 @@ function printText(d: GateDecision, io: Io): void {
     for (const r of v.results) {
       if (!r.fails && (r.level === 'note' || r.suppressed)) continue;
       io.stdout(`${v.run.file}:${r.range.startLine}:${r.range.startColumn} ${r.fails ? 'FAIL' : r.level} ${r.rule} (${r.tier}) ${r.message}\n`);
+      if (r.measured) io.stdout(`  ${measurementSentence(r.measured)}\n`);
     }
   }
 }

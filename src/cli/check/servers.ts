@@ -1,9 +1,11 @@
 // The CI databases of one run: one connection per engine, each query explained on it (plain EXPLAIN on
 // PostgreSQL, inside the adapter's rolled-back transaction: planning only, nothing runs; executionStats on
 // MongoDB through the explain command, which changes no document and refuses $out/$merge), and the
-// index lists the editor's findings are computed with.
+// index lists the editor's findings are computed with. With --measure (and only then), the measured
+// advice on the queries that fail, from the advice service `qpi advise --uri` asks (measure.ts).
 
-import { existingMongo, existingPg, openPostgresAdvice } from '../../adapters/advise';
+import { existingMongo, existingPg, openMongoAdvice, openPostgresAdvice, type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession } from '../../adapters/advise';
+import { AdviceService } from '../../adapters/adviceService';
 import { isAdapterError } from '../../adapters/errors';
 import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
 import type { PostgresConnection } from '../../adapters/postgres';
@@ -33,11 +35,18 @@ export class CiDatabases {
   private readonly mongoCatalogs = new Map<string, Catalog>();
 
   private closeSession?: () => Promise<void>;
+  /** The advice sessions `--measure` asks the advice service on (PostgreSQL's is the one the explains run on). */
+  private pgSession?: PostgresAdviceSession;
+  private mongoSession?: MongoAdviceSession;
+  private readonly service = new AdviceService();
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** Connects to each URI; an unreachable server or a refused login is an EnvironmentProblem. */
-  async connect(uris: Partial<Record<Engine, string>>, password: string | undefined): Promise<void> {
+  /**
+   * Connects to each URI; an unreachable server or a refused login is an EnvironmentProblem. With
+   * `measure`, MongoDB is opened as an advice session too, so the advice service can measure on it.
+   */
+  async connect(uris: Partial<Record<Engine, string>>, password: string | undefined, measure = false): Promise<void> {
     for (const engine of ['postgres', 'mongodb'] as const) {
       const uri = uris[engine];
       if (uri === undefined) continue;
@@ -46,9 +55,12 @@ export class CiDatabases {
           const session = await openPostgresAdvice({ uri, ...(password ? { password } : {}), applicationName: 'qpi check', connectTimeoutMs: 10_000, timeoutMs: this.timeoutMs });
           this.pg = session.conn;
           this.catalog = session.catalog;
+          this.pgSession = session;
           this.closeSession = () => session.close();
-        }
-        else this.mongo = await connectMongo({ uri, ...(password ? { password } : {}), appName: 'qpi check', connectTimeoutMs: 10_000 });
+        } else if (measure) {
+          this.mongoSession = await openMongoAdvice({ uri, ...(password ? { password } : {}), appName: 'qpi check', connectTimeoutMs: 10_000 });
+          this.mongo = this.mongoSession.conn;
+        } else this.mongo = await connectMongo({ uri, ...(password ? { password } : {}), appName: 'qpi check', connectTimeoutMs: 10_000 });
       } catch (err) {
         if (isAdapterError(err)) throw new EnvironmentProblem(`The ${ENGINE_NAME[engine]} database cannot be used: ${err.message}`);
         throw err;
@@ -164,8 +176,29 @@ export class CiDatabases {
     return list;
   }
 
+  /**
+   * The measured advice `qpi advise --uri` gives for one query's text, from the same advice service:
+   * PostgreSQL's tournament on temporary copies in a rolled-back transaction; MongoDB's sampled trial on a
+   * scratch collection that is always dropped (the caller's --measure is the consent, as --verify is for
+   * qpi advise). Suggestions come back best measured first; a text the reader refuses comes back as its
+   * sentence. Throws AdapterError.
+   */
+  async measure(engine: Engine, text: string, options: LiveAdviceOptions): Promise<LiveAdvice | string> {
+    if (engine === 'postgres') {
+      const session = this.pgSession!;
+      const live = await this.service.postgres(session, text, { connection: 'qpi check', options });
+      return this.service.verifyPostgres(session, text, live, { ...options, measuredOrder: true });
+    }
+    const session = this.mongoSession;
+    if (!session) return 'MongoDB was connected without --measure.';
+    const parsed = parseMongoQuery(text, { placeholders: true });
+    if (!parsed.ok) return parsed.error;
+    const live = await this.service.mongo(session, parsed.command, { connection: 'qpi check', options });
+    return this.service.verifyMongo(session, parsed.command, live, { ...options, measuredOrder: true });
+  }
+
   async close(): Promise<void> {
-    await Promise.allSettled([this.closeSession ? this.closeSession() : this.pg?.close(), this.mongo?.close()]);
+    await Promise.allSettled([this.closeSession ? this.closeSession() : this.pg?.close(), this.mongoSession ? this.mongoSession.close() : this.mongo?.close()]);
   }
 }
 

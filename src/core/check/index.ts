@@ -9,9 +9,9 @@ export { canonicalJson, emptyLock, LOCK_VERSION, parseLock, serializeLock, versi
 export { CheckRules, RULES, ruleInfo, type Level, type RuleInfo, type Tier } from './rules';
 export {
   configForQuery, decide, DEFAULT_THRESHOLD, GATED_COUNTERS, nextLock, regressions, selects,
-  type BaselineState, type CheckConfig, type CheckFinding, type DecideOptions, type GatedCounter, type GateDecision, type GateResult, type QueryConfig, type QueryRun, type QueryVerdict, type RelatedPlace, type RuleConfig, type Suppression,
+  type BaselineState, type CheckConfig, type CheckFinding, type CheckMeasurement, type MeasuredFigures, type DecideOptions, type GatedCounter, type GateDecision, type GateResult, type QueryConfig, type QueryRun, type QueryVerdict, type RelatedPlace, type RuleConfig, type Suppression,
 } from './policy';
-export { decisionFromJson, gateCounts, MARKDOWN_LIMIT, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, type CheckJson, type CheckJsonQuery, type GateCounts, type SarifOptions } from './report';
+export { decisionFromJson, gateCounts, MARKDOWN_LIMIT, measurementSentence, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, type CheckJson, type CheckJsonQuery, type GateCounts, type SarifOptions } from './report';
 export { causeOfLostIndex, indexTables, readScriptDdl, readSqlDdl, sqlTables, touchedTargets, type DdlAction, type DdlStatement } from './schemaChanges';
 export { isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, type Merged } from './merge';
 export { coverJustification, coverOf, expiredFor, expiredOf, expiredSentence, waiversOf, type Cover } from './waivers';

@@ -39,7 +39,42 @@ export interface QueryRun {
   signature?: PlanSignature;
   counters?: PlanCounters;
   findings: CheckFinding[];
+  /** `qpi check --measure`: the measured advice on a query that failed the gate, or why it was not measured. */
+  measurement?: CheckMeasurement;
 }
+
+/** What one measured run did, as the advice service measured it: the work figure in `unit`, in words, and the plan. */
+export interface MeasuredFigures {
+  work: number;
+  text: string;
+  plan: string;
+}
+
+/**
+ * The measured advice `qpi check --measure` attaches to a query that failed the gate: the measured first
+ * suggestion (the one `qpi advise --uri` prints first) with today's work and the work with its index, or
+ * why nothing was measured.
+ */
+export type CheckMeasurement =
+  | {
+      status: 'measured';
+      /** The index in words: `orders (status)`, `{user_id: 1, created_at: -1}`. */
+      index: string;
+      /** The statement that builds it; absent when the first suggestion keeps an existing index or builds none. */
+      createIndex?: string;
+      /** create: a new index; keep: an existing index already serves; none: no index does less work. */
+      action: 'create' | 'keep' | 'none';
+      /** How it was measured: "measured from a sample of 5,000 of 5,000 documents". */
+      label: string;
+      /** The unit of `work`: "keys + documents examined", "buffers". */
+      unit: string;
+      /** The query as it runs today, and with the suggested index. */
+      before?: MeasuredFigures;
+      after?: MeasuredFigures;
+      /** The measurement confirms the finding: the index it suggests does less work than today's plan. */
+      confirms: boolean;
+    }
+  | { status: 'not-measured'; reason: string };
 
 /** The deterministic counters a threshold can be set on, per engine. */
 export const GATED_COUNTERS = ['cost', 'sharedBlocks', 'keysPerReturned', 'docsPerReturned'] as const;
@@ -131,6 +166,8 @@ export interface GateResult {
   lost?: { target: string; index: string };
   /** Where the cause is written: the migration or schema statement that dropped the index. */
   related?: RelatedPlace[];
+  /** `qpi check --measure`: the measured advice on the failing query this result is about. */
+  measured?: CheckMeasurement;
 }
 
 /** A line of a migration or schema file, and what it did. */
@@ -217,10 +254,29 @@ function decideQuery(run: QueryRun, lock: Lock | undefined, config: CheckConfig,
       if (r.level === 'error') r.level = 'warning';
     }
   }
+  if (run.measurement) attachMeasurement(results, run.measurement);
   const failed = results.some((r) => r.fails);
   const outcome = failed ? 'failed' : explained ? 'passed' : 'not-explainable';
   const state: BaselineState = !baseline ? 'new' : sameAsBaseline(run, baseline) ? 'unchanged' : 'updated';
   return { run, outcome, baselineState: state, results, ...(baseline ? { baseline } : {}) };
+}
+
+/** The results a measurement speaks to: a finding of a missing index or a plan that got worse, not the gate's own bookkeeping. */
+const NOT_MEASURED_RULES = new Set<string>([CheckRules.noLongerExplained, CheckRules.waiverExpired, DiagnosticCodes.doesNotExist]);
+
+/**
+ * `qpi check --measure`: each failing result of the query carries the measured advice; where the
+ * measurement confirms it (the measured first suggestion builds an index that does less work than today's
+ * plan), its tier becomes measured and its suggestion the measured index.
+ */
+function attachMeasurement(results: GateResult[], m: CheckMeasurement): void {
+  for (const r of results) {
+    if (!r.fails || NOT_MEASURED_RULES.has(r.rule)) continue;
+    r.measured = m;
+    if (m.status !== 'measured' || !m.confirms) continue;
+    r.tier = 'measured';
+    if (m.createIndex !== undefined) r.suggestion = m.createIndex;
+  }
 }
 
 function result(rule: string, tier: Tier, message: string, range: LineRange, fails: boolean, config: CheckConfig, severity: CheckFinding['severity'], suggestion?: string): GateResult {

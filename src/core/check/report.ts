@@ -4,7 +4,7 @@
 
 import { fingerprintOf } from './identity';
 import type { Lock, Waiver } from './lock';
-import type { GateDecision, GateResult, QueryRun, QueryVerdict } from './policy';
+import type { CheckMeasurement, GateDecision, GateResult, QueryRun, QueryVerdict } from './policy';
 import { RULES, ruleInfo, type RuleInfo } from './rules';
 
 export interface GateCounts {
@@ -112,17 +112,35 @@ const TIER_WORDS = {
   measured: 'counted by running the query',
 } as const;
 
+/**
+ * `qpi check --measure`'s measured advice in one sentence: the measured first suggestion and its work
+ * today and with it, whether it confirms the finding, or why nothing was measured.
+ */
+export function measurementSentence(m: CheckMeasurement): string {
+  if (m.status === 'not-measured') return `Not measured: ${m.reason.replace(/\.$/, '')}.`;
+  const what = m.action === 'create' ? `the index ${m.index}` : m.action === 'keep' ? `the existing index ${m.index} already serves the query` : 'no index does less work than today\'s plan';
+  const figures = m.before && m.after ? ` (${m.unit}: ${m.before.text} today, ${m.after.text} with ${m.action === 'create' ? 'it' : 'the best candidate'})` : '';
+  return `Measured ${m.label}: ${m.confirms ? 'confirmed by' : 'not confirmed:'} ${what}${figures}.`;
+}
+
+/** The measured advice as markdown: the sentence, and today's plan and the plan with the index. */
+function measurementMarkdown(m: CheckMeasurement): string {
+  if (m.status === 'not-measured' || !m.before || !m.after) return measurementSentence(m);
+  return `${measurementSentence(m)}\n\n| | ${m.unit} | plan |\n|---|---|---|\n| today | ${cell(m.before.text)} | \`${cell(m.before.plan)}\` |\n| with ${m.action === 'create' ? `\`${cell(m.index)}\`` : 'the best candidate'} | ${cell(m.after.text)} | \`${cell(m.after.plan)}\` |`;
+}
+
 function sarifResult(v: QueryVerdict, r: GateResult, ruleIndex: number): unknown {
   const range = r.range;
   const related = r.related ?? [];
   // A related location is named in the message by its id, so code scanning links the text to the line.
   const cause = related.length > 0 ? ` Cause: ${related.map((p, i) => `[${p.message.replace(/[[\]]/g, '')}](${i + 1})`).join('; ')}.` : '';
-  const markdown = `${r.message}${cause}${r.suggestion ? `\n\n\`\`\`\n${r.suggestion}\n\`\`\`` : ''}`;
+  const measured = r.measured ? ` ${measurementSentence(r.measured)}` : '';
+  const markdown = `${r.message}${cause}${r.suggestion ? `\n\n\`\`\`\n${r.suggestion}\n\`\`\`` : ''}${r.measured ? `\n\n${measurementMarkdown(r.measured)}` : ''}`;
   const out: Record<string, unknown> = {
     ruleId: r.rule,
     ruleIndex,
     level: r.level,
-    message: { text: `${r.message}${cause}${r.suggestion && !r.message.includes(r.suggestion) ? ` Suggested: ${r.suggestion}` : ''}`, markdown },
+    message: { text: `${r.message}${cause}${r.suggestion && !r.message.includes(r.suggestion) ? ` Suggested: ${r.suggestion}` : ''}${measured}`, markdown },
     locations: [{
       physicalLocation: {
         artifactLocation: { uri: encodeURI(v.run.file) },
@@ -131,7 +149,7 @@ function sarifResult(v: QueryVerdict, r: GateResult, ruleIndex: number): unknown
     }],
     partialFingerprints: { primaryLocationLineHash: fingerprintOf(v.run.key, r.rule) },
     baselineState: baselineOf(v, r),
-    properties: { tier: r.tier, query: v.run.key, engine: v.run.engine, ...(v.run.signature ? { plan: v.run.signature.stages } : {}) },
+    properties: { tier: r.tier, query: v.run.key, engine: v.run.engine, ...(v.run.signature ? { plan: v.run.signature.stages } : {}), ...(r.measured ? { measured: r.measured } : {}) },
   };
   if (related.length > 0) {
     out.relatedLocations = related.map((p, i) => ({
@@ -172,7 +190,7 @@ export function toJunit(d: GateDecision): string {
       const failing = v.results.filter((r) => r.fails);
       if (v.outcome === 'failed') {
         lines.push(`${open}>`);
-        lines.push(`      <failure message="${xml(failing.map((r) => r.rule).join(', '))}" type="${xml(failing[0]!.rule)}">${xml(failing.map((r) => `${r.rule} (${r.tier}): ${r.message}`).join('\n'))}</failure>`);
+        lines.push(`      <failure message="${xml(failing.map((r) => r.rule).join(', '))}" type="${xml(failing[0]!.rule)}">${xml(failing.map((r) => `${r.rule} (${r.tier}): ${r.message}${r.measured ? ` ${measurementSentence(r.measured)}` : ''}`).join('\n'))}</failure>`);
         lines.push(`      <system-out>${xml(v.run.key)}</system-out>`);
         lines.push('    </testcase>');
       } else if (v.outcome === 'not-explainable') {
@@ -210,6 +228,11 @@ export function toMarkdown(d: GateDecision, limit = MARKDOWN_LIMIT): string {
       lines.push(`  - ${r.fails ? '**fails**' : r.suppressed ? '_suppressed_' : r.level} \`${r.rule}\` (${r.tier}): ${cell(r.message)}${r.suppressed ? ` (${cell(r.suppressed.justification)})` : ''}`);
     }
     if (v.outcome === 'failed' && v.run.signature) lines.push(`  - plan: \`${cell(v.run.signature.stages)}\``);
+    const m = v.outcome === 'failed' ? v.run.measurement : undefined;
+    if (m?.status === 'measured') {
+      lines.push(`  - measured advice (${cell(m.label)}): ${m.createIndex !== undefined ? `\`${cell(m.createIndex)}\`` : cell(m.index)}${m.confirms ? ', confirms the finding' : ', does not confirm the finding'}`);
+      if (m.before && m.after) lines.push(`    - ${cell(m.unit)}: ${cell(m.before.text)} today (\`${cell(m.before.plan)}\`) -> ${cell(m.after.text)} with it (\`${cell(m.after.plan)}\`)`);
+    } else if (m) lines.push(`  - not measured: ${cell(m.reason)}`);
     blocks.push(lines.join('\n'));
   }
   let out = head.join('\n');
@@ -291,6 +314,8 @@ export interface CheckJsonQuery {
   counters?: QueryRun['counters'];
   ignores: QueryRun['ignores'];
   findings: QueryRun['findings'];
+  /** `--measure`: the measured advice on a query that failed, or why it was not measured. */
+  measurement?: QueryRun['measurement'];
   /** The rules the lock held findings of, when the query was in it. */
   baselineFindings?: string[];
   results: GateResult[];
@@ -323,6 +348,7 @@ export function toJsonDocument(d: GateDecision, exitCode: number, environment: L
       ...(v.run.counters ? { counters: v.run.counters } : {}),
       ignores: v.run.ignores,
       findings: v.run.findings,
+      ...(v.run.measurement ? { measurement: v.run.measurement } : {}),
       ...(v.baseline ? { baselineFindings: v.baseline.findings } : {}),
       results: v.results,
     })),
@@ -336,6 +362,7 @@ export function decisionFromJson(doc: CheckJson): GateDecision {
       key: q.key, engine: q.engine, file: q.file, ...(q.scope !== undefined ? { scope: q.scope } : {}), shape: q.shape, title: q.title, range: q.range,
       ignores: q.ignores, status: q.status, ...(q.notExplainable !== undefined ? { why: q.notExplainable } : {}),
       ...(q.signature ? { signature: q.signature } : {}), ...(q.counters ? { counters: q.counters } : {}), findings: q.findings,
+      ...(q.measurement ? { measurement: q.measurement } : {}),
     };
     const baseline = q.baselineFindings ? { engine: q.engine, file: q.file, shape: q.shape, findings: q.baselineFindings } : undefined;
     return { run, outcome: q.outcome, baselineState: q.baselineState, results: q.results, ...(baseline ? { baseline } : {}) };
