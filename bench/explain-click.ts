@@ -147,6 +147,16 @@ const MEASURED = /: measure [\d,]+ ms, after the plan was shown/g;
 
 type Steps = Record<string, number>;
 
+/** The time of the last line of the log matching `re` ("2026-01-31 12:00:00.123 [info] ..."), as epoch ms. */
+function lastAt(text: string, re: RegExp): number | undefined {
+  let at: number | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
+    if (m && re.test(line)) at = new Date(`${m[1]}T${m[2]}`).getTime();
+  }
+  return at;
+}
+
 function lastSteps(text: string): Steps {
   const all = [...text.matchAll(STEP_LINE)];
   const last = all.at(-1);
@@ -192,7 +202,15 @@ class Window {
       if (count(t, STEP_LINE) < this.clicks || count(t, ADVISED) < this.clicks || count(t, MEASURED) < count(t, MEASURING)) return undefined;
       return t;
     }, 200);
-    return { ms: drawn - up, steps: lastSteps(text) };
+    // Where the click's time went as the log's clocks tell it: to the line that starts the explain (the
+    // command has found the query, its connection and loaded the adapters), to the step line (the plan
+    // handed to the panel), and from there to the cards drawn.
+    const steps = lastSteps(text);
+    const started = lastAt(text, /\] Explaining /);
+    const handed = lastAt(text, /step by step: /);
+    if (started !== undefined) steps['click to "Explaining"'] = Math.round(started - up);
+    if (handed !== undefined) steps['handed to drawn'] = Math.round(drawn - handed);
+    return { ms: drawn - up, steps };
   }
 
   close(): Promise<void> {
