@@ -1,7 +1,7 @@
 // The language server process (dist/server.js): inline index advice while coding. The extension starts
 // it over node IPC (src/extension/languageClient.ts). It reads the open documents, what the extension
 // sends through the messages of src/protocol/languageServer.ts, and the workspace's schema files
-// (workspaceSchema.ts); it has no database driver and never sees a connection string or a password.
+// (src/node/workspaceSchema.ts); it has no database driver and never sees a connection string or a password.
 
 import { CodeLensRefreshRequest, createConnection, DidChangeWatchedFilesNotification, ProposedFeatures, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { loadSqlParser } from '../core/index';
@@ -10,7 +10,7 @@ import {
   type ClearAdviceParams, type ClearSchemaParams, type ListQueriesParams, type ServerInitOptions, type SetAdviceParams, type SetPlansParams, type SetSchemaParams,
 } from '../protocol/languageServer';
 import { DEFAULT_OPTIONS, InlineAdviceService } from './service';
-import { WorkspaceSchema } from './workspaceSchema';
+import { WorkspaceSchema } from '../node/workspaceSchema';
 import { WorkspaceLocks } from './workspaceLock';
 import { nodeWorkspaceModules } from '../node/workspaceModules';
 import { fileURLToPath } from 'node:url';

@@ -12,7 +12,7 @@ import { findQueries, loadSqlParser, querySourceKind, scriptDialect } from '../.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkspaceSchema } from '../../src/server/workspaceSchema';
+import { WorkspaceSchema } from '../../src/node/workspaceSchema';
 import { readRepositorySchema, repositoryCatalog, type RepositorySchema, type SchemaFile } from '../../src/core/schema/index';
 
 const MIGRATION = `

@@ -12,7 +12,7 @@ import { readRepositorySchema, type RepositorySchema } from '../../src/core/inde
 import { analyzeQuery } from '../../src/core/lint/analysis';
 import { findQueries, loadSqlParser } from '../../src/core/query/find';
 import { InlineAdviceService } from '../../src/server/service';
-import { WorkspaceSchema } from '../../src/server/workspaceSchema';
+import { WorkspaceSchema } from '../../src/node/workspaceSchema';
 import { FakePort } from './lsp-fixtures';
 
 const PRISMA = [

@@ -17,6 +17,7 @@ import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
 import { expandPaths, EXIT_FINDINGS, PrismaSchemas } from '../lint';
 import { engineOfUri } from '../explain';
 import { nodeWorkspaceModules } from '../../node/workspaceModules';
+import { WorkspaceSchema } from '../../node/workspaceSchema';
 import { Configs, parseConfig } from './config';
 import { changedSince, GitProblem, type ChangedFiles } from './git';
 import { HELP_BASE, runMerge, TOOL_VERSION } from './merge';
@@ -214,6 +215,10 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   const modules = nodeWorkspaceModules(resolve(root));
   // Prisma calls are written with the tables and columns the nearest schema.prisma maps, as `qpi lint` and the editor write them.
   const prisma = new PrismaSchemas(io, undefined);
+  // The entities the repository's code declares (TypeORM, Sequelize, Mongoose), read as the language server
+  // reads them, so a query has the same shape, and the same lock key, in the editor and in CI.
+  const repository = await new WorkspaceSchema([resolve(root)], () => undefined, () => undefined).load().catch(() => undefined);
+  const entities = repository?.entities;
   for (const file of files) {
     const r = rel(file);
     // A shard reads only its own files: the others are another shard's.
@@ -227,7 +232,7 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     }
     absOf.set(r, resolve(file));
     const prismaModels = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
-    const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules, ...(prismaModels ? { prismaModels } : {}) });
+    const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules, ...(prismaModels ? { prismaModels } : {}), ...(entities ? { entities } : {}) });
     for (const w of collected.warnings) io.stderr(`${r}: ${w}\n`);
     for (const q of collected.queries) all.push(Object.assign(q, { source: text }));
     if (r.endsWith('.sql')) statements.push(...readSqlDdl(text, r));
