@@ -219,3 +219,18 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     assert.deepEqual(qs, []);
   });
 });
+
+describe('finder: Prisma writes the issue names', () => {
+  it('reads updateManyAndReturn as the UPDATE it sends, and writes through a transaction client', () => {
+    const text = [
+      "import { PrismaClient } from '@prisma/client';",
+      'const prisma = new PrismaClient();',
+      'export const touch = (ids: string[]) => prisma.user.updateManyAndReturn({ where: { id: { in: ids } }, data: { seen: true } });',
+      'export const move = (id: string) => prisma.$transaction(async (tx) => tx.post.updateMany({ where: { authorId: id }, data: { archived: true } }));',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts').queries.map(described), [
+      'UPDATE "User" SET seen = TRUE WHERE id IN ($1)',
+      'UPDATE "Post" SET archived = TRUE WHERE "authorId" = $1',
+    ]);
+  });
+});

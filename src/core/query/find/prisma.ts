@@ -12,10 +12,10 @@ import type { PrismaModelNames } from './types';
 const READS: Record<string, SelectParts['kind']> = {
   findMany: 'select', findFirst: 'select', findFirstOrThrow: 'select', findUnique: 'select', findUniqueOrThrow: 'select',
   count: 'count', aggregate: 'select', groupBy: 'select', updateMany: 'update', update: 'update', deleteMany: 'delete', delete: 'delete',
-  upsert: 'select',
+  upsert: 'select', updateManyAndReturn: 'update',
 };
 /** Methods no other library has on `x.model`: these alone say it is Prisma. */
-const PRISMA_ONLY = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow', 'upsert', 'groupBy', 'createMany']);
+const PRISMA_ONLY = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow', 'upsert', 'groupBy', 'createMany', 'updateManyAndReturn']);
 const RAW = new Set(['$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe']);
 
 const OPERATORS: Record<string, string> = { lt: '<', lte: '<=', gt: '>', gte: '>=', equals: '=', not: '<>' };
