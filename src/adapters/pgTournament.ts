@@ -21,7 +21,8 @@ import type { PgShape } from '../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
 import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/index';
 import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '../core/index';
-import { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
+import { bindPgParams, type PgParamValue } from '../core/index';
+import { pgBindFromStatistics } from './stats';
 import type { Plan } from '../core/index';
 import { AdapterError, firstLine, pgLostError } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from './deadline';
@@ -133,56 +134,17 @@ function qualified(schema: string | undefined, name: string): string {
 }
 
 /**
- * What pg_stats says of one column: its type, its most common values and its histogram, read as text
- * through an array of the column's own type (pg_stats holds them as anyarray). Undefined when the table
- * or column is not found; empty lists when the table was never analysed.
- */
-async function columnValues(client: pg.Client, schema: string | undefined, table: string, column: string): Promise<PgColumnValues | undefined> {
-  const r = await pgSend(client,
-    `SELECT format_type(a.atttypid, a.atttypmod) AS type,
-       (SELECT s.most_common_vals::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS mcv,
-       (SELECT s.histogram_bounds::text FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname ORDER BY s.inherited DESC LIMIT 1) AS hist
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
-     WHERE c.oid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
-    [qualified(schema, table), column],
-  );
-  const row = r.rows[0] as { type: string; mcv: string | null; hist: string | null } | undefined;
-  if (!row) return undefined;
-  if (row.mcv === null && row.hist === null) return { type: row.type, common: [], ordered: [] };
-  // The type comes from the catalog's own format_type, so it reads back as a type name.
-  const lists = await pgSend(client, `SELECT array(SELECT x::text FROM unnest($1::text::${row.type}[]) x) AS common, array(SELECT x::text FROM unnest($1::text::${row.type}[]) x ORDER BY x) AS sorted, array(SELECT x::text FROM unnest($2::text::${row.type}[]) x) AS hist`, [row.mcv, row.hist]);
-  const l = lists.rows[0] as { common: string[]; sorted: string[]; hist: string[] };
-  return { type: row.type, common: l.common, ordered: l.hist.length > 0 ? l.hist : l.sorted };
-}
-
-/**
  * The statement with its $n parameters bound to values chosen from the statistics of the columns they
- * are compared to (core pgParams), and its shape read again; or why it cannot be, in one sentence.
+ * are compared to (stats.ts, as `qpi check` binds them before PostgreSQL 16), read on the measurement's
+ * connection, and its shape read again; or why it cannot be, in one sentence.
  */
 async function bindFromStatistics(client: pg.Client, sql: string): Promise<{ sql: string; shape: PgShape; values: PgParamValue[] } | { why: string }> {
-  const parsed = await parsePostgresQuery(sql);
-  if (!parsed.ok) return { why: parsed.refusal.replace(/\.$/, '') };
-  const { slots, unknown } = pgParamSlots(parsed.shapes);
-  const first = unknown[0];
-  if (first) return { why: `$${first.n} is compared to no column whose statistics could give it a value (${first.where})` };
-  const cache = new Map<string, PgColumnValues | undefined>();
-  const values: PgParamValue[] = [];
-  for (const slot of slots) {
-    let cv: PgColumnValues | undefined;
-    if (slot.column !== undefined && slot.table !== undefined) {
-      const key = `${slot.schema ?? ''}.${slot.table}.${slot.column}`;
-      if (!cache.has(key)) cache.set(key, await columnValues(client, slot.schema, slot.table, slot.column).catch(() => undefined));
-      cv = cache.get(key);
-    }
-    const v = pgParamValue(slot, cv);
-    if (!v) return { why: `$${slot.n} is compared to ${slot.table}.${slot.column}, ${cv ? 'which has no statistics (ANALYZE has not read it)' : 'which was not found in the catalog'}` };
-    values.push(v);
-  }
-  const text = bindPgParams(sql, values);
-  const again = await parsePostgresQuery(text);
+  const bound = await pgBindFromStatistics({ read: async (text, params) => (await pgSend(client, text, params)).rows }, sql);
+  if (!bound.ok) return { why: bound.why.replace(/\.$/, '') };
+  const again = await parsePostgresQuery(bound.sql);
   const shape = again.ok ? mergedPgShape(again.shapes) : undefined;
   if (!shape || shape.maxParam > 0) return { why: 'The statement could not be read again with values in place of its parameters' };
-  return { sql: text, shape, values };
+  return { sql: bound.sql, shape, values: bound.values };
 }
 
 function quote(name: string): string {

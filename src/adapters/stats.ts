@@ -366,8 +366,8 @@ async function planRows(conn: PostgresConnection, sql: string, timeoutMs: number
 //
 // `qpi check` on a server before PostgreSQL 16, which has no EXPLAIN (GENERIC_PLAN), explains a statement
 // with $n parameters with values chosen from the statistics of the columns they are compared to (core
-// pgParams, the measurement's rule), read through the catalog connection. The tournament keeps its own
-// copy on its measurement connection.
+// pgParams, the measurement's rule), read through the catalog connection; the tournament binds the same
+// way on its measurement connection (pgTournament.ts).
 
 function qualifiedName(schema: string | undefined, name: string): string {
   return `${schema !== undefined ? `${quoteIdent(schema)}.` : ''}${quoteIdent(name)}`;
@@ -415,7 +415,8 @@ export async function pgBindFromStatistics(catalog: Pick<PgCatalog, 'read'>, sql
     let cv: PgColumnValues | undefined;
     if (slot.column !== undefined && slot.table !== undefined) {
       const key = `${slot.schema ?? ''}.${slot.table}.${slot.column}`;
-      if (!cache.has(key)) cache.set(key, await pgColumnValues(catalog, slot.schema, slot.table, slot.column));
+      // A column whose statistics cannot be read is one not found: the statement is then said not bindable.
+      if (!cache.has(key)) cache.set(key, await pgColumnValues(catalog, slot.schema, slot.table, slot.column).catch(() => undefined));
       cv = cache.get(key);
     }
     const v = pgParamValue(slot, cv);
