@@ -6,17 +6,14 @@
 
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { Client } from 'pg';
 import { shardOf } from '../../src/cli/check/index';
 import { run } from '../../src/cli/main';
 import { capturedIo } from './support/cliIo';
+import { copyCheckApp, loadCheckDatabases, pgAdmin } from './support/checkFixture';
 import { env, pgUriFor } from './support/env';
 
-const FIXTURE = join(__dirname, '..', 'fixtures', 'check-app');
 const PG_DB = 'qpi_check_ci';
 const MONGO_DB = 'qpi_check_app';
 
@@ -39,47 +36,17 @@ describe('qpi check in CI pipelines, on real servers', function () {
   }
   const lockArg = (): string[] => ['--lock', join(app, 'qpi.lock.json')];
 
-  async function pgAdmin<T>(db: string, fn: (c: Client) => Promise<T>): Promise<T> {
-    const c = new Client({ connectionString: pgUriFor(db) });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  }
 
   function git(...args: string[]): string {
     return execFileSync('git', ['-c', 'user.name=CI', '-c', 'user.email=ci@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: app, encoding: 'utf8' });
   }
 
   before(async function () {
-    await pgAdmin('postgres', async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${PG_DB}`);
-      await c.query(`CREATE DATABASE ${PG_DB}`);
-    });
-    await pgAdmin(PG_DB, async (c) => {
-      await c.query(readFileSync(join(FIXTURE, 'migrations', '001_schema.sql'), 'utf8'));
-      await c.query(`INSERT INTO customers (email) SELECT 'user' || g || '@example.com' FROM generate_series(1, 20000) g`);
-      await c.query(`INSERT INTO orders (customer_id, status, total, created_at) SELECT g % 5000, CASE WHEN g % 10 = 0 THEN 'open' ELSE 'done' END, g % 100, now() - g * interval '1 minute' FROM generate_series(1, 50000) g`);
-      // VACUUM as well: autovacuum would otherwise vacuum the freshly inserted tables while the test runs and
-      // change the planner's estimates (pages, all-visible pages) between two checks that must agree.
-      await c.query('VACUUM ANALYZE');
-    });
-    const mongo = await MongoClient.connect(env.mongoUri);
-    try {
-      const db = mongo.db(MONGO_DB);
-      await db.dropDatabase();
-      await db.collection('events').insertMany(Array.from({ length: 5000 }, (_, i) => ({ user_id: i % 100, kind: i % 3 === 0 ? 'click' : 'view', created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000) })));
-      await db.collection('events').createIndex({ user_id: 1, created_at: -1 }, { name: 'user_recent' });
-    } finally {
-      await mongo.close();
-    }
+    await loadCheckDatabases(PG_DB, MONGO_DB);
   });
 
   beforeEach(function () {
-    app = mkdtempSync(join(tmpdir(), 'qpi-check-ci-'));
-    cpSync(FIXTURE, app, { recursive: true });
+    app = copyCheckApp('qpi-check-ci-');
   });
 
   afterEach(function () {

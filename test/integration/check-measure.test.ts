@@ -7,17 +7,15 @@
 
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { Client } from 'pg';
 import { run } from '../../src/cli/main';
 import { collectQueries, loadSqlParser } from '../../src/core/index';
 import { capturedIo } from './support/cliIo';
+import { copyCheckApp, loadCheckDatabases, pgAdmin } from './support/checkFixture';
 import { env, pgUriFor } from './support/env';
 
-const FIXTURE = join(__dirname, '..', 'fixtures', 'check-app');
 const PG_DB = 'qpi_check_measure';
 const MONGO_DB = 'qpi_check_app';
 const PG_QUERY = "SELECT id, total FROM orders WHERE status = 'open'";
@@ -47,15 +45,6 @@ describe('qpi check --measure on real servers', function () {
   let app: string;
   const pgUri = (): string => pgUriFor(PG_DB);
 
-  async function pgAdmin<T>(db: string, fn: (c: Client) => Promise<T>): Promise<T> {
-    const c = new Client({ connectionString: pgUriFor(db) });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  }
 
   async function check(...extra: string[]): Promise<{ code: number; doc: CheckJson; sarif: { runs: { results: SarifResult[] }[] }; sarifFile: string; markdown: string; err: string }> {
     const io = capturedIo();
@@ -91,31 +80,11 @@ describe('qpi check --measure on real servers', function () {
 
   before(async function () {
     await loadSqlParser();
-    await pgAdmin('postgres', async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${PG_DB}`);
-      await c.query(`CREATE DATABASE ${PG_DB}`);
-    });
-    await pgAdmin(PG_DB, async (c) => {
-      await c.query(readFileSync(join(FIXTURE, 'migrations', '001_schema.sql'), 'utf8'));
-      await c.query(`INSERT INTO customers (email) SELECT 'user' || g || '@example.com' FROM generate_series(1, 20000) g`);
-      // Few open orders, all in the first pages: an index on status reads a handful of pages where the scan reads all.
-      await c.query(`INSERT INTO orders (customer_id, status, total, created_at) SELECT g % 5000, CASE WHEN g <= 40 THEN 'open' ELSE 'done' END, g % 100, now() - g * interval '1 minute' FROM generate_series(1, 50000) g`);
-      await c.query('VACUUM ANALYZE');
-    });
-    const mongo = await MongoClient.connect(env.mongoUri);
-    try {
-      const db = mongo.db(MONGO_DB);
-      await db.dropDatabase();
-      await db.collection('events').insertMany(Array.from({ length: 5000 }, (_, i) => ({ user_id: i % 100, kind: i % 50 === 0 ? 'click' : 'view', created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000) })));
-      await db.collection('events').createIndex({ user_id: 1, created_at: -1 }, { name: 'user_recent' });
-    } finally {
-      await mongo.close();
-    }
+    await loadCheckDatabases(PG_DB, MONGO_DB, { openOrder: 'g <= 40', clickEvery: 50 });
   });
 
   beforeEach(function () {
-    app = mkdtempSync(join(tmpdir(), 'qpi-check-measure-'));
-    cpSync(FIXTURE, app, { recursive: true });
+    app = copyCheckApp('qpi-check-measure-');
   });
 
   afterEach(function () {

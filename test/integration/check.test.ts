@@ -5,16 +5,13 @@
 // exits 4 when a database is dead or its version is not the lock's.
 
 import { strict as assert } from 'node:assert';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { Client } from 'pg';
 import { run } from '../../src/cli/main';
 import { capturedIo } from './support/cliIo';
+import { copyCheckApp, loadCheckDatabases, pgAdmin } from './support/checkFixture';
 import { closedPort, env, pgUriFor } from './support/env';
 
-const FIXTURE = join(__dirname, '..', 'fixtures', 'check-app');
 const PG_DB = 'qpi_check';
 const MONGO_DB = 'qpi_check_app';
 
@@ -45,43 +42,13 @@ describe('qpi check on real servers', function () {
     return { code: r.code, doc: JSON.parse(r.out) as CheckJson, sarif: JSON.parse(readFileSync(sarifFile, 'utf8')) as Sarif, err: r.err };
   }
 
-  async function pgAdmin<T>(db: string, fn: (c: Client) => Promise<T>): Promise<T> {
-    const c = new Client({ connectionString: pgUriFor(db) });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  }
 
   before(async function () {
-    await pgAdmin('postgres', async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${PG_DB}`);
-      await c.query(`CREATE DATABASE ${PG_DB}`);
-    });
-    await pgAdmin(PG_DB, async (c) => {
-      await c.query(readFileSync(join(FIXTURE, 'migrations', '001_schema.sql'), 'utf8'));
-      await c.query(`INSERT INTO customers (email) SELECT 'user' || g || '@example.com' FROM generate_series(1, 20000) g`);
-      await c.query(`INSERT INTO orders (customer_id, status, total, created_at) SELECT g % 5000, CASE WHEN g % 10 = 0 THEN 'open' ELSE 'done' END, g % 100, now() - g * interval '1 minute' FROM generate_series(1, 50000) g`);
-      // VACUUM as well: autovacuum would otherwise vacuum the freshly inserted tables while the test runs and
-      // change the planner's estimates (pages, all-visible pages) between two checks that must agree.
-      await c.query('VACUUM ANALYZE');
-    });
-    const mongo = await MongoClient.connect(env.mongoUri);
-    try {
-      const db = mongo.db(MONGO_DB);
-      await db.dropDatabase();
-      await db.collection('events').insertMany(Array.from({ length: 5000 }, (_, i) => ({ user_id: i % 100, kind: i % 3 === 0 ? 'click' : 'view', created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000) })));
-      await db.collection('events').createIndex({ user_id: 1, created_at: -1 }, { name: 'user_recent' });
-    } finally {
-      await mongo.close();
-    }
+    await loadCheckDatabases(PG_DB, MONGO_DB);
   });
 
   beforeEach(function () {
-    app = mkdtempSync(join(tmpdir(), 'qpi-check-'));
-    cpSync(FIXTURE, app, { recursive: true });
+    app = copyCheckApp('qpi-check-');
   });
 
   afterEach(function () {
