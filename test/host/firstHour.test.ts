@@ -1,7 +1,8 @@
 // A new user's first hour, in a real VS Code (code-server) driven through Chromium: the Getting Started
 // walkthrough, Explain in .sql and .mongodb.js, the progress notification and Cancel, Add Connection
 // by host and port without losing the keyboard, Verify, Create Index, the lens and the squiggle
-// following, Compare, a connection switched away and back, and the Light and High Contrast themes. The
+// following, Compare, a connection switched away and back, the MongoDB keyset quick fix (Explain asking
+// for the last value, Compare finding the run before the fix), and the Light and High Contrast themes. The
 // folder's settings list the connections (scripts/host.mjs), as the demo's do. Screenshots go to
 // test-results/first-hour/; look at them.
 
@@ -220,6 +221,52 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     });
     console.log(`      lens followed the switch in ${away} ms, and back in ${back} ms`);
     await shot('10-switched-back');
+  });
+
+  it('the MongoDB keyset quick fix: applied from the light bulb, Explain asks for the last value and runs with it, and Compare finds the run before the fix', async () => {
+    await wb.openFile('orders.mongodb.js');
+    // The skip query explained first: the run the comparison after the fix is to find.
+    await wb.explainLine('skip(2000)');
+    await timedUntil('the plan of the skip query', 60_000, async () => (await cards().allTextContents()).includes('SKIP'));
+    const skipLine = page.locator('.view-lines .view-line', { hasText: 'skip(2000)' }).first();
+    await skipLine.locator('span', { hasText: /^skip$/ }).first().click();
+    await timedUntil('the skip-pagination squiggle', 30_000, async () => (await page.locator('.monaco-editor .squiggly-warning, .monaco-editor .squiggly-info, .monaco-editor .squiggly-hint').count()) > 0);
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Rewrite to keyset pagination' }).first();
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+.');
+      try {
+        await fix.waitFor({ timeout: 5_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 4) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
+    await shot('14-keyset-fix');
+    await fix.click();
+    const rewritten = page.locator('.view-lines .view-line', { hasText: /\$lt:\s*lastCreatedAt/ }).first();
+    await rewritten.waitFor({ timeout: 15_000 });
+    await page.locator('.view-lines .view-line', { hasText: /let\s+lastCreatedAt;/ }).first().waitFor();
+    assert.equal(await page.locator('.view-lines .view-line', { hasText: 'skip(2000)' }).count(), 0, 'the skip is gone');
+    // Explain the rewritten query: it asks for the value of lastCreatedAt instead of running with null.
+    await wb.explainLine(/\$lt:\s*lastCreatedAt/);
+    await wb.answer(/value 1 of 1/, 'ISODate("2024-01-10T00:00:00Z")');
+    await timedUntil('the plan of the keyset query', 60_000, async () => {
+      const t = await cards().allTextContents();
+      return t.includes('IXSCAN') && !t.includes('SKIP');
+    });
+    // The value given is in the plan: its index bounds end at it.
+    await timedUntil('the value in the plan', 15_000, async () => /2024-01-10/.test((await wb.view.locator('body').textContent()) ?? ''));
+    await shot('15-keyset-explained');
+    // The lens above the rewritten query finds the run before the fix, two lines further up before it.
+    // (In the file's own editor: customers.mongodb.js, open in another group, has such a lens too.)
+    const compare = page.locator('.editor-group-container.active .monaco-editor .codelens-decoration a', { hasText: 'Compare with previous run' }).first();
+    await compare.waitFor({ timeout: 30_000 });
+    await compare.click();
+    const panes = wb.view.locator('.compare-panes');
+    await timedUntil('the comparison of the runs before and after the fix', 30_000, async () => /SKIP/.test((await panes.locator('.pane-before').textContent()) ?? ''));
+    assert.doesNotMatch((await panes.locator('.pane-after').textContent()) ?? '', /SKIP/);
+    await shot('16-keyset-compare');
   });
 
   it('the plan reads in Light and in High Contrast', async () => {

@@ -134,7 +134,7 @@ export class Workbench {
    * Right-click > Explain Query on the first line of the editor holding `text`. The context menu is asked
    * for again when it does not open (a right-click while the editor is still taking the focus is lost).
    */
-  async explainLine(text: string): Promise<void> {
+  async explainLine(text: string | RegExp): Promise<void> {
     const line = this.page.locator('.view-lines .view-line', { hasText: text }).first();
     const item = this.page.getByRole('menuitem', { name: /Explain Query/ });
     await line.waitFor();
