@@ -32,13 +32,24 @@ export class Workbench {
     const host = new URL(url).host;
     const payload = JSON.stringify([...(ext ? [['extensionDevelopmentPath', `vscode-remote://${host}${ext}`]] : []), ['skipWelcome', 'true']]);
     await page.goto(`${url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`);
+    await wb.settle();
+    return wb;
+  }
+
+  /** Reloads the window, as a user reopens it: a new extension host, in the same browser profile. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.settle();
+  }
+
+  private async settle(): Promise<void> {
+    const page = this.page;
     await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
     await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 90_000 });
     // The extension's contributions are registered once its host has started; its view container in
     // the activity bar says so.
     await page.locator('.activitybar .action-item', { has: page.locator('[aria-label^="Query Plan Inspector"]') }).first().waitFor({ timeout: 90_000 })
       .catch(() => page.locator('.activitybar [aria-label^="Query Plan Inspector"]').first().waitFor({ timeout: 30_000 }));
-    return wb;
   }
 
   async close(): Promise<void> {
