@@ -356,11 +356,24 @@ export async function familyMember(gateway: Gateway, spec: ConnectionSpec, uri: 
 }
 
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
+  const opened: { unused?: () => void } = {};
+  try {
+    return await explainFound(s, args, opened);
+  } catch (err) {
+    opened.unused?.();
+    throw err;
+  }
+}
+
+async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: () => void }): Promise<ExplainSummary | undefined> {
   const steps: Partial<Record<ExplainStep, number>> = {};
   let started = performance.now();
   const target = await resolveTarget(args);
   steps.find = performance.now() - started;
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
+  // The query is found: the panel's page loads while the values are asked and the explain runs.
+  const unused = PlanPanel.prepare(s.context.extensionUri, s.log, s.panelHooks);
+  if (unused) opened.unused = unused;
   let query = target.query.problem ? await askValues(target.query, args.values) : target.query;
   const opts = settings();
   const verbosity = args.verbosity ?? opts.verbosity;

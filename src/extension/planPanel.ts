@@ -82,6 +82,20 @@ export class PlanPanel implements vscode.Disposable {
     return panel;
   }
 
+  /**
+   * Opens the panel before there is a plan to show, when none is open: its page loads (and says "Waiting
+   * for a plan…") while the explain connects and runs, instead of after it, which on the first Explain of
+   * a window is the larger part of the wait. Returns what closes it again if no plan or comparison ever
+   * reached it (the explain failed or was dismissed); undefined when a panel was already open.
+   */
+  static prepare(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks): (() => void) | undefined {
+    if (PlanPanel.current) return undefined;
+    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+    return () => {
+      if (PlanPanel.current === panel && panel.message === undefined) panel.dispose();
+    };
+  }
+
   static showComparison(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: Omit<ShowComparisonMessage, 'type'>): PlanPanel {
     const panel = PlanPanel.reveal(extensionUri, log, hooks);
     const before = { ...m.before, plan: wirePlan(m.before.plan) };
