@@ -122,22 +122,24 @@ export class Workbench {
 
   /**
    * Quick Open, the file typed and picked. Asked for again when the quick input closes before it is
-   * typed into (a panel that finishes loading behind it takes the focus back, as a user would see).
+   * typed into or before its row is picked (a panel that finishes loading behind it takes the focus
+   * back, as a user would see).
    */
   async openFile(name: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
     for (let attempt = 1; ; attempt++) {
       await this.page.keyboard.press('Control+P');
       try {
         await input.waitFor({ timeout: 10_000 });
         await input.fill(name, { timeout: 5_000 });
+        await row.click({ timeout: 10_000 });
         break;
       } catch (err) {
         if (attempt >= 3) throw err;
         await this.page.keyboard.press('Escape');
       }
     }
-    await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
     await this.page.locator('.editor-group-container .monaco-editor .view-lines').first().waitFor();
   }
 
