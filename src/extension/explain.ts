@@ -543,10 +543,14 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   if (verifiable && query.engine === 'mongodb' && !opts.measureOnExplain.mongodb) {
     // MongoDB measures on a scratch copy of a sample: asked once per connection (the plan is shown already,
     // and Explain does not wait for the answer).
-    void decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
-      if (yes) startMeasure(verifiable);
+    // The answer may come after another Explain replaced this plan (and the panel's Verify hook with it):
+    // then this plan's suggestions are not measured.
+    const showing = panel.stillShowing();
+    decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
+      if (yes && showing()) startMeasure(verifiable);
+      else if (yes) s.log.info(`The suggestions of ${title} were not measured: another plan is shown now.`);
       else s.log.info(`The suggestions of ${title} are the rules' verdict: measuring on ${spec.name} is off (Connections view: Measure MongoDB Suggestions).`);
-    });
+    }, (err: unknown) => s.log.error(`Whether to measure on ${spec.name} could not be decided`, err));
   } else if (verifiable && opts.measureOnExplain[query.engine]) {
     toMeasure = verifiable;
     startMeasure(verifiable);

@@ -149,11 +149,18 @@ export class PlanPanel implements vscode.Disposable {
    */
   laterSuggestions(): (list: SuggestionView[]) => boolean {
     const shown = this.message;
+    const showing = this.stillShowing();
     return (list) => {
-      if (this.message !== shown || shown?.type !== 'showPlan') return false;
+      if (!showing() || shown?.type !== 'showPlan') return false;
       this.postStatus({ type: 'setSuggestions', suggestions: list }, shown);
       return true;
     };
+  }
+
+  /** For the plan or comparison shown now: true while it is still the one shown (no later Explain replaced it). */
+  stillShowing(): () => boolean {
+    const shown = this.message;
+    return () => this.message === shown;
   }
 
   /** Brings the panel into view beside the file being edited, without taking the keyboard. */

@@ -223,13 +223,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     const r = rel(file);
     // A shard reads only its own files: the others are another shard's.
     if (o.shard && shardOf(r, o.shard.count) !== o.shard.index) continue;
-    let text: string;
-    try {
-      text = await io.readFile(file);
-    } catch (err) {
-      io.stderr(`${readFailure(file, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = await readOrSay(io, file);
+    if (text === undefined) return EXIT_REFUSED;
     absOf.set(r, resolve(file));
     const prismaModels = querySourceKind('', file) === 'script' ? await prisma.modelsFor(file) : undefined;
     const collected = collectQueries(text, r, { file: resolve(file).split(sep).join('/'), modules, ...(prismaModels ? { prismaModels } : {}), ...(entities ? { entities } : {}) });
@@ -242,13 +237,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   for (const file of expandSchemaPaths(o.schema)) {
     const r = rel(file);
     if (absOf.has(r) || schemaFiles.has(r)) continue;
-    let text: string;
-    try {
-      text = await io.readFile(file);
-    } catch (err) {
-      io.stderr(`${readFailure(file, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = await readOrSay(io, file);
+    if (text === undefined) return EXIT_REFUSED;
     schemaFiles.add(r);
     statements.push(...ddlOf(text, r));
   }
@@ -373,6 +363,16 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
 /** The shard (1..count) a file belongs to: by the hash of its path, so a file stays in its shard whatever else changes. */
 export function shardOf(file: string, count: number): number {
   return (parseInt(stableHash(file).slice(0, 8), 16) % count) + 1;
+}
+
+/** A file's text, or undefined after one sentence on stderr saying why it could not be read. */
+async function readOrSay(io: Io, file: string): Promise<string | undefined> {
+  try {
+    return await io.readFile(file);
+  } catch (err) {
+    io.stderr(`${readFailure(file, err)}\n`);
+    return undefined;
+  }
 }
 
 const SCHEMA_EXTENSIONS = /\.(sql|js|mjs|cjs|ts|mts|cts)$/;

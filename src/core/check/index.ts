@@ -14,4 +14,4 @@ export {
 export { decisionFromJson, gateCounts, MARKDOWN_LIMIT, measurementSentence, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, type CheckJson, type CheckJsonQuery, type GateCounts, type SarifOptions } from './report';
 export { causeOfLostIndex, indexTables, readScriptDdl, readSqlDdl, sqlTables, touchedTargets, type DdlAction, type DdlStatement } from './schemaChanges';
 export { isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, type Merged } from './merge';
-export { coverJustification, coverOf, expiredFor, expiredOf, expiredSentence, waiversOf, type Cover } from './waivers';
+export { coverJustification, coverOf, expiredOf, expiredSentence, waiversOf, type Cover } from './waivers';

@@ -35,11 +35,6 @@ export function expiredOf(waivers: readonly Waiver[], today: string): Waiver[] {
   return waivers.filter((w) => w.expires < today);
 }
 
-/** The expired waivers of `rule` (for the finding they no longer cover). */
-export function expiredFor(rule: string, waivers: readonly Waiver[], today: string): Waiver[] {
-  return expiredOf(waivers, today).filter((w) => names(rule, w.rule));
-}
-
 /** The justification code scanning shows beside a suppressed result, and the editor beside a waived finding. */
 export function coverJustification(c: Cover): string {
   if (c.by === 'ignore') return c.ignore.reason || 'qpi-ignore without a reason';

@@ -7,7 +7,7 @@ import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BN
 import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
-import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH } from './workspace';
+import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, type ForeignModule } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -102,8 +102,12 @@ export class Extractor {
     const found = exportedBinding(modules, target, importedAs);
     if (!found) return undefined;
     if ('library' in found) return found;
-    const ex = new Extractor(found.module.text, found.module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: found.module.file }, this.importDepth + 1);
-    return { ex, local: found.local };
+    return { ex: this.readerOf(found.module), local: found.local };
+  }
+
+  /** An extractor of a module this file's imports reach, one import deeper (no readers: it resolves values only). */
+  private readerOf(module: ForeignModule): Extractor {
+    return new Extractor(module.text, module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: module.file }, this.importDepth + 1);
   }
 
   /** A namespace import's member (`import * as db from './db'; db.knex`): the module's export of that name. */
@@ -115,8 +119,7 @@ export class Extractor {
     const target = modules.resolve(file, r.binding.from);
     const found = target ? exportedBinding(modules, target, member) : undefined;
     if (!found || 'library' in found) return undefined;
-    const ex = new Extractor(found.module.text, found.module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: found.module.file }, this.importDepth + 1);
-    return { ex, local: found.local };
+    return { ex: this.readerOf(found.module), local: found.local };
   }
 
   /** The workspace's Prisma models, when its schema.prisma is known. */
