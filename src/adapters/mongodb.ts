@@ -386,6 +386,11 @@ export class MongoConnection {
     return this.server.version;
   }
 
+  /** Not closed (the driver itself reconnects after a server restart). */
+  get usable(): boolean {
+    return !this.closed;
+  }
+
   /** The database a command that names none runs on (the URI's, else the driver's default). */
   get databaseName(): string {
     return mongoClientDatabase(this.client, undefined).databaseName;

@@ -271,6 +271,8 @@ export class PostgresConnection {
   private queue: Promise<unknown> = Promise.resolve();
   private running: { promise: Promise<unknown>; cancelled: boolean; settled: boolean } | null = null;
   private closed = false;
+  /** The server ended the connection. */
+  private lost = false;
 
   constructor(
     private readonly client: pg.Client,
@@ -282,7 +284,18 @@ export class PostgresConnection {
     readonly serverVersionNum: number,
     /** Backend process id of this connection (what pg_cancel_backend needs). */
     readonly backendPid: number,
-  ) {}
+  ) {
+    // A connection the server ended while it waited (a restart, pg_terminate_backend, an idle timeout)
+    // says so at once, so a session kept between Explains is opened again instead of failing.
+    const lost = (): void => void (this.lost = true);
+    client.once('end', lost);
+    client.on('error', lost);
+  }
+
+  /** Not closed, and the server has not ended it: a statement sent now reaches the server. */
+  get usable(): boolean {
+    return !this.closed && !this.lost;
+  }
 
   /** Explains one statement; see PostgresExplainOptions. Throws AdapterError. */
   explain(text: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {

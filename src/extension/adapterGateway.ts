@@ -1,16 +1,18 @@
 // The Gateway backed by the database adapters (src/adapters). Loaded lazily by main.ts on the first
 // command that needs a server (or when the extension warms it), so activation never loads a driver. One
-// advice session per explain: it explains, hands the plan over, runs the live advisor
-// (src/adapters/advise.ts: the indexes that exist, bounded selectivity) and closes. Verification opens its own session when the user asks for it from the panel, on the advice
+// advice session per connection, kept open between Explains (connections/sessions.ts): an Explain explains
+// on it, hands the plan over, runs the live advisor (src/adapters/advise.ts: the indexes that exist,
+// bounded selectivity) and gives it back. Verification opens its own session when the user asks for it from the panel, on the advice
 // the panel shows. Cancel aborts the running operation, which the adapters turn into a kill on the server
 // (pg_cancel_backend / killOp); a MongoDB trial's scratch collection is dropped anyway.
 
-import type { LiveAdvice } from '../adapters/advise';
+import type { LiveAdvice, MongoAdviceSession, PostgresAdviceSession } from '../adapters/advise';
 import type { AdviceService } from '../adapters/adviceService';
 import type { ExplainResult } from '../adapters/types';
 import type { FamilyMember, Suggestion } from '../core/index';
 import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
+import { explainSessions, explainFingerprint, keepsSession, lostConnection, openExplainSession, type ExplainSession, type SessionLease } from './connections/sessions';
 import type { AdviceOutcome, ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
 import type { Log } from './log';
 
@@ -43,34 +45,54 @@ async function adviceAfter(log: Log, signal: AbortSignal, advise: () => Promise<
 }
 
 /**
- * Runs one explain session: the plan settles `done` as soon as it exists; the advice runs on after it on
- * the same session, which closes when the advice is in (or the explain failed).
+ * Runs one explain on the connection's kept session (sessions.ts): the plan settles `done` as soon as it
+ * exists; the advice runs on after it on the same session, which goes back to be kept when both went well
+ * (and is closed otherwise). A kept session whose connection turns out lost is replaced once by a new one
+ * when sending the explain again changes nothing the first could have (`resend`).
  */
-function planThenAdvice<S extends { close(): Promise<void> }>(
-  log: Log, signal: AbortSignal, open: () => Promise<S>, explain: (session: S) => Promise<ExplainResult>, advise: (session: S) => Promise<LiveAdvice>,
+function planThenAdvice<S extends ExplainSession>(
+  log: Log, signal: AbortSignal, lease: (fresh: boolean) => Promise<SessionLease<S>>, explain: (session: S) => Promise<ExplainResult>, advise: (session: S) => Promise<LiveAdvice>, resend: boolean,
 ): { done: Promise<ExplainOutcome>; advice: Promise<AdviceOutcome> } {
   let adviceDone!: (a: Promise<AdviceOutcome>) => void;
   const advice = new Promise<AdviceOutcome>((resolve) => (adviceDone = resolve));
   const done = (async () => {
     const t = stepClock();
-    const session = await open();
+    let held = await lease(false);
     t.lap('connectMs');
     let outcome: ExplainOutcome;
-    try {
-      outcome = outcomeOf(await explain(session));
-      t.lap('explainMs');
-      outcome.steps = t.steps;
-    } catch (err) {
-      await session.close();
-      throw err;
+    for (;;) {
+      try {
+        outcome = outcomeOf(await explain(held.session));
+        break;
+      } catch (err) {
+        const again = held.reused && resend && lostConnection(err) && !signal.aborted;
+        held.release(!again && keepsSession(err));
+        if (!again) throw err;
+        log.info('The kept connection was lost; explaining on a new one.');
+        held = await lease(true);
+      }
     }
-    adviceDone(adviceAfter(log, signal, () => advise(session)).finally(() => session.close()));
+    t.lap('explainMs');
+    outcome.steps = t.steps;
+    const session = held;
+    adviceDone(adviceAfter(log, signal, () => advise(session.session)).then(
+      (a) => (session.release(a.adviceError === undefined && !signal.aborted), a),
+      (err: unknown) => (session.release(false), Promise.reject(err)),
+    ));
     return outcome;
   })();
   // An explain that failed has no advice: the same error, for whoever waits on both.
   done.catch((err: unknown) => adviceDone(Promise.reject(err)));
   advice.catch(() => undefined);
   return { done, advice };
+}
+
+/** Lends the connection's kept session, or opens one (`fresh`: a new one, the kept one having been lost). */
+function leaseOf<S extends ExplainSession>(connectionId: string, print: string, open: () => Promise<S>): (fresh: boolean) => Promise<SessionLease<S>> {
+  return (fresh) => {
+    if (fresh) explainSessions.forget(connectionId);
+    return explainSessions.acquire(connectionId, print, open);
+  };
 }
 
 /** Times the steps of one explain, each from the end of the one before. */
@@ -134,24 +156,29 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       const signal = controller.signal;
       const timeoutMs = request.timeoutMs;
       let running: { done: Promise<ExplainOutcome>; advice: Promise<AdviceOutcome> };
-      // One session per explain: the adapter's connection explains, then the live advisor reads the
-      // indexes and bounded counts on the same session after the plan is handed over; Cancel aborts
+      // The connection's kept session: the adapter's connection explains, then the live advisor reads
+      // the indexes and bounded counts on the same session after the plan is handed over; Cancel aborts
       // whichever runs.
+      const print = explainFingerprint(request);
       if (request.engine === 'postgres') {
         running = planThenAdvice(
           log, signal,
-          () => import('../adapters/advise').then((adv) => adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs, signal })),
+          leaseOf(request.connectionId, print, () => openExplainSession(request, signal) as Promise<PostgresAdviceSession>),
           (session) => session.conn.explain(request.text, { analyze: request.analyze, buffers: request.buffers, timeoutMs, signal, allowSideEffects: request.allowSideEffects === true }),
           (session) => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }),
+          // Sent again only when nothing of it ran beyond the rollback.
+          request.allowSideEffects !== true,
         );
       } else {
         const command = request.command;
         if (!command) throw new Error('a MongoDB explain request needs its parsed command');
         running = planThenAdvice(
           log, signal,
-          () => import('../adapters/advise').then((adv) => adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, signal })),
+          leaseOf(request.connectionId, print, () => openExplainSession(request, signal) as Promise<MongoAdviceSession>),
           (session) => session.conn.explain(command, { verbosity: request.verbosity, timeoutMs, signal, allowWrites: request.allowWrites }),
           (session) => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }),
+          // A pipeline that writes is not run twice.
+          request.allowWrites !== true,
         );
       }
       return {
@@ -181,7 +208,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
           if (!command) throw new Error('a MongoDB verify request needs its parsed command');
           const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
           try {
-            await advice.verifyMongo(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onTrialStep: request.onStep } : {}) });
+            await advice.measureMongo(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onStep: request.onStep } : {}) });
             return outcome(false);
           } finally {
             await session.close();
@@ -190,7 +217,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
         const session = await adv.openPostgresAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs, timeoutMs: request.timeoutMs });
         try {
           // The tournament first: it builds only on temporary copies, so it needs nobody's consent.
-          await advice.verifyPostgres(session, request.text, live, { ...opts, fallback: false });
+          await advice.measurePostgres(session, request.text, live, { ...opts, fallback: false });
           if (live.measurement?.status === 'measured') return outcome(false);
           // Where it cannot run, the planner's check: hypothetical, or a build on the table after asking.
           const target = asked ? indexChecked(live, asked) : undefined;
@@ -203,7 +230,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
               if (!allowBuild) return outcome(true);
             }
           }
-          await advice.verifyPostgres(session, request.text, live, { ...opts, measure: false, allowBuild });
+          await advice.measurePostgres(session, request.text, live, { ...opts, estimatesOnly: true, allowBuild });
           return outcome(false);
         } finally {
           await session.close();

@@ -202,7 +202,7 @@ export const activeExplain: { cancel?: () => void } = {};
 /** The largest sample a trial may copy, as for `qpi advise --sample`. */
 const MAX_TRIAL_SAMPLE = 100_000;
 
-function settings() {
+export function settings() {
   const c = vscode.workspace.getConfiguration(SETTINGS);
   return {
     verbosity: c.get<ExplainVerbosity>('mongodb.verbosity', 'executionStats'),

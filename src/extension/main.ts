@@ -22,6 +22,7 @@ import { CapStatus } from './capStatus';
 import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
 import { createSuggestedIndex, explainSample, offerWalkthrough, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
+import { keepExplainSessions } from './connections/warmSessions';
 
 /** What activate() returns: a small handle the extension's own tests read. Not a public API. */
 export interface ExtensionHandle {
@@ -135,6 +136,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
         // the advice service and the SQL parser loaded in the background (nothing connects).
         if (store.list().length > 0) warm();
         else context.subscriptions.push(store.onDidChange(() => store.list().length > 0 && warm()));
+        // The session of the connection the shown query file uses is opened before the first Explain.
+        context.subscriptions.push(keepExplainSessions(services));
       });
   });
   let warming: Promise<void> | undefined;
