@@ -15,7 +15,8 @@ import type { CardRow, HeatMetric, Level } from './cards';
 import { activatable, append, button, clear, el } from './dom';
 import type { Side } from './store';
 import { formatCount } from '../src/core/view';
-import { TreeView, type CardDecoration } from './tree';
+import type { CardDecoration } from './cardGeom';
+import { TreeView } from './tree';
 
 /** Which of the two plans. */
 export type { Side };

@@ -1,111 +1,28 @@
-// The plan tree: node cards laid out with d3-flextree (cards differ in size), drawn in SVG, with zoom,
-// pan, collapse, heat colouring and keyboard navigation. Only expanded nodes are laid out and drawn,
-// and a fresh plan opens with a budget of visible cards, so plans of many thousands of nodes stay
-// responsive. All plan text is set with d3's .text(), never parsed as markup.
+// The plan tree's d3 renderer: draws the cards the tree model shows (treeModel.ts) where the layout
+// places them (treeLayout.ts), in SVG, with zoom, pan, heat colouring and keyboard navigation, and turns
+// clicks and keys into the model's transitions. Only shown nodes are laid out and drawn, and a fresh
+// plan opens with a budget of visible cards, so plans of many thousands of nodes stay responsive. All
+// plan text is set with d3's .text(), never parsed as markup.
 
 import { select, type Selection } from 'd3-selection';
 import { zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
-import { flextree, type FlexHierarchyNode } from 'd3-flextree';
-import type { Finding, Plan, PlanNode, Severity } from '../src/core/view';
-import { cardSpec, heatFraction, type CardRow, type CardSpec, type HeatMetric, type Level } from './cards';
-import { formatCompact, formatCount, formatRatio } from '../src/core/view';
-import { Measurer, FONT_PX } from './measure';
+import type { Finding, Plan, PlanNode } from '../src/core/view';
+import { formatCompact, formatCount } from '../src/core/view';
+import { heatFraction, type HeatMetric } from './cards';
+import { computeGeom, FAR_DETAIL_PX, FAR_TITLE_PX, HEAT_BAR_H, PAD_X, WASTE_H, type CardDecoration, type CardGeom } from './cardGeom';
+import { Measurer } from './measure';
+import { edgePath, edgeWidth, extentOf, laneBoxes, layoutTree, neighbour, type Laid as Placed } from './treeLayout';
+import { CHILD_PAGE, TreeModel, type FindingMark } from './treeModel';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const PAD_X = 9;
-const MIN_W = 150;
-const MAX_W = 340;
-const ROW_H = 15;
-const GAP_Y = 38;
-const GAP_X = 16;
-const LANE_GAP = 44;
-const HEAT_BAR_H = 4;
-const WASTE_H = 19;
 
 /** Below this zoom cards show their overview text instead of their rows. */
 const FAR_ZOOM = 0.65;
 /** The opening view never zooms out further than this; a wider tree opens on its root. */
 const MIN_OPEN_ZOOM = 0.3;
-const FAR_TITLE_PX = 26;
-const FAR_DETAIL_PX = 21;
-const FAR_MIN_PX = 17;
-
-/**
- * Cards shown when a plan opens; deeper or wider parts start collapsed. A card costs about a millisecond
- * to build, measure and lay out the first time, and a first view cannot show more than this many
- * readably: with 150 a 10,000-node plan is interactive in well under a second.
- */
-export const INITIAL_BUDGET = 150;
-/** Cards revealed at most by one expand of a collapsed node (its direct children always show). */
-export const EXPAND_BUDGET = 150;
-/**
- * Children drawn at first below a wide node (an Append or Gather over thousands of partitions, an OR of
- * thousands of branches); the rest wait behind a "+N more" button under the card, a page per click.
- */
-export const CHILD_PAGE = 50;
 
 type G = Selection<SVGGElement, unknown, null, undefined>;
-
-interface RowGeom {
-  label: string;
-  value: string;
-  level: Level;
-  y: number;
-}
-
-/** A card's text cut to its width, and where each line sits. */
-export interface CardGeom {
-  w: number;
-  h: number;
-  spec: CardSpec;
-  tag?: string;
-  tagY: number;
-  title: string;
-  titleY: number;
-  subtitle?: string;
-  subY: number;
-  rows: RowGeom[];
-  wasteY?: number;
-  wasteText?: string;
-  ratioText?: string;
-  tooltip: string;
-  /** Overview text for low zoom: the title and one figure, in large type. */
-  farTitle: string;
-  farTitlePx: number;
-  farDetail?: string;
-  farLevel: Level;
-  decoration?: CardDecoration;
-}
-
-interface Laid {
-  node: PlanNode;
-  x: number;
-  y: number;
-  geom: CardGeom;
-  parent?: Laid;
-  children: Laid[];
-  depth: number;
-}
-
-interface FindingMark {
-  count: number;
-  worst: Severity;
-  good: boolean;
-}
-
-const SEVERITY_RANK: Record<Severity, number> = { high: 3, medium: 2, low: 1, info: 0 };
-
-/** What a caller adds to a node's card: the comparison marks a card changed, added or removed. */
-export interface CardDecoration {
-  /** A class on the card's group, for the stylesheet. */
-  className?: string;
-  /** A word shown above the title, before the card's own tag. */
-  tag?: string;
-  /** Rows drawn after the card's own. */
-  rows?: CardRow[];
-  /** Words appended to the card's accessible name. */
-  label?: string;
-}
+type Laid = Placed<CardGeom>;
 
 export interface TreeCallbacks {
   /** The active node changed by click, keyboard or a finding link. */
@@ -138,21 +55,12 @@ export class TreeView {
   private transform: ZoomTransform = zoomIdentity;
   private measurer: Measurer | undefined;
 
-  private plan: Plan | undefined;
-  private byId = new Map<number, PlanNode>();
-  private parentOf = new Map<number, number>();
-  private descendants = new Map<number, number>();
-  private shardOf = new Map<number, number>();
+  /** What is shown: folding, pages, the active node, the matches. */
+  private model: TreeModel | undefined;
   private geoms = new Map<number, CardGeom>();
   private laid = new Map<number, Laid>();
   private order: Laid[] = [];
-  private collapsed = new Set<number>();
-  /** Wide nodes: the window of their children that is drawn, [from, to) (absent: the first CHILD_PAGE). */
-  private shownChildren = new Map<number, { from: number; to: number }>();
-  private marks = new Map<number, FindingMark>();
-  private matches = new Set<number>();
   private heat: HeatMetric = 'none';
-  private activeId = 0;
   private highlighted: number | undefined;
   private highlightTimer: number | undefined;
 
@@ -182,12 +90,12 @@ export class TreeView {
     this.element.addEventListener('keydown', (ev) => this.onKey(ev));
     this.element.addEventListener('click', (ev) => this.onClick(ev));
     this.element.addEventListener('dblclick', (ev) => {
-      const id = this.cardIdOf(ev.target);
-      if (id !== undefined && !(ev.target as Element).closest('.toggle')) this.cb.onOpen(this.byId.get(id)!);
+      const n = this.nodeOf(ev.target);
+      if (n && !(ev.target as Element).closest('.toggle')) this.cb.onOpen(n);
     });
     this.element.addEventListener('focusin', (ev) => {
       const id = this.cardIdOf(ev.target);
-      if (id !== undefined && id !== this.activeId) this.activate(id, false);
+      if (id !== undefined && id !== this.model?.active) this.activate(id, false);
     });
   }
 
@@ -198,51 +106,11 @@ export class TreeView {
 
   /** Shows a plan; `findings` put badges on their nodes. Resets collapse state and view. */
   setPlan(plan: Plan, findings: Finding[], heat: HeatMetric): void {
-    this.plan = plan;
     this.measurer = new Measurer(this.fontFamily());
-    this.byId.clear();
-    this.parentOf.clear();
-    this.descendants.clear();
-    this.shardOf.clear();
+    this.model = new TreeModel(plan, findings);
     this.geoms.clear();
-    this.collapsed.clear();
-    this.shownChildren.clear();
-    this.matches.clear();
-    this.marks.clear();
     this.heat = heat;
-    this.activeId = plan.root.id;
     this.highlighted = undefined;
-    // Index the tree without recursion: plans can be thousands of levels deep.
-    const post: PlanNode[] = [];
-    const stack: { n: PlanNode; shard: number | undefined }[] = [{ n: plan.root, shard: undefined }];
-    while (stack.length > 0) {
-      const { n, shard } = stack.pop()!;
-      this.byId.set(n.id, n);
-      post.push(n);
-      const own = n.details.shardName !== undefined ? n.id : shard;
-      if (own !== undefined) this.shardOf.set(n.id, own);
-      for (const c of n.children) {
-        this.parentOf.set(c.id, n.id);
-        stack.push({ n: c, shard: own });
-      }
-    }
-    for (let i = post.length - 1; i >= 0; i--) {
-      const n = post[i]!;
-      let d = 0;
-      for (const c of n.children) d += 1 + (this.descendants.get(c.id) ?? 0);
-      this.descendants.set(n.id, d);
-    }
-    for (const f of findings) {
-      if (f.nodeId === undefined || !this.byId.has(f.nodeId)) continue;
-      const m = this.marks.get(f.nodeId);
-      if (!m) this.marks.set(f.nodeId, { count: 1, worst: f.severity, good: f.good === true });
-      else {
-        m.count++;
-        if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[m.worst]) m.worst = f.severity;
-        m.good = m.good && f.good === true;
-      }
-    }
-    this.applyBudget(plan.root.id, INITIAL_BUDGET);
     this.cardsG.selectAll('*').remove();
     this.edgesG.selectAll('*').remove();
     this.lanesG.selectAll('*').remove();
@@ -250,29 +118,12 @@ export class TreeView {
     this.initialView();
   }
 
-  get currentPlan(): Plan | undefined {
-    return this.plan;
-  }
-
   node(id: number): PlanNode | undefined {
-    return this.byId.get(id);
+    return this.model?.node(id);
   }
 
   get active(): number {
-    return this.activeId;
-  }
-
-  /** Number of cards drawn now. */
-  get visibleCount(): number {
-    return this.order.length;
-  }
-
-  isVisible(id: number): boolean {
-    return this.laid.has(id);
-  }
-
-  isCollapsed(id: number): boolean {
-    return this.collapsed.has(id);
+    return this.model?.active ?? 0;
   }
 
   setHeat(metric: HeatMetric): void {
@@ -281,184 +132,51 @@ export class TreeView {
   }
 
   setMatches(ids: Iterable<number>): void {
-    this.matches = new Set(ids);
-    this.cardsG.selectAll<SVGGElement, Laid>('g.card').classed('match', (d) => this.matches.has(d.node.id));
-  }
-
-  // ---- collapse state --------------------------------------------------------------------------
-
-  /**
-   * Marks nodes collapsed breadth-first below `rootId` so that at most about `budget` cards appear
-   * under it. The root's own children always show: the user asked for them.
-   */
-  private applyBudget(rootId: number, budget: number): void {
-    let shown = 0;
-    const queue = [rootId];
-    for (let qi = 0; qi < queue.length; qi++) {
-      const id = queue[qi]!;
-      const n = this.byId.get(id)!;
-      if (n.children.length === 0) continue;
-      if (id !== rootId && this.collapsed.has(id)) continue;
-      const kids = this.drawnChildren(n);
-      if (id !== rootId && shown + kids.length > budget) {
-        this.collapsed.add(id);
-        continue;
-      }
-      shown += kids.length;
-      for (const c of kids) queue.push(c.id);
-    }
-  }
-
-  /** The children drawn below an expanded node: all of them, or the first pages of a wide node. */
-  private drawnChildren(n: PlanNode): PlanNode[] {
-    if (n.children.length <= CHILD_PAGE) return n.children;
-    const w = this.shownChildren.get(n.id) ?? { from: 0, to: CHILD_PAGE };
-    return n.children.slice(w.from, w.to);
-  }
-
-  /** Children of a wide node still waiting behind its "+N more" button. */
-  hiddenChildren(id: number): number {
-    const n = this.byId.get(id);
-    if (!n || this.collapsed.has(id)) return 0;
-    return n.children.length - this.drawnChildren(n).length;
-  }
-
-  /** Draws the next page of a wide node's children (or the previous one once the last page shows). */
-  showMoreChildren(id: number): void {
-    const n = this.byId.get(id);
-    if (!n || this.hiddenChildren(id) === 0) return;
-    const w = this.shownChildren.get(id) ?? { from: 0, to: CHILD_PAGE };
-    if (w.to < n.children.length) this.shownChildren.set(id, { from: w.from, to: Math.min(n.children.length, w.to + CHILD_PAGE) });
-    else this.shownChildren.set(id, { from: Math.max(0, w.from - CHILD_PAGE), to: w.to });
-    this.render();
-  }
-
-  private visibleIds(): Set<number> {
-    const out = new Set<number>();
-    if (!this.plan) return out;
-    const stack = [this.plan.root];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      out.add(n.id);
-      if (!this.collapsed.has(n.id)) for (const c of this.drawnChildren(n)) stack.push(c);
-    }
-    return out;
-  }
-
-  private pathTo(id: number): number[] {
-    const path = [id];
-    let cur = this.parentOf.get(id);
-    while (cur !== undefined) {
-      path.push(cur);
-      cur = this.parentOf.get(cur);
-    }
-    return path.reverse();
-  }
-
-  /** Expands the ancestors of a node so it is drawn, showing off-path siblings collapsed. */
-  private reveal(id: number): void {
-    const before = this.visibleIds();
-    if (before.has(id)) return;
-    const path = this.pathTo(id);
-    for (let i = 0; i < path.length - 1; i++) {
-      const a = path[i]!;
-      const next = path[i + 1]!;
-      const parent = this.byId.get(a)!;
-      const at = parent.children.findIndex((c) => c.id === next);
-      if (parent.children.length > CHILD_PAGE) {
-        // The page that holds the node, alone: drawing every child before it could be thousands of cards.
-        const w = this.shownChildren.get(a) ?? { from: 0, to: CHILD_PAGE };
-        if (at < w.from || at >= w.to) {
-          const from = Math.floor(at / CHILD_PAGE) * CHILD_PAGE;
-          this.shownChildren.set(a, { from, to: Math.min(parent.children.length, from + CHILD_PAGE) });
-        }
-      }
-      if (this.collapsed.has(a) || !before.has(next)) {
-        this.collapsed.delete(a);
-        for (const c of this.byId.get(a)!.children) {
-          if (c.id !== next && c.children.length > 0 && !before.has(c.id)) this.collapsed.add(c.id);
-        }
-      }
-    }
-    const target = this.byId.get(id)!;
-    if (target.children.length > 0) this.collapsed.add(id);
+    const model = this.model;
+    if (!model) return;
+    model.setMatches(ids);
+    this.cardsG.selectAll<SVGGElement, Laid>('g.card').classed('match', (d) => model.isMatch(d.node.id));
   }
 
   /** Collapses an expanded node or expands a collapsed one (within the expand budget). */
   toggle(id: number): void {
-    const n = this.byId.get(id);
-    if (!n || n.children.length === 0) return;
-    if (this.collapsed.has(id)) {
-      this.collapsed.delete(id);
-      this.applyBudget(id, EXPAND_BUDGET);
-    } else {
-      this.collapsed.add(id);
-    }
+    if (!this.model?.toggle(id)) return;
     this.render();
     this.ensureVisible(id);
   }
 
+  /** Draws the next page of a wide node's children (or the previous one once the last page shows). */
+  private showMoreChildren(id: number): void {
+    if (this.model?.showMoreChildren(id)) this.render();
+  }
+
   /** Back to the state and view the plan opened with. */
   resetCollapse(): void {
-    if (!this.plan) return;
-    this.collapsed.clear();
-    this.applyBudget(this.plan.root.id, INITIAL_BUDGET);
+    if (!this.model) return;
+    this.model.reset();
     this.render();
     this.initialView();
   }
 
-  // ---- geometry --------------------------------------------------------------------------------
-
-  /** The card geometry of a node of this plan (cached), or of another plan with a forced width. */
-  geom(node: PlanNode, plan: Plan = this.plan!, forceWidth?: number): CardGeom {
-    const cached = forceWidth === undefined ? this.geoms.get(node.id) : undefined;
+  /** The card geometry of a node of this plan, computed once per plan. */
+  private geom(node: PlanNode): CardGeom {
+    const cached = this.geoms.get(node.id);
     if (cached) return cached;
-    const g = computeGeom(node, plan, this.measurer!, this.marks.has(node.id), forceWidth, this.cb.decorate?.(node));
-    if (forceWidth === undefined) this.geoms.set(node.id, g);
+    const g = computeGeom(node, this.model!.plan, this.measurer!, this.model!.mark(node.id) !== undefined, undefined, this.cb.decorate?.(node));
+    this.geoms.set(node.id, g);
     return g;
-  }
-
-  private layout(): void {
-    const plan = this.plan!;
-    const layout = flextree<PlanNode>({
-      children: (n) => (this.collapsed.has(n.id) || n.children.length === 0 ? null : this.drawnChildren(n)),
-      nodeSize: (h) => {
-        const g = this.geom(h.data);
-        return [g.w + GAP_X, g.h + GAP_Y];
-      },
-      spacing: (a, b) => (this.shardOf.get(a.data.id) !== this.shardOf.get(b.data.id) ? LANE_GAP : a.parent === b.parent ? 0 : GAP_X / 2),
-    });
-    const root = layout.hierarchy(plan.root);
-    layout(root);
-    this.laid.clear();
-    this.order = [];
-    const visit = (h: FlexHierarchyNode<PlanNode>, parent: Laid | undefined): Laid => {
-      const geom = this.geom(h.data);
-      const l: Laid = { node: h.data, x: h.x - geom.w / 2, y: h.y, geom, children: [], depth: h.depth };
-      if (parent) l.parent = parent;
-      this.laid.set(h.data.id, l);
-      this.order.push(l);
-      return l;
-    };
-    // Preorder without recursion.
-    const stack: { h: FlexHierarchyNode<PlanNode>; parent: Laid | undefined }[] = [{ h: root, parent: undefined }];
-    while (stack.length > 0) {
-      const { h, parent } = stack.pop()!;
-      const l = visit(h, parent);
-      if (parent) parent.children.push(l);
-      const kids = h.children ?? [];
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ h: kids[i]!, parent: l });
-    }
   }
 
   // ---- drawing ---------------------------------------------------------------------------------
 
-  /** Lays out the expanded tree and joins it with the SVG. */
+  /** Lays out what the model shows and joins it with the SVG. */
   render(): void {
-    if (!this.plan) return;
-    this.layout();
-    const plan = this.plan;
-    const maxRows = plan.maxima.rowsReturned;
+    const model = this.model;
+    if (!model) return;
+    const { order, byId } = layoutTree(model, (n) => this.geom(n));
+    this.order = order;
+    this.laid = byId;
+    const maxRows = model.plan.maxima.rowsReturned;
     const edges = this.order.filter((l) => l.parent);
     this.edgesG
       .selectAll<SVGPathElement, Laid>('path.edge')
@@ -467,7 +185,7 @@ export class TreeView {
       .attr('class', (d) => `edge${d.node.metrics.neverExecuted ? ' never' : ''}`)
       .attr('d', (d) => edgePath(d.parent!, d))
       .attr('stroke-width', (d) => edgeWidth(d.node.metrics.rowsReturned, maxRows));
-    this.drawLanes(this.lanesG, plan);
+    this.drawLanes(this.lanesG, this.laid.values());
     const cards = this.cardsG
       .selectAll<SVGGElement, Laid>('g.card')
       .data(this.order, (d) => String(d.node.id))
@@ -480,31 +198,31 @@ export class TreeView {
               .attr('tabindex', -1)
               .attr('role', 'treeitem')
               .attr('aria-label', `${d.geom.title}${d.geom.subtitle ? ` ${d.geom.subtitle}` : ''}${d.geom.decoration?.label ? `, ${d.geom.decoration.label}` : ''}`);
-            drawCard(g, d.geom, this.marks.get(d.node.id));
+            drawCard(g, d.geom, model.mark(d.node.id));
           }),
         (update) => update,
         (exit) => exit.remove(),
       );
     this.updateCards(cards);
-    if (!this.laid.has(this.activeId)) this.activeId = plan.root.id;
     this.syncTabIndex();
   }
 
   private updateCards(cards: Selection<SVGGElement, Laid, SVGGElement, unknown>): void {
-    const plan = this.plan;
-    if (!plan) return;
+    const model = this.model;
+    if (!model) return;
+    const plan = model.plan;
     cards
       .attr('transform', (d) => `translate(${d.x},${d.y})`)
       .attr('aria-level', (d) => d.depth + 1)
-      .attr('aria-expanded', (d) => (d.node.children.length === 0 ? null : String(!this.collapsed.has(d.node.id))))
+      .attr('aria-expanded', (d) => (d.node.children.length === 0 ? null : String(!model.isCollapsed(d.node.id))))
       .attr('class', (d) => {
         const cls = ['card', heatClass(heatFraction(d.node, plan, this.heat))];
         if (d.geom.spec.waste && d.geom.spec.waste.level !== 'muted') cls.push(`waste-${d.geom.spec.waste.level}`);
         if (d.geom.spec.neverExecuted) cls.push('never');
         if (d.geom.decoration?.className) cls.push(d.geom.decoration.className);
-        if (this.collapsed.has(d.node.id)) cls.push('collapsed');
-        if (d.node.id === this.activeId) cls.push('active');
-        if (this.matches.has(d.node.id)) cls.push('match');
+        if (model.isCollapsed(d.node.id)) cls.push('collapsed');
+        if (d.node.id === model.active) cls.push('active');
+        if (model.isMatch(d.node.id)) cls.push('match');
         if (d.node.id === this.highlighted) cls.push('flash');
         return cls.join(' ');
       })
@@ -512,25 +230,25 @@ export class TreeView {
         const g = select(nodes[i]!);
         const frac = heatFraction(d.node, plan, this.heat);
         g.select('rect.heat-bar').attr('width', Math.max(0, (d.geom.w - 2) * frac));
-        this.drawToggle(g as unknown as G, d);
+        this.drawToggle(g as unknown as G, d, model);
       });
   }
 
-  private drawToggle(g: G, d: Laid): void {
+  private drawToggle(g: G, d: Laid, model: TreeModel): void {
     const n = d.node;
     g.selectAll('g.toggle').remove();
     if (n.children.length === 0) return;
-    const collapsed = this.collapsed.has(n.id);
-    const label = collapsed ? `+${formatCompact(this.descendants.get(n.id) ?? 0)}` : '−';
+    const collapsed = model.isCollapsed(n.id);
+    const label = collapsed ? `+${formatCompact(model.descendantCount(n.id))}` : '−';
     const w = Math.max(20, this.measurer!.width(label, this.measurer!.fonts.small) + 12);
     const t = g
       .append('g')
       .attr('class', `toggle${collapsed ? ' closed' : ''}`)
       .attr('transform', `translate(${d.geom.w / 2},${d.geom.h})`);
-    t.append('title').text(collapsed ? `Expand (${this.descendants.get(n.id)} nodes below)` : 'Collapse');
+    t.append('title').text(collapsed ? `Expand (${model.descendantCount(n.id)} nodes below)` : 'Collapse');
     t.append('rect').attr('x', -w / 2).attr('y', -8).attr('width', w).attr('height', 16).attr('rx', 8);
     t.append('text').attr('class', 'toggle-text').attr('text-anchor', 'middle').attr('y', 3.5).text(label);
-    const hidden = this.hiddenChildren(n.id);
+    const hidden = model.hiddenChildren(n.id);
     if (hidden > 0) {
       // A wide node: the count of the children not drawn yet, and a button that draws the next page.
       const moreLabel = `+${formatCount(hidden)} more`;
@@ -539,7 +257,7 @@ export class TreeView {
         .append('g')
         .attr('class', 'toggle more-children')
         .attr('transform', `translate(${d.geom.w / 2 + w / 2 + 6 + mw / 2},${d.geom.h})`);
-      const win = this.shownChildren.get(n.id) ?? { from: 0, to: CHILD_PAGE };
+      const win = model.childWindow(n.id);
       const next = win.to < n.children.length ? 'the next' : 'the previous';
       more.append('title').text(`Children ${formatCount(win.from + 1)}–${formatCount(win.to)} of ${formatCount(n.children.length)} are drawn: show ${next} ${formatCount(Math.min(hidden, CHILD_PAGE))}`);
       more.append('rect').attr('x', -mw / 2).attr('y', -8).attr('width', mw).attr('height', 16).attr('rx', 8);
@@ -548,28 +266,10 @@ export class TreeView {
   }
 
   /** Rounded bands behind shard subtrees, labelled with the shard name. */
-  private drawLanes(target: G, plan: Plan, laid: Map<number, Laid> = this.laid): void {
-    const lanes: { id: number; name: string; x0: number; x1: number; y0: number; y1: number }[] = [];
-    for (const l of laid.values()) {
-      const name = l.node.details.shardName;
-      if (name === undefined) continue;
-      let x0 = l.x;
-      let x1 = l.x + l.geom.w;
-      let y1 = l.y + l.geom.h;
-      const stack = [...l.children];
-      while (stack.length > 0) {
-        const c = stack.pop()!;
-        x0 = Math.min(x0, c.x);
-        x1 = Math.max(x1, c.x + c.geom.w);
-        y1 = Math.max(y1, c.y + c.geom.h);
-        stack.push(...c.children);
-      }
-      lanes.push({ id: l.node.id, name, x0: x0 - 14, x1: x1 + 14, y0: l.y - 14, y1: y1 + 34 });
-    }
-    void plan;
+  private drawLanes(target: G, laid: Iterable<Laid>): void {
     const sel = target
-      .selectAll<SVGGElement, (typeof lanes)[number]>('g.lane')
-      .data(lanes, (d) => String(d.id))
+      .selectAll<SVGGElement, ReturnType<typeof laneBoxes>[number]>('g.lane')
+      .data(laneBoxes(laid), (d) => String(d.id))
       .join((enter) => {
         const g = enter.append('g').attr('class', 'lane');
         g.append('rect').attr('rx', 8);
@@ -598,23 +298,7 @@ export class TreeView {
   }
 
   private extent(): { x0: number; y0: number; x1: number; y1: number } {
-    let x0 = Infinity;
-    let y0 = Infinity;
-    let x1 = -Infinity;
-    let y1 = -Infinity;
-    for (const l of this.order) {
-      x0 = Math.min(x0, l.x);
-      y0 = Math.min(y0, l.y);
-      x1 = Math.max(x1, l.x + l.geom.w);
-      y1 = Math.max(y1, l.y + l.geom.h + 10);
-    }
-    if (this.lanesG.select('g.lane').size() > 0) {
-      y0 -= 16;
-      x0 -= 18;
-      x1 += 18;
-      y1 += 36;
-    }
-    return { x0, y0, x1, y1 };
+    return extentOf(this.order, this.lanesG.select('g.lane').size() > 0);
   }
 
   private setTransform(t: ZoomTransform): void {
@@ -646,7 +330,7 @@ export class TreeView {
       this.fit();
       return;
     }
-    const root = this.laid.get(this.plan!.root.id)!;
+    const root = this.laid.get(this.model!.plan.root.id)!;
     const k = MIN_OPEN_ZOOM;
     this.setTransform(zoomIdentity.translate(w / 2 - (root.x + root.geom.w / 2) * k, 24 - root.y * k).scale(k));
   }
@@ -683,31 +367,33 @@ export class TreeView {
     return Number.isInteger(id) ? id : undefined;
   }
 
+  private nodeOf(target: EventTarget | null): PlanNode | undefined {
+    const id = this.cardIdOf(target);
+    return id === undefined ? undefined : this.model?.node(id);
+  }
+
   private cardElement(id: number): SVGGElement | null {
     return this.cardsG.select<SVGGElement>(`g.card[data-id="${id}"]`).node();
   }
 
   private syncTabIndex(): void {
-    this.cardsG.selectAll<SVGGElement, Laid>('g.card').attr('tabindex', (d) => (d.node.id === this.activeId ? 0 : -1));
+    this.cardsG.selectAll<SVGGElement, Laid>('g.card').attr('tabindex', (d) => (d.node.id === this.model?.active ? 0 : -1));
   }
 
   private activate(id: number, moveFocus: boolean): void {
-    this.activeId = id;
+    if (!this.model?.select(id)) return;
     this.cardsG.selectAll<SVGGElement, Laid>('g.card').classed('active', (d) => d.node.id === id);
     this.syncTabIndex();
     if (moveFocus) this.cardElement(id)?.focus({ preventScroll: true });
     this.ensureVisible(id);
-    const n = this.byId.get(id);
+    const n = this.model.node(id);
     if (n) this.cb.onSelect(n);
   }
 
   /** Reveals a node (expanding its ancestors), centres it, focuses it and optionally flashes it. */
   focusNode(id: number, opts: { highlight?: boolean; focus?: boolean } = {}): boolean {
-    if (!this.byId.has(id)) return false;
-    if (!this.laid.has(id)) {
-      this.reveal(id);
-      this.render();
-    }
+    if (!this.model?.node(id)) return false;
+    if (!this.laid.has(id) && this.model.reveal(id)) this.render();
     if (opts.highlight) {
       this.highlighted = id;
       if (this.highlightTimer !== undefined) window.clearTimeout(this.highlightTimer);
@@ -724,7 +410,7 @@ export class TreeView {
 
   /** Focuses the active card (after '/' search returns, or a tab switch). */
   focusActive(): void {
-    this.cardElement(this.activeId)?.focus({ preventScroll: true });
+    if (this.model) this.cardElement(this.model.active)?.focus({ preventScroll: true });
   }
 
   private onClick(ev: MouseEvent): void {
@@ -741,31 +427,8 @@ export class TreeView {
       return;
     }
     this.activate(id, true);
-    const n = this.byId.get(id);
+    const n = this.model?.node(id);
     if (n) this.cb.onClickNode?.(n);
-  }
-
-  private neighbour(l: Laid, dir: -1 | 1): Laid | undefined {
-    if (l.parent) {
-      const sibs = l.parent.children;
-      const i = sibs.indexOf(l);
-      const s = sibs[i + dir];
-      if (s) return s;
-    }
-    // No sibling that way: the nearest card on the same level.
-    const cx = l.x + l.geom.w / 2;
-    let best: Laid | undefined;
-    let bestDist = Infinity;
-    for (const o of this.order) {
-      if (o.depth !== l.depth || o === l) continue;
-      const ox = o.x + o.geom.w / 2;
-      const dist = (ox - cx) * dir;
-      if (dist > 0 && dist < bestDist) {
-        best = o;
-        bestDist = dist;
-      }
-    }
-    return best;
   }
 
   private onKey(ev: KeyboardEvent): void {
@@ -779,16 +442,16 @@ export class TreeView {
         next = l.parent;
         break;
       case 'ArrowDown':
-        if (this.collapsed.has(id) && l.node.children.length > 0) {
+        if (this.model!.isCollapsed(id) && l.node.children.length > 0) {
           this.toggle(id);
           next = this.laid.get(id)?.children[0];
         } else next = l.children[0];
         break;
       case 'ArrowLeft':
-        next = this.neighbour(l, -1);
+        next = neighbour(this.order, l, -1);
         break;
       case 'ArrowRight':
-        next = this.neighbour(l, 1);
+        next = neighbour(this.order, l, 1);
         break;
       case 'Home':
         next = this.order[0];
@@ -796,8 +459,8 @@ export class TreeView {
       case 'Enter':
       case '+':
       case '-':
-        if (ev.key === '+' && !this.collapsed.has(id)) break;
-        if (ev.key === '-' && this.collapsed.has(id)) break;
+        if (ev.key === '+' && !this.model!.isCollapsed(id)) break;
+        if (ev.key === '-' && this.model!.isCollapsed(id)) break;
         this.toggle(id);
         this.cardElement(id)?.focus({ preventScroll: true });
         ev.preventDefault();
@@ -821,6 +484,7 @@ export class TreeView {
    * exporter inlines them.
    */
   buildExportSvg(textPlan: Plan): { svg: SVGSVGElement; width: number; height: number } {
+    const model = this.model!;
     const e = this.extent();
     const m = 20;
     const width = Math.ceil(e.x1 - e.x0 + 2 * m);
@@ -841,7 +505,7 @@ export class TreeView {
     const laid = new Map<number, Laid>();
     for (const l of this.order) {
       const n = textPlan.nodes[l.node.id] ?? l.node;
-      const geom = computeGeom(n, textPlan, this.measurer!, this.marks.has(n.id), l.geom.w, l.geom.decoration);
+      const geom = computeGeom(n, textPlan, this.measurer!, model.mark(n.id) !== undefined, l.geom.w, l.geom.decoration);
       const copy: Laid = { node: n, x: l.x, y: l.y, geom, children: [], depth: l.depth };
       laid.set(n.id, copy);
     }
@@ -853,7 +517,7 @@ export class TreeView {
         p.children.push(c);
       }
     }
-    this.drawLanes(lanes, textPlan, laid);
+    this.drawLanes(lanes, laid.values());
     for (const l of laid.values()) {
       if (l.parent) {
         edges
@@ -867,10 +531,10 @@ export class TreeView {
       if (l.geom.spec.waste && l.geom.spec.waste.level !== 'muted') g.classed(`waste-${l.geom.spec.waste.level}`, true);
       if (l.geom.spec.neverExecuted) g.classed('never', true);
       if (l.geom.decoration?.className) g.classed(l.geom.decoration.className, true);
-      drawCard(g, l.geom, this.marks.get(l.node.id), false);
+      drawCard(g, l.geom, model.mark(l.node.id), false);
       g.select('rect.heat-bar').attr('width', Math.max(0, (l.geom.w - 2) * frac));
-      if (l.node.children.length > 0 && this.collapsed.has(l.node.id)) {
-        const label = `+${formatCompact(this.descendants.get(l.node.id) ?? 0)}`;
+      if (l.node.children.length > 0 && model.isCollapsed(l.node.id)) {
+        const label = `+${formatCompact(model.descendantCount(l.node.id))}`;
         const t = g.append('g').attr('class', 'toggle closed').attr('transform', `translate(${l.geom.w / 2},${l.geom.h})`);
         const tw = Math.max(20, this.measurer!.width(label, this.measurer!.fonts.small) + 12);
         t.append('rect').attr('x', -tw / 2).attr('y', -8).attr('width', tw).attr('height', 16).attr('rx', 8);
@@ -881,131 +545,6 @@ export class TreeView {
   }
 }
 
-function edgePath(p: Laid, c: Laid): string {
-  const x0 = p.x + p.geom.w / 2;
-  const y0 = p.y + p.geom.h;
-  const x1 = c.x + c.geom.w / 2;
-  const y1 = c.y;
-  const my = (y0 + y1) / 2;
-  return `M${x0},${y0}C${x0},${my} ${x1},${my} ${x1},${y1}`;
-}
-
-/** Edge width by rows flowing up from the child, on a log scale against the plan's maximum. */
-export function edgeWidth(rows: number | undefined, maxRows: number): number {
-  if (rows === undefined || !(maxRows > 0)) return 1.5;
-  return Math.round((1.5 + 10 * (Math.log1p(Math.max(0, rows)) / Math.log1p(maxRows))) * 10) / 10;
-}
-
-/** Computes a card's size and its text lines cut to fit. */
-export function computeGeom(node: PlanNode, plan: Plan, ms: Measurer, hasBadge: boolean, forceWidth?: number, decoration?: CardDecoration): CardGeom {
-  const spec = decorated(cardSpec(node, plan), decoration);
-  const f = ms.fonts;
-  const badgeW = hasBadge ? 22 : 0;
-  const labelGap = 12;
-  let want = MIN_W;
-  want = Math.max(want, ms.width(spec.title, f.title) + 2 * PAD_X + badgeW);
-  if (spec.subtitle) want = Math.max(want, ms.width(spec.subtitle, f.body) + 2 * PAD_X);
-  if (spec.tag) want = Math.max(want, ms.width(spec.tag, f.small) + 2 * PAD_X);
-  const valueFont = (level: Level): string => (level === 'bad' || level === 'warn' ? f.bodyBold : f.body);
-  for (const r of spec.rows) want = Math.max(want, ms.width(r.label, f.body) + labelGap + ms.width(r.value, valueFont(r.level)) + 2 * PAD_X);
-  let ratioText: string | undefined;
-  let wasteText: string | undefined;
-  if (spec.waste) {
-    ratioText = formatRatio(spec.waste.ratio);
-    wasteText = spec.waste.text;
-    want = Math.max(want, ms.width(wasteText, f.bodyBold) + labelGap + ms.width(ratioText, f.title) + 2 * PAD_X);
-  }
-  const w = Math.ceil(forceWidth ?? Math.min(MAX_W, want));
-  const inner = w - 2 * PAD_X;
-  let y = HEAT_BAR_H + 2;
-  let tagY = 0;
-  if (spec.tag) {
-    tagY = y + FONT_PX.small + 1;
-    y = tagY + 2;
-  }
-  const titleY = y + FONT_PX.title + 3;
-  y = titleY;
-  let subY = 0;
-  if (spec.subtitle) {
-    subY = y + FONT_PX.body + 4;
-    y = subY;
-  }
-  y += 4;
-  const rows: RowGeom[] = [];
-  for (const r of spec.rows) {
-    y += ROW_H;
-    const lw = ms.width(r.label, f.body);
-    const value = ms.fit(r.value, valueFont(r.level), Math.max(30, inner - lw - labelGap));
-    const label = lw > inner - 40 ? ms.fit(r.label, f.body, inner - 40) : r.label;
-    rows.push({ label, value, level: r.level, y });
-  }
-  let wasteY: number | undefined;
-  if (spec.waste) {
-    y += 6;
-    wasteY = y;
-    y += WASTE_H;
-    wasteText = ms.fit(`${wasteText}`, f.bodyBold, inner - ms.width(ratioText!, f.title) - labelGap);
-  }
-  // The fold toggle sits on the bottom edge: a card with children keeps its last line clear of it.
-  const h = Math.ceil(y + (node.children.length > 0 ? 14 : 8));
-  const farFont = `700 ${FAR_TITLE_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
-  const farDetailFont = `600 ${FAR_DETAIL_PX}px ${f.title.replace(/^\d+ \d+px /, '')}`;
-  let farDetail: string | undefined;
-  let farLevel: Level;
-  if (spec.waste && spec.waste.level !== 'muted') {
-    farDetail = `${ratioText} ${spec.waste.unit === 'rows' ? 'read/kept' : 'read/returned'}`;
-    farLevel = spec.waste.level;
-  } else {
-    // PostgreSQL: where the time went; MongoDB: how many documents flowed (its times are estimates).
-    const returned = spec.rows.find((r) => r.label === 'returned');
-    const pick = spec.rows.find((r) => r.label === 'own time') ?? spec.rows[0];
-    if (returned) farDetail = `${returned.value} returned`;
-    else if (pick) {
-      farDetail = pick.value;
-      farLevel = pick.level;
-    }
-  }
-  const geom: CardGeom = {
-    w,
-    h,
-    spec,
-    tagY,
-    title: ms.fit(spec.title, f.title, inner - badgeW),
-    titleY,
-    subY,
-    rows,
-    tooltip: [node.label, spec.subtitle].filter(Boolean).join('\n'),
-    farTitle: spec.title,
-    farTitlePx: FAR_TITLE_PX,
-    farLevel,
-  };
-  // A long title shrinks before it is cut: at overview zoom the kind is the whole message.
-  const titleW = ms.width(spec.title, farFont);
-  if (titleW > w - 2 * PAD_X) {
-    const px = Math.max(FAR_MIN_PX, Math.floor((FAR_TITLE_PX * (w - 2 * PAD_X)) / titleW));
-    geom.farTitlePx = px;
-    geom.farTitle = ms.fit(spec.title, farFont.replace(`${FAR_TITLE_PX}px`, `${px}px`), w - 2 * PAD_X);
-  }
-  if (farDetail !== undefined && h >= 54) geom.farDetail = ms.fit(farDetail, farDetailFont, w - 2 * PAD_X);
-  if (spec.tag) geom.tag = ms.fit(spec.tag, f.small, inner);
-  if (decoration) geom.decoration = decoration;
-  if (spec.subtitle) geom.subtitle = ms.fit(spec.subtitle, f.body, inner);
-  if (wasteY !== undefined) {
-    geom.wasteY = wasteY;
-    geom.wasteText = wasteText!;
-    geom.ratioText = ratioText!;
-  }
-  return geom;
-}
-
-function decorated(spec: CardSpec, d: CardDecoration | undefined): CardSpec {
-  if (!d) return spec;
-  const out: CardSpec = { ...spec, rows: d.rows ? [...spec.rows, ...d.rows] : spec.rows };
-  if (d.tag) out.tag = spec.tag ? `${d.tag} · ${spec.tag}` : d.tag;
-  return out;
-}
-
-/** Draws a card's static parts into an empty group; `far` adds the overview text for low zoom. */
 function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = true): void {
   g.append('title').text(geom.tooltip);
   g.append('rect').attr('class', 'card-bg').attr('width', geom.w).attr('height', geom.h).attr('rx', 4);
