@@ -12,7 +12,10 @@
 // The inventory of a commit is kept in .cache/inventory/<owner+name>.sites.json and read again on the next
 // run (`--fresh` takes it again).
 //
-// Run: npm run bench:inventory -- <git dir>... [--single-file] [--fresh]
+// `--inventory-only` takes and prints the inventory's sites per library and runs no finder: how a repository
+// is counted before it is named for a checking set, with nothing of the finder seen.
+//
+// Run: npm run bench:inventory -- <git dir>... [--single-file] [--fresh] [--inventory-only]
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -84,6 +87,17 @@ function main(): void {
   for (const dir of dirs) {
     const repo = checkout(dir);
     const inv = cachedInventory(repo.name, repo.commit, repo.folder, process.argv.includes('--fresh'));
+    if (process.argv.includes('--inventory-only')) {
+      const counts = new Map<Library, { app: number; test: number }>();
+      for (const s of inv.sites) {
+        const c = counts.get(s.library) ?? { app: 0, test: 0 };
+        c[s.test ? 'test' : 'app']++;
+        counts.set(s.library, c);
+      }
+      console.log(`${repo.name} @ ${repo.commit}: ${inv.files.length} files, inventory ${(inv.ms / 1000).toFixed(1)} s`);
+      for (const [lib, c] of counts) console.log(`  ${lib.padEnd(15)} sites app ${String(c.app).padStart(4)} test ${String(c.test).padStart(4)}`);
+      continue;
+    }
     const modules = process.argv.includes('--single-file') ? undefined : nodeWorkspaceModules(repo.folder);
     const began = Date.now();
     const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0 }]));
