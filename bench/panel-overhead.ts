@@ -15,7 +15,8 @@
 
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
-import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { adviseMongoLive, advisePostgresLive } from '../src/adapters/adviceService';
 import type { ExplainResult } from '../src/adapters/types';
 import { analyze } from '../src/core/index';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
@@ -104,7 +105,7 @@ async function postgres(): Promise<void> {
         try {
           const result = await session.conn.explain(sql, { analyze: true, buffers: true, timeoutMs: 60_000, signal });
           t = phase('adapter explain + loadPlan', t);
-          const live = await advisePostgresLive(session, sql, { verifyPostgres: false, timeoutMs: 60_000, signal });
+          const live = await advisePostgresLive(session, sql, { measure: false, timeoutMs: 60_000, signal });
           t = phase('live advisor', t);
           const views = suggestionViews({ engine: 'postgres', live });
           last = { ...message('orders', result, views), suggestions: views.length };

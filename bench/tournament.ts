@@ -7,7 +7,8 @@
 
 import { MongoClient, type Document } from 'mongodb';
 import pg from 'pg';
-import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { adviseMongoLive, advisePostgresLive } from '../src/adapters/adviceService';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { demoesr } from '../test/integration/support/adviceData';
 import { median, runsArg, serverUri } from './support';
@@ -58,7 +59,7 @@ async function benchMongo(): Promise<void> {
           seen = true;
         };
         full.push(await timed(async () => {
-          const live = await adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000, onProgress });
+          const live = await adviseMongoLive(session, parsed.command, { measure: true, timeoutMs: 60_000, onProgress });
           const t = live.measurement?.status === 'measured' ? live.measurement.tournament : undefined;
           last = t ? `${t.tried} candidates, ${t.label}; winner ${t.winner?.label}` : 'not measured';
         }));
@@ -72,7 +73,7 @@ async function benchMongo(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       const abort = new AbortController();
       let aborted = 0;
-      const p = adviseMongoLive(session, parsed.command, { verify: true, timeoutMs: 60_000, signal: abort.signal, onTrialStep: (s) => { if (s === 'indexes' && aborted === 0) { aborted = performance.now(); abort.abort(); } } }).catch(() => undefined);
+      const p = adviseMongoLive(session, parsed.command, { measure: true, timeoutMs: 60_000, signal: abort.signal, onStep: (s) => { if (s === 'indexes' && aborted === 0) { aborted = performance.now(); abort.abort(); } } }).catch(() => undefined);
       await p;
       for (;;) {
         const ops = await client.db('admin').command({ currentOp: true, 'command.comment': { $regex: '^qpi-' } });
@@ -118,7 +119,7 @@ async function benchPostgres(): Promise<void> {
       const first: number[] = [];
       let last = '';
       for (let i = 0; i < RUNS; i++) {
-        rules.push(await timed(() => advisePostgresLive(session, sql, { verifyPostgres: false, timeoutMs: 60_000 })));
+        rules.push(await timed(() => advisePostgresLive(session, sql, { measure: false, timeoutMs: 60_000 })));
         const t0 = performance.now();
         let seen = false;
         const onProgress = (): void => {

@@ -33,7 +33,8 @@ import { explainTargets } from '../src/core/query/targets';
 import { loadSqlParser, statementInfo } from '../src/core/sql/index';
 import { textReport } from '../src/cli/report';
 import { adviceText } from '../src/cli/advise';
-import { adviseMongoLive, advisePostgresLive, openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
+import { adviseMongoLive, advisePostgresLive } from '../src/adapters/adviceService';
 import type { StartedHost } from './host.mjs';
 
 const ROOT = join(__dirname, '..');
@@ -238,7 +239,7 @@ async function main(): Promise<void> {
             const live =
               q.engine === 'mongodb'
                 ? parsed?.ok
-                  ? await adviseMongoLive(madvice, parsed.command, { verify: true, timeoutMs: 30_000 })
+                  ? await adviseMongoLive(madvice, parsed.command, { measure: true, timeoutMs: 30_000 })
                   : undefined
                 : await advisePostgresLive(padvice, q.text, { timeoutMs: 30_000, measuredOrder: true });
             if (live && live.advice.refusal === undefined) process.stdout.write(`\nIndex advice:\n${adviceText(live.advice, live)}`);

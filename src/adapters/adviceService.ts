@@ -1,29 +1,113 @@
 // One advice service behind every face: the lens, the squiggle and the hover of the language server, the
-// plan panel's suggestions and its Verify, and `qpi advise`. Each asks here, so the same query on the same
-// connection, with the same indexes and statistics, gets the same verdict wherever it is shown.
+// plan panel's suggestions and its Verify, `qpi advise` and `qpi check --measure`. Each asks here, so the
+// same query on the same connection, with the same indexes and statistics, gets the same verdict
+// wherever it is shown.
 //
-// The service owns consistency, not ranking: it calls the advisor's entry point (ADVISOR below; whatever
-// ranks the candidates, rules or measurement, plugs in there), then applies the one rule every face must
-// keep (no suggestion of an index that exists or that an existing one serves: "keep using X"), and caches
-// the answer. The cache key is the query (its parsed command, or its SQL with the spacing normalised), the
+// Three acts, one word each: advise (the rules' suggestion with the live indexes and statistics,
+// advise.ts), measure (the server runs the candidates, measure/: this service is its one caller outside
+// it) and build (Create Index, the extension's). The service owns consistency, not ranking: it asks the
+// advisor (ADVISOR below), then applies the one rule every face must keep (no suggestion of an index that
+// exists or that an existing one serves: "keep using X"), and caches the answer; measuring waits for the
+// user's Verify or the CLI's flags, since it writes on the server (a scratch collection, a rolled-back
+// build). The cache key is the query (its parsed command, or its SQL with the spacing normalised), the
 // connection, the index lists of its collection or tables and a fingerprint of their statistics (document
 // count / reltuples and the last ANALYZE). The index lists and the fingerprint are read from the server on
 // every request (cheap catalog calls), so an index built or dropped by anyone is seen the next time any
 // face asks; `invalidate` drops entries at once after Create Index, a connection switch or Refresh.
 
-import { keepServedIndexes } from '../core/index';
+import { adviseMongo, advisePostgres, fromMongoCommand, keepServedIndexes } from '../core/index';
 import { parsePostgresQuery } from '../core/index';
-import type { ExistingPgIndex, MongoStats } from '../core/index';
+import type { Advice, ExistingPgIndex, Measurement, MongoStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import {
-  adviseQuery, existingMongo, existingPg, verifyMongoLive, verifyPostgresLive,
-  type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession,
+  existingMongo, existingPg, liveMongoAdvice, livePostgresAdvice, NOT_REQUESTED, refused,
+  type AdviseOptions, type LiveAdvice, type MongoAdviceSession, type PostgresAdviceSession,
 } from './advise';
 import { mongoDatabase, mongoEstimatedCount } from './door';
+import { measureMongo, measurePostgres, type MeasureOptions } from './measure/index';
+
+export { MONGO_WORK_UNIT, mongoNumbers, planShape, SCRATCH_PREFIX, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep, type MeasureOptions } from './measure/index';
 
 /**
- * The advisor's one entry point (adviseQuery), asked without measurement: measurement writes on the
- * server (a scratch collection, a trial build) and so waits for the user's Verify or the CLI's flags.
+ * What a face may ask of the advice: the advisor's options, the measurement's, and `measure`, whether
+ * the server measures the candidates at all (MongoDB: only with the user's consent, since it writes a
+ * scratch collection, default false; PostgreSQL: default true, on a copy in a rolled-back transaction).
+ */
+export type LiveAdviceOptions = AdviseOptions & MeasureOptions & { measure?: boolean };
+
+// ---- the one entry point ----------------------------------------------------------------------------
+
+/** What to advise on: a MongoDB command or one SQL statement, with a session when connected. */
+export type AdviceTarget =
+  | { engine: 'mongodb'; command: MongoCommand; session?: MongoAdviceSession }
+  | { engine: 'postgres'; sql: string; session?: PostgresAdviceSession };
+
+/**
+ * The advisor's verdict, the same for every face (CLI, lens, squiggle, panel, Verify): suggestions in
+ * order (by measured work when `measurement.status` is 'measured', else the rules' order), and what the
+ * order stands on. `measurement.tournament` holds the runner-up, today's figures, the candidates measured
+ * and the sample ("measured from a sample of N of M documents"); offline it says "not measured".
+ */
+export interface AdvisorResult {
+  advice: Advice;
+  measurement: Measurement;
+  /** Connected: the indexes, statistics and server the advice used. */
+  live?: LiveAdvice;
+}
+
+const OFFLINE: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Offline: the rules alone, without the data or the server.' };
+
+/**
+ * Advice for one query. Without a session the rules answer alone ("not measured"). With one, the
+ * indexes and selectivity of the live data are used, and with `measure` the candidates are measured
+ * on the server (MongoDB: on a sampled scratch collection, which writes and so needs the user's
+ * consent, default false; PostgreSQL: on a sample in a temporary table inside a transaction that is
+ * always rolled back, default true; `estimatesOnly` leaves the planner's estimates with HypoPG). Throws
+ * AdapterError for server failures and a cancel; a query that cannot be read comes back as
+ * `advice.refusal`.
+ */
+export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions = {}): Promise<AdvisorResult> {
+  if (target.engine === 'mongodb') {
+    if (!target.session) {
+      const input = fromMongoCommand(target.command);
+      if (!input.ok) return { advice: refused('mongodb', input.refusal), measurement: OFFLINE };
+      const advice = adviseMongo(input.query);
+      advice.notes.unshift(...input.notes);
+      return { advice, measurement: OFFLINE };
+    }
+    const live = await adviseMongoLive(target.session, target.command, opts);
+    return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
+  }
+  if (!target.session) return { advice: await advisePostgres(target.sql), measurement: OFFLINE };
+  const live = await advisePostgresLive(target.session, target.sql, opts);
+  return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
+}
+
+/**
+ * Advice for one MongoDB command on a live collection, measured on a sample when `measure` gives the
+ * user's consent (not on an empty collection, where the advice used no counts, nor on a server that is
+ * not MongoDB itself). Throws AdapterError for server failures (lost connection, cancel, refused login);
+ * a query the advisor cannot read comes back as a refusal.
+ */
+export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+  const live = await liveMongoAdvice(session, cmd, opts);
+  if (!opts.measure || live.stats === undefined || ((live.stats as MongoStats).total ?? 0) === 0) return live;
+  return measureMongo(session, cmd, live, { ...opts, measuredOrder: true });
+}
+
+/**
+ * Advice for one SQL statement on a live PostgreSQL database, measured unless `measure` is false.
+ * Throws AdapterError for server failures; SQL the advisor cannot read comes back as a refusal.
+ */
+export async function advisePostgresLive(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+  const live = await livePostgresAdvice(session, sql, opts);
+  if (opts.measure === false) return live;
+  return measurePostgres(session, sql, live, { ...opts, measuredOrder: true });
+}
+
+/**
+ * The advisor as the service asks it, without measurement: measurement writes on the server (a scratch
+ * collection, a rolled-back build) and so waits for the user's Verify or the CLI's flags.
  */
 export const ADVISOR = {
   async mongodb(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions): Promise<LiveAdvice> {
@@ -31,7 +115,7 @@ export const ADVISOR = {
     return r.live ?? { advice: r.advice, engine: 'mongodb', serverVersion: session.conn.server.version, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
   },
   async postgres(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions): Promise<LiveAdvice> {
-    const r = await adviseQuery({ engine: 'postgres', sql, session }, { ...opts, measure: false, verifyPostgres: false });
+    const r = await adviseQuery({ engine: 'postgres', sql, session }, { ...opts, measure: false });
     return r.live ?? { advice: r.advice, engine: 'postgres', serverVersion: session.conn.serverVersion, existingIndexes: [], verification: { method: 'none' }, measurement: r.measurement };
   },
 };
@@ -141,17 +225,17 @@ export class AdviceService {
   }
 
   /**
-   * The sampled trial of a MongoDB answer given here (fills its suggestions' verification in place);
-   * nothing to try on an empty collection, where the advice used no counts.
+   * Measures a MongoDB answer given here on a sample (fills its suggestions' verdicts in place); nothing
+   * to measure on an empty collection, where the advice used no counts.
    */
-  async verifyMongo(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
+  async measureMongo(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: MeasureOptions = {}): Promise<LiveAdvice> {
     if (live.stats !== undefined && ((live.stats as MongoStats).total ?? 0) === 0) return live;
-    return verifyMongoLive(session, cmd, live, opts);
+    return measureMongo(session, cmd, live, opts);
   }
 
-  /** HypoPG or a rolled-back build for a PostgreSQL answer given here. */
-  async verifyPostgres(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
-    return verifyPostgresLive(session, sql, live, opts);
+  /** Measures a PostgreSQL answer given here: the candidates on a copy, or the planner's estimates. */
+  async measurePostgres(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: MeasureOptions = {}): Promise<LiveAdvice> {
+    return measurePostgres(session, sql, live, opts);
   }
 
   private answer(parts: AdviceKeyParts, targets: string[], make: () => Promise<LiveAdvice>): Promise<LiveAdvice> {

@@ -1,20 +1,20 @@
-// Index advice with a connection: the indexes that exist, bounded selectivity from the server, the pure
-// advisor, then verification on the server. Front ends (`qpi advise --uri`, the extension) call
-// adviseMongoLive / advisePostgresLive with a session opened here; the pieces are in stats.ts and verify.ts.
-// A front end that verifies only when the user asks (the plan panel's Verify) gives the advice first and
-// later passes it to verifyMongoLive / verifyPostgresLive, so the verdict is on the suggestion it showed.
+// Index advice with a connection: the indexes that exist, bounded selectivity from the server, and the
+// pure advisor (the rules), with the catalog's word on targets that take no index. Measuring the
+// suggestions on the server is the measuring module's (measure/); the advice service (adviceService.ts)
+// asks here first and there after, so every face gets the same advice and the same verdicts.
 //
 // A session holds the adapter's connection (explain with time limits, server-side cancel, listIndexes,
 // HypoPG) and one more driver handle for what the adapter does not do: counts and $sample for MongoDB (and
-// the trial's scratch collection), read-only catalog queries for PostgreSQL.
+// a measurement's scratch collection), read-only catalog queries for PostgreSQL, and for PostgreSQL a third
+// connection, opened on first use, for a measurement's rolled-back transaction.
 
 import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
 import { adviseMongo, catalogTargets, isCollectionFamily, missingNames, missingReason } from '../core/index';
 import { fromMongoCommand } from '../core/index';
 import { mongoShape } from '../core/index';
-import { advisePostgres, advisePostgresShapes } from '../core/index';
-import { mergedPgShape, parsePostgresQuery, type PgShape } from '../core/index';
+import { advisePostgresShapes } from '../core/index';
+import { parsePostgresQuery, type PgShape } from '../core/index';
 import type { Advice, Catalog, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError, describeHost, firstLine, pgLostError, scrub, uriSecrets } from './errors';
@@ -24,59 +24,18 @@ import { connectMongo, mongoClientConfig, type MongoConnectOptions, type MongoCo
 import { connectPostgres, hangUp, postgresClientConfig, type PostgresConnectOptions, type PostgresConnection, type PostgresIndexInfo } from './postgres';
 import { mongoClientDatabase, mongoDatabase, pgBackendActive, pgCancelBackend, pgExecute, pgSend, pgTerminateBackend, type Clearance } from './door';
 import { mongoStats, postgresStats, type PgCatalog } from './stats';
-import { pgTournament, type MeasureProgress, type PgScratch } from './pgTournament';
-import { mongoTournament, tournamentApplies } from './tournament';
-import { dropStaleTrials, mongoTrial, verifyPostgres, writeRefused, type TrialStep } from './verify';
 
-export interface LiveAdviceOptions {
-  /**
-   * MongoDB: the user's consent to the sampled trial (a random sample is copied into a scratch collection
-   * on the server, indexed, queried, and dropped). PostgreSQL verifies with HypoPG whenever it can, since
-   * that builds nothing; this flag changes nothing there.
-   */
-  verify?: boolean;
-  /**
-   * PostgreSQL: false leaves the suggestions unverified, for a front end that verifies later on request
-   * (verifyPostgresLive). By default they are verified, with HypoPG when it is installed.
-   */
-  verifyPostgres?: boolean;
-  /** Suggestions tried, in rank order (default 3; the branches of an $or are tried together). */
-  maxSuggestions?: number;
-  /** Candidates a tournament measures at most (default 24). */
-  maxCandidates?: number;
-  /** PostgreSQL: false checks the suggestions with the planner's estimates only, without the tournament on a sample. */
-  measure?: boolean;
-  /**
-   * PostgreSQL: false stops after the tournament when it cannot run, without the planner's check (which
-   * may need a build on the user's table): the caller asks for that build's consent only then.
-   */
-  fallback?: boolean;
-  /** PostgreSQL without HypoPG: consent to build each index inside a rolled-back transaction (it locks writes). */
-  allowBuild?: boolean;
-  /** Documents in the random sample (selectivity of big collections, and the trial). Default 1,000. */
+export interface AdviseOptions {
+  /** Documents in the random sample that selectivity of a big collection is counted on. Default 1,000. */
   sampleSize?: number;
   /** Consent to exact counts on whole collections and tables, whatever their size. */
   exactCounts?: boolean;
   /** Time limit of each server operation. Default 30 s. */
   timeoutMs?: number;
-  /**
-   * When the measurement must end (epoch ms), however many candidates are left: none starts after it,
-   * each statement's limit is cut to what is left, and the best of those measured is given, labelled so.
-   */
-  until?: number;
-  /** Called as candidates are measured (how many of how many), for a progress line. */
-  onProgress?: (p: MeasureProgress) => void;
-  /** Aborting stops the running operation on the server; a trial's scratch collection is dropped anyway. */
+  /** Aborting stops the running operation on the server. */
   signal?: AbortSignal;
   /** MongoDB: database when the query does not name one; default the URI's. */
   database?: string;
-  /** MongoDB: called at each step of the trial. */
-  onTrialStep?: (step: TrialStep) => void;
-  /**
-   * Verify on advice given earlier: true leaves the suggestions in the measured order (the command line
-   * prints them best first); a front end that finds the suggestions it shows by rank leaves it unset.
-   */
-  measuredOrder?: boolean;
   /**
    * The connection's name as a sentence says it ("orders_v2 does not exist on shop-dev"); default the
    * session's host and database.
@@ -106,53 +65,6 @@ export interface LiveAdvice {
   notIndexable?: string;
 }
 
-// ---- the one entry point ----------------------------------------------------------------------------
-
-/** What to advise on: a MongoDB command or one SQL statement, with a session when connected. */
-export type AdviceTarget =
-  | { engine: 'mongodb'; command: MongoCommand; session?: MongoAdviceSession }
-  | { engine: 'postgres'; sql: string; session?: PostgresAdviceSession };
-
-/**
- * The advisor's verdict, the same for every face (CLI, lens, squiggle, panel, Verify): suggestions in
- * order (by measured work when `measurement.status` is 'measured', else the rules' order), and what the
- * order stands on. `measurement.tournament` holds the runner-up, today's figures, the candidates tried
- * and the sample ("measured from a sample of N of M documents"); offline it says "not measured".
- */
-export interface AdvisorResult {
-  advice: Advice;
-  measurement: Measurement;
-  /** Connected: the indexes, statistics and server the advice used. */
-  live?: LiveAdvice;
-}
-
-const OFFLINE: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Offline: the rules alone, without the data or the server.' };
-
-/**
- * Advice for one query. Without a session the rules answer alone ("not measured"). With one, the
- * indexes and selectivity of the live data are used, and with `measure` the candidates are measured
- * on the server (MongoDB: a tournament on a sampled scratch collection, which writes and so needs the
- * user's consent; PostgreSQL: a tournament on a sample in a temporary table inside a transaction that
- * is always rolled back, unless `measure` is false, which leaves the planner's estimates with HypoPG). Throws AdapterError for server
- * failures and a cancel; a query that cannot be read comes back as `advice.refusal`.
- */
-export async function adviseQuery(target: AdviceTarget, opts: LiveAdviceOptions & { measure?: boolean } = {}): Promise<AdvisorResult> {
-  if (target.engine === 'mongodb') {
-    if (!target.session) {
-      const input = fromMongoCommand(target.command);
-      if (!input.ok) return { advice: refused('mongodb', input.refusal), measurement: OFFLINE };
-      const advice = adviseMongo(input.query);
-      advice.notes.unshift(...input.notes);
-      return { advice, measurement: OFFLINE };
-    }
-    const live = await adviseMongoLive(target.session, target.command, { ...opts, verify: opts.measure ?? opts.verify ?? false });
-    return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
-  }
-  if (!target.session) return { advice: await advisePostgres(target.sql), measurement: OFFLINE };
-  const live = await advisePostgresLive(target.session, target.sql, opts);
-  return { advice: live.advice, measurement: live.measurement ?? NOT_REQUESTED, live };
-}
-
 // ---- sessions -----------------------------------------------------------------------------------------
 
 export interface MongoAdviceSession {
@@ -168,9 +80,18 @@ export interface PostgresAdviceSession {
   catalog: PgCatalog;
   /** The server and database, as a sentence names them when no connection name is given ("localhost:5432/shop"). */
   where?: string;
-  /** A connection of its own for the tournament's rolled-back transaction, opened on first use. */
+  /** A connection of its own for a measurement's rolled-back transaction, opened on first use. */
   scratch?: () => Promise<PgScratch>;
   close(): Promise<void>;
+}
+
+/** A connection of its own for a measurement's transaction, and a way to stop what it runs. */
+export interface PgScratch {
+  client: pg.Client;
+  /** pg_cancel_backend on the scratch connection, from another connection. */
+  cancel(): Promise<void>;
+  /** Gives the connection up: closed at once, its backend ended from another connection. */
+  abandon(): void;
 }
 
 /** Connects for advice; throws AdapterError like connectMongo. */
@@ -334,9 +255,9 @@ export function existingMongo(ix: MongoIndexInfo): ExistingMongoIndex {
   return out;
 }
 
-const NOT_REQUESTED: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Measurement was not asked for: the suggestions are the rules\' ranking.' };
+export const NOT_REQUESTED: Measurement = { status: 'not-measured', label: 'not measured', reason: 'Measurement was not asked for: the suggestions are the rules\' ranking.' };
 
-function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
+export function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
   return { engine, shapes: [], suggestions: [], rewrites: [], notes: [], warnings: [], refusal: sentence };
 }
 
@@ -344,7 +265,7 @@ function refused(engine: 'mongodb' | 'postgres', sentence: string): Advice {
  * Advice for one MongoDB command on a live collection. Throws AdapterError for server failures (lost
  * connection, cancel, refused login); a query the advisor cannot read comes back as a refusal.
  */
-export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCommand, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+export async function liveMongoAdvice(session: MongoAdviceSession, cmd: MongoCommand, opts: AdviseOptions = {}): Promise<LiveAdvice> {
   const conn = session.conn;
   const base: LiveAdvice = { advice: refused('mongodb', ''), engine: 'mongodb', serverVersion: conn.server.version, existingIndexes: [], verification: { method: 'none' }, measurement: NOT_REQUESTED };
   const input = fromMongoCommand(cmd);
@@ -388,108 +309,6 @@ export async function adviseMongoLive(session: MongoAdviceSession, cmd: MongoCom
     statsMethod: stats.method,
     ...(catalog ? { catalog } : {}),
   };
-  if (advice.refusal !== undefined || !opts.verify || empty) return live;
-  return trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
-}
-
-/**
- * The sampled trial of advice given earlier by adviseMongoLive without it, once the user consents (the
- * plan panel's Verify): fills the suggestions' verification in place and returns the same LiveAdvice.
- * The indexes are listed again, since they may have changed since the advice was given. Throws
- * AdapterError like adviseMongoLive; the scratch collection is dropped in every case.
- */
-export async function verifyMongoLive(session: MongoAdviceSession, cmd: MongoCommand, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify'> = {}): Promise<LiveAdvice> {
-  const advice = live.advice;
-  if (advice.refusal !== undefined || live.notIndexable !== undefined) return live;
-  const conn = session.conn;
-  if (conn.server.kind === 'compatible') {
-    advice.notes.push(`The suggestions were not tried: ${conn.server.detail.replace(/\.$/, '')}, and a trial there would measure another planner.`);
-    return live;
-  }
-  const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
-  const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
-  const indexes = await conn.listIndexes(cmd.collection, dbName);
-  const shown = opts.measuredOrder ? undefined : shownOrder(advice);
-  await trialOnSample(db, conn, { ...cmd, database: dbName }, live, indexes, opts);
-  shown?.();
-  return live;
-}
-
-/**
- * Verify on advice a front end already shows (the panel's Verify) fills in the verdicts, but keeps the
- * suggestions it shows in their order and ranks, since the front end finds them by rank; the measured
- * order is in `live.measurement`. Returns the function that puts the order back after measuring.
- */
-function shownOrder(advice: Advice): () => void {
-  const shown = advice.suggestions.map((s) => ({ s, rank: s.rank }));
-  return () => {
-    for (const { s, rank } of shown) s.rank = rank;
-    advice.suggestions = shown.map((x) => x.s);
-  };
-}
-
-/** Why a MongoDB measurement did not run for a user without write access, after "Not measured: ". */
-const NEEDS_WRITE = 'needs write access (readWrite) for a scratch copy.';
-
-async function trialOnSample(db: Db, conn: MongoConnection, cmd: MongoCommand, live: LiveAdvice, indexes: MongoIndexInfo[], opts: LiveAdviceOptions): Promise<LiveAdvice> {
-  const advice = live.advice;
-  // Leftovers of a run that was killed before it could drop its scratch collection.
-  const stale = await dropStaleTrials(db).catch(() => [] as string[]);
-  if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
-  const input = fromMongoCommand(cmd);
-  const shape = input.ok ? mongoShape(input.query) : undefined;
-  // A user who may only read gets the rules' advice, and one sentence on why it was not measured: the
-  // scratch collection is refused at its creation, before the server has copied anything.
-  const readOnly = (err: unknown): undefined => {
-    if (!writeRefused(err)) throw err;
-    advice.notes.push(`Not measured: ${NEEDS_WRITE}`);
-    live.measurement = { status: 'not-measured', label: 'not measured', reason: NEEDS_WRITE };
-    return undefined;
-  };
-  if (shape?.ok && tournamentApplies(shape.shape)) {
-    const stats = live.stats as MongoStats | undefined;
-    const report = await mongoTournament(db, conn, cmd, shape.shape, advice, {
-      existing: indexes,
-      existingForAdvice: indexes.map(existingMongo),
-      timeoutMs: opts.timeoutMs ?? 30_000,
-      ...(stats ? { stats } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.sampleSize ? { minSample: opts.sampleSize } : {}),
-      ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
-      ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
-      ...(opts.until !== undefined ? { until: opts.until } : {}),
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    }).catch((err: unknown) => readOnly(err));
-    if (!report) return live;
-    advice.notes.push(...report.notes);
-    advice.warnings.push(...report.warnings);
-    const t = report.tournament;
-    if (t && t.winner === undefined) {
-      live.measurement = { status: 'not-measured', label: 'not measured', reason: t.verdict };
-    } else if (t) {
-      live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };
-      live.measurement = { status: 'measured', label: t.label, tournament: t };
-    } else {
-      live.measurement = { status: 'not-measured', label: 'not measured', reason: report.notes[report.notes.length - 1] ?? 'Nothing could be measured.' };
-    }
-    return live;
-  }
-  // A pipeline the rules rewrite: the rules' suggestions tried together.
-  const trial = await mongoTrial(db, conn, cmd, advice, {
-    timeoutMs: opts.timeoutMs ?? 30_000,
-    existing: indexes,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
-    ...(opts.maxSuggestions ? { maxSuggestions: opts.maxSuggestions } : {}),
-    ...(opts.onTrialStep ? { onStep: opts.onTrialStep } : {}),
-  }).catch((err: unknown) => readOnly(err));
-  if (!trial) return live;
-  advice.notes.push(...trial.notes);
-  advice.warnings.push(...trial.warnings);
-  live.verification = { method: trial.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: trial.sampleSize, collectionSize: trial.collectionSize };
-  live.measurement = trial.sampleSize > 0
-    ? { status: 'not-measured', label: `tried on a sample of ${trial.sampleSize.toLocaleString('en-US')} documents`, reason: 'A pipeline the rules rewrite ($match moved first): the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
-    : { status: 'not-measured', label: 'not measured', reason: trial.notes[0] ?? 'Nothing could be tried.' };
   return live;
 }
 
@@ -518,7 +337,7 @@ export function existingPg(ix: PostgresIndexInfo): ExistingPgIndex {
  * Advice for one SQL statement on a live PostgreSQL database. Throws AdapterError for server failures;
  * SQL the advisor cannot read comes back as a refusal.
  */
-export async function advisePostgresLive(session: PostgresAdviceSession, sql: string, opts: LiveAdviceOptions = {}): Promise<LiveAdvice> {
+export async function livePostgresAdvice(session: PostgresAdviceSession, sql: string, opts: AdviseOptions = {}): Promise<LiveAdvice> {
   const conn = session.conn;
   const base: LiveAdvice = { advice: refused('postgres', ''), engine: 'postgres', serverVersion: conn.serverVersion, existingIndexes: [], verification: { method: 'none' }, measurement: NOT_REQUESTED };
   const parsed = await parsePostgresQuery(sql);
@@ -561,8 +380,7 @@ export async function advisePostgresLive(session: PostgresAdviceSession, sql: st
   advice.warnings.push(...warnings);
   const live: LiveAdvice = { ...base, advice, existingIndexes: indexes.map((ix) => ix.name), stats: stats.stats, statsMethod: stats.method, ...(catalog ? { catalog } : {}), ...(notIndexable !== undefined ? { notIndexable } : {}) };
   if (notIndexable !== undefined) live.measurement = { status: 'not-measured', label: 'not measured', reason: notIndexable };
-  if (advice.refusal !== undefined || opts.verifyPostgres === false || notIndexable !== undefined) return live;
-  return verifyPostgresNow(session, sql, live, opts);
+  return live;
 }
 
 /** Tables up to this many rows have two or more ranges counted exactly to order them. */
@@ -614,61 +432,4 @@ async function countRanges(session: PostgresAdviceSession, sql: string, shapes: 
     if (counted.length > 0) notes.push(`Ranges on ${table.name} counted with count(*) to put the most selective first (${counted.join('; ')} of about ${Math.round(ts.rows ?? 0).toLocaleString('en-US')} rows).`);
   }
   return warnings;
-}
-
-/**
- * Verifies the suggestions of advice given by advisePostgresLive: plain EXPLAIN with each index,
- * hypothetical through HypoPG, or built inside a rolled-back transaction when `allowBuild` says the user
- * agreed. Fills their verification in place and returns the same LiveAdvice.
- */
-export async function verifyPostgresLive(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'> = {}): Promise<LiveAdvice> {
-  const shown = opts.measuredOrder ? undefined : shownOrder(live.advice);
-  await verifyPostgresNow(session, sql, live, opts);
-  shown?.();
-  return live;
-}
-
-async function verifyPostgresNow(session: PostgresAdviceSession, sql: string, live: LiveAdvice, opts: Omit<LiveAdviceOptions, 'verify' | 'verifyPostgres'>): Promise<LiveAdvice> {
-  const advice = live.advice;
-  if (advice.refusal !== undefined || live.notIndexable !== undefined) return live;
-  if (session.scratch && opts.measure !== false) {
-    const parsed = await parsePostgresQuery(sql);
-    const shape = parsed.ok ? mergedPgShape(parsed.shapes) : undefined;
-    if (shape) {
-      const indexes = await Promise.all(shape.tables.map((t) => session.conn.listIndexes({ table: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })));
-      const report = await pgTournament(session.conn, await session.scratch(), sql, shape, advice, {
-        existing: indexes.flat().map(existingPg),
-        timeoutMs: opts.timeoutMs ?? 30_000,
-        ...(live.stats ? { stats: live.stats as PgStats } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(opts.maxCandidates ? { cap: opts.maxCandidates } : {}),
-        ...(opts.until !== undefined ? { until: opts.until } : {}),
-        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      });
-      advice.notes.push(...report.notes);
-      if (report.tournament && report.tournament.winner === undefined) {
-        report.reason = report.tournament.verdict;
-        delete report.tournament;
-      }
-      if (report.tournament) {
-        const t = report.tournament;
-        live.verification = { method: 'tournament', sampleSize: t.sample.size, collectionSize: t.sample.total };
-        live.measurement = { status: 'measured', label: t.label, tournament: t };
-        return live;
-      }
-      if (report.reason !== undefined) live.measurement = { status: 'not-measured', label: 'not measured', reason: report.reason };
-    }
-  }
-  if (opts.fallback === false) return live;
-  const report = await verifyPostgres(session.conn, sql, advice, {
-    timeoutMs: opts.timeoutMs ?? 30_000,
-    existingNames: live.existingIndexes,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.allowBuild ? { allowBuild: true } : {}),
-    ...(opts.maxSuggestions ? { maxSuggestions: opts.maxSuggestions } : {}),
-  });
-  advice.notes.push(...report.notes);
-  advice.warnings.push(...report.warnings);
-  live.verification = { method: report.method };
-  return live;
 }

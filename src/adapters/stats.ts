@@ -367,7 +367,7 @@ async function planRows(conn: PostgresConnection, sql: string, timeoutMs: number
 // `qpi check` on a server before PostgreSQL 16, which has no EXPLAIN (GENERIC_PLAN), explains a statement
 // with $n parameters with values chosen from the statistics of the columns they are compared to (core
 // pgParams, the measurement's rule), read through the catalog connection; the tournament binds the same
-// way on its measurement connection (pgTournament.ts).
+// way on its measurement connection (measure/pgCandidates.ts).
 
 function qualifiedName(schema: string | undefined, name: string): string {
   return `${schema !== undefined ? `${quoteIdent(schema)}.` : ''}${quoteIdent(name)}`;

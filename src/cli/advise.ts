@@ -2,14 +2,14 @@
 // Offline (no --uri) the advice is static: the engine is read from the text (or --engine) and nothing is
 // counted. With --uri the advice uses the indexes that exist and bounded selectivity counts from the
 // server, from the same advice service the editor's lens, squiggle and panel ask. On PostgreSQL the
-// candidates are then measured on the server, as the panel measures them after an explain: a tournament
-// on a temporary copy (HypoPG, or a build inside a rolled-back transaction with --allow-build, where it
+// candidates are then measured on the server, as the panel measures them after an explain: each on a
+// temporary copy (HypoPG, or a build inside a rolled-back transaction with --allow-build, where it
 // cannot run); --rules-only stops at the rules. On MongoDB the measurement writes a scratch collection (a
 // sample, dropped afterwards), so it runs only with --verify, as the panel's Verify asks first. The
 // password may come from QPI_PASSWORD; it never appears in any output.
 
-import { adviseQuery, openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
-import { AdviceService } from '../adapters/adviceService';
+import { openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
+import { AdviceService, adviseQuery, type MeasureProgress } from '../adapters/adviceService';
 import { isAdapterError } from '../adapters/errors';
 import { indexLabel, workText } from '../core/index';
 import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/index';
@@ -61,7 +61,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   const progress = json ? undefined : io.progress;
   const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   progress?.(`qpi advise: reading the indexes and statistics (at most ${(timeoutMs / 1000).toLocaleString('en-US')} s)`);
-  const onProgress = progress ? (p: { measured: number; of: number }): void => progress(`qpi advise: measuring candidates, ${p.measured} of ${p.of} (${seconds()})`) : undefined;
+  const onProgress = progress ? (p: MeasureProgress): void => progress(`qpi advise: measuring candidates, ${p.measured} of ${p.of} (${seconds()})`) : undefined;
   const abort = new AbortController();
   const stopOnSignal = onStopSignals(abort);
   try {
@@ -86,7 +86,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
             ...(onProgress ? { onProgress } : {}),
           };
           live = await service.mongo(session, parsed.command, { connection: 'cli', options });
-          if (flags.has('--verify')) await service.verifyMongo(session, parsed.command, live, { ...options, measuredOrder: true });
+          if (flags.has('--verify')) await service.measureMongo(session, parsed.command, live, { ...options, measuredOrder: true });
         } finally {
           await session.close();
         }
@@ -100,7 +100,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
         const service = new AdviceService();
         const options = { exactCounts: flags.has('--exact-counts'), timeoutMs, until, signal: abort.signal, ...(onProgress ? { onProgress } : {}) };
         live = await service.postgres(session, query, { connection: 'cli', options });
-        if (measuresPostgres(flags)) await service.verifyPostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
+        if (measuresPostgres(flags)) await service.measurePostgres(session, query, live, { ...options, allowBuild: flags.has('--allow-build'), measuredOrder: true });
       } finally {
         await session.close();
       }

@@ -1,15 +1,16 @@
-// The plan panel's Verify, for both engines, on the live advisor's suggestions (src/adapters/advise.ts):
-// PostgreSQL checks with HypoPG when it is installed (nothing is built, nothing to ask), otherwise after a
-// modal that asks to build inside a rolled-back transaction, since the build locks writes; MongoDB has no
-// hypothetical indexes, so a modal asks before the sampled trial (a random sample copied to a scratch
-// collection on the same server, indexed, queried, dropped). Both run under a progress notification whose
+// The plan panel's Verify, for both engines: the advice service measures the suggestions the panel shows
+// (src/adapters/adviceService.ts). PostgreSQL measures every candidate on a copy, else checks with HypoPG
+// when it is installed (nothing is built, nothing to ask), otherwise after a modal that asks to build
+// inside a rolled-back transaction, since the build locks writes; MongoDB has no hypothetical indexes,
+// so a modal asks before measuring on a sample (a random sample copied to a scratch collection on the
+// same server, indexed, queried, dropped). Both run under a progress notification whose
 // Cancel stops the work on the server. The verdict goes back to the panel as suggestionStatus messages,
 // for every suggestion the run verified, with its figures.
 
 import * as vscode from 'vscode';
 import type { HostToViewMessage } from '../protocol/webview';
 import {
-  buildQuestion, findSuggestion, statusOf, suggestionId, suggestionViews, trialQuestion, trialStepText, unverifiableReason,
+  buildQuestion, findSuggestion, statusOf, suggestionId, suggestionViews, measureQuestion, measureStepText, unverifiableReason,
   type AdviceContext, type ConsentQuestion,
 } from './adviceView';
 import type { Gateway, RunningVerify } from './gateway';
@@ -89,7 +90,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
     const mongo = ctx.engine === 'mongodb';
     const collection = ctx.command?.collection ?? '';
     // Unattended (measuring at once after an explain), the setting that asked for it is the consent.
-    if (mongo && !how.unattended && !(await setup.consent()(trialQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
+    if (mongo && !how.unattended && !(await setup.consent()(measureQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
       post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the trial on a sample was declined.' });
       return;
     }
@@ -122,7 +123,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
             timeoutMs: opts.timeoutMs,
             connectTimeoutMs: opts.connectTimeoutMs,
             onStep: (step) => {
-              const what = trialStepText(step, collection, opts.sampleSize);
+              const what = measureStepText(step, collection, opts.sampleSize);
               progress.report({ message: what });
               if (!cancelled) post({ type: 'suggestionStatus', id, status: 'verifying', detail: `${capital(what)}…` });
             },
@@ -151,7 +152,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
         post({ type: 'suggestionStatus', id, status: 'unverified', detail });
         return;
       }
-      // A measurement that ranked the suggestions anew (a tournament) replaces the panel's list, in
+      // A measurement that ranked the suggestions anew (every candidate measured) replaces the panel's list, in
       // measured order, with every verdict; the lens and the squiggle then read the same order.
       const reordered = advice.suggestions.length !== shownBefore.length || advice.suggestions.some((x, i) => x !== shownBefore[i]!.x || x.rank !== shownBefore[i]!.rank);
       if (reordered) {
@@ -166,7 +167,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
       // The same order, with verdicts now: the lens and the hover say what was measured.
       setup.measured?.();
       const now = findSuggestion(advice, id) ?? s;
-      // One run verifies several suggestions (the trial tries the first indexes together): show every verdict.
+      // One run verifies several suggestions (a pipeline's suggestions are measured together): show every verdict.
       for (const x of advice.suggestions) {
         if (x !== now && x.verification.status !== 'not-run') postStatus(post, suggestionId(x));
       }
@@ -192,7 +193,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
   };
 
   // One verification at a time: a click while one runs waits for it, and needs no run of its own when
-  // the running one (a trial tries several indexes together) verified its suggestion meanwhile.
+  // the running one (it may measure several indexes together) verified its suggestion meanwhile.
   let queue: Promise<void> = Promise.resolve();
   let pending = 0;
   return (id, post, how = {}) => {

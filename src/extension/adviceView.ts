@@ -4,7 +4,7 @@
 // as figures; and the questions asked before anything is written or built on the user's server.
 
 import type { LiveAdvice } from '../adapters/advise';
-import type { LiveVerification, TrialNumbers, TrialStep } from '../adapters/verify';
+import type { MeasuredNumbers, MeasuredVerdict, MeasureStep } from '../adapters/adviceService';
 import type { Advice, Suggestion } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { explainWouldWrite, indexLabel, tournamentSampleSize } from '../core/index';
@@ -39,7 +39,7 @@ function hasPlaceholder(value: unknown): boolean {
 
 /**
  * Why the server cannot verify this suggestion, as one sentence, or undefined when it can. The reasons
- * mirror what the trial and the PostgreSQL check skip, so a Verify button never leads to "not tried".
+ * mirror what measuring skips, so a Verify button never leads to "not tried".
  */
 export function unverifiableReason(s: Suggestion, ctx: AdviceContext): string | undefined {
   const { live } = ctx;
@@ -149,7 +149,7 @@ export function statusOf(s: Suggestion): { status: SuggestionStatus; detail?: st
   return out;
 }
 
-function figures(n: TrialNumbers): Record<string, number> {
+function figures(n: MeasuredNumbers): Record<string, number> {
   const out: Record<string, number> = { keysExamined: n.keysExamined, docsExamined: n.docsExamined, returned: n.nReturned };
   if (n.blockingSort) out.sortedInMemory = n.sorted;
   return out;
@@ -162,7 +162,7 @@ const finite = (n: number | undefined): n is number => typeof n === 'number' && 
  * action. Numbers that are not finite are left out: messages to the view are JSON, where NaN is null.
  */
 export function verdictOf(s: Suggestion): SuggestionVerdict | undefined {
-  const v = s.verification as LiveVerification | { status: 'not-run' };
+  const v = s.verification as MeasuredVerdict | { status: 'not-run' };
   if (v.status === 'not-run' || v.status === 'failed') return undefined;
   let how: string;
   if (v.method === 'sampled') {
@@ -201,8 +201,9 @@ export function verdictOf(s: Suggestion): SuggestionVerdict | undefined {
 }
 
 /**
- * How many suggestions the verification must try so that the one asked for is among them: the trial and
- * the PostgreSQL check try the first three indexes to create, in rank order.
+ * How many suggestions the measurement must try so that the one asked for is among them: a pipeline's
+ * suggestions on a MongoDB sample and the PostgreSQL planner's estimates try the first three indexes to
+ * create, in rank order.
  */
 export function suggestionsToTry(advice: Advice, s: Suggestion): number {
   const before = advice.suggestions.filter((x) => x.action === 'create' && x.rank <= s.rank).length;
@@ -223,9 +224,9 @@ export interface ConsentQuestion {
 }
 
 /**
- * The most documents a MongoDB measurement copies for the setting `sampleSize`: the tournament's own
- * sizing when almost nothing matches the query (it then copies the most, to see enough matches); the
- * trial of a pipeline copies at most `sampleSize`.
+ * The most documents a MongoDB measurement copies for the setting `sampleSize`: the sizing of the
+ * measurement of every candidate when almost nothing matches the query (it then copies the most, to see
+ * enough matches); the measurement of a pipeline's suggestions copies at most `sampleSize`.
  */
 export function mostCopied(sampleSize: number): number {
   return tournamentSampleSize(Number.MAX_SAFE_INTEGER, 0, { min: sampleSize });
@@ -237,7 +238,7 @@ function copiedWords(sampleSize: number): string {
   return most > sampleSize ? `${fmt(sampleSize)} documents, more when few of them match the query (at most ${fmt(most)})` : `up to ${fmt(sampleSize)} documents`;
 }
 
-export function trialQuestion(collection: string, database: string | undefined, sampleSize: number): ConsentQuestion {
+export function measureQuestion(collection: string, database: string | undefined, sampleSize: number): ConsentQuestion {
   const where = database ? `${database}.${collection}` : collection;
   return {
     kind: 'mongo-trial',
@@ -264,8 +265,8 @@ export function buildQuestion(tables: string[], hypopgInstalled: boolean): Conse
   };
 }
 
-/** What the progress notification says at each step of the MongoDB trial. */
-export function trialStepText(step: TrialStep, collection: string, sampleSize: number): string {
+/** What the progress notification says at each step of a MongoDB measurement. */
+export function measureStepText(step: MeasureStep, collection: string, sampleSize: number): string {
   switch (step) {
     case 'copy':
       return mostCopied(sampleSize) > sampleSize

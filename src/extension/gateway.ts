@@ -3,7 +3,7 @@
 // the commands independent of driver details and lets tests substitute a gateway.
 
 import type { LiveAdvice } from '../adapters/advise';
-import type { TrialStep } from '../adapters/verify';
+import type { MeasureStep } from '../adapters/adviceService';
 import type { FamilyMember, Plan } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import type { ConnectionEngine } from './connections/spec';
@@ -63,7 +63,7 @@ export interface VerifyRequest {
   uri: string;
   /** The query as written (the SQL statement PostgreSQL explains). */
   text: string;
-  /** MongoDB: the parsed command the trial runs on the sample. */
+  /** MongoDB: the parsed command the measurement runs on the sample. */
   command?: MongoCommand;
   /** The advice the panel shows; its suggestions' verification is filled in place. */
   live: LiveAdvice;
@@ -73,8 +73,8 @@ export interface VerifyRequest {
   sampleSize: number;
   timeoutMs: number;
   connectTimeoutMs: number;
-  /** MongoDB: called at each step of the trial (the user has already agreed to it). */
-  onStep?: (step: TrialStep) => void;
+  /** MongoDB: called at each step of the measurement (the user has already agreed to it). */
+  onStep?: (step: MeasureStep) => void;
   /**
    * PostgreSQL: asked when the suggestion can be checked only by building it inside a rolled-back
    * transaction (no HypoPG, or a kind of index HypoPG cannot simulate); true lets it build.
@@ -83,7 +83,7 @@ export interface VerifyRequest {
 }
 
 export interface VerifyOutcome {
-  /** The user declined the trial build: nothing ran. */
+  /** The user declined the rolled-back build: nothing ran. */
   declined: boolean;
   /** Sentences of this verification (how it was done, what was skipped), and warnings (a scratch collection left behind). */
   notes: string[];
@@ -92,7 +92,7 @@ export interface VerifyOutcome {
 
 export interface RunningVerify {
   done: Promise<VerifyOutcome>;
-  /** Stops the work on the server; a MongoDB trial's scratch collection is dropped anyway. */
+  /** Stops the work on the server; a MongoDB measurement's scratch collection is dropped anyway. */
   cancel(): void;
 }
 
@@ -129,6 +129,6 @@ export interface Gateway {
   /** MongoDB: the family's collections on the server, largest first (core's FamilyMember). */
   familyCollections(request: FamilyRequest): Promise<FamilyMember[]>;
   explain(request: ExplainRequest): RunningExplain;
-  /** Verifies a suggestion of `request.live`: HypoPG or a rolled-back build for PostgreSQL, the sampled trial for MongoDB. */
+  /** Measures a suggestion of `request.live` through the advice service (the panel's Verify): every candidate on a copy, HypoPG or a rolled-back build for PostgreSQL; a sample in a scratch collection for MongoDB. */
   verify(request: VerifyRequest): RunningVerify;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveAdvice } from '../../src/adapters/advise';
-import { mongoNumbers, type LiveVerification } from '../../src/adapters/verify';
+import { mongoNumbers, type MeasuredVerdict as LiveVerification } from '../../src/adapters/adviceService';
 import { fromMongoCommand } from '../../src/core/advice/fromMongoCommand';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { advisePostgres } from '../../src/core/advice/pgAdvisor';

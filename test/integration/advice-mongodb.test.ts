@@ -11,10 +11,11 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient, type Db, type Document } from 'mongodb';
-import { adviseMongoLive, openMongoAdvice, type LiveAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { openMongoAdvice, type LiveAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { adviseMongoLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
 import { mongoStats } from '../../src/adapters/stats';
-import type { LiveVerification } from '../../src/adapters/verify';
+import type { MeasuredVerdict } from '../../src/adapters/adviceService';
 import { mongoShape } from '../../src/core/advice/mongoShape';
 import type { MongoIndexSpec, Suggestion } from '../../src/core/advice/types';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
@@ -166,12 +167,12 @@ describe('MongoDB index advice with a connection (real server)', function () {
   describe('the first suggestion, with counts from the server, is within 10% of the least measured work', function () {
     for (const c of cases) {
       it(c.id, async function () {
-        const live = await adviseUnchanged(c.coll, c.text, { verify: true });
+        const live = await adviseUnchanged(c.coll, c.text, { measure: true });
         assert.equal(live.statsMethod, 'exact');
         assert.deepEqual(live.existingIndexes, ['_id_']);
         const first = live.advice.suggestions[0]!;
         if (c.first) assert.equal(first.rule, c.first, first.ruleText);
-        const v = first.verification as LiveVerification;
+        const v = first.verification as MeasuredVerdict;
         assert.ok(v.status === 'verified', `${c.id}: the trial did not verify the first suggestion: ${JSON.stringify(v)}`);
         assert.equal(typeof v.before, 'number');
         assert.equal(typeof v.after, 'number');
@@ -205,13 +206,13 @@ describe('MongoDB index advice with a connection (real server)', function () {
   it('says "keep using" an existing index that serves, verifies it on the sample, and proposes no duplicate', async function () {
     await db.collection('demoesr').createIndex({ e: 1, s: 1, r: 1 });
     try {
-      const live = await adviseUnchanged('demoesr', 'db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})', { verify: true });
+      const live = await adviseUnchanged('demoesr', 'db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})', { measure: true });
       const first = live.advice.suggestions[0]!;
       assert.equal(first.action, 'keep');
       assert.equal(first.keep?.name, 'e_1_s_1_r_1');
       assert.match(first.keep!.reason, /^Keep using e_1_s_1_r_1/);
       assert.ok(!live.advice.suggestions.some((s) => s.action === 'create' && sameKeys((s.index as MongoIndexSpec).keyPattern, { e: 1, s: 1, r: 1 })));
-      const v = first.verification as LiveVerification;
+      const v = first.verification as MeasuredVerdict;
       assert.equal(v.status, 'verified');
       // Measured against every candidate, a collection scan among them: the kept index does less work.
       const t = live.measurement?.status === 'measured' ? live.measurement.tournament : assert.fail('not measured');
@@ -244,9 +245,9 @@ describe('MongoDB index advice with a connection (real server)', function () {
         const abort = new AbortController();
         let seen = false;
         const p = adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), {
-          verify: true,
+          measure: true,
           signal: abort.signal,
-          onTrialStep: (s) => {
+          onStep: (s) => {
             if (s === step && !seen) {
               seen = true;
               abort.abort();
@@ -268,9 +269,9 @@ describe('MongoDB index advice with a connection (real server)', function () {
       let started = 0;
       let cancelled: Promise<unknown> | undefined;
       const p = adviseMongoLive(session, command(slow), {
-        verify: true,
+        measure: true,
         signal: abort.signal,
-        onTrialStep: (s) => {
+        onStep: (s) => {
           if (s === 'explain' && started === 0) {
             started = Date.now();
             // Cancel once the explain runs on the server, so there is a server operation to kill.
@@ -292,8 +293,8 @@ describe('MongoDB index advice with a connection (real server)', function () {
       const before = await fingerprint('customers');
       // The indexes step starts once the sample has been copied into the scratch collection.
       const p = adviseMongoLive(session, command('db.customers.find({tenant: 7}).sort({created: -1})'), {
-        verify: true,
-        onTrialStep: (s) => {
+        measure: true,
+        onStep: (s) => {
           if (s === 'indexes') throw new Error('simulated failure after the copy');
         },
       });
@@ -343,7 +344,7 @@ describe('MongoDB index advice with a connection (real server)', function () {
     const code = await run(['advise', '--uri', uri, '--verify', '--sample', '500', '--json', '--query', cases[0]!.text], io);
     assert.equal(code, 0, io.err);
     assert.equal(await fingerprint('orders'), before);
-    const doc = JSON.parse(io.out) as { connected: boolean; serverVersion: string; existingIndexes: string[]; sampleSize: number; suggestions: { keyPattern: Record<string, number>; verification: LiveVerification }[] };
+    const doc = JSON.parse(io.out) as { connected: boolean; serverVersion: string; existingIndexes: string[]; sampleSize: number; suggestions: { keyPattern: Record<string, number>; verification: MeasuredVerdict }[] };
     assert.equal(doc.connected, true);
     assert.equal(doc.serverVersion, '6.0.5');
     assert.deepEqual(doc.existingIndexes, ['_id_']);

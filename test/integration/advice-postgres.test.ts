@@ -12,8 +12,9 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { advisePostgresLive, openPostgresAdvice, type LiveAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
-import type { LiveVerification } from '../../src/adapters/verify';
+import { openPostgresAdvice, type LiveAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { advisePostgresLive } from '../../src/adapters/adviceService';
+import type { MeasuredVerdict } from '../../src/adapters/adviceService';
 import type { PgIndexSpec, Suggestion } from '../../src/core/advice/types';
 import { run } from '../../src/cli/main';
 import { capturedIo } from './support/cliIo';
@@ -143,7 +144,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
         assert.deepEqual(live.existingIndexes, ['esr_pkey']);
         const first = live.advice.suggestions[0]!;
         if (c.first) assert.equal(first.rule, c.first, first.ruleText);
-        const v = first.verification as LiveVerification;
+        const v = first.verification as MeasuredVerdict;
         // Measured on a sample in a rolled-back transaction: the first is the least work of those measured.
         assert.equal(live.verification.method, 'tournament');
         assert.equal(v.status, 'verified', JSON.stringify(v));
@@ -178,7 +179,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
       assert.equal(first.keep?.name, 'esr_a_b_c');
       assert.match(first.keep!.reason, /^Keep using esr_a_b_c/);
       assert.ok(!live.advice.suggestions.some((s) => s.action === 'create' && JSON.stringify((s.index as PgIndexSpec).keys.map((k) => k.column)) === '["a","b","c"]'));
-      const v = first.verification as LiveVerification;
+      const v = first.verification as MeasuredVerdict;
       assert.equal(v.status, 'verified');
       assert.equal(typeof v.before, 'number');
       assert.match(v.message, /least work of \d+ candidates, measured on all [\d,]+ rows/);
@@ -205,15 +206,15 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
 
     it('does not build anything without consent, and says what consent would do', async function () {
       // Without the measurement on a sample, only the planner's estimates are left, and HypoPG is missing.
-      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { measure: false });
+      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { estimatesOnly: true });
       assert.equal(live.advice.suggestions[0]!.verification.status, 'not-run');
       assert.equal(live.verification.method, 'none');
       assert.ok(live.advice.notes.some((n) => /HypoPG is not installed/.test(n) && /locks writes/.test(n)), live.advice.notes.join(' | '));
     });
 
     it('with consent, builds each index inside a rolled-back transaction, warns about the write lock, and leaves nothing', async function () {
-      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { allowBuild: true, measure: false });
-      const v = live.advice.suggestions[0]!.verification as LiveVerification;
+      const live = await adviseUnchanged(cases[0]!.sql, otherSession, other, { allowBuild: true, estimatesOnly: true });
+      const v = live.advice.suggestions[0]!.verification as MeasuredVerdict;
       assert.equal(v.status, 'verified', JSON.stringify(v));
       assert.equal(v.method, 'trial-index');
       assert.ok(v.after! < v.before!);
@@ -230,7 +231,7 @@ describe('PostgreSQL index advice with a connection (real server)', function () 
     const code = await run(['advise', '--uri', uriFor(DB), '--verify', '--json', '--query', cases[3]!.sql], io);
     assert.equal(code, 0, io.err);
     assert.equal(await fingerprint(), before);
-    const doc = JSON.parse(io.out) as { connected: boolean; verificationMethod: string; measurement: { status: string; runnerUp: unknown; today: unknown }; suggestions: { table: string; columns: { column: string; direction: string }[]; createIndex: string; verification: LiveVerification }[] };
+    const doc = JSON.parse(io.out) as { connected: boolean; verificationMethod: string; measurement: { status: string; runnerUp: unknown; today: unknown }; suggestions: { table: string; columns: { column: string; direction: string }[]; createIndex: string; verification: MeasuredVerdict }[] };
     assert.equal(doc.connected, true);
     assert.equal(doc.verificationMethod, 'tournament');
     assert.equal(doc.measurement.status, 'measured');

@@ -150,7 +150,7 @@ describe('One advice service behind every face (real servers)', function () {
       assert.equal(cli.measurement.status, 'not-measured');
       const measured = await cliAdvice(env.pgUri, SQL);
       assert.equal(measured.measurement.status, 'measured');
-      const verified = await service.verifyPostgres(session, SQL, faces, { measuredOrder: true });
+      const verified = await service.measurePostgres(session, SQL, faces, { measuredOrder: true });
       assert.equal(measured.suggestions[0]!.createIndex, verified.advice.suggestions[0]!.createText ?? null, 'Verify and --verify measure the same winner');
     });
   });

@@ -6,7 +6,8 @@
 
 import { strict as assert } from 'node:assert';
 import pg from 'pg';
-import { advisePostgresLive, openPostgresAdvice } from '../../src/adapters/advise';
+import { openPostgresAdvice } from '../../src/adapters/advise';
+import { advisePostgresLive } from '../../src/adapters/adviceService';
 import { pgSend, pgTrialExtensions } from '../../src/adapters/door';
 import { advisePostgres } from '../../src/core/index';
 import { run, type Io } from '../../src/cli/main';
@@ -185,7 +186,7 @@ describe('advice on shapes the generator does not write: PostgreSQL (real server
     assert.equal((offline.suggestions[0]!.index as { keys: { column: string }[] }).keys[0]!.column, 'created_at');
     const session = await openPostgresAdvice({ uri: pgUriFor(DB) });
     try {
-      const live = await advisePostgresLive(session, sql, { verifyPostgres: false });
+      const live = await advisePostgresLive(session, sql, { measure: false });
       const first = live.advice.suggestions[0]!;
       assert.equal((first.index as { keys: { column: string }[] }).keys.map((k) => k.column).join(', '), 'score, created_at');
       assert.ok(live.advice.notes.some((n) => /Ranges on accounts counted with count\(\*\) to put the most selective first \(created_at > '2024-01-02': 59,\d{3}; score BETWEEN 10 AND 12: 180 /.test(n)), live.advice.notes.join(' | '));

@@ -7,7 +7,8 @@
 
 import { strict as assert } from 'node:assert';
 import { MongoClient, type Db, type Document } from 'mongodb';
-import { adviseMongoLive, openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { adviseMongoLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
 import { run, type Io } from '../../src/cli/main';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
@@ -182,9 +183,9 @@ describe('the tournament on MongoDB (real server)', function () {
     const abort = new AbortController();
     let steps = 0;
     const p = adviseMongoLive(session, command('db.customers.find({$or: [{tenant: 3}, {status: "deleted"}]})'), {
-      verify: true,
+      measure: true,
       signal: abort.signal,
-      onTrialStep: (s) => {
+      onStep: (s) => {
         // The second 'explain' step measures the groups (indexes hidden and shown): cancel there.
         if (s === 'explain' && ++steps === 2) abort.abort();
       },
@@ -197,7 +198,7 @@ describe('the tournament on MongoDB (real server)', function () {
   it('keeps using an existing index that does as well instead of suggesting a new one', async function () {
     await db.collection('demoesr').createIndex({ e: 1, s: 1, r: 1 }, { name: 'ours' });
     try {
-      const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true });
+      const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { measure: true });
       const first = live.advice.suggestions[0]!;
       assert.equal(first.action, 'keep', JSON.stringify(first));
       assert.equal(first.keep?.name, 'ours');
@@ -210,8 +211,8 @@ describe('the tournament on MongoDB (real server)', function () {
   it('leaves nothing behind after an error', async function () {
     const before = await leftovers('demoesr');
     const p = adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), {
-      verify: true,
-      onTrialStep: (s) => {
+      measure: true,
+      onStep: (s) => {
         if (s === 'explain') throw new Error('simulated failure once candidates exist');
       },
     });
@@ -225,9 +226,9 @@ describe('the tournament on MongoDB (real server)', function () {
     const abort = new AbortController();
     let steps = 0;
     const p = adviseMongoLive(session, command('db.demoesr.find({e: {$gt: 500}, r: {$lt: 3}}).sort({s: 1})'), {
-      verify: true,
+      measure: true,
       signal: abort.signal,
-      onTrialStep: (s) => {
+      onStep: (s) => {
         // The second 'indexes' step builds the candidates: cancel while they build.
         if (s === 'indexes' && ++steps === 2) abort.abort();
       },
@@ -240,12 +241,12 @@ describe('the tournament on MongoDB (real server)', function () {
 
   it('stops starting candidates at the time budget, says so, and reports progress up to every candidate', async function () {
     const before = await leftovers('demoesr');
-    const spent = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true, until: Date.now() });
+    const spent = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { measure: true, until: Date.now() });
     assert.equal(spent.measurement?.status, 'not-measured');
     assert.match(spent.measurement?.status === 'not-measured' ? spent.measurement.reason : '', /No candidate could be measured/);
     assert.deepEqual(await leftovers('demoesr'), before);
     const seen: { measured: number; of: number }[] = [];
-    const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { verify: true, onProgress: (p) => seen.push(p) });
+    const live = await adviseMongoLive(session, command('db.demoesr.find({e: 42, r: {$gt: 10}}).sort({s: 1})'), { measure: true, onProgress: (p) => seen.push(p) });
     assert.equal(live.measurement?.status, 'measured');
     assert.equal(seen[0]?.measured, 0);
     assert.equal(seen.at(-1)?.measured, seen.at(-1)?.of, JSON.stringify(seen));

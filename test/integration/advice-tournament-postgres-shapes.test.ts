@@ -5,7 +5,8 @@
 
 import { strict as assert } from 'node:assert';
 import pg from 'pg';
-import { advisePostgresLive, openPostgresAdvice } from '../../src/adapters/advise';
+import { openPostgresAdvice } from '../../src/adapters/advise';
+import { advisePostgresLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
 import { run, type Io } from '../../src/cli/main';
 import { env, pgUriFor, rootBuffers } from './support/env';

@@ -7,7 +7,8 @@
 
 import { strict as assert } from 'node:assert';
 import pg from 'pg';
-import { advisePostgresLive, openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { advisePostgresLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
 import { run, type Io } from '../../src/cli/main';
 import { demoesr } from './support/adviceData';

@@ -76,7 +76,7 @@ describe('A family of collections on a real MongoDB', function () {
     const live = await service.mongo(session, command, { connection: 'local' });
     const top = live.advice.suggestions[0]!;
     assert.equal(top.action, 'create');
-    await service.verifyMongo(session, command, live, { sampleSize: 3_000 });
+    await service.measureMongo(session, command, live, { sampleSize: 3_000 });
     const verified = live.advice.suggestions.find((s) => s.verification.status === 'verified');
     assert.ok(verified?.createText, 'the trial verified a suggestion');
     assert.match(verified.createText, /^db\.app_users2\.createIndex/);

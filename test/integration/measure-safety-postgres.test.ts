@@ -11,7 +11,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { advisePostgresLive, openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { openPostgresAdvice, type PostgresAdviceSession } from '../../src/adapters/advise';
+import { advisePostgresLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
 import { pgExecute, pgSend, pgVerdict, type Clearance } from '../../src/adapters/door';
 import { connectPostgres } from '../../src/adapters/postgres';

@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { fetchMongod } from '../../scripts/servers.mjs';
-import { adviseMongoLive, openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { adviseMongoLive } from '../../src/adapters/adviceService';
 import { AdapterError } from '../../src/adapters/errors';
-import { mongoTournament } from '../../src/adapters/tournament';
-import { dropStaleTrials, TRIAL_PREFIX } from '../../src/adapters/verify';
+import { measureMongoCandidates } from '../../src/adapters/measure/mongoCandidates';
+import { dropStaleScratch, SCRATCH_PREFIX } from '../../src/adapters/measure/mongoScratch';
 import { scratchMarkerOf, scratchOptions } from '../../src/adapters/door';
 import { run } from '../../src/cli/main';
 import { fromMongoCommand, mongoShape, type MongoCommand } from '../../src/core/index';
@@ -91,7 +92,7 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
   }
 
   async function scratchLeft(): Promise<string[]> {
-    return (await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }, { nameOnly: true }).toArray()).map((c) => c.name);
+    return (await db.listCollections({ name: { $regex: `^${SCRATCH_PREFIX}` } }, { nameOnly: true }).toArray()).map((c) => c.name);
   }
 
   /**
@@ -99,7 +100,7 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
    * at its creation, with a deadline ahead, and a sweep (another run's) keeps it.
    */
   async function markedAndKept(): Promise<void> {
-    const listed = await db.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }).toArray();
+    const listed = await db.listCollections({ name: { $regex: `^${SCRATCH_PREFIX}` } }).toArray();
     assert.equal(listed.length, 1, JSON.stringify(listed));
     const options = (listed[0] as Document)['options'];
     const marker = scratchMarkerOf(options);
@@ -107,7 +108,7 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
     // The deadline: the run's budget (ten times the 30 s limit of one operation) and 5 minutes of grace.
     assert.ok(marker.until > Date.now() + 5 * 60_000 && marker.until < Date.now() + 11 * 60_000, `deadline ${new Date(marker.until).toISOString()}`);
     assert.ok((await db.collection(listed[0]!.name).estimatedDocumentCount()) > 0, 'the scratch collection is empty');
-    assert.deepEqual(await dropStaleTrials(db), []);
+    assert.deepEqual(await dropStaleScratch(db), []);
   }
 
   for (const user of ['root', 'writer'] as const) {
@@ -118,9 +119,9 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
         let cancelledAt = 0;
         let cancelling: Promise<unknown> | undefined;
         const p = adviseMongoLive(session, command(SLOW_QUERY), {
-          verify: true,
+          measure: true,
           signal: abort.signal,
-          onTrialStep: (step) => {
+          onStep: (step) => {
             if (step !== 'explain' || cancelling) return;
             // Cancel once the measurement's explain runs the JavaScript on the server.
             cancelling = until('the measurement running its explain on the server', async () => (await ours()).some((op) => op['command']?.['explain'] !== undefined), { pauseMs: 20 }).then(async () => {
@@ -160,7 +161,7 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
       const live = await adviseMongoLive(session, cmd);
       const started = Date.now();
       const budgetMs = 3_000;
-      const err = await mongoTournament(session.db, session.conn, cmd, shape.shape, live.advice, { existing: [], existingForAdvice: [], budgetMs, timeoutMs: 60_000 })
+      const err = await measureMongoCandidates(session.db, session.conn, cmd, shape.shape, live.advice, { existing: [], existingForAdvice: [], budgetMs, timeoutMs: 60_000 })
         .then(() => assert.fail('the measurement outlived its budget'), (e: unknown) => e);
       assert.ok(err instanceof AdapterError && err.kind === 'timeout', String(err));
       assert.equal(err.message, 'The measurement ran past its time budget of 3 s and was stopped on the server.');
@@ -185,7 +186,7 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
       if (!shape.ok) assert.fail(shape.refusal);
       const abort = new AbortController();
       abort.abort();
-      const err = await mongoTournament(session.db, session.conn, cmd, shape.shape, live.advice, { existing: [], existingForAdvice: [], signal: abort.signal })
+      const err = await measureMongoCandidates(session.db, session.conn, cmd, shape.shape, live.advice, { existing: [], existingForAdvice: [], signal: abort.signal })
         .then(() => assert.fail('the measurement ran'), (e: unknown) => e);
       assert.ok(err instanceof AdapterError && err.kind === 'cancelled', String(err));
       assert.equal(err.message, 'The measurement was cancelled before it started.');
@@ -221,24 +222,24 @@ describe('MongoDB measurement safety for ordinary users (mongod 6.0.5 with --aut
       const wdb = writer.db(DB);
       const hourAgo = (Date.now() - 3_600_000 * 3).toString(36);
       // A user's own collection whose name looks like an old scratch collection.
-      const users = `${TRIAL_PREFIX}orders_${hourAgo}_a1b2c3`;
+      const users = `${SCRATCH_PREFIX}orders_${hourAgo}_a1b2c3`;
       await wdb.collection(users).insertOne({ mine: true });
       // What a run killed (SIGKILL) long ago left: marked, its deadline past.
-      const killed = `${TRIAL_PREFIX}orders_${hourAgo}_d4e5f6`;
+      const killed = `${SCRATCH_PREFIX}orders_${hourAgo}_d4e5f6`;
       await wdb.createCollection(killed, scratchOptions({ run: 'qpi-tournament-0123456789ab', until: Date.now() - 60_000 }));
       // A run still going: marked, its deadline ahead, whatever the time in its name.
-      const running = `${TRIAL_PREFIX}orders_${hourAgo}_0a0b0c`;
+      const running = `${SCRATCH_PREFIX}orders_${hourAgo}_0a0b0c`;
       await wdb.createCollection(running, scratchOptions({ run: 'qpi-tournament-ba9876543210', until: Date.now() + 600_000 }));
 
-      const dropped = await dropStaleTrials(wdb);
+      const dropped = await dropStaleScratch(wdb);
       assert.deepEqual(dropped, [killed]);
-      const left = (await wdb.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }).toArray()).map((c) => c.name).sort();
+      const left = (await wdb.listCollections({ name: { $regex: `^${SCRATCH_PREFIX}` } }).toArray()).map((c) => c.name).sort();
       assert.deepEqual(left, [running, users].sort());
       assert.deepEqual(await wdb.collection(users).find({}, { projection: { _id: 0 } }).toArray(), [{ mine: true }]);
 
       // The same sweep an hour later drops the one whose run is over, and still not the user's.
-      assert.deepEqual(await dropStaleTrials(wdb, Date.now() + 3_600_000), [running]);
-      assert.deepEqual((await wdb.listCollections({ name: { $regex: `^${TRIAL_PREFIX}` } }, { nameOnly: true }).toArray()).map((c) => c.name), [users]);
+      assert.deepEqual(await dropStaleScratch(wdb, Date.now() + 3_600_000), [running]);
+      assert.deepEqual((await wdb.listCollections({ name: { $regex: `^${SCRATCH_PREFIX}` } }, { nameOnly: true }).toArray()).map((c) => c.name), [users]);
       await wdb.collection(users).drop();
     } finally {
       await writer.close();

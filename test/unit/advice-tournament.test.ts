@@ -13,7 +13,7 @@ import { canonicalKey, mongoCandidates, mongoOrCandidates } from '../../src/core
 import { mongoShape, type MongoShape } from '../../src/core/advice/mongoShape';
 import { applyTournament, indexLabel, NOISE_FLOOR, noiseFloor, rankEntries, SAME_WORK, tournamentSampleSize, MAX_TOURNAMENT_SAMPLE, type TournamentInput } from '../../src/core/advice/tournament';
 import type { Advice, ExistingMongoIndex, MeasuredWork, MongoIndexKey, MongoQueryInput, PgIndexSpec, TournamentEntry } from '../../src/core/advice/types';
-import { tournamentApplies } from '../../src/adapters/tournament';
+import { candidatesMeasurable } from '../../src/adapters/measure/mongoCandidates';
 import { canonicalPgKey, pgCandidates, pgJoinCandidates } from '../../src/core/advice/pgCandidates';
 import { mergedPgShape, parsePostgresQuery, type PgShape } from '../../src/core/advice/pgShape';
 
@@ -85,7 +85,7 @@ describe('tournament candidates (MongoDB)', () => {
       const c = JSON.parse(readFileSync(join(truthDir, id, 'case.json'), 'utf8')) as { query: { structured: MongoQueryInput }; oracle: { index: unknown }; ties?: { index: unknown }[] };
       const shape = mongoShape(c.query.structured);
       // A $or over different fields is measured as groups of indexes, which a hinted oracle index is not.
-      if (!shape.ok || !tournamentApplies(shape.shape) || shape.shape.orBranches.length > 0 || typeof c.oracle.index !== 'object') continue;
+      if (!shape.ok || !candidatesMeasurable(shape.shape) || shape.shape.orBranches.length > 0 || typeof c.oracle.index !== 'object') continue;
       judged++;
       const keys = mongoCandidates(shape.shape, { advice: adviseMongo(c.query.structured) }).candidates.map((x) => canonicalKey(x.keys));
       const good = [c.oracle.index, ...(c.ties ?? []).map((t) => t.index)].filter((i): i is Record<string, number> => typeof i === 'object' && i !== null);

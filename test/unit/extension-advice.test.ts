@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LiveAdvice } from '../../src/adapters/advise';
-import { mongoNumbers, type LiveVerification } from '../../src/adapters/verify';
+import { mongoNumbers, type MeasuredVerdict } from '../../src/adapters/adviceService';
 import { fromMongoCommand } from '../../src/core/advice/fromMongoCommand';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { advisePostgres } from '../../src/core/advice/pgAdvisor';
@@ -16,7 +16,7 @@ import { analyze, loadPlan } from '../../src/core/index';
 import type { Plan } from '../../src/core/model';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
 import {
-  buildQuestion, findSuggestion, statusOf, suggestionsToTry, suggestionViews, trialQuestion, trialStepText, unverifiableReason, verdictOf,
+  buildQuestion, findSuggestion, statusOf, suggestionsToTry, suggestionViews, measureQuestion, measureStepText, unverifiableReason, verdictOf,
   type AdviceContext,
 } from '../../src/extension/adviceView';
 import { parseHostMessage, wirePlan } from '../../src/protocol/webview';
@@ -181,7 +181,7 @@ describe('extension: live advice in the plan panel', () => {
       const s = ctx.live.advice.suggestions[0]!;
       const before = mongoNumbers(truthPlan('m02b_esr_sort_range64', 'loser2_bestWithBlockingSort__e_1_r_1.json'));
       const after = mongoNumbers(truthPlan('m02b_esr_sort_range64', 'oracle__e_1_s_1_r_1.json'));
-      const v: LiveVerification = {
+      const v: MeasuredVerdict = {
         status: 'verified', method: 'sampled', unit: 'keys + documents examined + documents sorted in memory', before: before.work, after: after.work,
         planBefore: before.plan, planAfter: after.plan, numbersBefore: before, numbersAfter: after, sampleSize: 1000, collectionSize: 100_000, usedByPlanner: true,
         message: 'Verified on a random sample of 1,000 of 100,000 documents.',
@@ -212,7 +212,7 @@ describe('extension: live advice in the plan panel', () => {
     it('a keep verdict compares the index with a collection scan; a cost that is not a number is left out', () => {
       const ctx = mongoCtx("db.orders.find({ country_id: 1, order_details: { $elemMatch: { product_id: 5 } } }).sort({ created_at: -1 }).limit(10)");
       const s = ctx.live.advice.suggestions[0]!;
-      s.verification = { status: 'refuted', method: 'sampled', before: 120, after: Number.NaN, message: 'Not better than a collection scan.' } as LiveVerification;
+      s.verification = { status: 'refuted', method: 'sampled', before: 120, after: Number.NaN, message: 'Not better than a collection scan.' } as MeasuredVerdict;
       const st = statusOf(s);
       assert.equal(st.status, 'rejected');
       assert.equal(st.verdict?.beforeLabel, 'collection scan');
@@ -225,11 +225,11 @@ describe('extension: live advice in the plan panel', () => {
     it('a PostgreSQL measurement is told in PostgreSQL\'s words: rows in a temporary table, not documents in a scratch collection', async () => {
       const ctx = await pgCtx('SELECT order_id, line FROM order_details WHERE quantity = 7 AND product_id = 9 ORDER BY order_id LIMIT 10');
       const s = ctx.live.advice.suggestions[0]!;
-      s.verification = { status: 'verified', method: 'sampled', unit: 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)', before: 40, after: 4, message: 'Verified.', sampleSize: 200_000, collectionSize: 220_000 } as LiveVerification;
+      s.verification = { status: 'verified', method: 'sampled', unit: 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)', before: 40, after: 4, message: 'Verified.', sampleSize: 200_000, collectionSize: 220_000 } as MeasuredVerdict;
       const how = verdictOf(s)!.how;
       assert.match(how, /^a sample of 200,000 of 220,000 rows, copied into a temporary table/);
       assert.doesNotMatch(how, /document|collection/);
-      s.verification = { ...s.verification, sampleSize: 50_000, collectionSize: 50_000 } as LiveVerification;
+      s.verification = { ...s.verification, sampleSize: 50_000, collectionSize: 50_000 } as MeasuredVerdict;
       assert.match(verdictOf(s)!.how, /^all 50,000 rows/);
     });
 
@@ -260,7 +260,7 @@ describe('extension: live advice in the plan panel', () => {
     });
 
     it('the trial question says what is copied, where, how much, and that it is dropped', () => {
-      const q = trialQuestion('orders', 'qpi_samples', 2500);
+      const q = measureQuestion('orders', 'qpi_samples', 2500);
       assert.equal(q.kind, 'mongo-trial');
       assert.match(q.message, /random sample of qpi_samples\.orders/);
       assert.match(q.detail, /2,500 documents/);
@@ -268,7 +268,7 @@ describe('extension: live advice in the plan panel', () => {
       assert.match(q.detail, /same server/);
       assert.match(q.detail, /dropped, also on error or Cancel/);
       assert.match(q.detail, /orders itself and its indexes are not changed/);
-      assert.match(trialStepText('copy', 'orders', 2500), /2,500 documents of orders/);
+      assert.match(measureStepText('copy', 'orders', 2500), /2,500 documents of orders/);
     });
 
     it('the build question says that writes to the table wait while the index builds', () => {

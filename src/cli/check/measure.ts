@@ -1,7 +1,7 @@
 // `qpi check --measure`: the measured advice `qpi advise --uri` gives, for the queries that failed the
-// gate, within one time budget for the whole run. The advice service measures (PostgreSQL: the tournament
-// on temporary copies inside a rolled-back transaction; MongoDB: the sampled trial on a scratch collection
-// that is always dropped, which --measure consents to); this file only chooses the queries, shares the
+// gate, within one time budget for the whole run. The advice service measures (PostgreSQL: the candidates
+// on temporary copies inside a rolled-back transaction; MongoDB: on a sample in a scratch collection that
+// is always dropped, which --measure consents to); this file only chooses the queries, shares the
 // budget out and reads the measured first suggestion into what the gate's outputs show.
 
 import type { LiveAdvice } from '../../adapters/advise';

@@ -4,8 +4,8 @@
 // index lists the editor's findings are computed with. With --measure (and only then), the measured
 // advice on the queries that fail, from the advice service `qpi advise --uri` asks (measure.ts).
 
-import { existingMongo, existingPg, openMongoAdvice, openPostgresAdvice, type LiveAdvice, type LiveAdviceOptions, type MongoAdviceSession, type PostgresAdviceSession } from '../../adapters/advise';
-import { AdviceService } from '../../adapters/adviceService';
+import { existingMongo, existingPg, openMongoAdvice, openPostgresAdvice, type LiveAdvice, type MongoAdviceSession, type PostgresAdviceSession } from '../../adapters/advise';
+import { AdviceService, type LiveAdviceOptions } from '../../adapters/adviceService';
 import { isAdapterError } from '../../adapters/errors';
 import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
 import type { PostgresConnection } from '../../adapters/postgres';
@@ -178,8 +178,8 @@ export class CiDatabases {
 
   /**
    * The measured advice `qpi advise --uri` gives for one query's text, from the same advice service:
-   * PostgreSQL's tournament on temporary copies in a rolled-back transaction; MongoDB's sampled trial on a
-   * scratch collection that is always dropped (the caller's --measure is the consent, as --verify is for
+   * PostgreSQL's candidates measured on temporary copies in a rolled-back transaction; MongoDB's on a
+   * sample in a scratch collection that is always dropped (the caller's --measure is the consent, as --verify is for
    * qpi advise). Suggestions come back best measured first; a text the reader refuses comes back as its
    * sentence. Throws AdapterError.
    */
@@ -187,14 +187,14 @@ export class CiDatabases {
     if (engine === 'postgres') {
       const session = this.pgSession!;
       const live = await this.service.postgres(session, text, { connection: 'qpi check', options });
-      return this.service.verifyPostgres(session, text, live, { ...options, measuredOrder: true });
+      return this.service.measurePostgres(session, text, live, { ...options, measuredOrder: true });
     }
     const session = this.mongoSession;
     if (!session) return 'MongoDB was connected without --measure.';
     const parsed = parseMongoQuery(text, { placeholders: true });
     if (!parsed.ok) return parsed.error;
     const live = await this.service.mongo(session, parsed.command, { connection: 'qpi check', options });
-    return this.service.verifyMongo(session, parsed.command, live, { ...options, measuredOrder: true });
+    return this.service.measureMongo(session, parsed.command, live, { ...options, measuredOrder: true });
   }
 
   async close(): Promise<void> {

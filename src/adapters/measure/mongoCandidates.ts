@@ -1,4 +1,4 @@
-// The tournament: advice decided by measurement on the user's own server. The rules' candidates and many
+// Every candidate measured: advice decided by measurement on the user's own server. The rules' candidates and many
 // more (core/advice/mongoCandidates.ts) are each built on a sample of the user's data and the query is
 // run against each; the candidates are ranked by the work the server did (core/advice/tournament.ts).
 //
@@ -9,28 +9,28 @@
 // Work = keys examined + documents examined + documents sorted in memory. A $or over different fields
 // is measured by groups of indexes (one per branch) instead, since a hint names one index for the whole
 // query: all built once, each group run unhinted with the other indexes hidden. The scratch collection is
-// created with its marker (verify.ts) before the copy, and dropped after success, error and cancel; a
+// created with its marker (mongoScratch.ts) before the copy, and dropped after success, error and cancel; a
 // cancel, or the end of the measurement's time budget, stops the running operation on the server.
 
 import type { Db, Document } from 'mongodb';
-import { canonicalKey, mongoCandidates, mongoOrCandidates, type MongoCandidate } from '../core/index';
-import type { MongoShape } from '../core/index';
-import { createIndexText } from '../core/index';
-import { indexSpec } from '../core/index';
-import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
-import type { Advice, ExistingMongoIndex, MeasuredWork, MongoStats, Tournament, TournamentEntry } from '../core/index';
-import type { MongoCommand } from '../core/index';
-import { MeasureBudget } from './deadline';
-import { AdapterError } from './errors';
-import { mongoAggregate, mongoCountDocuments, mongoEstimatedCount, mongoListIndexes, mongoScratchCollMod } from './door';
-import type { MongoConnection, MongoIndexInfo } from './mongodb';
-import { buildIndexes, createScratch, dropScratch, indexSpecOf, measurementBudget, measurementCancelled, mongoNumbers, MongoMeasurement, sampleRefusal, scratchName, type LiveVerification, type TrialNumbers, type TrialStep } from './verify';
+import { canonicalKey, mongoCandidates, mongoOrCandidates, type MongoCandidate } from '../../core/index';
+import type { MongoShape } from '../../core/index';
+import { createIndexText } from '../../core/index';
+import { indexSpec } from '../../core/index';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../../core/index';
+import type { Advice, ExistingMongoIndex, MongoStats, Tournament, TournamentEntry } from '../../core/index';
+import type { MongoCommand } from '../../core/index';
+import { MeasureBudget } from '../deadline';
+import { AdapterError } from '../errors';
+import { mongoAggregate, mongoCountDocuments, mongoEstimatedCount, mongoListIndexes, mongoScratchCollMod } from '../door';
+import type { MongoConnection, MongoIndexInfo } from '../mongodb';
+import { attachFigures, measuredWork, MONGO_WORK_UNIT, mongoNumbers, type MeasuredNumbers, type MeasureProgress, type MeasureStep } from './figures';
+import { buildIndexes, createScratch, indexSpecOf, inScratch, measurementBudget, measurementCancelled, MongoMeasurement, sampleRefusal, scratchName } from './mongoScratch';
 
-export const MONGO_WORK_UNIT = 'keys + documents examined + documents sorted in memory';
 /** MongoDB allows 64 indexes per collection; _id and today's indexes take their share. */
 const MAX_INDEXES = 64;
 
-export interface MongoTournamentOptions {
+export interface MongoCandidatesOptions {
   /** The selectivity figures the advisor had (matching counts size the sample). */
   stats?: MongoStats;
   /** Today's indexes, rebuilt on the sample so today's plan is measured as it runs. */
@@ -43,7 +43,7 @@ export interface MongoTournamentOptions {
   /** Documents in the sample at most. */
   maxSample?: number;
   timeoutMs?: number;
-  /** Time the whole tournament may take; past it its operations are stopped on the server. Default measurementBudget(timeoutMs). */
+  /** Time the whole measurement may take; past it its operations are stopped on the server. Default measurementBudget(timeoutMs). */
   budgetMs?: number;
   /**
    * When the measurement should end (epoch ms): no candidate starts after it, each explain's limit is cut
@@ -51,12 +51,12 @@ export interface MongoTournamentOptions {
    */
   until?: number;
   /** Called as candidates are measured: how many of how many. */
-  onProgress?: (p: { measured: number; of: number }) => void;
+  onProgress?: (p: MeasureProgress) => void;
   signal?: AbortSignal;
-  onStep?: (step: TrialStep) => void;
+  onStep?: (step: MeasureStep) => void;
 }
 
-export interface MongoTournamentReport {
+export interface MongoCandidatesReport {
   tournament?: Tournament;
   scratch: string;
   dropped: boolean;
@@ -64,50 +64,20 @@ export interface MongoTournamentReport {
   warnings: string[];
 }
 
-function measured(n: TrialNumbers): MeasuredWork {
-  const out: MeasuredWork = { work: n.work, keysExamined: n.keysExamined, docsExamined: n.docsExamined, sorted: n.sorted, rows: n.nReturned, blockingSort: n.blockingSort, plan: n.plan };
-  if (n.index !== undefined) out.index = n.index;
-  return out;
-}
-
-function trialNumbers(m: MeasuredWork): TrialNumbers {
-  const out: TrialNumbers = { keysExamined: m.keysExamined ?? 0, docsExamined: m.docsExamined ?? 0, nReturned: m.rows, sorted: m.sorted ?? 0, blockingSort: m.blockingSort, work: m.work, plan: m.plan };
-  if (m.index !== undefined) out.index = m.index;
-  return out;
-}
-
-/** The measured suggestions' verification gets the figures behind it, as the panel's Verify shows them. */
-export function attachFigures(advice: Advice, t: Tournament): void {
-  for (const s of advice.suggestions) {
-    if (s.verification.status === 'not-run' || s.verification.method !== 'sampled') continue;
-    const key = JSON.stringify(s.index ?? null);
-    const e = t.ranking.find((x) => x.measured !== undefined && JSON.stringify(x.index ?? null) === key && (x.rewrite !== undefined) === !s.servesQueryAsWritten);
-    if (!e?.measured) continue;
-    const v: LiveVerification = { ...s.verification, sampleSize: t.sample.size, collectionSize: t.sample.total, planAfter: e.measured.plan };
-    if (t.engine === 'mongodb') v.numbersAfter = trialNumbers(e.measured);
-    if (t.today) {
-      v.planBefore = t.today.plan;
-      if (t.engine === 'mongodb') v.numbersBefore = trialNumbers(t.today);
-    }
-    if (t.plannerChoice !== undefined) v.usedByPlanner = t.plannerChoice === indexLabel(e.index);
-    s.verification = v;
-  }
-}
-
-/** True when the tournament can judge this query: one conjunction the query layer runs as written. */
-export function tournamentApplies(shape: MongoShape): boolean {
+/** True when every candidate can be measured for this query: one conjunction the query layer runs as written. */
+export function candidatesMeasurable(shape: MongoShape): boolean {
   return shape.hiddenMatches.length === 0 && ['find', 'count', 'aggregate', 'distinct'].includes(shape.operation);
 }
 
 /**
- * Runs the tournament for one MongoDB query and rewrites the advice's suggestions in measured order.
+ * Measures every candidate for one MongoDB query and rewrites the advice's suggestions in measured order.
  * Throws AdapterError for a cancel, a lost connection or a refused write; the scratch collection is
  * dropped in every case.
  */
-export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoCommand, shape: MongoShape, advice: Advice, opts: MongoTournamentOptions): Promise<MongoTournamentReport> {
+export async function measureMongoCandidates(db: Db, conn: MongoConnection, cmd: MongoCommand, shape: MongoShape, advice: Advice, opts: MongoCandidatesOptions): Promise<MongoCandidatesReport> {
   const maxTimeMS = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const scratch = scratchName(cmd.collection);
-  const report: MongoTournamentReport = { scratch, dropped: true, notes: [], warnings: [] };
+  const report: MongoCandidatesReport = { scratch, dropped: true, notes: [], warnings: [] };
   const refusal = sampleRefusal(cmd);
   if (refusal !== undefined) {
     report.notes.push(`${refusal}: nothing was measured.`);
@@ -118,8 +88,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
   const budget = new MeasureBudget(opts.until, maxTimeMS);
   const signal = m.signal;
   const tag = m.tag;
-  const made = { scratchMayExist: false };
-  try {
+  return inScratch(db, m, scratch, report, opts.onStep, async (made) => {
     opts.onStep?.('copy');
     const total = await m.op(db, (session) => mongoEstimatedCount(db, cmd.collection, { maxTimeMS, comment: tag, session }));
     const matching = opts.stats?.result ?? opts.stats?.equality;
@@ -154,7 +123,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       else delete out.hint;
       return out;
     };
-    const run = async (c: MongoCommand): Promise<{ ok: true; numbers: TrialNumbers } | { ok: false; message: string }> => {
+    const run = async (c: MongoCommand): Promise<{ ok: true; numbers: MeasuredNumbers } | { ok: false; message: string }> => {
       try {
         m.began();
         const r = await conn.explain(c, { verbosity: 'executionStats', timeoutMs: budget.limit(), database: db.databaseName, signal });
@@ -170,8 +139,8 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
 
     const room = Math.max(1, MAX_INDEXES - 1 - existing.length);
     const factor = inSample > 0 ? total / inSample : 1;
-    const scale = (n: TrialNumbers): number | undefined => {
-      if (inSample >= total || !scalesWithData(measured(n), shape.limit)) return undefined;
+    const scale = (n: MeasuredNumbers): number | undefined => {
+      if (inSample >= total || !scalesWithData(measuredWork(n), shape.limit)) return undefined;
       return Math.round(n.work * factor);
     };
     const entryOf = (c: MongoCandidate): TournamentEntry => {
@@ -241,7 +210,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
           e.error = r.message;
           continue;
         }
-        e.measured = measured(r.numbers);
+        e.measured = measuredWork(r.numbers);
         const sc = scale(r.numbers);
         if (sc !== undefined) e.scaledWork = sc;
       }
@@ -264,14 +233,14 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
         e.error = r.message;
         continue;
       }
-      e.measured = measured(r.numbers);
+      e.measured = measuredWork(r.numbers);
       const s = scale(r.numbers);
       if (s !== undefined) e.scaledWork = s;
     }
     const scan = budget.spent() ? { ok: false as const, message: budget.skipped() } : await run(on({ $natural: 1 }));
     progress();
     if (scan.ok) {
-      const e: TournamentEntry = { label: 'collection scan', origin: 'scan', measured: measured(scan.numbers) };
+      const e: TournamentEntry = { label: 'collection scan', origin: 'scan', measured: measuredWork(scan.numbers) };
       const s = scale(scan.numbers);
       if (s !== undefined) e.scaledWork = s;
       entries.push(e);
@@ -279,7 +248,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
     // A $or's planner choice is a set of indexes, one per branch: the groups' runs already show it.
     const planner = groups || budget.spent() ? undefined : await run(on());
 
-    // The whole collection copied is no sample: it says so, as the PostgreSQL tournament's "measured on all N rows".
+    // The whole collection copied is no sample: it says so, as PostgreSQL's "measured on all N rows".
     const label = budget.labelled(whole ? `measured on all ${inSample.toLocaleString('en-US')} documents` : `measured from a sample of ${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} documents`, entries);
     const input: TournamentInput = {
       engine: 'mongodb',
@@ -291,7 +260,7 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       facts: { ...(opts.stats?.arrays ? { arrays: opts.stats.arrays } : {}), ...(opts.stats?.matching ? { matching: opts.stats.matching } : {}), total },
       existing: { mongodb: opts.existingForAdvice },
     };
-    if (today.ok) input.today = measured(today.numbers);
+    if (today.ok) input.today = measuredWork(today.numbers);
     if (planner?.ok) {
       const picked = entries.find((e) => e.index && e.measured?.index !== undefined && e.measured.index === planner.numbers.index);
       input.plannerChoice = planner.numbers.index === undefined ? 'collection scan' : picked ? indexLabel(picked.index) : planner.numbers.index;
@@ -305,11 +274,5 @@ export async function mongoTournament(db: Db, conn: MongoConnection, cmd: MongoC
       report.notes.push(`With every candidate built, the planner picked ${t.plannerChoice} by itself, not the winner: it judges by a short trial run, the measurement by the whole run.`);
     }
     return report;
-  } catch (err) {
-    throw m.failure(err);
-  } finally {
-    m.dispose();
-    opts.onStep?.('drop');
-    if (made.scratchMayExist) await dropScratch(db, scratch, tag, report);
-  }
+  });
 }

@@ -1,4 +1,4 @@
-// The tournament on PostgreSQL: candidates for the one table of a single-table SELECT
+// Every candidate measured on PostgreSQL: candidates for the one table of a single-table SELECT
 // (core/advice/pgCandidates.ts), shortlisted with HypoPG when it is installed (plain EXPLAIN with each as
 // a hypothetical index on the real table: nothing is built), then each measured for real on a copy: a
 // TEMP table with the real table's name holds the whole table up to 200,000 rows, else a TABLESAMPLE of
@@ -9,28 +9,28 @@
 // by rolling back to it), once without any index scan, and once with every candidate (the planner's own
 // choice). The user's table is only read (a copy takes the lock a SELECT takes); nothing remains.
 // A SELECT over several tables (or one table under several aliases), or with a LATERAL or correlated
-// subquery, is measured on whole copies of its tables instead (pgJoinTournament), since a sample of one
+// subquery, is measured on whole copies of its tables instead (measurePgJoinCandidates), since a sample of one
 // side changes what the join does. A table named with its schema is copied from there and the statement
 // run on the copies names pg_temp's copy instead (onCopies); $n parameters are bound first to values
 // from the statistics of the columns they are compared to (bindFromStatistics).
 
 import pg from 'pg';
-import { canonicalPgKey, pgCandidates, pgExtensionsFor, pgJoinCandidates, type PgCandidate } from '../core/index';
-import { createIndexSql } from '../core/index';
-import type { PgShape } from '../core/index';
-import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../core/index';
-import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../core/index';
-import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '../core/index';
-import { bindPgParams, type PgParamValue } from '../core/index';
-import { pgBindFromStatistics } from './stats';
-import type { Plan } from '../core/index';
-import { AdapterError, firstLine, pgLostError } from './errors';
-import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from './deadline';
-import { pgExecute, pgSend, pgTrialExtensions, type Clearance } from './door';
-import { listPhrases } from './pgSideEffects';
-import type { PostgresConnection } from './postgres';
-import { attachFigures } from './tournament';
-import { planShape } from './verify';
+import { canonicalPgKey, pgCandidates, pgExtensionsFor, pgJoinCandidates, type PgCandidate } from '../../core/index';
+import { createIndexSql } from '../../core/index';
+import type { PgShape } from '../../core/index';
+import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../../core/index';
+import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../../core/index';
+import { loadPlan, mergedPgShape, parsePostgresQuery, renameRelations } from '../../core/index';
+import { bindPgParams, type PgParamValue } from '../../core/index';
+import { pgBindFromStatistics } from '../stats';
+import type { Plan } from '../../core/index';
+import { AdapterError, firstLine, pgLostError } from '../errors';
+import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from '../deadline';
+import { pgExecute, pgSend, pgTrialExtensions, type Clearance } from '../door';
+import { listPhrases } from '../pgSideEffects';
+import type { PgScratch } from '../advise';
+import type { PostgresConnection } from '../postgres';
+import { attachFigures, planShape, type MeasureProgress } from './figures';
 
 export const PG_WORK_UNIT = 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)';
 /**
@@ -43,7 +43,7 @@ const PG_MIN_SAMPLE = 200_000;
 /** Candidates measured for real after the HypoPG shortlist. */
 const SHORTLIST = 10;
 
-export interface PgTournamentOptions {
+export interface PgCandidatesOptions {
   stats?: PgStats;
   existing: ExistingPgIndex[];
   cap?: number;
@@ -61,16 +61,10 @@ export interface PgTournamentOptions {
   onProgress?: (p: MeasureProgress) => void;
 }
 
-/** Progress of a measurement: candidates measured so far of those to measure. */
-export interface MeasureProgress {
-  measured: number;
-  of: number;
-}
-
-export interface PgTournamentReport {
+export interface PgCandidatesReport {
   tournament?: Tournament;
   notes: string[];
-  /** Why nothing was measured, one sentence, when the tournament did not run. */
+  /** Why nothing was measured, one sentence, when the candidates were not run. */
   reason?: string;
   /**
    * What running the statement would change that the rollback does not undo, when that is why it was
@@ -79,17 +73,8 @@ export interface PgTournamentReport {
   sideEffects?: string[];
 }
 
-/** A connection of its own for the tournament's transaction, and a way to stop what it runs. */
-export interface PgScratch {
-  client: pg.Client;
-  /** pg_cancel_backend on the scratch connection, from another connection. */
-  cancel(): Promise<void>;
-  /** Gives the connection up: closed at once, its backend ended from another connection. */
-  abandon(): void;
-}
-
-/** Why the tournament cannot judge this statement, or undefined when it can. */
-export function pgTournamentRefusal(shape: PgShape): string | undefined {
+/** Why the candidates of this statement cannot be measured, or undefined when it can. */
+export function pgCandidatesRefusal(shape: PgShape): string | undefined {
   if (shape.statement !== 'select') return 'Only a SELECT is measured on a sample';
   if (shape.maxParam > 0) return 'The statement has parameters ($1...) whose values are not known here';
   return undefined;
@@ -123,7 +108,7 @@ function onCopies(text: string, shape: PgShape): string {
   return renameRelations(text, (rel) => (rel.schema !== undefined && qualifiedNames.has(`${rel.schema}\u0000${rel.name}`) ? `pg_temp.${quote(rel.name)}` : undefined)) ?? text;
 }
 
-/** A tournament's label with the parameter values it was measured with. */
+/** A measurement's label with the parameter values it was measured with. */
 function withParams(label: string, params: readonly PgParamValue[]): string {
   return params.length === 0 ? label : `${label}, with ${params.map((v) => `$${v.n} = ${v.literal}`).join(', ')}`;
 }
@@ -307,13 +292,13 @@ async function copyIndexes(q: ScratchRun['q'], existing: ExistingPgIndex[], tabl
 }
 
 /**
- * Runs the tournament for a single-table SELECT and rewrites the advice's suggestions in measured order;
+ * Measures every candidate for a single-table SELECT and rewrites the advice's suggestions in measured order;
  * returns a report without a tournament when the statement is not one it judges. Throws AdapterError
  * for a cancel or a lost connection; the transaction is rolled back in every case.
  */
-export async function pgTournament(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions): Promise<PgTournamentReport> {
-  const report: PgTournamentReport = { notes: [] };
-  const notMeasured = (why: string): PgTournamentReport => {
+export async function measurePgCandidates(conn: PostgresConnection, scratch: PgScratch, sql: string, shape: PgShape, advice: Advice, opts: PgCandidatesOptions): Promise<PgCandidatesReport> {
+  const report: PgCandidatesReport = { notes: [] };
+  const notMeasured = (why: string): PgCandidatesReport => {
     report.reason = `${why}, so it was not measured: the suggestions were checked with the planner's estimates instead.`;
     report.notes.push(report.reason);
     return report;
@@ -326,14 +311,14 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     ({ sql, shape, values: params } = bound);
     report.notes.push(`Measured with ${params.map((v) => v.why).join('; ')}.`);
   }
-  const refusal = pgTournamentRefusal(shape);
+  const refusal = pgCandidatesRefusal(shape);
   if (refusal !== undefined) return notMeasured(refusal);
   // The measurement executes the statement: not one that would change what the rollback does not undo.
   const verdict = await clearedOrRefused(conn, sql, report);
   if (!('clearance' in verdict)) return verdict;
   const clearance = verdict.clearance;
   // Several tables, or one table under several aliases (joined with itself, or in an EXISTS of its own).
-  if (shape.tables.length > 1) return pgJoinTournament(conn, scratch, clearance, sql, shape, advice, opts, report, params);
+  if (shape.tables.length > 1) return measurePgJoinCandidates(conn, scratch, clearance, sql, shape, advice, opts, report, params);
   const only = shape.tables[0]!;
   const ts = opts.stats?.tables?.[only.name] ?? opts.stats?.tables?.[only.key];
   const set = pgCandidates(shape, { advice, existing: opts.existing, ...(opts.cap !== undefined ? { cap: opts.cap } : {}), ...(ts ? { stats: ts } : {}) });
@@ -373,7 +358,7 @@ export async function pgTournament(conn: PostgresConnection, scratch: PgScratch,
     ...(opts.maxSample !== undefined ? { max: opts.maxSample } : {}),
   });
   const pct = total > 0 ? Math.min(100, (100 * size) / total) : 100;
-  const failed = (err: unknown): PgTournamentReport => {
+  const failed = (err: unknown): PgCandidatesReport => {
     report.reason = `The measurement on a sample failed, so the suggestions were checked with the planner's estimates instead: ${firstLine(err)}.`;
     report.notes.push(report.reason);
     return report;
@@ -568,8 +553,8 @@ const JOIN_COPY_MAX_ROWS = 1_000_000;
  * the planner's join method decides which of them serves, and only the measurement shows which it picks.
  * Bounded by JOIN_COPY_MAX_ROWS rows in all and DEFAULT_PG_JOIN_CANDIDATE_CAP candidates.
  */
-async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, clearance: Clearance, sql: string, shape: PgShape, advice: Advice, opts: PgTournamentOptions, report: PgTournamentReport, params: PgParamValue[]): Promise<PgTournamentReport> {
-  const estimates = (why: string): PgTournamentReport => {
+async function measurePgJoinCandidates(conn: PostgresConnection, scratch: PgScratch, clearance: Clearance, sql: string, shape: PgShape, advice: Advice, opts: PgCandidatesOptions, report: PgCandidatesReport, params: PgParamValue[]): Promise<PgCandidatesReport> {
+  const estimates = (why: string): PgCandidatesReport => {
     report.reason = `${why}: the suggestions were checked with the planner's estimates instead.`;
     report.notes.push(report.reason);
     return report;
@@ -583,7 +568,7 @@ async function pgJoinTournament(conn: PostgresConnection, scratch: PgScratch, cl
   const total = rows.reduce((a: number, b) => a + Math.max(0, Math.round(b!)), 0);
   if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
-  const failed = (err: unknown): PgTournamentReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
+  const failed = (err: unknown): PgCandidatesReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
   const budget = new MeasureBudget(opts.until, timeoutMs);
   return onScratch(scratch, conn, clearance, opts.signal, failed, async ({ q, explain: run, copy }) => {
     const signal = opts.signal;
@@ -677,7 +662,7 @@ export function sideEffectsSentence(items: readonly string[]): string {
  * execute the statement, or the report of a measurement that does not run it because running it would
  * change what the rollback does not undo (a sequence, a volatile function's writes, a trigger).
  */
-async function clearedOrRefused(conn: PostgresConnection, sql: string, report: PgTournamentReport): Promise<{ clearance: Clearance } | PgTournamentReport> {
+async function clearedOrRefused(conn: PostgresConnection, sql: string, report: PgCandidatesReport): Promise<{ clearance: Clearance } | PgCandidatesReport> {
   const verdict = await conn.verdict(sql);
   if (verdict.clearance) return { clearance: verdict.clearance };
   const items = [...verdict.effects.execution, ...verdict.effects.planning];
