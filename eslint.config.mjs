@@ -75,6 +75,24 @@ const driverCalls = [{
   selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=/^(${DRIVER_CALLS.join('|')})$/]`,
   message: 'Statements and commands reach a user\'s server through src/adapters/door.ts only: it applies the side-effect verdict, READ ONLY, the deadline and cancellation in one place.',
 }];
+// Measuring (src/adapters/measure/: the server runs the candidate indexes) has one caller outside its
+// folder, the advice service (src/adapters/adviceService.ts): every face asks the service, so the same
+// query gets the same verdict wherever it is shown.
+const MEASURE_ONLY_BY_SERVICE = 'Measuring (src/adapters/measure/) is called by the advice service only (src/adapters/adviceService.ts): ask the service.';
+// From a sibling in src/adapters the folder is also `./measure`; elsewhere `./measure` is another module
+// (the CLI's check/measure.ts).
+const measureModule = (sibling) => ({ group: ['**/adapters/measure', '**/adapters/measure/**', ...(sibling ? ['./measure', './measure/**'] : [])], message: MEASURE_ONLY_BY_SERVICE });
+const measureLoads = (sibling) => {
+  const re = `/(adapters\\/measure${sibling ? '|^\\.\\/measure' : ''})(\\/.*)?$/`;
+  return [
+    { selector: `ImportExpression[source.value=${re}]`, message: MEASURE_ONLY_BY_SERVICE },
+    { selector: `CallExpression[callee.name='require'][arguments.0.value=${re}]`, message: MEASURE_ONLY_BY_SERVICE },
+  ];
+};
+const adapterRules = (guardMeasure) => ({
+  ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.', coreSurface, ...(guardMeasure ? [measureModule(true)] : [])),
+  ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.'), driverCalls, guardMeasure ? measureLoads(true) : []),
+});
 // Globals of Node and of the browser that would tie the pure core to one host.
 const hostGlobals = ['process', 'Buffer', 'require', 'module', '__dirname', '__filename', 'global', 'setImmediate', 'window', 'document', 'navigator', 'localStorage', 'self', 'fetch', 'XMLHttpRequest']
   .map((name) => ({ name, message: 'src/core is pure: it runs the same in Node, the language server and the browser, without host globals.' }));
@@ -118,10 +136,12 @@ export default tseslint.config(
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: {
-      ...layer([...editor, '**/extension/**', '**/server/**', '**/cli/**'], 'Adapters depend on core only, never on a front end.', coreSurface),
-      ...restrictSyntax(dynamicLoadOf(editor, 'Adapters depend on core only, never on a front end.'), driverCalls),
-    },
+    rules: adapterRules(true),
+  },
+  {
+    // The measuring module itself and its one caller, the advice service.
+    files: ['src/adapters/adviceService.ts', 'src/adapters/measure/**/*.ts'],
+    rules: adapterRules(false),
   },
   {
     files: ['src/adapters/door.ts'],
@@ -148,20 +168,36 @@ export default tseslint.config(
   {
     files: ['src/cli/**/*.ts'],
     rules: {
-      ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface),
-      ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.'), driverCalls),
+      ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface, measureModule(false)),
+      ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.'), driverCalls, measureLoads(false)),
     },
   },
   {
     files: ['src/extension/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface] }], ...restrictSyntax(driverCalls) },
+    rules: { 'no-restricted-imports': ['error', { patterns: [coreSurface, measureModule(false)] }], ...restrictSyntax(driverCalls, measureLoads(false)) },
+  },
+  {
+    // Benchmarks and scripts ask the advice service too; tests may probe the measuring module's parts.
+    files: ['bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [measureModule(false)] }], ...restrictSyntax(measureLoads(false)) },
   },
   {
     // Tests wait on an event, or on a condition through until() (test/until.ts, the one bounded wait):
     // a fixed pause is a race that a slow machine loses and a fast one pays for.
     files: ['test/**/*.ts'],
     ignores: ['test/until.ts'],
-    rules: restrictSyntax([{ selector: "CallExpression[callee.name='setTimeout'][arguments.1.value>0]", message: 'Tests do not sleep: wait on an event, or on a condition with until() from test/until.ts.' }]),
+    rules: restrictSyntax([
+      { selector: "CallExpression[callee.name='setTimeout'][arguments.1.value>0]", message: 'Tests do not sleep: wait on an event, or on a condition with until() from test/until.ts.' },
+      { selector: 'ImportDeclaration[source.value=/^(node:)?timers\\/promises$/]', message: 'Tests do not sleep: wait on an event, or on a condition with until() from test/until.ts.' },
+    ]),
+  },
+  {
+    // Playwright's fixed pause, in the tests and the benchmarks that drive a page: wait on the page's
+    // state, an element or an event instead. The editor flows in code-server (test/host/ui.test.ts,
+    // workbench.ts) still pause while the workbench settles: the one exception left.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['test/host/ui.test.ts', 'test/host/workbench.ts'],
+    rules: { 'no-restricted-properties': ['error', { property: 'waitForTimeout', message: 'No fixed pauses: wait on the page\'s state, an element or an event (waitForFunction, locator.waitFor, until()).' }] },
   },
   {
     files: ['webview/**/*.ts'],

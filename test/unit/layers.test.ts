@@ -97,6 +97,18 @@ describe('layer rules', function () {
     ['src/extension/probe.ts', "export const run = (db: { admin(): unknown }) => db.admin();", true],
     ['src/adapters/door.ts', "export const run = (c: { query(t: string): Promise<unknown> }) => c.query('SELECT 1');", false],
     ['src/adapters/probe.ts', "export const run = (c: { read(t: string): Promise<unknown> }) => c.read('SELECT 1');", false],
+    // Measuring has one caller outside src/adapters/measure/: the advice service.
+    ['src/extension/probe.ts', "import { measureMongo } from '../adapters/measure/index';", true],
+    ['src/cli/probe.ts', "import { measurePgEstimates } from '../adapters/measure/pgEstimates';", true],
+    ['src/cli/check/probe.ts', "import type { MeasureOptions } from '../../adapters/measure';", true],
+    ['src/extension/probe.ts', "export const load = () => import('../adapters/measure/index');", true],
+    ['src/adapters/probe.ts', "import { measurePostgres } from './measure/index';", true],
+    ['src/adapters/advise.ts', "import { measureMongo } from './measure';", true],
+    ['bench/probe.ts', "import { measureMongo } from '../src/adapters/measure/index';", true],
+    ['src/adapters/adviceService.ts', "import { measureMongo } from './measure/index';", false],
+    ['src/adapters/measure/probe.ts', "import { planShape } from './figures';", false],
+    ['src/cli/check/probe.ts', "import { measureFailing } from './measure';", false],
+    ['src/extension/probe.ts', "import { AdviceService } from '../adapters/adviceService';", false],
     ['test/unit/probe.test.ts', 'export const pause = new Promise((r) => setTimeout(r, 50));', true],
     ['test/browser/probe.test.ts', 'export const frame = new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));', false],
   ];
