@@ -66,12 +66,17 @@ export interface Verdict {
 export async function pgVerdict(client: PgClient, statement: string): Promise<Verdict> {
   const info = await inspectStatement(statement);
   const q = sideEffectsQuery(info.refs);
-  const r = await client.query<CatalogRow>(q.text, q.values);
+  // Prepared once per connection (the text never changes): each Explain on a kept session is planned
+  // from the parse and analysis of the first, and still reads the catalog rows as they are now.
+  const r = await client.query<CatalogRow>({ name: SIDE_EFFECTS_STATEMENT, text: q.text, values: q.values });
   const effects = readSideEffects(r.rows);
   const verdict: Verdict = { info, effects };
   if (effects.execution.length === 0 && effects.planning.length === 0) verdict.clearance = mint(info.sql, 'verdict', info);
   return verdict;
 }
+
+/** The name the side-effect query is prepared under on each connection. */
+const SIDE_EFFECTS_STATEMENT = 'qpi_side_effects';
 
 /** The user's consent to run a statement whatever it changes (`--allow-side-effects`, the editor's question). */
 export function pgConsent(info: StatementInfo): Clearance {
@@ -185,8 +190,8 @@ function beyond(tree: Record<string, unknown>, clearance: Clearance): string | u
 
 /** Opens the explain's transaction: READ ONLY when nothing in it should write, so the server refuses what the check missed. */
 export async function pgBegin(client: PgClient, readOnly: boolean, timeoutMs: number): Promise<void> {
-  await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-  await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+  // One round trip: the server runs both in order, and SET LOCAL inside the transaction BEGIN opened.
+  await client.query(`${readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
 }
 
 /**

@@ -320,7 +320,11 @@ seqs(seq, via) AS (
 )
 SELECT 'function' AS kind, p.oid::regprocedure::text AS name, p.proname AS proname, n.nspname AS schema, p.provolatile AS volatility,
        l.lanname AS language, c.ctx AS ctx, min(c.via) AS via
-  FROM called c JOIN pg_proc p ON p.oid = c.oid JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
+  FROM called c
+  -- Looked up by oid, function by function (OFFSET 0 keeps the lookup apart): a join planned over the
+  -- whole of pg_proc sorts thousands of rows for the few functions a statement calls.
+  CROSS JOIN LATERAL (SELECT p.oid, p.proname, p.pronamespace, p.provolatile, p.prolang FROM pg_proc p WHERE p.oid = c.oid OFFSET 0) p
+  JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
  GROUP BY p.oid, p.proname, n.nspname, p.provolatile, l.lanname, c.ctx
 UNION ALL
 SELECT 'sequence', seq::regclass::text, NULL, NULL, NULL, NULL, NULL, min(via) FROM seqs GROUP BY seq
@@ -349,10 +353,17 @@ export function sideEffectsQuery(refs: StatementReferences): { text: string; val
   return {
     text: SIDE_EFFECTS_SQL,
     values: [
-      JSON.stringify(refs.functions), JSON.stringify(refs.operators), JSON.stringify([...new Set(refs.relations)]),
+      // Each name once: a statement that uses `=` ten times asks about its operators once.
+      JSON.stringify(distinct(refs.functions)), JSON.stringify(distinct(refs.operators)), JSON.stringify([...new Set(refs.relations)]),
       JSON.stringify(refs.inserts), JSON.stringify(refs.written), JSON.stringify([...new Set(refs.casts)]),
     ],
   };
+}
+
+function distinct(refs: readonly NameRef[]): NameRef[] {
+  const seen = new Map<string, NameRef>();
+  for (const r of refs) seen.set(JSON.stringify([r.schema, r.name]), r);
+  return [...seen.values()];
 }
 
 /** What the catalog's rows (of sideEffectsQuery) say could change, as phrases. */
