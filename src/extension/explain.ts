@@ -370,6 +370,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   let started = performance.now();
   const target = await resolveTarget(args);
   steps.find = performance.now() - started;
+  started = performance.now();
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
   // The query is found: the panel's page loads while the values are asked and the explain runs.
   const unused = PlanPanel.prepare(s.context.extensionUri, s.log, s.panelHooks);
@@ -463,6 +464,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   let withAnalyze = analyzeFlag;
   let allowSideEffects = false;
   let outcome: ExplainOutcome;
+  steps.prepare = performance.now() - started;
   for (;;) {
     try {
       outcome = await run(withAnalyze, allowSideEffects);

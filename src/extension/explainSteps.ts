@@ -3,8 +3,12 @@
 // The plan is shown as soon as it exists; the advice (index lists, bounded counts) and the measurement
 // come after it, each logged as its own line.
 
-/** The steps of an Explain in the order they run; absent ones were not timed (a plan opened from a file). */
-export const EXPLAIN_STEPS = ['find', 'connect', 'explain', 'analyse', 'render', 'advise', 'measure'] as const;
+/**
+ * The steps of an Explain in the order they run; absent ones were not timed (a plan opened from a file).
+ * `prepare` is what comes between the query found and the explain sent: the panel opened, the values and
+ * the connection asked for when they are not known, the password read, the adapters loaded.
+ */
+export const EXPLAIN_STEPS = ['find', 'prepare', 'connect', 'explain', 'analyse', 'render', 'advise', 'measure'] as const;
 export type ExplainStep = (typeof EXPLAIN_STEPS)[number];
 
 /** "find 2 ms, connect 41 ms, explain 120 ms, ... (total 190 ms)": each step rounded, in running order. */

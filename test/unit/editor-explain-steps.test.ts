@@ -9,6 +9,10 @@ describe('the Explain steps line of the Output log', () => {
     assert.equal(line, 'find 2 ms, connect 40 ms, explain 1,204 ms, analyse 3 ms, render 15 ms, advise 30 ms (total 1,294 ms)');
   });
 
+  it('puts what comes between the query found and the explain sent after find and before connect', () => {
+    assert.equal(stepsLine({ connect: 0.4, prepare: 3.2, find: 1 }), 'find 1 ms, prepare 3 ms, connect 0 ms (total 5 ms)');
+  });
+
   it('leaves out a step that was not timed or is not a number', () => {
     assert.equal(stepsLine({ find: 1, explain: Number.NaN, render: 2 }), 'find 1 ms, render 2 ms (total 3 ms)');
   });
