@@ -179,13 +179,20 @@ export async function openView(h: Harness, theme: ThemeKind = 'light', size?: { 
     send: async (message) => {
       // Like the extension: plans go slim, and the message travels as JSON.
       await page.evaluate((json) => window.postMessage(JSON.parse(json), '*'), JSON.stringify(toWire(message)));
-      // Let the message event run and the frame paint.
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+      await painted(page);
     },
     outbox: () => page.evaluate(() => (window as unknown as { qpiOutbox: ViewToHostMessage[] }).qpiOutbox.slice()),
   };
   await view.send({ type: 'setTheme', kind: theme });
   return view;
+}
+
+/**
+ * Waits for the page to paint its next frame and run the tasks queued before it: the message events,
+ * the CSP violation reports and the handlers that what was just done set off.
+ */
+export async function painted(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 }
 
 /** CSP violations recorded inside the page. */

@@ -10,7 +10,8 @@ import { analyze } from '../../src/core/index';
 import type { Plan, PlanNode } from '../../src/core/model';
 import { FINDINGS_PAGE } from '../../webview/panels';
 import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
-import { pageViolations, RESULTS, screenshot, suiteHarness, toWire, type ViewPage } from './harness';
+import { painted, pageViolations, RESULTS, screenshot, suiteHarness, toWire, type ViewPage } from './harness';
+import { until } from '../until';
 import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load, wideAppendText } from './plans';
 
 const PG_MISSING_INDEX = 'pg-json-analyze-sort-hashjoins-seqscans-missing-index.json';
@@ -510,8 +511,8 @@ describe('plan view in Chromium', function () {
         document.head.appendChild(s);
         document.body.setAttribute('style', 'color: red');
       });
-      await v.page.waitForTimeout(200);
-      assert.ok((await pageViolations(v)).some((x) => /style-src/.test(x)), 'no violation recorded for an inline style');
+      // The report is an event the page receives after the style is refused: wait for it.
+      await until('a style-src violation recorded for an inline style', async () => (await pageViolations(v)).some((x) => /style-src/.test(x)));
       await v.page.close();
     });
   });
@@ -559,7 +560,9 @@ describe('plan view in Chromium', function () {
           return { error: d.querySelector('parsererror') !== null, foreign: d.querySelectorAll('script, foreignObject, img, iframe').length };
         }, svg.content);
         assert.deepEqual(exported, { error: false, foreign: 0 });
-        await v.page.waitForTimeout(300);
+        // Nothing that could load later is in the page (no img, iframe, object above): a painted frame
+        // and the tasks queued before it carry any dialog, error or violation report the clicks set off.
+        await painted(v.page);
         assert.deepEqual(v.dialogs, []);
         assert.deepEqual(await pageViolations(v), []);
         assert.deepEqual(v.errors, []);
