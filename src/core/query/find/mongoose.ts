@@ -147,7 +147,7 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
       if (unwrap(init).type === 'Identifier' || isMember(unwrap(init))) return modelOf(ex, init, op, depth + 1);
       return undefined;
     }
-    if (!/^[A-Z]/.test(e.name!) || !ex.importSource(e.name!) || usesSqlOrm(ex)) return undefined;
+    if (!/^[A-Z]/.test(e.name!) || !ex.importSource(e.name!) || usesSqlOrm(ex) || !importedModel(ex, e.name!)) return undefined;
     return { model: e.name!.replace(/(.)Model$/, '$1'), at: e };
   }
   if (isMember(e)) {
@@ -173,8 +173,24 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
   return undefined;
 }
 
+const MONGOOSE_MODULES = ['mongoose', '@nestjs/mongoose', '@typegoose/typegoose'];
+
 function usesSqlOrm(ex: Extractor): boolean {
-  return !ex.imports('mongoose', '@nestjs/mongoose', '@typegoose/typegoose') && ex.imports(...SQL_LIBRARIES);
+  return !ex.imports(...MONGOOSE_MODULES) && ex.imports(...SQL_LIBRARIES);
+}
+
+/**
+ * Whether a capitalised imported name can be a model, where the workspace shows what it is: the module that
+ * declares it uses Mongoose (a model is made from a Schema); a name from a package the workspace does not
+ * hold (`import NProgress from 'nprogress'`) is a library's, not the application's model. Without the
+ * workspace's modules, or where the declaring module is not read, the name is taken as before.
+ */
+function importedModel(ex: Extractor, name: string): boolean {
+  const other = ex.imported(name);
+  if (other) return other.ex.imports(...MONGOOSE_MODULES);
+  if (ex.importedLibrary(name)) return false;
+  const from = ex.importSource(name);
+  return !(ex.context.modules && ex.context.file !== undefined && from !== undefined && /^(@[\w.-]+\/)?[\w.-]+$/.test(from) && !ex.context.modules.resolve(ex.context.file, from));
 }
 
 function capitalise(s: string): string {

@@ -3,14 +3,15 @@
 // name: a TypeScript annotation (`trx: Knex.Transaction`, `#db: PostgresDB` where another module declares
 // `type PostgresDB = postgres.Sql`), the library call that made it (`knex(config)`, `new Pool()`,
 // `postgres(url)`), a class's field (`this.db`, `service.db` of a field typed by a class), a function's
-// return, and imports of the workspace's modules. A reader asks before it falls back on names, so a call
+// return, and imports of the workspace's modules. A class of the application that extends a library's
+// (`class PrismaService extends PrismaClient`) is that library's. A reader asks before it falls back on names, so a call
 // is read as the library its receiver comes from and never by the file's other imports.
 
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 
-export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db';
+export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma';
 
 /** A value's origin: a library's query object, or a class or object of the application whose members are followed. */
 export type Origin = { library: Library } | { holder: BNode; ex: Extractor };
@@ -21,13 +22,17 @@ const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
   pg: { Pool: 'pg', PoolClient: 'pg', Client: 'pg', ClientBase: 'pg' },
   postgres: { Sql: 'postgres', TransactionSql: 'postgres', ReservedSql: 'postgres' },
   mongodb: { Collection: 'mongodb-collection', Db: 'mongodb-db' },
+  '@prisma/client': { PrismaClient: 'prisma', TransactionClient: 'prisma' },
 };
 /** Calls and constructors of each library that make one: `knex(config)`, `new Pool()`, `postgres(url)`. */
 const LIBRARY_MAKERS: Record<string, Record<string, Library>> = {
   knex: { default: 'knex', knex: 'knex', Knex: 'knex' },
   pg: { Pool: 'pg', Client: 'pg' },
   postgres: { default: 'postgres' },
+  '@prisma/client': { PrismaClient: 'prisma' },
 };
+/** Types that keep their first argument's members: `Pick<PrismaService, 'user'>`, `Readonly<Db>`. */
+const SAME_MEMBERS = new Set(['Promise', 'Readonly', 'Pick', 'Omit', 'Partial', 'Required', 'NonNullable']);
 const MAX_DEPTH = 12;
 
 /** The library a value comes from, when the code says it; undefined when nothing says. */
@@ -123,9 +128,25 @@ function bindingOrigin(ex: Extractor, local: string, depth: number): Origin | un
   if ('init' in b) return ex.module.mutated.has(local) && !isCall(unwrap(b.init)) ? undefined : originOf(ex, b.init, depth + 1);
   if (b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
   const cls = ex.module.classes.get(local);
-  if (cls) return { holder: cls.node, ex };
+  if (cls) return classOrigin(ex, cls.node, depth + 1);
   const other = ex.imported(local);
   return other ? bindingOrigin(other.ex, other.local, depth + 1) : undefined;
+}
+
+/**
+ * A class of the application as a value's origin: the library whose class it extends, directly or
+ * through classes of the workspace (`class PrismaService extends PrismaClient`), else the class itself,
+ * whose members are followed.
+ */
+function classOrigin(ex: Extractor, cls: BNode, depth: number): Origin {
+  for (let at: { ex: Extractor; node: BNode } | undefined = { ex, node: cls }, i = 0; at && i < 8 && depth + i <= MAX_DEPTH; i++) {
+    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
+    if (!sup) break;
+    const made = makerOf(at.ex, unwrap(sup));
+    if (made) return { library: made };
+    at = at.ex.classOf(sup, 0);
+  }
+  return { holder: cls, ex };
 }
 
 function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined {
@@ -136,7 +157,7 @@ function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined 
   if (e.type === 'NewExpression') {
     if (callee.type !== 'Identifier') return undefined;
     const cls = ex.classNamed(callee.name!);
-    if (cls) return { holder: cls.node, ex: cls.ex };
+    if (cls) return classOrigin(cls.ex, cls.node, depth + 1);
     return undefined;
   }
   if (callee.type === 'Identifier') {
@@ -155,17 +176,26 @@ function makerOf(ex: Extractor, callee: BNode): Library | undefined {
     const r = ex.lookup(callee.name!);
     if (!r || !('from' in r.binding) || r.binding.from === undefined) {
       const from = ex.importSource(callee.name!);
-      return from !== undefined ? LIBRARY_MAKERS[from]?.default : undefined;
+      return from !== undefined ? LIBRARY_MAKERS[libraryModule(from)]?.default : undefined;
     }
-    return LIBRARY_MAKERS[r.binding.from]?.[r.binding.imported ?? 'default'];
+    return LIBRARY_MAKERS[libraryModule(r.binding.from)]?.[r.binding.imported ?? 'default'];
   }
   if (isMember(callee)) {
     const obj = unwrap(callee.object!);
     const from = obj.type === 'Identifier' ? ex.importSource(obj.name!) : undefined;
     const name = propertyName(callee);
-    return from !== undefined && name !== undefined ? LIBRARY_MAKERS[from]?.[name] : undefined;
+    return from !== undefined && name !== undefined ? LIBRARY_MAKERS[libraryModule(from)]?.[name] : undefined;
   }
   return undefined;
+}
+
+/**
+ * The library a module specifier stands for: itself, or `@prisma/client` for a Prisma client generated
+ * elsewhere (`output` in schema.prisma: `../generated/prisma`, `@app/prisma/client`), which exports the
+ * same `PrismaClient` and `Prisma` types.
+ */
+function libraryModule(from: string): string {
+  return from !== '@prisma/client' && /(^|[/.@-])prisma([/-]client)?$|generated\/prisma(\/client)?$/i.test(from) ? '@prisma/client' : from;
 }
 
 /** What a type names: a library's query object, or a class or interface of the application. */
@@ -191,10 +221,10 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
   }
   if (root.type !== 'Identifier') return undefined;
   const name = root.name!;
-  if (last === undefined && (name === 'Promise' || name === 'Readonly') && params[0]) return typeOrigin(ex, params[0], depth + 1);
+  if (last === undefined && SAME_MEMBERS.has(name) && params[0]) return typeOrigin(ex, params[0], depth + 1);
   const r = ex.lookup(name);
   if (r && 'from' in r.binding && r.binding.from !== undefined) {
-    const lib = LIBRARY_TYPES[r.binding.from];
+    const lib = LIBRARY_TYPES[libraryModule(r.binding.from)];
     if (lib) return libraryType(lib, last ?? (r.binding.imported === 'default' || r.binding.imported === '*' ? name : r.binding.imported ?? name));
     // A type of another module of the workspace: what that module declares (an alias, a class), or a
     // library's type it passes on (`export type { Knex } from 'knex'`, then `Knex.Transaction` here).
@@ -226,9 +256,9 @@ function typeBindingOrigin(ex: Extractor, name: string, depth: number): Origin |
     return typeOrigin(ex, tn, depth + 1);
   }
   const cls = ex.module.classes.get(name);
-  if (cls) return { holder: cls.node, ex };
+  if (cls) return classOrigin(ex, cls.node, depth + 1);
   if ('from' in b && b.from !== undefined) {
-    const lib = LIBRARY_TYPES[b.from];
+    const lib = LIBRARY_TYPES[libraryModule(b.from)];
     if (lib) return libraryType(lib, b.imported ?? name);
     const other = ex.imported(name);
     return other ? typeBindingOrigin(other.ex, other.local, depth + 1) : undefined;

@@ -6,6 +6,7 @@
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { sqlFromLiteral } from './sqlStrings';
 import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
+import { libraryOf } from './origin';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import type { PrismaModelNames } from './types';
 
@@ -62,6 +63,11 @@ function modelAccessor(ex: Extractor, e: BNode, op: ChainCall): string | undefin
   const accessor = propertyName(e);
   if (accessor === undefined || accessor.startsWith('$') || !/^[a-z]/.test(accessor)) return undefined;
   const object = unwrap(e.object!);
+  // What the receiver is, where the code says it: a PrismaClient, or the application's class that extends
+  // one (`this.prisma` typed `PrismaService`, `this.repo.model` typed `Pick<PrismaService, 'post'>`).
+  const lib = libraryOf(ex, object);
+  if (lib === 'prisma') return accessor;
+  if (lib !== undefined) return undefined;
   const client = ex.lastName(object);
   const named = client !== undefined && /prisma/i.test(client);
   const imported = ex.imports('@prisma/client') || [...ex.modules()].some((m) => /prisma/i.test(m));

@@ -1,0 +1,86 @@
+// The finder deciding a receiver's library by what the value is, followed across the workspace's modules
+// (origin.ts): written cases of what applications do, each also read without the workspace, where the
+// name alone does not say the library and the call is not found.
+
+import assert from 'node:assert/strict';
+import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { resolveSpecifier } from '../../src/core/query/find/workspace';
+
+function reader(files: Record<string, string>) {
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
+  return (text: string, file: string, withWorkspace = true): FoundQuery[] => findQueries(text, 'script', 'ts', withWorkspace ? { file, modules } : {}).queries;
+}
+
+const described = (q: FoundQuery) => (q.engine === 'mongodb' ? `${q.command.collection}.${q.command.operation}` : q.sql);
+
+describe("finder: a Prisma client behind the application's own classes", () => {
+  const read = reader({
+    '/ws/src/services/prisma.service.ts': [
+      "import { Injectable, OnModuleInit } from '@nestjs/common';",
+      "import { PrismaClient } from '@prisma/client';",
+      '@Injectable()',
+      'export class PrismaService extends PrismaClient implements OnModuleInit {',
+      '  async onModuleInit() { await this.$connect(); }',
+      '}',
+      'export class PrismaRepository<T extends keyof PrismaService> {',
+      '  public model: Pick<PrismaService, T>;',
+      '  constructor(private readonly service: PrismaService) { this.model = service; }',
+      '}',
+    ].join('\n'),
+    '/ws/src/db.ts': "import { PrismaClient } from '../generated/prisma';\nexport const store = new PrismaClient();",
+  });
+
+  it('reads calls on a class that extends PrismaClient, injected under any name', () => {
+    const text = [
+      "import { PrismaService } from './services/prisma.service';",
+      'export class TeamService {',
+      '  constructor(private readonly store: PrismaService) {}',
+      '  members(teamId: string) { return this.store.teamMember.findMany({ where: { teamId }, orderBy: { joinedAt: "desc" } }); }',
+      '  rename(id: string, name: string) { return this.store.team.update({ where: { id }, data: { name } }); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/team.service.ts').map(described), [
+      'SELECT * FROM "TeamMember" WHERE "teamId" = $1 ORDER BY "joinedAt" DESC',
+      'UPDATE "Team" SET name = $2 WHERE id = $1',
+    ]);
+    assert.deepEqual(read(text, '/ws/src/team.service.ts', false), []);
+  });
+
+  it("reads calls through a repository wrapper's model, typed Pick of the service", () => {
+    const text = [
+      "import { PrismaRepository } from './services/prisma.service';",
+      'export class PostsRepository {',
+      "  constructor(private readonly _posts: PrismaRepository<'post'>) {}",
+      '  due(before: Date) { return this._posts.model.post.findMany({ where: { publishAt: { lte: before }, deletedAt: null } }); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/posts.repository.ts').map(described), ['SELECT * FROM "Post" WHERE "publishAt" <= $1 AND "deletedAt" IS NULL']);
+    assert.deepEqual(read(text, '/ws/src/posts.repository.ts', false), []);
+  });
+
+  it('reads a client made from a generated client module, exported under another name', () => {
+    const text = "import { store } from './db';\nexport const open = (userId: string) => store.ticket.count({ where: { userId, closed: false } });";
+    assert.deepEqual(read(text, '/ws/src/tickets.ts').map(described), ['SELECT count(*) FROM "Ticket" WHERE "userId" = $1 AND closed = FALSE']);
+    assert.deepEqual(read(text, '/ws/src/tickets.ts', false), []);
+  });
+});
+
+describe('finder: a capitalised import is a Mongoose model only where its module makes one', () => {
+  const read = reader({
+    '/ws/src/models/user.ts': "import { Schema, model } from 'mongoose';\nexport const User = model('User', new Schema({ email: String }));",
+    '/ws/src/models/index.ts': "export { User } from './user';",
+    '/ws/src/kernel/store.ts': 'function scoped(path: string) { return { remove: (ns: string, key: string) => ({ path, ns, key }) }; }\nexport const Store = scoped("/data");',
+  });
+
+  it('reads a model imported through a barrel, and not a store object or a package of the same shape', () => {
+    const text = [
+      "import { User } from './models';",
+      "import { Store } from './kernel/store';",
+      "import NProgress from 'nprogress';",
+      'export const forget = (email: string) => User.deleteOne({ email });',
+      "export const clear = (key: string) => Store.remove('settings', key);",
+      'export const stop = () => NProgress.remove();',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/settings.ts').map(described), ['users.deleteOne']);
+  });
+});
