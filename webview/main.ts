@@ -7,115 +7,75 @@ import {
   isViewMessageType, parseHostMessage, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type SaveFileMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ThemeKind,
 } from '../src/protocol/webview';
-import { availableHeat, defaultHeat, HEAT_LABELS, type HeatMetric } from './cards';
+import type { HeatMetric } from './cards';
+import { CompareBar, Notice, RejectedBar } from './bars';
+import { PlanCanvas } from './canvas';
 import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, type CompareLinks, type Side } from './compare';
-import { append, button, clear, el } from './dom';
+import { append, clear, el } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
 import { formatCount, formatMs } from '../src/core/view';
 import { connectHost } from './host';
 import { renderDetails, renderFindings, renderPlanInfo, renderRaw, type PanelActions } from './panels';
+import { SidePanel } from './sidePanel';
+import { Toolbar, type ExportKind } from './toolbar';
 import { TreeView } from './tree';
-import { TABS, ViewStore, type CompareMode, type SearchHit, type Tab } from './store';
+import { ViewStore, type CompareMode, type SearchHit, type Tab } from './store';
 
 const host = connectHost();
 const store = new ViewStore(host.getState(), (prefs) => host.setState(prefs));
 const view = store.state;
 
 // ---- page ----------------------------------------------------------------------------------------
+// Each part of the page is a component that makes and keeps its own elements (toolbar.ts, bars.ts,
+// sidePanel.ts, tree.ts, compare.ts); this file wires them to the store and the host.
 
 const app = document.getElementById('app') ?? document.body.appendChild(el('div'));
 app.className = 'app';
 
-const toolbar = el('header', 'toolbar');
-const titleEl = el('h1', 'title', 'Query plan');
-const summaryEl = el('span', 'summary');
-const heatLabel = el('label', 'heat');
-const heatSelect = el('select');
-heatSelect.setAttribute('aria-label', 'Colour nodes by');
-append(heatLabel, el('span', 'label-text', 'Heat'), heatSelect);
-const searchBox = el('div', 'search');
-const searchInput = el('input');
-searchInput.type = 'search';
-searchInput.placeholder = 'Find node  /';
-searchInput.setAttribute('aria-label', 'Find nodes by name');
-const searchCount = el('span', 'search-count');
-searchCount.setAttribute('aria-live', 'polite');
-append(searchBox, searchInput, searchCount);
-const fitButton = button('Fit', 'secondary', () => (compareView.active ? compareView.fit() : tree.fit()), 'Zoom to show the whole tree');
-const resetButton = button('Reset', 'secondary', () => (compareView.active ? compareView.resetCollapse() : tree.resetCollapse()), 'Collapse back to the opening view');
-const exportMenu = el('details', 'menu export');
-const exportSummary = el('summary', 'secondary', 'Export');
-const exportPanel = el('div', 'menu-panel');
-const placeholderLabel = el('label', 'check');
-const placeholderBox = el('input');
-placeholderBox.type = 'checkbox';
-placeholderBox.checked = view.prefs.placeholders ?? false;
-placeholderBox.addEventListener('change', () => store.savePrefs({ placeholders: placeholderBox.checked }));
-append(placeholderLabel, placeholderBox, el('span', undefined, 'Replace literal values with ?'));
-const exportButtons = el('div', 'menu-buttons');
-append(
-  exportButtons,
-  button('SVG', 'secondary', () => void runExport('svg'), 'Export the drawing as SVG'),
-  button('PNG', 'secondary', () => void runExport('png'), 'Export the drawing as PNG'),
-  button('JSON', 'secondary', () => void runExport('json'), 'Export the plan as JSON'),
+const toolbar = new Toolbar(
+  store,
+  {
+    fit: () => (compareView.active ? compareView.fit() : tree.fit()),
+    reset: () => (compareView.active ? compareView.resetCollapse() : tree.resetCollapse()),
+    export: (kind) => void runExport(kind),
+    toggleSide: () => setSideHidden(!app.classList.contains('side-hidden')),
+    heat: (m) => {
+      tree.setHeat(m);
+      compareView.setHeat(m);
+      renderLegend(m);
+      store.savePrefs({ heat: m });
+    },
+  },
+  {
+    run: () => runSearch(),
+    step: (dir) => gotoHit(dir),
+    leave: () => activeTree().focusActive(),
+    enter: () => {
+      const hit = view.searchHits[view.searchPos];
+      (hit?.side ? (compareView.tree(hit.side) ?? tree) : tree).focusActive();
+    },
+  },
 );
-append(exportPanel, placeholderLabel, exportButtons);
-append(exportMenu, exportSummary, exportPanel);
-const sideButton = button('Panel', 'secondary toggle-side', () => setSideHidden(!app.classList.contains('side-hidden')), 'Show or hide the side panel');
-const spacer = el('span', 'spacer');
-append(toolbar, titleEl, summaryEl, spacer, heatLabel, searchBox, fitButton, resetButton, exportMenu, sideButton);
-
-const notice = el('div', 'notice');
-notice.setAttribute('role', 'status');
-notice.hidden = true;
-const noticeText = el('span', 'notice-text');
-append(notice, noticeText, button('Dismiss', 'link', () => (notice.hidden = true)));
-
-const compareBar = el('div', 'compare-bar');
-compareBar.hidden = true;
+const notice = new Notice();
+const compareBar = new CompareBar();
 const compareHead = el('section', 'compare-head');
 compareHead.setAttribute('aria-label', 'Comparison');
 compareHead.hidden = true;
-const rejectedBar = el('div', 'rejected-bar');
-rejectedBar.hidden = true;
+const rejectedBar = new RejectedBar();
 
+const canvas = new PlanCanvas(() => {
+  if (compareView.active) compareView.fit();
+  else if (view.drawn) tree.fit();
+});
+const sidePanel = new SidePanel(store, (t) => selectTab(t));
+const panels = sidePanel.panels;
 const body = el('main', 'body');
-const canvas = el('div', 'canvas');
-const emptyNote = el('div', 'empty-state', 'Waiting for a plan…');
-const legend = el('div', 'legend');
-const side = el('aside', 'side');
-const tabs = el('div', 'tabs');
-tabs.setAttribute('role', 'tablist');
-const panels: Record<Tab, HTMLElement> = {
-  findings: el('section', 'tab-panel findings-panel'),
-  node: el('section', 'tab-panel node-panel'),
-  raw: el('section', 'tab-panel raw-panel'),
-  plan: el('section', 'tab-panel plan-panel'),
-};
-const tabButtons: Record<Tab, HTMLButtonElement> = {
-  findings: button('Findings', 'tab', () => selectTab('findings')),
-  node: button('Node', 'tab', () => selectTab('node')),
-  raw: button('Raw', 'tab', () => selectTab('raw')),
-  plan: button('Plan', 'tab', () => selectTab('plan')),
-};
-for (const t of Object.keys(tabButtons) as Tab[]) {
-  const b = tabButtons[t];
-  b.setAttribute('role', 'tab');
-  b.id = `tab-${t}`;
-  b.dataset.tab = t;
-  panels[t].setAttribute('role', 'tabpanel');
-  panels[t].setAttribute('aria-labelledby', b.id);
-  panels[t].tabIndex = 0;
-  tabs.appendChild(b);
-}
-append(side, tabs, ...Object.values(panels));
-append(canvas, emptyNote, legend);
-append(body, canvas, side);
+append(body, canvas.element, sidePanel.element);
 const exportStage = el('div', 'export-stage');
 exportStage.setAttribute('aria-hidden', 'true');
-append(app, toolbar, notice, compareBar, compareHead, rejectedBar, body, exportStage);
+append(app, toolbar.element, notice.element, compareBar.element, compareHead, rejectedBar.element, body, exportStage);
 
-const tree = new TreeView(canvas, {
+const tree = new TreeView(canvas.element, {
   onSelect: (node) => {
     store.select(node);
     if (view.drawn) renderDetails(panels.node, node, view.drawn.plan, view.drawn.findings, actions);
@@ -130,21 +90,6 @@ const tree = new TreeView(canvas, {
  * after opening is its top, the plan and the summary, not the last verdict to arrive.
  */
 let askedFor: string | undefined;
-
-// The tree is fitted to the canvas it was drawn in: when the panel is resized (a group split, the side
-// panel hidden), it is fitted again, once the size settles.
-let lastSize = '';
-let refit: number | undefined;
-new ResizeObserver(() => {
-  const size = `${canvas.clientWidth}x${canvas.clientHeight}`;
-  if (size === lastSize || canvas.clientWidth === 0) return;
-  lastSize = size;
-  if (refit !== undefined) window.clearTimeout(refit);
-  refit = window.setTimeout(() => {
-    if (compareView.active) compareView.fit();
-    else if (view.drawn) tree.fit();
-  }, 100);
-}).observe(canvas);
 
 const actions: PanelActions = {
   focusNode: (id) => {
@@ -183,7 +128,7 @@ function sideActions(side: Side): PanelActions {
   return { ...actions, focusNode: (id) => compareLinks.focus(side, id) };
 }
 
-const compareView = new CompareView(canvas, compareHead, {
+const compareView = new CompareView(canvas.element, compareHead, {
   onSelect: (side, node) => {
     store.select(node);
     renderCompareNodePanel(side, node);
@@ -206,24 +151,19 @@ function renderCompareNodePanel(side: Side, node: PlanNode): void {
 // ---- small helpers -------------------------------------------------------------------------------
 
 function showNotice(text: string): void {
-  noticeText.textContent = text;
-  notice.hidden = false;
+  notice.show(text);
 }
 
 function setSideHidden(hidden: boolean): void {
   app.classList.toggle('side-hidden', hidden);
-  sideButton.setAttribute('aria-pressed', String(!hidden));
+  toolbar.setSideShown(!hidden);
   store.savePrefs({ sideHidden: hidden });
 }
 setSideHidden(view.prefs.sideHidden ?? false);
 
 function selectTab(t: Tab): void {
   store.selectTab(t);
-  for (const k of TABS) {
-    tabButtons[k].setAttribute('aria-selected', String(k === t));
-    tabButtons[k].tabIndex = k === t ? 0 : -1;
-    panels[k].hidden = k !== t;
-  }
+  sidePanel.showOpenTab();
   const shown = view.shown;
   if (t === 'raw' && shown && !panels.raw.dataset.filled) {
     if (!shown.comparison && shown.rawText === undefined && shown.hasRawText) {
@@ -236,17 +176,6 @@ function selectTab(t: Tab): void {
     panels.raw.dataset.filled = '1';
   }
 }
-
-tabs.addEventListener('keydown', (ev) => {
-  let next: Tab | undefined;
-  if (ev.key === 'ArrowRight') next = store.nextTab(1);
-  else if (ev.key === 'ArrowLeft') next = store.nextTab(-1);
-  if (next) {
-    ev.preventDefault();
-    selectTab(next);
-    tabButtons[next].focus();
-  }
-});
 
 function applyTheme(kind: ThemeKind): void {
   const classes: Record<ThemeKind, string> = {
@@ -266,36 +195,9 @@ function applyTheme(kind: ThemeKind): void {
 
 // ---- drawing -------------------------------------------------------------------------------------
 
-function fillHeatOptions(plan: Plan): HeatMetric {
-  clear(heatSelect);
-  const avail = availableHeat(plan);
-  const options: HeatMetric[] = ['none', ...avail];
-  for (const h of options) {
-    const o = el('option', undefined, HEAT_LABELS[h]);
-    o.value = h;
-    heatSelect.appendChild(o);
-  }
-  const wanted = view.prefs.heat as HeatMetric | undefined;
-  const metric = wanted && options.includes(wanted) ? wanted : defaultHeat(plan);
-  heatSelect.value = metric;
-  return metric;
-}
-
 function renderLegend(metric: HeatMetric): void {
-  clear(legend);
-  if (metric !== 'none') {
-    append(legend, el('span', 'legend-label', HEAT_LABELS[metric]), el('span', 'legend-ramp'), el('span', 'legend-label', 'max'));
-  }
-  append(legend, el('span', 'legend-edge'), el('span', 'legend-label', 'edge width: rows'), el('span', 'legend-hint', `scroll zoom · drag pan · / find · arrows move · Enter folds${compareView.active ? ' · p matching node' : ''}`));
+  canvas.legend.render(metric, compareView.active);
 }
-
-heatSelect.addEventListener('change', () => {
-  const m = heatSelect.value as HeatMetric;
-  tree.setHeat(m);
-  compareView.setHeat(m);
-  renderLegend(m);
-  store.savePrefs({ heat: m });
-});
 
 function summaryOf(plan: Plan): string {
   const parts: string[] = [];
@@ -313,12 +215,11 @@ function summaryOf(plan: Plan): string {
 }
 
 function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void {
-  emptyNote.hidden = true;
-  const metric = fillHeatOptions(plan);
+  canvas.hideEmptyNote();
+  const metric = toolbar.fillHeat(plan);
   tree.setPlan(plan, findings, metric);
   renderLegend(metric);
-  summaryEl.textContent = summaryOf(plan);
-  summaryEl.title = summaryEl.textContent;
+  toolbar.setSummary(summaryOf(plan));
   const kept = resetSelection || !view.selected ? undefined : tree.node(view.selected.id);
   const selected = kept ?? plan.root;
   store.select(selected);
@@ -342,8 +243,7 @@ function renderSide(): void {
   delete panels.raw.dataset.filled;
   if (view.activeTab === 'raw') selectTab('raw');
   const changedFindings = compareView.comparison ? compareView.comparison.findings.appeared.length + compareView.comparison.findings.disappeared.length : undefined;
-  const findingCount = changedFindings ?? shown.findings.length;
-  tabButtons.findings.textContent = findingCount > 0 ? `Findings ${findingCount}` : 'Findings';
+  sidePanel.setFindingCount(changedFindings ?? shown.findings.length);
 }
 
 function showRejected(position: number | undefined): void {
@@ -353,18 +253,8 @@ function showRejected(position: number | undefined): void {
   if (cmpMsg) showComparison(cmpMsg, 'after');
   const drawn = store.drawRejected(position);
   if (!drawn) return;
-  if (drawn.rejected === undefined) {
-    rejectedBar.hidden = true;
-  } else {
-    const r = view.shown.plan.rejectedPlans[drawn.rejected]!;
-    clear(rejectedBar);
-    append(
-      rejectedBar,
-      el('span', undefined, `Showing rejected plan #${r.index + 1}${r.shardName ? ` on shard ${r.shardName}` : ''}: its figures are from the planner's trial run.`),
-      button('Back to the winning plan', 'link', () => showRejected(undefined)),
-    );
-    rejectedBar.hidden = false;
-  }
+  if (drawn.rejected === undefined) rejectedBar.hide();
+  else rejectedBar.show(view.shown.plan.rejectedPlans[drawn.rejected]!, () => showRejected(undefined));
   drawTree(drawn.plan, drawn.findings);
   renderSide();
 }
@@ -373,14 +263,12 @@ function showPlan(m: ShowPlanMessage): void {
   store.showPlan(m);
   askedFor = undefined;
   // A new plan opens at its top: the summary and the plan first.
-  for (const p of Object.values(panels)) p.scrollTop = 0;
+  sidePanel.scrollToTop();
   document.scrollingElement?.scrollTo(0, 0);
-  titleEl.textContent = m.title;
-  titleEl.title = m.title;
-  document.title = m.title;
+  toolbar.setTitle(m.title);
   compareView.hide();
-  compareBar.hidden = true;
-  rejectedBar.hidden = true;
+  compareBar.hide();
+  rejectedBar.hide();
   drawTree(m.plan, m.findings);
   renderSide();
   selectTab(view.activeTab);
@@ -394,7 +282,7 @@ function showPlan(m: ShowPlanMessage): void {
 function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): void {
   let side = mode;
   if (side === 'both') {
-    const refusal = compareView.show(m, heatFor(sharedScale(m).after));
+    const refusal = compareView.show(m, toolbar.fillHeat(sharedScale(m).after));
     if (refusal !== undefined) {
       showNotice(refusal);
       side = 'after';
@@ -402,29 +290,14 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
   }
   if (side !== 'both') compareView.hide();
   const pick = store.showComparison(m, side);
-  titleEl.textContent = m.title;
-  titleEl.title = m.title;
-  document.title = m.title;
-  clear(compareBar);
-  const modes: [CompareMode, string, string][] = [
-    ['both', 'Side by side', 'Both plans, nodes matched'],
-    ['before', `Before: ${m.before.label}`, 'The before plan alone'],
-    ['after', `After: ${m.after.label}`, 'The after plan alone'],
-  ];
-  for (const [k, label, tip] of modes) {
-    const b = button(label, k === side ? 'primary' : 'secondary', () => showComparison(m, k), tip);
-    b.setAttribute('aria-pressed', String(k === side));
-    b.dataset.mode = k;
-    compareBar.appendChild(b);
-  }
-  compareBar.hidden = false;
-  rejectedBar.hidden = true;
+  toolbar.setTitle(m.title);
+  compareBar.show(side, { before: m.before.label, after: m.after.label }, (k) => showComparison(m, k));
+  rejectedBar.hide();
   if (side === 'both') {
-    emptyNote.hidden = true;
-    renderLegend(heatSelect.value as HeatMetric);
+    canvas.hideEmptyNote();
+    renderLegend(toolbar.heat);
     const engine = m.after.plan.engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL';
-    summaryEl.textContent = `${engine} · before ${formatCount(m.before.plan.nodes.length)} nodes · after ${formatCount(m.after.plan.nodes.length)} nodes`;
-    summaryEl.title = summaryEl.textContent;
+    toolbar.setSummary(`${engine} · before ${formatCount(m.before.plan.nodes.length)} nodes · after ${formatCount(m.after.plan.nodes.length)} nodes`);
     store.select(m.after.plan.root);
     renderCompareNodePanel('after', m.after.plan.root);
     runSearch();
@@ -433,11 +306,6 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
   }
   renderSide();
   selectTab(view.activeTab);
-}
-
-/** Fills the heat menu for a plan and returns the metric to draw with. */
-function heatFor(plan: Plan): HeatMetric {
-  return fillHeatOptions(plan);
 }
 
 function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string, verdict?: SuggestionView['verdict']): void {
@@ -482,7 +350,7 @@ function hitsIn(root: PlanNode, q: string, side?: Side): SearchHit[] {
 }
 
 function runSearch(): void {
-  const q = searchInput.value.trim().toLowerCase();
+  const q = toolbar.search.query;
   let hits: SearchHit[] = [];
   if (compareView.active) {
     for (const side of ['before', 'after'] as const) {
@@ -496,7 +364,7 @@ function runSearch(): void {
     tree.setMatches(hits.map((h) => h.id));
   }
   store.setSearchHits(hits);
-  searchCount.textContent = q ? (hits.length === 0 ? 'no match' : `${hits.length} found`) : '';
+  toolbar.search.setCount(q ? (hits.length === 0 ? 'no match' : `${hits.length} found`) : '');
 }
 
 function gotoHit(step: 1 | -1): void {
@@ -504,42 +372,15 @@ function gotoHit(step: 1 | -1): void {
   if (!hit) return;
   if (hit.side) compareView.focus(hit.side, hit.id, { highlight: true, focus: false });
   else tree.focusNode(hit.id, { highlight: true, focus: false });
-  searchCount.textContent = `${view.searchPos + 1} of ${view.searchHits.length}`;
+  toolbar.search.setCount(`${view.searchPos + 1} of ${view.searchHits.length}`);
 }
-
-let searchTimer: number | undefined;
-searchInput.addEventListener('input', () => {
-  if (searchTimer !== undefined) window.clearTimeout(searchTimer);
-  searchTimer = window.setTimeout(runSearch, 120);
-});
-searchInput.addEventListener('keydown', (ev) => {
-  if (ev.key === 'Enter') {
-    ev.preventDefault();
-    if (searchTimer !== undefined) {
-      window.clearTimeout(searchTimer);
-      searchTimer = undefined;
-      runSearch();
-    }
-    gotoHit(ev.shiftKey ? -1 : 1);
-  } else if (ev.key === 'Escape') {
-    ev.preventDefault();
-    if (searchInput.value === '') activeTree().focusActive();
-    searchInput.value = '';
-    runSearch();
-  } else if (ev.key === 'ArrowDown' && view.searchPos >= 0) {
-    ev.preventDefault();
-    const hit = view.searchHits[view.searchPos];
-    (hit?.side ? (compareView.tree(hit.side) ?? tree) : tree).focusActive();
-  }
-});
 
 document.addEventListener('keydown', (ev) => {
   const t = ev.target as HTMLElement | null;
   const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
   if (ev.key === '/' && !typing) {
     ev.preventDefault();
-    searchInput.focus();
-    searchInput.select();
+    toolbar.search.focus();
   }
 });
 
@@ -550,14 +391,14 @@ function activeTree(): TreeView {
   return compareView.tree('after') ?? tree;
 }
 
-async function runExport(kind: 'svg' | 'png' | 'json'): Promise<void> {
+async function runExport(kind: ExportKind): Promise<void> {
   const { shown, drawn } = view;
   if (!shown || !drawn) {
     showNotice('There is no plan to export yet.');
     return;
   }
-  const placeholders = placeholderBox.checked;
-  exportMenu.open = false;
+  const placeholders = toolbar.placeholders;
+  toolbar.closeExportMenu();
   try {
     let msg: SaveFileMessage;
     if (kind === 'json') {
