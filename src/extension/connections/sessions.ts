@@ -214,5 +214,11 @@ export async function openExplainSession(request: SessionRequest, signal?: Abort
  * the Explain finds it open; a failure is left for the Explain to say. True when it opened one now.
  */
 export function warmExplainSession(request: SessionRequest): Promise<boolean> {
-  return explainSessions.warm(request.connectionId, explainFingerprint(request), () => openExplainSession(request));
+  return explainSessions.warm(request.connectionId, explainFingerprint(request), async () => {
+    const session = await openExplainSession(request);
+    // PostgreSQL: the side-effect query prepared, and the catalog read once, on a statement that names
+    // nothing, so the first Explain's check is as quick as the next ones.
+    if ('catalog' in session) await session.conn.verdict('SELECT 1').catch(() => undefined);
+    return session;
+  });
 }
