@@ -26,7 +26,7 @@ import {
 import { mongoDatabase, mongoEstimatedCount } from './door';
 import { measureMongo, measurePostgres, type MeasureOptions } from './measure/index';
 
-export { MONGO_WORK_UNIT, mongoNumbers, planShape, SCRATCH_PREFIX, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep, type MeasureOptions } from './measure/index';
+export { mongoNumbers, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep, type MeasureOptions } from './measure/index';
 
 /**
  * What a face may ask of the advice: the advisor's options, the measurement's, and `measure`, whether

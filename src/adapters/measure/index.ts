@@ -22,8 +22,7 @@ import { measureMongoSuggestions } from './mongoSuggestions';
 import { measurePgCandidates } from './pgCandidates';
 import { measurePgEstimates } from './pgEstimates';
 
-export { MONGO_WORK_UNIT, mongoNumbers, planShape, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep } from './figures';
-export { SCRATCH_PREFIX } from './mongoScratch';
+export { mongoNumbers, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep } from './figures';
 
 export interface MeasureOptions {
   /** MongoDB: documents in the random sample (at least, for every candidate). Default 1,000. */

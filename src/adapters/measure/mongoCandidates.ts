@@ -143,6 +143,16 @@ export async function measureMongoCandidates(db: Db, conn: MongoConnection, cmd:
       if (inSample >= total || !scalesWithData(measuredWork(n), shape.limit)) return undefined;
       return Math.round(n.work * factor);
     };
+    // A candidate's run: its figures (scaled to the whole collection when they grow with the data), or why it failed.
+    const record = (e: TournamentEntry, r: Awaited<ReturnType<typeof run>>): void => {
+      if (!r.ok) {
+        e.error = r.message;
+        return;
+      }
+      e.measured = measuredWork(r.numbers);
+      const s = scale(r.numbers);
+      if (s !== undefined) e.scaledWork = s;
+    };
     const entryOf = (c: MongoCandidate): TournamentEntry => {
       const e: TournamentEntry = { label: c.label, origin: c.origin, index: indexSpec(shape.collection, c.keys) };
       if (c.existing !== undefined) e.existing = c.existing;
@@ -206,13 +216,7 @@ export async function measureMongoCandidates(db: Db, conn: MongoConnection, cmd:
         await show(names);
         const r = await run(on());
         progress();
-        if (!r.ok) {
-          e.error = r.message;
-          continue;
-        }
-        e.measured = measuredWork(r.numbers);
-        const sc = scale(r.numbers);
-        if (sc !== undefined) e.scaledWork = sc;
+        record(e, r);
       }
       await show(new Set(built));
     }
@@ -229,13 +233,7 @@ export async function measureMongoCandidates(db: Db, conn: MongoConnection, cmd:
       }
       const r = await run(on(name));
       progress();
-      if (!r.ok) {
-        e.error = r.message;
-        continue;
-      }
-      e.measured = measuredWork(r.numbers);
-      const s = scale(r.numbers);
-      if (s !== undefined) e.scaledWork = s;
+      record(e, r);
     }
     const scan = budget.spent() ? { ok: false as const, message: budget.skipped() } : await run(on({ $natural: 1 }));
     progress();
