@@ -84,3 +84,56 @@ describe('finder: a capitalised import is a Mongoose model only where its module
     assert.deepEqual(read(text, '/ws/src/settings.ts').map(described), ['users.deleteOne']);
   });
 });
+
+describe('finder: a Mongoose model a base repository is given by each subclass', () => {
+  const read = reader({
+    '/ws/dal/base.repository.ts': [
+      "import { Model } from 'mongoose';",
+      'export class BaseRepository<T> {',
+      '  public _model: Model<T>;',
+      '  constructor(protected MongooseModel: Model<T>, private readonly label: string) { this._model = MongooseModel; }',
+      '  count() { return this.MongooseModel.estimatedDocumentCount(); }',
+      '}',
+    ].join('\n'),
+    '/ws/dal/invoice.schema.ts': "import mongoose from 'mongoose';\nexport const Invoice = mongoose.model('Invoice', new mongoose.Schema({ customerId: String, paid: Boolean }));",
+    '/ws/dal/invoice.repository.ts': [
+      "import { BaseRepository } from './base.repository';",
+      "import { Invoice } from './invoice.schema';",
+      'export class InvoiceRepository extends BaseRepository<unknown> {',
+      "  constructor() { super(Invoice, 'invoice'); }",
+      '  unpaid(customerId: string) { return this._model.find({ customerId, paid: false }); }',
+      '}',
+    ].join('\n'),
+  });
+
+  it('reads this._model in the subclass, and repository._model elsewhere, as the model given to super()', () => {
+    const own = read([
+      "import { BaseRepository } from './base.repository';",
+      "import { Invoice } from './invoice.schema';",
+      'export class InvoiceRepository extends BaseRepository<unknown> {',
+      "  constructor() { super(Invoice, 'invoice'); }",
+      '  unpaid(customerId: string) { return this._model.find({ customerId, paid: false }); }',
+      '}',
+    ].join('\n'), '/ws/dal/invoice.repository.ts');
+    assert.deepEqual(own.map(described), ['invoices.find']);
+    const text = [
+      "import { InvoiceRepository } from '../dal/invoice.repository';",
+      'const invoices = new InvoiceRepository();',
+      'export const purge = (customerId: string) => invoices._model.deleteMany({ customerId });',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/admin/purge.ts').map(described), ['invoices.deleteMany']);
+    assert.deepEqual(read(text, '/ws/admin/purge.ts', false), []);
+  });
+
+  it('names no model in the base class itself, where each subclass gives another', () => {
+    const base = read([
+      "import { Model } from 'mongoose';",
+      'export class BaseRepository<T> {',
+      '  public _model: Model<T>;',
+      '  constructor(protected MongooseModel: Model<T>) { this._model = MongooseModel; }',
+      '  all() { return this._model.find({}); }',
+      '}',
+    ].join('\n'), '/ws/dal/base2.repository.ts');
+    assert.deepEqual(base.map(described), []);
+  });
+});

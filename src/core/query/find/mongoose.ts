@@ -13,7 +13,7 @@ import type { MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { requiredModule } from './scope';
-import { classMemberOf } from './origin';
+import { classMemberOf, originOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 
@@ -158,12 +158,21 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
       const field = ex.thisField(name);
       const injected = field ? injectedModel(ex, field) : undefined;
       if (injected) return { model: injected, at: e.property! };
-      if (field) return modelOf(ex, field, op, depth + 1);
+      const fromField = field ? modelOf(ex, field, op, depth + 1) : undefined;
+      if (fromField) return fromField;
+      const cls = ex.enclosingClassNode();
+      const passed = cls ? passedModel(ex, cls, name, op, depth) : undefined;
+      if (passed) return { ...passed, at: e.property! };
+      if (field) return undefined;
       if (/.Model$/.test(name) && !usesSqlOrm(ex)) return { model: capitalise(name.replace(/Model$/, '')), at: e.property! };
       return undefined;
     }
     // models.Order, db.models.Order
     if (ex.lastName(obj) === 'models' && /^[A-Z]/.test(name)) return { model: name, at: e.property! };
+    // jobRepository._model: a repository of a class whose base holds the model its constructor is given.
+    const holder = originOf(ex, obj, 0);
+    const passed = holder && 'holder' in holder ? passedModel(holder.ex, holder.holder, name, op, depth) : undefined;
+    if (passed) return { ...passed, at: e.property! };
     // this.customersService.CustomerModel: a model another class has injected (`@InjectModel(Customer.name)`),
     // on a field typed by that class.
     const member = classMemberOf(ex, e);
@@ -174,6 +183,84 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
 }
 
 const MONGOOSE_MODULES = ['mongoose', '@nestjs/mongoose', '@typegoose/typegoose'];
+
+/**
+ * The model a member holds when a base class sets it from a parameter of its constructor and each class
+ * below passes its own model to `super(...)` (`class JobRepository extends BaseRepository { constructor()
+ * { super(Job, JobEntity) } }`, the base `constructor(protected model: Model<T>) { this._model = model }`):
+ * the argument the nearest class below gives, followed down while it is a parameter again.
+ */
+function passedModel(ex: Extractor, cls: BNode, name: string, op: ChainCall, depth: number): ModelName | undefined {
+  if (depth > 8) return undefined;
+  const chain: { ex: Extractor; node: BNode }[] = [];
+  for (let at: { ex: Extractor; node: BNode } | undefined = { ex, node: cls }; at && chain.length < 8; ) {
+    chain.push(at);
+    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
+    at = sup ? at.ex.classOf(sup, 0) : undefined;
+  }
+  for (let k = 1; k < chain.length; k++) {
+    let index = setFromParameter(chain[k]!.node, name);
+    if (index === undefined) continue;
+    for (let j = k - 1; j >= 0 && index !== undefined; j--) {
+      const below = chain[j]!;
+      const ctor = constructorOf(below.node);
+      if (!ctor) continue;
+      const arg = superArguments(ctor)?.[index];
+      if (!arg) return undefined;
+      const a = unwrap(arg);
+      const p = a.type === 'Identifier' ? parameterNames(ctor).indexOf(a.name!) : -1;
+      if (p >= 0) {
+        index = p;
+        continue;
+      }
+      const m = below.ex.inClass(below.node, () => modelOf(below.ex, a, op, depth + 1));
+      return m ? { model: m.model, ...(m.collection !== undefined ? { collection: m.collection } : {}), at: a } : undefined;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+function constructorOf(cls: BNode): BNode | undefined {
+  return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+}
+
+function parameterNames(fn: BNode): (string | undefined)[] {
+  return (fn.params ?? []).map((p) => {
+    const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+    const id = param.type === 'AssignmentPattern' ? param.left : param;
+    return id?.type === 'Identifier' ? id.name : undefined;
+  });
+}
+
+/** The index of the constructor's parameter a class sets its member `name` from (a parameter property, `this.name = param`). */
+function setFromParameter(cls: BNode, name: string): number | undefined {
+  const ctor = constructorOf(cls);
+  if (!ctor) return undefined;
+  const params = parameterNames(ctor);
+  const own = (ctor.params ?? []).findIndex((p, i) => p.type === 'TSParameterProperty' && params[i] === name);
+  if (own >= 0) return own;
+  for (const st of (ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) : undefined) ?? []) {
+    const a = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+    if (a?.type !== 'AssignmentExpression' || a.operator !== '=') continue;
+    const left = unwrap(a.left!);
+    const right = unwrap(a.right!);
+    if (isMember(left) && unwrap(left.object!).type === 'ThisExpression' && propertyName(left) === name && right.type === 'Identifier') {
+      const i = params.indexOf(right.name!);
+      if (i >= 0) return i;
+    }
+  }
+  return undefined;
+}
+
+/** The arguments of the `super(...)` call a constructor makes. */
+function superArguments(ctor: BNode): BNode[] | undefined {
+  for (const st of (ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) : undefined) ?? []) {
+    const c = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+    if (c && isCall(c) && unwrap(c.callee!).type === 'Super') return c.arguments ?? [];
+  }
+  return undefined;
+}
 
 function usesSqlOrm(ex: Extractor): boolean {
   return !ex.imports(...MONGOOSE_MODULES) && ex.imports(...SQL_LIBRARIES);
