@@ -45,10 +45,18 @@ export function mongoCandidates(c: GeneratedCase): string[] {
   return [COLLSCAN, ...new Set(keys)];
 }
 
+/** Lower-case words a name must keep its quotes for (the ones a schema is likely to use as a name). */
+const RESERVED = new Set(['order', 'group', 'table', 'select', 'from', 'where', 'limit', 'offset', 'end', 'all', 'desc', 'asc', 'default', 'check', 'primary', 'references', 'column', 'constraint', 'to', 'and', 'or', 'not', 'null', 'true', 'false', 'case', 'when', 'then', 'else', 'user', 'current_user', 'session_user', 'analyse', 'analyze', 'using', 'on', 'in', 'is', 'as', 'by', 'distinct', 'having', 'into', 'union', 'unique', 'window', 'with']);
+
 /** A CREATE INDEX statement reduced to what makes two indexes the same: table, method, keys, INCLUDE. */
 export function pgKey(ddl: string): string {
-  // Lower case outside string literals only, so a partial index's WHERE keeps its values.
-  let s = ddl.replace(/;\s*$/, '').replace(/\s+/g, ' ').trim().split(/('(?:[^']|'')*')/).map((part, i) => (i % 2 === 1 ? part : part.toLowerCase())).join('');
+  // Lower case outside string literals and quoted identifiers only, so a partial index's WHERE keeps its
+  // values and a table or column the schema spells in capitals ("Link", "createdById") keeps its name; a
+  // quoted name that needs no quotes is written without them, as the other spelling of the same name.
+  let s = ddl.replace(/;\s*$/, '').replace(/\s+/g, ' ').trim().split(/('(?:[^']|'')*'|"(?:[^"]|"")*")/).map((part, i) => {
+    if (i % 2 === 0) return part.toLowerCase();
+    return /^"[a-z_][a-z0-9_]*"$/.test(part) && !RESERVED.has(part.slice(1, -1)) ? part.slice(1, -1) : part;
+  }).join('');
   s = s.replace(/^create (unique )?index (concurrently )?(if not exists )?("?[\w$]+"? )?on (only )?/, '');
   s = s.replace(/\bpublic\./g, '').replace(/ using btree/, '').replace(/ asc\b/g, '').replace(/ desc nulls first/g, ' desc').replace(/ nulls last/g, '');
   return s.replace(/\s*\(\s*/g, '(').replace(/\s*\)/g, ')').replace(/\s*,\s*/g, ', ');

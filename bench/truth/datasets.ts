@@ -160,7 +160,7 @@ export async function settle(pg: Client, tables: string[]): Promise<void> {
     await pg.query(`ALTER TABLE ${t} SET (autovacuum_enabled = off)`);
     for (let i = 0; i < 5; i++) {
       await pg.query(`VACUUM (FREEZE, ANALYZE) ${t}`);
-      const r = await pg.query<{ done: boolean }>('SELECT relallvisible >= relpages AS done FROM pg_class WHERE relname = $1', [t]);
+      const r = await pg.query<{ done: boolean }>('SELECT relallvisible >= relpages AS done FROM pg_class WHERE oid = $1::regclass', [t]);
       if (r.rows[0]?.done) break;
     }
   }

@@ -7,6 +7,7 @@
 //
 //   npm run bench:truth [-- --set checking|tuning|all] [--seeds 1..480] [--engine mongodb|postgres]
 //                          [--no-connected] [--verbose] [--postgres 15|18]
+//   npm run bench:truth -- --set realcode[-tuning|-all]     the real-code cases (bench/truth/realcode/)
 
 import { resolve } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
@@ -19,6 +20,7 @@ import { loadMongo, loadPostgres } from './datasets';
 import { generateCase, type Engine, type GeneratedCase, type TruthSet } from './generate';
 import { REWRITTEN_IN, asRecorded, handmadeCorrect, handmadeRecord, loadHandmadeMongo, loadHandmadePostgres, readHandmade, recordedKeys, recordedWork } from './handmade';
 import { best, measureMongo, measureMongoSet, measurePg, missingMongo, missingPg, readRecord, writeRecord, type CaseRecord, type Measure } from './oracle';
+import { REALCODE_DATA_VERSION, asGenerated, databaseOf, loadRealMongo, loadRealPostgres, readRealcode, type RealRepository } from './realcode';
 
 /** The oracle's results; QPI_TRUTH_CACHE moves them (the default is ignored by git). */
 const CACHE = process.env.QPI_TRUTH_CACHE ?? resolve(__dirname, '..', '..', '.cache', 'truth');
@@ -36,16 +38,19 @@ interface Options {
   handmade: string | undefined;
   /** 15: the PostgreSQL 15 (+HypoPG) of scripts/servers.mjs; 18: the embedded PostgreSQL 18, its oracle cached apart. */
   postgres: 15 | 18;
+  /** The real-code cases of these repositories instead of the generated and hand-made ones. */
+  realcode: TruthSet | 'all' | undefined;
 }
 
 function options(argv: string[]): Options {
-  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false, handmade: resolve(__dirname, '..', '..', 'test', 'fixtures', 'truth'), postgres: 15 };
+  const o: Options = { set: 'checking', from: 1, to: 480, engines: ['mongodb', 'postgres'], connected: true, verbose: false, handmade: resolve(__dirname, '..', '..', 'test', 'fixtures', 'truth'), postgres: 15, realcode: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--set') {
       const v = argv[++i];
-      if (v !== 'checking' && v !== 'tuning' && v !== 'all') throw new Error('--set takes checking, tuning or all');
-      o.set = v;
+      if (v === 'realcode' || v === 'realcode-tuning' || v === 'realcode-all') o.realcode = v === 'realcode' ? 'checking' : v === 'realcode-tuning' ? 'tuning' : 'all';
+      else if (v !== 'checking' && v !== 'tuning' && v !== 'all') throw new Error('--set takes checking, tuning, all, realcode, realcode-tuning or realcode-all');
+      else o.set = v;
     } else if (a === '--seeds') {
       const m = /^(\d+)\.\.(\d+)$/.exec(argv[++i] ?? '');
       if (!m) throw new Error('--seeds takes FROM..TO, for example 1..480');
@@ -274,6 +279,61 @@ async function handmade(o: Options, engine: Engine, sv: Servers): Promise<void> 
   for (const line of misses) console.log(line);
 }
 
+/** One repository's database: the URI `qpi advise --uri` is given and the connection the oracle measures on. */
+interface RealDb { uri: string; conn: Db | pg.Client }
+
+/**
+ * The real-code cases of `repos` (one engine): the oracle on each repository's database, then the advice
+ * offline and connected, judged as the generated cases are; accuracy per repository and in all.
+ */
+async function realcode(o: Options, engine: Engine, repos: RealRepository[], dbs: Map<string, RealDb>): Promise<void> {
+  const cases = repos.flatMap((r) => r.cases.map((c) => ({ r, c, g: asGenerated(r, c) })));
+  const dir = resolve(cacheOf(engine), `realcode-d${REALCODE_DATA_VERSION}`);
+  const recs = cases.map((x) => readRecord(dir, x.g));
+  const save = (rec: CaseRecord): void => {
+    if (!interrupted) writeRecord(dir, rec);
+  };
+  const to = Date.now();
+  let count = 0;
+  for (const r of repos) {
+    const db = dbs.get(r.repository)!;
+    const missing = cases.flatMap((x, i) => (x.r === r ? [{ rec: recs[i]!, keys: engine === 'mongodb' ? missingMongo(recs[i]!) : missingPg(recs[i]!), into: 'candidates' as const }] : [])).filter((n) => n.keys.length > 0);
+    count += missing.reduce((a, n) => a + n.keys.length, 0);
+    const progress = (d: number, t: number): void => {
+      if (d % 50 === 0 || d === t) process.stderr.write(`  oracle ${r.repository}: ${d}/${t} indexes\n`);
+    };
+    if (engine === 'mongodb') await measureMongo(db.conn as Db, missing, progress, save);
+    else await measurePg(db.conn as pg.Client, missing, progress, save);
+  }
+  const measured = recs.reduce((a, r) => a + Object.keys(r.candidates).length, 0);
+  console.log(`\n${engineName(engine)}, real code (${o.realcode} repositories): ${cases.length} cases from ${repos.length} repositories, ${measured} candidate measurements (${count} new, ${((Date.now() - to) / 1000).toFixed(0)} s).`);
+  const modes: ('offline' | 'connected')[] = o.connected ? ['offline', 'connected'] : ['offline'];
+  const results = new Map<string, (Verdict & { measured?: string })[]>();
+  for (const mode of modes) {
+    const ta = Date.now();
+    const verdicts: (Verdict & { measured?: string })[] = [];
+    for (const [i, x] of cases.entries()) {
+      const db = dbs.get(x.r.repository)!;
+      const { s, all, error, measured } = await advise(x.c.query, engine, mode === 'connected' ? db.uri : undefined);
+      const v = await judge(engine, db.conn, recs[i]!, s, error, all);
+      verdicts.push(mode === 'connected' && measured !== undefined ? { ...v, measured } : v);
+    }
+    for (const rec of recs) save(rec);
+    results.set(mode, verdicts);
+    console.log(`  advice ${mode}: ${((Date.now() - ta) / 1000).toFixed(0)} s`);
+  }
+  table(cases.map((x) => x.r.repository), modes, new Map([...results].map(([m, v]) => [m, v.map((x) => x.ok)])));
+  if (!o.verbose) return;
+  for (const [i, x] of cases.entries()) {
+    const b = best(recs[i]!);
+    console.log(`  ${x.c.id} (${x.c.category}): ${x.c.query}\n      best ${b?.key ?? 'none'} work ${b?.work ?? '-'}`);
+    for (const mode of modes) {
+      const v = results.get(mode)![i]!;
+      console.log(`      ${mode} ${v.ok ? 'ok  ' : 'miss'} ${v.what} work ${v.work}${v.measured !== undefined ? ` (${v.measured})` : ''}`);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
   const t0 = Date.now();
@@ -316,6 +376,30 @@ async function main(): Promise<void> {
       if (o.postgres === 15) await c.query('CREATE EXTENSION IF NOT EXISTS hypopg');
       return c;
     };
+    if (o.realcode !== undefined) {
+      for (const engine of o.engines) {
+        const repos = readRealcode().filter((r) => r.engine === engine && (o.realcode === 'all' || r.set === o.realcode));
+        const dbs = new Map<string, RealDb>();
+        const tl = Date.now();
+        for (const r of repos) {
+          const name = databaseOf(r);
+          if (engine === 'mongodb') {
+            const db = mongo.db(name);
+            await loadRealMongo(db, r);
+            dbs.set(r.repository, { uri: mongoUri(name), conn: db });
+          } else {
+            const c = await pgDb(name);
+            await loadRealPostgres(c, r);
+            dbs.set(r.repository, { uri: pgUri(name), conn: c });
+          }
+        }
+        console.log(`${engineName(engine)}: the real-code data of ${repos.length} repositories loaded in ${((Date.now() - tl) / 1000).toFixed(0)} s.`);
+        await realcode(o, engine, repos, dbs);
+      }
+      await admin.end();
+      console.log(`\nTotal ${((Date.now() - t0) / 1000).toFixed(0)} s.`);
+      return;
+    }
     const sv: Servers = {
       mongoUri: mongoUri('qpi_truth_gen'), pgUri: pgUri('qpi_truth_gen'), db: mongo.db('qpi_truth_gen'), pg: await pgDb('qpi_truth_gen'),
       handmadeMongoUri: mongoUri('qpi_truth_cases'), handmadePgUri: pgUri('qpi_truth_cases'), handmadeDb: mongo.db('qpi_truth_cases'), handmadePg: await pgDb('qpi_truth_cases'),

@@ -78,6 +78,10 @@ describe('truth oracle keys', () => {
     assert.equal(pgKey('CREATE INDEX CONCURRENTLY ON esr (a, b DESC, c);'), pgKey('CREATE INDEX ON esr (a, b DESC, c)'));
     assert.equal(pgKey('CREATE INDEX CONCURRENTLY ON public.orders (status ASC NULLS LAST) INCLUDE (total);'), 'orders(status) include(total)');
     assert.notEqual(pgKey('CREATE INDEX ON orders (status) WHERE status = \'Paid\''), pgKey('CREATE INDEX ON orders (status) WHERE status = \'paid\''));
+    // A name spelled in capitals keeps them inside its quotes; one that needs no quotes is the same name without.
+    assert.equal(pgKey('CREATE INDEX CONCURRENTLY ON "Link" ("createdById");'), '"Link"("createdById")');
+    assert.equal(pgKey('CREATE INDEX ON "action" ("project_id", last_active)'), pgKey('CREATE INDEX ON action (project_id, last_active)'));
+    assert.equal(pgKey('CREATE INDEX ON "user" (id)'), '"user"(id)');
     assert.equal(mongoKey({ a: -1, b: 1 }), mongoKey({ a: 1, b: -1 }));
     assert.notEqual(mongoKey({ a: 1, b: 1 }), mongoKey({ a: 1, b: -1 }));
   });
