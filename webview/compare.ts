@@ -85,6 +85,8 @@ interface Pane {
 }
 
 export class CompareView {
+  /** The comparison's head (verdict, counts, totals), over the canvas; hidden while no comparison is shown. */
+  readonly head = el('section', 'compare-head');
   private panes: Record<Side, Pane> | undefined;
   private container: HTMLElement | undefined;
   private cmp: ComparedPlans | undefined;
@@ -95,9 +97,11 @@ export class CompareView {
 
   constructor(
     private readonly canvas: HTMLElement,
-    private readonly head: HTMLElement,
     private readonly cb: CompareCallbacks,
-  ) {}
+  ) {
+    this.head.setAttribute('aria-label', 'Comparison');
+    this.head.hidden = true;
+  }
 
   get active(): boolean {
     return this.panes !== undefined;

@@ -58,9 +58,6 @@ const toolbar = new Toolbar(
 );
 const notice = new Notice();
 const compareBar = new CompareBar();
-const compareHead = el('section', 'compare-head');
-compareHead.setAttribute('aria-label', 'Comparison');
-compareHead.hidden = true;
 const rejectedBar = new RejectedBar();
 
 const canvas = new PlanCanvas(() => {
@@ -71,9 +68,17 @@ const sidePanel = new SidePanel(store, (t) => selectTab(t));
 const panels = sidePanel.panels;
 const body = el('main', 'body');
 append(body, canvas.element, sidePanel.element);
+const compareView = new CompareView(canvas.element, {
+  onSelect: (side, node) => {
+    store.select(node);
+    renderCompareNodePanel(side, node);
+  },
+  onOpen: (_side, node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
+  onClickNode: () => selectTab('node'),
+});
 const exportStage = el('div', 'export-stage');
 exportStage.setAttribute('aria-hidden', 'true');
-append(app, toolbar.element, notice.element, compareBar.element, compareHead, rejectedBar.element, body, exportStage);
+append(app, toolbar.element, notice.element, compareBar.element, compareView.head, rejectedBar.element, body, exportStage);
 
 const tree = new TreeView(canvas.element, {
   onSelect: (node) => {
@@ -128,14 +133,6 @@ function sideActions(side: Side): PanelActions {
   return { ...actions, focusNode: (id) => compareLinks.focus(side, id) };
 }
 
-const compareView = new CompareView(canvas.element, compareHead, {
-  onSelect: (side, node) => {
-    store.select(node);
-    renderCompareNodePanel(side, node);
-  },
-  onOpen: (_side, node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
-  onClickNode: () => selectTab('node'),
-});
 
 function renderCompareNodePanel(side: Side, node: PlanNode): void {
   const plan = compareView.plan(side);
