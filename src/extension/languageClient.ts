@@ -13,8 +13,9 @@ import type { Catalog, CatalogRelation, ExistingMongoIndex, ExistingPgIndex } fr
 import { parseMongoQuery } from '../core/index';
 import {
   AdviceWanted, CapReached, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
-  type AdviceWantedParams, type CapReachedParams, type ClearAdviceParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams, type SetSchemaResult,
+  type AdviceWantedParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams,
 } from '../protocol/languageServer';
+import { typedMessages, type TypedMessages } from '../protocol/messages';
 import { isCollectionFamily, onFamilyMember, otherMembers, parseMongoCreateIndex, type IndexCreationResult } from '../core/index';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
@@ -63,23 +64,25 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
       },
     },
   });
-  const schemas = new SchemaFetcher(client, services);
+  // The custom messages go through their typed descriptors (src/protocol/languageServer.ts).
+  const server = typedMessages(client);
+  const schemas = new SchemaFetcher(server, services);
   registerCommands(context, services);
   context.subscriptions.push(
     client,
-    client.onNotification(SchemaNeeded, (p: SchemaNeededParams) => void schemas.fetch(p)),
-    client.onNotification(ExplainWanted, (p: ExplainWantedParams) => void schemas.explain(p)),
-    client.onNotification(AdviceWanted, (p: AdviceWantedParams) => void schemas.advise(p)),
-    client.onNotification(CapReached, (p: CapReachedParams) => services.caps.report(p)),
+    server.onNotification(SchemaNeeded, (p) => void schemas.fetch(p)),
+    server.onNotification(ExplainWanted, (p) => void schemas.explain(p)),
+    server.onNotification(AdviceWanted, (p) => void schemas.advise(p)),
+    server.onNotification(CapReached, (p) => services.caps.report(p)),
     // Another connection for a folder: every face asks again.
     services.bindings.onDidChange(() => services.invalidateAdvice({})),
     // Advice dropped (Create Index, Refresh Connections, an index change the advice service saw, a
     // connection switch): the server forgets the index lists, plans and verdicts of every document and
     // asks again, so the lens and the squiggles follow the panel.
-    services.onAdviceInvalidated(() => void client.sendNotification(ClearSchema, {})),
+    services.onAdviceInvalidated(() => void server.notify(ClearSchema, {})),
     // A measurement changed a cached answer in place: the index lists and plans still hold, so the
     // server only drops its verdicts and asks the advice service again, which answers from its cache.
-    services.onAdviceMeasured(() => void client.sendNotification(ClearAdvice, {} satisfies ClearAdviceParams)),
+    services.onAdviceMeasured(() => void server.notify(ClearAdvice, {})),
   );
   try {
     await client.start();
@@ -96,7 +99,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
  * every invalidation): a list kept per connection would leave a document opened later without one.
  */
 class SchemaFetcher {
-  constructor(private readonly client: LanguageClient, private readonly s: Services) {}
+  constructor(private readonly server: TypedMessages, private readonly s: Services) {}
 
   async fetch(p: SchemaNeededParams): Promise<void> {
     const uri = vscode.Uri.parse(p.uri);
@@ -105,7 +108,7 @@ class SchemaFetcher {
         const spec = (engine === 'mongodb' ? p.mongodb : p.postgres).length > 0 ? this.s.bindings.get(uri, engine) : undefined;
         if (!spec) continue;
         // Said first, so the lens waits for the connection's verdict instead of guessing without it.
-        await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [p.uri], engine, connectionName: spec.name, ...(engine === 'mongodb' ? { collections: [] } : { tables: [] }) } satisfies SetSchemaParams);
+        await this.server.request(SetSchema, { uris: [p.uri], engine, connectionName: spec.name, ...(engine === 'mongodb' ? { collections: [] } : { tables: [] }) });
         if (engine === 'mongodb') await this.mongo(p.uri, spec, p.mongodb);
         else await this.postgres(p.uri, spec, p.postgres.map((t) => t.table));
       }
@@ -156,7 +159,7 @@ class SchemaFetcher {
             await conn.close();
           }
         }
-        await this.client.sendRequest(SetPlans, { uris: [p.uri], connectionName: spec.name, plans } satisfies SetPlansParams);
+        await this.server.request(SetPlans, { uris: [p.uri], connectionName: spec.name, plans });
         this.s.log.info(`Inline advice: ${plans.filter((x) => x.summary).length} of ${queries.length} queries explained without running them on ${spec.name}.`);
       } catch (err) {
         this.s.log.warn(`Inline advice without background plans: ${err instanceof Error ? err.message : String(err)}`);
@@ -215,7 +218,7 @@ class SchemaFetcher {
       } catch (err) {
         fail(err instanceof Error ? err.message : String(err));
       }
-      await this.client.sendRequest(SetAdvice, { uris: [p.uri], connectionName: spec?.name ?? '', entries } satisfies SetAdviceParams);
+      await this.server.request(SetAdvice, { uris: [p.uri], connectionName: spec?.name ?? '', entries });
       const given = entries.filter((e) => e.advice).length;
       this.s.log.info(`Inline advice: ${given} of ${queries.length} ${engine === 'mongodb' ? 'MongoDB' : 'PostgreSQL'} queries advised by the connection's advice service${spec ? ` on ${spec.name}` : ''}.`);
     }
@@ -237,7 +240,7 @@ class SchemaFetcher {
         });
         collections.push({ name: t.collection, indexes, ...(t.database !== undefined ? { database: t.database } : {}), ...(relation !== undefined ? { relation } : {}) });
       }
-      const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'mongodb', connectionName: spec.name, collections } satisfies SetSchemaParams);
+      const r = await this.server.request(SetSchema, { uris: [docUri], engine: 'mongodb', connectionName: spec.name, collections });
       this.s.log.info(`Inline advice: index lists of ${collections.map((c) => c.name).join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
     } finally {
       await conn.close();
@@ -267,7 +270,7 @@ class SchemaFetcher {
       // What each table is on the connection (a table, a view, nothing), read with the index lists.
       const catalog = await conn.catalog(todo.map((table) => ({ table })), spec.name).catch(() => undefined);
       const tablesParam = [...byTable].map(([name, indexes]) => ({ name, indexes, ...(catalog && name in catalog.relations ? { relation: catalog.relations[name] ?? null } : {}) }));
-      const r = await this.client.sendRequest<SetSchemaResult>(SetSchema, { uris: [docUri], engine: 'postgres', connectionName: spec.name, tables: tablesParam } satisfies SetSchemaParams);
+      const r = await this.server.request(SetSchema, { uris: [docUri], engine: 'postgres', connectionName: spec.name, tables: tablesParam });
       this.s.log.info(`Inline advice: index lists of ${todo.join(', ')} from ${spec.name} (${r.advised} queries advised with them).`);
     } finally {
       await conn.close();

@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseLock } from '../core/index';
-import type { WorkspaceLock } from './service';
+import type { WorkspaceLock } from './covers';
 
 export const LOCK_FILE = 'qpi.lock.json';
 

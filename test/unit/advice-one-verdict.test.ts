@@ -65,7 +65,7 @@ describe('language server: the advice service\'s verdict on the lens, the squigg
 
   function setup() {
     const f = openFixture('queries.sql', { explainDelayMs: 0 });
-    const wanted = () => f.port.notifications.filter((n) => n.method === AdviceWanted).map((n) => n.params as AdviceWantedParams);
+    const wanted = () => f.port.notifications.filter((n) => n.method === AdviceWanted.method).map((n) => n.params as AdviceWantedParams);
     const lensTitles = () => f.service.codeLenses(f.uri).filter((l) => l.range.start.line === LINE).map((l) => l.command?.title ?? '');
     const codesOnLine = () => f.port.last(f.uri).filter((d) => d.range.start.line === LINE).map((d) => String(d.code)).sort();
     return { ...f, wanted, lensTitles, codesOnLine };

@@ -12,7 +12,7 @@ import { FakePort } from './lsp-fixtures';
 const sql = (count: number) => Array.from({ length: count }, (_, i) => `SELECT id FROM orders WHERE status = 's${i}';`).join('\n');
 
 function caps(port: FakePort): CapReachedParams[] {
-  return port.notifications.filter((n) => n.method === CapReached).map((n) => n.params as CapReachedParams);
+  return port.notifications.filter((n) => n.method === CapReached.method).map((n) => n.params as CapReachedParams);
 }
 
 describe('per-file caps of inline advice', () => {

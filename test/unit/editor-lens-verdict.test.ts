@@ -18,7 +18,7 @@ describe('the "serves it" lens names its verdict', () => {
     const f = openFixture('queries.sql', { explainDelayMs: 0 });
     const lens = () => f.service.codeLenses(f.uri).find((l) => l.range.start.line === LINE && /serves it/.test(l.command?.title ?? ''))?.command;
     f.service.setSchema({ uris: [f.uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [pkey, served] }] });
-    const asked = f.port.notifications.filter((n) => n.method === AdviceWanted).map((n) => n.params as AdviceWantedParams);
+    const asked = f.port.notifications.filter((n) => n.method === AdviceWanted.method).map((n) => n.params as AdviceWantedParams);
     const text = asked[0]!.queries.find((q) => q.text.includes('customer_id = 42'))!.text;
     const advice = keepServedIndexes(await advisePostgres(text, { existing: [pkey, served] }), { postgres: [pkey, served] });
     f.service.setAdvice({ uris: [f.uri], connectionName: 'pg', entries: [{ engine: 'postgres', text, advice }] });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver';
+import type { NotificationType } from '../../src/protocol/messages';
 import { InlineAdviceService, type ServerPort } from '../../src/server/service';
 
 export const LSP_FIXTURES = join(__dirname, '..', 'fixtures', 'lsp');
@@ -24,8 +25,12 @@ export class FakePort implements ServerPort {
   sendDiagnostics(p: PublishDiagnosticsParams): void {
     this.published.push(p);
   }
-  sendNotification(method: string, params: unknown): void {
-    this.notifications.push({ method, params });
+  sendNotification<P>(type: NotificationType<P>, params: P): void {
+    this.notifications.push({ method: type.method, params });
+  }
+  /** The parameters of each notification the server sent with this descriptor, oldest first. */
+  sent<P>(type: NotificationType<P>): P[] {
+    return this.notifications.filter((n) => n.method === type.method).map((n) => n.params as P);
   }
   log(m: string): void {
     this.logs.push(m);

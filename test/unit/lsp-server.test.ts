@@ -9,7 +9,7 @@ import type { CodeAction, Diagnostic, TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseMongoQuery } from '../../src/core/query/mongoShell';
 import { findQueries, loadSqlParser, type FoundMongoQuery } from '../../src/core/query/find';
-import { ClientCommands, DiagnosticCodes, ExplainWanted, SchemaNeeded, type DiagnosticData, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams } from '../../src/protocol/languageServer';
+import { ClientCommands, DiagnosticCodes, ExplainWanted, SchemaNeeded, type DiagnosticData, type InlineExplainArgs } from '../../src/protocol/languageServer';
 import { loadPlan } from '../../src/core/load';
 import { summarize } from '../../src/extension/planSummary';
 import { explainText } from '../../src/core/lint/explainText';
@@ -184,7 +184,7 @@ describe('language server: handlers', () => {
 
   it('asks the extension for the schema of the collections a document uses, and advises with it', async () => {
     const { service, port, uri } = openFixture('driver.ts');
-    const need = port.notifications.filter((n) => n.method === SchemaNeeded).map((n) => n.params as SchemaNeededParams);
+    const need = port.sent(SchemaNeeded);
     assert.equal(need.length, 1);
     assert.deepEqual(need[0]!.mongodb, [{ collection: 'orders', database: 'shop' }, { collection: 'customers', database: 'shop' }]);
     const base = codes(port.last(uri));
@@ -213,7 +213,7 @@ describe('language server: handlers', () => {
 
   it('says when no PostgreSQL index supports a filter or gives the order', () => {
     const { service, port, uri } = openFixture('queries.sql');
-    const need = port.notifications.filter((n) => n.method === SchemaNeeded).map((n) => n.params as SchemaNeededParams);
+    const need = port.sent(SchemaNeeded);
     assert.deepEqual(need[0]!.postgres, [{ table: 'orders' }]);
     service.setSchema({ uris: [uri], engine: 'postgres', connectionName: 'pg', tables: [{ name: 'orders', indexes: [{ name: 'orders_pkey', table: 'orders', columns: [{ column: 'id' }], primary: true, unique: true }] }] });
     const first = port.last(uri).filter((d) => d.range.start.line === 3);
@@ -235,12 +235,12 @@ describe('language server: handlers', () => {
   it('asks for background explains once edits pause, within a budget, and shows the server\'s plan', async () => {
     const { service, port, uri, text } = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 8 });
     await service.explainsSettled(uri);
-    assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, 0, 'no connection, no explain');
+    assert.equal(port.sent(ExplainWanted).length, 0, 'no connection, no explain');
     service.setSchema({ uris: [uri], engine: 'mongodb', connectionName: 'Local', collections: [{ name: 'orders', indexes: [{ name: '_id_', key: { _id: 1 } }] }] });
     await service.explainsSettled(uri);
-    const wanted = port.notifications.filter((x) => x.method === ExplainWanted);
+    const wanted = port.sent(ExplainWanted);
     assert.equal(wanted.length, 1, 'one request once the indexes came');
-    const asked = wanted[0]!.params as ExplainWantedParams;
+    const asked = wanted[0]!;
     // The five queries written with literal values; the three with values from the code are not asked for.
     assert.deepEqual(asked.queries.map((q) => /\.(\w+)\(/.exec(q.text.replace('db.getSiblingDB("shop").', ''))![1]), ['find', 'aggregate', 'find', 'updateMany', 'countDocuments']);
     const update = asked.queries.find((q) => q.text.includes('updateMany'))!;
@@ -252,15 +252,15 @@ describe('language server: handlers', () => {
     const after = port.last(uri).filter((d) => d.range.start.line === line('orders.updateMany'));
     assert.deepEqual(codes(after), [DiagnosticCodes.planFullScan], 'the plan replaces what the index lists suggested');
     assert.match(String(after[0]!.message), /^The plan Local chose reads the whole orders collection \(UPDATE > COLLSCAN, queryPlanner\)/);
-    const again = port.notifications.filter((n) => n.method === ExplainWanted).length;
+    const again = port.sent(ExplainWanted).length;
     service.change(uri, 2, `${text}\n`);
     await service.explainsSettled(uri);
-    assert.equal(port.notifications.filter((n) => n.method === ExplainWanted).length, again, 'each text is explained once');
+    assert.equal(port.sent(ExplainWanted).length, again, 'each text is explained once');
 
     const small = openFixture('driver.ts', { explainDelayMs: 5, explainsPerMinute: 2 });
     small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
     await small.service.explainsSettled(small.uri);
-    const first = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
+    const first = small.port.sent(ExplainWanted).map((n) => n.queries.length);
     assert.deepEqual(first, [2], 'two per minute');
     // An invalidation (Create Index, another connection, Refresh) asks again at once, whatever this
     // minute's budget has left: the lens and the squiggles must follow the server.
@@ -269,7 +269,7 @@ describe('language server: handlers', () => {
       small.service.setSchema({ uris: [small.uri], engine: 'mongodb', connectionName: 'Local', collections: [] });
       await small.service.explainsSettled(small.uri);
     }
-    const rounds = small.port.notifications.filter((n) => n.method === ExplainWanted).map((n) => (n.params as ExplainWantedParams).queries.length);
+    const rounds = small.port.sent(ExplainWanted).map((n) => n.queries.length);
     assert.deepEqual(rounds, [2, 2, 2, 2], 'asked again after each invalidation');
   });
 
