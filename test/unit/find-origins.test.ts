@@ -137,3 +137,44 @@ describe('finder: a Mongoose model a base repository is given by each subclass',
     assert.deepEqual(base.map(described), []);
   });
 });
+
+describe('finder: MongoDB collections handed out by the application', () => {
+  const read = reader({
+    '/ws/db/collections.ts': [
+      "import type { Db } from 'mongodb';",
+      'export const CatalogCollections = async (db: Db) => {',
+      "  const Products = db.collection('products');",
+      "  const ProductTexts = db.collection('product_texts');",
+      '  await Products.createIndex({ slug: 1 });',
+      '  return { Products, ProductTexts };',
+      '};',
+    ].join('\n'),
+    '/ws/db/driver.ts': "import * as mongodb from 'mongodb';\nexport { mongodb };",
+  });
+
+  it('reads a collection destructured from what an imported function returns, named where it is made', () => {
+    const text = [
+      "import { CatalogCollections } from '../db/collections';",
+      'export async function configure(db) {',
+      '  const { Products, ProductTexts } = await CatalogCollections(db);',
+      '  return {',
+      '    bySlug: (slug: string) => Products.findOne({ slug }),',
+      '    texts: (productId: string) => ProductTexts.find({ productId }).toArray(),',
+      '  };',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/modules/catalog.ts').map(described), ['products.findOne', 'product_texts.find']);
+    assert.deepEqual(read(text, '/ws/modules/catalog.ts', false), []);
+  });
+
+  it('reads a collection given in a destructured parameter typed by the driver, through a namespace another module passes on', () => {
+    const text = [
+      "import { mongodb } from '../db/driver';",
+      'export const configureFilters = ({ Filters }: { Filters: mongodb.Collection<{ key: string }> }) => ({',
+      '  byKey: (key: string) => Filters.findOne({ key }),',
+      '});',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/modules/filters.ts').map((q) => q.engine === 'mongodb' ? q.command.operation : q.sql), ['findOne']);
+    assert.deepEqual(read(text, '/ws/modules/filters.ts', false), []);
+  });
+});

@@ -473,10 +473,31 @@ class Collections {
       holder = prop ? this.ex.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
     }
     if (holder) return this.of(holder, depth + 1);
+    const fromCall = part.of ? this.returnedMember(part.of, part.path, e, depth) : undefined;
+    if (fromCall) return fromCall;
     const holderName = part.path.length > 1 ? part.path[part.path.length - 2] : part.of ? this.ex.lastName(part.of) : undefined;
     // A bare `db` is the shell's or a driver Db, which holds no collections as properties; `app.db` may.
     const bareDb = holderName === 'db' && part.path.length === 1 && part.of?.type === 'Identifier';
     return holderName !== undefined && COLLECTION_HOLDERS.test(holderName) && !bareDb ? { name: key, flavour: 'driver', nameRange: range(e) } : undefined;
+  }
+
+  /**
+   * `const { Products } = await ProductsCollection(db)`: the collection the function (here or in another
+   * module of the workspace) puts under that key of the object it returns, read where it is made.
+   */
+  private returnedMember(of: BNode, path: string[], at: BNode, depth: number): FoundCollection | undefined {
+    let call = unwrap(of);
+    if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
+    if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier') return undefined;
+    return this.ex.throughCall(call, (ret, inModule) => {
+      let held: BNode | undefined = inModule.follow(ret);
+      for (const k of path) {
+        const prop: BNode | undefined = held?.type === 'ObjectExpression' ? (held.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k) : undefined;
+        held = prop ? inModule.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+      }
+      if (!held) return undefined;
+      return inModule === this.ex ? this.of(held, depth + 1) : atCall(new Collections(inModule).of(held, depth + 1), at);
+    });
   }
 
   /**

@@ -46,6 +46,7 @@ export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undef
   e = unwrap(e);
   if (e.type === 'AwaitExpression' && e.argument) return originOf(ex, e.argument, depth + 1);
   if (e.type === 'Identifier') return nameOrigin(ex, e.name!, depth);
+  if (e.type === 'ObjectExpression') return { holder: e, ex };
   if (e.type === 'NewExpression' || isCall(e)) return callOrigin(ex, e, depth);
   if (isMember(e)) {
     const name = propertyName(e);
@@ -111,6 +112,13 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   if (!r) return undefined;
   const b = r.binding;
   if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
+  // `const { Orders } = await collections(db)`, `({ Orders }: { Orders: Collection<Order> }) => ...`: the
+  // member of what the pattern takes apart.
+  if ('unknown' in b && b.part && (b.part.of || b.part.typeNode)) {
+    let o = b.part.of ? originOf(ex, b.part.of, depth + 1) : typeOrigin(ex, b.part.typeNode!, depth + 1);
+    for (const key of b.part.path) o = o && 'holder' in o ? memberOrigin(o.ex, o.holder, key, depth + 1) : undefined;
+    return o;
+  }
   if ('init' in b) {
     if (r.mutated) return undefined;
     return originOf(ex, b.init, depth + 1);

@@ -21,6 +21,8 @@ export type Binding = { init: BNode } | { unknown: true; from?: string; imported
 export interface Part {
   of?: BNode;
   path: string[];
+  /** The pattern's annotation where nothing is given (`({ Orders }: { Orders: Collection<Order> }) => ...`). */
+  typeNode?: BNode;
 }
 
 export class Scope {
@@ -80,7 +82,8 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
       return;
     }
     case 'ObjectPattern': {
-      const base: Part = part ?? (init ? { of: init, path: [] } : { path: [] });
+      const annotation = init ? undefined : typeAnnotationOf(pattern);
+      const base: Part = part ?? (init ? { of: init, path: [] } : { path: [], ...(annotation ? { typeNode: annotation } : {}) });
       for (const p of pattern.properties ?? []) {
         if (p.type === 'RestElement') {
           declareNames(p.argument, into);
