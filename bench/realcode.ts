@@ -19,9 +19,9 @@
 import { posix } from 'node:path';
 import { dependenciesOf, gitFiles, repoDependencies, repoLabel } from './git-files';
 import { parse } from '@babel/parser';
-import { advisePostgresShapes, adviseMongo, fromMongoCommand, isOtherDatabase, loadSqlParser, parsePostgresQuerySync } from '../src/core/index';
-import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../src/core/query/find/index';
-import { parseSqlSync } from '../src/core/sql/parser';
+import { loadSqlParser } from '../src/core/index';
+import { analysable, impossibleCount } from './inventory/readable';
+import { findQueries, querySourceKind, scriptDialect } from '../src/core/query/find/index';
 
 type Library = 'mongodb-driver' | 'mongoose' | 'prisma' | 'knex' | 'sequelize' | 'typeorm' | 'postgres.js' | 'slonik' | 'node-postgres';
 interface Site { library: Library; file: string; start: number; end: number; line: number; text: string }
@@ -240,63 +240,6 @@ function mongoCollectionNames(src: string, ast: N): Set<string> {
   return out;
 }
 
-function analysable(q: FoundQuery): boolean | 'nothing to index' | 'another database' {
-  if (q.engine === 'mongodb') return q.command.collection !== '' && fromMongoCommand(q.command).ok;
-  if (q.otherDatabase) return 'another database';
-  const parsed = parsePostgresQuerySync(q.sql);
-  if (parsed.ok) return true;
-  if (isOtherDatabase(parsed.refusal)) return 'another database';
-  return /reads no rows|has no table to index/.test(parsed.refusal) ? 'nothing to index' : false;
-}
-
-/** Suggestions naming something that is not a table or column, checked from the statement's own tree. */
-function impossibleCount(q: FoundQuery): number {
-  if (q.engine === 'mongodb') {
-    const input = fromMongoCommand(q.command);
-    if (!input.ok) return 0;
-    return adviseMongo(input.query).suggestions.filter((s) => s.action === 'create' && s.index?.engine === 'mongodb' && s.index.keys[0]?.field === '_id').length;
-  }
-  if (q.otherDatabase) return 0;
-  const parsed = parsePostgresQuerySync(q.sql);
-  if (!parsed.ok) return 0;
-  // As the language server asks: with the names the finder wrote for ones chosen at run time.
-  const standIns = q.standInNames ?? [];
-  const advice = advisePostgresShapes(parsed.shapes, standIns.length > 0 ? { standIns } : {});
-  const tables = new Set<string>();
-  const ctes = new Set<string>();
-  const outputs = new Set<string>();
-  const stack: unknown[] = [parseSqlSync(q.sql)];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (Array.isArray(x)) stack.push(...x);
-    else if (typeof x === 'object' && x !== null) {
-      const o = x as Record<string, { relname?: string; ctename?: string; name?: string; val?: Record<string, unknown> }>;
-      // A relation is a RangeVar, wrapped in FROM lists and bare as an UPDATE's or DELETE's target.
-      const relname = (x as { relname?: unknown }).relname;
-      if (typeof relname === 'string') tables.add(relname);
-      if (o['CommonTableExpr']?.ctename) ctes.add(o['CommonTableExpr'].ctename);
-      const list = (o['SelectStmt'] as unknown as { targetList?: { ResTarget?: { name?: string; val?: Record<string, unknown> } }[] } | undefined)?.targetList ?? [];
-      for (const t of list) if (t.ResTarget?.name && !('ColumnRef' in (t.ResTarget.val ?? {}))) outputs.add(t.ResTarget.name);
-      stack.push(...Object.values(x));
-    }
-  }
-  let bad = 0;
-  for (const s of advice.suggestions) {
-    if (s.action !== 'create' || s.index?.engine !== 'postgres') continue;
-    const ix = s.index;
-    // System catalogs and information_schema views take no user index either.
-    const system = ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(ix.table);
-    // A stand-in (`FROM ${table}` read as `FROM "table"`) is in the tree but names nothing that exists.
-    // So is the name a builder reader writes when the code shows no table at all.
-    const standIn = standIns.includes(ix.table.toLowerCase()) || /^unknown_(table|entity)$/.test(ix.table) || ix.keys.some((k) => !k.expression && (standIns.includes(k.column.toLowerCase()) || k.column === 'unknown_column'));
-    if (system || standIn || ctes.has(ix.table) || !tables.has(ix.table) || ix.keys.some((k) => !k.expression && outputs.has(k.column))) {
-      bad++;
-      if (listMisses) console.log(`  impossible ${s.createText} for ${q.sql.replace(/\s+/g, ' ').slice(0, 100)}`);
-    }
-  }
-  return bad;
-}
-
 /** A relative import's target as a repository path without its extension or `/index`. */
 function resolveLocal(from: string, spec: string): string {
   return posix.normalize(posix.join(posix.dirname(from), spec)).replace(/\.(c|m)?(j|t)sx?$/, '').replace(/\/index$/, '');
@@ -327,7 +270,7 @@ async function main(): Promise<void> {
       const sites = inventory(f.path, f.text, setups, deps && dependenciesOf(deps, f.path));
       if (sites.length === 0) continue;
       const found = findQueries(f.text, querySourceKind('', f.path), scriptDialect('', f.path)).queries;
-      for (const q of found) impossible += impossibleCount(q);
+      for (const q of found) impossible += impossibleCount(q, listMisses ? (l) => console.log(l) : undefined);
       for (const s of sites) {
         const t = per.get(s.library) ?? { sites: 0, found: 0, analysable: 0, nothing: 0, other: 0 };
         per.set(s.library, t);

@@ -1,8 +1,10 @@
 // The finder against the checker inventory (checker.ts), on the same files of each repository: per
 // library, the inventory's sites in application code and in tests, how many the finder found (a found
 // query whose range overlaps the site's call), and the finder's detections that overlap no site of the
-// inventory (possible spurious detections, or queries of what the inventory does not type). The sites
-// missed and the extra detections are written to .cache/inventory/<owner+name>.txt for reading.
+// inventory (possible spurious detections, or queries of what the inventory does not type). A site is
+// analysable when a query found on it is one the advisor reads, and the indexes suggested for every query
+// found that cannot exist are counted, both as bench/realcode.ts counts them (readable.ts). The sites
+// missed, the extra detections and those suggestions are written to .cache/inventory/<owner+name>.txt.
 //
 // Each argument is a fetched git directory (.../owner+name/repo); its files at HEAD are written once to
 // .cache/realcode/<owner+name>/ and read from there. Nothing of them is kept in the project.
@@ -23,6 +25,8 @@ import { dirname, join, resolve } from 'node:path';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../../src/core/query/find/index';
 import { LIBRARIES, inventory, type InventoryResult, type Library, type Site } from './checker';
 import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
+import { loadSqlParser } from '../../src/core/index';
+import { analysable, impossibleCount } from './readable';
 
 /** The inventory of a commit, taken once and kept (the checker takes seconds to minutes per repository). */
 function cachedInventory(name: string, commit: string, folder: string, fresh: boolean): InventoryResult {
@@ -36,7 +40,8 @@ function cachedInventory(name: string, commit: string, folder: string, fresh: bo
   return inv;
 }
 
-interface Row { app: number; test: number; appFound: number; testFound: number }
+/** Per library: sites, those found, and those found whose query the advisor reads (readable.ts analysable). */
+interface Row { app: number; test: number; appFound: number; testFound: number; appAnalysable: number; testAnalysable: number }
 
 /** The repository's files at HEAD in a folder of the cache, written once per commit. */
 function checkout(gitDir: string): { name: string; commit: string; folder: string } {
@@ -76,7 +81,7 @@ function describe(q: FoundQuery): string {
   return q.engine === 'mongodb' ? `mongodb ${q.command.collection || '?'}` : `postgres ${q.origin}`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (dirs.length === 0) {
     console.error('Give one or more fetched git directories.');
@@ -84,6 +89,7 @@ function main(): void {
     return;
   }
   mkdirSync('.cache/inventory', { recursive: true });
+  await loadSqlParser();
   for (const dir of dirs) {
     const repo = checkout(dir);
     const inv = cachedInventory(repo.name, repo.commit, repo.folder, process.argv.includes('--fresh'));
@@ -100,7 +106,8 @@ function main(): void {
     }
     const modules = process.argv.includes('--single-file') ? undefined : nodeWorkspaceModules(repo.folder);
     const began = Date.now();
-    const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0 }]));
+    const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0, appAnalysable: 0, testAnalysable: 0 }]));
+    let impossible = 0;
     const missed: Site[] = [];
     const extras: string[] = [];
     const extraCount = { app: 0, test: 0 };
@@ -118,10 +125,20 @@ function main(): void {
       for (const s of sites) {
         const row = rows.get(s.library)!;
         // A bulkWrite of operations pushed elsewhere is found when one of them names this call as one that runs it.
-        const hit = found.some((q) => overlaps(q.range, s) || (q.engine === 'mongodb' && (q.calledFrom ?? []).some((r) => overlaps(r, s))));
-        if (s.test) { row.test++; if (hit) row.testFound++; } else { row.app++; if (hit) row.appFound++; }
-        if (!hit) missed.push(s);
+        const hits = found.filter((q) => overlaps(q.range, s) || (q.engine === 'mongodb' && (q.calledFrom ?? []).some((r) => overlaps(r, s))));
+        const read = hits.some((q) => analysable(q) === true);
+        if (s.test) {
+          row.test++;
+          if (hits.length > 0) row.testFound++;
+          if (read) row.testAnalysable++;
+        } else {
+          row.app++;
+          if (hits.length > 0) row.appFound++;
+          if (read) row.appAnalysable++;
+        }
+        if (hits.length === 0) missed.push(s);
       }
+      for (const q of found) impossible += impossibleCount(q, (l) => extras.push(`${l} (${file})`));
       for (const q of found) {
         if (sites.some((s) => overlaps(q.range, s) || (q.engine === 'mongodb' && (q.calledFrom ?? []).some((r) => overlaps(r, s))))) continue;
         const test = sites[0]?.test ?? /(^|\/)(test|tests|__tests__|spec|specs)\/|\.(test|spec)\.[cm]?[jt]sx?$/.test(file);
@@ -134,8 +151,10 @@ function main(): void {
     const out: string[] = [`${repo.name} @ ${repo.commit}: ${inv.files.length} files (${inv.skipped} over 400 KB skipped), inventory ${(inv.ms / 1000).toFixed(1)} s, finder ${(finderMs / 1000).toFixed(1)} s`];
     for (const [lib, r] of rows) {
       if (r.app + r.test === 0) continue;
-      out.push(`  ${lib.padEnd(15)} sites app ${String(r.app).padStart(4)} test ${String(r.test).padStart(4)}   found app ${String(r.appFound).padStart(4)} (${pct(r.appFound, r.app).padStart(4)}) test ${String(r.testFound).padStart(4)} (${pct(r.testFound, r.test).padStart(4)})`);
+      out.push(`  ${lib.padEnd(15)} sites app ${String(r.app).padStart(4)} test ${String(r.test).padStart(4)}   found app ${String(r.appFound).padStart(4)} (${pct(r.appFound, r.app).padStart(4)}) test ${String(r.testFound).padStart(4)} (${pct(r.testFound, r.test).padStart(4)})` +
+        `   analysable app ${String(r.appAnalysable).padStart(4)} (${pct(r.appAnalysable, r.app).padStart(4)}) test ${String(r.testAnalysable).padStart(4)} (${pct(r.testAnalysable, r.test).padStart(4)})`);
     }
+    out.push(`  suggested indexes that cannot exist (readable.ts impossibleCount, every query found): ${impossible}`);
     out.push(`  finder detections on no inventory site: app ${extraCount.app}, test ${extraCount.test}`);
     out.push(`  left out of the inventory: ${inv.leftOut.inserts} Knex inserts, ${inv.leftOut.otherStatements} SQL texts that start no query (DDL, SET, ...)`);
     out.push(`  calls with a query method's name on a receiver typed any (not in the inventory): app ${inv.untyped.app}, test ${inv.untyped.test}`);
@@ -144,9 +163,9 @@ function main(): void {
       ...missed.map((s) => `  missed ${s.library.padEnd(15)} ${s.test ? 'test' : 'app '} ${s.file}:${s.line} [${s.api}] ${s.text}`), '', 'Finder detections on no inventory site:', ...extras];
     const path = join('.cache/inventory', `${repo.name.replace('/', '+')}.txt`);
     writeFileSync(path, `${listing.join('\n')}\n`);
-    writeFileSync(path.replace(/\.txt$/, '.json'), JSON.stringify({ repo, rows: Object.fromEntries(rows), extras: extraCount, untyped: inv.untyped, leftOut: inv.leftOut, inventoryMs: inv.ms, finderMs, files: inv.files.length }, null, 1));
+    writeFileSync(path.replace(/\.txt$/, '.json'), JSON.stringify({ repo, rows: Object.fromEntries(rows), impossible, extras: extraCount, untyped: inv.untyped, leftOut: inv.leftOut, inventoryMs: inv.ms, finderMs, files: inv.files.length }, null, 1));
     console.log(`  listed in ${path}`);
   }
 }
 
-main();
+void main();
