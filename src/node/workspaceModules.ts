@@ -123,12 +123,13 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
   return out;
 }
 
-/** A package's entry as source: `source`, else `main`/`types` moved from its build folder to `src` or `lib`, else none (index). */
+/** A package's entry as source: `source`, else `main`/`types` moved from its build folder (dist, build, out, lib) to `src` or `lib`, else none (index). */
 function entryOf(dir: string, pkg: { main?: string; types?: string; source?: string }): { entry?: string } {
   if (pkg.source) return { entry: resolvePath(dir, pkg.source) };
   const main = pkg.types ?? pkg.main;
   if (!main) return {};
-  const asSource = main.replace(/^\.?\/?(dist|build|out)\//, '').replace(/\.d\.ts$|\.(c|m)?js$/, '');
+  // `lib/` is a build folder as often as a source one: both are tried, the source folder first.
+  const asSource = main.replace(/^\.?\/?(dist|build|out|lib)\//, '').replace(/\.d\.ts$|\.(c|m)?js$/, '');
   for (const base of ['src', 'lib', '.']) {
     const candidate = resolvePath(dir, base, asSource);
     for (const ext of ['.ts', '.tsx', '.js', '.mjs', '.cjs']) {

@@ -1,0 +1,35 @@
+// The workspace as the language server and the CLI read it from disk (src/node/workspaceModules.ts): a
+// workspace package is found by its name at its source, not at the build its package.json points to.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
+
+describe('finder: workspace packages on disk', () => {
+  let root = '';
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'qpi-ws-'));
+    const write = (path: string, text: string) => {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write('package.json', JSON.stringify({ name: 'shop', workspaces: ['packages/*'] }));
+    // Built into lib/, which the repository does not hold: the source is src/db-index.ts.
+    write('packages/db/package.json', JSON.stringify({ name: '@shop/db', main: 'lib/db-index.js', types: 'lib/db-index.d.ts' }));
+    write('packages/db/src/db-index.ts', "import * as mongodb from 'mongodb';\nexport { mongodb };");
+    // JavaScript whose lib/ is its source.
+    write('packages/legacy/package.json', JSON.stringify({ name: '@shop/legacy', main: 'lib/index.js' }));
+    write('packages/legacy/lib/index.js', 'module.exports = {};');
+    write('packages/app/src/catalog.ts', "import { mongodb } from '@shop/db';");
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('resolves a package whose main is in a lib/ build folder to its src/, and a lib/ that is source to itself', () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'packages/app/src/catalog.ts');
+    assert.equal(modules.resolve(from, '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
+    assert.equal(modules.resolve(from, '@shop/legacy'), join(root, 'packages/legacy/lib/index.js'));
+  });
+});
