@@ -7,6 +7,7 @@ import { extensionTests } from './extension.test';
 import { languageServerTests } from './languageServer.test';
 import { lockTests } from './lock.test';
 import { realCodeTests } from './realCode.test';
+import { sessionTests } from './sessions.test';
 import { settingsConnectionTests } from './settingsConnections.test';
 
 export function run(): Promise<void> {
@@ -17,6 +18,7 @@ export function run(): Promise<void> {
   // Also before any binding: the repository's schema speaks only where no connection sends index lists.
   realCodeTests();
   extensionTests();
+  sessionTests();
   languageServerTests();
   doesNotExistTests();
   lockTests();
