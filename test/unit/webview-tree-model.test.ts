@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { loadPlan } from '../../src/core/index';
 import type { Finding, Plan, PlanNode } from '../../src/core/model';
-import { extentOf, layoutTree, neighbour } from '../../webview/treeLayout';
+import { extentOf, laneBoxes, layoutTree, neighbour } from '../../webview/treeLayout';
 import { CHILD_PAGE, EXPAND_BUDGET, INITIAL_BUDGET, TreeModel } from '../../webview/treeModel';
 
 /** A PostgreSQL JSON plan node: `kids` below it. */
@@ -256,5 +256,21 @@ describe('webview tree model', () => {
     }
     const e = extentOf(order, false);
     for (const l of order) assert.ok(l.x >= e.x0 && l.x + l.geom.w <= e.x1 && l.y >= e.y0 && l.y + l.geom.h <= e.y1);
+  });
+
+  it('draws a lane around each shard subtree, apart from the lanes of the other shards', () => {
+    const plan = corpus('mongo-sharded-find-geowithin-shard-merge-rejected-3.2.json');
+    const m = new TreeModel(plan);
+    const { order } = layoutTree(m, (n) => ({ w: 160 + (n.id % 4) * 30, h: 70 }));
+    const lanes = laneBoxes(order);
+    assert.deepEqual(lanes.map((l) => l.id).sort((a, b) => a - b), plan.nodes.filter((n) => n.details.shardName !== undefined).map((n) => n.id).sort((a, b) => a - b));
+    for (const lane of lanes) {
+      for (const l of order.filter((o) => m.shardOf(o.node.id) === lane.id)) {
+        assert.ok(l.x > lane.x0 && l.x + l.geom.w < lane.x1 && l.y > lane.y0 && l.y + l.geom.h < lane.y1, `card ${l.node.id} inside the lane of shard ${lane.name}`);
+      }
+    }
+    const byX = [...lanes].sort((a, b) => a.x0 - b.x0);
+    for (let i = 1; i < byX.length; i++) assert.ok(byX[i]!.x0 > byX[i - 1]!.x1, `lanes ${byX[i - 1]!.name} and ${byX[i]!.name} overlap`);
+    assert.ok(extentOf(order, true).x0 < extentOf(order, false).x0, 'the extent makes room for the lanes');
   });
 });
