@@ -13,14 +13,14 @@ import type { MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { requiredModule } from './scope';
-import { classMemberOf, originOf } from './origin';
+import { classMemberOf, libraryOf, originOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 
 /** Model methods and the operation each runs. */
 const MODEL_METHODS: Record<string, MongoOperation> = {
   find: 'find', findOne: 'findOne', findById: 'findOne', exists: 'findOne', countDocuments: 'countDocuments', count: 'count',
-  aggregate: 'aggregate', distinct: 'distinct', updateOne: 'updateOne', updateMany: 'updateMany', update: 'updateMany', replaceOne: 'replaceOne',
+  estimatedDocumentCount: 'count', aggregate: 'aggregate', distinct: 'distinct', updateOne: 'updateOne', updateMany: 'updateMany', update: 'updateMany', replaceOne: 'replaceOne',
   deleteOne: 'deleteOne', deleteMany: 'deleteMany', remove: 'deleteMany', findOneAndUpdate: 'findOneAndUpdate', findOneAndDelete: 'findOneAndDelete',
   findOneAndRemove: 'findOneAndDelete', findOneAndReplace: 'findOneAndReplace', findByIdAndUpdate: 'findOneAndUpdate',
   findByIdAndDelete: 'findOneAndDelete', findByIdAndRemove: 'findOneAndDelete',
@@ -163,6 +163,8 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
       const cls = ex.enclosingClassNode();
       const passed = cls ? passedModel(ex, cls, name, op, depth) : undefined;
       if (passed) return { ...passed, at: e.property! };
+      // `protected model: Model<T>` in a base class that each subclass gives its own: a model chosen at run time.
+      if (libraryOf(ex, e) === 'mongoose-model') return { model: '', collection: '', at: e.property! };
       if (field) return undefined;
       if (/.Model$/.test(name) && !usesSqlOrm(ex)) return { model: capitalise(name.replace(/Model$/, '')), at: e.property! };
       return undefined;

@@ -11,7 +11,7 @@ import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 
-export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma';
+export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model';
 
 /** A value's origin: a library's query object, or a class or object of the application whose members are followed. */
 export type Origin = { library: Library } | { holder: BNode; ex: Extractor };
@@ -23,6 +23,7 @@ const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
   postgres: { Sql: 'postgres', TransactionSql: 'postgres', ReservedSql: 'postgres' },
   mongodb: { Collection: 'mongodb-collection', Db: 'mongodb-db' },
   '@prisma/client': { PrismaClient: 'prisma', TransactionClient: 'prisma' },
+  mongoose: { Model: 'mongoose-model' },
 };
 /** Calls and constructors of each library that make one: `knex(config)`, `new Pool()`, `postgres(url)`. */
 const LIBRARY_MAKERS: Record<string, Record<string, Library>> = {
