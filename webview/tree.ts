@@ -44,6 +44,15 @@ function heatClass(frac: number): string {
   return 'heat-4';
 }
 
+/** A card's own classes, on screen and in an export: heat, waste, never executed, the caller's mark. */
+function cardClasses(geom: CardGeom, heatFrac: number): string[] {
+  const cls = ['card', heatClass(heatFrac)];
+  if (geom.spec.waste && geom.spec.waste.level !== 'muted') cls.push(`waste-${geom.spec.waste.level}`);
+  if (geom.spec.neverExecuted) cls.push('never');
+  if (geom.decoration?.className) cls.push(geom.decoration.className);
+  return cls;
+}
+
 export class TreeView {
   readonly element: SVGSVGElement;
   private readonly svg: Selection<SVGSVGElement, unknown, null, undefined>;
@@ -216,10 +225,7 @@ export class TreeView {
       .attr('aria-level', (d) => d.depth + 1)
       .attr('aria-expanded', (d) => (d.node.children.length === 0 ? null : String(!model.isCollapsed(d.node.id))))
       .attr('class', (d) => {
-        const cls = ['card', heatClass(heatFraction(d.node, plan, this.heat))];
-        if (d.geom.spec.waste && d.geom.spec.waste.level !== 'muted') cls.push(`waste-${d.geom.spec.waste.level}`);
-        if (d.geom.spec.neverExecuted) cls.push('never');
-        if (d.geom.decoration?.className) cls.push(d.geom.decoration.className);
+        const cls = cardClasses(d.geom, heatFraction(d.node, plan, this.heat));
         if (model.isCollapsed(d.node.id)) cls.push('collapsed');
         if (d.node.id === model.active) cls.push('active');
         if (model.isMatch(d.node.id)) cls.push('match');
@@ -527,10 +533,7 @@ export class TreeView {
           .attr('stroke-width', edgeWidth(l.node.metrics.rowsReturned, textPlan.maxima.rowsReturned));
       }
       const frac = heatFraction(l.node, textPlan, this.heat);
-      const g = cards.append('g').attr('class', `card ${heatClass(frac)}`).attr('transform', `translate(${l.x},${l.y})`) as unknown as G;
-      if (l.geom.spec.waste && l.geom.spec.waste.level !== 'muted') g.classed(`waste-${l.geom.spec.waste.level}`, true);
-      if (l.geom.spec.neverExecuted) g.classed('never', true);
-      if (l.geom.decoration?.className) g.classed(l.geom.decoration.className, true);
+      const g = cards.append('g').attr('class', cardClasses(l.geom, frac).join(' ')).attr('transform', `translate(${l.x},${l.y})`) as unknown as G;
       drawCard(g, l.geom, model.mark(l.node.id), false);
       g.select('rect.heat-bar').attr('width', Math.max(0, (l.geom.w - 2) * frac));
       if (l.node.children.length > 0 && model.isCollapsed(l.node.id)) {
