@@ -13,7 +13,7 @@ import { loadPlan } from '../../src/core/load';
 import type { Plan, PlanNode } from '../../src/core/model';
 import { parseMongoQuery } from '../../src/core/query/mongoShell';
 import { toServerCommand } from '../../src/core/query/mongoServerCommand';
-import { COLLSCAN, NO_INDEX, mongoCandidates, pgCandidates, pgKey } from './candidates';
+import { COLLSCAN, NO_INDEX, mongoCandidates, mongoKey, pgCandidates, pgKey } from './candidates';
 import { DATA_VERSION } from './datasets';
 import { GENERATOR_VERSION, type GeneratedCase } from './generate';
 
@@ -129,9 +129,13 @@ export async function measureMongo(db: Db, needs: Need[], onIndex?: (done: numbe
     const coll = db.collection(collection);
     const names = new Map<string, string>();
     const errors = new Map<string, string>();
-    const specs = batch.filter((id) => !id.endsWith(`\u0000${COLLSCAN}`)).map((id, j) => ({ id, key: JSON.parse(id.split('\u0000')[1]!) as Document, name: `qpi_truth_${j}` }));
+    // An index the collection has (its _id index, one its schema declares) is hinted as it is: MongoDB
+    // builds a second index on the same keys when the options differ (a unique one), and a hint on those
+    // keys is then refused as ambiguous.
+    const has = new Set((await coll.indexes()).map((ix) => mongoKey(ix.key as Record<string, number>)));
+    const specs = batch.filter((id) => !id.endsWith(`\u0000${COLLSCAN}`) && !has.has(id.split('\u0000')[1]!)).map((id, j) => ({ id, key: JSON.parse(id.split('\u0000')[1]!) as Document, name: `qpi_truth_${j}` }));
     try {
-      await coll.createIndexes(specs.map(({ key, name }) => ({ key, name })));
+      if (specs.length > 0) await coll.createIndexes(specs.map(({ key, name }) => ({ key, name })));
       // An index equal to one that exists (the _id index) is not created again: only built ones are dropped.
       const built = new Set((await coll.indexes()).map((ix) => ix.name));
       for (const x of specs) if (built.has(x.name)) names.set(x.id, x.name);
