@@ -179,3 +179,20 @@ describe('finder: MongoDB collections handed out by the application', () => {
     assert.deepEqual(read(text, '/ws/modules/filters.ts', false), []);
   });
 });
+
+describe('finder: estimatedDocumentCount counts the whole collection', () => {
+  it('reads it as a count with no filter, its options left out, on a driver collection and a Mongoose model', () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      "import mongoose from 'mongoose';",
+      "const Visit = mongoose.model('Visit', new mongoose.Schema({ at: Date }));",
+      "const events = new MongoClient('mongodb://localhost').db('app').collection('events');",
+      'export const sizes = async () => [await events.estimatedDocumentCount({ maxTimeMS: 500 }), await Visit.estimatedDocumentCount({ maxTimeMS: 500 })];',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts').queries;
+    assert.deepEqual(qs.map((q) => (q.engine === 'mongodb' ? [q.command.collection, q.command.operation, JSON.stringify(q.command.filter ?? {})] : q.sql)), [
+      ['events', 'count', '{}'],
+      ['visits', 'count', '{}'],
+    ]);
+  });
+});

@@ -18,7 +18,7 @@ import { isForeign } from './workspace';
 import { libraryOf } from './origin';
 
 export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
-  'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite']);
+  'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite', 'estimatedDocumentCount']);
 /** Modules whose presence says a `db.x.count()` is not MongoDB. */
 export const SQL_LIBRARIES = ['@prisma/client', 'knex', 'sequelize', 'sequelize-typescript', 'typeorm', 'drizzle-orm', 'kysely', 'pg', 'postgres', 'slonik', 'mysql', 'mysql2', '@mikro-orm/core', 'objection'];
 /** Names of a collection chosen at run time (`req.collection`, a `coll` parameter). */
@@ -118,6 +118,12 @@ export const mongoCalls: CallReader = {
     const coll = new Collections(ex).of(unwrap(unwrap(op.call.callee!).object!), 0);
     if (!coll || (coll.flavour === 'driver' && ormOptions(ex, op.call.arguments?.[0]))) return false;
     if (op.name === 'bulkWrite') return readBulkWrite(ex, coll, chain, opIndex);
+    // estimatedDocumentCount(options) counts the whole collection: its argument is no filter.
+    if (op.name === 'estimatedDocumentCount') {
+      const whole = chain.map((c, i) => (i === opIndex ? { ...c, call: { ...c.call, arguments: [] } } : c));
+      readMongoChain(ex, coll, whole, opIndex, 'count');
+      return true;
+    }
     readMongoChain(ex, coll, chain, opIndex, legacyOperation(ex, op));
     return true;
   },

@@ -98,6 +98,8 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
  * argument, which keeps its own place in the file.
  */
 function byIdCall(op: ChainCall): BNode {
+  // estimatedDocumentCount(options) counts the whole collection: its argument is no filter.
+  if (op.name === 'estimatedDocumentCount') return { ...op.call, arguments: [] };
   if (!op.name.startsWith('findById') || !op.call.arguments?.[0]) return op.call;
   const arg = op.call.arguments[0];
   const key: BNode = { type: 'Identifier', name: '_id', start: arg.start, end: arg.start };
