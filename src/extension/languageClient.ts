@@ -65,7 +65,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     },
   });
   // The custom messages go through their typed descriptors (src/protocol/languageServer.ts).
-  const server = typedMessages(client);
+  const server = typedMessages<'client'>(client);
   const schemas = new SchemaFetcher(server, services);
   registerCommands(context, services);
   context.subscriptions.push(
@@ -99,7 +99,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
  * every invalidation): a list kept per connection would leave a document opened later without one.
  */
 class SchemaFetcher {
-  constructor(private readonly server: TypedMessages, private readonly s: Services) {}
+  constructor(private readonly server: TypedMessages<'client'>, private readonly s: Services) {}
 
   async fetch(p: SchemaNeededParams): Promise<void> {
     const uri = vscode.Uri.parse(p.uri);

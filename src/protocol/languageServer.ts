@@ -7,7 +7,7 @@
 // Types and descriptors only (no library import): each message is a descriptor of messages.ts, which both
 // sides send and handle through `typedMessages` over their own LSP library.
 
-import { notification, request } from './messages';
+import { clientNotification, clientRequest, serverNotification } from './messages';
 import type { Advice, CatalogRelation, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/index';
 import type { DiagnosticCode, PlanSummary } from '../core/index';
 
@@ -40,7 +40,7 @@ export interface ServerInitOptions {
  * the server has no schema for some of them. The extension answers (if the document's folder has a
  * connection bound; it never prompts for one) with `schema` requests. Sent again only for new targets.
  */
-export const SchemaNeeded = notification<SchemaNeededParams>('queryPlanInspector/schemaNeeded', 'server');
+export const SchemaNeeded = serverNotification<SchemaNeededParams>('queryPlanInspector/schemaNeeded');
 export interface SchemaNeededParams {
   uri: string;
   mongodb: { database?: string; collection: string }[];
@@ -54,7 +54,7 @@ export interface SchemaNeededParams {
  * the connection bound to these documents' folder reports them. The server stores them for the given
  * documents, re-analyses them with the indexes that exist, and answers with how many queries it advised.
  */
-export const SetSchema = request<SetSchemaParams, SetSchemaResult>('queryPlanInspector/schema', 'client');
+export const SetSchema = clientRequest<SetSchemaParams, SetSchemaResult>('queryPlanInspector/schema');
 export interface SetSchemaParams {
   /** The documents this schema applies to (those whose folder uses the connection). */
   uris: string[];
@@ -81,7 +81,7 @@ export interface SetSchemaResult {
  * and minute, each text once. The extension explains them on the folder's connection and answers with
  * `plans`; it drops the request if no connection is bound.
  */
-export const ExplainWanted = notification<ExplainWantedParams>('queryPlanInspector/explainWanted', 'server');
+export const ExplainWanted = serverNotification<ExplainWantedParams>('queryPlanInspector/explainWanted');
 export interface ExplainWantedParams {
   uri: string;
   queries: { engine: 'mongodb' | 'postgres'; text: string }[];
@@ -92,7 +92,7 @@ export interface ExplainWantedParams {
  * Request, client -> server: the plans of queries the server asked about (by their text), or why one
  * could not be explained. The server stores them for these documents and republishes their diagnostics.
  */
-export const SetPlans = request<SetPlansParams, void>('queryPlanInspector/plans', 'client');
+export const SetPlans = clientRequest<SetPlansParams, void>('queryPlanInspector/plans');
 export interface SetPlansParams {
   uris: string[];
   connectionName: string;
@@ -103,7 +103,7 @@ export interface SetPlansParams {
  * Notification, client -> server: forget the schema of these documents (all when `uris` is absent), as
  * when the folder's connection changed or was removed. Diagnostics fall back to advice without a database.
  */
-export const ClearSchema = notification<ClearSchemaParams>('queryPlanInspector/clearSchema', 'client');
+export const ClearSchema = clientNotification<ClearSchemaParams>('queryPlanInspector/clearSchema');
 export interface ClearSchemaParams {
   uris?: string[];
 }
@@ -115,7 +115,7 @@ export interface ClearSchemaParams {
  * the CLI use) and answers with `advice`, so the lens, the squiggles and the hover give the panel's verdict.
  * Until the answer comes, the lens says the indexes are being checked rather than guess.
  */
-export const AdviceWanted = notification<AdviceWantedParams>('queryPlanInspector/adviceWanted', 'server');
+export const AdviceWanted = serverNotification<AdviceWantedParams>('queryPlanInspector/adviceWanted');
 export interface AdviceWantedParams {
   uri: string;
   queries: { engine: 'mongodb' | 'postgres'; text: string }[];
@@ -126,7 +126,7 @@ export interface AdviceWantedParams {
  * AdviceWanted), or why there is none (the server then falls back to its own rules). The server stores
  * them for these documents, republishes their diagnostics and asks the editor to redraw the lenses.
  */
-export const SetAdvice = request<SetAdviceParams, void>('queryPlanInspector/advice', 'client');
+export const SetAdvice = clientRequest<SetAdviceParams, void>('queryPlanInspector/advice');
 export interface SetAdviceParams {
   uris: string[];
   connectionName: string;
@@ -137,7 +137,7 @@ export interface SetAdviceParams {
  * Notification, client -> server: the advice of these documents (all when `uris` is absent) is stale
  * (an index was built, Refresh Connections): drop it and the background plans, and ask again.
  */
-export const ClearAdvice = notification<ClearAdviceParams>('queryPlanInspector/clearAdvice', 'client');
+export const ClearAdvice = clientNotification<ClearAdviceParams>('queryPlanInspector/clearAdvice');
 export interface ClearAdviceParams {
   uris?: string[];
 }
@@ -147,7 +147,7 @@ export interface ClearAdviceParams {
  * read; more than `limit` queries: only the first `limit` analysed), or `cap: null` when it is under
  * them again. Sent once per document and cap; the extension says it in the Output log and the status bar.
  */
-export const CapReached = notification<CapReachedParams>('queryPlanInspector/capReached', 'server');
+export const CapReached = serverNotification<CapReachedParams>('queryPlanInspector/capReached');
 export interface CapReachedParams {
   uri: string;
   cap: 'characters' | 'queries' | null;
@@ -161,7 +161,7 @@ export interface CapReachedParams {
  * tests and the "Explain" command. Answers from the server's cache, where a query's advice (its
  * `createText`) is computed if no hover, lens or code action asked for it before.
  */
-export const ListQueries = request<ListQueriesParams, ListedQuery[]>('queryPlanInspector/queries', 'client');
+export const ListQueries = clientRequest<ListQueriesParams, ListedQuery[]>('queryPlanInspector/queries');
 export interface ListQueriesParams {
   uri: string;
 }

@@ -7,32 +7,42 @@
 /** The side that sends a message; the other side handles it. */
 export type Sender = 'client' | 'server';
 
+/** The side that handles what `S` sends. */
+export type Receiver<S extends Sender> = S extends 'client' ? 'server' : 'client';
+
 /** A request: sent by `sender`, answered by the other side with an `R`. */
-export interface RequestType<P, R> {
+export interface RequestType<P, R, S extends Sender = Sender> {
   readonly kind: 'request';
   readonly method: string;
-  readonly sender: Sender;
+  readonly sender: S;
   /** Never set: it carries the parameter and result types. */
   readonly types?: { params: P; result: R };
 }
 
 /** A notification: sent by `sender`, handled by the other side, never answered. */
-export interface NotificationType<P> {
+export interface NotificationType<P, S extends Sender = Sender> {
   readonly kind: 'notification';
   readonly method: string;
-  readonly sender: Sender;
+  readonly sender: S;
   /** Never set: it carries the parameter type. */
   readonly types?: { params: P };
 }
 
 export type MessageType = RequestType<unknown, unknown> | NotificationType<unknown>;
 
-export function request<P, R>(method: string, sender: Sender): RequestType<P, R> {
-  return { kind: 'request', method, sender };
+/** A request the client sends and the server answers. */
+export function clientRequest<P, R>(method: string): RequestType<P, R, 'client'> {
+  return { kind: 'request', method, sender: 'client' };
 }
 
-export function notification<P>(method: string, sender: Sender): NotificationType<P> {
-  return { kind: 'notification', method, sender };
+/** A notification the client sends and the server handles. */
+export function clientNotification<P>(method: string): NotificationType<P, 'client'> {
+  return { kind: 'notification', method, sender: 'client' };
+}
+
+/** A notification the server sends and the client handles. */
+export function serverNotification<P>(method: string): NotificationType<P, 'server'> {
+  return { kind: 'notification', method, sender: 'server' };
 }
 
 interface Disposable {
@@ -50,21 +60,24 @@ export interface MessageConnection {
   onNotification(method: string, handler: (...params: unknown[]) => void): Disposable;
 }
 
-/** A connection's messages typed by their descriptors (the types come from the descriptor alone). */
-export interface TypedMessages {
-  request<P, R>(type: RequestType<P, R>, params: NoInfer<P>): Promise<R>;
-  notify<P>(type: NotificationType<P>, params: NoInfer<P>): Promise<void>;
-  onRequest<P, R>(type: RequestType<P, R>, handler: (params: NoInfer<P>) => NoInfer<R> | Promise<NoInfer<R>>): Disposable;
-  onNotification<P>(type: NotificationType<P>, handler: (params: NoInfer<P>) => void): Disposable;
+/**
+ * One side's messages typed by their descriptors (the types come from the descriptor alone): `Self` sends
+ * only what it is the sender of and handles only what the other side sends.
+ */
+export interface TypedMessages<Self extends Sender> {
+  request<P, R>(type: RequestType<P, R, Self>, params: NoInfer<P>): Promise<R>;
+  notify<P>(type: NotificationType<P, Self>, params: NoInfer<P>): Promise<void>;
+  onRequest<P, R>(type: RequestType<P, R, Receiver<Self>>, handler: (params: NoInfer<P>) => NoInfer<R> | Promise<NoInfer<R>>): Disposable;
+  onNotification<P>(type: NotificationType<P, Receiver<Self>>, handler: (params: NoInfer<P>) => void): Disposable;
 }
 
 /**
  * The one place where a message's types meet the untyped wire: what arrives under a descriptor's method
  * is taken to be its parameters, as the other side sent them through the same descriptor.
  */
-export function typedMessages(connection: MessageConnection): TypedMessages {
+export function typedMessages<Self extends Sender>(connection: MessageConnection): TypedMessages<Self> {
   return {
-    request: <P, R>(type: RequestType<P, R>, params: P) => connection.sendRequest(type.method, params) as Promise<R>,
+    request: <P, R>(type: RequestType<P, R, Self>, params: P) => connection.sendRequest(type.method, params) as Promise<R>,
     notify: (type, params) => connection.sendNotification(type.method, params),
     onRequest: (type, handler) => connection.onRequest(type.method, handler as (...params: unknown[]) => unknown),
     onNotification: (type, handler) => connection.onNotification(type.method, handler as (...params: unknown[]) => void),

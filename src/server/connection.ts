@@ -18,7 +18,7 @@ export type ServerConnection = Pick<Connection,
   | 'onHover' | 'onCodeAction' | 'onCodeLens' | 'onRequest' | 'onNotification' | 'sendRequest' | 'sendNotification' | 'sendDiagnostics' | 'console' | 'client'>;
 
 export function serve(connection: ServerConnection): void {
-  const messages = typedMessages(connection);
+  const messages = typedMessages<'server'>(connection);
   let service: InlineAdviceService | undefined;
   let lensRefresh = false;
   let workspaceSchema: WorkspaceSchema | undefined;

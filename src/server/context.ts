@@ -11,7 +11,7 @@ import type { DocState, Edit } from './documents';
 export interface ServerPort {
   sendDiagnostics(params: PublishDiagnosticsParams): void;
   /** A server -> client notification of src/protocol/languageServer.ts. */
-  sendNotification<P>(type: NotificationType<P>, params: NoInfer<P>): void;
+  sendNotification<P>(type: NotificationType<P, 'server'>, params: NoInfer<P>): void;
   log(message: string): void;
   /** Asks the editor to draw the lenses again (they changed without an edit: new indexes, new advice). */
   refreshLenses?(): void;

@@ -25,7 +25,7 @@ export class FakePort implements ServerPort {
   sendDiagnostics(p: PublishDiagnosticsParams): void {
     this.published.push(p);
   }
-  sendNotification<P>(type: NotificationType<P>, params: P): void {
+  sendNotification<P>(type: NotificationType<P, 'server'>, params: P): void {
     this.notifications.push({ method: type.method, params });
   }
   /** The parameters of each notification the server sent with this descriptor, oldest first. */

@@ -1,13 +1,13 @@
 // The custom messages between the extension and the language server as typed descriptors: each method
 // string names one message, the server handles every message the client sends (read from its
 // registrations on a fake connection) and none of its own, a request goes through the server and back,
-// and a wrong parameter or result type does not compile (the @ts-expect-error lines fail the type check
+// and a wrong parameter or result type, or a message sent by the side that should handle it, does not compile (the @ts-expect-error lines fail the type check
 // if the descriptors stop carrying their types).
 
 import assert from 'node:assert/strict';
 import type { InitializeParams } from 'vscode-languageserver';
 import * as protocol from '../../src/protocol/languageServer';
-import { CapReached, LANGUAGE_SERVER_PROTOCOL_VERSION, ListQueries, SchemaNeeded, SetSchema, type ListedQuery, type SchemaNeededParams, type SetSchemaResult } from '../../src/protocol/languageServer';
+import { CapReached, ClearSchema, LANGUAGE_SERVER_PROTOCOL_VERSION, ListQueries, SchemaNeeded, SetSchema, type ListedQuery, type SchemaNeededParams, type SetSchemaResult } from '../../src/protocol/languageServer';
 import { typedMessages, type MessageConnection, type MessageType } from '../../src/protocol/messages';
 import { serve, type ServerConnection } from '../../src/server/connection';
 import { readFixture } from './lsp-fixtures';
@@ -124,7 +124,7 @@ describe('language server messages', () => {
     assert.ok(answer.advised >= mongo && mongo > 0, `${answer.advised} advised, ${mongo} queries on orders`);
   });
 
-  it('types each side by the descriptor', async () => {
+  it('types each side by the descriptor: parameters, result and direction', async () => {
     const calls: { method: string; params: unknown }[] = [];
     const connection: MessageConnection = {
       sendRequest: async (method, params) => {
@@ -135,15 +135,22 @@ describe('language server messages', () => {
       onRequest: () => none,
       onNotification: () => none,
     };
-    const typed = typedMessages(connection);
-    const r: SetSchemaResult = await typed.request(SetSchema, { uris: ['file:///a.ts'], engine: 'postgres', connectionName: 'pg', tables: [] });
+    const client = typedMessages<'client'>(connection);
+    const server = typedMessages<'server'>(connection);
+    const r: SetSchemaResult = await client.request(SetSchema, { uris: ['file:///a.ts'], engine: 'postgres', connectionName: 'pg', tables: [] });
     assert.equal(r.advised, 3);
     // @ts-expect-error SetSchema's parameters name the engine and the connection.
-    await typed.request(SetSchema, { uris: [] });
+    await client.request(SetSchema, { uris: [] });
     // @ts-expect-error ListQueries answers with the queries, not a sentence.
-    typed.onRequest(ListQueries, () => 'none');
+    server.onRequest(ListQueries, () => 'none');
     // @ts-expect-error CapReached names the document it is about.
-    await typed.notify(CapReached, { cap: null });
-    assert.deepEqual(calls.map((c) => c.method), [SetSchema.method, SetSchema.method, CapReached.method]);
+    await server.notify(CapReached, { cap: null });
+    // @ts-expect-error the client does not send CapReached, the server does.
+    await client.notify(CapReached, { uri: 'file:///a.ts', cap: null });
+    // @ts-expect-error the server does not handle its own notifications.
+    server.onNotification(SchemaNeeded, () => undefined);
+    // @ts-expect-error ClearSchema goes from the client to the server.
+    await server.notify(ClearSchema, {});
+    assert.deepEqual(calls.map((c) => c.method), [SetSchema.method, SetSchema.method, CapReached.method, CapReached.method, ClearSchema.method]);
   });
 });
