@@ -14,10 +14,10 @@ import { until } from '../../until';
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 const APP = 'qpi_host_kept_session';
 
-function env(name: string): string {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run these tests with npm run test:host (it starts the servers).`);
-  return v;
+/** The samples' database, which npm run test:host starts and loads. */
+function samplesUri(): string {
+  assert.ok(process.env.QPI_SAMPLES_PG_URI, 'QPI_SAMPLES_PG_URI is not set: run these tests with npm run test:host (it starts the servers).');
+  return process.env.QPI_SAMPLES_PG_URI;
 }
 
 export function sessionTests(): void {
@@ -30,7 +30,7 @@ export function sessionTests(): void {
       const ext = vscode.extensions.getExtension<ExtensionHandle>(EXTENSION_ID);
       assert.ok(ext);
       handle = await ext.activate();
-      admin = new pg.Client({ connectionString: env('QPI_SAMPLES_PG_URI') });
+      admin = new pg.Client({ connectionString: samplesUri() });
       await admin.connect();
     });
 
@@ -39,7 +39,7 @@ export function sessionTests(): void {
     });
 
     it('explains twice on the same backends, prints the step line of each, and closes them when the connection is removed', async () => {
-      const uri = new URL(env('QPI_SAMPLES_PG_URI'));
+      const uri = new URL(samplesUri());
       uri.searchParams.set('application_name', APP);
       const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'kept session', uri: uri.toString(), test: false });
       assert.ok(spec, handle.lastError());
