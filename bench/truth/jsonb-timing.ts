@@ -41,8 +41,8 @@ async function main(): Promise<void> {
   const uri = serverUri('QPI_TEST_PG_URI');
   const client = new pg.Client({ connectionString: uri });
   await client.connect();
-  await client.query('DROP TABLE IF EXISTS jdocs');
-  await client.query('CREATE TABLE jdocs (id int PRIMARY KEY, tenant_id int NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL, attrs jsonb NOT NULL)');
+  await client.query(`DROP TABLE IF EXISTS jdocs;
+    CREATE TABLE jdocs (id int PRIMARY KEY, tenant_id int NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL, attrs jsonb NOT NULL)`);
   await inBatches(rows(), 10_000, (b) => client.query('INSERT INTO jdocs SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::timestamptz[], $5::jsonb[])', [0, 1, 2, 3, 4].map((k) => b.map((r) => r[k]))));
   await client.query('VACUUM (ANALYZE) jdocs');
   const version = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
