@@ -165,10 +165,11 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
       const cls = ex.enclosingClassNode();
       const passed = cls ? passedModel(ex, cls, name, op, depth) : undefined;
       if (passed) return { ...passed, at: e.property! };
+      // this.orderModel: named for its model; `this.MongooseModel` names the library, not a model.
+      const stem = name.replace(/Model$/, '');
+      if (!field && /.Model$/.test(name) && !GENERIC_MODEL_NAMES.test(stem) && !usesSqlOrm(ex)) return { model: capitalise(stem), at: e.property! };
       // `protected model: Model<T>` in a base class that each subclass gives its own: a model chosen at run time.
       if (libraryOf(ex, e) === 'mongoose-model') return { model: '', collection: '', at: e.property! };
-      if (field) return undefined;
-      if (/.Model$/.test(name) && !usesSqlOrm(ex)) return { model: capitalise(name.replace(/Model$/, '')), at: e.property! };
       return undefined;
     }
     // models.Order, db.models.Order
@@ -187,6 +188,8 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
 }
 
 const MONGOOSE_MODULES = ['mongoose', '@nestjs/mongoose', '@typegoose/typegoose'];
+/** What a field named `<stem>Model` says when it names no model of its own. */
+const GENERIC_MODEL_NAMES = /^_*(mongoose|base|db|data|the|my|this|current)$/i;
 
 /**
  * The model a member holds when a base class sets it from a parameter of its constructor and each class
