@@ -111,19 +111,36 @@ try {
         }
       }
     };
-    /** The card titles of the plan view, once it shows `count` of them; fails if a connection is asked for. */
-    const cards = async (count) => {
-      const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
-      const titles = view.locator('g.card .card-title');
-      const asked = page.locator('.quick-input-widget:visible');
-      const deadline = Date.now() + 60_000;
-      while ((await titles.count()) < count) {
-        if (await asked.count()) fail(`the demo asked a question instead of explaining: ${await asked.first().innerText()}`);
-        if (Date.now() > deadline) fail('the plan view showed no plan within 60 s');
-        await page.waitForTimeout(200);
-      }
+    const view = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    const titles = view.locator('g.card .card-title');
+    /**
+     * The card titles of the plan view once `card` (a locator in it) is drawn; fails when a question
+     * shows instead (the demo's connections come from its folder settings: it asks nothing).
+     */
+    const cards = async (card, what) => {
+      const asked = page.locator('.quick-input-widget').filter({ visible: true }).first();
+      const first = await Promise.race([
+        card.waitFor({ timeout: 60_000 }).then(() => 'drawn', () => 'none'),
+        asked.waitFor({ timeout: 60_000 }).then(() => 'asked', () => 'none'),
+      ]);
+      if (first === 'asked') fail(`the demo asked a question instead of explaining: ${await asked.innerText().catch(() => '(gone)')}`);
+      if (first === 'none') fail(`the plan view showed no ${what} within 60 s: ${(await titles.allTextContents()).join(', ') || 'no cards'}`);
       return { view, titles: await titles.allTextContents() };
     };
+    /**
+     * Waits until the plan view has fitted its tree: every card lies inside the view (it zooms to fit
+     * after its first layout, and again once the panel's size settles). Checked in the view at each frame.
+     */
+    const fitted = () => view.locator('div.canvas svg:has(g.card)').first().evaluate(async (svg, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const box = svg.getBoundingClientRect();
+        const cards = [...svg.querySelectorAll('g.card')].map((c) => c.getBoundingClientRect());
+        if (cards.length > 0 && cards.every((r) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1)) return;
+        if (Date.now() > deadline) throw new Error(`the plan view did not fit its ${cards.length} cards within ${timeoutMs} ms`);
+        await new Promise((frame) => requestAnimationFrame(frame));
+      }
+    }, 15_000);
 
     // orders.sql: the cursor in the join statement, Explain Query from the palette.
     await openFile('orders.sql');
@@ -131,10 +148,10 @@ try {
     await line.click();
     await page.locator('.statusbar-item', { hasText: 'Demo PostgreSQL' }).first().waitFor({ timeout: 30_000 });
     await palette('Query Plan Inspector: Explain Query');
-    const sql = await cards(3);
+    const sql = await cards(titles.nth(2), 'plan of three cards');
     if (sql.titles[0] !== 'Limit') fail(`the PostgreSQL plan starts with ${sql.titles[0]}, not Limit: ${sql.titles.join(', ')}`);
     if (!sql.titles.some((t) => /Scan/.test(t))) fail(`no scan in the PostgreSQL plan: ${sql.titles.join(', ')}`);
-    await page.waitForTimeout(800); // the view fits the tree after its first layout
+    await fitted();
     await page.screenshot({ path: join(SHOTS, 'demo-orders-sql.png') });
     log(`orders.sql explained on Demo PostgreSQL: ${sql.titles.join(', ')}`);
     // PostgreSQL measures the suggestions right after the plan: the winner comes first, marked verified.
@@ -148,21 +165,17 @@ try {
     await page.screenshot({ path: join(SHOTS, 'demo-orders-sql-measured.png') });
     log(`measured on Demo PostgreSQL: ${winner}`);
 
-    // orders.mongodb.js: the Explain CodeLens above the first query.
+    // orders.mongodb.js: the Explain CodeLens above the first query, a command link (not the placeholder
+    // drawn from the editor's cache) once its fade-in has ended or a redraw of the line cut it short. The
+    // click waits until the link stands still and takes the pointer, and finds it again when redrawn.
     await openFile('orders.mongodb.js');
     const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Explain' }).first();
     await lens.waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(300); // CodeLenses are redrawn while the editor settles
+    await lens.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x) => x.finished.catch(() => undefined))));
     await lens.click();
-    const deadline = Date.now() + 60_000;
-    let mongo;
-    for (;;) {
-      mongo = await cards(1);
-      if (mongo.titles.includes('IXSCAN') || mongo.titles.includes('COLLSCAN')) break;
-      if (Date.now() > deadline) fail(`the MongoDB plan did not replace the PostgreSQL one: ${mongo.titles.join(', ')}`);
-      await page.waitForTimeout(200);
-    }
-    await page.waitForTimeout(800);
+    // The MongoDB plan replaces the PostgreSQL one: a scan of MongoDB's among the cards.
+    const mongo = await cards(view.locator('g.card .card-title', { hasText: /^\s*(IXSCAN|COLLSCAN)\s*$/ }).first(), 'MongoDB plan in place of the PostgreSQL one');
+    await fitted();
     await page.screenshot({ path: join(SHOTS, 'demo-orders-mongodb.png') });
     log(`orders.mongodb.js explained on Demo MongoDB: ${mongo.titles.join(', ')}`);
 

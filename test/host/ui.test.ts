@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import type { Page } from 'playwright-core';
+import { until } from '../until';
 import { flowHooks, Workbench } from './workbench';
 
 const PG_URI = process.env.QPI_SAMPLES_PG_URI;
@@ -52,17 +53,14 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     assert.deepEqual(kinds.slice(0, 1), ['Limit']);
     assert.ok(kinds.some((k) => /Index (Only )?Scan/.test(k)), `cards: ${kinds.join(', ')}`);
     await view.getByText('OFFSET reads what it skips').first().waitFor();
-    await page.waitForTimeout(500);
+    await wb.planFitted();
     await page.screenshot({ path: join(SHOTS, 'explain-sql.png') });
   });
 
   it('a first-time user clicks the Explain CodeLens in a playground, adds a MongoDB connection, and sees the plan', async () => {
     assert.ok(MONGO_URI, 'QPI_SAMPLES_MONGO_URI is not set: run npm run test:host');
     await openFile('orders.mongodb.js');
-    const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Explain' }).first();
-    await lens.waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(300); // CodeLenses are redrawn while the editor settles
-    await lens.click();
+    await wb.clickLens('Explain');
     await notificationButton('Add Connection');
     await pick('Connection string');
     await answer(/connection string/, MONGO_URI);
@@ -73,7 +71,8 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     assert.deepEqual(await titles.allTextContents(), ['LIMIT', 'FETCH', 'IXSCAN']);
     await view.getByText('Keep using country_id_1_order_details.product_id_1_created_at_-1').first().waitFor();
     await palette('Notifications: Clear All Notifications');
-    await page.waitForTimeout(500);
+    await wb.toastsGone();
+    await wb.planFitted();
     await page.screenshot({ path: join(SHOTS, 'explain-mongo-codelens.png') });
   });
 
@@ -96,8 +95,8 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     assert.match((await figures.textContent()) ?? '', /collection scan/);
     assert.match((await item.locator('.verdict-how').textContent()) ?? '', /random sample of [\d,]+ of [\d,]+ documents/);
     await palette('Notifications: Clear All Notifications');
+    await wb.toastsGone();
     await item.scrollIntoViewIfNeeded();
-    await page.waitForTimeout(300);
     await page.screenshot({ path: join(SHOTS, 'verify-mongo-verdict.png') });
     const client = new MongoClient(MONGO_URI!);
     await client.connect();
@@ -116,18 +115,11 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
       const running = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
       await openFile('slow.sql');
       await wb.explainLine('pg_sleep');
-      const deadline = Date.now() + 20_000;
-      while ((await running()) === 0) {
-        assert.ok(Date.now() < deadline, 'the statement never started on the server');
-        await page.waitForTimeout(100);
-      }
+      await until('the statement to start on the server', async () => (await running()) > 0, { timeoutMs: 20_000, pauseMs: 100 });
       await page.screenshot({ path: join(SHOTS, 'explain-progress.png') });
       await notificationButton('Cancel');
       const t0 = Date.now();
-      while ((await running()) > 0) {
-        assert.ok(Date.now() - t0 < 10_000, 'the statement still runs on the server 10 s after Cancel');
-        await page.waitForTimeout(100);
-      }
+      await until('the statement to stop on the server after Cancel', async () => (await running()) === 0, { timeoutMs: 10_000, pauseMs: 100 });
       console.log(`      stopped on the server ${Date.now() - t0} ms after Cancel`);
     } finally {
       await client.end();

@@ -162,8 +162,59 @@ export class Workbench {
         await this.page.keyboard.press('Escape');
       }
     }
-    await this.page.waitForTimeout(300); // menu items ignore clicks while the menu animates in
-    await item.click();
+    // A menu item takes a click only from a moment after the menu is drawn (it listens for the mouse-up
+    // from then on): a click before that leaves the menu open, and is given again. A click taken runs the
+    // command and closes the menu at once.
+    for (let attempt = 1; ; attempt++) {
+      await item.click();
+      try {
+        await item.waitFor({ state: 'hidden', timeout: 2_000 });
+        return;
+      } catch (err) {
+        if (attempt >= 4) throw err;
+      }
+    }
+  }
+
+  /**
+   * Clicks the first CodeLens link holding `text`: a command link (not the placeholder the editor draws
+   * from its cache before the providers answer) once its fade-in has ended, or was cut short by a
+   * redraw of the line. The click itself waits until the link stands still and takes the pointer, and
+   * finds the link again when the line is redrawn.
+   */
+  async clickLens(text: string | RegExp): Promise<void> {
+    const lens = this.page.locator('.contentWidgets .codelens-decoration a', { hasText: text }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    await lens.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x) => x.finished.catch(() => undefined))));
+    await lens.click();
+  }
+
+  /**
+   * Waits until the plan view has fitted its tree: every card drawn lies inside the view (it zooms to fit
+   * after its first layout, and again once the panel's size settles). Checked in the view at each frame.
+   */
+  async planFitted(timeoutMs = 15_000): Promise<void> {
+    await this.view.locator('div.canvas svg:has(g.card)').first().evaluate(cardsInside, timeoutMs);
+  }
+
+  /** Waits until no notification toast is left on the screen (after they are cleared, before a screenshot). */
+  async toastsGone(): Promise<void> {
+    await this.page.locator('.notification-toast').filter({ visible: true }).first().waitFor({ state: 'detached', timeout: 15_000 });
+  }
+}
+
+/**
+ * In the view: resolves once every card of `svg` lies inside it, checked at each animation frame. (No
+ * named function inside: the test runner's transform would name it with a helper the page lacks.)
+ */
+async function cardsInside(svg: SVGSVGElement, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const box = svg.getBoundingClientRect();
+    const cards = [...svg.querySelectorAll('g.card')].map((c) => c.getBoundingClientRect());
+    if (cards.length > 0 && cards.every((r) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1)) return;
+    if (Date.now() > deadline) throw new Error(`the plan view did not fit its ${cards.length} cards within ${timeoutMs} ms`);
+    await new Promise((frame) => requestAnimationFrame(frame));
   }
 }
 
