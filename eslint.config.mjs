@@ -193,10 +193,8 @@ export default tseslint.config(
   },
   {
     // Playwright's fixed pause, in the tests and the benchmarks that drive a page: wait on the page's
-    // state, an element or an event instead. The editor flows in code-server (test/host/ui.test.ts,
-    // workbench.ts) still pause while the workbench settles: the one exception left.
+    // state, an element or an event instead.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
-    ignores: ['test/host/ui.test.ts', 'test/host/workbench.ts'],
     rules: { 'no-restricted-properties': ['error', { property: 'waitForTimeout', message: 'No fixed pauses: wait on the page\'s state, an element or an event (waitForFunction, locator.waitFor, until()).' }] },
   },
   {
