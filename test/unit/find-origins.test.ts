@@ -196,3 +196,32 @@ describe('finder: estimatedDocumentCount counts the whole collection', () => {
     ]);
   });
 });
+
+describe('finder: the parameter a library gives a transaction callback', () => {
+  const read = reader({
+    '/ws/db/index.ts': [
+      "import knex from 'knex';",
+      "import postgres from 'postgres';",
+      "export const db = { knex: knex({ client: 'pg' }) };",
+      'export const pg = postgres();',
+    ].join('\n'),
+  });
+
+  it('reads queries on a Knex or postgres.js transaction under any name, as the library of what began it', () => {
+    const text = [
+      "import { db, pg } from '../db';",
+      'export const close = (id: number) => db.knex.transaction(async (work) => {',
+      "  const row = await work.from('jobs').where({ id }).forUpdate().first();",
+      "  await work('jobs').where({ id }).update({ state: 'closed' });",
+      '  return row;',
+      '});',
+      'export const move = (id: number) => pg.begin(async (step) => step`UPDATE jobs SET queue = 2 WHERE id = ${id}`);',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/jobs/close.ts').map(described), [
+      'SELECT * FROM jobs WHERE id = $1 LIMIT 1',
+      "UPDATE jobs SET state = 'closed' WHERE id = $1",
+      'UPDATE jobs SET queue = 2 WHERE id = $1',
+    ]);
+    assert.deepEqual(read(text, '/ws/jobs/close.ts', false), []);
+  });
+});

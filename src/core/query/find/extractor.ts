@@ -4,13 +4,15 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, type Binding, type ModuleScope, type Part } from './scope';
+import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
 import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, type ForeignModule } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+/** Methods whose function argument is given a transaction of the receiver: Knex, Prisma Client, postgres.js. */
+const TRANSACTION_METHODS = new Set(['transaction', '$transaction', 'begin']);
 
 /** A reader of one library's calls. */
 export interface CallReader {
@@ -46,6 +48,8 @@ export class Extractor {
   private readonly taken: BNode[] = [];
   /** The call the readers are reading. */
   private current: BNode | undefined;
+  /** Functions given to a `transaction(fn)` call, with the call's receiver. */
+  private readonly transactionOf = new WeakMap<BNode, BNode>();
 
   constructor(
     readonly source: string,
@@ -203,8 +207,33 @@ export class Extractor {
     }
   }
 
+  /** `db.knex.transaction(async (trx) => ...)`: the function's receiver, asked for when its scope opens. */
+  private noteTransaction(call: BNode): void {
+    const callee = unwrap(call.callee!);
+    if (!isMember(callee) || !TRANSACTION_METHODS.has(propertyName(callee) ?? '')) return;
+    for (const a of call.arguments ?? []) {
+      const f = unwrap(a);
+      if (f.type === 'ArrowFunctionExpression' || f.type === 'FunctionExpression') this.transactionOf.set(f, unwrap(callee.object!));
+    }
+  }
+
+  /**
+   * What began the transaction a name is given, when it is the first parameter of a function given to a
+   * `transaction(fn)`, `$transaction(fn)` or `begin(fn)` call (origin.ts asks what the receiver is).
+   */
+  transactionReceiver(name: string): BNode | undefined {
+    for (let sc = this.scope; sc; sc = sc.parent) {
+      if (!sc.names.has(name)) continue;
+      const fn = sc.node;
+      const first = fn?.params?.[0];
+      return fn && first?.type === 'Identifier' && first.name === name && !typeAnnotationOf(first) ? this.transactionOf.get(fn) : undefined;
+    }
+    return undefined;
+  }
+
   /** A new scope for blocks and functions, holding what they declare directly. */
   private opensScope(n: BNode): Scope | undefined {
+    if (isCall(n)) this.noteTransaction(n);
     switch (n.type) {
       case 'BlockStatement':
       case 'StaticBlock':

@@ -113,6 +113,13 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   if (!r) return undefined;
   const b = r.binding;
   if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
+  // `db.knex.transaction(async (trx) => ...)`: a transaction of what began it, for the libraries whose
+  // transaction takes the same queries (Knex, Prisma Client, postgres.js).
+  const began = 'unknown' in b && !b.part ? ex.transactionReceiver(name) : undefined;
+  if (began) {
+    const o = originOf(ex, began, depth + 1);
+    return o && 'library' in o && (o.library === 'knex' || o.library === 'prisma' || o.library === 'postgres') ? o : undefined;
+  }
   // `const { Orders } = await collections(db)`, `({ Orders }: { Orders: Collection<Order> }) => ...`: the
   // member of what the pattern takes apart.
   if ('unknown' in b && b.part && (b.part.of || b.part.typeNode)) {
