@@ -152,6 +152,24 @@ function measuredOf(plan: Plan): MeasuredWork {
   return out;
 }
 
+/**
+ * A run that read fewer buffers than this is run again and the lesser figure kept. The first index scan
+ * of a session that needs an operator family's support procedures looks them up in the catalog, and
+ * those catalog buffers are counted in the plan's Buffers: on PostgreSQL 18, `a = 42 AND c > 10 ORDER BY
+ * b LIMIT 50` reads 7 buffers with (a, b, c) on its first run and 4 on every run after, so whichever
+ * candidate was measured first could lose by those 3. Above this figure, 3 buffers are within the 10%
+ * that is noise anyway.
+ */
+const RERUN_BELOW_BUFFERS = 50;
+
+/** Measures `run`, twice when its first figure is small enough for the catalog's buffers to matter. */
+async function settled(run: () => Promise<Plan>): Promise<MeasuredWork> {
+  const first = measuredOf(await run());
+  if (first.work >= RERUN_BELOW_BUFFERS) return first;
+  const again = measuredOf(await run());
+  return again.work < first.work ? again : first;
+}
+
 /** The DDL of a spec on the sample: no schema (the temp table shadows the name), no CONCURRENTLY, a name. */
 function ddlOnSample(spec: PgIndexSpec, name: string): string {
   const { schema: _schema, ...rest } = spec;
@@ -385,7 +403,7 @@ export async function measurePgCandidates(conn: PostgresConnection, scratch: PgS
     await q('BEGIN');
     // Today's indexes on the sample, under their own names (the temp schema is another namespace).
     const todayNames = await copyIndexes(q, opts.existing, table.name, signal);
-    const today = measuredOf(await explain());
+    const today = await settled(() => explain());
 
     // Each candidate alone, as a hint would run it: today's copies dropped and no sequential scan, so
     // the plan uses the candidate wherever it can (the sample is small, and the planner would often
@@ -420,7 +438,7 @@ export async function measurePgCandidates(conn: PostgresConnection, scratch: PgS
         await withExtensions(extensions, async () => {
           if (build !== undefined) await q(build);
           await q(`SET LOCAL enable_seqscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
-          e.measured = measuredOf(await explain(text));
+          e.measured = await settled(() => explain(text));
         });
         for (const n of extensions) created.add(n);
       } catch (err) {
@@ -457,7 +475,7 @@ export async function measurePgCandidates(conn: PostgresConnection, scratch: PgS
       if (budget.spent()) scan.error = budget.skipped();
       else {
         await q(`SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL statement_timeout = ${budget.limit()}`);
-        scan.measured = measuredOf(await explain());
+        scan.measured = await settled(() => explain());
       }
       entries.push(scan);
     } catch (err) {
@@ -600,7 +618,7 @@ async function measurePgJoinCandidates(conn: PostgresConnection, scratch: PgScra
         if (build !== undefined) await q(build);
         limit = Math.min(budget.limit(), Number.isFinite(fastest) ? Math.ceil(fastest * 10 + 1_000) : timeoutMs);
         await q(`SET LOCAL statement_timeout = ${limit}`);
-        const m = measuredOf(await explain());
+        const m = await settled(() => explain());
         if (m.timeMs !== undefined) fastest = Math.min(fastest, m.timeMs);
         return m;
       } catch (err) {
