@@ -12,6 +12,7 @@ import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import { CapReached, type CapReachedParams, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded } from '../src/protocol/languageServer';
 import { scriptFile } from './generate';
 
 const SERVER = join(__dirname, '..', 'dist', 'server.js');
@@ -90,13 +91,13 @@ async function openOnce(c: Case): Promise<Result> {
   conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: unknown[] }) => {
     if (p.uri === uri) published(p);
   });
-  conn.onNotification('queryPlanInspector/capReached', (p: { cap: string | null; limit?: number }) => {
+  conn.onNotification(CapReached.method, (p: CapReachedParams) => {
     if (p.cap) caps.push(`${p.limit!.toLocaleString('en-US')} ${p.cap}`);
   });
-  conn.onNotification('queryPlanInspector/schemaNeeded', () => undefined);
+  conn.onNotification(SchemaNeeded.method, () => undefined);
   conn.onNotification('window/logMessage', () => undefined);
   conn.listen();
-  await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion: 2 } });
+  await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion: LANGUAGE_SERVER_PROTOCOL_VERSION } });
   await conn.sendNotification('initialized', {});
   // The server's own start is not the file's: it is done before the clock starts.
   const t0 = performance.now();

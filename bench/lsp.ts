@@ -31,6 +31,7 @@ import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import { LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded } from '../src/protocol/languageServer';
 import { gitFiles, repoLabel } from './git-files';
 import { scriptFile, sqlFile } from './generate';
 
@@ -97,10 +98,10 @@ async function startServer(path: string, rootUri: string | null = null): Promise
       w.resolve(p);
     }
   });
-  conn.onNotification('queryPlanInspector/schemaNeeded', () => undefined);
+  conn.onNotification(SchemaNeeded.method, () => undefined);
   conn.onNotification('window/logMessage', () => undefined);
   conn.listen();
-  await conn.sendRequest('initialize', { processId: process.pid, rootUri, capabilities: {}, initializationOptions: { protocolVersion: 1, debounceMs: DEBOUNCE_MS, repositorySchema: false } });
+  await conn.sendRequest('initialize', { processId: process.pid, rootUri, capabilities: {}, initializationOptions: { protocolVersion: LANGUAGE_SERVER_PROTOCOL_VERSION, debounceMs: DEBOUNCE_MS, repositorySchema: false } });
   await conn.sendNotification('initialized', {});
   return { conn, child, published: (uri, version) => new Promise<Published>((resolve) => waiting.set(uri, { version, resolve })) };
 }
