@@ -6,21 +6,20 @@
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
 import type { Finding, Plan } from '../core/index';
-import { chooseFamilyMember, isCollectionFamily, onFamilyMember, parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
+import { isCollectionFamily, onFamilyMember, parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
 import { Commands, Dismissed, UserError } from './commands';
-import { ENGINE_LABEL, type Bindings } from './connections/bindings';
-import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './connections/spec';
-import type { ConnectionStore } from './connections/store';
-import { pickConnection } from './connections/ui';
-import { modalConsent, verifier, type ConsentPrompt } from './advice';
+import { ENGINE_LABEL } from './connections/bindings';
+import { connectionUri, type ConnectionEngine } from './connections/spec';
+import { modalConsent, verifier } from './advice';
 import { findSuggestion, suggestionViews, type AdviceContext } from './adviceView';
 import { ClientCommands, type CreateIndexArgs } from '../protocol/languageServer';
-import type { AdviceService } from '../adapters/adviceService';
-import type { CreateIndexOutcome } from './languageClient';
-import type { AdviceOutcome, ExplainOutcome, Gateway } from './gateway';
-import type { Log } from './log';
-import { PlanPanel, type PanelHooks } from './planPanel';
-import { decideMongoMeasure, measureQuestion, type MeasureAnswer, type MeasureChoices } from './connections/measureChoice';
+import type { CreateIndexOutcome } from './build';
+import { SETTINGS, settings } from './config';
+import { connectionFor, familyMember, passwordFor } from './connectionChoice';
+import type { AdviceOutcome, ExplainOutcome } from './gateway';
+import { PlanPanel } from './planPanel';
+import { decideMongoMeasure, measureQuestion, type MeasureAnswer } from './connections/measureChoice';
+import type { Services } from './services';
 import { explainWouldWrite } from '../core/index';
 import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
@@ -29,9 +28,6 @@ import { prismaSchemasRead, targetsOf, queryKind } from './targets';
 import { lineAfter } from './runPlaces';
 import { stepsLine, type ExplainStep } from './explainSteps';
 import { MAX_FILE_QUERIES, underCharacterCap } from './caps';
-import type { CapStatus } from './capStatus';
-
-export const SETTINGS = 'queryPlanInspector';
 
 /** Arguments the explain command accepts (CodeLens, tests, keybindings). All optional. */
 export interface ExplainArgs {
@@ -77,50 +73,6 @@ interface Run {
   findings: Finding[];
   at: number;
   label: string;
-}
-
-/** What an invalidation covers: a connection (all when absent), and only these collections or tables when given. */
-export interface AdviceScope {
-  connection?: string;
-  targets?: string[];
-}
-
-/** The services the commands share, built once on first use. */
-export interface Services {
-  context: vscode.ExtensionContext;
-  log: Log;
-  store: ConnectionStore;
-  bindings: Bindings;
-  gateway: () => Promise<Gateway>;
-  /** The one advice service (src/adapters/adviceService.ts), loaded on first use. */
-  advice: () => Promise<AdviceService>;
-  /** Drops cached advice (after Create Index, a connection switch, Refresh) so every face asks again. */
-  invalidateAdvice: (scope: AdviceScope) => void;
-  /** Fired once advice was dropped; the language client makes the server ask again. */
-  onAdviceInvalidated: vscode.Event<AdviceScope>;
-  /**
-   * A cached answer changed in place (Verify measured it): the faces ask again and get the measured
-   * verdict from the cache, which is kept.
-   */
-  adviceMeasured: () => void;
-  /** Fired by adviceMeasured; the language client has the server ask for the cached advice again. */
-  onAdviceMeasured: vscode.Event<void>;
-  panelHooks: PanelHooks;
-  /** The status bar hint and log line of a document over a per-file cap (the language server reports it). */
-  caps: CapStatus;
-  /** Connection add flow, used when a query needs a connection and none exists. */
-  addConnection: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>;
-  /**
-   * Answers the questions asked before anything is written or built on a server (the MongoDB trial, a
-   * rolled-back PostgreSQL build); a modal by default. Tests set it to answer for the user.
-   */
-  consent?: ConsentPrompt;
-  /** The measurement started after the last explain, until it ends (tests wait on it). */
-  measuring?: Promise<void>;
-  /** MongoDB: whether each connection measures its suggestions on Explain (asked once per connection). */
-  measureChoices: MeasureChoices;
-  /** Answers the measure question for tests (a notification by default). */
-  measureAnswer?: () => Promise<MeasureAnswer | undefined>;
 }
 
 /**
@@ -199,22 +151,6 @@ export const history = new RunHistory();
 /** The explain or verification in progress, if any: its cancel is what the notification's Cancel button runs. */
 export const activeExplain: { cancel?: () => void } = {};
 
-/** The largest sample a trial may copy, as for `qpi advise --sample`. */
-const MAX_TRIAL_SAMPLE = 100_000;
-
-export function settings() {
-  const c = vscode.workspace.getConfiguration(SETTINGS);
-  return {
-    verbosity: c.get<ExplainVerbosity>('mongodb.verbosity', 'executionStats'),
-    analyze: c.get<boolean>('postgres.analyze', true),
-    buffers: c.get<boolean>('postgres.buffers', true),
-    timeoutMs: Math.max(1, c.get<number>('explainTimeoutSeconds', 60)) * 1000,
-    connectTimeoutMs: Math.max(1, c.get<number>('connectTimeoutSeconds', 10)) * 1000,
-    trialSampleSize: Math.min(MAX_TRIAL_SAMPLE, Math.max(1, Math.floor(c.get<number>('mongodb.trialSampleSize', 1000)))),
-    measureOnExplain: { postgres: c.get<boolean>('postgres.measureOnExplain', true), mongodb: c.get<boolean>('mongodb.measureOnExplain', false) },
-  };
-}
-
 /** The query the command is about, with the document it came from (if any). */
 interface Target {
   query: QueryTarget;
@@ -274,36 +210,6 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
   return { query: q, uri: doc.uri, range: rangeOf(q) };
 }
 
-/** The connection to use, asking (and remembering the answer for the folder) when none is bound. */
-export async function connectionFor(s: Services, engine: ConnectionEngine, uri: vscode.Uri | undefined, connectionId?: string): Promise<ConnectionSpec> {
-  if (connectionId) {
-    const spec = s.store.get(connectionId);
-    if (!spec) throw new UserError('That connection no longer exists: choose another one.');
-    return spec;
-  }
-  const bound = s.bindings.get(uri, engine);
-  if (bound) return bound;
-  const existing = s.store.list(engine);
-  let spec: ConnectionSpec | undefined;
-  if (existing.length === 0) {
-    const choice = await vscode.window.showInformationMessage(`No ${ENGINE_LABEL[engine]} connection is saved yet. Add one to explain this query.`, 'Add Connection');
-    if (choice !== 'Add Connection') throw new Dismissed();
-    spec = await s.addConnection(engine);
-  } else {
-    const pick = await pickConnection(s.store, engine, `Explain on which ${ENGINE_LABEL[engine]} connection?`);
-    spec = pick === 'add' ? await s.addConnection(engine) : pick;
-  }
-  if (!spec) throw new Dismissed();
-  await s.bindings.set(uri, spec);
-  return spec;
-}
-
-export async function passwordFor(s: Services, spec: ConnectionSpec): Promise<string | undefined> {
-  const password = spec.hasPassword ? await s.store.password(spec.id) : undefined;
-  s.log.addSecret(password);
-  return password;
-}
-
 /**
  * The modal after a 'side-effects' refusal: explain without ANALYZE (nothing of the statement runs), run
  * it anyway, or cancel (undefined).
@@ -342,17 +248,6 @@ async function askValues(query: QueryTarget, given?: readonly string[]): Promise
   }
   const { problem: _problem, values: _values, ...rest } = query;
   return { ...rest, text: fillExplainValues(v, typed) };
-}
-
-/**
- * The collection of a family (`app_users*`) on the connection to explain or build on: the one asked for,
- * else the largest; a UserError when the database holds none of them.
- */
-export async function familyMember(gateway: Gateway, spec: ConnectionSpec, uri: string, family: string, database: string | undefined, asked?: string): Promise<{ name: string; why: string; sentence: string; others: string[] }> {
-  const members = await gateway.familyCollections({ uri, family, connectTimeoutMs: settings().connectTimeoutMs, ...(database !== undefined ? { database } : {}) });
-  const choice = chooseFamilyMember(family, members, asked);
-  if (!choice) throw new UserError(`No collection of the family ${family} is on ${spec.name}${database !== undefined ? ` in the database ${database}` : ''}, so there is none to run it on.`);
-  return { ...choice, others: members.map((m) => m.name).filter((n) => n !== choice.name) };
 }
 
 export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {

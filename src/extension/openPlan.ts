@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { analyze, loadPlan } from '../core/index';
 import type { Plan } from '../core/index';
 import { Dismissed, UserError } from './commands';
-import type { Services } from './explain';
+import type { Services } from './services';
 import { PlanPanel } from './planPanel';
 
 /** What Open Plan accepts: a file (explorer context menu), or `{ text }` / `{ uri }` from scripts and tests. */

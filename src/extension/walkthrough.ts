@@ -6,7 +6,8 @@
 
 import * as vscode from 'vscode';
 import { UserError } from './commands';
-import { explainQuery, type ExplainSummary, type Services } from './explain';
+import { explainQuery, type ExplainSummary } from './explain';
+import type { Services } from './services';
 import { PlanPanel } from './planPanel';
 import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';

@@ -4,67 +4,10 @@
 // same by import paths, which cannot tell two floors of one folder apart).
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { circles, importGraph, sources } from './importGraph';
 
 const CORE = resolve(__dirname, '../../src/core');
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const n of readdirSync(dir)) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Each module's relative imports and re-exports, resolved to files. */
-function importGraph(files: string[]): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const f of files) {
-    const deps: string[] = [];
-    for (const m of readFileSync(f, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) {
-      const base = resolve(dirname(f), m[1]!);
-      const hit = [`${base}.ts`, join(base, 'index.ts')].find((c) => files.includes(c));
-      if (hit) deps.push(hit);
-    }
-    graph.set(f, deps);
-  }
-  return graph;
-}
-
-/** The strongly connected components of more than one module (Tarjan's algorithm, iterative enough for this size). */
-function circles(graph: Map<string, string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const out: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const component: string[] = [];
-    let w: string;
-    do {
-      w = stack.pop()!;
-      onStack.delete(w);
-      component.push(w);
-    } while (w !== v);
-    if (component.length > 1) out.push(component);
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return out;
-}
 
 /**
  * The core's floors, lowest first. The notation is under both wings; the plan wing stands on it alone;

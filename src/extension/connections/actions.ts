@@ -5,8 +5,8 @@
 import * as vscode from 'vscode';
 import type { MeasureChoice } from './measureChoice';
 import { Dismissed, UserError } from '../commands';
-import type { Services } from '../explain';
-import { passwordFor } from '../explain';
+import { passwordFor } from '../connectionChoice';
+import type { Services } from '../services';
 import { ENGINE_LABEL, engineOfDocument } from './bindings';
 import { asksForPassword, MAX_ASKS, passwordReason } from './settings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';

@@ -5,8 +5,8 @@
 // password not given yet) is left for the Explain, which says why.
 
 import * as vscode from 'vscode';
-import type { Services } from '../explain';
-import { settings } from '../explain';
+import { settings } from '../config';
+import type { Services } from '../services';
 import { queryKind } from '../targets';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';
 import { changedConnections, explainSessions, warmExplainSession } from './sessions';

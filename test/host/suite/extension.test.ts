@@ -14,7 +14,7 @@ import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ExtensionHandle } from '../../../src/extension/main';
 import type { OpenPlanSummary } from '../../../src/extension/openPlan';
-import type { CreateIndexOutcome } from '../../../src/extension/languageClient';
+import type { CreateIndexOutcome } from '../../../src/extension/build';
 import type { ClientCommands, CreateIndexArgs } from '../../../src/protocol/languageServer';
 import type { HostToViewMessage, SuggestionVerdict, SuggestionView } from '../../../src/protocol/webview';
 import { until } from '../../until';

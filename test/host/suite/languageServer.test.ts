@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import * as vscode from 'vscode';
 import { until as waitUntil } from '../../until';
-import type { CreateIndexOutcome } from '../../../src/extension/languageClient';
+import type { CreateIndexOutcome } from '../../../src/extension/build';
 import { Commands } from '../../../src/extension/commands';
 import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExtensionHandle } from '../../../src/extension/main';
