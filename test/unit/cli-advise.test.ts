@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectEngine } from '../../src/cli/advise';
 import { run } from '../../src/cli/main';
+import { builtCli } from './builtCli';
 import { captureIo } from './cli-io';
 
 const truthDir = join(__dirname, '..', 'fixtures', 'truth');
@@ -180,7 +181,7 @@ describe('qpi advise (offline)', () => {
   });
 
   it('runs as a built binary', () => {
-    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const cli = builtCli();
     const r = spawnSync(process.execPath, [cli, 'advise', '--json', '--query', caseText('p12_index_only_scan')], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as JsonAdvice;

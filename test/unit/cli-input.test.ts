@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { inert } from '../../src/cli/io';
 import { decodeText } from '../../src/cli/decode';
 import { generatePostgresJsonPlan } from '../../bench/generate';
+import { builtCli } from './builtCli';
 
-const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
 const corpus = join(__dirname, '..', 'fixtures', 'corpus');
 const pgPlan = readFileSync(join(corpus, 'pg-json-analyze-buffers-nested-loop-memoize-15.json'), 'utf8');
 
@@ -28,7 +28,7 @@ function utf32(text: string, little: boolean): Buffer {
 
 describe('qpi input bounds', () => {
   it('stops reading a device at the size cap with one sentence', () => {
-    const r = spawnSync(process.execPath, [cli, 'analyze', '/dev/zero'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [builtCli(), 'analyze', '/dev/zero'], { encoding: 'utf8' });
     assert.equal(r.status, 2);
     assert.equal(r.stderr, '/dev/zero is larger than the 64 MB a plan may have; nothing was analysed.\n');
     assert.equal(r.stdout, '');
@@ -37,7 +37,7 @@ describe('qpi input bounds', () => {
   it('stops reading standard input from a device at the size cap', () => {
     const zero = openSync('/dev/zero', 'r');
     try {
-      const r = spawnSync(process.execPath, [cli, 'analyze', '-'], { stdio: [zero, 'pipe', 'pipe'], encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [builtCli(), 'analyze', '-'], { stdio: [zero, 'pipe', 'pipe'], encoding: 'utf8' });
       assert.equal(r.status, 2);
       assert.equal(r.stderr, 'Standard input is larger than the 64 MB a plan may have; nothing was analysed.\n');
     } finally {
@@ -46,7 +46,7 @@ describe('qpi input bounds', () => {
   });
 
   it('stops reading an endless pipe at the size cap', async () => {
-    const child = spawn(process.execPath, [cli, 'analyze', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), 'analyze', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.stdin.on('error', () => undefined);
@@ -67,7 +67,7 @@ describe('qpi input bounds', () => {
     try {
       const file = join(dir, 'big.json');
       writeFileSync(file, generatePostgresJsonPlan(3000));
-      const child = spawn(process.execPath, [cli, 'analyze', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [builtCli(), 'analyze', file], { stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.stdout.once('data', () => child.stdout.destroy());
@@ -93,14 +93,14 @@ describe('qpi text encodings', () => {
       const decoded = decodeText(bytes);
       assert.ok(decoded.ok);
       assert.equal(decoded.text.replace(/^\ufeff/, ''), pgPlan);
-      const r = spawnSync(process.execPath, [cli, 'analyze', '-', '--json'], { input: bytes, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [builtCli(), 'analyze', '-', '--json'], { input: bytes, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
       assert.equal((JSON.parse(r.stdout) as { engine: string }).engine, 'postgres');
     });
   }
 
   it('names a wide encoding that has no byte order mark instead of guessing', () => {
-    const r = spawnSync(process.execPath, [cli, 'analyze', '-'], { input: utf16(pgPlan, true, false), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [builtCli(), 'analyze', '-'], { input: utf16(pgPlan, true, false), encoding: 'utf8' });
     assert.equal(r.status, 2);
     assert.equal(r.stderr, 'Standard input: the text looks like UTF-16 LE without a byte order mark; save it as UTF-8 (or UTF-16 LE with a byte order mark) and try again.\n');
     const be = decodeText(utf32(pgPlan, false).subarray(4));
@@ -109,7 +109,7 @@ describe('qpi text encodings', () => {
 
   it('refuses binary data in one sentence', () => {
     const bytes = Buffer.from([0x7b, 0x00, 0x13, 0x37, 0x00, 0x00, 0x01, 0x7d, 0x00, 0x42, 0x42, 0x00, 0x00, 0x00, 0x01]);
-    const r = spawnSync(process.execPath, [cli, 'analyze', '-'], { input: bytes, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [builtCli(), 'analyze', '-'], { input: bytes, encoding: 'utf8' });
     assert.equal(r.status, 2);
     assert.equal(r.stderr, 'Standard input: this is binary data (it holds NUL bytes), not an explain output.\n');
   });
@@ -126,7 +126,7 @@ describe('qpi terminal escaping', () => {
   it('never lets a bidi override from a plan reach the terminal raw', () => {
     const text = pgPlan.replaceAll('"Relation Name": "', '"Relation Name": "\u202etxt.exe\u2066');
     assert.notEqual(text, pgPlan);
-    const r = spawnSync(process.execPath, [cli, 'analyze', '-'], { input: text, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [builtCli(), 'analyze', '-'], { input: text, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /[\u202a-\u202e\u2066-\u2069]/);
     assert.match(r.stdout, /\\u202etxt\.exe\\u2066/);
@@ -134,7 +134,7 @@ describe('qpi terminal escaping', () => {
 });
 
 describe('qpi flags', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  const run = (...args: string[]) => spawnSync(process.execPath, [builtCli(), ...args], { encoding: 'utf8' });
 
   it('keeps the usage sentences and exit 64', () => {
     const missing = run('explain', '--uri');

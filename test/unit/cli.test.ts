@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main';
+import { builtCli } from './builtCli';
 import { captureIo } from './cli-io';
 
 const corpus = join(__dirname, '..', 'fixtures', 'corpus');
@@ -46,7 +47,7 @@ describe('qpi analyze', () => {
   });
 
   it('runs as a built binary: exit 0 on a real MongoDB plan, 2 on garbage', () => {
-    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const cli = builtCli();
     const ok = spawnSync(process.execPath, [cli, 'analyze', join(corpus, 'mongo-find-sort-limit-ixscan-execstats-6.0.5-local.json'), '--json'], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
     const doc = JSON.parse(ok.stdout) as { engine: string; totals: Record<string, number> };
@@ -64,7 +65,7 @@ describe('qpi output to a terminal', () => {
     const evil = 'ix\u001b]0;owned\u0007\u001b[2J\u009b31m';
     const text = JSON.stringify(pg).replaceAll('"Relation Name":"', `"Relation Name":${JSON.stringify(evil).slice(0, -1)}`);
     assert.ok(text.includes('owned'));
-    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const cli = builtCli();
     for (const args of [['analyze', '-'], ['analyze', '-', '--json']]) {
       const r = spawnSync(process.execPath, [cli, ...args], { input: text, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
