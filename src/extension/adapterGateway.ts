@@ -2,7 +2,7 @@
 // command that needs a server (or when the extension warms it), so activation never loads a driver. One
 // advice session per connection, kept open between Explains (connections/sessions.ts): an Explain explains
 // on it, hands the plan over, runs the live advisor (src/adapters/advise.ts: the indexes that exist,
-// bounded selectivity) and gives it back. Verification opens its own session when the user asks for it from the panel, on the advice
+// bounded selectivity) and gives it back. A measurement (Verify) opens its own session when the user asks for it from the panel, on the advice
 // the panel shows. Cancel aborts the running operation, which the adapters turn into a kill on the server
 // (pg_cancel_backend / killOp); a MongoDB trial's scratch collection is dropped anyway.
 
@@ -13,7 +13,7 @@ import type { FamilyMember, Suggestion } from '../core/index';
 import { suggestionsToTry } from './adviceView';
 import { UserError } from './commands';
 import { explainSessions, explainFingerprint, keepsSession, lostConnection, openExplainSession, type ExplainSession, type SessionLease } from './connections/sessions';
-import type { AdviceOutcome, ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningVerify, ServerInfo, VerifyOutcome, VerifyRequest } from './gateway';
+import type { AdviceOutcome, ExplainOutcome, ExplainRequest, FamilyRequest, Gateway, RunningExplain, RunningMeasure, ServerInfo, MeasureOutcome, MeasureRequest } from './gateway';
 import type { Log } from './log';
 
 /** Turns an adapter result into what the extension shows; a plan the core refuses is one sentence. */
@@ -189,7 +189,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       };
     },
 
-    verify(request: VerifyRequest): RunningVerify {
+    measure(request: MeasureRequest): RunningMeasure {
       const controller = new AbortController();
       const signal = controller.signal;
       const live = request.live;
@@ -199,13 +199,13 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       const opts = { timeoutMs: request.timeoutMs, signal, measuredOrder: true, ...(asked ? { maxSuggestions: suggestionsToTry(live.advice, asked) } : {}) };
       // The notes and warnings of this run are those added to the advice while it ran.
       const since = { notes: live.advice.notes.length, warnings: live.advice.warnings.length };
-      const outcome = (declined: boolean): VerifyOutcome => ({
+      const outcome = (declined: boolean): MeasureOutcome => ({
         declined, notes: live.advice.notes.slice(since.notes), warnings: live.advice.warnings.slice(since.warnings),
       });
-      const done = import('../adapters/advise').then(async (adv): Promise<VerifyOutcome> => {
+      const done = import('../adapters/advise').then(async (adv): Promise<MeasureOutcome> => {
         if (request.engine === 'mongodb') {
           const command = request.command;
-          if (!command) throw new Error('a MongoDB verify request needs its parsed command');
+          if (!command) throw new Error('a MongoDB measure request needs its parsed command');
           const session = await adv.openMongoAdvice({ uri: request.uri, connectTimeoutMs: request.connectTimeoutMs });
           try {
             await advice.measureMongo(session, command, live, { ...opts, sampleSize: request.sampleSize, ...(request.onStep ? { onStep: request.onStep } : {}) });

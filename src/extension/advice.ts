@@ -13,9 +13,9 @@ import {
   buildQuestion, findSuggestion, statusOf, suggestionId, suggestionViews, measureQuestion, measureStepText, unverifiableReason,
   type AdviceContext, type ConsentQuestion,
 } from './adviceView';
-import type { Gateway, RunningVerify } from './gateway';
+import type { Gateway, RunningMeasure } from './gateway';
 import type { Log } from './log';
-import type { VerifyHow } from './planPanel';
+import type { MeasureHow } from './planPanel';
 
 /** Asks the user before the extension writes or builds on their server; true when they agreed. */
 export type ConsentPrompt = (question: ConsentQuestion) => Promise<boolean>;
@@ -24,13 +24,13 @@ export type ConsentPrompt = (question: ConsentQuestion) => Promise<boolean>;
 export const modalConsent: ConsentPrompt = async (q) =>
   (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.accept)) === q.accept;
 
-export interface VerifierSettings {
+export interface MeasurerSettings {
   sampleSize: number;
   timeoutMs: number;
   connectTimeoutMs: number;
 }
 
-export interface VerifierSetup {
+export interface MeasurerSetup {
   log: Log;
   gateway: () => Promise<Gateway>;
   ctx: AdviceContext;
@@ -40,7 +40,7 @@ export interface VerifierSetup {
   text: string;
   connectionName: string;
   /** Read at each Verify, so a changed setting applies without explaining again. */
-  settings: () => VerifierSettings;
+  settings: () => MeasurerSettings;
   /** Read at each Verify, so tests can answer the modal. */
   consent: () => ConsentPrompt;
   /** The notification's Cancel, published while a verification runs (the extension handle presses it in tests). */
@@ -59,7 +59,7 @@ function sentence(text: string): string {
 const capital = (t: string): string => `${t[0]!.toUpperCase()}${t.slice(1)}`;
 
 /** The panel's verify hook for the suggestions of one explain. */
-export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: VerifyHow) => Promise<void> {
+export function measurer(setup: MeasurerSetup): (id: string, post: Post, how?: MeasureHow) => Promise<void> {
   const { log, ctx } = setup;
   const advice = ctx.live.advice;
 
@@ -75,7 +75,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
     return s?.keep ? `keep using ${s.keep.name}` : `suggestion ${id}`;
   };
 
-  const run = async (id: string, post: Post, how: VerifyHow): Promise<void> => {
+  const run = async (id: string, post: Post, how: MeasureHow): Promise<void> => {
     const s = findSuggestion(advice, id);
     if (!s) {
       post({ type: 'suggestionStatus', id, status: 'failed', detail: 'This suggestion is no longer shown: explain the query again.' });
@@ -101,7 +101,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
       ? `Measuring the suggested indexes on ${mongo ? `a sample of ${collection}` : setup.connectionName}`
       : mongo ? `Trying the suggested indexes on a sample of ${collection}` : `Checking the suggested index on ${setup.connectionName}`;
     let cancelled = false;
-    let running: RunningVerify | undefined;
+    let running: RunningMeasure | undefined;
     const cancel = (): void => {
       if (cancelled) return;
       cancelled = true;
@@ -112,7 +112,7 @@ export function verifier(setup: VerifierSetup): (id: string, post: Post, how?: V
       const outcome = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title, cancellable: true },
         async (progress, token) => {
-          running = gateway.verify({
+          running = gateway.measure({
             engine: ctx.engine,
             uri: setup.uri,
             text: setup.text,

@@ -5,19 +5,18 @@
 
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
-import type { Finding, Plan } from '../core/index';
 import { isCollectionFamily, onFamilyMember, parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
 import { Commands, Dismissed, UserError } from './commands';
 import { ENGINE_LABEL } from './connections/bindings';
 import { connectionUri, type ConnectionEngine } from './connections/spec';
-import { modalConsent, verifier } from './advice';
-import { findSuggestion, suggestionViews, type AdviceContext } from './adviceView';
-import { ClientCommands, type CreateIndexArgs } from '../protocol/languageServer';
-import type { CreateIndexOutcome } from './build';
+import { modalConsent } from './advice';
+import { suggestionViews, type AdviceContext } from './adviceView';
 import { SETTINGS, settings } from './config';
 import { connectionFor, familyMember, passwordFor } from './connectionChoice';
 import type { AdviceOutcome, ExplainOutcome } from './gateway';
 import { PlanPanel } from './planPanel';
+import { PlanSession } from './planSession';
+import { history, RunHistory, type Run } from './runHistory';
 import { decideMongoMeasure, measureQuestion, type MeasureAnswer } from './connections/measureChoice';
 import type { Services } from './services';
 import { explainWouldWrite } from '../core/index';
@@ -25,7 +24,6 @@ import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { prismaSchemasRead, targetsOf, queryKind } from './targets';
-import { lineAfter } from './runPlaces';
 import { stepsLine, type ExplainStep } from './explainSteps';
 import { MAX_FILE_QUERIES, underCharacterCap } from './caps';
 
@@ -67,86 +65,6 @@ export interface ExplainSummary {
   collection?: string;
 }
 
-interface Run {
-  title: string;
-  plan: Plan;
-  findings: Finding[];
-  at: number;
-  label: string;
-}
-
-/**
- * The last two runs of each query, for "Compare with previous run". A run is kept under its text and,
- * when it came from a file, under its place there (the file and the line it starts on), so that a query
- * rewritten in place (a quick fix, an edit) compares with its run before the rewrite.
- */
-export class RunHistory {
-  private readonly runs = new Map<string, Run[]>();
-  lastKey: string | undefined;
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.changed.event;
-
-  static key(engine: ConnectionEngine, text: string): string {
-    return `${engine}\u0000${text.replace(/\s+/g, ' ').trim()}`;
-  }
-
-  static placeKey(engine: ConnectionEngine, uri: vscode.Uri, line: number): string {
-    return `${engine}\u0000@${uri.toString()}#${line}`;
-  }
-
-  /** The keys of a query, its place first (when known), then its text. */
-  static keys(engine: ConnectionEngine, text: string, place?: { uri: vscode.Uri; line: number }): string[] {
-    return [...(place ? [RunHistory.placeKey(engine, place.uri, place.line)] : []), RunHistory.key(engine, text)];
-  }
-
-  /** Adds a run under each of its keys; `lastKey` is the first (the place, when known). */
-  add(keys: string | string[], run: Run): void {
-    const all = typeof keys === 'string' ? [keys] : keys;
-    for (const key of all) {
-      const list = this.runs.get(key) ?? [];
-      if (list.at(-1) !== run) list.push(run);
-      if (list.length > 2) list.shift();
-      this.runs.set(key, list);
-    }
-    this.lastKey = all[0];
-    this.changed.fire();
-  }
-
-  /**
-   * Moves the runs kept under places of an edited file to the lines their queries start on now, so a
-   * fix that inserts lines above a query (the keyset fix's declaration) still finds its previous run.
-   */
-  follow(uri: vscode.Uri, changes: readonly vscode.TextDocumentContentChangeEvent[]): void {
-    if (changes.length === 0) return;
-    const prefix = `\u0000@${uri.toString()}#`;
-    const moved: [string, string, Run[]][] = [];
-    const plain = changes.map((c) => ({ startLine: c.range.start.line, startCharacter: c.range.start.character, endLine: c.range.end.line, endCharacter: c.range.end.character, text: c.text }));
-    for (const [key, runs] of this.runs) {
-      const at = key.indexOf(prefix);
-      if (at < 0) continue;
-      const line = Number(key.slice(at + prefix.length));
-      const now = lineAfter(line, plain);
-      if (now !== line) moved.push([key, `${key.slice(0, at + prefix.length)}${now}`, runs]);
-    }
-    for (const [from] of moved) this.runs.delete(from);
-    for (const [from, to, runs] of moved) {
-      this.runs.set(to, runs);
-      if (this.lastKey === from) this.lastKey = to;
-    }
-    if (moved.length > 0) this.changed.fire();
-  }
-
-  get(key: string | undefined): Run[] {
-    return key ? this.runs.get(key) ?? [] : [];
-  }
-
-  /** The first of these keys that has at least `count` runs. */
-  find(keys: string[], count: number): string | undefined {
-    return keys.find((k) => this.get(k).length >= count);
-  }
-}
-
-export const history = new RunHistory();
 
 /** The explain or verification in progress, if any: its cancel is what the notification's Cancel button runs. */
 export const activeExplain: { cancel?: () => void } = {};
@@ -268,7 +186,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   started = performance.now();
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
   // The query is found: the panel's page loads while the values are asked and the explain runs.
-  const unused = PlanPanel.prepare(s.context.extensionUri, s.log, s.panelHooks);
+  const unused = PlanPanel.prepare(s.context.extensionUri, s.log);
   if (unused) opened.unused = unused;
   let query = target.query.problem ? await askValues(target.query, args.values) : target.query;
   const opts = settings();
@@ -385,12 +303,17 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   const keys = RunHistory.keys(query.engine, query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined);
   const previous = history.get(history.find(keys, 1)).at(-1);
   history.add(keys, { title, plan: outcome.plan, findings, at: Date.now(), label: `${new Date().toLocaleTimeString()} on ${spec.name}` });
-  // The plan is shown as soon as it exists, with the hooks of the last plan's advice cleared; the
-  // advice (index lists, bounded counts) joins it when the advisor has answered on the same session.
-  delete s.panelHooks.verify;
-  delete s.panelHooks.createIndex;
+  // The plan is shown as soon as it exists, with its own session; the advice (index lists, bounded
+  // counts) joins the session when the advisor has answered on the same connection session.
+  const session = new PlanSession(
+    { log: s.log, gateway: s.gateway, consent: () => s.consent ?? modalConsent, measured: s.adviceMeasured, running: activeExplain },
+    {
+      title, text: query.text, plan: outcome.plan, findings, connection: spec, connectUri: uri, runKeys: keys,
+      ...(target.uri ? { source: target.uri } : {}), ...(family ? { family } : {}),
+    },
+  );
   started = performance.now();
-  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) });
+  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) }, session);
   const addSuggestions = panel.laterSuggestions();
   steps.render = performance.now() - started;
   s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
@@ -411,18 +334,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   if (live?.advice.refusal) s.log.info(`No index advice: ${live.advice.refusal}`);
   for (const note of live?.advice.notes ?? []) s.log.info(`Advice: ${note}`);
   for (const warning of live?.advice.warnings ?? []) s.log.warn(`Advice: ${warning}`);
-  s.panelHooks.verify = ctx
-    ? verifier({
-      log: s.log, gateway: s.gateway, ctx, uri, text: query.text, connectionName: spec.name, running: activeExplain,
-      settings: () => {
-        const now = settings();
-        return { sampleSize: now.trialSampleSize, timeoutMs: now.timeoutMs, connectTimeoutMs: now.connectTimeoutMs };
-      },
-      consent: () => s.consent ?? modalConsent,
-      measured: s.adviceMeasured,
-    })
-    : undefined;
-  s.panelHooks.createIndex = ctx ? (id) => createSuggestedIndex(ctx, id, target.uri, family) : undefined;
+  session.advise(ctx);
   const shown = addSuggestions(suggestions);
   // Measured at once where the settings say so (PostgreSQL by default: nothing of the user's is written):
   // the panel shows the rules' order now and the measured order when the server has done the work.
@@ -430,7 +342,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   const startMeasure = (v: NonNullable<typeof verifiable>) => {
     s.log.info(`Measuring the suggestions of ${title} on ${spec.name}.`);
     const measureStart = performance.now();
-    const measuring = panel.measure(v.id).finally(() => {
+    const measuring = panel.measure(session, v.id).finally(() => {
       s.log.info(`Explain of ${title}: measure ${Math.round(performance.now() - measureStart).toLocaleString('en-US')} ms, after the plan was shown.`);
       if (s.measuring === measuring) delete s.measuring;
     });
@@ -440,8 +352,8 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   if (verifiable && query.engine === 'mongodb' && !opts.measureOnExplain.mongodb) {
     // MongoDB measures on a scratch copy of a sample: asked once per connection (the plan is shown already,
     // and Explain does not wait for the answer).
-    // The answer may come after another Explain replaced this plan (and the panel's Verify hook with it):
-    // then this plan's suggestions are not measured.
+    // The answer may come after another Explain replaced this plan (and its session with it): then this
+    // plan's suggestions are not measured.
     const showing = panel.stillShowing();
     decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
       if (yes && showing()) startMeasure(verifiable);
@@ -460,7 +372,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   }
   if (previous) {
     void vscode.window.showInformationMessage(`${title} was explained before in this session.`, 'Compare with Previous Run').then((c) => {
-      if (c) void vscode.commands.executeCommand(Commands.compareWithPrevious, { key: history.find(keys, 2) });
+      if (c) void session.compare();
     });
   }
   const summary: ExplainSummary = {
@@ -471,20 +383,6 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   if (outcome.serverVersion) summary.serverVersion = outcome.serverVersion;
   if (family && command) summary.collection = command.collection;
   return summary;
-}
-
-/** Runs Create Index (which shows the command and asks first) for a suggestion of the panel. */
-async function createSuggestedIndex(ctx: AdviceContext, id: string, source: vscode.Uri | undefined, family?: CreateIndexArgs['family']): Promise<CreateIndexOutcome> {
-  const s = findSuggestion(ctx.live.advice, id);
-  if (!s?.createText || !s.index) throw new UserError('This suggestion has no index to create.');
-  const target = s.index.engine === 'postgres' ? s.index.table : s.index.collection;
-  const uri = source ?? vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-  if (!uri) throw new UserError('Open the file or folder of this query first: the index is created on its connection.');
-  const args: CreateIndexArgs = {
-    uri: uri.toString(), engine: ctx.engine, createText: s.createText, target, reason: s.ruleText,
-    ...(ctx.command?.database !== undefined ? { database: ctx.command.database } : {}), ...(family ? { family } : {}),
-  };
-  return (await vscode.commands.executeCommand<CreateIndexOutcome | undefined>(ClientCommands.createIndex, args)) ?? { status: 'failed', detail: 'The index could not be created: see the log.' };
 }
 
 /** Shows the last two runs of a query side by side. */
@@ -505,7 +403,7 @@ export async function compareWithPrevious(s: Services, args: { key?: string } | 
   const runs = history.get(key);
   if (runs.length < 2) throw new UserError('There is no previous run of this query to compare with: explain it, change something, and explain it again.');
   const [before, after] = runs as [Run, Run];
-  PlanPanel.showComparison(s.context.extensionUri, s.log, s.panelHooks, {
+  PlanPanel.showComparison(s.context.extensionUri, s.log, {
     title: after.title,
     before: { label: before.label, plan: before.plan, findings: before.findings },
     after: { label: after.label, plan: after.plan, findings: after.findings },

@@ -56,8 +56,8 @@ export interface AdviceOutcome {
   adviseMs: number;
 }
 
-/** Verification of a suggestion shown in the plan panel, asked for by the user. */
-export interface VerifyRequest {
+/** A measurement of a suggestion shown in the plan panel (its Verify button, or at once after an explain). */
+export interface MeasureRequest {
   engine: ConnectionEngine;
   /** The URI to connect with, password included; never logged. */
   uri: string;
@@ -82,16 +82,16 @@ export interface VerifyRequest {
   confirmBuild?: (tables: string[], hypopgInstalled: boolean) => Promise<boolean>;
 }
 
-export interface VerifyOutcome {
+export interface MeasureOutcome {
   /** The user declined the rolled-back build: nothing ran. */
   declined: boolean;
-  /** Sentences of this verification (how it was done, what was skipped), and warnings (a scratch collection left behind). */
+  /** Sentences of this measurement (how it was done, what was skipped), and warnings (a scratch collection left behind). */
   notes: string[];
   warnings: string[];
 }
 
-export interface RunningVerify {
-  done: Promise<VerifyOutcome>;
+export interface RunningMeasure {
+  done: Promise<MeasureOutcome>;
   /** Stops the work on the server; a MongoDB measurement's scratch collection is dropped anyway. */
   cancel(): void;
 }
@@ -130,5 +130,5 @@ export interface Gateway {
   familyCollections(request: FamilyRequest): Promise<FamilyMember[]>;
   explain(request: ExplainRequest): RunningExplain;
   /** Measures a suggestion of `request.live` through the advice service (the panel's Verify): every candidate on a copy, HypoPG or a rolled-back build for PostgreSQL; a sample in a scratch collection for MongoDB. */
-  verify(request: VerifyRequest): RunningVerify;
+  measure(request: MeasureRequest): RunningMeasure;
 }

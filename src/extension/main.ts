@@ -12,7 +12,8 @@ import { MeasureChoices } from './connections/measureChoice';
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
-import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, history, type ExplainArgs } from './explain';
+import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, type ExplainArgs } from './explain';
+import { history } from './runHistory';
 import type { AdviceScope, Services } from './services';
 import { watchPrismaSchemas } from './targets';
 import type { AdviceService } from '../adapters/adviceService';
@@ -84,7 +85,6 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     onAdviceInvalidated: adviceInvalidated.event,
     adviceMeasured: () => adviceMeasured.fire(),
     onAdviceMeasured: adviceMeasured.event,
-    panelHooks: {},
     caps,
     measureChoices: new MeasureChoices(context.globalState),
     addConnection: (engine) => addConnection(services, { engine }),

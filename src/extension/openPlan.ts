@@ -85,9 +85,8 @@ export async function openPlan(s: Services, args: OpenPlanArgs): Promise<OpenPla
   else src = await pickSource();
   const plan = read(src.text, src.title);
   const findings = analyze(plan);
-  // A saved plan has no live connection to check suggestions against.
-  s.panelHooks.verify = undefined;
-  PlanPanel.showPlan(s.context.extensionUri, s.log, s.panelHooks, { title: src.title, plan, findings, rawText: src.text }, src.uri ? { uri: src.uri } : undefined);
+  // A saved plan has no live connection to check suggestions against: it has no session.
+  PlanPanel.showPlan(s.context.extensionUri, s.log, { title: src.title, plan, findings, rawText: src.text }, src.uri ? { uri: src.uri } : undefined);
   for (const w of plan.warnings) s.log.warn(`${src.title}: ${w}`);
   return { engine: plan.engine, format: plan.format, nodeCount: plan.nodes.length, findings: findings.map((f) => f.code), title: src.title };
 }
@@ -111,7 +110,7 @@ export async function comparePlans(s: Services, args?: { before?: string | vscod
   const b = read(await readUri(before!), baseName(before!));
   const a = read(await readUri(after), baseName(after));
   if (a.engine !== b.engine) throw new UserError('The two plans come from different engines (MongoDB and PostgreSQL) and cannot be compared.');
-  PlanPanel.showComparison(s.context.extensionUri, s.log, s.panelHooks, {
+  PlanPanel.showComparison(s.context.extensionUri, s.log, {
     title: `${baseName(before!)} → ${baseName(after)}`,
     before: { label: baseName(before!), plan: b, findings: analyze(b) },
     after: { label: baseName(after), plan: a, findings: analyze(a) },

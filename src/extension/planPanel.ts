@@ -18,17 +18,21 @@ export interface PlanSource {
   range?: vscode.Range;
 }
 
-/** How a verification was asked for. */
-export interface VerifyHow {
+/** How a measurement was asked for. */
+export interface MeasureHow {
   /** Measuring at once after an explain (a setting asked for it): no modal, and nothing built on the user's table. */
   unattended?: boolean;
 }
 
-export interface PanelHooks {
-  /** Called for `verifySuggestion`; answers with suggestionStatus messages through `post`. */
-  verify?: ((id: string, post: (m: HostToViewMessage) => void, how?: VerifyHow) => Promise<void>) | undefined;
-  /** Builds a suggestion's index after asking (the Create Index button the view shows once Verify succeeded). */
-  createIndex?: ((id: string) => Promise<{ status: 'created' | 'declined' | 'failed'; detail?: string }>) | undefined;
+/** Posts to the view for the plan an action was asked on. */
+export type PanelPost = (m: HostToViewMessage) => void;
+
+/** What the buttons of one plan do: its session (planSession.ts), kept by the panel with the plan it shows. */
+export interface PanelActions {
+  /** Verify (`verifySuggestion`): measures the suggestion; answers with suggestionStatus messages through `post`. */
+  measure(id: string, post: PanelPost, how?: MeasureHow): Promise<void>;
+  /** Create Index (`createIndex`, the button the view shows once Verify succeeded): builds the index after asking. */
+  build(id: string): Promise<{ status: 'created' | 'declined' | 'failed'; detail?: string }>;
 }
 
 export class PlanPanel implements vscode.Disposable {
@@ -44,12 +48,13 @@ export class PlanPanel implements vscode.Disposable {
   private rawText: string | undefined;
   private ready = false;
   private source: PlanSource | undefined;
+  /** The actions of the plan shown (undefined for a comparison or a plan opened from a file). */
+  private actions: PanelActions | undefined;
   private readyWaiters: ((ok: boolean) => void)[] = [];
 
   private constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
-    private readonly hooks: PanelHooks,
   ) {
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
     this.panel = vscode.window.createWebviewPanel(PlanPanel.viewType, 'Query Plan', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
@@ -71,14 +76,14 @@ export class PlanPanel implements vscode.Disposable {
   }
 
   /** Shows a plan in the panel (creating or revealing it). */
-  static showPlan(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: { title: string; plan: Plan; findings: Finding[]; rawText?: string; suggestions?: SuggestionView[] }, source?: PlanSource): PlanPanel {
-    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+  static showPlan(extensionUri: vscode.Uri, log: Log, m: { title: string; plan: Plan; findings: Finding[]; rawText?: string; suggestions?: SuggestionView[] }, source?: PlanSource, actions?: PanelActions): PlanPanel {
+    const panel = PlanPanel.reveal(extensionUri, log);
     // Slim on the wire: the `nodes` index would repeat every subtree in JSON; the view rebuilds it.
     const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: wirePlan(m.plan), findings: m.findings };
     // The text goes over only when the Raw tab asks for it: the plan itself is already the larger part.
     if (m.rawText !== undefined) message.hasRawText = true;
     if (m.suggestions) message.suggestions = m.suggestions;
-    panel.setMessage(message, m.title, source, m.rawText);
+    panel.setMessage(message, m.title, source, actions, m.rawText);
     return panel;
   }
 
@@ -88,19 +93,19 @@ export class PlanPanel implements vscode.Disposable {
    * a window is the larger part of the wait. Returns what closes it again if no plan or comparison ever
    * reached it (the explain failed or was dismissed); undefined when a panel was already open.
    */
-  static prepare(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks): (() => void) | undefined {
+  static prepare(extensionUri: vscode.Uri, log: Log): (() => void) | undefined {
     if (PlanPanel.current) return undefined;
-    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+    const panel = PlanPanel.reveal(extensionUri, log);
     return () => {
       if (PlanPanel.current === panel && panel.message === undefined) panel.dispose();
     };
   }
 
-  static showComparison(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks, m: Omit<ShowComparisonMessage, 'type'>): PlanPanel {
-    const panel = PlanPanel.reveal(extensionUri, log, hooks);
+  static showComparison(extensionUri: vscode.Uri, log: Log, m: Omit<ShowComparisonMessage, 'type'>): PlanPanel {
+    const panel = PlanPanel.reveal(extensionUri, log);
     const before = { ...m.before, plan: wirePlan(m.before.plan) };
     const after = { ...m.after, plan: wirePlan(m.after.plan) };
-    panel.setMessage({ type: 'showComparison', ...m, before, after }, `Compare: ${m.title}`, undefined);
+    panel.setMessage({ type: 'showComparison', ...m, before, after }, `Compare: ${m.title}`, undefined, undefined);
     return panel;
   }
 
@@ -108,19 +113,20 @@ export class PlanPanel implements vscode.Disposable {
     return PlanPanel.current;
   }
 
-  private static reveal(extensionUri: vscode.Uri, log: Log, hooks: PanelHooks): PlanPanel {
+  private static reveal(extensionUri: vscode.Uri, log: Log): PlanPanel {
     if (PlanPanel.current) {
       // Never over the file being edited: a panel that sits in the active editor's group (the user moved
       // one or the other) goes beside it; otherwise it stays where the user put it.
       PlanPanel.current.show();
       return PlanPanel.current;
     }
-    PlanPanel.current = new PlanPanel(extensionUri, log, hooks);
+    PlanPanel.current = new PlanPanel(extensionUri, log);
     return PlanPanel.current;
   }
 
-  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined, rawText?: string): void {
+  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined, actions: PanelActions | undefined, rawText?: string): void {
     this.message = message;
+    this.actions = actions;
     this.rawText = rawText;
     this.source = source;
     this.panel.title = title.length > 40 ? `${title.slice(0, 39)}…` : title;
@@ -174,37 +180,43 @@ export class PlanPanel implements vscode.Disposable {
     return this.message?.type === 'showPlan' ? this.message.suggestions ?? [] : [];
   }
 
+  /** The actions of the plan shown now: its session (undefined for a comparison or a plan opened from a file). */
+  get session(): PanelActions | undefined {
+    return this.actions;
+  }
+
   /** Does what the view's Verify button does, for the walkthrough's "Verify" step. */
-  verifySuggestion(id: string): Promise<void> {
+  measureSuggestion(id: string): Promise<void> {
     return this.receive({ type: 'verifySuggestion', id });
   }
 
   /**
    * Measures the suggestions of the plan shown without asking anything (the measurement at once after an
-   * explain): the same run as Verify, its progress and verdicts shown the same way.
+   * explain): the same run as Verify, its progress and verdicts shown the same way. Nothing when another
+   * plan is shown by now than the one this session belongs to.
    */
-  async measure(id: string): Promise<void> {
+  async measure(session: PanelActions, id: string): Promise<void> {
     const shown = this.message;
-    if (!this.hooks.verify) return;
+    if (this.actions !== session) return;
     try {
-      await this.hooks.verify(id, (reply) => this.postStatus(reply, shown), { unattended: true });
+      await session.measure(id, (reply) => this.postStatus(reply, shown), { unattended: true });
     } catch (err) {
       this.log.error('Measuring the suggestions failed', err);
     }
   }
 
   /** Does what the view's Create Index button does, for the walkthrough and the command palette. */
-  createIndex(id: string): Promise<void> {
+  buildIndex(id: string): Promise<void> {
     return this.receive({ type: 'createIndex', id });
   }
 
   /**
-   * Builds a suggestion's index (the hook asks first), telling the view `creating`, then `created` or
+   * Builds a suggestion's index (the session's build asks first), telling the view `creating`, then `created` or
    * `failed`; a declined confirmation puts the suggestion back as it was, so its button comes back.
    */
-  private async create(id: string, post: (m: HostToViewMessage) => void, shown: ShowPlanMessage | ShowComparisonMessage | undefined): Promise<void> {
+  private async build(id: string, post: PanelPost, shown: ShowPlanMessage | ShowComparisonMessage | undefined, actions: PanelActions | undefined): Promise<void> {
     const was = shown?.type === 'showPlan' ? shown.suggestions?.find((x) => x.id === id) : undefined;
-    if (!this.hooks.createIndex) {
+    if (!actions) {
       post({ type: 'suggestionStatus', id, status: 'failed', detail: 'Creating an index needs a live connection: explain the query from its source file.' });
       return;
     }
@@ -212,7 +224,7 @@ export class PlanPanel implements vscode.Disposable {
     const detail = was?.statusDetail;
     post({ type: 'suggestionStatus', id, status: 'creating', detail: 'Waiting for your answer, then building the index…' });
     try {
-      const r = await this.hooks.createIndex(id);
+      const r = await actions.build(id);
       if (r.status === 'declined') post({ type: 'suggestionStatus', id, status, ...(detail !== undefined ? { detail } : {}) });
       else post({ type: 'suggestionStatus', id, status: r.status, ...(r.detail !== undefined ? { detail: r.detail } : {}) });
     } catch (err) {
@@ -260,7 +272,9 @@ export class PlanPanel implements vscode.Disposable {
         return;
       }
       const m = parsed.message;
+      // A button acts on the plan it was pressed on, with that plan's session, whatever is shown by the time it answers.
       const shown = this.message;
+      const actions = this.actions;
       this.received.push(m);
       if (this.received.length > 200) this.received.shift();
       switch (m.type) {
@@ -294,11 +308,11 @@ export class PlanPanel implements vscode.Disposable {
           }
           break;
         case 'verifySuggestion':
-          if (this.hooks.verify) await this.hooks.verify(m.id, (reply) => this.postStatus(reply, shown));
+          if (actions) await actions.measure(m.id, (reply) => this.postStatus(reply, shown));
           else this.post({ type: 'suggestionStatus', id: m.id, status: 'failed', detail: 'Verification needs a live connection: explain the query from its source file.' });
           break;
         case 'createIndex':
-          await this.create(m.id, (reply) => this.postStatus(reply, shown), shown);
+          await this.build(m.id, (reply) => this.postStatus(reply, shown), shown, actions);
           break;
         case 'reportError':
           this.log.error(`Plan view: ${m.message}`, m.detail);

@@ -11,7 +11,6 @@ import type { ConnectionEngine, ConnectionSpec } from './connections/spec';
 import type { ConnectionStore } from './connections/store';
 import type { Gateway } from './gateway';
 import type { Log } from './log';
-import type { PanelHooks } from './planPanel';
 
 /** What an invalidation covers: a connection (all when absent), and only these collections or tables when given. */
 export interface AdviceScope {
@@ -39,7 +38,6 @@ export interface Services {
   adviceMeasured: () => void;
   /** Fired by adviceMeasured; the language client has the server ask for the cached advice again. */
   onAdviceMeasured: vscode.Event<void>;
-  panelHooks: PanelHooks;
   /** The status bar hint and log line of a document over a per-file cap (the language server reports it). */
   caps: CapStatus;
   /** Connection add flow, used when a query needs a connection and none exists. */

@@ -71,7 +71,7 @@ export async function verifyFirstSuggestion(): Promise<void> {
   const first = all.find((v) => v.ddl) ?? all[0];
   if (!first) throw new UserError('The plan shown has no suggestion to verify: explain a query on a connection first.');
   panel.show();
-  await panel.verifySuggestion(first.id);
+  await panel.measureSuggestion(first.id);
 }
 
 /** Creates the index of the first suggestion of the plan shown that has one (the Create Index command asks first). */
@@ -79,5 +79,5 @@ export async function createSuggestedIndex(): Promise<void> {
   const panel = shownPanel();
   const first = panel.suggestions.find((v) => v.ddl);
   if (!first) throw new UserError('The plan shown suggests no new index: its query is served by the indexes that exist.');
-  await panel.createIndex(first.id);
+  await panel.buildIndex(first.id);
 }

@@ -4,7 +4,7 @@ import {
   askingPasswords, asksForPassword, readSettingsConnections, settingsConnectionOf, settingsDefault, settingsId,
 } from '../../src/extension/connections/settings';
 import { connectionUri, type ConnectionSpec, type SettingsOrigin } from '../../src/extension/connections/spec';
-import type { ExplainOutcome, ExplainRequest, Gateway, VerifyRequest } from '../../src/extension/gateway';
+import type { ExplainOutcome, ExplainRequest, Gateway, MeasureRequest } from '../../src/extension/gateway';
 
 const folderA: SettingsOrigin = { scope: 'folder', folder: 'file:///home/dev/shop', where: 'the settings of the folder shop' };
 const folderB: SettingsOrigin = { scope: 'folder', folder: 'file:///home/dev/billing', where: 'the settings of the folder billing' };
@@ -156,7 +156,7 @@ describe('extension: connections from settings', () => {
         test: async () => ({}),
         familyCollections: async () => [],
         explain: (r) => ({ done: check(r.uri), cancel: async () => void cancels++ }),
-        verify: (r: VerifyRequest) => ({ done: check(r.uri).then(() => ({ declined: false, notes: [], warnings: [] })), cancel: () => void cancels++ }),
+        measure: (r: MeasureRequest) => ({ done: check(r.uri).then(() => ({ declined: false, notes: [], warnings: [] })), cancel: () => void cancels++ }),
       };
       return { gateway, sent, cancels: () => cancels };
     }
@@ -189,7 +189,7 @@ describe('extension: connections from settings', () => {
       assert.deepEqual(asked, ['team pg asks for the password of app.', 'team pg refused the login of app with that password: type it again.']);
       assert.equal(kept.get(spec!.id), 'right');
       // The panel verifies with the uri the explain was started with: the kept password joins it.
-      await gw.verify({ ...request(first), live: {} as VerifyRequest['live'], rank: 1, sampleSize: 10 }).done;
+      await gw.measure({ ...request(first), live: {} as MeasureRequest['live'], rank: 1, sampleSize: 10 }).done;
       assert.equal(server.sent.at(-1), connectionUri(spec!, 'right'));
     });
 

@@ -4,7 +4,7 @@
 // gateway wrapper that asks for a password when the server wants one. No vscode here: the store feeds
 // it what the configuration API returns, so all of it is unit-tested in plain Node.
 
-import type { Gateway, RunningExplain, RunningVerify } from '../gateway';
+import type { Gateway, RunningExplain, RunningMeasure } from '../gateway';
 import {
   connectionUri, parseConnectionString, tlsFromUri, validateSpec, withoutPassword,
   type ConnectionEngine, type ConnectionSpec, type SettingsOrigin, type TlsOptions,
@@ -198,7 +198,7 @@ export const MAX_ASKS = 3;
 /**
  * Wraps a gateway so that a settings connection asks for its password when the server refuses the login:
  * the password is kept in the secret storage under the connection's id and the explain runs again with
- * it, under the same progress and Cancel. A verification that follows an explain which had to ask gets
+ * it, under the same progress and Cancel. A measurement that follows an explain which had to ask gets
  * the kept password too. Saved connections pass through unchanged (their password is asked when added).
  */
 export function askingPasswords(inner: Gateway, source: PasswordSource): Gateway {
@@ -242,11 +242,11 @@ export function askingPasswords(inner: Gateway, source: PasswordSource): Gateway
       };
     },
 
-    verify(request): RunningVerify {
-      let current: RunningVerify | undefined;
+    measure(request): RunningMeasure {
+      let current: RunningMeasure | undefined;
       let cancelled = false;
       const done = withKeptPassword(request.uri).then((uri) => {
-        current = inner.verify({ ...request, uri });
+        current = inner.measure({ ...request, uri });
         if (cancelled) current.cancel();
         return current.done;
       });

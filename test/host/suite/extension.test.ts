@@ -14,6 +14,8 @@ import type { ConnectionSpec } from '../../../src/extension/connections/spec';
 import type { ExplainSummary } from '../../../src/extension/explain';
 import type { ExtensionHandle } from '../../../src/extension/main';
 import type { OpenPlanSummary } from '../../../src/extension/openPlan';
+import type { PanelActions } from '../../../src/extension/planPanel';
+import type { MeasureRequest } from '../../../src/extension/gateway';
 import type { CreateIndexOutcome } from '../../../src/extension/build';
 import type { ClientCommands, CreateIndexArgs } from '../../../src/protocol/languageServer';
 import type { HostToViewMessage, SuggestionVerdict, SuggestionView } from '../../../src/protocol/webview';
@@ -83,12 +85,14 @@ export function extensionTests(): void {
     return message?.type === 'showPlan' ? message.suggestions ?? [] : [];
   }
 
-  /** Presses Verify on a suggestion as the panel does, and collects the statuses the extension answers with. */
-  async function verifyFromPanel(id: string, onStatus?: (m: StatusSeen) => void): Promise<StatusSeen[]> {
-    const verify = handle.services.panelHooks.verify;
-    assert.ok(verify, 'no verify hook after a live explain');
+  /**
+   * Presses Verify on a suggestion as the panel does, with the session of the plan shown (or the one
+   * given), and collects the statuses the extension answers with.
+   */
+  async function verifyFromPanel(id: string, onStatus?: (m: StatusSeen) => void, session: PanelActions | undefined = handle.panel()?.session): Promise<StatusSeen[]> {
+    assert.ok(session, 'no session after a live explain');
     const seen: StatusSeen[] = [];
-    await verify(id, (m: HostToViewMessage) => {
+    await session.measure(id, (m: HostToViewMessage) => {
       if (m.type !== 'suggestionStatus') return;
       const x: StatusSeen = { id: m.id, status: m.status, ...(m.detail ? { detail: m.detail } : {}), ...(m.verdict ? { verdict: m.verdict } : {}) };
       seen.push(x);
@@ -315,6 +319,53 @@ export function extensionTests(): void {
         assert.equal(n, 2);
       } finally {
         await client.end();
+      }
+    });
+
+    it('two plans explained one after the other keep their own sessions: each Verify measures its own query on its own connection, at the same time', async () => {
+      // The measure requests that reach the gateway, with the suggestion each was asked for.
+      const asked: { text: string; ddl: string | undefined }[] = [];
+      const gateway = handle.services.gateway;
+      handle.services.gateway = async () => {
+        const inner = await gateway();
+        return {
+          ...inner,
+          measure: (request: MeasureRequest) => {
+            asked.push({ text: request.text, ddl: request.live.advice.suggestions.find((x) => x.rank === request.rank)?.createText });
+            return inner.measure(request);
+          },
+        };
+      };
+      try {
+        const explain = async (text: string) => {
+          const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text, engine: 'postgres', connectionId: spec.id });
+          assert.ok(r, `explain failed: ${handle.lastError()}`);
+          const create = shownSuggestions().find((v) => v.verifiable && v.ddl?.startsWith('CREATE INDEX'));
+          assert.ok(create, `no verifiable CREATE INDEX among: ${r.suggestions.join(' | ')}`);
+          const session = handle.panel()?.session;
+          assert.ok(session, 'no session after a live explain');
+          return { text, create, session };
+        };
+        const first = await explain('SELECT order_id, line FROM order_details WHERE quantity = 7 AND product_id = 9 ORDER BY order_id LIMIT 10');
+        const second = await explain('SELECT order_id FROM order_details WHERE quantity = 3 AND line = 2 ORDER BY order_id LIMIT 10');
+        assert.notEqual(first.session, second.session);
+        assert.equal(handle.panel()?.session, second.session);
+        assert.notEqual(first.create.ddl, second.create.ddl);
+        answerConsent(false);
+        // The first plan's Verify, pressed after the second plan replaced it, and the second's, at once.
+        const [seenFirst, seenSecond] = await Promise.all([
+          verifyFromPanel(first.create.id, undefined, first.session),
+          verifyFromPanel(second.create.id, undefined, second.session),
+        ]);
+        for (const [seen, x] of [[seenFirst, first], [seenSecond, second]] as const) {
+          const last = lastOf(seen, x.create.id);
+          assert.ok(last.status === 'verified' || last.status === 'rejected', `${x.create.ddl} ended ${last.status}: ${last.detail}`);
+        }
+        assert.deepEqual(asked.map((a) => a.text).sort(), [first.text, second.text].sort());
+        assert.equal(asked.find((a) => a.text === first.text)?.ddl, first.create.ddl);
+        assert.equal(asked.find((a) => a.text === second.text)?.ddl, second.create.ddl);
+      } finally {
+        handle.services.gateway = gateway;
       }
     });
 
@@ -693,7 +744,9 @@ export function extensionTests(): void {
         const last = lastOf(await verifyFromPanel(first.id), first.id);
         assert.equal(last.status, 'verified', last.detail);
         const asked = answerConsent(true);
-        const outcome = await handle.services.panelHooks.createIndex!(first.id);
+        const session = handle.panel()?.session;
+        assert.ok(session, 'no session after a live explain');
+        const outcome = await session.build(first.id);
         assert.equal(outcome.status, 'created', outcome.detail);
         assert.match(asked[0]!.detail, /creates the index on tenant_orders_b only, one collection of the family tenant_orders_\*; the others \(tenant_orders_a\) are left as they are/);
         assert.equal((await indexNames('tenant_orders_b')).length, 2);
