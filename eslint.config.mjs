@@ -26,8 +26,8 @@ const corePure = {
 // import graph with the same floors.
 const core = (...paths) => paths.map((p) => `src/core/${p}`);
 const planWing = {
-  files: core('model.ts', 'load.ts', 'metrics.ts', 'findings/**/*.ts', 'compare.ts', 'format.ts', 'view.ts', 'mongo/parse.ts', 'postgres/**/*.ts'),
-  patterns: ['**/model', '**/load', '**/metrics', '**/findings/**', '**/compare', '**/format', '**/view', '**/parse', '**/postgres/**'],
+  files: core('model.ts', 'load.ts', 'metrics.ts', 'findings/**/*.ts', 'compare.ts', 'view.ts', 'mongo/parse.ts', 'postgres/**/*.ts'),
+  patterns: ['**/model', '**/load', '**/metrics', '**/findings/**', '**/compare', '**/view', '**/parse', '**/postgres/**'],
   forbidden: ['**/query/**', '**/sql/**', '**/schema/**', '**/advice/**', '**/lint/**', '**/check/**'],
 };
 const codeWing = {
@@ -44,7 +44,7 @@ const above = (floor) => FLOORS.slice(FLOORS.indexOf(floor) + 1).flatMap((f) => 
 // Nothing inside the core imports its public surface: that is how a circle starts.
 const coreIndex = '**/core/index';
 const notation = {
-  files: core('text.ts', 'mongo/shellNotation.ts', 'query/find/syntax.ts', 'query/find/visitorKeys.ts'),
+  files: core('text.ts', 'format.ts', 'mongo/shellNotation.ts', 'query/find/syntax.ts', 'query/find/visitorKeys.ts'),
   forbidden: [...planWing.patterns, ...FLOORS.flatMap((f) => codeWing[f].patterns), './*', '!./syntax', '!./visitorKeys', '!./shellNotation', coreIndex],
 };
 const coreFloor = (files, group, message) => ({
@@ -124,8 +124,8 @@ export default tseslint.config(
   coreFloor(codeWing.finder.files, [...above('finder'), coreIndex], 'The finder reads JS and SQL source with the query parsers; the schema, the advice, lint and check read it, never the other way round.'),
   coreFloor(codeWing.parser.files, [...above('parser'), '**/find/*', '!**/find/syntax', '!**/find/visitorKeys', coreIndex], 'The query parsers (mongo shell calls, server commands, createIndex) read one query text; the finder above them reads files.'),
   coreFloor(codeWing.sql.files, [...above('sql'), coreIndex], 'src/core/sql is the SQL syntax floor: the finder, schema, advice, lint and check stand on it, it stands on none of them.'),
-  coreFloor(planWing.files, [...planWing.forbidden, coreIndex], 'The plan wing (model, readers, metrics, findings, compare, format) never imports the code wing: the view and `qpi analyze` need no query parser, finder or advice.'),
-  coreFloor(notation.files, notation.forbidden, 'The notation floor (text offsets, JS syntax nodes, shell notation) is under both wings: it imports nothing of either.'),
+  coreFloor(planWing.files, [...planWing.forbidden, coreIndex], 'The plan wing (model, readers, metrics, findings, compare) never imports the code wing: the view and `qpi analyze` need no query parser, finder or advice.'),
+  coreFloor(notation.files, notation.forbidden, 'The notation floor (text offsets, the number formatter, JS syntax nodes, shell notation) is under both wings: it imports nothing of either.'),
   {
     files: ['src/protocol/**/*.ts'],
     rules: {
@@ -170,6 +170,17 @@ export default tseslint.config(
     rules: {
       ...layer([...editor, '**/extension/**', '**/server/**'], 'The CLI runs without an editor.', coreSurface, measureModule(false)),
       ...restrictSyntax(dynamicLoadOf(editor, 'The CLI runs without an editor.'), driverCalls, measureLoads(false)),
+    },
+  },
+  {
+    // Every number a person reads is written by src/core/format.ts, so one figure never reads two ways. A
+    // number written into SQL is not a sentence, and says so where it is written.
+    files: ['src/core/**/*.ts', 'src/adapters/**/*.ts', 'src/cli/**/*.ts', 'src/server/**/*.ts'],
+    ignores: ['src/core/format.ts'],
+    rules: {
+      'no-restricted-properties': ['error', ...['toLocaleString', 'toFixed', 'toPrecision'].map((property) => ({
+        property, message: 'Numbers a person reads go through src/core/format.ts (formatCount, formatMs, formatBytes, formatShare, ...).',
+      }))],
     },
   },
   {

@@ -12,7 +12,7 @@ import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
 import { adviseMongo, catalogTargets, isCollectionFamily, missingNames, missingReason } from '../core/index';
 import { fromMongoCommand } from '../core/index';
-import { mongoShape } from '../core/index';
+import { formatCount, mongoShape } from '../core/index';
 import { advisePostgresShapes } from '../core/index';
 import { parsePostgresQuery, type PgShape } from '../core/index';
 import type { Advice, Catalog, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
@@ -423,13 +423,13 @@ async function countRanges(session: PostgresAdviceSession, sql: string, shapes: 
         const n = Number(r[0]?.['n']);
         if (!Number.isFinite(n)) continue;
         (ts.matching ??= {})[p.column] = n;
-        counted.push(`${p.text}: ${Math.round(n).toLocaleString('en-US')}`);
+        counted.push(`${p.text}: ${formatCount(Math.round(n))}`);
       } catch (err) {
         if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth')) throw err;
         warnings.push(`The range ${p.text} could not be counted (${firstLine(err)}); its order among the ranges follows the planner's estimate.`);
       }
     }
-    if (counted.length > 0) notes.push(`Ranges on ${table.name} counted with count(*) to put the most selective first (${counted.join('; ')} of about ${Math.round(ts.rows ?? 0).toLocaleString('en-US')} rows).`);
+    if (counted.length > 0) notes.push(`Ranges on ${table.name} counted with count(*) to put the most selective first (${counted.join('; ')} of about ${formatCount(Math.round(ts.rows ?? 0))} rows).`);
   }
   return warnings;
 }

@@ -13,17 +13,6 @@ export function graceFor(limitMs: number): number {
   return Math.min(10_000, 2_000 + Math.floor(limitMs / 10));
 }
 
-/** A limit as the user gave it: "3 s", "1500 ms". */
-export function formatMs(ms: number | undefined): string {
-  if (ms === undefined) return 'configured';
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** A time waited, to a tenth of a second: "3.7 s". */
-export function formatSeconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
 const GIVE_UP = Symbol('give up');
 
 /**

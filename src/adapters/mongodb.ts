@@ -12,13 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
 import { BSON, MongoClient, type ClientSession, type Db, type Document, type MongoClientOptions } from 'mongodb';
-import { loadPlan } from '../core/index';
+import { formatLimit, formatSeconds, loadPlan } from '../core/index';
 import type { Catalog, CatalogRelation, FamilyMember, IndexCreationResult, MongoIndexCreation } from '../core/index';
 import type { ExplainVerbosity, MongoCommand } from '../core/index';
 import { explainWouldWrite, familyMembers, isCollectionFamily, missingReason, toServerCommand, writingStages } from '../core/index';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
-import { formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
+import { graceFor, withDeadline } from './deadline';
 import { stopOwnOperations } from './mongoOps';
 import { mongoBuildIndex, mongoClientDatabase, mongoCommand, mongoDropBuiltIndex, mongoEstimatedCount, mongoExplain, mongoListCollections, mongoListIndexes } from './door';
 import type { ExplainResult } from './types';
@@ -318,7 +318,7 @@ function mongoErrorSentence(err: unknown, options: MongoConnectOptions, context:
   }
   if (code === 13) return new AdapterError('auth', `MongoDB refused the command: ${msg}.`, { code });
   if (code === 50 || code === 262) {
-    return new AdapterError('timeout', `The explain ran longer than the ${formatMs(context.timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
+    return new AdapterError('timeout', `The explain ran longer than the ${formatLimit(context.timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
   }
   if (code === 11601 || code === 11600 || code === 11602) {
     if (context.cancelled) return new AdapterError('cancelled', 'The explain was cancelled and the operation killed on the server.', { code });
@@ -481,8 +481,8 @@ export class MongoConnection {
     void this.client.close(true).catch(() => {});
     const why = javascript ? ', as server-side JavaScript ($where, $function, $accumulator) does not stop at maxTimeMS' : '';
     return new AdapterError('timeout', killed
-      ? `The explain passed its deadline of ${waited} (the ${formatMs(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}: killOp was sent for it through another connection and this connection was closed.`
-      : `The explain passed its deadline of ${waited} (the ${formatMs(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}, and killOp could not reach it; this connection was closed.`);
+      ? `The explain passed its deadline of ${waited} (the ${formatLimit(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}: killOp was sent for it through another connection and this connection was closed.`
+      : `The explain passed its deadline of ${waited} (the ${formatLimit(timeoutMs)} maxTimeMS limit and a grace) without an answer${why}, and killOp could not reach it; this connection was closed.`);
   }
 
   /**
@@ -562,7 +562,7 @@ export class MongoConnection {
           throw new AdapterError('cancelled', `The index build on ${target} was cancelled and killed on the server; ${spec.name} was not created.`, { code });
         }
         if (code === 50 || code === 262) {
-          throw new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
+          throw new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatLimit(timeoutMs)} limit (maxTimeMS) and was stopped on the server.`, { code });
         }
         if (code === 85 || code === 86 || code === 68) {
           throw new AdapterError('server', `MongoDB did not create the index on ${target}: ${msg}.`, { code });

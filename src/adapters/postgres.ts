@@ -9,12 +9,12 @@
 // - The password is given by the caller, kept only in the driver's config, and never put in a message.
 
 import pg from 'pg';
-import { loadPlan } from '../core/index';
+import { formatLimit, formatMs, formatSeconds, loadPlan } from '../core/index';
 import { KIND_WORDS, statementKind, WRITING } from '../core/index';
 import type { Catalog, CatalogRelation, IndexCreationResult, RelationKind } from '../core/index';
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
-import { afterCancel, CANCEL_GRACE_MS, formatMs, formatSeconds, graceFor, withDeadline } from './deadline';
+import { afterCancel, CANCEL_GRACE_MS, graceFor, withDeadline } from './deadline';
 import { listPhrases } from './pgSideEffects';
 import { pgBegin, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
 import { inspectCreateIndex, inspectStatement, position, statementsOf, type StatementInfo } from './pgStatement';
@@ -226,7 +226,7 @@ function pgErrorSentence(err: unknown, options: PostgresConnectOptions, context:
   if (code === '57014') {
     if (context.cancelled) return new AdapterError('cancelled', 'The explain was cancelled and the statement stopped on the server.', { code });
     if (/statement timeout/i.test(msg) || context.timeoutMs !== undefined) {
-      return new AdapterError('timeout', `The statement ran longer than the ${formatMs(context.timeoutMs)} limit (statement_timeout) and was stopped on the server.`, { code });
+      return new AdapterError('timeout', `The statement ran longer than the ${formatLimit(context.timeoutMs)} limit (statement_timeout) and was stopped on the server.`, { code });
     }
     return new AdapterError('cancelled', `The statement was cancelled on the server: ${msg}.`, { code });
   }
@@ -331,8 +331,8 @@ export class PostgresConnection {
     hangUp(this.client);
     const stopped = await pgTerminateBackend(this.config, this.backendPid, DEFAULT_CONNECT_TIMEOUT_MS);
     return new AdapterError('timeout', stopped
-      ? `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace): the statement was stopped on the server through a second connection and this connection was closed.`
-      : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatMs(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);
+      ? `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatLimit(timeoutMs)} limit and a grace): the statement was stopped on the server through a second connection and this connection was closed.`
+      : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatLimit(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);
   }
 
   private async explainNow(text: string, opts: PostgresExplainOptions): Promise<ExplainResult> {
@@ -537,7 +537,7 @@ export class PostgresConnection {
     } catch (err) {
       let error = pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, when: 'while the index was built' });
       if (error.kind === 'cancelled') error = new AdapterError('cancelled', `The index build on ${target} was cancelled and stopped on the server.`, codeOf(error));
-      else if (error.kind === 'timeout' && error.code === '57014') error = new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatMs(timeoutMs)} limit (statement_timeout) and was stopped on the server.`, codeOf(error));
+      else if (error.kind === 'timeout' && error.code === '57014') error = new AdapterError('timeout', `The index build on ${target} ran longer than the ${formatLimit(timeoutMs)} limit (statement_timeout) and was stopped on the server.`, codeOf(error));
       else if (error.code === '42P07') error = new AdapterError('server', `PostgreSQL did not create the index: ${scrub(firstLine((err as Error).message), [this.options.password])}.`, codeOf(error));
       else if (error.code === '23505') error = new AdapterError('server', `The unique index cannot be built on ${target}: ${scrub(firstLine((err as Error).message), [this.options.password])}.`, codeOf(error));
       if (info.concurrent && error.kind !== 'network') {

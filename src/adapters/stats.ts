@@ -16,7 +16,7 @@ import type { Db, Document } from 'mongodb';
 import type { MongoPredicate, MongoShape } from '../core/index';
 import type { PgPredicate, PgShape, PgTable } from '../core/index';
 import type { MongoStats, PgStats, PgTableStats } from '../core/index';
-import { bindPgParams, parsePostgresQuery, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
+import { bindPgParams, formatCount, parsePostgresQuery, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamValue } from '../core/index';
 import { AdapterError } from './errors';
 import { hasPlaceholder, killable, operationTag, toBson } from './mongoOps';
 import type { PostgresConnection } from './postgres';
@@ -168,7 +168,7 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
   const total = await killable(db, tag, opts.signal, (session) => mongoEstimatedCount(db, collection, { maxTimeMS, comment: tag, session }));
   const { sets, equalityKey, resultKey } = mongoCountSets(shape);
   const sampleSize = boundedSampleSize(requested, total, exactUpTo, opts.exactCounts === true);
-  if (sampleSize < requested) notes.push(`The sample was cut to ${sampleSize.toLocaleString('en-US')} documents: from 5% of the collection on, $sample reads all of it.`);
+  if (sampleSize < requested) notes.push(`The sample was cut to ${formatCount(sampleSize)} documents: from 5% of the collection on, $sample reads all of it.`);
   const paths = referencedPaths(shape);
 
   // One random sample: every set counted on it, and the referenced paths kept to find arrays.
@@ -222,7 +222,7 @@ export async function mongoStats(db: Db, collection: string, shape: MongoShape, 
   if (Object.keys(matching).length > 0) stats.matching = matching;
   if (arrays.size > 0) stats.arrays = [...arrays].sort();
 
-  const fmt = (n: number) => n.toLocaleString('en-US');
+  const fmt = formatCount;
   if (exact && fellBack === 0) {
     notes.push(`Selectivity counted exactly on ${collection} (${fmt(total)} documents${opts.exactCounts && total > exactUpTo ? ', counted in full as allowed' : ''}).`);
   } else if (exact) {

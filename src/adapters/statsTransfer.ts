@@ -15,7 +15,7 @@
 // production's, so the density, and with it the row estimate, is production's.
 
 import pg from 'pg';
-import { versionNumber } from '../core/index';
+import { formatCount, versionNumber } from '../core/index';
 import { AdapterError, firstLine, scrub, uriSecrets } from './errors';
 import { pgRestoreStatistics, pgSend, pgStatisticsConsent, type PgClient } from './door';
 import { connectPostgres, hangUp, postgresClientConfig, type PostgresConnectOptions } from './postgres';
@@ -230,7 +230,7 @@ export function plannedRows(rows: number, pages: number, ciPages: number): numbe
 
 /** The warning for a table whose real size scales the imported rows away, one sentence. */
 export function scaleWarning(s: SizeCheck): string {
-  const n = (x: number): string => x.toLocaleString('en-US');
+  const n = formatCount;
   if (s.ciPages === 0) {
     return `${s.relation} is empty in the CI database, so the planner takes it to hold no rows whatever its statistics say (production: ${n(s.rows)} rows): load some rows (a page is enough with --match-pages).`;
   }

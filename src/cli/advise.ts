@@ -11,7 +11,7 @@
 import { openMongoAdvice, openPostgresAdvice, type LiveAdvice } from '../adapters/advise';
 import { AdviceService, adviseQuery, type MeasureProgress } from '../adapters/adviceService';
 import { isAdapterError } from '../adapters/errors';
-import { indexLabel, workText } from '../core/index';
+import { formatCount, formatLimit, formatSeconds, indexLabel, workText } from '../core/index';
 import type { Advice, Measurement, MongoIndexSpec, PgIndexSpec, Suggestion, TournamentEntry } from '../core/index';
 import { parseMongoQuery } from '../core/index';
 import { engineOfUri, onStopSignals, timeoutOf } from './explain';
@@ -45,7 +45,7 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   const sampleRaw = flags.get('--sample');
   if (sampleRaw !== undefined) {
     sampleSize = Number(sampleRaw);
-    if (!Number.isInteger(sampleSize) || sampleSize < 1 || sampleSize > MAX_SAMPLE) return usage(`--sample must be a whole number of documents from 1 to ${MAX_SAMPLE.toLocaleString('en-US')}.`);
+    if (!Number.isInteger(sampleSize) || sampleSize < 1 || sampleSize > MAX_SAMPLE) return usage(`--sample must be a whole number of documents from 1 to ${formatCount(MAX_SAMPLE)}.`);
   }
   const timeoutMs = timeoutOf(flags);
   if (typeof timeoutMs === 'string') return usage(timeoutMs);
@@ -59,8 +59,8 @@ export async function runAdvise(flags: Map<string, string | true>, io: Io, env: 
   const started = Date.now();
   const until = started + timeoutMs;
   const progress = json ? undefined : io.progress;
-  const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-  progress?.(`qpi advise: reading the indexes and statistics (at most ${(timeoutMs / 1000).toLocaleString('en-US')} s)`);
+  const seconds = (): string => formatSeconds(Date.now() - started);
+  progress?.(`qpi advise: reading the indexes and statistics (at most ${formatLimit(timeoutMs)})`);
   const onProgress = progress ? (p: MeasureProgress): void => progress(`qpi advise: measuring candidates, ${p.measured} of ${p.of} (${seconds()})`) : undefined;
   const abort = new AbortController();
   const stopOnSignal = onStopSignals(abort);
@@ -316,7 +316,7 @@ export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: 
     if (s.expectedPlan) out += wrap('Expected plan', s.expectedPlan);
     out += wrap('Trade-off', s.tradeOff);
     if (!s.servesQueryAsWritten) out += wrap('Note', 'this index serves the rewritten query below, not the query as written.');
-    for (const c of s.conditions) out += wrap(c.decided ? `Condition (${c.decided === 'below' ? 'met' : 'not met'}, observed ${c.observed?.toLocaleString('en-US') ?? '?'})` : 'Condition', c.text);
+    for (const c of s.conditions) out += wrap(c.decided ? `Condition (${c.decided === 'below' ? 'met' : 'not met'}, observed ${c.observed !== undefined ? formatCount(c.observed) : '?'})` : 'Condition', c.text);
     for (const r of s.rewrites) out += wrap(`Rewrite (${r.rule})`, `${r.description}\n${indent(r.text, 6)}`);
     const v = s.verification;
     out += wrap('Verification', v.status === 'not-run' ? (rulesOnly ? "not run: the rules' verdict only" : 'not run') : `${v.status}: ${v.message}`);

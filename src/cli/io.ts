@@ -3,7 +3,7 @@
 
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { MAX_PLAN_TEXT } from '../core/index';
+import { formatBytes, MAX_PLAN_TEXT } from '../core/index';
 import { decodeText } from './decode';
 
 export const EXIT_OK = 0;
@@ -63,12 +63,10 @@ export function readCapped(stream: Readable, cap: number): Promise<Buffer | 'too
   });
 }
 
-const MB = 1024 * 1024;
-
 /** Reads one plan input (a path, or standard input) with the size cap applied while reading. */
 export async function readPlanInput(stream: Readable, name: string): Promise<string> {
   const bytes = await readCapped(stream, MAX_PLAN_TEXT);
-  if (bytes === 'too-large') throw new InputRefused(`${name} is larger than the ${MAX_PLAN_TEXT / MB} MB a plan may have; nothing was analysed.`);
+  if (bytes === 'too-large') throw new InputRefused(`${name} is larger than the ${formatBytes(MAX_PLAN_TEXT)} a plan may have; nothing was analysed.`);
   const decoded = decodeText(bytes);
   if (!decoded.ok) throw new InputRefused(`${name}: ${decoded.refusal}`);
   return decoded.text;

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { nodeWorkspaceModules } from '../node/workspaceModules';
-import { lintText, loadSqlParser, querySourceKind, readRepositorySchema, type LintResult, type PrismaModels } from '../core/index';
+import { lintText, loadSqlParser, plural, querySourceKind, readRepositorySchema, type LintResult, type PrismaModels } from '../core/index';
 import { EXIT_OK, EXIT_REFUSED, readFailure, type Io } from './io';
 
 /** Exit code when --fail-on-warning is given and a finding of warning severity was reported. */
@@ -112,7 +112,7 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
   const findings = results.reduce((n, r) => n + r.findings.length, 0);
   const queries = results.reduce((n, r) => n + r.queries, 0);
   if (json) io.stdout(`${JSON.stringify({ files: results }, null, 2)}\n`);
-  else io.stderr(`${results.length} file${results.length === 1 ? '' : 's'}, ${queries} quer${queries === 1 ? 'y' : 'ies'}, ${findings} finding${findings === 1 ? '' : 's'} (without a database: the rules that hold whatever the data).\n`);
+  else io.stderr(`${plural(results.length, 'file')}, ${plural(queries, 'query', 'queries')}, ${plural(findings, 'finding')} (without a database: the rules that hold whatever the data).\n`);
   if (unreadable > 0) return EXIT_REFUSED;
   if (failOnWarning && results.some((r) => r.findings.some((f) => f.severity === 'warning'))) return EXIT_FINDINGS;
   return EXIT_OK;

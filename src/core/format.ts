@@ -79,6 +79,20 @@ export function formatBytes(n: number): string {
   return `${sig3(v)} ${units[i]}`;
 }
 
+/**
+ * A limit as it was set, in milliseconds: whole seconds as "3 s", anything else as "1500 ms"; a limit
+ * left to the server's configuration as "configured".
+ */
+export function formatLimit(ms: number | undefined): string {
+  if (ms === undefined) return 'configured';
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** A time waited or taken, to a tenth of a second: "3.7 s", "12 s". */
+export function formatSeconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
 /** Kilobytes as PostgreSQL prints them (sort space, peak memory, disk usage). */
 export function formatKb(kb: number): string {
   return formatBytes(kb * 1024);
@@ -98,11 +112,21 @@ export function wasteRatio(read: number, kept: number): number {
 
 /** A share of a whole: "0.4%", "12%"; empty below a tenth of a percent, which says nothing a reader can use. */
 export function formatPercent(part: number, whole: number): string {
-  if (!(whole > 0)) return '';
-  const p = (100 * part) / whole;
-  if (p < 0.1) return '';
-  if (p < 1) return `${trimZeros(p.toFixed(1))}%`;
-  return `${Math.round(p)}%`;
+  if (!(whole > 0) || (100 * part) / whole < 0.1) return '';
+  return formatShare(part / whole);
+}
+
+/**
+ * A fraction as a percentage where the sentence needs one: "0%", "under 0.1%", "0.4%", "12%", "30%" (a
+ * setting such as 0.3 reads the same way as a measured share).
+ */
+export function formatShare(fraction: number): string {
+  if (!Number.isFinite(fraction)) return String(fraction);
+  const p = 100 * fraction;
+  if (p === 0) return '0%';
+  if (p > 0 && p < 0.1) return 'under 0.1%';
+  if (Math.abs(p) < 1) return `${trimZeros(p.toFixed(1))}%`;
+  return `${groupDigits(String(Math.round(p)))}%`;
 }
 
 /** "1 document" / "2,000 documents". */

@@ -1,6 +1,7 @@
 // The single entry from text to plan: detect the engine and the format, hand the text to the right
 // reader, complete the plan with derive(). Never throws: a bad input becomes a refusal in one sentence.
 
+import { formatBytes } from './format';
 import { derive } from './metrics';
 import { lineColumn } from './text';
 import { MAX_PLAN_NODES, TOO_MANY_NODES, type LoadResult } from './model';
@@ -145,7 +146,7 @@ function finish(result: LoadResult): LoadResult {
 function loadPlanUnsafe(input: string): LoadResult {
   if (typeof input !== 'string') return { ok: false, refusal: 'The input is not text.' };
   if (input.length > MAX_PLAN_TEXT) {
-    return { ok: false, refusal: `The plan is ${Math.round(input.length / 1048576)} MB, larger than the ${MAX_PLAN_TEXT / 1048576} MB this reader accepts.` };
+    return { ok: false, refusal: `The plan is ${formatBytes(input.length)}, larger than the ${formatBytes(MAX_PLAN_TEXT)} this reader accepts.` };
   }
   // Neither a copy nor a trim of a text of megabytes: a BOM is sliced off, emptiness is one regex test.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;

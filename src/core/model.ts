@@ -3,6 +3,8 @@
 // `PlanNode.raw`; the typed fields beside them are normalised copies, and the derived ones (exclusive
 // time, totals, maxima, estimate factors) are computed once by `derive()` in metrics.ts.
 
+import { formatCount } from './format';
+
 export type Engine = 'mongodb' | 'postgres';
 
 /** How the text was written, as detected. */
@@ -310,7 +312,7 @@ export interface Finding {
 export const MAX_PLAN_NODES = 100_000;
 
 /** The refusal of a plan past MAX_PLAN_NODES. */
-export const TOO_MANY_NODES = `The plan has more than ${MAX_PLAN_NODES.toLocaleString('en-US')} nodes, more than this reader takes.`;
+export const TOO_MANY_NODES = `The plan has more than ${formatCount(MAX_PLAN_NODES)} nodes, more than this reader takes.`;
 
 export function emptyMaxima(): PlanMaxima {
   return { exclusiveTimeMs: 0, rowsReturned: 0, keysExamined: 0, docsExamined: 0, sharedBlocks: 0, estimateFactor: 1, wastedReads: 0 };

@@ -8,7 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseLock } from '../core/index';
+import { formatBytes, parseLock } from '../core/index';
 import type { WorkspaceLock } from './covers';
 
 export const LOCK_FILE = 'qpi.lock.json';
@@ -109,7 +109,7 @@ export class WorkspaceLocks {
     let text: string;
     try {
       if ((await stat(path)).size > MAX_LOCK_BYTES) {
-        this.log(`${path} is over ${MAX_LOCK_BYTES} bytes and is not read: its waivers are not shown.`);
+        this.log(`${path} is over ${formatBytes(MAX_LOCK_BYTES)} and is not read: its waivers are not shown.`);
         this.locks.delete(dir);
         return had;
       }

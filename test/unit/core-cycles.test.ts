@@ -14,8 +14,8 @@ const CORE = resolve(__dirname, '../../src/core');
  * the code wing's floors stand on everything listed before them. The public surface (index.ts) is above all.
  */
 const FLOORS: [string, RegExp][] = [
-  ['notation', /^(text\.ts|mongo\/shellNotation\.ts|query\/find\/(syntax|visitorKeys)\.ts)$/],
-  ['plan wing', /^(model|load|metrics|compare|format|view)\.ts$|^(findings|postgres)\/|^mongo\/parse\.ts$/],
+  ['notation', /^(text\.ts|format\.ts|mongo\/shellNotation\.ts|query\/find\/(syntax|visitorKeys)\.ts)$/],
+  ['plan wing', /^(model|load|metrics|compare|view)\.ts$|^(findings|postgres)\/|^mongo\/parse\.ts$/],
   ['sql', /^sql\//],
   ['query parsers', /^query\/(mongoShell|mongoServerCommand|createIndex)\.ts$/],
   ['finder', /^query\/find\//],

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatBytes, formatCompact, formatCount, formatKb, formatMs, formatPercent, formatRatio, plural, rowsPerLoopText, wasteRatio } from '../../src/core/format';
+import { formatBytes, formatCompact, formatCount, formatKb, formatLimit, formatMs, formatPercent, formatRatio, formatSeconds, formatShare, plural, rowsPerLoopText, wasteRatio } from '../../src/core/format';
 
 describe('format: one way to print each number', () => {
   it('prints counts with separators and fractions to the digit a reader can use', () => {
@@ -37,6 +37,25 @@ describe('format: one way to print each number', () => {
     assert.equal(formatPercent(120, 1000), '12%');
     assert.equal(plural(1, 'row'), '1 row');
     assert.equal(plural(2000, 'document'), '2,000 documents');
+  });
+
+  it('says a share the sentence needs even where it is tiny, and a setting the way a measured share reads', () => {
+    assert.equal(formatShare(0.3), '30%');
+    assert.equal(formatShare(0.123), '12%');
+    assert.equal(formatShare(0.004), '0.4%');
+    assert.equal(formatShare(0.0004), 'under 0.1%');
+    assert.equal(formatShare(0), '0%');
+    assert.equal(formatShare(12.5), '1,250%');
+    assert.equal(formatPercent(123, 1000), formatShare(0.123));
+  });
+
+  it('reads a limit back as it was set, and a time waited to a tenth of a second', () => {
+    assert.equal(formatLimit(3000), '3 s');
+    assert.equal(formatLimit(1500), '1500 ms');
+    assert.equal(formatLimit(undefined), 'configured');
+    assert.equal(formatSeconds(3740), '3.7 s');
+    assert.equal(formatSeconds(3000), '3 s');
+    assert.equal(formatSeconds(12_040), '12 s');
   });
 
   it('states read over kept the same way for a card and a finding: nothing kept counts as one', () => {

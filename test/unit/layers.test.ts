@@ -8,8 +8,9 @@ import { ESLint } from 'eslint';
 const root = join(__dirname, '..', '..');
 const eslint = new ESLint({ cwd: root });
 
-// The rules that carry the layers: static imports, dynamic loads (import(), require()) and host globals.
-const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax', 'no-restricted-globals']);
+// The rules that carry the layers: static imports, dynamic loads (import(), require()) and host globals;
+// and the formatter's hold on every number a person reads (no toFixed or toLocaleString outside it).
+const LAYER_RULES = new Set(['no-restricted-imports', 'no-restricted-syntax', 'no-restricted-globals', 'no-restricted-properties']);
 
 async function violations(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, file) });
@@ -73,6 +74,7 @@ describe('layer rules', function () {
     ['src/core/query/find/syntax.ts', "import { findQueries } from './index';", true],
     ['src/core/mongo/shellNotation.ts', "import { derive } from '../metrics';", true],
     ['src/core/mongo/shellNotation.ts', "import { cookedOf } from '../query/find/syntax';", false],
+    ['src/core/mongo/shellNotation.ts', "import { formatCount } from '../format';", false],
     ['src/core/sql/probe.ts', "import { findQueries } from '../query/find/index';", true],
     ['src/core/sql/probe.ts', "import { lineColumn } from '../text';", false],
     ['src/core/query/mongoShell.ts', "import { findQueries } from './find/index';", true],
@@ -109,6 +111,12 @@ describe('layer rules', function () {
     ['src/adapters/measure/probe.ts', "import { planShape } from './figures';", false],
     ['src/cli/check/probe.ts', "import { measureFailing } from './measure';", false],
     ['src/extension/probe.ts', "import { AdviceService } from '../adapters/adviceService';", false],
+    // Numbers a person reads are written by src/core/format.ts only.
+    ['src/core/probe.ts', "export const n = (x: number) => x.toLocaleString('en-US');", true],
+    ['src/adapters/probe.ts', 'export const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;', true],
+    ['src/server/probe.ts', "export const n = (x: number) => x.toPrecision(3);", true],
+    ['src/core/format.ts', 'export const s = (x: number) => x.toFixed(1);', false],
+    ['src/cli/probe.ts', "import { formatSeconds } from '../core/index';\nexport const s = (ms: number) => formatSeconds(ms);", false],
     ['test/unit/probe.test.ts', 'export const pause = new Promise((r) => setTimeout(r, 50));', true],
     ['test/browser/probe.test.ts', 'export const frame = new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));', false],
   ];

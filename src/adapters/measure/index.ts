@@ -11,7 +11,7 @@
 // reaches the server through the one door (door.ts).
 
 import type { Advice, MongoCommand, MongoStats, PgStats } from '../../core/index';
-import { fromMongoCommand, mergedPgShape, mongoShape, parsePostgresQuery } from '../../core/index';
+import { formatCount, fromMongoCommand, mergedPgShape, mongoShape, parsePostgresQuery } from '../../core/index';
 import { existingMongo, existingPg, type LiveAdvice, type MongoAdviceSession, type PostgresAdviceSession } from '../advise';
 import { mongoDatabase } from '../door';
 import type { MongoIndexInfo } from '../mongodb';
@@ -177,7 +177,7 @@ async function onSample(session: MongoAdviceSession, cmd: MongoCommand & { datab
   advice.warnings.push(...measured.warnings);
   live.verification = { method: measured.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: measured.sampleSize, collectionSize: measured.collectionSize };
   live.measurement = measured.sampleSize > 0
-    ? { status: 'not-measured', label: `tried on a sample of ${measured.sampleSize.toLocaleString('en-US')} documents`, reason: 'A pipeline the rules rewrite ($match moved first): the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
+    ? { status: 'not-measured', label: `tried on a sample of ${formatCount(measured.sampleSize)} documents`, reason: 'A pipeline the rules rewrite ($match moved first): the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
     : { status: 'not-measured', label: 'not measured', reason: measured.notes[0] ?? 'Nothing could be tried.' };
   return live;
 }

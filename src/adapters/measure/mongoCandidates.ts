@@ -16,7 +16,7 @@ import type { Db, Document } from 'mongodb';
 import { canonicalKey, mongoCandidates, mongoOrCandidates, type MongoCandidate } from '../../core/index';
 import type { MongoShape } from '../../core/index';
 import { createIndexText } from '../../core/index';
-import { indexSpec } from '../../core/index';
+import { formatCount, indexSpec } from '../../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../../core/index';
 import type { Advice, ExistingMongoIndex, MongoStats, Tournament, TournamentEntry } from '../../core/index';
 import type { MongoCommand } from '../../core/index';
@@ -247,7 +247,7 @@ export async function measureMongoCandidates(db: Db, conn: MongoConnection, cmd:
     const planner = groups || budget.spent() ? undefined : await run(on());
 
     // The whole collection copied is no sample: it says so, as PostgreSQL's "measured on all N rows".
-    const label = budget.labelled(whole ? `measured on all ${inSample.toLocaleString('en-US')} documents` : `measured from a sample of ${inSample.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} documents`, entries);
+    const label = budget.labelled(whole ? `measured on all ${formatCount(inSample)} documents` : `measured from a sample of ${formatCount(inSample)} of ${formatCount(total)} documents`, entries);
     const input: TournamentInput = {
       engine: 'mongodb',
       unit: MONGO_WORK_UNIT,

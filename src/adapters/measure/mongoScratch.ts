@@ -10,8 +10,7 @@
 
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { MongoCommand } from '../../core/index';
-import { explainWouldWrite } from '../../core/index';
-import { formatMs } from '../deadline';
+import { explainWouldWrite, formatLimit } from '../../core/index';
 import { mongoCreateScratch, mongoDropScratch, mongoListCollections, mongoScratchIndexes, scratchMarkerOf, type ScratchMarker } from '../door';
 import { AdapterError } from '../errors';
 import { killable, mongoOpError, operationTag } from '../mongoOps';
@@ -87,7 +86,7 @@ export class MongoMeasurement {
 
   /** What to throw for an error that ended the run: the cancel or the budget when either stopped it. */
   failure(err: unknown): unknown {
-    if (this.expired) return new AdapterError('timeout', `The measurement ran past its time budget of ${formatMs(this.budgetMs)} and was stopped on the server.`);
+    if (this.expired) return new AdapterError('timeout', `The measurement ran past its time budget of ${formatLimit(this.budgetMs)} and was stopped on the server.`);
     if (this.caller?.aborted) return measurementCancelled(this.begun);
     return err;
   }

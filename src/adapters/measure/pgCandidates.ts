@@ -16,7 +16,7 @@
 
 import pg from 'pg';
 import { canonicalPgKey, pgCandidates, pgExtensionsFor, pgJoinCandidates, type PgCandidate } from '../../core/index';
-import { createIndexSql } from '../../core/index';
+import { createIndexSql, formatCount, formatMs, formatSeconds } from '../../core/index';
 import type { PgShape } from '../../core/index';
 import { applyTournament, indexLabel, scalesWithData, tournamentSampleSize, type TournamentInput } from '../../core/index';
 import type { Advice, ExistingPgIndex, MeasuredWork, PgIndexSpec, PgStats, Tournament, TournamentEntry } from '../../core/index';
@@ -25,7 +25,7 @@ import { bindPgParams, type PgParamValue } from '../../core/index';
 import { pgBindFromStatistics } from '../stats';
 import type { Plan } from '../../core/index';
 import { AdapterError, firstLine, pgLostError } from '../errors';
-import { afterCancel, CANCEL_GRACE_MS, formatSeconds, MeasureBudget } from '../deadline';
+import { afterCancel, CANCEL_GRACE_MS, MeasureBudget } from '../deadline';
 import { pgExecute, pgSend, pgTrialExtensions, type Clearance } from '../door';
 import { listPhrases } from '../pgSideEffects';
 import type { PgScratch } from '../advise';
@@ -231,6 +231,7 @@ async function onScratch<T>(scratch: PgScratch, conn: PostgresConnection, cleara
     const row = vis.rows[0] as { pages?: number; visible?: number } | undefined;
     temps.push(name);
     // BERNOULLI keeps rows at random from every page; the table is only read, as a SELECT reads it.
+    // eslint-disable-next-line no-restricted-properties -- SQL, not a sentence: TABLESAMPLE takes a plain decimal.
     await q(`CREATE TEMP TABLE ${quote(name)} AS SELECT * FROM ${realName}${samplePct < 100 ? ` TABLESAMPLE BERNOULLI (${samplePct.toFixed(4)})` : ''}`);
     // The copy's statistics at the resolution of the real table's (the longest histogram or list of
     // common values there): with coarser ones the planner may pick another join or scan than it would.
@@ -514,7 +515,7 @@ export async function measurePgCandidates(conn: PostgresConnection, scratch: PgS
     for (const e of entries) {
       if (e.measured && scaled && scalesWithData(e.measured, shape.limit)) e.scaledWork = Math.round(e.measured.work * factor);
     }
-    const label = budget.labelled(withParams(scaled ? `measured from a sample of ${inSample.toLocaleString('en-US')} of about ${total.toLocaleString('en-US')} rows` : `measured on all ${inSample.toLocaleString('en-US')} rows`, params), entries);
+    const label = budget.labelled(withParams(scaled ? `measured from a sample of ${formatCount(inSample)} of about ${formatCount(total)} rows` : `measured on all ${formatCount(inSample)} rows`, params), entries);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,
@@ -584,7 +585,7 @@ async function measurePgJoinCandidates(conn: PostgresConnection, scratch: PgScra
   const rows = names.map((n) => opts.stats?.tables?.[n]?.rows);
   if (rows.some((r) => r === undefined)) return estimates('A statement over several tables is measured on copies of its tables, and the size of one of them is not known');
   const total = rows.reduce((a: number, b) => a + Math.max(0, Math.round(b!)), 0);
-  if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${total.toLocaleString('en-US')} rows (more than ${JOIN_COPY_MAX_ROWS.toLocaleString('en-US')})`);
+  if (total > JOIN_COPY_MAX_ROWS) return estimates(`A statement over several tables is measured on whole copies of its tables, and these hold about ${formatCount(total)} rows (more than ${formatCount(JOIN_COPY_MAX_ROWS)})`);
   const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? 30_000));
   const failed = (err: unknown): PgCandidatesReport => estimates(`The measurement on copies of the tables failed (${firstLine(err)})`);
   const budget = new MeasureBudget(opts.until, timeoutMs);
@@ -624,7 +625,7 @@ async function measurePgJoinCandidates(conn: PostgresConnection, scratch: PgScra
       } catch (err) {
         if (signal?.aborted) throw err;
         e.error = (err as { code?: string }).code === '57014' && budget.spent() ? budget.skipped()
-          : (err as { code?: string }).code === '57014' && limit < timeoutMs ? `stopped after ${limit.toLocaleString('en-US')} ms, more than ten times the fastest candidate's time` : firstLine(err);
+          : (err as { code?: string }).code === '57014' && limit < timeoutMs ? `stopped after ${formatMs(limit)}, more than ten times the fastest candidate's time` : firstLine(err);
         return undefined;
       } finally {
         await q('ROLLBACK TO SAVEPOINT c');
@@ -651,7 +652,7 @@ async function measurePgJoinCandidates(conn: PostgresConnection, scratch: PgScra
     const today = await timed(todayEntry, undefined);
     if (today) todayEntry.measured = today;
     entries.unshift(todayEntry);
-    const label = budget.labelled(withParams(`measured on whole copies of ${names.join(' and ')} (${copied.toLocaleString('en-US')} rows)`, params), entries);
+    const label = budget.labelled(withParams(`measured on whole copies of ${names.join(' and ')} (${formatCount(copied)} rows)`, params), entries);
     const input: TournamentInput = {
       engine: 'postgres',
       unit: PG_WORK_UNIT,

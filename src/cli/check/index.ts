@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  analyzeQuery, anchorRange, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
+  analyzeQuery, anchorRange, formatCount, formatSeconds, plural, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
   querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, measurementSentence, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
@@ -328,7 +328,7 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     written = nextLock(runs, previous, environment, { inPart: (key) => !keep(key) });
     decision = withCauses(decide(runs, written, configOf, today(), part), statements);
   }
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const seconds = formatSeconds(Date.now() - started);
   const lockRel = rel(o.lock);
   const code = decision.passed ? EXIT_OK : EXIT_GATE_FAILED;
   try {
@@ -350,7 +350,7 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     if (update) for (const a of update.accepted) io.stdout(`${a.file}:${a.line}:${a.column} accepted ${a.rule} (${a.tier}) ${a.message}\n`);
     printText(decision, io);
   }
-  const head = `${counts.queries} quer${counts.queries === 1 ? 'y' : 'ies'} in ${new Set(queries.map((q) => q.file)).size} file${new Set(queries.map((q) => q.file)).size === 1 ? '' : 's'}${partName ? ` (${partName})` : ''}: ${counts.explained} explained, ${counts.notExplainable} not explainable; ${counts.failed} failed, ${counts.passed} passed (${seconds} s). `;
+  const head = `${plural(counts.queries, 'query', 'queries')} in ${plural(new Set(queries.map((q) => q.file)).size, 'file')}${partName ? ` (${partName})` : ''}: ${formatCount(counts.explained)} explained, ${formatCount(counts.notExplainable)} not explainable; ${formatCount(counts.failed)} failed, ${formatCount(counts.passed)} passed (${seconds}). `;
   if (update) {
     const accepted = update.accepted.length;
     io.stderr(`${head}${lockRel} written: ${update.added} added, ${update.updated} updated, ${update.removed} removed, ${update.unchanged} unchanged. `

@@ -6,8 +6,7 @@
 
 import type { LiveAdvice } from '../../adapters/advise';
 import { isAdapterError } from '../../adapters/errors';
-import { formatMs } from '../../adapters/deadline';
-import { entryLabel, indexLabel, workText, type CheckMeasurement, type GateDecision, type MeasuredWork, type QueryRun } from '../../core/index';
+import { entryLabel, formatLimit, indexLabel, workText, type CheckMeasurement, type GateDecision, type MeasuredWork, type QueryRun } from '../../core/index';
 import type { CiDatabases } from './servers';
 
 /** The default time budget of all the measurements of one run. */
@@ -40,7 +39,7 @@ export async function measureRuns(runs: readonly QueryRun[], dbs: CiDatabases, o
       continue;
     }
     if (Date.now() >= until) {
-      run.measurement = { status: 'not-measured', reason: `the time budget of the measurements (--measure-budget-ms, ${formatMs(o.budgetMs)}) ran out before it` };
+      run.measurement = { status: 'not-measured', reason: `the time budget of the measurements (--measure-budget-ms, ${formatLimit(o.budgetMs)}) ran out before it` };
       continue;
     }
     try {

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  decisionFromJson, isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, toGitlab, toJunit, toMarkdown, toSarif,
+  decisionFromJson, formatCount, isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, toGitlab, toJunit, toMarkdown, toSarif, plural,
   type CheckJson, type Merged,
 } from '../../core/index';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
@@ -99,7 +99,7 @@ export async function runMerge(argv: string[], io: Io): Promise<number> {
   const counted = Object.entries(inputs).filter(([, l]) => l.length > 0).map(([k, l]) => `${l.length} ${k === 'json' ? '--json document' : k === 'lock' ? 'lock' : k === 'sarif' ? 'SARIF log' : 'JUnit report'}${l.length === 1 ? '' : 's'}`).join(', ');
   if (merged?.ok) {
     const c = merged.doc.counts;
-    io.stderr(`Joined ${counted}: ${c.queries} queries, ${c.failed} failed, ${c.passed} passed, ${c.notExplainable} not explainable. The gate ${merged.doc.passed ? 'passed' : 'failed'}.\n`);
+    io.stderr(`Joined ${counted}: ${plural(c.queries, 'query', 'queries')}, ${formatCount(c.failed)} failed, ${formatCount(c.passed)} passed, ${formatCount(c.notExplainable)} not explainable. The gate ${merged.doc.passed ? 'passed' : 'failed'}.\n`);
     return merged.doc.passed ? EXIT_OK : EXIT_FINDINGS;
   }
   io.stderr(`Joined ${counted}.\n`);

@@ -10,6 +10,7 @@ import { possibleOnly, withExistingKeys, type KnownKeys } from './possible';
 import { arrayOf, effectiveSort, estimateFit, fitIndex, selectivity, type FitContext, type IndexFit, type MongoEstimate } from './mongoFit';
 import { MAX_SCANS_TO_EXPLODE, isPlainObject, mongoShape, type MongoPredicate, type MongoShape } from './mongoShape';
 import { aggregateText, createIndexText, findText, keyPatternText, shellKey } from './mongoText';
+import { formatCount, formatShare } from '../format';
 import type {
   Advice, AdviceRule, DecidingCondition, ExistingMongoIndex, MongoDoc, MongoIndexKey, MongoIndexSpec, MongoQueryInput,
   MongoStats, Rewrite, ShapeSummary, Suggestion,
@@ -320,7 +321,7 @@ function candidatesFor(ctx: Context): Candidate[] {
   if (scan) {
     ranked[0]!.conditions.push(scan);
     if (scan.decided === 'above') {
-      const none = noneCandidate(ctx, `Fewer than ${Math.round(COLLSCAN_SHARE * 100)}% of documents would need to match for an index to read less than a collection scan; here about ${pct(scan.observed!, stats!.total!)} do.`);
+      const none = noneCandidate(ctx, `Fewer than ${formatShare(COLLSCAN_SHARE)} of documents would need to match for an index to read less than a collection scan; here about ${formatShare(scan.observed! / stats!.total!)} do.`);
       none.conditions.push(scan);
       const scanEst = estimateFit('collscan', shape, preds, stats);
       if (scanEst) none.est = scanEst;
@@ -436,14 +437,14 @@ function ersCondition(esr: Candidate, ers: Candidate, E: MongoPredicate[], range
   const ersText = keyPatternText(ers.keys);
   const eText = E.length > 0 ? predicateList(E) : 'no equality (the whole collection)';
   const amount = threshold !== undefined
-    ? `fewer than about ${threshold.toLocaleString('en-US')} documents match ${predicateList(where)}`
+    ? `fewer than about ${formatCount(threshold)} documents match ${predicateList(where)}`
     : `the documents matching ${predicateList(where)} number fewer than about ${formulaShort}, E being the documents matching ${eText}${limit === undefined ? '' : ` and L = ${limit}`}`;
   const cond: DecidingCondition = {
     quantity,
     formula,
     below: `ERS ${ersText}: read only the range, sort the few matches in memory`,
     above: `ESR ${esrText}: no in-memory sort`,
-    text: `ERS ${ersText} reads less when ${amount} (and at most ${SMALL_SORT.toLocaleString('en-US')} need sorting); above that, ESR ${esrText} avoids the in-memory sort.`,
+    text: `ERS ${ersText} reads less when ${amount} (and at most ${formatCount(SMALL_SORT)} need sorting); above that, ESR ${esrText} avoids the in-memory sort.`,
   };
   if (threshold !== undefined) cond.threshold = threshold;
   // Observed: the range's matches within the equality group, and the decision by estimated work.
@@ -474,10 +475,10 @@ function collscanCondition(best: Candidate, ctx: Context): DecidingCondition | u
   const n = stats?.total;
   const cond: DecidingCondition = {
     quantity: `documents matching ${predicateList(indexable)}`,
-    formula: `${Math.round(COLLSCAN_SHARE * 100)}% of the collection`,
+    formula: `${formatShare(COLLSCAN_SHARE)} of the collection`,
     below: `the index ${keyPatternText(best.keys)}`,
     above: 'no index: a collection scan reads less',
-    text: `The index pays only if fewer than about ${n !== undefined ? Math.round(n * COLLSCAN_SHARE).toLocaleString('en-US') : `${Math.round(COLLSCAN_SHARE * 100)}% of the`} documents match ${predicateList(indexable)}; above that, fetching them through the index reads more than a collection scan.`,
+    text: `The index pays only if fewer than about ${n !== undefined ? formatCount(Math.round(n * COLLSCAN_SHARE)) : `${formatShare(COLLSCAN_SHARE)} of the`} documents match ${predicateList(indexable)}; above that, fetching them through the index reads more than a collection scan.`,
   };
   if (n !== undefined) cond.threshold = Math.round(n * COLLSCAN_SHARE);
   const est = best.est;
@@ -486,10 +487,6 @@ function collscanCondition(best: Candidate, ctx: Context): DecidingCondition | u
     cond.decided = est.work > 2 * COLLSCAN_SHARE * n ? 'above' : 'below';
   }
   return cond;
-}
-
-function pct(part: number, whole: number): string {
-  return `${Math.round((100 * part) / whole)}%`;
 }
 
 // ---- texts --------------------------------------------------------------------------------------------
@@ -734,7 +731,7 @@ function applyExisting(suggestions: Suggestion[], candidates: Candidate[], shape
       } else if (exEst && c.est && !(fit.blockingSort && !c.fit.blockingSort && (exEst.sorted > SMALL_SORT))) {
         if (exEst.work <= c.est.work * 1.1 + 10) {
           good = true;
-          reason = `by the statistics it examines about ${Math.round(exEst.keys + exEst.docs).toLocaleString('en-US')} keys and documents, against ${Math.round(c.est.work).toLocaleString('en-US')} for the ideal index${fit.scanGaps.length > 0 ? ` (a skip scan over ${fit.scanGaps.join(', ')}, few extra seeks)` : ''}`;
+          reason = `by the statistics it examines about ${formatCount(Math.round(exEst.keys + exEst.docs))} keys and documents, against ${formatCount(Math.round(c.est.work))} for the ideal index${fit.scanGaps.length > 0 ? ` (a skip scan over ${fit.scanGaps.join(', ')}, few extra seeks)` : ''}`;
         }
       } else if (servesAsWell(fit, c.fit, shape)) {
         good = true;

@@ -9,6 +9,7 @@
 import { distinctRanked } from './served';
 import { possibleOnly, withExistingKeys, type KnownKeys } from './possible';
 import { COLLSCAN_SHARE, SMALL_SORT } from './mongoAdvisor';
+import { formatCount, formatShare } from '../format';
 import { parsePostgresQuery, parsePostgresQuerySync, type PgOrder, type PgPredicate, type PgShape } from './pgShape';
 import type {
   Advice, AdviceRule, DecidingCondition, ExistingPgIndex, PgIndexKey, PgIndexSpec, PgStats, PgTableStats, Rewrite, ShapeSummary, Suggestion,
@@ -386,7 +387,7 @@ function tableCandidates(shape: PgShape, key: string, name: string, schema: stri
           table: name,
           spec: esr.spec,
           fit: esrFit,
-          ruleText: `About ${scan.observed!.toLocaleString('en-US')} of ${Math.round(stats!.rows!).toLocaleString('en-US')} rows match: reading them through an index visits more pages than a sequential scan of ${name}.`,
+          ruleText: `About ${formatCount(scan.observed!)} of ${formatCount(Math.round(stats!.rows!))} rows match: reading them through an index visits more pages than a sequential scan of ${name}.`,
           expectedPlan: `Seq Scan on ${name}`,
           tradeOff: 'No index to build or maintain; each run reads the whole table.',
           conditions: [scan],
@@ -579,7 +580,7 @@ function ersCondition(esr: PgCandidate, ers: PgCandidate, E: PgPredicate[], rang
     formula,
     below: `ERS ${specText(ers.spec)}: read the range, sort the few rows`,
     above: `ESR ${specText(esr.spec)}: no Sort node`,
-    text: `ERS ${specText(ers.spec)} reads less when ${threshold !== undefined ? `fewer than about ${threshold.toLocaleString('en-US')} rows match ${what}` : `the rows matching ${what} number fewer than about ${formulaShort}, E being the rows matching ${E.map((p) => p.text).join(' AND ') || 'no equality (the whole table)'}${limit === undefined ? '' : ` and L = ${limit}`}`}; above that, ESR ${specText(esr.spec)} avoids the Sort.`,
+    text: `ERS ${specText(ers.spec)} reads less when ${threshold !== undefined ? `fewer than about ${formatCount(threshold)} rows match ${what}` : `the rows matching ${what} number fewer than about ${formulaShort}, E being the rows matching ${E.map((p) => p.text).join(' AND ') || 'no equality (the whole table)'}${limit === undefined ? '' : ` and L = ${limit}`}`}; above that, ESR ${specText(esr.spec)} avoids the Sort.`,
   };
   if (threshold !== undefined) cond.threshold = threshold;
   const r = rowsMatching(stats, tablePreds.map((p) => p.column), tablePreds);
@@ -601,10 +602,10 @@ function seqScanCondition(best: PgCandidate, shape: PgShape, preds: PgPredicate[
   const what = used.map((p) => p.text).join(' AND ');
   const cond: DecidingCondition = {
     quantity: `rows of ${name} matching ${what}`,
-    formula: `${Math.round(COLLSCAN_SHARE * 100)}% of the table`,
+    formula: `${formatShare(COLLSCAN_SHARE)} of the table`,
     below: `the index ${specText(best.spec)}`,
     above: `no index: a sequential scan reads less`,
-    text: `The index pays only if fewer than about ${rows !== undefined ? Math.round(rows * COLLSCAN_SHARE).toLocaleString('en-US') : `${Math.round(COLLSCAN_SHARE * 100)}% of the`} rows match ${what}; above that, PostgreSQL reads the table sequentially anyway.`,
+    text: `The index pays only if fewer than about ${rows !== undefined ? formatCount(Math.round(rows * COLLSCAN_SHARE)) : `${formatShare(COLLSCAN_SHARE)} of the`} rows match ${what}; above that, PostgreSQL reads the table sequentially anyway.`,
   };
   if (rows !== undefined) cond.threshold = Math.round(rows * COLLSCAN_SHARE);
   const r = rowsMatching(stats, used.map((p) => p.column), used);
@@ -637,7 +638,7 @@ function offsetDecision(shape: PgShape, stats: PgTableStats | undefined): { cond
     formula: "the table's page count (pg_class.relpages)",
     below: 'the index serves the query as written',
     above: 'keyset pagination (the index alone reads every skipped row)',
-    text: `As written, an index reads OFFSET + LIMIT = ${read.toLocaleString('en-US')} rows in order, one random heap visit each; that beats a sequential scan and top-N sort only while it stays below about the table's page count${pages !== undefined ? ` (${pages.toLocaleString('en-US')})` : ''}. Keyset pagination reads only the ${shape.limit ?? ''} rows of the page at any depth.`,
+    text: `As written, an index reads OFFSET + LIMIT = ${formatCount(read)} rows in order, one random heap visit each; that beats a sequential scan and top-N sort only while it stays below about the table's page count${pages !== undefined ? ` (${formatCount(pages)})` : ''}. Keyset pagination reads only the ${shape.limit ?? ''} rows of the page at any depth.`,
   };
   if (pages !== undefined) {
     cond.threshold = pages;

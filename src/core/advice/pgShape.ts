@@ -6,6 +6,7 @@
 // read is synchronous. Offsets the parser reports are bytes; they are turned into string indexes here so
 // rewrites can splice the user's own text.
 
+import { formatBytes } from '../format';
 import { ByteMap } from '../sql/bytes';
 import { loadSqlParser, parseSqlSync, scanSqlSync, sqlParserLoaded } from '../sql/parser';
 import type { PredicateClass } from './types';
@@ -135,7 +136,7 @@ const SQL_SERVER = otherDatabaseRefusal('SQL Server', '`[bracketed]` names');
 export function parsePostgresQuerySync(sql: string): PgParseResult {
   if (typeof sql !== 'string') return { ok: false, refusal: 'The SQL is not text.' };
   if (sql.trim() === '') return { ok: false, refusal: 'The SQL is empty.' };
-  if (sql.length > MAX_SQL_TEXT) return { ok: false, refusal: `The SQL is ${Math.round(sql.length / 1024)} KB long, more than the ${MAX_SQL_TEXT / 1024} KB this reader accepts.` };
+  if (sql.length > MAX_SQL_TEXT) return { ok: false, refusal: `The SQL is ${formatBytes(sql.length)} long, more than the ${formatBytes(MAX_SQL_TEXT)} this reader accepts.` };
   if (!sqlParserLoaded()) return { ok: false, refusal: 'The SQL parser is not loaded yet: call loadSqlParser() first.' };
   let tree: unknown;
   let tokens: { start: number; end: number }[];

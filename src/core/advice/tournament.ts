@@ -5,6 +5,7 @@
 // figures themselves (an in-memory sort, keys a range or an array field could not bound, documents
 // fetched to filter). Pure: the adapters measure, this decides and writes the sentences.
 
+import { formatCount, formatMs, formatRatio } from '../format';
 import { mongoIndexServing, pgIndexServing } from './served';
 import type { Advice, ExistingMongoIndex, ExistingPgIndex, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry } from './types';
 
@@ -44,7 +45,7 @@ export function noiseFloor(input: Pick<TournamentInput, 'engine' | 'sample'>): n
   return input.engine === 'postgres' && !input.sample.scaled && input.sample.size >= input.sample.total ? WHOLE_TABLE_NOISE_FLOOR : NOISE_FLOOR;
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmt = (n: number): string => formatCount(Math.round(n));
 
 export function indexLabel(ix: IndexSpec | undefined): string {
   if (!ix) return 'no index (full scan)';
@@ -60,7 +61,7 @@ export function entryLabel(e: TournamentEntry): string {
 
 /** The figures of one run in words: "120 keys + 40 documents = 160" or "35 buffers, 10 rows, 0.4 ms". */
 export function workText(m: MeasuredWork): string {
-  if (m.buffers !== undefined) return `${fmt(m.buffers)} buffers, ${fmt(m.rows)} rows${m.timeMs !== undefined ? `, ${m.timeMs.toFixed(1)} ms` : ''}${m.blockingSort ? `, ${fmt(m.sorted ?? 0)} rows sorted` : ''}`;
+  if (m.buffers !== undefined) return `${fmt(m.buffers)} buffers, ${fmt(m.rows)} rows${m.timeMs !== undefined ? `, ${formatMs(m.timeMs)}` : ''}${m.blockingSort ? `, ${fmt(m.sorted ?? 0)} rows sorted` : ''}`;
   return `${fmt(m.keysExamined ?? 0)} keys + ${fmt(m.docsExamined ?? 0)} documents${m.blockingSort ? ` + ${fmt(m.sorted ?? 0)} sorted in memory` : ''} = ${fmt(m.work)}`;
 }
 
@@ -316,7 +317,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
       unit: input.unit,
       after: e.measured!.work,
       ...(today ? { before: today.work } : {}),
-      message: `${sentenceStart(input.label)}: ${fig(e)}, ${Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : 'more than'} the work of the best; ${todayText}.`,
+      message: `${sentenceStart(input.label)}: ${fig(e)}, ${Number.isFinite(ratio) ? formatRatio(ratio) : 'more than'} the work of the best; ${todayText}.`,
     };
     out.push(s);
   }

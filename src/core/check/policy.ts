@@ -6,6 +6,7 @@
 // waiver fails. A query that cannot be explained is reported with why, and fails nothing.
 
 import type { InlineIgnore, LineRange } from './collect';
+import { formatCount, formatShare } from '../format';
 import { CheckRules, ruleInfo, type Level, type Tier } from './rules';
 import { DiagnosticCodes } from '../lint/codes';
 import { canonicalJson, type Lock, type LockEntry, type Waiver } from './lock';
@@ -328,7 +329,7 @@ export function regressions(run: QueryRun, baseline: LockEntry, config: CheckCon
     const b = (is as Record<string, number | undefined>)[name];
     if (a === undefined || b === undefined) return;
     const threshold = thresholdOf(name);
-    if (b > a * (1 + threshold) && b - a > floor) worse.push(`${label} ${fmt(a)} -> ${fmt(b)} (+${fmt(a === 0 ? 100 : ((b - a) / a) * 100)}%, threshold ${fmt(threshold * 100)}%)`);
+    if (b > a * (1 + threshold) && b - a > floor) worse.push(`${label} ${formatCount(a)} -> ${formatCount(b)} (+${formatShare(a === 0 ? 1 : (b - a) / a)}, threshold ${formatShare(threshold)})`);
   };
   if (run.engine === 'postgres') {
     compare('cost', 'estimated cost', 0.01);
@@ -352,10 +353,6 @@ function sameAsBaseline(run: QueryRun, baseline: LockEntry): boolean {
   return canonicalJson(rules) === canonicalJson(baseline.findings)
     && canonicalJson(run.signature ?? null) === canonicalJson(baseline.signature ?? null)
     && canonicalJson(run.counters ?? null) === canonicalJson(baseline.counters ?? null);
-}
-
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(n < 10 ? 2 : 1);
 }
 
 /**

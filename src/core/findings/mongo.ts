@@ -19,7 +19,7 @@ import {
   type Scored,
   wasteSeverity,
 } from './util';
-import { formatCount, formatRatio, plural } from '../format';
+import { formatCount, formatRatio, formatShare, plural } from '../format';
 
 /** MongoDB merges in order at most this many point scans (internalQueryMaxScansToExplode). */
 const MAX_SCANS_TO_EXPLODE = 200;
@@ -286,7 +286,6 @@ function collscan(ctx: Ctx, node: PlanNode): Scored | undefined {
   const numbers = { docsExamined: examined, returned: kept, ratio: ratioOf(examined, kept) };
   let severity: Severity;
   let message: string;
-  const keptPct = examined > 0 ? Math.round((kept / examined) * 1000) / 10 : 100;
   if (examined < 1_000) {
     severity = 'info';
     message = `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)}. The collection is small, so this costs little today; it grows with the collection.`;
@@ -295,7 +294,7 @@ function collscan(ctx: Ctx, node: PlanNode): Scored | undefined {
     message = `Read ${plural(examined, 'document')}${ns} without a filter: the query asks for all of them, so an index would only help to return them in order or to stop early.`;
   } else if (kept * 2 >= examined) {
     severity = 'low';
-    message = `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)} (${keptPct}%). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
+    message = `Read ${plural(examined, 'document')}${ns} to keep ${formatCount(kept)} (${formatShare(kept / examined)}). The filter keeps most documents, so an index would not read much less: a collection scan is a fair plan here.`;
   } else {
     severity = wasteSeverity(examined, kept);
     const ratio = formatRatio(examined / Math.max(kept, 1));

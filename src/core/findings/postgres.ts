@@ -19,7 +19,7 @@ import {
   timeShare,
   wasteSeverity,
 } from './util';
-import { formatCount, formatKb, formatMs, formatRatio, plural } from '../format';
+import { formatCount, formatKb, formatMs, formatRatio, formatShare, plural } from '../format';
 
 /** Rules run on every node of the drawn tree. */
 export const postgresNodeRules: NodeRule[] = [
@@ -118,8 +118,7 @@ function weigh(sev: Severity, share: number | undefined): Severity {
 
 function shareNote(share: number | undefined): string {
   if (share === undefined) return '';
-  const pct = Math.round(share * 100);
-  return pct >= 1 ? `, ${pct}% of the execution time` : '';
+  return share >= 0.005 ? `, ${formatShare(share)} of the execution time` : '';
 }
 
 function maybe(numbers: Record<string, number>, key: string, v: number | undefined): void {
@@ -189,17 +188,17 @@ function seqScan(ctx: Ctx, node: PlanNode): Scored | undefined {
   }
   let severity: Severity;
   let message: string;
-  const pct = Math.round((kept / Math.max(read, 1)) * 1000) / 10;
+  const pct = formatShare(kept / Math.max(read, 1));
   const filt = filter ? ` the filter ${brief(filter, 70)}` : ' its filter';
   if (read < 1_000) {
     severity = 'info';
     message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)}. The table is small, so this costs little today; it grows with the table.`;
   } else if (kept * 2 >= read) {
     severity = removed * 100 < read ? 'info' : 'low';
-    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}%):${filt} keeps most rows, so an index would not read much less.`;
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}):${filt} keeps most rows, so an index would not read much less.`;
   } else {
     severity = weigh(wasteSeverity(read, kept), share);
-    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}%${shareNote(share)}):${filt} removed ${formatCount(removed)}. An index on the filtered columns would read only the matching rows.`;
+    message = `${where(node)} read ${plural(read, 'row')}${loops} to keep ${formatCount(kept)} (${pct}${shareNote(share)}):${filt} removed ${formatCount(removed)}. An index on the filtered columns would read only the matching rows.`;
     if ((m.loops ?? 1) > 1 && !isParallel(node)) message += ' The scan runs once per outer row of a join, so the whole table is read again each time.';
   }
   return { score: removed, finding: { code: 'pg.seq-scan', severity, nodeId: node.id, title: 'Sequential scan with a filter', message, numbers } };
@@ -667,7 +666,7 @@ function jitTime(ctx: Ctx): Scored | undefined {
       code: 'pg.jit-time',
       severity,
       title: 'JIT compilation time',
-      message: `JIT compilation took ${formatMs(total)} of the ${formatMs(exec)} execution (${Math.round(share * 100)}%). For a query this short, compiling costs more than it saves: raise jit_above_cost or turn jit off for it.`,
+      message: `JIT compilation took ${formatMs(total)} of the ${formatMs(exec)} execution (${formatShare(share)}). For a query this short, compiling costs more than it saves: raise jit_above_cost or turn jit off for it.`,
       numbers: { jitMs: total, executionMs: exec },
     },
   };

@@ -25,6 +25,7 @@
 
 import { parseExpression, type ParserOptions } from '@babel/parser';
 import { cookedOf, type BNode } from '../query/find/syntax';
+import { formatCount } from '../format';
 import { lineColumn } from '../text';
 
 export type ShellResult = { ok: true; value: unknown } | { ok: false; error: string };
@@ -62,7 +63,7 @@ export function readShellNotation(text: string): ShellResult {
   if (typeof text !== 'string') return { ok: false, error: 'The shell notation is not text.' };
   if (text.trim() === '') return { ok: false, error: 'The shell notation is empty.' };
   if (countValueMarks(text) > MAX_SHELL_VALUES) {
-    return { ok: false, error: `The shell notation holds more than ${MAX_SHELL_VALUES.toLocaleString('en-US')} values, more than this reader takes; save the explain output as JSON (EJSON.stringify in mongosh) to read it.` };
+    return { ok: false, error: `The shell notation holds more than ${formatCount(MAX_SHELL_VALUES)} values, more than this reader takes; save the explain output as JSON (EJSON.stringify in mongosh) to read it.` };
   }
   const parsed = parseOneExpression(text);
   if ('syntaxError' in parsed) return { ok: false, error: syntaxError(text, parsed.syntaxError) };

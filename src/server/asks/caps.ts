@@ -1,5 +1,6 @@
 // The per-file caps the server tells the extension about (CapReached), once per document and change.
 
+import { formatCount } from '../../core/index';
 import { CapReached, type CapReachedParams } from '../../protocol/languageServer';
 import type { ServerContext } from '../context';
 import type { DocState } from '../documents';
@@ -10,5 +11,5 @@ export function sayCap(ctx: Pick<ServerContext, 'port'>, state: DocState, cap: C
   if ((state.capSaid ?? '') === said) return;
   state.capSaid = said;
   ctx.port.sendNotification(CapReached, { uri: state.uri, cap, ...(limit !== undefined ? { limit } : {}), ...(size !== undefined ? { size } : {}) });
-  if (cap) ctx.port.log(`${state.uri} has ${size!.toLocaleString('en-US')} ${cap}, over the cap of ${limit!.toLocaleString('en-US')}: ${cap === 'characters' ? 'it is not analysed' : `only its first ${limit!.toLocaleString('en-US')} are analysed`}.`);
+  if (cap) ctx.port.log(`${state.uri} has ${formatCount(size!)} ${cap}, over the cap of ${formatCount(limit!)}: ${cap === 'characters' ? 'it is not analysed' : `only its first ${formatCount(limit!)} are analysed`}.`);
 }
