@@ -129,6 +129,8 @@ export class Toolbar {
 
   /** The title of what is shown, also the page's. */
   setTitle(text: string): void {
+    // The next Explain of the same query has the same title: leave the page's title alone then.
+    if (this.title.textContent === text && document.title === text) return;
     this.title.textContent = text;
     this.title.title = text;
     document.title = text;
@@ -141,16 +143,22 @@ export class Toolbar {
 
   /** Fills the heat menu with the metrics a plan has and returns the one to draw with: the kept preference, or the plan's default. */
   fillHeat(plan: Plan): HeatMetric {
-    clear(this.heatSelect);
     const options: HeatMetric[] = ['none', ...availableHeat(plan)];
-    for (const h of options) {
-      const o = el('option', undefined, HEAT_LABELS[h]);
-      o.value = h;
-      this.heatSelect.appendChild(o);
+    // The next plan of the same engine and kind usually has the same metrics: the menu stays as it is.
+    const current = Array.from(this.heatSelect.options, (o) => o.value);
+    if (current.length !== options.length || current.some((v, i) => v !== options[i])) {
+      clear(this.heatSelect);
+      for (const h of options) {
+        const o = el('option', undefined, HEAT_LABELS[h]);
+        o.value = h;
+        this.heatSelect.appendChild(o);
+      }
     }
     const wanted = this.store.state.prefs.heat as HeatMetric | undefined;
     const metric = wanted && options.includes(wanted) ? wanted : defaultHeat(plan);
-    this.heatSelect.value = metric;
+    // Setting a form control's value, even to the one it has, has the browser look at the form again
+    // (a layout of the page in a task of its own).
+    if (this.heatSelect.value !== metric) this.heatSelect.value = metric;
     return metric;
   }
 

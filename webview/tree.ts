@@ -72,6 +72,14 @@ export class TreeView {
   private heat: HeatMetric = 'none';
   private highlighted: number | undefined;
   private highlightTimer: number | undefined;
+  /**
+   * The tree's size as last laid out, from a ResizeObserver. The opening view uses it instead of reading
+   * the size: a read in the message's task lays the page out once for the read and again for the frame
+   * (the side panel is filled after the tree, and SVG text is laid out anew under a new zoom).
+   */
+  private box: { w: number; h: number } | undefined;
+  /** The size the opening view was computed for, until the next layout confirms it or the user moves. */
+  private opening: { w: number; h: number } | undefined;
 
   constructor(
     container: HTMLElement,
@@ -89,7 +97,15 @@ export class TreeView {
     this.cardsG = this.viewport.append('g').attr('class', 'cards');
     this.zoomer = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.03, 3])
-      .on('zoom', (ev: { transform: ZoomTransform }) => {
+      // d3's own extent reads the SVG's percentage width, which lays the page out on every transform
+      // set; the last layout's size is the same figure (it centres the zoom buttons' steps).
+      .extent(() => {
+        const { w, h } = this.box && this.box.w > 0 ? this.box : this.size();
+        return [[0, 0], [w, h]];
+      })
+      .on('zoom', (ev: { transform: ZoomTransform; sourceEvent?: unknown }) => {
+        // The user moved the view: it is no longer the opening view to correct.
+        if (ev.sourceEvent) this.opening = undefined;
         this.transform = ev.transform;
         this.viewport.attr('transform', ev.transform.toString());
         // Zoomed out, card text is too small to read: cards switch to one large title and one figure.
@@ -102,20 +118,25 @@ export class TreeView {
       const n = this.nodeOf(ev.target);
       if (n && !(ev.target as Element).closest('.toggle')) this.cb.onOpen(n);
     });
+    // Observations come after the frame's layout and before its paint: an opening view computed for a
+    // size the layout changed is computed again before anyone sees it.
+    new ResizeObserver((entries) => {
+      const b = entries[entries.length - 1]!.borderBoxSize[0];
+      if (!b) return;
+      this.box = { w: b.inlineSize, h: b.blockSize };
+      const used = this.opening;
+      this.opening = undefined;
+      if (used && (used.w !== this.box.w || used.h !== this.box.h) && this.box.w > 0 && this.order.length > 0) this.initialView();
+    }).observe(this.element);
     this.element.addEventListener('focusin', (ev) => {
       const id = this.cardIdOf(ev.target);
       if (id !== undefined && id !== this.model?.active) this.activate(id, false);
     });
   }
 
-  private fontFamily(): string {
-    const cs = getComputedStyle(this.element);
-    return cs.getPropertyValue('--qpi-font').trim() || cs.fontFamily || 'sans-serif';
-  }
-
   /** Shows a plan; `findings` put badges on their nodes. Resets collapse state and view. */
   setPlan(plan: Plan, findings: Finding[], heat: HeatMetric): void {
-    this.measurer = new Measurer(this.fontFamily());
+    this.measurer = measurerFor(this.element);
     this.model = new TreeModel(plan, findings);
     this.geoms.clear();
     this.heat = heat;
@@ -124,7 +145,7 @@ export class TreeView {
     this.edgesG.selectAll('*').remove();
     this.lanesG.selectAll('*').remove();
     this.render();
-    this.initialView();
+    this.initialView(true);
   }
 
   node(id: number): PlanNode | undefined {
@@ -164,7 +185,7 @@ export class TreeView {
     if (!this.model) return;
     this.model.reset();
     this.render();
-    this.initialView();
+    this.initialView(true);
   }
 
   /** The card geometry of a node of this plan, computed once per plan. */
@@ -313,8 +334,12 @@ export class TreeView {
 
   /** Zooms so every drawn card is in view (never above 100%). */
   fit(): void {
+    this.opening = undefined;
+    this.fitTo(this.size());
+  }
+
+  private fitTo({ w, h }: { w: number; h: number }): void {
     if (this.order.length === 0) return;
-    const { w, h } = this.size();
     const e = this.extent();
     const m = 24;
     // The legend sits over the bottom edge: leave it room.
@@ -328,12 +353,21 @@ export class TreeView {
    * Opening view: the whole tree, where heat shows at a glance where the work went (cards switch to
    * overview text when small); a tree too big even for that opens on its root.
    */
-  private initialView(): void {
-    const { w, h } = this.size();
+  private initialView(fromLastLayout = false): void {
+    // The last layout's size while the tree is shown; read (laying the page out) when it has none.
+    const known = fromLastLayout && this.box !== undefined && this.box.w > 0 && this.box.h > 0;
+    const size = known ? { w: Math.max(100, this.box!.w), h: Math.max(100, this.box!.h) } : this.size();
+    const opening = known ? { ...this.box! } : undefined;
+    this.opening = opening;
+    // No observation by the end of the next frame: the layout kept the size, the view stands.
+    if (opening) requestAnimationFrame(() => setTimeout(() => {
+      if (this.opening === opening) this.opening = undefined;
+    }, 0));
+    const { w, h } = size;
     const e = this.extent();
     const kFit = Math.min((w - 48) / (e.x1 - e.x0), (h - 68) / (e.y1 - e.y0));
     if (kFit >= MIN_OPEN_ZOOM) {
-      this.fit();
+      this.fitTo(size);
       return;
     }
     const root = this.laid.get(this.model!.plan.root.id)!;
@@ -342,6 +376,7 @@ export class TreeView {
   }
 
   zoomBy(factorK: number): void {
+    this.opening = undefined;
     this.svg.call(this.zoomer.scaleBy, factorK);
   }
 
@@ -349,6 +384,7 @@ export class TreeView {
   ensureVisible(id: number, center = false): void {
     const l = this.laid.get(id);
     if (!l) return;
+    this.opening = undefined;
     const { w, h } = this.size();
     const t = this.transform;
     const k = center && t.k < 0.6 ? 0.85 : t.k;
@@ -546,6 +582,38 @@ export class TreeView {
     }
     return { svg: svgEl, width, height };
   }
+}
+
+/**
+ * One measurer per font family, kept across plans so a plan of the same kinds and figures as the last
+ * measures nothing anew. The family is read from the stylesheet again only after the page's theme or
+ * style attributes changed (a theme switch, or the editor's font variables set on the root element):
+ * reading it otherwise recalculates the page's styles in the middle of a message.
+ */
+let fontFamilyStale = true;
+let lastFamily = '';
+let lastMeasurer: Measurer | undefined;
+let fontWatch: MutationObserver | undefined;
+
+function measurerFor(element: SVGSVGElement): Measurer {
+  if (!fontWatch) {
+    fontWatch = new MutationObserver(() => {
+      fontFamilyStale = true;
+    });
+    const attributeFilter = ['class', 'style'];
+    fontWatch.observe(document.documentElement, { attributes: true, attributeFilter });
+    fontWatch.observe(document.body, { attributes: true, attributeFilter });
+  }
+  // Mutation records arrive after the task that made them: take any pending ones now.
+  if (fontWatch.takeRecords().length > 0) fontFamilyStale = true;
+  if (fontFamilyStale || !lastMeasurer) {
+    const cs = getComputedStyle(element);
+    const family = cs.getPropertyValue('--qpi-font').trim() || cs.fontFamily || 'sans-serif';
+    fontFamilyStale = false;
+    if (family !== lastFamily || !lastMeasurer) lastMeasurer = new Measurer(family);
+    lastFamily = family;
+  }
+  return lastMeasurer;
 }
 
 function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = true): void {
