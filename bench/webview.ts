@@ -6,6 +6,21 @@
 // skipped; the bench goes on. `--sizes 100,10000` and `--tools ours` run a part of it; `--profile DIR` writes a CPU
 // profile of each tool's first cold render per size.
 //
+// `--warm-small [--baseline REV] [--arrivals N]` runs instead the warm Explain's case: a small plan (the
+// samples' first PostgreSQL statement, a join, and their first MongoDB find, captured from real servers)
+// arriving in a panel that already shows another plan of the same query, as a panel reused by the next
+// Explain gets it. The two plans of each engine arrive in turn, N times each (40 by default) in each of 3
+// tabs. With --baseline, the view as it was at that revision is built too (its webview/ and src/ from
+// git) and measured in the same browser, tabs interleaved, with the ratio printed; `--profile DIR` writes
+// a CPU profile of one tab's arrivals per build and engine. Figures per arrival:
+//   handler   JSON.parse of the message as the transport delivers it -> the view's message handler done.
+//   frame     the first frame after it rendered (requestAnimationFrame, then a task after its paint),
+//             from the hand-over; it includes the wait for the frame's turn (up to one frame interval).
+//   drawn     handler + that frame's own time (its callbacks, style, layout, paint): the hand-over to the
+//             new cards on screen without the wait for the frame's turn, the figure the change aims at.
+//   settled   the hand-over -> the view done with the message (the node panel, the findings and the
+//             plan's summary filled, nothing left scheduled), then a frame painted.
+//
 // Both tools get the same JSON text, the same viewport, a production (minified) esbuild bundle and a
 // fresh tab per run. What each figure includes:
 //   load      navigation start -> the page's script evaluated and able to take a plan (first-load cost,
@@ -30,6 +45,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { analyze, loadPlan } from '../src/core/index';
 import { webviewHtml, wirePlan, type ShowPlanMessage } from '../src/protocol/webview';
@@ -59,6 +75,12 @@ const profiled = new Set<string>();
 const toolsArg = process.argv.indexOf('--tools');
 /** The tools to run, e.g. --tools ours (both by default). */
 const TOOLS = (toolsArg > 0 ? process.argv[toolsArg + 1]!.split(',') : ['ours', 'pev2']) as Tool[];
+const WARM_SMALL = process.argv.includes('--warm-small');
+const baselineArg = process.argv.indexOf('--baseline');
+/** A revision whose view is measured beside this tree's (--warm-small only). */
+const BASELINE = baselineArg > 0 ? process.argv[baselineArg + 1] : undefined;
+const arrivalsArg = process.argv.indexOf('--arrivals');
+const ARRIVALS = arrivalsArg > 0 ? Number(process.argv[arrivalsArg + 1]) : 40;
 
 /** One fresh tab's figures; NaN marks a drawing that did not settle within SETTLE_LIMIT_MS. */
 interface Sample {
@@ -102,8 +124,15 @@ function serve(): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const origin = `http://${req.headers.host}`;
-    if (url.pathname === '/ours') {
-      const html = webviewHtml({ cspSource: origin, nonce: 'benchnonce0123456789', scriptUri: `${origin}/static/webview.js`, styleUri: `${origin}/static/style.css`, title: 'Plan view benchmark' });
+    if (url.pathname === '/ours' || url.pathname === '/base') {
+      const base = url.pathname === '/base';
+      const html = webviewHtml({
+        cspSource: origin,
+        nonce: 'benchnonce0123456789',
+        scriptUri: `${origin}/static/${base ? 'base-webview.js' : 'webview.js'}`,
+        styleUri: `${origin}/static/${base ? 'base-style.css' : 'style.css'}`,
+        title: 'Plan view benchmark',
+      });
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
       return;
     }
@@ -116,7 +145,7 @@ function serve(): Promise<Server> {
       return;
     }
     const m = /^\/static\/([\w.-]+)$/.exec(url.pathname);
-    const file = m ? (m[1] === 'style.css' ? join(ROOT, 'webview', 'style.css') : join(OUT, m[1]!)) : undefined;
+    const file = m ? (m[1] === 'style.css' ? join(ROOT, 'webview', 'style.css') : m[1] === 'base-style.css' ? join(OUT, 'base-src', 'webview', 'style.css') : join(OUT, m[1]!)) : undefined;
     let body: Buffer | undefined;
     try {
       body = file ? readFileSync(file) : undefined;
@@ -255,7 +284,176 @@ function hostPrep(text: string, n: number, runs: number): { ms: number; payload:
 
 const f = (x: number) => (Number.isNaN(x) ? `> ${SETTLE_LIMIT_MS / 1000} s` : x < 10 ? x.toFixed(1) : x.toFixed(0)).padStart(7);
 
+// ---- a small plan arriving in a panel that shows another plan (the warm Explain) ---------------------
+
+/** One arrival's figures in milliseconds (see the header). */
+interface Arrival {
+  handler: number;
+  frame: number;
+  drawn: number;
+  settled: number;
+}
+
+type Build = 'ours' | 'base';
+
+/** Builds the view as it was at `rev` from git's copy of webview/ and src/, beside this tree's bundle. */
+async function bundleBaseline(rev: string): Promise<string> {
+  const dir = join(OUT, 'base-src');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const tar = execFileSync('git', ['archive', '--format=tar', rev, 'webview', 'src'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
+  await build({
+    bundle: true, platform: 'browser', target: 'es2022', minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: PROFILE_DIR === undefined,
+    logLevel: 'warning', legalComments: 'none', format: 'iife',
+    entryPoints: [join(dir, 'webview', 'main.ts')], outfile: join(OUT, 'base-webview.js'), nodePaths: [join(ROOT, 'node_modules')],
+  });
+  return sha;
+}
+
+/** The showPlan message the extension posts after an Explain (explain.ts): slim plan, findings, no advice yet. */
+function explainMessage(text: string, title: string): string {
+  const r = loadPlan(text);
+  if (!r.ok) throw new Error(`${title} did not load: ${r.refusal}`);
+  const msg: ShowPlanMessage = { type: 'showPlan', title, plan: wirePlan(r.plan), findings: analyze(r.plan), hasRawText: true, suggestions: [] };
+  return JSON.stringify(msg);
+}
+
+/** The two plans of one engine's sample query, as the explain's JSON text. */
+function samplePlans(engine: 'postgresql' | 'mongodb'): [string, string] {
+  const dir = join(ROOT, 'test', 'fixtures', 'truth-plans');
+  const read = (f: string, key: string) => JSON.stringify((JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>)[key]);
+  if (engine === 'postgresql') {
+    return [
+      explainMessage(read('p10a_orders_two_tables/loser4_noIndex__none_PK_only_.json', 'natural'), 'orders.sql:5 (Orders of country 1 that contain product 5)'),
+      explainMessage(read('p10a_orders_two_tables/oracle__order_details_product_id_order_id_.json', 'natural'), 'orders.sql:5 (Orders of country 1 that contain product 5)'),
+    ];
+  }
+  return [
+    explainMessage(read('m01_orders_elemmatch_sort/loser3_COLLSCAN__COLLSCAN.json', 'hinted_explain'), 'orders.mongodb.js:7 (db.orders.find)'),
+    explainMessage(read('m01_orders_elemmatch_sort/oracle__country_id_1_order_details.product_id_1_created_at_-1.json', 'hinted_explain'), 'orders.mongodb.js:7 (db.orders.find)'),
+  ];
+}
+
+/**
+ * In-page: hands one message over, times the view's handler (a listener added after the view's runs
+ * right after it for the same event), then the first frame after it, then waits until the view is done
+ * (its side panel filled, no frame changes the page any more).
+ */
+async function arriveInPage(page: Page, payload: string): Promise<Arrival> {
+  return page.evaluate(async (payload) => {
+    const frameAfter = () => new Promise<{ raf: number; after: number }>((ok) => requestAnimationFrame(() => {
+      const raf = performance.now();
+      setTimeout(() => ok({ raf, after: performance.now() }), 0);
+    }));
+    const cardsText = () => Array.from(document.querySelectorAll('svg.tree g.card'), (c) => c.textContent).join('|');
+    const sideText = () => ['.node-panel', '.findings-panel', '.plan-panel', 'span.summary'].map((s) => document.querySelector(s)?.textContent ?? '').join('|');
+    const before = cardsText();
+    let handledAt = 0;
+    const mark = () => { handledAt = performance.now(); };
+    window.addEventListener('message', mark, { once: true });
+    const t0 = performance.now();
+    window.postMessage(JSON.parse(payload), '*');
+    const first = await frameAfter();
+    if (handledAt === 0) throw new Error('the message was not handled before the next frame');
+    if (cardsText() === before) throw new Error('the first frame after the message does not show the new plan');
+    // Done: two frames in a row without a change to the cards or the side panel.
+    let last = cardsText() + sideText();
+    let still = 0;
+    let settledAt = first.after;
+    while (still < 2) {
+      const f = await frameAfter();
+      const now = cardsText() + sideText();
+      if (now !== last) {
+        last = now;
+        settledAt = f.after;
+        still = 0;
+      } else still++;
+    }
+    return { handler: handledAt - t0, frame: first.after - t0, drawn: handledAt - t0 + (first.after - first.raf), settled: settledAt - t0 };
+  }, payload);
+}
+
+async function warmSmall(): Promise<void> {
+  const t = performance.now();
+  mkdirSync(OUT, { recursive: true });
+  await build({ bundle: true, platform: 'browser', target: 'es2022', minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: PROFILE_DIR === undefined, logLevel: 'warning', legalComments: 'none', entryPoints: [join(ROOT, 'webview', 'main.ts')], outfile: join(OUT, 'webview.js'), format: 'iife' });
+  const baseSha = BASELINE ? await bundleBaseline(BASELINE) : undefined;
+  const builds: Build[] = baseSha ? ['ours', 'base'] : ['ours'];
+  const server = await serve();
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const userDataDir = mkdtempSync(join(tmpdir(), 'qpi-bench-'));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: VIEWPORT, deviceScaleFactor: 1 });
+  const TABS = 3;
+  console.log(`A small plan arriving in a panel that shows another plan (the warm Explain), Chromium ${context.browser()?.version() ?? ''} headless, ${VIEWPORT.width}x${VIEWPORT.height};`);
+  console.log(`${ARRIVALS} arrivals of each of the two plans per tab, ${TABS} tabs per build${baseSha ? `, this tree against ${BASELINE} (${baseSha}), tabs interleaved` : ''}. Medians in ms.`);
+  console.log('handler = hand-over -> handler done; drawn = handler + the next frame\'s own time; frame = hand-over -> that frame painted; settled = the view done.');
+  console.log('');
+  try {
+    for (const engine of ['postgresql', 'mongodb'] as const) {
+      const [a, b] = samplePlans(engine);
+      const got: Record<Build, Arrival[]> = { ours: [], base: [] };
+      for (let tab = 0; tab < TABS; tab++) {
+        const order = tab % 2 === 0 ? builds : [...builds].reverse();
+        for (const which of order) {
+          const page = await context.newPage();
+          const errors: string[] = [];
+          page.on('pageerror', (e) => errors.push(String(e)));
+          await page.addInitScript('window.__name = (fn) => fn;');
+          await page.addInitScript(() => {
+            window.addEventListener('qpi-outbound', (e) => {
+              if ((e as CustomEvent<{ type: string }>).detail.type === 'ready') (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
+            });
+          });
+          await page.goto(`${origin}/${which}`);
+          await page.waitForFunction(() => typeof (window as unknown as { benchReadyAt?: number }).benchReadyAt === 'number');
+          // The panel already shows a plan; a few arrivals warm the page's code up first, as earlier Explains did.
+          for (let i = 0; i < 5; i++) {
+            await arriveInPage(page, a);
+            await arriveInPage(page, b);
+          }
+          const cdp = PROFILE_DIR !== undefined && tab === 0 ? await context.newCDPSession(page) : undefined;
+          if (cdp) {
+            await cdp.send('Profiler.enable');
+            await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+            await cdp.send('Profiler.start');
+          }
+          for (let i = 0; i < ARRIVALS; i++) {
+            got[which].push(await arriveInPage(page, a));
+            got[which].push(await arriveInPage(page, b));
+          }
+          if (cdp) {
+            const { profile } = await cdp.send('Profiler.stop');
+            mkdirSync(PROFILE_DIR!, { recursive: true });
+            writeFileSync(join(PROFILE_DIR!, `warm-small-${engine}-${which}.cpuprofile`), JSON.stringify(profile));
+          }
+          if (errors.length) throw new Error(`${which}: page errors: ${errors.join('; ')}`);
+          await page.close();
+        }
+      }
+      const m = (which: Build, k: keyof Arrival) => median(got[which].map((x) => x[k]));
+      console.log(`${engine === 'postgresql' ? 'PostgreSQL, the join (EXPLAIN ANALYZE)' : 'MongoDB, the find (executionStats)'}: messages of ${(a.length / 1024).toFixed(1)} and ${(b.length / 1024).toFixed(1)} KB`);
+      console.log('          handler    drawn    frame  settled');
+      for (const which of builds) {
+        console.log(`  ${(which === 'ours' ? 'now' : 'before').padEnd(6)} ${f(m(which, 'handler'))}  ${f(m(which, 'drawn'))}  ${f(m(which, 'frame'))}  ${f(m(which, 'settled'))}`);
+      }
+      if (baseSha) {
+        const r = (k: keyof Arrival) => `${(m('ours', k) / m('base', k)).toFixed(2)}x`;
+        console.log(`  now/before: handler ${r('handler')}, drawn ${r('drawn')}, frame ${r('frame')}, settled ${r('settled')}`);
+      }
+      console.log('');
+    }
+    console.log(`Total ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+  } finally {
+    await context.close();
+    await new Promise<void>((ok) => server.close(() => ok()));
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (WARM_SMALL) return warmSmall();
   const t = performance.now();
   await bundle();
   const server = await serve();
