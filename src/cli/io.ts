@@ -3,6 +3,7 @@
 
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { formatBytes, MAX_PLAN_TEXT } from '../core/index';
 import { decodeText } from './decode';
 
@@ -21,6 +22,18 @@ export interface Io {
    * line clears it.
    */
   progress?: (line: string) => void;
+}
+
+/**
+ * A subcommand's flags and positionals, strictly: an unknown flag or a missing value gives the first line
+ * of node's refusal, the one sentence the user sees.
+ */
+export function strictFlags<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  }
 }
 
 /** An input that cannot be read as a plan, with the one sentence the user sees. */
@@ -77,6 +90,19 @@ export function readFailure(file: string, err: unknown): string {
   if (err instanceof InputRefused) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ENOENT' ? `There is no file ${file}.` : code === 'EISDIR' ? `${file} is a folder, not a plan file.` : `${file} could not be read (${code ?? 'unknown error'}).`;
+}
+
+/**
+ * A file's text (standard input's for "-" where the command takes it there), or undefined after one
+ * sentence on stderr saying why it could not be read.
+ */
+export async function readOrSay(io: Io, file: string, opts: { dashIsStdin?: boolean } = {}): Promise<string | undefined> {
+  try {
+    return await (opts.dashIsStdin && file === '-' ? io.readStdin() : io.readFile(file));
+  } catch (err) {
+    io.stderr(`${readFailure(file, err)}\n`);
+    return undefined;
+  }
 }
 
 export const processIo: Io = {

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { nodeWorkspaceModules } from '../node/workspaceModules';
 import { lintText, loadSqlParser, plural, querySourceKind, readRepositorySchema, type LintResult, type PrismaModels } from '../core/index';
-import { EXIT_OK, EXIT_REFUSED, readFailure, type Io } from './io';
+import { EXIT_OK, EXIT_REFUSED, readFailure, readOrSay, type Io } from './io';
 
 /** Exit code when --fail-on-warning is given and a finding of warning severity was reported. */
 export const EXIT_FINDINGS = 3;
@@ -17,17 +17,20 @@ export const EXIT_FINDINGS = 3;
 /** Folders the walk never enters: dependencies, version control and build output. */
 const SKIPPED = new Set(['node_modules', '.git', 'dist', 'out', 'build', 'coverage', '.cache', '.next']);
 
+/** Whether a path is a folder. One that is not there is not: reading it reports that in one sentence. */
+export function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The files to lint: files as given, folders walked for the kinds of file the finder reads. */
 export function expandPaths(paths: string[]): string[] {
   const out: string[] = [];
   for (const p of paths) {
-    let dir = false;
-    try {
-      dir = statSync(p).isDirectory();
-    } catch {
-      // Not there: reading it reports that in one sentence.
-    }
-    if (!dir) {
+    if (!isFolder(p)) {
       out.push(p);
       continue;
     }
@@ -92,11 +95,8 @@ export async function runLint(paths: string[], json: boolean, failOnWarning: boo
   const results: (LintResult & { file: string })[] = [];
   let unreadable = 0;
   for (const file of files) {
-    let text: string;
-    try {
-      text = await io.readFile(file);
-    } catch (err) {
-      io.stderr(`${readFailure(file, err)}\n`);
+    const text = await readOrSay(io, file);
+    if (text === undefined) {
       unreadable++;
       continue;
     }

@@ -4,7 +4,7 @@
 // Anything else (a stack trace, exit 1) is a bug.
 
 import { parseArgs } from 'node:util';
-import { endQuietlyOnClosedPipe, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, processIo, readFailure, type Io } from './io';
+import { endQuietlyOnClosedPipe, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, processIo, readOrSay, type Io } from './io';
 import { report } from './report';
 
 export type { Io } from './io';
@@ -91,13 +91,8 @@ export async function run(argv: string[], io: Io = processIo): Promise<number> {
         io.stderr(`qpi analyze takes one file (or - for standard input).\n${USAGE}`);
         return EXIT_USAGE;
       }
-      let text: string;
-      try {
-        text = await (file === '-' ? io.readStdin() : io.readFile(file));
-      } catch (err) {
-        io.stderr(`${readFailure(file, err)}\n`);
-        return EXIT_REFUSED;
-      }
+      const text = await readOrSay(io, file, { dashIsStdin: true });
+      if (text === undefined) return EXIT_REFUSED;
       return report(text, file === '-' ? undefined : file, flags.has('--json'), io);
     }
     case 'explain': {

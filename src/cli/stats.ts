@@ -5,10 +5,9 @@
 // before 18, a file that is not a statistics file, a database error), 64 a usage error.
 
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { isAdapterError } from '../adapters/errors';
 import { exportPgStats, importPgStats, parseStatsFile, scaleWarning } from '../adapters/statsTransfer';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from './io';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readOrSay, strictFlags, type Io } from './io';
 
 export const STATS_USAGE = `  qpi stats export --uri URI [--schema NAME]... [--table NAME]... [--out FILE] [--timeout-ms N]
                                        a PostgreSQL database's planner statistics (pg_class, pg_stats)
@@ -30,25 +29,16 @@ function usage(io: Io, sentence: string): number {
 export async function runStats(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb !== 'export' && verb !== 'import') return usage(io, verb === undefined ? 'qpi stats needs export or import.' : `Unknown qpi stats command ${verb}.`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        uri: { type: 'string' },
-        schema: { type: 'string', multiple: true },
-        table: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        'match-pages': { type: 'boolean' },
-        json: { type: 'boolean' },
-        'timeout-ms': { type: 'string' },
-      },
-    });
-  } catch (err) {
-    return usage(io, err instanceof Error ? err.message.split('\n')[0]! : String(err));
-  }
+  const parsed = strictFlags(rest, {
+    uri: { type: 'string' },
+    schema: { type: 'string', multiple: true },
+    table: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    'match-pages': { type: 'boolean' },
+    json: { type: 'boolean' },
+    'timeout-ms': { type: 'string' },
+  });
+  if (typeof parsed === 'string') return usage(io, parsed);
   const v = parsed.values;
   if (v.uri === undefined) return usage(io, `qpi stats ${verb} needs --uri postgres://...`);
   if (!/^postgres(ql)?:\/\//i.test(v.uri)) return usage(io, 'Statistics are carried between PostgreSQL databases: --uri must start with postgres:// or postgresql://. MongoDB has no statistics to import; its planner tries plans on the data at hand.');
@@ -73,13 +63,8 @@ export async function runStats(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
     const path = parsed.positionals[0];
     if (path === undefined || parsed.positionals.length > 1) return usage(io, 'qpi stats import takes one file written by qpi stats export (or - for standard input).');
     if (v.schema || v.table || v.out !== undefined) return usage(io, '--schema, --table and --out are options of qpi stats export.');
-    let text: string;
-    try {
-      text = await (path === '-' ? io.readStdin() : io.readFile(path));
-    } catch (err) {
-      io.stderr(`${readFailure(path, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = await readOrSay(io, path, { dashIsStdin: true });
+    if (text === undefined) return EXIT_REFUSED;
     const file = parseStatsFile(text);
     if (!file.ok) {
       io.stderr(`${path}: ${file.error}\n`);

@@ -5,16 +5,15 @@
 // markdown, JSON). Exit codes: 0 passed, 3 the gate failed, 4 an environment problem (a database
 // unreachable, or a server version other than the lock's), 2 an input refused, 64 a usage error.
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   analyzeQuery, anchorRange, formatCount, formatSeconds, plural, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
   querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, measurementSentence, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
-import { expandPaths, EXIT_FINDINGS, PrismaSchemas } from '../lint';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, readOrSay, strictFlags, type Io } from '../io';
+import { expandPaths, EXIT_FINDINGS, isFolder, PrismaSchemas } from '../lint';
 import { engineOfUri } from '../explain';
 import { nodeWorkspaceModules } from '../../node/workspaceModules';
 import { WorkspaceSchema } from '../../node/workspaceSchema';
@@ -64,33 +63,24 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        uri: { type: 'string', multiple: true },
-        schema: { type: 'string', multiple: true },
-        'changed-since': { type: 'string' },
-        shard: { type: 'string' },
-        gitlab: { type: 'string' },
-        lock: { type: 'string' },
-        update: { type: 'boolean' },
-        config: { type: 'string' },
-        sarif: { type: 'string' },
-        junit: { type: 'string' },
-        markdown: { type: 'string' },
-        json: { type: 'boolean' },
-        'timeout-ms': { type: 'string' },
-        measure: { type: 'boolean' },
-        'measure-budget-ms': { type: 'string' },
-      },
-    });
-  } catch (err) {
-    return err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  }
+  const parsed = strictFlags(argv, {
+    uri: { type: 'string', multiple: true },
+    schema: { type: 'string', multiple: true },
+    'changed-since': { type: 'string' },
+    shard: { type: 'string' },
+    gitlab: { type: 'string' },
+    lock: { type: 'string' },
+    update: { type: 'boolean' },
+    config: { type: 'string' },
+    sarif: { type: 'string' },
+    junit: { type: 'string' },
+    markdown: { type: 'string' },
+    json: { type: 'boolean' },
+    'timeout-ms': { type: 'string' },
+    measure: { type: 'boolean' },
+    'measure-budget-ms': { type: 'string' },
+  });
+  if (typeof parsed === 'string') return parsed;
   const v = parsed.values;
   const uris: Partial<Record<Engine, string>> = {};
   for (const uri of v.uri ?? []) {
@@ -163,13 +153,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
 
   let previous: Lock | undefined;
   if (existsSync(o.lock)) {
-    let text: string;
-    try {
-      text = readFileSync(o.lock, 'utf8');
-    } catch (err) {
-      io.stderr(`${readFailure(o.lock, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = readDiskOrSay(io, o.lock);
+    if (text === undefined) return EXIT_REFUSED;
     const parsed = parseLock(text);
     if (!parsed.ok) {
       io.stderr(`${rel(o.lock)}: ${parsed.error}\n`);
@@ -179,13 +164,8 @@ export async function runCheck(argv: string[], io: Io, env: NodeJS.ProcessEnv = 
   }
   let configs: Configs;
   if (o.config !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(o.config, 'utf8');
-    } catch (err) {
-      io.stderr(`${readFailure(o.config, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = readDiskOrSay(io, o.config);
+    if (text === undefined) return EXIT_REFUSED;
     const c = parseConfig(text, o.config);
     if (typeof c === 'string') {
       io.stderr(`${c}\n`);
@@ -365,10 +345,10 @@ export function shardOf(file: string, count: number): number {
   return (parseInt(stableHash(file).slice(0, 8), 16) % count) + 1;
 }
 
-/** A file's text, or undefined after one sentence on stderr saying why it could not be read. */
-async function readOrSay(io: Io, file: string): Promise<string | undefined> {
+/** A file's text as it is on disk (the lock, the configuration), or undefined after one sentence on stderr saying why it could not be read. */
+function readDiskOrSay(io: Io, file: string): string | undefined {
   try {
-    return await io.readFile(file);
+    return readFileSync(file, 'utf8');
   } catch (err) {
     io.stderr(`${readFailure(file, err)}\n`);
     return undefined;
@@ -381,13 +361,7 @@ const SCHEMA_EXTENSIONS = /\.(sql|js|mjs|cjs|ts|mts|cts)$/;
 function expandSchemaPaths(paths: readonly string[]): string[] {
   const out: string[] = [];
   for (const p of paths) {
-    let dir = false;
-    try {
-      dir = statSync(p).isDirectory();
-    } catch {
-      // Reading it says it is not there.
-    }
-    if (!dir) out.push(p);
+    if (!isFolder(p)) out.push(p);
     else out.push(...expandPaths([p]).filter((f) => SCHEMA_EXTENSIONS.test(f)));
   }
   return out;

@@ -5,12 +5,11 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   decisionFromJson, formatCount, isCheckJson, mergeJsonDocuments, mergeJunit, mergeLocks, mergeSarif, toGitlab, toJunit, toMarkdown, toSarif, plural,
   type CheckJson, type Merged,
 } from '../../core/index';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readFailure, type Io } from '../io';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE, readOrSay, strictFlags, type Io } from '../io';
 import { EXIT_FINDINGS } from '../lint';
 
 export const HELP_BASE = 'https://marketplace.visualstudio.com/items?itemName=query-plan-inspector.query-plan-inspector';
@@ -21,16 +20,9 @@ const MERGE_USAGE = '  qpi check merge FILE... [--sarif FILE] [--junit FILE] [--
 type Kind = 'json' | 'sarif' | 'junit' | 'lock';
 
 export async function runMerge(argv: string[], io: Io): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { sarif: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, gitlab: { type: 'string' }, lock: { type: 'string' }, json: { type: 'boolean' }, 'lock-file': { type: 'string' } },
-    });
-  } catch (err) {
-    io.stderr(`${err instanceof Error ? err.message.split('\n')[0] : String(err)}\nUsage:\n${MERGE_USAGE}`);
+  const parsed = strictFlags(argv, { sarif: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' }, gitlab: { type: 'string' }, lock: { type: 'string' }, json: { type: 'boolean' }, 'lock-file': { type: 'string' } });
+  if (typeof parsed === 'string') {
+    io.stderr(`${parsed}\nUsage:\n${MERGE_USAGE}`);
     return EXIT_USAGE;
   }
   const v = parsed.values;
@@ -46,13 +38,8 @@ export async function runMerge(argv: string[], io: Io): Promise<number> {
   const docs: CheckJson[] = [];
   // Sorted by name, though the joins do not depend on the order: the messages do.
   for (const name of [...parsed.positionals].sort()) {
-    let text: string;
-    try {
-      text = await io.readFile(name);
-    } catch (err) {
-      io.stderr(`${readFailure(name, err)}\n`);
-      return EXIT_REFUSED;
-    }
+    const text = await readOrSay(io, name);
+    if (text === undefined) return EXIT_REFUSED;
     const kind = kindOf(text);
     if (!kind) {
       io.stderr(`${name} is none of what qpi check writes (a --json document, SARIF, JUnit XML or a lock).\n`);

@@ -7,7 +7,7 @@
 
 import { formatCount, formatMs, formatRatio } from '../format';
 import { mongoIndexServing, pgIndexServing } from './served';
-import type { Advice, ExistingMongoIndex, ExistingPgIndex, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry } from './types';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, IndexSpec, MeasuredWork, Suggestion, Tournament, TournamentEntry, Verification } from './types';
 
 /** Within this share of the best, a candidate does as well (noise on a sample is larger than this). */
 export const SAME_WORK = 1.1;
@@ -224,6 +224,9 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     || (entryLabel(a) < entryLabel(b) ? -1 : entryLabel(a) > entryLabel(b) ? 1 : 0))[0]!;
   let winner = keepable ?? nothing ?? (input.engine === 'mongodb' ? ruled : undefined) ?? steady;
   const today = input.today;
+  /** A verdict from the sampled measurement: this candidate's work after, today's before. */
+  const sampled = (status: 'verified' | 'refuted', e: TournamentEntry, message: string): Verification =>
+    ({ status, method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message });
   // A new index is verified only when it does less work than today's plan beyond noise, and does not
   // run clearly slower: otherwise today's plan stays (its index kept, or no new index).
   let todayStays: string | undefined;
@@ -270,14 +273,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     head.action = 'none';
     head.rule = 'collection-scan';
   }
-  head.verification = {
-    status: 'verified',
-    method: 'sampled',
-    unit: input.unit,
-    after: winner.measured!.work,
-    ...(today ? { before: today.work } : {}),
-    message: verifiedText,
-  };
+  head.verification = sampled('verified', winner, verifiedText);
   out.push(head);
   // A group measured together is suggested whole: its other indexes follow the first, with its verdict.
   if (winner.set && head.action === 'create') head.rule = 'or-branch';
@@ -300,25 +296,11 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     const ratio = wholeWork(winner) > 0 ? wholeWork(e) / wholeWork(winner) : Infinity;
     if (withinNoise(wholeWork(e), wholeWork(winner), floor)) {
       // As good as the first within noise: not rejected, only second (the first is kept, or smaller).
-      s.verification = {
-        status: 'verified',
-        method: 'sampled',
-        unit: input.unit,
-        after: e.measured!.work,
-        ...(today ? { before: today.work } : {}),
-        message: `Within noise of the first, ${input.label}: ${fig(e)} against ${fig(winner)}; the first is preferred (${winner.existing !== undefined ? 'it exists' : !winner.index ? 'nothing to build' : winner === ruled ? "the rules' pick" : keyCount(winner) < keyCount(e) ? 'a smaller index' : 'the first of equals by name'}).`,
-      };
+      s.verification = sampled('verified', e, `Within noise of the first, ${input.label}: ${fig(e)} against ${fig(winner)}; the first is preferred (${winner.existing !== undefined ? 'it exists' : !winner.index ? 'nothing to build' : winner === ruled ? "the rules' pick" : keyCount(winner) < keyCount(e) ? 'a smaller index' : 'the first of equals by name'}).`);
       out.push(s);
       continue;
     }
-    s.verification = {
-      status: 'refuted',
-      method: 'sampled',
-      unit: input.unit,
-      after: e.measured!.work,
-      ...(today ? { before: today.work } : {}),
-      message: `${sentenceStart(input.label)}: ${fig(e)}, ${Number.isFinite(ratio) ? formatRatio(ratio) : 'more than'} the work of the best; ${todayText}.`,
-    };
+    s.verification = sampled('refuted', e, `${sentenceStart(input.label)}: ${fig(e)}, ${Number.isFinite(ratio) ? formatRatio(ratio) : 'more than'} the work of the best; ${todayText}.`);
     out.push(s);
   }
   // The rules' other suggestions that were measured keep their figures, though they leave the list.
@@ -326,7 +308,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     if (out.includes(s) || s.verification.status !== 'not-run') continue;
     const e = measured.find((x) => x !== winner && (x.ruleRank === s.rank || (s.action === 'create' && s.servesQueryAsWritten && x.rewrite === undefined && JSON.stringify(x.index) === JSON.stringify(s.index))));
     if (!e) continue;
-    s.verification = { status: 'refuted', method: 'sampled', unit: input.unit, after: e.measured!.work, ...(today ? { before: today.work } : {}), message: `${sentenceStart(input.label)}: ${fig(e)}, more work than ${entryLabel(winner)} (${fig(winner)}).` };
+    s.verification = sampled('refuted', e, `${sentenceStart(input.label)}: ${fig(e)}, more work than ${entryLabel(winner)} (${fig(winner)}).`);
   }
   // Rewrites that were not measured follow, as the rules ranked them.
   const used = new Set(out);

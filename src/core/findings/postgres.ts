@@ -147,6 +147,13 @@ function removedBy(ctx: Ctx, node: PlanNode, perLoop: number | undefined): Remov
   return { removed, kept, read: kept + removed, share: timeShare(ctx, node) };
 }
 
+/** The figures of rows a condition removed: what it was tested on under `readKey`, kept, removed under `removedKey`, the ratio and the time share. */
+function removedNumbers(r: Removed, readKey: string, removedKey: string): Record<string, number> {
+  const numbers: Record<string, number> = { [readKey]: r.read, rowsReturned: r.kept, [removedKey]: r.removed, ratio: ratioOf(r.read, r.kept) };
+  maybeShare(numbers, r.share);
+  return numbers;
+}
+
 /** A finding on rows a condition removed: scored by the rows removed, as severe as the waste and the node's time share. */
 function removedFinding(node: PlanNode, r: Removed, code: string, title: string, message: string, numbers: Record<string, number>): Scored {
   return { score: r.removed, finding: { code, severity: weigh(wasteSeverity(r.read, r.kept), r.share), nodeId: node.id, title, message, numbers } };
@@ -208,26 +215,22 @@ function rowsRemovedByFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
   const r = removedBy(ctx, node, node.metrics.rowsRemovedByFilter);
   if (!r) return undefined;
   const filter = condition(node, 'Filter');
-  const numbers: Record<string, number> = { rowsRead: r.read, rowsReturned: r.kept, rowsRemovedByFilter: r.removed, ratio: ratioOf(r.read, r.kept) };
-  maybeShare(numbers, r.share);
   const isIndex = /Index Scan|Index Only Scan|Bitmap Heap Scan/.test(node.kind);
   const advice = isIndex
     ? ' The index finds rows by its condition and the filter then drops them; with the filtered columns in the index (after the equality columns) they would not be read.'
     : '';
   return removedFinding(node, r, 'pg.rows-removed-by-filter', 'Rows removed by a filter',
     `${where(node)} produced ${plural(r.read, 'row')}${loopsNote(node)} and its filter${filter ? ` ${brief(filter, 70)}` : ''} removed ${formatCount(r.removed)}, keeping ${formatCount(r.kept)} (${formatRatio(r.read / Math.max(r.kept, 1))}${shareNote(r.share)}).${advice}`,
-    numbers);
+    removedNumbers(r, 'rowsRead', 'rowsRemovedByFilter'));
 }
 
 function rowsRemovedByJoinFilter(ctx: Ctx, node: PlanNode): Scored | undefined {
   const r = removedBy(ctx, node, node.metrics.rowsRemovedByJoinFilter);
   if (!r) return undefined;
   const jf = condition(node, 'Join Filter');
-  const numbers: Record<string, number> = { pairsTested: r.read, rowsReturned: r.kept, rowsRemovedByJoinFilter: r.removed, ratio: ratioOf(r.read, r.kept) };
-  maybeShare(numbers, r.share);
   return removedFinding(node, r, 'pg.rows-removed-by-join-filter', 'Row pairs removed by a join filter',
     `${node.kind} built ${plural(r.read, 'row pair')}${loopsNote(node)} and its join filter${jf ? ` ${brief(jf, 70)}` : ''} removed ${formatCount(r.removed)}, keeping ${formatCount(r.kept)}${shareNote(r.share)}. A condition the join can use directly (an equality for a hash or merge join, or an index condition on the inner side) avoids building these pairs.`,
-    numbers);
+    removedNumbers(r, 'pairsTested', 'rowsRemovedByJoinFilter'));
 }
 
 function indexRecheck(ctx: Ctx, node: PlanNode): Scored | undefined {
