@@ -28,7 +28,7 @@ export { scriptDialect } from './query/find/types';
 export { chooseFamilyMember, familyMembers, isCollectionFamily, onFamilyMember, otherMembers, type FamilyMember } from './query/find/family';
 export { changedSpan } from './query/find/ranges';
 export { explainWouldWrite, toServerCommand, writingStages } from './query/mongoServerCommand';
-export { type QueryTarget, classifySelection, explainTargets, queryAt } from './query/targets';
+export { type QueryTarget, classifySelection, explainTargets, queryAt, targetOf } from './query/targets';
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';
 export { lineColumn } from './text';
 export * from './check/index';

@@ -1,13 +1,12 @@
 // "Explain Query": from the query under the cursor (or the selection, or a CodeLens, or text given to
 // the command) to the plan panel. Picks the folder's connection, reads the options from the settings,
 // runs the explain under a cancellable progress notification (Cancel stops the work on the server), and
-// shows the plan with its findings. Also "Compare with previous run" and the CodeLens provider.
+// shows the plan with its findings. Also "Compare with previous run" and its CodeLens.
 
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
 import { isCollectionFamily, onFamilyMember, parseMongoQuery, type ExplainVerbosity, type MongoCommand } from '../core/index';
 import { Commands, Dismissed, UserError } from './commands';
-import { ENGINE_LABEL } from './connections/bindings';
 import { connectionUri, type ConnectionEngine } from './connections/spec';
 import { modalConsent } from './advice';
 import { suggestionViews, type AdviceContext } from './adviceView';
@@ -23,9 +22,9 @@ import { explainWouldWrite } from '../core/index';
 import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
-import { prismaSchemasRead, targetsOf, queryKind } from './targets';
+import { queryKind } from './targets';
+import type { DocumentQueries } from './documentQueries';
 import { stepsLine, type ExplainStep } from './explainSteps';
-import { MAX_FILE_QUERIES, underCharacterCap } from './caps';
 
 /** Arguments the explain command accepts (CodeLens, tests, keybindings). All optional. */
 export interface ExplainArgs {
@@ -76,7 +75,7 @@ interface Target {
   range?: vscode.Range;
 }
 
-async function resolveTarget(args: ExplainArgs): Promise<Target> {
+async function resolveTarget(queries: DocumentQueries, args: ExplainArgs): Promise<Target> {
   // The finder reads .sql files and SQL strings with PostgreSQL's parser: it loads once.
   await loadSqlParser();
   if (args.text !== undefined) {
@@ -99,15 +98,16 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
       ignoreFocusOut: true,
     });
     if (typed === undefined) throw new Dismissed();
-    return resolveTarget({ ...args, text: typed });
+    return resolveTarget(queries, { ...args, text: typed });
   }
   const text = doc.getText();
   const kind = queryKind(doc);
-  if (kind === 'script') await prismaSchemasRead();
   const rangeOf = (q: QueryTarget) => new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.end));
+  // The queries the language server's Explain lens is drawn above (the extension's own finder where the
+  // server has none to give), so the lens and Explain at the cursor pick the same query.
   if (args.start !== undefined) {
-    const queries = targetsOf(doc);
-    const q = queries.find((x) => x.start === args.start) ?? queryAt(queries, args.start, text);
+    const found = await queries.of(doc);
+    const q = found.find((x) => x.start === args.start) ?? queryAt(found, args.start, text);
     if (!q) throw new UserError('The query moved or changed since the CodeLens was drawn: try again.');
     return { query: q, uri: doc.uri, range: rangeOf(q) };
   }
@@ -119,7 +119,7 @@ async function resolveTarget(args: ExplainArgs): Promise<Target> {
     return { query: shifted, uri: doc.uri, range: rangeOf(shifted) };
   }
   const offset = editor ? doc.offsetAt(editor.selection.active) : 0;
-  const q = queryAt(targetsOf(doc), offset, text);
+  const q = queryAt(await queries.of(doc), offset, text);
   if (!q) {
     throw new UserError(kind === 'other'
       ? 'Explain Query works in .sql, .mongodb.js, JavaScript and TypeScript files, or on a selected query.'
@@ -181,7 +181,7 @@ export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise
 async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: () => void }): Promise<ExplainSummary | undefined> {
   const steps: Partial<Record<ExplainStep, number>> = {};
   let started = performance.now();
-  const target = await resolveTarget(args);
+  const target = await resolveTarget(s.queries, args);
   steps.find = performance.now() - started;
   started = performance.now();
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
@@ -392,7 +392,7 @@ export async function compareWithPrevious(s: Services, args: { key?: string } | 
     const editor = vscode.window.activeTextEditor;
     if (editor) {
       try {
-        const target = await resolveTarget(args as ExplainArgs);
+        const target = await resolveTarget(s.queries, args as ExplainArgs);
         key = history.find(RunHistory.keys(target.query.engine, target.query.text, target.uri && target.range ? { uri: target.uri, line: target.range.start.line } : undefined), 2);
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
@@ -411,13 +411,16 @@ export async function compareWithPrevious(s: Services, args: { key?: string } | 
   return true;
 }
 
-/** "Explain" above each query the file holds; "Compare with previous" when it ran twice. */
-export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
+/**
+ * "Compare with previous run" above a query of the file that ran twice. The "Explain" above every query
+ * is the language server's lens, over the same queries this one reads from it.
+ */
+export class CompareCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly sub: vscode.Disposable[];
 
-  constructor() {
+  constructor(private readonly queries: DocumentQueries) {
     this.sub = [
       history.onDidChange(() => this.changed.fire()),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -428,22 +431,13 @@ export class ExplainCodeLens implements vscode.CodeLensProvider, vscode.Disposab
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
-    // The same caps as the language server's, which says when a file hits one.
-    if (!underCharacterCap(doc.getText().length)) return [];
-    await loadSqlParser();
+    // Nothing ran yet: the server is not asked.
+    if (history.lastKey === undefined) return [];
     const lenses: vscode.CodeLens[] = [];
-    for (const q of targetsOf(doc).slice(0, MAX_FILE_QUERIES)) {
+    for (const q of (await this.queries.listed(doc)) ?? []) {
       const range = new vscode.Range(doc.positionAt(q.start), doc.positionAt(q.start));
-      lenses.push(new vscode.CodeLens(range, {
-        title: q.problem ? (q.values ? '$(debug-start) Explain (asks for values)' : '$(warning) Explain (needs literal values)') : `$(debug-start) Explain`,
-        tooltip: q.problem ?? `Explain this ${ENGINE_LABEL[q.engine]} query and show its plan`,
-        command: Commands.explainQueryAt,
-        arguments: [{ uri: doc.uri.toString(), start: q.start, end: q.end }],
-      }));
       const key = history.find(RunHistory.keys(q.engine, q.text, { uri: doc.uri, line: range.start.line }), 2);
-      if (key) {
-        lenses.push(new vscode.CodeLens(range, { title: 'Compare with previous run', command: Commands.compareWithPrevious, arguments: [{ key }] }));
-      }
+      if (key) lenses.push(new vscode.CodeLens(range, { title: 'Compare with previous run', command: Commands.compareWithPrevious, arguments: [{ key }] }));
     }
     return lenses;
   }

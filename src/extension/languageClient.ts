@@ -7,11 +7,11 @@
 // create index (build.ts).
 
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, TransportKind, type ServerOptions } from 'vscode-languageclient/node';
 import type { Catalog, CatalogRelation, ExistingMongoIndex, ExistingPgIndex } from '../core/index';
 import { parseMongoQuery } from '../core/index';
 import {
-  AdviceWanted, CapReached, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
+  AdviceWanted, CapReached, ClearAdvice, ClearSchema, ClientCommands, ExplainWanted, LANGUAGE_SERVER_PROTOCOL_VERSION, ListQueries, SchemaNeeded, SetAdvice, SetPlans, SetSchema,
   type AdviceWantedParams, type SetAdviceParams, type CreateIndexArgs, type ExplainWantedParams, type InlineExplainArgs, type SchemaNeededParams, type SetPlansParams, type ServerInitOptions, type SetSchemaParams,
 } from '../protocol/languageServer';
 import { typedMessages, type TypedMessages } from '../protocol/messages';
@@ -22,15 +22,8 @@ import { createIndex } from './build';
 import { SETTINGS } from './config';
 import { passwordFor } from './connectionChoice';
 import { summarize } from './planSummary';
-import { loadSqlParser } from '../core/index';
-import { targetsOf } from './targets';
-import { underCharacterCap } from './caps';
+import { SERVER_DOCUMENTS } from './documentQueries';
 import type { Services } from './services';
-
-const SELECTOR: LanguageClientOptions['documentSelector'] = [
-  ...['file', 'untitled'].flatMap((scheme) => ['sql', 'javascript', 'typescript', 'javascriptreact', 'typescriptreact'].map((language) => ({ scheme, language }))),
-  { pattern: '**/*.mongodb.js' },
-];
 
 /** Starts the client and server; resolves once the server answered initialize (or undefined when it could not start). */
 export async function startLanguageClient(context: vscode.ExtensionContext, services: Services): Promise<LanguageClient | undefined> {
@@ -44,19 +37,11 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     codeLens: vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true),
   };
   const client = new LanguageClient('queryPlanInspector', 'Query Plan Inspector Language Server', serverOptions, {
-    documentSelector: SELECTOR,
+    documentSelector: SERVER_DOCUMENTS,
     initializationOptions: init,
     middleware: {
-      // The extension draws "Explain" above the queries its own finder sees; the server's "Explain" is
-      // kept only for the others (a collection held in a constant, a filter in a variable...).
-      provideCodeLenses: async (doc, token, next) => {
-        if (!vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true)) return [];
-        const lenses = (await next(doc, token)) ?? [];
-        if (!underCharacterCap(doc.getText().length)) return lenses;
-        await loadSqlParser();
-        const drawn = new Set(targetsOf(doc).map((q) => doc.positionAt(q.start).line));
-        return lenses.filter((l) => l.command?.command !== ClientCommands.explainInline || !drawn.has(l.range.start.line));
-      },
+      // The setting is read at each request, so turning the lenses off needs no restart of the server.
+      provideCodeLenses: async (doc, token, next) => (vscode.workspace.getConfiguration(SETTINGS).get<boolean>('codeLens.enabled', true) ? next(doc, token) : []),
     },
   });
   // The custom messages go through their typed descriptors (src/protocol/languageServer.ts).
@@ -81,6 +66,8 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
   );
   try {
     await client.start();
+    // Explain at the cursor picks from the queries the server's Explain lens is drawn above.
+    context.subscriptions.push(services.queries.serve((uri) => server.request(ListQueries, { uri })));
     services.log.info('The language server started: inline index advice is on for SQL, JavaScript, TypeScript and .mongodb.js files.');
     return client;
   } catch (err) {
@@ -295,24 +282,15 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
   });
   reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
-  reg(ClientCommands.explainInline, async (args: InlineExplainArgs) => explainInline(s, args));
+  reg(ClientCommands.explainInline, (args: InlineExplainArgs) => explainInline(args));
 }
 
 /**
- * Explains a query the server found. The server's text has its constants resolved, so it is preferred,
- * on the connection bound to the document's folder; a query the server could only read with variables is
- * handed to the extension's own Explain at its position (which asks for literal values the same way).
+ * The server's Explain lens: Explain at the query's place, which picks it from the server's queries as
+ * Explain at the cursor does (the text with its constants resolved, or the values it asks for).
  */
-async function explainInline(s: Services, args: InlineExplainArgs): Promise<unknown> {
-  if (args.text !== undefined) {
-    const spec = s.bindings.get(vscode.Uri.parse(args.uri), args.engine);
-    return vscode.commands.executeCommand(Commands.explainQueryAt, { text: args.text, engine: args.engine, ...(spec ? { connectionId: spec.id } : {}) });
-  }
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));
-  await loadSqlParser();
-  const seen = targetsOf(doc).some((q) => q.start <= args.start && args.start <= q.end);
-  if (seen) return vscode.commands.executeCommand(Commands.explainQueryAt, { uri: args.uri, start: args.start, end: args.end });
-  throw new Error(args.problem ?? 'This query cannot be explained as written: give it literal values.');
+function explainInline(args: InlineExplainArgs): Thenable<unknown> {
+  return vscode.commands.executeCommand(Commands.explainQueryAt, { uri: args.uri, start: args.start, end: args.end });
 }
 
 /** What the catalog says one collection is; undefined when it could not be read (the lists are sent without it). */

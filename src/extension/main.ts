@@ -12,7 +12,8 @@ import { MeasureChoices } from './connections/measureChoice';
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
-import { activeExplain, compareWithPrevious, ExplainCodeLens, explainQuery, type ExplainArgs } from './explain';
+import { activeExplain, compareWithPrevious, CompareCodeLens, explainQuery, type ExplainArgs } from './explain';
+import { DocumentQueries } from './documentQueries';
 import { history } from './runHistory';
 import type { AdviceScope, Services } from './services';
 import { watchPrismaSchemas } from './targets';
@@ -75,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     log,
     store,
     bindings,
+    queries: new DocumentQueries(),
     gateway: () => (gateway ??= adviceService().then((a) => import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log, a), log)))),
     advice: adviceService,
     invalidateAdvice: (scope) => {
@@ -91,7 +93,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   };
   const statusBar = new ConnectionStatusBar(bindings, store);
   const tree = new ConnectionsTree(store);
-  const lenses = new ExplainCodeLens();
+  const lenses = new CompareCodeLens(services.queries);
   watchPrismaSchemas(context);
   context.subscriptions.push(
     log, store, bindings, statusBar, caps, tree, lenses, adviceInvalidated, adviceMeasured,

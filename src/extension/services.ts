@@ -9,6 +9,7 @@ import type { Bindings } from './connections/bindings';
 import type { MeasureAnswer, MeasureChoices } from './connections/measureChoice';
 import type { ConnectionEngine, ConnectionSpec } from './connections/spec';
 import type { ConnectionStore } from './connections/store';
+import type { DocumentQueries } from './documentQueries';
 import type { Gateway } from './gateway';
 import type { Log } from './log';
 
@@ -24,6 +25,8 @@ export interface Services {
   log: Log;
   store: ConnectionStore;
   bindings: Bindings;
+  /** The queries of a document, from the language server (else the extension's finder). */
+  queries: DocumentQueries;
   gateway: () => Promise<Gateway>;
   /** The one advice service (src/adapters/adviceService.ts), loaded on first use. */
   advice: () => Promise<AdviceService>;

@@ -9,7 +9,7 @@
 
 import { clientNotification, clientRequest, serverNotification } from './messages';
 import type { Advice, CatalogRelation, ExistingMongoIndex, ExistingPgIndex, MongoStats, PgTableStats } from '../core/index';
-import type { DiagnosticCode, PlanSummary } from '../core/index';
+import type { DiagnosticCode, PlanSummary, QueryTarget } from '../core/index';
 
 // The diagnostic codes and the plan summary are the query lint's own (src/core/lint), shared with `qpi lint`.
 export { DiagnosticCodes, type DiagnosticCode, type PlanSummary } from '../core/index';
@@ -165,11 +165,12 @@ export const ListQueries = clientRequest<ListQueriesParams, ListedQuery[]>('quer
 export interface ListQueriesParams {
   uri: string;
 }
-export interface ListedQuery {
-  engine: 'mongodb' | 'postgres';
-  /** Offsets in the document. */
-  start: number;
-  end: number;
+/**
+ * A query of the document as Explain runs it (the core's QueryTarget: offsets, the text to explain with
+ * constants resolved, a title, or why it cannot be explained as written): the extension's Explain at the
+ * cursor picks from these, the same queries the server's Explain lens is drawn above.
+ */
+export interface ListedQuery extends QueryTarget {
   /** Collection or table names. */
   targets: string[];
   /** The index the advisor wants first, as text to run, if any. */

@@ -26,6 +26,8 @@ import { until } from '../../until';
  * of the protocol module would bundle the core (and its parser's WASM) into the in-host tests.
  */
 const CREATE_INDEX: (typeof ClientCommands)['createIndex'] = 'queryPlanInspector.createIndex';
+/** The language server's Explain lens command, checked the same way. */
+const EXPLAIN_INLINE: (typeof ClientCommands)['explainInline'] = 'queryPlanInspector.explainInline';
 
 const EXTENSION_ID = 'query-plan-inspector.query-plan-inspector';
 
@@ -451,9 +453,36 @@ export function extensionTests(): void {
 
     it('offers a CodeLens above each statement', async () => {
       const editor = await openAt('orders.sql', 'UPDATE orders');
-      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
-      const ours = lenses.filter((l) => l.command?.command === Commands.explainQueryAt);
-      assert.equal(ours.length, 6);
+      const explains = await until('an Explain lens above each statement', async () => {
+        const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
+        const all = lenses.filter((l) => l.command?.command === EXPLAIN_INLINE);
+        return all.length > 0 ? all : undefined;
+      });
+      assert.equal(explains.length, 6);
+      assert.equal(new Set(explains.map((l) => l.range.start.line)).size, 6, 'one Explain lens per statement');
+    });
+
+    it('the Explain lens and Explain at the cursor pick the same query, the one the language server reads with its constants resolved', async () => {
+      const editor = await openAt('app/report.js', 'WHERE country_id');
+      const doc = editor.document;
+      const cursor = doc.offsetAt(editor.selection.active);
+      const lens = await until('the Explain lens of the query at the cursor', async () => {
+        const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+        return lenses.find((l) => {
+          const a = l.command?.command === EXPLAIN_INLINE ? (l.command.arguments?.[0] as { start: number; end: number }) : undefined;
+          return a !== undefined && a.start <= cursor && cursor <= a.end;
+        });
+      });
+      const fromLens = await vscode.commands.executeCommand<ExplainSummary | undefined>(lens.command!.command, ...(lens.command!.arguments ?? []));
+      assert.ok(fromLens, `explain from the lens failed: ${handle.lastError()}`);
+      await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+      editor.selection = new vscode.Selection(doc.positionAt(cursor), doc.positionAt(cursor));
+      const atCursor = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+      assert.ok(atCursor, `explain at the cursor failed: ${handle.lastError()}`);
+      assert.equal(atCursor.title, fromLens.title);
+      assert.equal(atCursor.nodeCount, fromLens.nodeCount);
+      // The same query, explained twice from the same place: the second run finds the first for Compare.
+      assert.ok(handle.history.find(handle.history.lastKey ? [handle.history.lastKey] : [], 2), 'the two runs are not kept under one place');
     });
 
     it('ANALYZE on an UPDATE is rolled back: the rows do not change', async () => {

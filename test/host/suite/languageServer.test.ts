@@ -1,6 +1,6 @@
 // The language server in the real host: opening a file shows its diagnostics (no connection needed),
 // the hover shows how the fields are classified and the index key order, a quick fix applies and its
-// diagnostic goes away, and the "Suggest index" lens sits beside the extension's "Explain".
+// diagnostic goes away, and the "Suggest index" lens sits beside the one "Explain" lens.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -292,7 +292,7 @@ export function languageServerTests(): void {
       }
     });
 
-    it('puts "Suggest index" beside the extension\'s "Explain" above a query', async () => {
+    it('puts "Suggest index" beside the one "Explain" above a query', async () => {
       const lenses = await until('the lenses', async () => {
         const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri, 20);
         return l.some((x) => x.command?.title.includes('Suggest index')) ? l : undefined;
