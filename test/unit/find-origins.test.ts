@@ -86,6 +86,14 @@ describe('finder: a capitalised import is a Mongoose model only where its module
 });
 
 describe('finder: a Mongoose model a base repository is given by each subclass', () => {
+  const INVOICE_REPOSITORY = [
+    "import { BaseRepository } from './base.repository';",
+    "import { Invoice } from './invoice.schema';",
+    'export class InvoiceRepository extends BaseRepository<unknown> {',
+    "  constructor() { super(Invoice, 'invoice'); }",
+    '  unpaid(customerId: string) { return this._model.find({ customerId, paid: false }); }',
+    '}',
+  ].join('\n');
   const read = reader({
     '/ws/dal/base.repository.ts': [
       "import { Model } from 'mongoose';",
@@ -96,25 +104,11 @@ describe('finder: a Mongoose model a base repository is given by each subclass',
       '}',
     ].join('\n'),
     '/ws/dal/invoice.schema.ts': "import mongoose from 'mongoose';\nexport const Invoice = mongoose.model('Invoice', new mongoose.Schema({ customerId: String, paid: Boolean }));",
-    '/ws/dal/invoice.repository.ts': [
-      "import { BaseRepository } from './base.repository';",
-      "import { Invoice } from './invoice.schema';",
-      'export class InvoiceRepository extends BaseRepository<unknown> {',
-      "  constructor() { super(Invoice, 'invoice'); }",
-      '  unpaid(customerId: string) { return this._model.find({ customerId, paid: false }); }',
-      '}',
-    ].join('\n'),
+    '/ws/dal/invoice.repository.ts': INVOICE_REPOSITORY,
   });
 
   it('reads this._model in the subclass, and repository._model elsewhere, as the model given to super()', () => {
-    const own = read([
-      "import { BaseRepository } from './base.repository';",
-      "import { Invoice } from './invoice.schema';",
-      'export class InvoiceRepository extends BaseRepository<unknown> {',
-      "  constructor() { super(Invoice, 'invoice'); }",
-      '  unpaid(customerId: string) { return this._model.find({ customerId, paid: false }); }',
-      '}',
-    ].join('\n'), '/ws/dal/invoice.repository.ts');
+    const own = read(INVOICE_REPOSITORY, '/ws/dal/invoice.repository.ts');
     assert.deepEqual(own.map(described), ['invoices.find']);
     const text = [
       "import { InvoiceRepository } from '../dal/invoice.repository';",
