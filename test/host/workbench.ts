@@ -185,7 +185,7 @@ export class Workbench {
   async clickLens(text: string | RegExp): Promise<void> {
     const lens = this.page.locator('.contentWidgets .codelens-decoration a', { hasText: text }).first();
     await lens.waitFor({ timeout: 30_000 });
-    await lens.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x) => x.finished.catch(() => undefined))));
+    await lens.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x: { finished: Promise<unknown> }) => x.finished.catch(() => undefined))));
     await lens.click();
   }
 
@@ -203,18 +203,23 @@ export class Workbench {
   }
 }
 
+/** What cardsInside uses of the page's DOM, typed here: bench/explain-click.ts imports this file into a program without the DOM library. */
+interface PageBox { left: number; right: number; top: number; bottom: number }
+interface PageElement { getBoundingClientRect(): PageBox; querySelectorAll(selector: string): Iterable<{ getBoundingClientRect(): PageBox }> }
+interface PageGlobals { requestAnimationFrame(callback: (time: number) => void): void }
+
 /**
  * In the view: resolves once every card of `svg` lies inside it, checked at each animation frame. (No
  * named function inside: the test runner's transform would name it with a helper the page lacks.)
  */
-async function cardsInside(svg: SVGSVGElement, timeoutMs: number): Promise<void> {
+async function cardsInside(svg: PageElement, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const box = svg.getBoundingClientRect();
     const cards = [...svg.querySelectorAll('g.card')].map((c) => c.getBoundingClientRect());
     if (cards.length > 0 && cards.every((r) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1)) return;
     if (Date.now() > deadline) throw new Error(`the plan view did not fit its ${cards.length} cards within ${timeoutMs} ms`);
-    await new Promise((frame) => requestAnimationFrame(frame));
+    await new Promise((frame) => (globalThis as unknown as PageGlobals).requestAnimationFrame(frame));
   }
 }
 
