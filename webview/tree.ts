@@ -67,6 +67,8 @@ export class TreeView {
   /** What is shown: folding, pages, the active node, the matches. */
   private model: TreeModel | undefined;
   private geoms = new Map<number, CardGeom>();
+  /** Each drawn card's join key: its node and everything drawCard draws, so an identical card is kept. */
+  private readonly cardKeys = new WeakMap<Laid, string>();
   private laid = new Map<number, Laid>();
   private order: Laid[] = [];
   private heat: HeatMetric = 'none';
@@ -141,7 +143,10 @@ export class TreeView {
     this.geoms.clear();
     this.heat = heat;
     this.highlighted = undefined;
-    this.cardsG.selectAll('*').remove();
+    // A card of the last plan with the same node and the same drawing is kept rather than drawn again
+    // (the next Explain of a query mostly changes figures); as before, no card keeps the focus.
+    const focused = document.activeElement;
+    if (focused instanceof SVGElement && this.cardsG.node()!.contains(focused)) focused.blur();
     this.edgesG.selectAll('*').remove();
     this.lanesG.selectAll('*').remove();
     this.render();
@@ -216,9 +221,10 @@ export class TreeView {
       .attr('d', (d) => edgePath(d.parent!, d))
       .attr('stroke-width', (d) => edgeWidth(d.node.metrics.rowsReturned, maxRows));
     this.drawLanes(this.lanesG, this.laid.values());
+    for (const l of this.order) this.cardKeys.set(l, cardKey(l, model.mark(l.node.id)));
     const cards = this.cardsG
       .selectAll<SVGGElement, Laid>('g.card')
-      .data(this.order, (d) => String(d.node.id))
+      .data(this.order, (d) => this.cardKeys.get(d) ?? '')
       .join(
         (enter) =>
           enter.append('g').each((d, i, nodes) => {
@@ -614,6 +620,16 @@ function measurerFor(element: SVGSVGElement): Measurer {
     lastFamily = family;
   }
   return lastMeasurer;
+}
+
+/** What drawCard draws for a card, with its node: equal keys draw equal cards. */
+function cardKey(l: Laid, mark: FindingMark | undefined): string {
+  const g = l.geom;
+  const drawn = [
+    g.tooltip, g.w, g.h, g.tag, g.tagY, g.title, g.titleY, g.subtitle, g.subY, g.rows, g.wasteY, g.spec.waste?.level ?? null,
+    g.wasteText, g.ratioText, g.farTitle, g.farTitlePx, g.farDetail, g.farLevel, g.decoration?.label, mark ?? null,
+  ];
+  return `${l.node.id}\u0000${JSON.stringify(drawn)}`;
 }
 
 function drawCard(g: G, geom: CardGeom, mark: FindingMark | undefined, far = true): void {
