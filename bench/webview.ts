@@ -9,8 +9,9 @@
 // `--warm-small [--baseline REV] [--arrivals N]` runs instead the warm Explain's case: a small plan (the
 // samples' first PostgreSQL statement, a join, and their first MongoDB find, captured from real servers)
 // arriving in a panel that already shows another plan of the same query, as a panel reused by the next
-// Explain gets it. The two plans of each engine arrive in turn, N times each (40 by default) in each of 3
-// tabs. With --baseline, the view as it was at that revision is built too (its webview/ and src/ from
+// Explain gets it: the query's plan without and with the index, and the same plan again with its timings
+// 10% longer (the same query explained again). Two plans arrive in turn, N times each (40 by default) in
+// each of 3 tabs. With --baseline, the view as it was at that revision is built too (its webview/ and src/ from
 // git) and measured in the same browser, tabs interleaved, with the ratio printed; `--profile DIR` writes
 // a CPU profile of one tab's arrivals per build and engine. Figures per arrival:
 //   handler   JSON.parse of the message as the transport delivers it -> the view's message handler done.
@@ -320,20 +321,28 @@ function explainMessage(text: string, title: string): string {
   return JSON.stringify(msg);
 }
 
-/** The two plans of one engine's sample query, as the explain's JSON text. */
-function samplePlans(engine: 'postgresql' | 'mongodb'): [string, string] {
+/** The same explain output with every timing 10% longer: the same query explained again. */
+function slower(value: unknown, key = ''): unknown {
+  if (typeof value === 'number') return /Time|Millis/.test(key) ? Math.round(value * 1.1 * 1000 + 1) / 1000 : value;
+  if (Array.isArray(value)) return value.map((v) => slower(v));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, slower(v, k)]));
+  return value;
+}
+
+/**
+ * Two messages of one engine's sample query, as the explain's JSON text: `another` is the query's plan
+ * without the index and with it (another plan arrives), `again` is the plan without the index and the
+ * same with other timings (the same query explained again, the bench:explain case).
+ */
+function samplePlans(engine: 'postgresql' | 'mongodb', which: 'another' | 'again'): [string, string] {
   const dir = join(ROOT, 'test', 'fixtures', 'truth-plans');
-  const read = (f: string, key: string) => JSON.stringify((JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>)[key]);
-  if (engine === 'postgresql') {
-    return [
-      explainMessage(read('p10a_orders_two_tables/loser4_noIndex__none_PK_only_.json', 'natural'), 'orders.sql:5 (Orders of country 1 that contain product 5)'),
-      explainMessage(read('p10a_orders_two_tables/oracle__order_details_product_id_order_id_.json', 'natural'), 'orders.sql:5 (Orders of country 1 that contain product 5)'),
-    ];
-  }
-  return [
-    explainMessage(read('m01_orders_elemmatch_sort/loser3_COLLSCAN__COLLSCAN.json', 'hinted_explain'), 'orders.mongodb.js:7 (db.orders.find)'),
-    explainMessage(read('m01_orders_elemmatch_sort/oracle__country_id_1_order_details.product_id_1_created_at_-1.json', 'hinted_explain'), 'orders.mongodb.js:7 (db.orders.find)'),
-  ];
+  const read = (f: string, key: string) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>)[key];
+  const [first, other, key, title] = engine === 'postgresql'
+    ? ['p10a_orders_two_tables/loser4_noIndex__none_PK_only_.json', 'p10a_orders_two_tables/oracle__order_details_product_id_order_id_.json', 'natural', 'orders.sql:5 (Orders of country 1 that contain product 5)']
+    : ['m01_orders_elemmatch_sort/loser3_COLLSCAN__COLLSCAN.json', 'm01_orders_elemmatch_sort/oracle__country_id_1_order_details.product_id_1_created_at_-1.json', 'hinted_explain', 'orders.mongodb.js:7 (db.orders.find)'];
+  const a = read(first, key);
+  const b = which === 'another' ? read(other, key) : slower(a);
+  return [explainMessage(JSON.stringify(a), title), explainMessage(JSON.stringify(b), title)];
 }
 
 /**
@@ -347,7 +356,8 @@ async function arriveInPage(page: Page, payload: string): Promise<Arrival> {
       const raf = performance.now();
       setTimeout(() => ok({ raf, after: performance.now() }), 0);
     }));
-    const cardsText = () => Array.from(document.querySelectorAll('svg.tree g.card'), (c) => c.textContent).join('|');
+    // The cards and the summary line (the same query again may change only the total time).
+    const cardsText = () => Array.from(document.querySelectorAll('svg.tree g.card, span.summary'), (c) => c.textContent).join('|');
     const sideText = () => ['.node-panel', '.findings-panel', '.plan-panel', 'span.summary'].map((s) => document.querySelector(s)?.textContent ?? '').join('|');
     const before = cardsText();
     let handledAt = 0;
@@ -391,12 +401,12 @@ async function warmSmall(): Promise<void> {
   console.log('handler = hand-over -> handler done; drawn = handler + the next frame\'s own time; frame = hand-over -> that frame painted; settled = the view done.');
   console.log('');
   try {
-    for (const engine of ['postgresql', 'mongodb'] as const) {
-      const [a, b] = samplePlans(engine);
+    for (const [engine, which] of [['postgresql', 'another'], ['postgresql', 'again'], ['mongodb', 'another'], ['mongodb', 'again']] as const) {
+      const [a, b] = samplePlans(engine, which);
       const got: Record<Build, Arrival[]> = { ours: [], base: [] };
       for (let tab = 0; tab < TABS; tab++) {
         const order = tab % 2 === 0 ? builds : [...builds].reverse();
-        for (const which of order) {
+        for (const build of order) {
           const page = await context.newPage();
           const errors: string[] = [];
           page.on('pageerror', (e) => errors.push(String(e)));
@@ -406,7 +416,7 @@ async function warmSmall(): Promise<void> {
               if ((e as CustomEvent<{ type: string }>).detail.type === 'ready') (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
             });
           });
-          await page.goto(`${origin}/${which}`);
+          await page.goto(`${origin}/${build}`);
           await page.waitForFunction(() => typeof (window as unknown as { benchReadyAt?: number }).benchReadyAt === 'number');
           // The panel already shows a plan; a few arrivals warm the page's code up first, as earlier Explains did.
           for (let i = 0; i < 5; i++) {
@@ -420,23 +430,24 @@ async function warmSmall(): Promise<void> {
             await cdp.send('Profiler.start');
           }
           for (let i = 0; i < ARRIVALS; i++) {
-            got[which].push(await arriveInPage(page, a));
-            got[which].push(await arriveInPage(page, b));
+            got[build].push(await arriveInPage(page, a));
+            got[build].push(await arriveInPage(page, b));
           }
           if (cdp) {
             const { profile } = await cdp.send('Profiler.stop');
             mkdirSync(PROFILE_DIR!, { recursive: true });
-            writeFileSync(join(PROFILE_DIR!, `warm-small-${engine}-${which}.cpuprofile`), JSON.stringify(profile));
+            writeFileSync(join(PROFILE_DIR!, `warm-small-${engine}-${which}-${build}.cpuprofile`), JSON.stringify(profile));
           }
-          if (errors.length) throw new Error(`${which}: page errors: ${errors.join('; ')}`);
+          if (errors.length) throw new Error(`${build}: page errors: ${errors.join('; ')}`);
           await page.close();
         }
       }
-      const m = (which: Build, k: keyof Arrival) => median(got[which].map((x) => x[k]));
-      console.log(`${engine === 'postgresql' ? 'PostgreSQL, the join (EXPLAIN ANALYZE)' : 'MongoDB, the find (executionStats)'}: messages of ${(a.length / 1024).toFixed(1)} and ${(b.length / 1024).toFixed(1)} KB`);
+      const m = (build: Build, k: keyof Arrival) => median(got[build].map((x) => x[k]));
+      const what = which === 'another' ? 'its plan without and with the index in turn' : 'the same plan again with other timings';
+      console.log(`${engine === 'postgresql' ? 'PostgreSQL, the join (EXPLAIN ANALYZE)' : 'MongoDB, the find (executionStats)'}, ${what}: messages of ${(a.length / 1024).toFixed(1)} and ${(b.length / 1024).toFixed(1)} KB`);
       console.log('          handler    drawn    frame  settled');
-      for (const which of builds) {
-        console.log(`  ${(which === 'ours' ? 'now' : 'before').padEnd(6)} ${f(m(which, 'handler'))}  ${f(m(which, 'drawn'))}  ${f(m(which, 'frame'))}  ${f(m(which, 'settled'))}`);
+      for (const build of builds) {
+        console.log(`  ${(build === 'ours' ? 'now' : 'before').padEnd(6)} ${f(m(build, 'handler'))}  ${f(m(build, 'drawn'))}  ${f(m(build, 'frame'))}  ${f(m(build, 'settled'))}`);
       }
       if (baseSha) {
         const r = (k: keyof Arrival) => `${(m('ours', k) / m('base', k)).toFixed(2)}x`;
