@@ -20,7 +20,7 @@ import type { MeasureHow } from './planPanel';
 /** Asks the user before the extension writes or builds on their server; true when they agreed. */
 export type ConsentPrompt = (question: ConsentQuestion) => Promise<boolean>;
 
-/** The modal a user answers; tests replace it through Services.consent. */
+/** The modal a user answers; tests answer in its place through Prompts.consent. */
 export const modalConsent: ConsentPrompt = async (q) =>
   (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.accept)) === q.accept;
 

@@ -5,39 +5,57 @@ import * as vscode from 'vscode';
 import { chooseFamilyMember } from '../core/index';
 import { Dismissed, UserError } from './commands';
 import { settings } from './config';
-import { ENGINE_LABEL } from './connections/bindings';
+import { ENGINE_LABEL, type Bindings } from './connections/bindings';
 import type { ConnectionEngine, ConnectionSpec } from './connections/spec';
 import { pickConnection } from './connections/ui';
 import type { Gateway } from './gateway';
-import type { Services } from './services';
+import type { ConnectionStore } from './connections/store';
+import type { Log } from './log';
 
-/** The connection to use, asking (and remembering the answer for the folder) when none is bound. */
-export async function connectionFor(s: Services, engine: ConnectionEngine, uri: vscode.Uri | undefined, connectionId?: string): Promise<ConnectionSpec> {
-  if (connectionId) {
-    const spec = s.store.get(connectionId);
-    if (!spec) throw new UserError('That connection no longer exists: choose another one.');
+/** Picks and remembers the connection of a query, and reads its password. */
+export class ConnectionChoice {
+  constructor(
+    private readonly store: ConnectionStore,
+    private readonly bindings: Bindings,
+    private readonly log: Log,
+    /** The Add Connection flow, when a query needs a connection and none exists. */
+    private readonly add: (engine: ConnectionEngine) => Promise<ConnectionSpec | undefined>,
+  ) {}
+
+  /** The connection to use, asking (and remembering the answer for the folder) when none is bound. */
+  async for(engine: ConnectionEngine, uri: vscode.Uri | undefined, connectionId?: string): Promise<ConnectionSpec> {
+    if (connectionId) {
+      const spec = this.store.get(connectionId);
+      if (!spec) throw new UserError('That connection no longer exists: choose another one.');
+      return spec;
+    }
+    const bound = this.bindings.get(uri, engine);
+    if (bound) return bound;
+    const existing = this.store.list(engine);
+    let spec: ConnectionSpec | undefined;
+    if (existing.length === 0) {
+      const choice = await vscode.window.showInformationMessage(`No ${ENGINE_LABEL[engine]} connection is saved yet. Add one to explain this query.`, 'Add Connection');
+      if (choice !== 'Add Connection') throw new Dismissed();
+      spec = await this.add(engine);
+    } else {
+      const pick = await pickConnection(this.store, engine, `Explain on which ${ENGINE_LABEL[engine]} connection?`);
+      spec = pick === 'add' ? await this.add(engine) : pick;
+    }
+    if (!spec) throw new Dismissed();
+    await this.bindings.set(uri, spec);
     return spec;
   }
-  const bound = s.bindings.get(uri, engine);
-  if (bound) return bound;
-  const existing = s.store.list(engine);
-  let spec: ConnectionSpec | undefined;
-  if (existing.length === 0) {
-    const choice = await vscode.window.showInformationMessage(`No ${ENGINE_LABEL[engine]} connection is saved yet. Add one to explain this query.`, 'Add Connection');
-    if (choice !== 'Add Connection') throw new Dismissed();
-    spec = await s.addConnection(engine);
-  } else {
-    const pick = await pickConnection(s.store, engine, `Explain on which ${ENGINE_LABEL[engine]} connection?`);
-    spec = pick === 'add' ? await s.addConnection(engine) : pick;
+
+  /** The connection's password from SecretStorage, kept out of the log from now on. */
+  password(spec: ConnectionSpec): Promise<string | undefined> {
+    return passwordFor(this.store, this.log, spec);
   }
-  if (!spec) throw new Dismissed();
-  await s.bindings.set(uri, spec);
-  return spec;
 }
 
-export async function passwordFor(s: Services, spec: ConnectionSpec): Promise<string | undefined> {
-  const password = spec.hasPassword ? await s.store.password(spec.id) : undefined;
-  s.log.addSecret(password);
+/** A connection's password from SecretStorage, kept out of the log from now on. */
+export async function passwordFor(store: ConnectionStore, log: Log, spec: ConnectionSpec): Promise<string | undefined> {
+  const password = spec.hasPassword ? await store.password(spec.id) : undefined;
+  log.addSecret(password);
   return password;
 }
 

@@ -11,13 +11,17 @@ import { connectionUri, type ConnectionEngine } from './connections/spec';
 import { modalConsent } from './advice';
 import { suggestionViews, type AdviceContext } from './adviceView';
 import { SETTINGS, settings } from './config';
-import { connectionFor, familyMember, passwordFor } from './connectionChoice';
+import type { AdviceHub } from './adviceHub';
+import { familyMember, type ConnectionChoice } from './connectionChoice';
+import type { ConnectionStore } from './connections/store';
+import type { Gateway } from './gateway';
+import type { Log } from './log';
+import type { Prompts } from './prompts';
 import type { AdviceOutcome, ExplainOutcome } from './gateway';
 import { PlanPanel } from './planPanel';
 import { PlanSession } from './planSession';
 import { history, RunHistory, type Run } from './runHistory';
-import { decideMongoMeasure, measureQuestion, type MeasureAnswer } from './connections/measureChoice';
-import type { Services } from './services';
+import { decideMongoMeasure, measureQuestion, type MeasureAnswer, type MeasureChoices } from './connections/measureChoice';
 import { explainWouldWrite } from '../core/index';
 import { loadSqlParser } from '../core/index';
 import { statementInfo } from '../core/index';
@@ -58,7 +62,7 @@ export interface ExplainSummary {
   serverVersion?: string;
   /** Titles of the index suggestions shown, best first (the rules' order; a measurement may reorder them). */
   suggestions: string[];
-  /** A measurement of the suggestions started at once (the measureOnExplain settings); Services.measuring ends with it. */
+  /** A measurement of the suggestions started at once (the measureOnExplain settings); Explainer.measuring ends with it. */
   measuring: boolean;
   /** MongoDB: for a query on a family of collections, the one it was explained on. */
   collection?: string;
@@ -168,17 +172,49 @@ async function askValues(query: QueryTarget, given?: readonly string[]): Promise
   return { ...rest, text: fillExplainValues(v, typed) };
 }
 
-export async function explainQuery(s: Services, args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
+/** What Explain and Compare are built with (main.ts). */
+export interface ExplainParts {
+  extensionUri: vscode.Uri;
+  log: Log;
+  /** Where a connection's state (ok, failed) is recorded. */
+  store: ConnectionStore;
+  connections: ConnectionChoice;
+  queries: DocumentQueries;
+  gateway: () => Promise<Gateway>;
+  advice: AdviceHub;
+  prompts: Prompts;
+  /** MongoDB: whether each connection measures its suggestions on Explain (asked once per connection). */
+  measureChoices: MeasureChoices;
+}
+
+/** "Explain Query" and "Compare with Previous Run". */
+export class Explainer {
+  /** The measurement started after the last explain, until it ends (tests wait on it). */
+  measuring?: Promise<void>;
+
+  constructor(readonly parts: ExplainParts) {}
+
+  explain(args: ExplainArgs = {}): Promise<ExplainSummary | undefined> {
+    return explainQuery(this, args);
+  }
+
+  compare(args: { key?: string } | ExplainArgs = {}): Promise<boolean> {
+    return compareWithPrevious(this, args);
+  }
+}
+
+async function explainQuery(e: Explainer, args: ExplainArgs): Promise<ExplainSummary | undefined> {
   const opened: { unused?: () => void } = {};
   try {
-    return await explainFound(s, args, opened);
+    return await explainFound(e, args, opened);
   } catch (err) {
     opened.unused?.();
     throw err;
   }
 }
 
-async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: () => void }): Promise<ExplainSummary | undefined> {
+async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: () => void }): Promise<ExplainSummary | undefined> {
+  const s = e.parts;
   const steps: Partial<Record<ExplainStep, number>> = {};
   let started = performance.now();
   const target = await resolveTarget(s.queries, args);
@@ -186,7 +222,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   started = performance.now();
   if (target.query.problem && !target.query.values) throw new UserError(target.query.problem);
   // The query is found: the panel's page loads while the values are asked and the explain runs.
-  const unused = PlanPanel.prepare(s.context.extensionUri, s.log);
+  const unused = PlanPanel.prepare(s.extensionUri, s.log);
   if (unused) opened.unused = unused;
   let query = target.query.problem ? await askValues(target.query, args.values) : target.query;
   const opts = settings();
@@ -202,7 +238,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
     command = parsed.command;
   }
 
-  const spec = await connectionFor(s, query.engine, target.uri, args.connectionId);
+  const spec = await s.connections.for(query.engine, target.uri, args.connectionId);
   let effectiveVerbosity = verbosity;
   let allowWrites = false;
   if (command && verbosity !== 'queryPlanner' && explainWouldWrite(command)) {
@@ -216,7 +252,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
     if (choice === 'Explain Without Running') effectiveVerbosity = 'queryPlanner';
     else allowWrites = true;
   }
-  const password = await passwordFor(s, spec);
+  const password = await s.connections.password(spec);
   const uri = connectionUri(spec, password);
   const gateway = await s.gateway();
   // A query on a family of collections (`'app_users' + appId`) runs on one real collection of it.
@@ -306,14 +342,14 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
   // The plan is shown as soon as it exists, with its own session; the advice (index lists, bounded
   // counts) joins the session when the advisor has answered on the same connection session.
   const session = new PlanSession(
-    { log: s.log, gateway: s.gateway, consent: () => s.consent ?? modalConsent, measured: s.adviceMeasured, running: activeExplain },
+    { log: s.log, gateway: s.gateway, consent: () => s.prompts.consent ?? modalConsent, measured: () => s.advice.measured(), running: activeExplain },
     {
       title, text: query.text, plan: outcome.plan, findings, connection: spec, connectUri: uri, runKeys: keys,
       ...(target.uri ? { source: target.uri } : {}), ...(family ? { family } : {}),
     },
   );
   started = performance.now();
-  const panel = PlanPanel.showPlan(s.context.extensionUri, s.log, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) }, session);
+  const panel = PlanPanel.showPlan(s.extensionUri, s.log, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) }, session);
   const addSuggestions = panel.laterSuggestions();
   steps.render = performance.now() - started;
   s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
@@ -344,9 +380,9 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
     const measureStart = performance.now();
     const measuring = panel.measure(session, v.id).finally(() => {
       s.log.info(`Explain of ${title}: measure ${Math.round(performance.now() - measureStart).toLocaleString('en-US')} ms, after the plan was shown.`);
-      if (s.measuring === measuring) delete s.measuring;
+      if (e.measuring === measuring) delete e.measuring;
     });
-    s.measuring = measuring;
+    e.measuring = measuring;
   };
   let toMeasure: typeof verifiable;
   if (verifiable && query.engine === 'mongodb' && !opts.measureOnExplain.mongodb) {
@@ -355,7 +391,7 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
     // The answer may come after another Explain replaced this plan (and its session with it): then this
     // plan's suggestions are not measured.
     const showing = panel.stillShowing();
-    decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
+    decideMongoMeasure(s.measureChoices, spec.id, false, () => (s.prompts.measureAnswer ?? askMeasure(spec.name))()).then((yes) => {
       if (yes && showing()) startMeasure(verifiable);
       else if (yes) s.log.info(`The suggestions of ${title} were not measured: another plan is shown now.`);
       else s.log.info(`The suggestions of ${title} are the rules' verdict: measuring on ${spec.name} is off (Connections view: Measure MongoDB Suggestions).`);
@@ -386,7 +422,8 @@ async function explainFound(s: Services, args: ExplainArgs, opened: { unused?: (
 }
 
 /** Shows the last two runs of a query side by side. */
-export async function compareWithPrevious(s: Services, args: { key?: string } | ExplainArgs = {}): Promise<boolean> {
+async function compareWithPrevious(e: Explainer, args: { key?: string } | ExplainArgs): Promise<boolean> {
+  const s = e.parts;
   let key = 'key' in args && args.key ? args.key : undefined;
   if (!key) {
     const editor = vscode.window.activeTextEditor;
@@ -403,7 +440,7 @@ export async function compareWithPrevious(s: Services, args: { key?: string } | 
   const runs = history.get(key);
   if (runs.length < 2) throw new UserError('There is no previous run of this query to compare with: explain it, change something, and explain it again.');
   const [before, after] = runs as [Run, Run];
-  PlanPanel.showComparison(s.context.extensionUri, s.log, {
+  PlanPanel.showComparison(s.extensionUri, s.log, {
     title: after.title,
     before: { label: before.label, plan: before.plan, findings: before.findings },
     after: { label: after.label, plan: after.plan, findings: after.findings },

@@ -18,15 +18,31 @@ import { typedMessages, type TypedMessages } from '../protocol/messages';
 import { isCollectionFamily } from '../core/index';
 import { Commands } from './commands';
 import { connectionUri, type ConnectionSpec } from './connections/spec';
-import { createIndex } from './build';
+import type { AdviceHub } from './adviceHub';
+import type { IndexBuilder } from './build';
+import type { CapStatus } from './capStatus';
 import { SETTINGS } from './config';
-import { passwordFor } from './connectionChoice';
+import type { ConnectionChoice } from './connectionChoice';
+import type { Bindings } from './connections/bindings';
 import { summarize } from './planSummary';
 import { SERVER_DOCUMENTS } from './documentQueries';
-import type { Services } from './services';
+import type { DocumentQueries } from './documentQueries';
+import type { Log } from './log';
 
 /** Starts the client and server; resolves once the server answered initialize (or undefined when it could not start). */
-export async function startLanguageClient(context: vscode.ExtensionContext, services: Services): Promise<LanguageClient | undefined> {
+/** What the language client is built with (main.ts). */
+export interface ClientParts {
+  log: Log;
+  /** The connection bound to a document's folder: the only one the server's requests are answered on. */
+  bindings: Bindings;
+  connections: ConnectionChoice;
+  advice: AdviceHub;
+  caps: CapStatus;
+  queries: DocumentQueries;
+  builder: IndexBuilder;
+}
+
+export async function startLanguageClient(context: vscode.ExtensionContext, services: ClientParts): Promise<LanguageClient | undefined> {
   const module = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
     run: { module, transport: TransportKind.ipc },
@@ -55,14 +71,14 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
     server.onNotification(AdviceWanted, (p) => void schemas.advise(p)),
     server.onNotification(CapReached, (p) => services.caps.report(p)),
     // Another connection for a folder: every face asks again.
-    services.bindings.onDidChange(() => services.invalidateAdvice({})),
+    services.bindings.onDidChange(() => services.advice.invalidate({})),
     // Advice dropped (Create Index, Refresh Connections, an index change the advice service saw, a
     // connection switch): the server forgets the index lists, plans and verdicts of every document and
     // asks again, so the lens and the squiggles follow the panel.
-    services.onAdviceInvalidated(() => void server.notify(ClearSchema, {})),
+    services.advice.onInvalidated(() => void server.notify(ClearSchema, {})),
     // A measurement changed a cached answer in place: the index lists and plans still hold, so the
     // server only drops its verdicts and asks the advice service again, which answers from its cache.
-    services.onAdviceMeasured(() => void server.notify(ClearAdvice, {})),
+    services.advice.onMeasured(() => void server.notify(ClearAdvice, {})),
   );
   try {
     await client.start();
@@ -81,7 +97,7 @@ export async function startLanguageClient(context: vscode.ExtensionContext, serv
  * every invalidation): a list kept per connection would leave a document opened later without one.
  */
 class SchemaFetcher {
-  constructor(private readonly server: TypedMessages<'client'>, private readonly s: Services) {}
+  constructor(private readonly server: TypedMessages<'client'>, private readonly s: ClientParts) {}
 
   async fetch(p: SchemaNeededParams): Promise<void> {
     const uri = vscode.Uri.parse(p.uri);
@@ -112,7 +128,7 @@ class SchemaFetcher {
       if (!spec) continue;
       const plans: SetPlansParams['plans'] = [];
       try {
-        const connectUri = connectionUri(spec, await passwordFor(this.s, spec));
+        const connectUri = connectionUri(spec, await this.s.connections.password(spec));
         if (engine === 'mongodb') {
           const mongo = await import('../adapters/mongodb');
           const conn = await mongo.connectMongo({ uri: connectUri, connectTimeoutMs: 10_000 });
@@ -166,8 +182,8 @@ class SchemaFetcher {
         if (!spec) {
           fail('no connection is bound to this folder');
         } else {
-          const service = await this.s.advice();
-          const connectUri = connectionUri(spec, await passwordFor(this.s, spec));
+          const service = await this.s.advice.service();
+          const connectUri = connectionUri(spec, await this.s.connections.password(spec));
           const adv = await import('../adapters/advise');
           const options = { timeoutMs: 15_000, where: spec.name };
           if (engine === 'mongodb') {
@@ -209,7 +225,7 @@ class SchemaFetcher {
   private async mongo(docUri: string, spec: ConnectionSpec, todo: { database?: string; collection: string }[]): Promise<void> {
     if (todo.length === 0) return;
     const mongo = await import('../adapters/mongodb');
-    const conn = await mongo.connectMongo({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
+    const conn = await mongo.connectMongo({ uri: connectionUri(spec, await this.s.connections.password(spec)), connectTimeoutMs: 10_000 });
     try {
       const collections: NonNullable<SetSchemaParams['collections']> = [];
       for (const t of todo) {
@@ -232,7 +248,7 @@ class SchemaFetcher {
   private async postgres(docUri: string, spec: ConnectionSpec, todo: string[]): Promise<void> {
     if (todo.length === 0) return;
     const pg = await import('../adapters/postgres');
-    const conn = await pg.connectPostgres({ uri: connectionUri(spec, await passwordFor(this.s, spec)), connectTimeoutMs: 10_000 });
+    const conn = await pg.connectPostgres({ uri: connectionUri(spec, await this.s.connections.password(spec)), connectTimeoutMs: 10_000 });
     try {
       const all = await conn.listIndexes();
       const byTable = new Map<string, ExistingPgIndex[]>(todo.map((t) => [t, []]));
@@ -260,7 +276,7 @@ class SchemaFetcher {
   }
 }
 
-function registerCommands(context: vscode.ExtensionContext, s: Services): void {
+function registerCommands(context: vscode.ExtensionContext, s: ClientParts): void {
   const reg = (id: string, fn: (...args: never[]) => Promise<unknown> | unknown) => {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: never[]) => {
       try {
@@ -281,7 +297,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     if (choice === 'Copy') await vscode.commands.executeCommand(ClientCommands.copyText, { text: args.createText, what: 'The index command' });
     if (choice === 'Create Index...') await vscode.commands.executeCommand(ClientCommands.createIndex, args);
   });
-  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => createIndex(s, args));
+  reg(ClientCommands.createIndex, async (args: CreateIndexArgs) => s.builder.create(args));
   reg(ClientCommands.explainInline, (args: InlineExplainArgs) => explainInline(args));
 }
 

@@ -12,12 +12,15 @@ import { MeasureChoices } from './connections/measureChoice';
 import { Bindings, ConnectionStatusBar } from './connections/bindings';
 import { ConnectionStore } from './connections/store';
 import { ConnectionsTree } from './connections/tree';
-import { activeExplain, compareWithPrevious, CompareCodeLens, explainQuery, type ExplainArgs } from './explain';
+import { activeExplain, CompareCodeLens, Explainer, type ExplainArgs } from './explain';
 import { DocumentQueries } from './documentQueries';
 import { history } from './runHistory';
-import type { AdviceScope, Services } from './services';
+import { AdviceHub } from './adviceHub';
+import { IndexBuilder } from './build';
+import { ConnectionChoice } from './connectionChoice';
+import type { ConnectionParts } from './connections/actions';
+import { Prompts } from './prompts';
 import { watchPrismaSchemas } from './targets';
-import type { AdviceService } from '../adapters/adviceService';
 import type { Gateway } from './gateway';
 import { Log } from './log';
 import { loadSqlParser } from '../core/index';
@@ -29,7 +32,14 @@ import { keepExplainSessions } from './connections/warmSessions';
 
 /** What activate() returns: a small handle the extension's own tests read. Not a public API. */
 export interface ExtensionHandle {
-  services: Services;
+  /** The parts the tests read: the extension's context, the log, the connections and their choices. */
+  parts: Pick<ConnectionParts, 'log' | 'store' | 'bindings' | 'measureChoices'> & { context: vscode.ExtensionContext };
+  /** The answers the tests give in place of the user (consent, the measure question). */
+  prompts: Prompts;
+  /** Explain and Compare: its `measuring` is the measurement started after the last explain. */
+  explainer: Explainer;
+  /** Wraps the gateway every part reaches the adapters through (tests watch what is asked); returns the undo. */
+  wrapGateway(wrap: (inner: Gateway) => Gateway): () => void;
   lastError(): string | undefined;
   clearLastError(): void;
   panel(): PlanPanel | undefined;
@@ -59,44 +69,29 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   const log = new Log('Query Plan Inspector');
   const store = new ConnectionStore(context.globalState, context.secrets);
   const bindings = new Bindings(context.workspaceState, store);
-  let gateway: Promise<Gateway> | undefined;
   const caps = new CapStatus(log);
+  // The composition: each part is built here with only the parts it needs.
   // One advice service for the panel, Verify and the language server's lenses, squiggles and hovers,
   // loaded with the adapters on first use.
-  let advice: Promise<AdviceService> | undefined;
-  const adviceInvalidated = new vscode.EventEmitter<AdviceScope>();
-  const adviceMeasured = new vscode.EventEmitter<void>();
-  const adviceService = () => (advice ??= import('../adapters/adviceService').then((m) => {
-    const service = new m.AdviceService();
-    service.onInvalidate((scope) => adviceInvalidated.fire(scope));
-    return service;
-  }));
-  const services: Services = {
-    context,
-    log,
-    store,
-    bindings,
-    queries: new DocumentQueries(),
-    gateway: () => (gateway ??= adviceService().then((a) => import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log, a), log)))),
-    advice: adviceService,
-    invalidateAdvice: (scope) => {
-      // Before the service is first loaded nothing is cached, but the server's lists may still be stale.
-      if (advice) void advice.then((a) => a.invalidate(scope));
-      else adviceInvalidated.fire(scope);
-    },
-    onAdviceInvalidated: adviceInvalidated.event,
-    adviceMeasured: () => adviceMeasured.fire(),
-    onAdviceMeasured: adviceMeasured.event,
-    caps,
-    measureChoices: new MeasureChoices(context.globalState),
-    addConnection: (engine) => addConnection(services, { engine }),
-  };
+  const advice = new AdviceHub();
+  let loaded: Promise<Gateway> | undefined;
+  let wrapped: ((inner: Gateway) => Gateway) | undefined;
+  const load = () => (loaded ??= advice.service().then((a) => import('./adapterGateway').then((m) => store.askingPasswords(m.createGateway(log, a), log))));
+  const gateway = async (): Promise<Gateway> => (wrapped ? wrapped(await load()) : load());
+  const measureChoices = new MeasureChoices(context.globalState);
+  const prompts = new Prompts();
+  const queries = new DocumentQueries();
+  const connectionParts: ConnectionParts = { store, bindings, log, gateway, measureChoices };
+  const connections = new ConnectionChoice(store, bindings, log, (engine) => addConnection(connectionParts, { engine }));
+  const explainer = new Explainer({ extensionUri: context.extensionUri, log, store, connections, queries, gateway, advice, prompts, measureChoices });
+  const builder = new IndexBuilder(log, bindings, connections, gateway, prompts, advice);
+  const panelParts = { extensionUri: context.extensionUri, log };
   const statusBar = new ConnectionStatusBar(bindings, store);
   const tree = new ConnectionsTree(store);
-  const lenses = new CompareCodeLens(services.queries);
+  const lenses = new CompareCodeLens(queries);
   watchPrismaSchemas(context);
   context.subscriptions.push(
-    log, store, bindings, statusBar, caps, tree, lenses, adviceInvalidated, adviceMeasured,
+    log, store, bindings, statusBar, caps, tree, lenses, advice,
     vscode.window.registerTreeDataProvider('queryPlanInspector.connections', tree),
     vscode.languages.registerCodeLensProvider(CODE_FILES, lenses),
     { dispose: () => PlanPanel.active?.dispose() },
@@ -105,26 +100,26 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   );
 
   const reg = <A extends unknown[], R>(id: (typeof Commands)[keyof typeof Commands], title: string, fn: (...a: A) => Promise<R> | R) => registerCommand(context, log, id, title, fn);
-  reg(Commands.explainQuery, 'Explain Query', (args?: ExplainArgs | vscode.Uri) => explainQuery(services, args instanceof vscode.Uri ? { uri: args } : args));
-  reg(Commands.explainQueryAt, 'Explain Query', (args?: ExplainArgs) => explainQuery(services, args));
-  reg(Commands.openPlan, 'Open Plan', (args?: OpenPlanArgs) => openPlan(services, args));
-  reg(Commands.openPlanFromClipboard, 'Open Plan', () => openPlan(services, { source: 'clipboard' }));
-  reg(Commands.compareWithPrevious, 'Compare with Previous Run', (args?: { key?: string }) => compareWithPrevious(services, args));
-  reg(Commands.comparePlans, 'Compare Plans', (args?: { before?: string; after?: string }) => comparePlans(services, args));
-  reg(Commands.addConnection, 'Add Connection', (input?: Parameters<typeof addConnection>[1]) => addConnection(services, input));
-  reg(Commands.editConnection, 'Edit Connection', (arg?: Parameters<typeof editConnection>[1]) => editConnection(services, arg));
-  reg(Commands.removeConnection, 'Remove Connection', (arg?: Parameters<typeof removeConnection>[1]) => removeConnection(services, arg));
-  reg(Commands.measureOnExplain, 'Measure MongoDB Suggestions', (arg?: Parameters<typeof chooseMongoMeasure>[1]) => chooseMongoMeasure(services, arg));
-  reg(Commands.testConnection, 'Test Connection', (arg?: Parameters<typeof testConnection>[1]) => testConnection(services, arg));
-  reg(Commands.selectConnection, 'Choose Connection', (arg?: Parameters<typeof selectConnection>[1]) => selectConnection(services, arg));
-  reg(Commands.useConnectionHere, 'Use Connection Here', (arg?: Parameters<typeof useConnectionHere>[1]) => useConnectionHere(services, arg));
+  reg(Commands.explainQuery, 'Explain Query', (args?: ExplainArgs | vscode.Uri) => explainer.explain(args instanceof vscode.Uri ? { uri: args } : args));
+  reg(Commands.explainQueryAt, 'Explain Query', (args?: ExplainArgs) => explainer.explain(args));
+  reg(Commands.openPlan, 'Open Plan', (args?: OpenPlanArgs) => openPlan(panelParts, args));
+  reg(Commands.openPlanFromClipboard, 'Open Plan', () => openPlan(panelParts, { source: 'clipboard' }));
+  reg(Commands.compareWithPrevious, 'Compare with Previous Run', (args?: { key?: string }) => explainer.compare(args));
+  reg(Commands.comparePlans, 'Compare Plans', (args?: { before?: string; after?: string }) => comparePlans(panelParts, args));
+  reg(Commands.addConnection, 'Add Connection', (input?: Parameters<typeof addConnection>[1]) => addConnection(connectionParts, input));
+  reg(Commands.editConnection, 'Edit Connection', (arg?: Parameters<typeof editConnection>[1]) => editConnection(connectionParts, arg));
+  reg(Commands.removeConnection, 'Remove Connection', (arg?: Parameters<typeof removeConnection>[1]) => removeConnection(connectionParts, arg));
+  reg(Commands.measureOnExplain, 'Measure MongoDB Suggestions', (arg?: Parameters<typeof chooseMongoMeasure>[1]) => chooseMongoMeasure(connectionParts, arg));
+  reg(Commands.testConnection, 'Test Connection', (arg?: Parameters<typeof testConnection>[1]) => testConnection(connectionParts, arg));
+  reg(Commands.selectConnection, 'Choose Connection', (arg?: Parameters<typeof selectConnection>[1]) => selectConnection(connectionParts, arg));
+  reg(Commands.useConnectionHere, 'Use Connection Here', (arg?: Parameters<typeof useConnectionHere>[1]) => useConnectionHere(connectionParts, arg));
   reg(Commands.refreshConnections, 'Refresh Connections', () => {
     for (const spec of store.list()) store.setState(spec.id, { kind: 'unknown' });
     // Index lists and statistics are read again by every face.
-    services.invalidateAdvice({});
+    advice.invalidate({});
   });
   reg(Commands.showLog, 'Show Log', () => log.show());
-  reg(Commands.explainSample, 'Explain Query', (args?: SampleArgs) => explainSample(services, args));
+  reg(Commands.explainSample, 'Explain Query', (args?: SampleArgs) => explainSample(explainer, args));
   reg(Commands.showPlan, 'Show the Plan', () => showPlan());
   reg(Commands.verifySuggestion, 'Verify', () => verifyFirstSuggestion());
   reg(Commands.createSuggestedIndex, 'Create Index', () => createSuggestedIndex());
@@ -132,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   // activation does not wait for either.
   setImmediate(() => {
     import('./languageClient')
-      .then((m) => m.startLanguageClient(context, services))
+      .then((m) => m.startLanguageClient(context, { log, bindings, connections, advice, caps, queries, builder }))
       .catch((err: unknown) => log.error('The language server could not start.', err))
       .finally(() => {
         // Explain warmed before the first click, once a connection exists: the adapters, the drivers,
@@ -140,13 +135,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
         if (store.list().length > 0) warm();
         else context.subscriptions.push(store.onDidChange(() => store.list().length > 0 && warm()));
         // The session of the connection the shown query file uses is opened before the first Explain.
-        context.subscriptions.push(keepExplainSessions(services));
+        context.subscriptions.push(keepExplainSessions(connectionParts));
       });
   });
   let warming: Promise<void> | undefined;
   const warm = () => {
     const t0 = performance.now();
-    warming ??= Promise.all([services.gateway(), import('../adapters/advise'), import('../adapters/postgres'), import('../adapters/mongodb'), loadSqlParser()])
+    warming ??= Promise.all([gateway(), import('../adapters/advise'), import('../adapters/postgres'), import('../adapters/mongodb'), loadSqlParser()])
       .then(() => log.info(`Explain is ready: the adapters, drivers and parser loaded in ${Math.round(performance.now() - t0).toLocaleString('en-US')} ms, before the first Explain.`))
       .catch((err: unknown) => log.warn(`Explain could not be warmed (the first one loads what it needs): ${err instanceof Error ? err.message : String(err)}`));
   };
@@ -157,7 +152,15 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
   });
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
   return {
-    services,
+    parts: { context, log, store, bindings, measureChoices },
+    prompts,
+    explainer,
+    wrapGateway: (wrap) => {
+      wrapped = wrap;
+      return () => {
+        if (wrapped === wrap) wrapped = undefined;
+      };
+    },
     lastError: () => commandState.lastError,
     clearLastError: () => {
       delete commandState.lastError;

@@ -6,7 +6,13 @@ import * as vscode from 'vscode';
 import { analyze, loadPlan } from '../core/index';
 import type { Plan } from '../core/index';
 import { Dismissed, UserError } from './commands';
-import type { Services } from './services';
+import type { Log } from './log';
+
+/** Where a saved plan is shown: the extension's files (the view's bundle) and the log. */
+export interface PanelParts {
+  extensionUri: vscode.Uri;
+  log: Log;
+}
 import { PlanPanel } from './planPanel';
 
 /** What Open Plan accepts: a file (explorer context menu), or `{ text }` / `{ uri }` from scripts and tests. */
@@ -74,7 +80,7 @@ async function sourceText(id: 'editor' | 'clipboard' | 'file'): Promise<{ text: 
   return { text: await readUri(files[0]), title: baseName(files[0]), uri: files[0] };
 }
 
-export async function openPlan(s: Services, args: OpenPlanArgs): Promise<OpenPlanSummary> {
+export async function openPlan(s: PanelParts, args: OpenPlanArgs): Promise<OpenPlanSummary> {
   let src: { text: string; title: string; uri?: vscode.Uri };
   if (args instanceof vscode.Uri) src = { text: await readUri(args), title: baseName(args), uri: args };
   else if (args?.text !== undefined) src = { text: args.text, title: 'Pasted plan' };
@@ -86,13 +92,13 @@ export async function openPlan(s: Services, args: OpenPlanArgs): Promise<OpenPla
   const plan = read(src.text, src.title);
   const findings = analyze(plan);
   // A saved plan has no live connection to check suggestions against: it has no session.
-  PlanPanel.showPlan(s.context.extensionUri, s.log, { title: src.title, plan, findings, rawText: src.text }, src.uri ? { uri: src.uri } : undefined);
+  PlanPanel.showPlan(s.extensionUri, s.log, { title: src.title, plan, findings, rawText: src.text }, src.uri ? { uri: src.uri } : undefined);
   for (const w of plan.warnings) s.log.warn(`${src.title}: ${w}`);
   return { engine: plan.engine, format: plan.format, nodeCount: plan.nodes.length, findings: findings.map((f) => f.code), title: src.title };
 }
 
 /** Compares two saved plans: `{ before, after }` URIs, or chosen in open dialogs. */
-export async function comparePlans(s: Services, args?: { before?: string | vscode.Uri; after?: string | vscode.Uri }): Promise<boolean> {
+export async function comparePlans(s: PanelParts, args?: { before?: string | vscode.Uri; after?: string | vscode.Uri }): Promise<boolean> {
   const toUri = (u: string | vscode.Uri) => (typeof u === 'string' ? vscode.Uri.parse(u) : u);
   let before = args?.before ? toUri(args.before) : undefined;
   let after = args?.after ? toUri(args.after) : undefined;
@@ -110,7 +116,7 @@ export async function comparePlans(s: Services, args?: { before?: string | vscod
   const b = read(await readUri(before!), baseName(before!));
   const a = read(await readUri(after), baseName(after));
   if (a.engine !== b.engine) throw new UserError('The two plans come from different engines (MongoDB and PostgreSQL) and cannot be compared.');
-  PlanPanel.showComparison(s.context.extensionUri, s.log, {
+  PlanPanel.showComparison(s.extensionUri, s.log, {
     title: `${baseName(before!)} → ${baseName(after)}`,
     before: { label: baseName(before!), plan: b, findings: analyze(b) },
     after: { label: baseName(after), plan: a, findings: analyze(a) },

@@ -6,8 +6,7 @@
 
 import * as vscode from 'vscode';
 import { UserError } from './commands';
-import { explainQuery, type ExplainSummary } from './explain';
-import type { Services } from './services';
+import type { Explainer, ExplainSummary } from './explain';
 import { PlanPanel } from './planPanel';
 import { loadSqlParser } from '../core/index';
 import { targetsOf } from './targets';
@@ -35,7 +34,7 @@ export interface SampleArgs {
 }
 
 /** Opens a sample file of the workspace, puts the cursor in the query, and explains it. */
-export async function explainSample(s: Services, args: SampleArgs | undefined): Promise<ExplainSummary | undefined> {
+export async function explainSample(explainer: Explainer, args: SampleArgs | undefined): Promise<ExplainSummary | undefined> {
   const file = args?.file ?? 'orders.sql';
   const [found] = await vscode.workspace.findFiles(`**/${file}`, '**/node_modules/**', 1);
   if (!found) throw new UserError(`No ${file} in this workspace: open the samples folder of Query Plan Inspector (or your own project) and try again.`);
@@ -51,7 +50,7 @@ export async function explainSample(s: Services, args: SampleArgs | undefined): 
   const at = doc.positionAt(q.start);
   editor.selection = new vscode.Selection(at, at);
   editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  return explainQuery(s, { uri: doc.uri, start: q.start, end: q.end });
+  return explainer.explain({ uri: doc.uri, start: q.start, end: q.end });
 }
 
 function shownPanel(): PlanPanel {

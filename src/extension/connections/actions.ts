@@ -3,15 +3,26 @@
 // refused, and testing one asks for its password when the server wants one.
 
 import * as vscode from 'vscode';
-import type { MeasureChoice } from './measureChoice';
+import type { MeasureChoice, MeasureChoices } from './measureChoice';
 import { Dismissed, UserError } from '../commands';
 import { passwordFor } from '../connectionChoice';
-import type { Services } from '../services';
-import { ENGINE_LABEL, engineOfDocument } from './bindings';
+import type { Gateway } from '../gateway';
+import type { Log } from '../log';
+import { ENGINE_LABEL, engineOfDocument, type Bindings } from './bindings';
 import { asksForPassword, MAX_ASKS, passwordReason } from './settings';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';
-import { openSettingsOf } from './store';
+import { openSettingsOf, type ConnectionStore } from './store';
 import { connectionFromInput, pickConnection, type ConnectionInput } from './ui';
+
+/** What the connection commands are built with (main.ts). */
+export interface ConnectionParts {
+  store: ConnectionStore;
+  bindings: Bindings;
+  log: Log;
+  gateway: () => Promise<Gateway>;
+  /** MongoDB: whether each connection measures its suggestions on Explain. */
+  measureChoices: MeasureChoices;
+}
 
 export interface TestResult {
   ok: boolean;
@@ -24,7 +35,7 @@ function settingsTimeout(): number {
 }
 
 /** Adds a connection (prompting for what `input` lacks unless `input.silent`), then tests it. */
-export async function addConnection(s: Services, input: (ConnectionInput & { silent?: boolean; test?: boolean }) | undefined): Promise<ConnectionSpec | undefined> {
+export async function addConnection(s: ConnectionParts, input: (ConnectionInput & { silent?: boolean; test?: boolean }) | undefined): Promise<ConnectionSpec | undefined> {
   const silent = input?.silent ?? (input !== undefined && (input.uri !== undefined || input.host !== undefined));
   const { spec, password } = await connectionFromInput(s.store, input ?? {}, undefined, silent);
   await s.store.save(spec, password);
@@ -38,7 +49,7 @@ export async function addConnection(s: Services, input: (ConnectionInput & { sil
 }
 
 /** The connection a tree item, an id, or a prompt designates. */
-async function designated(s: Services, arg: ConnectionSpec | string | { id: string } | undefined, title: string): Promise<ConnectionSpec> {
+async function designated(s: ConnectionParts, arg: ConnectionSpec | string | { id: string } | undefined, title: string): Promise<ConnectionSpec> {
   const id = typeof arg === 'string' ? arg : arg?.id;
   if (id) {
     const spec = s.store.get(id);
@@ -51,7 +62,7 @@ async function designated(s: Services, arg: ConnectionSpec | string | { id: stri
   return pick;
 }
 
-export async function editConnection(s: Services, arg?: ConnectionSpec | string | ({ id: string } & ConnectionInput)): Promise<ConnectionSpec> {
+export async function editConnection(s: ConnectionParts, arg?: ConnectionSpec | string | ({ id: string } & ConnectionInput)): Promise<ConnectionSpec> {
   const existing = await designated(s, arg, 'Edit which connection?');
   const input: ConnectionInput = typeof arg === 'object' && arg !== null && !('engine' in arg && 'form' in arg) ? arg : {};
   if (existing.origin) return editSettingsConnection(s, existing, input);
@@ -69,7 +80,7 @@ export async function editConnection(s: Services, arg?: ConnectionSpec | string 
  * A connection from settings: given a password (the command's argument), keeps it; otherwise offers to
  * open the settings that define it, to set its password, or to forget the kept one.
  */
-async function editSettingsConnection(s: Services, spec: ConnectionSpec, input: ConnectionInput): Promise<ConnectionSpec> {
+async function editSettingsConnection(s: ConnectionParts, spec: ConnectionSpec, input: ConnectionInput): Promise<ConnectionSpec> {
   const where = spec.origin!.where;
   const fields = Object.keys(input).filter((k) => k !== 'id');
   if (fields.length > 0) {
@@ -99,7 +110,7 @@ async function editSettingsConnection(s: Services, spec: ConnectionSpec, input: 
   return s.store.get(spec.id)!;
 }
 
-export async function removeConnection(s: Services, arg?: ConnectionSpec | string | { id: string; confirm?: boolean }): Promise<boolean> {
+export async function removeConnection(s: ConnectionParts, arg?: ConnectionSpec | string | { id: string; confirm?: boolean }): Promise<boolean> {
   const spec = await designated(s, arg, 'Remove which connection?');
   if (spec.origin) throw new UserError(`${spec.name} is defined in ${spec.origin.where}: remove it there.`);
   const confirm = typeof arg === 'object' && arg !== null && 'confirm' in arg ? arg.confirm !== false : true;
@@ -117,7 +128,7 @@ export async function removeConnection(s: Services, arg?: ConnectionSpec | strin
  * Whether Explain measures a MongoDB connection's suggestions at once (on a scratch copy of a sample):
  * Always, Ask each time (the question comes at the next Explain), or Never; kept per connection.
  */
-export async function chooseMongoMeasure(s: Services, arg?: ConnectionSpec | string | { id: string; choice?: MeasureChoice | 'ask' }): Promise<MeasureChoice | 'ask' | undefined> {
+export async function chooseMongoMeasure(s: ConnectionParts, arg?: ConnectionSpec | string | { id: string; choice?: MeasureChoice | 'ask' }): Promise<MeasureChoice | 'ask' | undefined> {
   const spec = await designated(s, arg, 'Measure suggestions on which connection?');
   if (spec.engine !== 'mongodb') throw new UserError(`${spec.name} is a PostgreSQL connection: its suggestions are measured on Explain without writing (queryPlanInspector.postgres.measureOnExplain).`);
   const given = typeof arg === 'object' && arg !== null && 'choice' in arg ? arg.choice : undefined;
@@ -134,10 +145,10 @@ export async function chooseMongoMeasure(s: Services, arg?: ConnectionSpec | str
 }
 
 /** Connects, reads the server version, disconnects; the tree shows the outcome. */
-export async function testConnection(s: Services, arg?: ConnectionSpec | string | { id: string }, notify = true): Promise<TestResult> {
+export async function testConnection(s: ConnectionParts, arg?: ConnectionSpec | string | { id: string }, notify = true): Promise<TestResult> {
   const spec = await designated(s, arg, 'Test which connection?');
   s.store.setState(spec.id, { kind: 'testing' });
-  let password = await passwordFor(s, spec);
+  let password = await passwordFor(s.store, s.log, spec);
   try {
     const gateway = await s.gateway();
     let info: Awaited<ReturnType<typeof gateway.test>>;
@@ -174,7 +185,7 @@ export async function testConnection(s: Services, arg?: ConnectionSpec | string 
 }
 
 /** Chooses the connection the current folder uses for an engine (the status bar item runs this). */
-export async function selectConnection(s: Services, arg?: ConnectionEngine | { engine?: ConnectionEngine; id?: string; uri?: string }): Promise<ConnectionSpec | undefined> {
+export async function selectConnection(s: ConnectionParts, arg?: ConnectionEngine | { engine?: ConnectionEngine; id?: string; uri?: string }): Promise<ConnectionSpec | undefined> {
   const editor = vscode.window.activeTextEditor;
   const uri = typeof arg === 'object' && arg.uri ? vscode.Uri.parse(arg.uri) : editor?.document.uri;
   let engine = typeof arg === 'string' ? arg : arg?.engine;
@@ -194,7 +205,7 @@ export async function selectConnection(s: Services, arg?: ConnectionEngine | { e
 }
 
 /** From the tree: use this connection for the active editor's folder. */
-export async function useConnectionHere(s: Services, arg?: ConnectionSpec | string): Promise<ConnectionSpec> {
+export async function useConnectionHere(s: ConnectionParts, arg?: ConnectionSpec | string): Promise<ConnectionSpec> {
   const spec = await designated(s, arg, 'Use which connection here?');
   await s.bindings.set(vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri, spec);
   void vscode.window.setStatusBarMessage(`Queries here are explained on ${spec.name}.`, 3000);

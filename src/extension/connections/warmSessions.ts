@@ -6,14 +6,14 @@
 
 import * as vscode from 'vscode';
 import { settings } from '../config';
-import type { Services } from '../services';
+import type { ConnectionParts } from './actions';
 import { queryKind } from '../targets';
 import { connectionUri, type ConnectionEngine, type ConnectionSpec } from './spec';
 import { changedConnections, explainSessions, warmExplainSession } from './sessions';
 
 const ENGINES_OF: Record<string, ConnectionEngine[]> = { sql: ['postgres'], 'mongodb-playground': ['mongodb'], script: ['postgres', 'mongodb'] };
 
-export function keepExplainSessions(s: Services): vscode.Disposable {
+export function keepExplainSessions(s: ConnectionParts): vscode.Disposable {
   let known = changedConnections(new Map(), s.store.list()).seen;
   const warmEditor = (editor: vscode.TextEditor | undefined): void => {
     if (!editor) return;
@@ -41,7 +41,7 @@ export function keepExplainSessions(s: Services): vscode.Disposable {
   };
 }
 
-async function warm(s: Services, spec: ConnectionSpec): Promise<void> {
+async function warm(s: ConnectionParts, spec: ConnectionSpec): Promise<void> {
   try {
     const password = spec.hasPassword ? await s.store.password(spec.id) : undefined;
     s.log.addSecret(password);

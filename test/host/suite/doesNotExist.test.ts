@@ -44,7 +44,7 @@ export function doesNotExistTests(): void {
       await vscode.workspace.fs.writeFile(file, Buffer.from(SQL));
       const doc = await vscode.workspace.openTextDocument(file);
       await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
-      await handle.services.bindings.set(file, spec);
+      await handle.parts.bindings.set(file, spec);
     });
 
     after(async () => {

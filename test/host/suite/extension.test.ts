@@ -113,7 +113,7 @@ export function extensionTests(): void {
   /** Answers the questions asked before a trial or a build, and records them. */
   function answerConsent(answer: boolean): ConsentQuestion[] {
     const asked: ConsentQuestion[] = [];
-    handle.services.consent = async (q) => {
+    handle.prompts.consent = async (q) => {
       asked.push(q);
       return answer;
     };
@@ -129,7 +129,7 @@ export function extensionTests(): void {
 
   beforeEach(() => handle.clearLastError());
   afterEach(() => {
-    delete handle.services.consent;
+    delete handle.prompts.consent;
   });
 
   describe('activation', () => {
@@ -216,10 +216,10 @@ export function extensionTests(): void {
       const spec = pwSpec;
       assert.equal(spec.hasPassword, true);
       assert.equal(spec.uri, `postgresql://${user}@${pgUri.host}${pgUri.pathname}`);
-      const stored = JSON.stringify(handle.services.context.globalState.get('queryPlanInspector.connections'));
+      const stored = JSON.stringify(handle.parts.context.globalState.get('queryPlanInspector.connections'));
       assert.ok(stored.includes('pw user'));
       assert.ok(!stored.includes(password), 'the password is in globalState');
-      assert.equal(await handle.services.store.password(spec.id), password);
+      assert.equal(await handle.parts.store.password(spec.id), password);
       const settings = JSON.stringify(vscode.workspace.getConfiguration('queryPlanInspector'));
       assert.ok(!settings.includes(password), 'the password is in the settings');
     });
@@ -228,7 +228,7 @@ export function extensionTests(): void {
       const r = await vscode.commands.executeCommand<{ ok: boolean; serverVersion?: string }>(Commands.testConnection, pwSpec.id);
       assert.equal(r?.ok, true, handle.lastError());
       assert.match(r.serverVersion ?? '', /^\d+\.\d+/);
-      assert.equal(handle.services.store.state(pwSpec.id).kind, 'ok');
+      assert.equal(handle.parts.store.state(pwSpec.id).kind, 'ok');
     });
 
     it('a wrong password gives one sentence, marks the connection failed, and the extension keeps working', async () => {
@@ -240,7 +240,7 @@ export function extensionTests(): void {
       assert.equal(r, undefined);
       assertOneSentence(handle.lastError(), /refused the login|password/i);
       assert.ok(!handle.lastError()!.includes('not-the-password'));
-      assert.equal(handle.services.store.state(bad.id).kind, 'failed');
+      assert.equal(handle.parts.store.state(bad.id).kind, 'failed');
       // Still working: the right password explains.
       await vscode.commands.executeCommand(Commands.editConnection, { id: pwSpec.id, password: env('QPI_TEST_PW_PASSWORD') });
       handle.clearLastError();
@@ -250,10 +250,10 @@ export function extensionTests(): void {
 
     it('removes a connection and its password', async () => {
       const spec = await addPasswordConnection('pw user to remove');
-      assert.equal(await handle.services.store.password(spec.id), env('QPI_TEST_PW_PASSWORD'));
+      assert.equal(await handle.parts.store.password(spec.id), env('QPI_TEST_PW_PASSWORD'));
       assert.equal(await vscode.commands.executeCommand(Commands.removeConnection, { id: spec.id, confirm: false }), true);
-      assert.equal(handle.services.store.get(spec.id), undefined);
-      assert.equal(await handle.services.store.password(spec.id), undefined);
+      assert.equal(handle.parts.store.get(spec.id), undefined);
+      assert.equal(await handle.parts.store.password(spec.id), undefined);
     });
   });
 
@@ -327,17 +327,13 @@ export function extensionTests(): void {
     it('two plans explained one after the other keep their own sessions: each Verify measures its own query on its own connection, at the same time', async () => {
       // The measure requests that reach the gateway, with the suggestion each was asked for.
       const asked: { text: string; ddl: string | undefined }[] = [];
-      const gateway = handle.services.gateway;
-      handle.services.gateway = async () => {
-        const inner = await gateway();
-        return {
-          ...inner,
-          measure: (request: MeasureRequest) => {
-            asked.push({ text: request.text, ddl: request.live.advice.suggestions.find((x) => x.rank === request.rank)?.createText });
-            return inner.measure(request);
-          },
-        };
-      };
+      const unwrap = handle.wrapGateway((inner) => ({
+        ...inner,
+        measure: (request: MeasureRequest) => {
+          asked.push({ text: request.text, ddl: request.live.advice.suggestions.find((x) => x.rank === request.rank)?.createText });
+          return inner.measure(request);
+        },
+      }));
       try {
         const explain = async (text: string) => {
           const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text, engine: 'postgres', connectionId: spec.id });
@@ -367,7 +363,7 @@ export function extensionTests(): void {
         assert.equal(asked.find((a) => a.text === first.text)?.ddl, first.create.ddl);
         assert.equal(asked.find((a) => a.text === second.text)?.ddl, second.create.ddl);
       } finally {
-        handle.services.gateway = gateway;
+        unwrap();
       }
     });
 
@@ -656,7 +652,7 @@ export function extensionTests(): void {
         const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
         assert.ok(r, `explain failed: ${handle.lastError()}`);
         assert.equal(r.measuring, true);
-        await handle.services.measuring;
+        await handle.explainer.measuring;
         const shown = shownSuggestions();
         const measured = shown.filter((v) => v.status === 'verified' || v.status === 'rejected');
         console.log(`    measured at once: ${measured.map((v) => `${v.ddl ?? v.keep} ${v.status}`).join(' | ')}`);
@@ -672,9 +668,9 @@ export function extensionTests(): void {
     it('asks once per connection whether to measure on Explain: Always measures now and at the next Explain without asking again', async () => {
       const indexesBefore = await indexNames('customers');
       // The explains above asked too and went unanswered (not asked again in this window): start afresh.
-      await handle.services.measureChoices.set(spec.id, undefined);
+      await handle.parts.measureChoices.set(spec.id, undefined);
       let asked = 0;
-      handle.services.measureAnswer = async () => {
+      handle.prompts.measureAnswer = async () => {
         asked++;
         return 'always';
       };
@@ -683,18 +679,18 @@ export function extensionTests(): void {
           const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, { text: customersQuery, engine: 'mongodb', connectionId: spec.id });
           assert.ok(r, `explain failed: ${handle.lastError()}`);
           // Wrapped: an async check returning the promise itself would be awaited through.
-          const measuring = await until(`the measurement of round ${round}`, () => (handle.services.measuring ? { done: handle.services.measuring } : undefined), { timeoutMs: 20_000 });
+          const measuring = await until(`the measurement of round ${round}`, () => (handle.explainer.measuring ? { done: handle.explainer.measuring } : undefined), { timeoutMs: 20_000 });
           await measuring.done;
           const measured = shownSuggestions().filter((v) => v.status === 'verified' || v.status === 'rejected');
           assert.ok(measured.length > 0, `round ${round}: nothing measured`);
         }
         assert.equal(asked, 1, 'asked once for the connection');
-        assert.equal(handle.services.measureChoices.get(spec.id), 'always');
+        assert.equal(handle.parts.measureChoices.get(spec.id), 'always');
         assert.deepEqual(await scratch(), []);
         assert.deepEqual(await indexNames('customers'), indexesBefore);
       } finally {
-        delete handle.services.measureAnswer;
-        await handle.services.measureChoices.set(spec.id, undefined);
+        delete handle.prompts.measureAnswer;
+        await handle.parts.measureChoices.set(spec.id, undefined);
       }
     });
 

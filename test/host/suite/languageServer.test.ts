@@ -104,7 +104,7 @@ export function languageServerTests(): void {
       const repo = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, 'app', 'ordersRepository.ts'));
       await vscode.window.showTextDocument(repo, vscode.ViewColumn.One);
       // Binding the folder makes the extension send the index lists and answer the background explains.
-      await handle.services.bindings.set(repo.uri, spec);
+      await handle.parts.bindings.set(repo.uri, spec);
       const lineOf = (needle: string) => repo.positionAt(repo.getText().indexOf(needle)).line;
       const seen = () => ours(repo.uri).map((x) => `${x.range.start.line + 1}: ${codeOf(x)} ${x.message}`).join('\n');
       const ds = await until(() => `diagnostics from the server's plans; the diagnostics were:\n${seen()}`, () => {
@@ -133,7 +133,7 @@ export function languageServerTests(): void {
       const folder = vscode.workspace.workspaceFolders![0]!.uri;
       const file = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, fileName));
       const editor = await vscode.window.showTextDocument(file, vscode.ViewColumn.One);
-      await handle.services.bindings.set(file.uri, spec);
+      await handle.parts.bindings.set(file.uri, spec);
       return { uri, ext, handle, file, editor };
     }
 
@@ -207,7 +207,7 @@ export function languageServerTests(): void {
       assert.ok(explained, handle.lastError());
       assert.ok(explained.findings.includes('pg.rows-removed-by-filter'), explained.findings.join(', '));
       assert.equal(explained.measuring, true, 'PostgreSQL measures at once after an explain');
-      await handle.services.measuring;
+      await handle.explainer.measuring;
       const shown = handle.panel()?.lastMessage;
       assert.equal(shown?.type, 'showPlan');
       const winner = shown?.type === 'showPlan' ? shown.suggestions?.[0] : undefined;
@@ -251,7 +251,7 @@ export function languageServerTests(): void {
         const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file.uri, new vscode.Range(at, at));
         const create = actions.find((a) => a.title === 'Create index...' && (a.command?.arguments?.[0] as { createText?: string } | undefined)?.createText === wanted);
         assert.ok(create?.command, `no "Create index..." for ${wanted} among: ${actions.map((a) => a.title).join(' | ')}`);
-        handle.services.consent = async () => true;
+        handle.prompts.consent = async () => true;
         const outcome = await vscode.commands.executeCommand<CreateIndexOutcome>(create.command.command, ...(create.command.arguments ?? []));
         assert.equal(outcome?.status, 'created', outcome?.detail);
         const built = (await admin.query("SELECT indexname FROM pg_indexes WHERE tablename = 'orders'")).rows.map((r: { indexname: string }) => r.indexname).filter((n: string) => !before.has(n));
@@ -276,7 +276,7 @@ export function languageServerTests(): void {
         }
         const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'follow other', uri: other.toString(), test: false });
         assert.ok(spec, handle.lastError());
-        await handle.services.bindings.set(file.uri, spec);
+        await handle.parts.bindings.set(file.uri, spec);
         const again = await until('the lens to suggest the index again on the other connection', async () => {
           const l = await lensOf();
           return l?.command?.title.includes('Suggest index') ? l : undefined;
@@ -284,7 +284,7 @@ export function languageServerTests(): void {
         console.log(`      after the switch: ${again.command!.title}`);
         await vscode.commands.executeCommand(Commands.removeConnection, { id: spec.id, confirm: false });
       } finally {
-        delete handle.services.consent;
+        delete handle.prompts.consent;
         const now = (await admin.query("SELECT indexname FROM pg_indexes WHERE tablename = 'orders'")).rows.map((r: { indexname: string }) => r.indexname);
         for (const n of now.filter((x: string) => !before.has(x))) await admin.query(`DROP INDEX IF EXISTS "${n.replace(/"/g, '""')}"`);
         await admin.query('DROP DATABASE IF EXISTS qpi_follow WITH (FORCE)').catch(() => undefined);

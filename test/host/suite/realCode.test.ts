@@ -109,7 +109,7 @@ export function realCodeTests(): void {
     it('the keyset fix applied to a script declares its last value, Explain runs with the value given, and Compare finds the run before the fix', async () => {
       const doc = await vscode.workspace.openTextDocument({ language: 'javascript', content: "db.orders.find({ country_id: 1 }).sort({ created_at: -1 }).skip(5000).limit(20);\n" });
       await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
-      const spec = handle.services.store.list('mongodb').find((c) => c.name === 'real code mongo');
+      const spec = handle.parts.store.list('mongodb').find((c) => c.name === 'real code mongo');
       assert.ok(spec, 'the connection the Mongoose test added');
       await explainAt(doc, 'db.orders.find', spec);
       const d = await until('the skip-pagination diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((x) => x.source === 'Query Plan Inspector' && (typeof x.code === 'object' ? x.code.value : x.code) === 'qpi.skip-pagination'));

@@ -43,7 +43,7 @@ export function sessionTests(): void {
       uri.searchParams.set('application_name', APP);
       const spec = await vscode.commands.executeCommand<ConnectionSpec | undefined>(Commands.addConnection, { name: 'kept session', uri: uri.toString(), test: false });
       assert.ok(spec, handle.lastError());
-      const log = handle.services.log;
+      const log = handle.parts.log;
       const lines: string[] = [];
       const info = log.info.bind(log);
       log.info = (m: string) => {
@@ -57,7 +57,7 @@ export function sessionTests(): void {
           });
           assert.ok(r, handle.lastError());
           // The measurement opens a session of its own: counted once it has ended.
-          await handle.services.measuring;
+          await handle.explainer.measuring;
           return backends();
         };
         const first = await explain();

@@ -36,9 +36,9 @@ export function settingsConnectionTests(): void {
     });
 
     after(async () => {
-      delete handle.services.store.promptPassword;
+      delete handle.parts.store.promptPassword;
       await config().update('connections', undefined, vscode.ConfigurationTarget.Workspace);
-      await until('the settings connections to go', () => (handle.services.store.list().some((c) => c.origin) ? undefined : true));
+      await until('the settings connections to go', () => (handle.parts.store.list().some((c) => c.origin) ? undefined : true));
     });
 
     it('the first PostgreSQL connection of the folder settings is its default, explains orders.sql, and an entry with a password is refused', async () => {
@@ -49,7 +49,7 @@ export function settingsConnectionTests(): void {
         { name: 'team mongo', engine: 'mongodb', uri: env('QPI_SAMPLES_MONGO_URI') },
         { name: 'leaky', engine: 'postgres', uri: `postgresql://app:${leaked}@${pgUri.host}/postgres` },
       ], vscode.ConfigurationTarget.Workspace);
-      const store = handle.services.store;
+      const store = handle.parts.store;
       const spec = await until('team pg in the store', () => store.list('postgres').find((c) => c.name === 'team pg'));
       assert.equal(spec.origin?.scope, 'folder');
       assert.equal(spec.origin?.folder, folder.toString());
@@ -66,8 +66,8 @@ export function settingsConnectionTests(): void {
       const offset = doc.getText().indexOf('SELECT id, created_at FROM orders ORDER BY');
       assert.ok(offset >= 0);
       editor.selection = new vscode.Selection(doc.positionAt(offset + 1), doc.positionAt(offset + 1));
-      assert.equal(handle.services.bindings.get(doc.uri, 'postgres')?.id, spec.id);
-      assert.equal(handle.services.bindings.get(doc.uri, 'mongodb')?.name, 'team mongo');
+      assert.equal(handle.parts.bindings.get(doc.uri, 'postgres')?.id, spec.id);
+      assert.equal(handle.parts.bindings.get(doc.uri, 'mongodb')?.name, 'team mongo');
       await until('the status bar to show team pg', () => (handle.statusBarText().includes('team pg') ? true : undefined));
 
       const summary = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
@@ -92,7 +92,7 @@ export function settingsConnectionTests(): void {
       const user = env('QPI_TEST_PW_USER');
       const password = env('QPI_TEST_PW_PASSWORD');
       await config().update('connections', [{ name: 'team pw', engine: 'postgres', uri: `postgresql://${user}@${pgUri.host}/postgres` }], vscode.ConfigurationTarget.Workspace);
-      const store = handle.services.store;
+      const store = handle.parts.store;
       const spec: ConnectionSpec = await until('team pw in the store', () => store.list().find((c) => c.name === 'team pw'));
       assert.equal(spec.hasPassword, false);
       const asked: string[] = [];
@@ -106,7 +106,7 @@ export function settingsConnectionTests(): void {
       assert.deepEqual(asked, [`team pw asks for the password of ${user}.`]);
       assert.equal(await store.password(spec.id), password);
       assert.equal(store.get(spec.id)?.hasPassword, true);
-      assert.ok(!JSON.stringify(handle.services.context.globalState.get('queryPlanInspector.connections') ?? []).includes(password));
+      assert.ok(!JSON.stringify(handle.parts.context.globalState.get('queryPlanInspector.connections') ?? []).includes(password));
       assert.ok(!readFileSync(vscode.Uri.joinPath(folder, '.vscode', 'settings.json').fsPath, 'utf8').includes(password), 'the password is in the settings');
 
       // Forgotten, then asked again by Explain itself (through the gateway), which then runs.

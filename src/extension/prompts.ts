@@ -1,0 +1,19 @@
+// The questions asked before anything is written or built on a user's server, and whether to measure
+// MongoDB suggestions on Explain: a modal and a notification by default. The extension's own tests answer
+// them by setting `consent` and `measureAnswer`.
+
+import { modalConsent, type ConsentPrompt } from './advice';
+import type { ConsentQuestion } from './adviceView';
+import type { MeasureAnswer } from './connections/measureChoice';
+
+export class Prompts {
+  /** Answers the questions asked before a trial or a build; the modal when unset. */
+  consent?: ConsentPrompt;
+  /** Answers the measure question; the notification when unset. */
+  measureAnswer?: () => Promise<MeasureAnswer | undefined>;
+
+  /** Asks before something is written or built; true when the user agreed. */
+  ask(question: ConsentQuestion): Promise<boolean> {
+    return (this.consent ?? modalConsent)(question);
+  }
+}
