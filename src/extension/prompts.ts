@@ -2,8 +2,7 @@
 // MongoDB suggestions on Explain: a modal and a notification by default. The extension's own tests answer
 // them by setting `consent` and `measureAnswer`.
 
-import { modalConsent, type ConsentPrompt } from './advice';
-import type { ConsentQuestion } from './adviceView';
+import type { ConsentPrompt } from './advice';
 import type { MeasureAnswer } from './connections/measureChoice';
 
 export class Prompts {
@@ -11,9 +10,4 @@ export class Prompts {
   consent?: ConsentPrompt;
   /** Answers the measure question; the notification when unset. */
   measureAnswer?: () => Promise<MeasureAnswer | undefined>;
-
-  /** Asks before something is written or built; true when the user agreed. */
-  ask(question: ConsentQuestion): Promise<boolean> {
-    return (this.consent ?? modalConsent)(question);
-  }
 }
