@@ -15,6 +15,15 @@ export function append(parent: Element, ...children: (Node | null | undefined | 
   return parent;
 }
 
+/**
+ * Lays the page out now rather than in the next frame. After a message has changed the page, the wait
+ * for the next frame is idle time: laid out in it, the frame only paints. One layout either way, as
+ * long as nothing writes to the page after it.
+ */
+export function layOutNow(): void {
+  void document.documentElement.getBoundingClientRect();
+}
+
 /** Removes all children. */
 export function clear(e: Element): void {
   while (e.firstChild) e.removeChild(e.firstChild);

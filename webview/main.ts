@@ -11,7 +11,7 @@ import type { HeatMetric } from './cards';
 import { CompareBar, Notice, RejectedBar } from './bars';
 import { PlanCanvas } from './canvas';
 import { CompareView, renderCompareFindings, renderCompareNode, sharedScale, type CompareLinks, type Side } from './compare';
-import { append, clear, el } from './dom';
+import { append, clear, el, layOutNow } from './dom';
 import { download, exportJson, exportSvg, fileNameFor, svgToPng } from './export';
 import { formatCount, formatMs } from '../src/core/view';
 import { connectHost } from './host';
@@ -269,6 +269,7 @@ function showPlan(m: ShowPlanMessage): void {
   drawTree(m.plan, m.findings);
   renderSide();
   selectTab(view.activeTab);
+  layOutNow();
 }
 
 /**
@@ -303,6 +304,7 @@ function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): v
   }
   renderSide();
   selectTab(view.activeTab);
+  layOutNow();
 }
 
 function setSuggestionStatus(id: string, status: SuggestionView['status'], detail?: string, verdict?: SuggestionView['verdict']): void {
