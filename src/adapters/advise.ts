@@ -10,12 +10,12 @@
 
 import { MongoClient, type Db } from 'mongodb';
 import pg from 'pg';
-import { adviseMongo, catalogTargets, isCollectionFamily, missingNames, missingReason } from '../core/index';
+import { adviseMongo, catalogTargets, explainedLead, isCollectionFamily, lookupAdvice, missingNames, missingReason, mongoLookups, withExplainedLead } from '../core/index';
 import { fromMongoCommand } from '../core/index';
 import { formatCount, mongoShape } from '../core/index';
 import { advisePostgresShapes } from '../core/index';
 import { parsePostgresQuery, type PgShape } from '../core/index';
-import type { Advice, Catalog, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats, PgIndexColumn, PgStats } from '../core/index';
+import type { Advice, Catalog, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoQueryInput, MongoStats, PgIndexColumn, PgStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import { AdapterError, describeHost, firstLine, pgLostError, scrub, uriSecrets } from './errors';
 import { listPhrases } from './pgSideEffects';
@@ -295,10 +295,16 @@ export async function liveMongoAdvice(session: MongoAdviceSession, cmd: MongoCom
     advice.warnings.push(conn.server.detail);
     return { ...base, advice, existingIndexes: indexes.map((ix) => ix.name) };
   }
-  const stats = await mongoStats(db, cmd.collection, shape.shape, { ...common, ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}), ...(opts.exactCounts ? { exactCounts: true } : {}) });
+  // A pipeline is advised as the server rewrites it: the filter its explain shows pushed to the collection scan.
+  const explained = await explainedPipeline(session, cmd, input.query, dbName, common);
+  const query = explained.query;
+  const read = query === input.query ? shape : mongoShape(query);
+  const stats = await mongoStats(db, cmd.collection, read.ok ? read.shape : shape.shape, { ...common, ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}), ...(opts.exactCounts ? { exactCounts: true } : {}) });
   const empty = (stats.stats.total ?? 0) === 0;
-  const advice = adviseMongo(input.query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }), ...known });
+  let advice = adviseMongo(query, { existing: indexes.map(existingMongo), ...(empty ? {} : { stats: stats.stats }), ...known });
+  advice = await withLookups(session, advice, query, dbName, opts.where ?? session.where ?? dbName);
   advice.notes.unshift(...input.notes);
+  advice.warnings.push(...explained.warnings);
   if (empty) advice.notes.push(`${cmd.collection} is empty or does not exist in ${dbName}, so the advice is static: it uses no counts.`);
   else advice.notes.push(...stats.notes);
   const live: LiveAdvice = {
@@ -310,6 +316,53 @@ export async function liveMongoAdvice(session: MongoAdviceSession, cmd: MongoCom
     ...(catalog ? { catalog } : {}),
   };
   return live;
+}
+
+/**
+ * An aggregate with the lead its explain shows (queryPlanner: nothing runs), or the query as it is for
+ * another operation, or with a warning when the server would not explain it. A cancel, a time limit or a
+ * lost connection is thrown as any other failure.
+ */
+async function explainedPipeline(session: MongoAdviceSession, cmd: MongoCommand, query: MongoQueryInput, database: string, common: { timeoutMs: number; signal?: AbortSignal }): Promise<{ query: MongoQueryInput; warnings: string[] }> {
+  if (cmd.operation !== 'aggregate') return { query, warnings: [] };
+  try {
+    const result = await session.conn.explain({ ...cmd, explain: 'queryPlanner' }, { verbosity: 'queryPlanner', database, ...common });
+    const lead = explainedLead(JSON.parse(result.rawText) as unknown);
+    return { query: lead ? withExplainedLead(query, lead) : query, warnings: [] };
+  } catch (err) {
+    if (err instanceof AdapterError && (err.kind === 'server' || err.kind === 'syntax' || err.kind === 'unsupported')) {
+      return { query, warnings: [`The server did not explain the pipeline (${err.message.replace(/\.$/, '')}), so the advice follows the rules' reading of it.`] };
+    }
+    throw err;
+  }
+}
+
+/**
+ * The advice with each $lookup's other collection looked at on the connection: its indexes (listIndexes)
+ * and whether it exists (the catalog). A collection the user may not list keeps the offline note.
+ */
+async function withLookups(session: MongoAdviceSession, advice: Advice, query: MongoQueryInput, database: string, where: string): Promise<Advice> {
+  const lookups = mongoLookups(query);
+  if (lookups.length === 0) return advice;
+  const froms = [...new Set(lookups.map((l) => l.from))];
+  const catalog = await readCatalog(() => session.conn.catalog(froms, where, database));
+  const foreign: Record<string, ExistingMongoIndex[]> = {};
+  const missing: Record<string, string> = {};
+  for (const from of froms) {
+    const why = catalog ? missingReason(from, catalog) : undefined;
+    if (catalog && catalog.relations[from] === null && why !== undefined) {
+      missing[from] = why;
+      continue;
+    }
+    // A view's indexes are its collection's; the join then reads through the view's pipeline.
+    if (catalog?.relations[from]?.kind === 'view') continue;
+    try {
+      foreign[from] = (await session.conn.listIndexes(from, database)).map(existingMongo);
+    } catch (err) {
+      if (!(err instanceof AdapterError && (err.kind === 'auth' || err.kind === 'server'))) throw err;
+    }
+  }
+  return lookupAdvice(advice, lookups, foreign, missing);
 }
 
 // ---- PostgreSQL ---------------------------------------------------------------------------------------

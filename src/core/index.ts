@@ -13,6 +13,8 @@ export { againstCatalog, missingNames, missingReason, notThere, type Catalog, ty
 export { catalogTargets, withExistingKeys, type KnownKeys } from './advice/possible';
 export { type MongoCandidate, type MongoCandidateGroup, mongoCandidates, mongoOrCandidates, canonicalKey } from './advice/mongoCandidates';
 export { createIndexText } from './advice/mongoText';
+export { explainedLead, lookupAdvice } from './advice/mongoPipeline';
+export { mongoLookups, withExplainedLead, type ExplainedLead, type MongoLookup } from './advice/mongoShape';
 export { type PgCandidate, canonicalPgKey, pgCandidates, pgJoinCandidates, pgExtensionsFor } from './advice/pgCandidates';
 export { bindPgParams, pgParamSlots, pgParamValue, type PgColumnValues, type PgParamSlot, type PgParamValue } from './advice/pgParams';
 export { type PgTable } from './advice/pgShape';

@@ -8,7 +8,7 @@
 // a range for ESR; $in and a $or on one field are equality only while the planner can explode them.
 
 import type { MongoDoc, MongoQueryInput, MongoQueryOperation, PredicateClass } from './types';
-import { shellKey, shellValue } from './mongoText';
+import { createIndexText, shellKey, shellValue } from './mongoText';
 
 /** MongoDB's internalQueryMaxScansToExplode: more point-interval combinations and the sort is lost. */
 export const MAX_SCANS_TO_EXPLODE = 200;
@@ -73,11 +73,51 @@ export interface MongoShape {
   /** The filter the index serves, as written (after merging leading $match stages). */
   filter: MongoDoc;
   hiddenMatches: HiddenMatch[];
+  /** The pipeline's $lookup stages by localField/foreignField; absent for other operations. */
+  lookups?: MongoLookup[];
   notes: string[];
   warnings: string[];
 }
 
 export type MongoShapeResult = { ok: true; shape: MongoShape } | { ok: false; refusal: string };
+
+/** A $lookup that joins by localField/foreignField, with where the other collection is read. */
+export interface MongoLookup {
+  /** 1-based stage number in the pipeline as written. */
+  stage: number;
+  /** The other collection (`from`). */
+  from: string;
+  localField: string;
+  foreignField: string;
+  /** The note this shape gave for it offline; advice with a connection replaces it with what the other collection has. */
+  note: string;
+}
+
+/**
+ * What the server's explain of a pipeline shows it gives the collection scan: the filter it pushed down
+ * (parsedQuery) and the sort the query layer does, when the plan shows one. Read by mongoPipeline.ts.
+ */
+export interface ExplainedLead {
+  filter: MongoDoc;
+  sort?: MongoDoc;
+}
+
+/** The key a query carries its explained lead under (withExplainedLead), so the advisor reads it with the query. */
+export const EXPLAINED_LEAD: unique symbol = Symbol('explained lead');
+
+/** A query with the lead its server's explain shows. */
+export type ExplainedQuery = MongoQueryInput & { [EXPLAINED_LEAD]?: ExplainedLead };
+
+/** The query with its explained lead: the shape's filter is then what the server pushed down, not the rules' split. */
+export function withExplainedLead(query: MongoQueryInput, lead: ExplainedLead): ExplainedQuery {
+  return { ...query, [EXPLAINED_LEAD]: lead };
+}
+
+/** The $lookup stages of a pipeline that join by localField/foreignField (none for other operations). */
+export function mongoLookups(query: MongoQueryInput): MongoLookup[] {
+  const read = mongoShape(query);
+  return read.ok ? read.shape.lookups ?? [] : [];
+}
 
 /** Reads the structured query. Never throws on bad input: a query it cannot read gets one sentence. */
 export function mongoShape(query: MongoQueryInput): MongoShapeResult {
@@ -112,7 +152,7 @@ export function mongoShape(query: MongoQueryInput): MongoShapeResult {
 
   if (operation === 'aggregate') {
     if (!Array.isArray(query.pipeline)) return { ok: false, refusal: 'The aggregate has no pipeline array.' };
-    const lead = readPipeline(query.pipeline, shape);
+    const lead = readPipeline(query.pipeline, shape, (query as ExplainedQuery)[EXPLAINED_LEAD]);
     filter = lead.filter;
     sort = lead.sort;
     projection = lead.projection;
@@ -462,8 +502,10 @@ const BARRIER_STAGES = new Set(['$group', '$unwind', '$lookup', '$graphLookup', 
  * $skip, $limit, and a plain inclusion $project for covering. A $match after a $project/$addFields/$set
  * that renamed or computed its fields is recorded as hidden, with the pipeline rewritten to match first.
  */
-function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
+function readPipeline(pipeline: MongoDoc[], shape: MongoShape, explained?: ExplainedLead): PipelineLead {
   const lead: PipelineLead = { filter: {} };
+  const splits: Split[] = [];
+  const lookups: MongoLookup[] = [];
   const filters: MongoDoc[] = [];
   /** Field -> '$original.path' for renames, or null for computed values, from shaping stages so far. */
   const defined = new Map<string, string | null>();
@@ -479,6 +521,13 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
       break;
     }
     const [name, body] = Object.entries(stage)[0]!;
+    if (name === '$lookup') {
+      const lookup = lookupOf(i, body);
+      if (lookup) {
+        lookups.push(lookup);
+        shape.notes.push(lookup.note);
+      }
+    }
     if (barrier !== undefined) {
       if (name === '$match' && isPlainObject(body) && i === barrierAt + 1 && !shaped && lead.limit === undefined && lead.skip === undefined
         && (barrier === '$group' || barrier === '$unwind' || barrier === '$lookup')) {
@@ -486,6 +535,7 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
         if (Object.keys(split.moved).length > 0) filters.push(split.moved);
         shape.notes.push(...split.notes);
         if (split.hidden) shape.hiddenMatches.push(split.hidden);
+        splits.push({ stage: i + 1, after: barrier, moved: Object.keys(split.moved), note: split.notes[0] });
       } else if (name === '$match') shape.notes.push(`The $match at stage ${i + 1} comes after ${barrier} and filters documents in memory, not through an index.`);
       continue;
     }
@@ -535,7 +585,70 @@ function readPipeline(pipeline: MongoDoc[], shape: MongoShape): PipelineLead {
     barrier = name;
   }
   lead.filter = filters.length === 0 ? {} : filters.length === 1 ? filters[0]! : { $and: filters };
+  shape.lookups = lookups;
+  if (explained && isPlainObject(explained.filter)) followExplain(lead, explained, splits, shape);
   return lead;
+}
+
+/** A $match the rules split after $group/$unwind/$lookup: the fields they moved before the stage. */
+interface Split {
+  stage: number;
+  after: string;
+  moved: string[];
+  /** The note that says the server moves them, when some moved. */
+  note: string | undefined;
+}
+
+/** The filtered paths of a filter, $or branches included, sorted. */
+function filterPaths(filter: MongoDoc): string[] {
+  const probe: MongoShape = { collection: '', operation: 'find', predicates: [], orBranches: [], sort: [], filter, hiddenMatches: [], notes: [], warnings: [] };
+  const preds: MongoPredicate[] = [];
+  collectConjunction(filter, '', undefined, preds, probe);
+  return [...new Set([...preds, ...probe.orBranches.flat()].map((p) => p.path))].sort();
+}
+
+function fieldsText(paths: readonly string[]): string {
+  return paths.length === 0 ? 'no field' : paths.join(', ');
+}
+
+/**
+ * Where the server's explain and the rules' reading of a pipeline disagree on what reaches the
+ * collection scan, the explain wins: the lead filter (and the sort, when the plan shows one) become the
+ * server's, a split the server did not make is said to filter in memory, a hidden $match the server moved
+ * needs no rewrite, and one note says so.
+ */
+function followExplain(lead: PipelineLead, explained: ExplainedLead, splits: readonly Split[], shape: MongoShape): void {
+  const rules = filterPaths(lead.filter);
+  const server = filterPaths(explained.filter);
+  const sortDiffers = explained.sort !== undefined && JSON.stringify(explained.sort) !== JSON.stringify(lead.sort ?? {});
+  if (JSON.stringify(rules) === JSON.stringify(server) && !sortDiffers) return;
+  const reached = new Set(server);
+  const served = (f: string): boolean => reached.has(f) || server.some((p) => p.startsWith(`${f}.`));
+  const moveNotes = new Set(splits.map((s) => s.note).filter((n): n is string => n !== undefined));
+  shape.notes = shape.notes.filter((n) => !moveNotes.has(n));
+  for (const split of splits) {
+    const moved = split.moved.filter(served);
+    const stays = split.moved.filter((f) => !served(f));
+    if (moved.length > 0) shape.notes.push(`The server moves the part of the $match at stage ${split.stage} on ${moved.join(', ')} before ${split.after}, so an index can serve it.`);
+    if (stays.length > 0) shape.notes.push(`The $match at stage ${split.stage} on ${stays.join(', ')} stays after ${split.after} on this server and filters in memory: no index can help that stage.`);
+  }
+  shape.hiddenMatches = shape.hiddenMatches.filter((hm) => !Object.keys(hm.movedFilter).every(served) || hm.description !== undefined);
+  const sortText = sortDiffers ? ` and sorts by ${Object.keys(explained.sort!).join(', ')}` : '';
+  shape.notes.push(`The server's explain shows the collection scan filtered on ${fieldsText(server)}${sortText} where the rules' reading of the pipeline gives ${fieldsText(rules)}: the advice follows the explain.`);
+  lead.filter = explained.filter;
+  if (sortDiffers) lead.sort = explained.sort!;
+}
+
+/** A $lookup by localField/foreignField on a collection of this database, with its offline note. */
+function lookupOf(index: number, body: unknown): MongoLookup | undefined {
+  if (!isPlainObject(body)) return undefined;
+  const { from, localField, foreignField } = body;
+  if (typeof from !== 'string' || from === '' || typeof localField !== 'string' || typeof foreignField !== 'string' || foreignField === '') return undefined;
+  const stage = index + 1;
+  const note = foreignField === '_id'
+    ? `The $lookup at stage ${stage} finds its documents in ${from} by _id, which the _id index serves.`
+    : `The $lookup at stage ${stage} reads ${from} by ${foreignField} once per document it joins: an index on ${from} that leads with ${foreignField} serves it (${createIndexText(from, [{ field: foreignField, direction: 1 }])}).`;
+  return { stage, from, localField, foreignField, note };
 }
 
 /**
@@ -595,7 +708,7 @@ function splitAfter(pipeline: MongoDoc[], at: number, index: number, body: Mongo
     return { moved, notes };
   }
   if (stage === '$lookup') {
-    notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters the documents $lookup joined in: no index on this collection can help it (an index on the other collection's foreignField serves the join itself).`);
+    notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters the documents $lookup joined in: no index on this collection can help it.`);
     return { moved, notes };
   }
   notes.push(`The $match at stage ${n} on ${keptFields.join(', ')} filters each element $unwind produced, in memory.`);
