@@ -320,11 +320,12 @@ export async function liveMongoAdvice(session: MongoAdviceSession, cmd: MongoCom
 
 /**
  * An aggregate with the lead its explain shows (queryPlanner: nothing runs), or the query as it is for
- * another operation, or with a warning when the server would not explain it. A cancel, a time limit or a
+ * another operation or one that cannot be explained, or with a warning when the server would not explain it. A cancel, a time limit or a
  * lost connection is thrown as any other failure.
  */
 async function explainedPipeline(session: MongoAdviceSession, cmd: MongoCommand, query: MongoQueryInput, database: string, common: { timeoutMs: number; signal?: AbortSignal }): Promise<{ query: MongoQueryInput; warnings: string[] }> {
-  if (cmd.operation !== 'aggregate') return { query, warnings: [] };
+  // A family (`app_users*`) or values known only at run time cannot be explained: the rules' reading stands.
+  if (cmd.operation !== 'aggregate' || cmd.hasPlaceholders || isCollectionFamily(cmd.collection)) return { query, warnings: [] };
   try {
     const result = await session.conn.explain({ ...cmd, explain: 'queryPlanner' }, { verbosity: 'queryPlanner', database, ...common });
     const lead = explainedLead(JSON.parse(result.rawText) as unknown);

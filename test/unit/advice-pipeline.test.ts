@@ -30,6 +30,16 @@ describe('advice: the pipeline as the server explains it', function () {
       assert.deepEqual(lead, { filter: {} });
     });
 
+    it('sharded (5.0 classic, 5.3 slot-based with $group pushed down): the first shard\'s, which every shard was given', function () {
+      assert.deepEqual(explainedLead(explainOf('mongo-sharded-agg-in-group-sort-covered-qp-5.0.json'))?.filter, { host_id: { $in: [1, 100000000] } });
+      assert.deepEqual(explainedLead(explainOf('mongo-sharded-agg-sbe-no-stages-5.3.json'))?.filter, { abbreviation: { $eq: 'PNG' } });
+      assert.deepEqual(explainedLead(explainOf('mongo-sharded-agg-multishard-no-stages-5.3.json'))?.filter, {});
+    });
+
+    it('an Atlas Search cursor has no query layer to read', function () {
+      assert.equal(explainedLead(explainOf('mongo-agg-atlas-search-addfields-meta-sort-limit-qp-6.0.json')), undefined);
+    });
+
     it('a $geoNear cursor has no query layer to read', function () {
       assert.equal(explainedLead(explainOf('mongo-agg-geonear-2dsphere-allplans-5.0.json')), undefined);
     });
