@@ -40,6 +40,17 @@ describe('advice: the pipeline as the server explains it', function () {
       assert.equal(explainedLead(explainOf('mongo-agg-atlas-search-addfields-meta-sort-limit-qp-6.0.json')), undefined);
     });
 
+    it('a SORT of what a pushed-down $group made is no sort of the collection\'s documents', function () {
+      const explain = {
+        explainVersion: '2',
+        queryPlanner: {
+          parsedQuery: { status: { $eq: 'A' } },
+          winningPlan: { queryPlan: { stage: 'SORT', sortPattern: { total: -1 }, inputStage: { stage: 'GROUP', inputStage: { stage: 'COLLSCAN' } } } },
+        },
+      };
+      assert.deepEqual(explainedLead(explain), { filter: { status: { $eq: 'A' } } });
+    });
+
     it('a $geoNear cursor has no query layer to read', function () {
       assert.equal(explainedLead(explainOf('mongo-agg-geonear-2dsphere-allplans-5.0.json')), undefined);
     });
@@ -70,6 +81,7 @@ describe('advice: the pipeline as the server explains it', function () {
   });
 
   describe('the advisor given the explained filter', function () {
+
     const unwindThenMatch: MongoQueryInput = { collection: 'orders', operation: 'aggregate', pipeline: [{ $unwind: '$items' }, { $match: { status: 'A' } }] };
 
     it('where the explain agrees with the rules\' split, the advice is the same as without it', function () {

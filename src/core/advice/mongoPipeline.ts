@@ -60,20 +60,29 @@ function queryPlannerOf(explain: MongoDoc): MongoDoc | undefined {
   return undefined;
 }
 
-/** The first SORT stage's pattern in the winning plan (the slot-based engine's under `queryPlan`). */
+/** Stages of a pipeline the slot-based engine runs inside the query layer: a SORT above one sorts their output. */
+const PIPELINE_STAGES = new Set(['GROUP', 'EQ_LOOKUP', 'UNWIND', 'REPLACE_ROOT', 'WINDOW', 'SEARCH']);
+
+function children(plan: MongoDoc): unknown[] {
+  const inputs = plan['inputStages'];
+  return [plan['queryPlan'], plan['inputStage'], ...(Array.isArray(inputs) ? inputs : [])];
+}
+
+function holdsPipelineStage(plan: unknown): boolean {
+  if (!isPlainObject(plan)) return false;
+  return PIPELINE_STAGES.has(String(plan['stage'])) || children(plan).some(holdsPipelineStage);
+}
+
+/**
+ * The pattern of the winning plan's SORT of the collection's documents (the slot-based engine's plan is
+ * under `queryPlan`); a SORT of what a pushed-down $group or $lookup made is not one an index can give.
+ */
 function sortOf(plan: unknown): MongoDoc | undefined {
   if (!isPlainObject(plan)) return undefined;
-  if (plan['stage'] === 'SORT' && isPlainObject(plan['sortPattern'])) return plan['sortPattern'];
-  for (const key of ['queryPlan', 'inputStage']) {
-    const found = sortOf(plan[key]);
+  if (plan['stage'] === 'SORT' && isPlainObject(plan['sortPattern']) && !holdsPipelineStage(plan)) return plan['sortPattern'];
+  for (const child of children(plan)) {
+    const found = sortOf(child);
     if (found) return found;
-  }
-  const inputs = plan['inputStages'];
-  if (Array.isArray(inputs)) {
-    for (const input of inputs) {
-      const found = sortOf(input);
-      if (found) return found;
-    }
   }
   return undefined;
 }
