@@ -15,9 +15,9 @@
 // every request (cheap catalog calls), so an index built or dropped by anyone is seen the next time any
 // face asks; `invalidate` drops entries at once after Create Index, a connection switch or Refresh.
 
-import { adviseMongo, advisePostgres, fromMongoCommand, keepServedIndexes } from '../core/index';
+import { adviseMongo, advisePostgres, fromMongoCommand, keepServedIndexes, mongoLookups } from '../core/index';
 import { parsePostgresQuery } from '../core/index';
-import type { Advice, ExistingPgIndex, Measurement, MongoStats } from '../core/index';
+import type { Advice, ExistingMongoIndex, ExistingPgIndex, Measurement, MongoStats } from '../core/index';
 import type { MongoCommand } from '../core/index';
 import {
   existingMongo, existingPg, liveMongoAdvice, livePostgresAdvice, NOT_REQUESTED, refused,
@@ -185,6 +185,12 @@ export class AdviceService {
   async mongo(session: MongoAdviceSession, cmd: MongoCommand, req: ServiceRequest): Promise<LiveAdvice> {
     const dbName = cmd.database ?? req.options?.database ?? session.db.databaseName;
     const indexes = (await session.conn.listIndexes(cmd.collection, dbName)).map(existingMongo);
+    // The other collections a $lookup reads: their index lists decide the advice on them too, so an index
+    // built there (by anyone) is a new answer as one built on the queried collection is.
+    const input = fromMongoCommand(cmd);
+    const others = input.ok ? [...new Set(mongoLookups(input.query).map((l) => l.from))].filter((c) => c !== cmd.collection) : [];
+    const otherIndexes: Record<string, ExistingMongoIndex[]> = {};
+    for (const c of others) otherIndexes[c] = (await session.conn.listIndexes(c, dbName).catch(() => [])).map(existingMongo);
     const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
     const count = await mongoEstimatedCount(db, cmd.collection, { maxTimeMS: 5_000 }).catch(() => -1);
     // The command without where it was written (its source ranges), so spacing does not count.
@@ -192,12 +198,12 @@ export class AdviceService {
     const parts: AdviceKeyParts = {
       query: JSON.stringify({ ...rest, database: dbName }),
       connection: req.connection,
-      indexes: JSON.stringify(indexes),
+      indexes: JSON.stringify(others.length > 0 ? { [cmd.collection]: indexes, ...otherIndexes } : indexes),
       stats: rounded(count),
     };
-    return this.answer(parts, [cmd.collection], async () => {
+    return this.answer(parts, [cmd.collection, ...others], async () => {
       const live = await ADVISOR.mongodb(session, cmd, req.options ?? {});
-      keepServedIndexes(live.advice, { mongodb: indexes });
+      keepServedIndexes(live.advice, { mongodb: indexes }, cmd.collection);
       return live;
     });
   }

@@ -6,6 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { liveMongoAdvice, openMongoAdvice, type MongoAdviceSession } from '../../src/adapters/advise';
+import { AdviceService } from '../../src/adapters/adviceService';
 import { explainedLead } from '../../src/core/advice/mongoPipeline';
 import type { MongoIndexSpec } from '../../src/core/advice/types';
 import { parseMongoQuery, type MongoCommand } from '../../src/core/query/mongoShell';
@@ -101,6 +102,32 @@ describe('MongoDB pipeline advice as the server explains it (real server)', func
       assert.ok(withIndex.advice.notes.some((n) => /reads customers by cust_no through its index cust_no_name/.test(n)), withIndex.advice.notes.join('\n'));
     } finally {
       await db.collection('customers').dropIndex('cust_no_name');
+    }
+  });
+
+  it('through the advice service: the suggestion on the other collection is not measured on the queried one, not "kept" for an index of the queried one, and an index built on the other is a new answer', async function () {
+    const text = `db.orders.aggregate([{ $match: { region: "EU" } }, { $lookup: { from: "customers", localField: "cust_no", foreignField: "cust_no", as: "customer" } }])`;
+    await db.collection('orders').createIndex({ cust_no: 1 }, { name: 'orders_cust_no' });
+    const service = new AdviceService();
+    try {
+      const live = await service.mongo(session, command(text), { connection: 'local' });
+      const onCustomers = (l: typeof live) => l.advice.suggestions.find((s) => (s.index as MongoIndexSpec | undefined)?.collection === 'customers');
+      assert.equal(onCustomers(live)?.action, 'create', 'an index of orders on cust_no does not serve a lookup into customers');
+      await service.measureMongo(session, command(text), live, { sampleSize: 1_000 });
+      const other = onCustomers(live)!;
+      assert.equal(other.verification.status, 'not-run');
+      assert.equal(other.rank, live.advice.suggestions.length);
+      assert.ok(live.advice.notes.some((n) => /suggestion on customers was not measured: a measurement copies a sample of orders only/.test(n)), live.advice.notes.join('\n'));
+      const top = live.advice.suggestions[0]!;
+      assert.notEqual(top.verification.status, 'not-run', 'the suggestion on orders was measured');
+
+      await db.collection('customers').createIndex({ cust_no: 1 }, { name: 'customers_cust_no' });
+      const again = await service.mongo(session, command(text), { connection: 'local' });
+      assert.notEqual(again, live, 'a new answer after the index on customers');
+      assert.equal(onCustomers(again), undefined);
+    } finally {
+      await db.collection('orders').dropIndex('orders_cust_no').catch(() => {});
+      await db.collection('customers').dropIndex('customers_cust_no').catch(() => {});
     }
   });
 

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { explainedLead, lookupAdvice } from '../../src/core/advice/mongoPipeline';
 import { mongoLookups, mongoShape, withExplainedLead } from '../../src/core/advice/mongoShape';
-import type { MongoIndexSpec, MongoQueryInput } from '../../src/core/advice/types';
+import { keepServedIndexes } from '../../src/core/advice/served';
+import type { ExistingMongoIndex, MongoIndexSpec, MongoQueryInput } from '../../src/core/advice/types';
 
 const corpus = join(__dirname, '..', 'fixtures', 'corpus');
 const explainOf = (file: string): unknown => JSON.parse(readFileSync(join(corpus, file), 'utf8'));
@@ -129,6 +130,17 @@ describe('advice: the pipeline as the server explains it', function () {
       const advice = adviseMongo(joined);
       assert.ok(advice.notes.some((n) => /\$lookup at stage 2 reads customers by cust_no .*db\.customers\.createIndex\(\{cust_no: 1\}\)/.test(n)), advice.notes.join('\n'));
       assert.ok(!advice.suggestions.some((s) => (s.index as MongoIndexSpec | undefined)?.collection === 'customers'));
+    });
+
+    it('the suggestion on customers is not turned into "keep using" an index of orders that leads with the same field', function () {
+      const advice = lookupAdvice(adviseMongo(joined), mongoLookups(joined), { customers: [{ name: '_id_', key: { _id: 1 } }] });
+      const ordersIndexes: ExistingMongoIndex[] = [{ name: '_id_', key: { _id: 1 } }, { name: 'cust_no_1', key: { cust_no: 1 } }];
+      const onCustomers = (a: typeof advice) => a.suggestions.find((x) => (x.index as MongoIndexSpec | undefined)?.collection === 'customers');
+      // Without the queried collection's name, the orders index would be taken to serve it.
+      assert.equal(onCustomers(keepServedIndexes(structuredClone(advice), { mongodb: ordersIndexes }))?.action, 'keep');
+      const kept = keepServedIndexes(structuredClone(advice), { mongodb: ordersIndexes }, 'orders');
+      assert.equal(onCustomers(kept)?.action, 'create');
+      assert.equal(onCustomers(kept)?.createText, 'db.customers.createIndex({cust_no: 1})');
     });
 
     it('connected, no index on customers leads with cust_no: a second suggestion on customers with its reason', function () {

@@ -79,10 +79,35 @@ export async function measureMongo(session: MongoAdviceSession, cmd: MongoComman
   }
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
   const indexes = await conn.listIndexes(cmd.collection, dbName);
+  const putBack = setAsideElsewhere(advice, cmd.collection);
   const shown = opts.measuredOrder ? undefined : shownOrder(advice);
-  await onSample(session, { ...cmd, database: dbName }, live, indexes, opts);
-  shown?.();
+  try {
+    await onSample(session, { ...cmd, database: dbName }, live, indexes, opts);
+  } finally {
+    shown?.();
+    putBack();
+  }
   return live;
+}
+
+/**
+ * Takes out the suggestions on another collection than the queried one (a $lookup's other collection):
+ * a measurement copies a sample of the queried collection only, so an index there would be built on the
+ * wrong documents. Returns the function that puts them back after the measured ones, unmeasured, with a
+ * note saying so.
+ */
+function setAsideElsewhere(advice: Advice, collection: string): () => void {
+  const elsewhere = advice.suggestions.filter((s) => s.index?.engine === 'mongodb' && s.index.collection !== collection);
+  if (elsewhere.length === 0) return () => undefined;
+  advice.suggestions = advice.suggestions.filter((s) => !elsewhere.includes(s));
+  return () => {
+    for (const s of elsewhere) {
+      s.rank = advice.suggestions.length + 1;
+      advice.suggestions.push(s);
+    }
+    const names = [...new Set(elsewhere.map((s) => (s.index?.engine === 'mongodb' ? s.index.collection : '')))];
+    advice.notes.push(`The suggestion${elsewhere.length > 1 ? 's' : ''} on ${names.join(' and ')} ${elsewhere.length > 1 ? 'were' : 'was'} not measured: a measurement copies a sample of ${collection} only.`);
+  };
 }
 
 /**

@@ -43,13 +43,17 @@ export function pgIndexServing(spec: PgIndexSpec, existing: ExistingPgIndex[]): 
 
 /**
  * Turns every suggestion an existing index already serves into "keep using" that index, drops the
- * repeats this makes, and numbers the suggestions again. Changes `advice` in place and returns it.
+ * repeats this makes, and numbers the suggestions again. Changes `advice` in place and returns it. With
+ * `collection`, the MongoDB indexes are that collection's, and a suggestion on another one is kept as it is.
  */
-export function keepServedIndexes(advice: Advice, existing: { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] }): Advice {
+export function keepServedIndexes(advice: Advice, existing: { mongodb?: ExistingMongoIndex[]; postgres?: ExistingPgIndex[] }, collection?: string): Advice {
   const out: Suggestion[] = [];
   const kept = new Set<string>();
   for (const s of advice.suggestions) {
-    if (s.action === 'create' && s.index) {
+    // `existing.mongodb` are the queried collection's indexes: a suggestion on another collection (a
+    // $lookup's) was checked against that collection's own when it was made.
+    const elsewhere = collection !== undefined && s.index?.engine === 'mongodb' && s.index.collection !== collection;
+    if (s.action === 'create' && s.index && !elsewhere) {
       const ix = s.index.engine === 'mongodb' ? mongoIndexServing(s.index, existing.mongodb ?? []) : pgIndexServing(s.index, existing.postgres ?? []);
       if (ix) {
         if (kept.has(ix.name)) continue;
