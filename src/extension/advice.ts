@@ -91,7 +91,7 @@ export function measurer(setup: MeasurerSetup): (id: string, post: Post, how?: M
     const collection = ctx.command?.collection ?? '';
     // Unattended (measuring at once after an explain), the setting that asked for it is the consent.
     if (mongo && !how.unattended && !(await setup.consent()(measureQuestion(collection, ctx.command?.database, opts.sampleSize)))) {
-      post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the trial on a sample was declined.' });
+      post({ type: 'suggestionStatus', id, status: 'unverified', detail: 'Not verified: the measurement on a sample was declined.' });
       return;
     }
     post({ type: 'suggestionStatus', id, status: 'verifying' });

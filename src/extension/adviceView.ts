@@ -48,7 +48,7 @@ export function unverifiableReason(s: Suggestion, ctx: AdviceContext): string | 
     const cmd = ctx.command;
     if (!cmd) return 'The query was not read as a MongoDB command.';
     // Without selectivity figures the server was a compatible API (another planner) or answered nothing to count.
-    if (live.stats === undefined) return 'The server is not MongoDB itself, so a trial would measure another planner.';
+    if (live.stats === undefined) return 'The server is not MongoDB itself, so a measurement there would see another planner.';
     if ((live.stats as { total?: number }).total === 0) return 'The collection is empty, so there is nothing to try the index on.';
     if (cmd.hasPlaceholders) return 'The query holds values that are variables in the code, so it cannot run on a sample.';
     if (explainWouldWrite(cmd)) return 'The pipeline writes with $out or $merge, so it is not run on a sample.';
@@ -242,13 +242,13 @@ export function measureQuestion(collection: string, database: string | undefined
   const where = database ? `${database}.${collection}` : collection;
   return {
     kind: 'mongo-trial',
-    message: `Try the suggested indexes on a random sample of ${where}?`,
+    message: `Measure the suggested indexes on a random sample of ${where}?`,
     detail:
-      `MongoDB has no hypothetical indexes, so the check is a trial: a random sample of ${copiedWords(sampleSize)}, or the whole ` +
+      `MongoDB has no hypothetical indexes, so the suggestions are measured on a copy: a random sample of ${copiedWords(sampleSize)}, or the whole ` +
       `collection when it holds fewer, is copied to a scratch collection (qpi_trial_…) on the same server, the suggested and existing ` +
       `indexes are built there, the query is explained with each, and the scratch collection is dropped, also on error or Cancel. ` +
       `${collection} itself and its indexes are not changed.`,
-    accept: 'Run the Trial',
+    accept: 'Measure on a Sample',
   };
 }
 

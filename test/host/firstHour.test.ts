@@ -154,7 +154,7 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await item.locator('button', { hasText: 'Verify' }).click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
-    await dialog.getByRole('button', { name: 'Run the Trial' }).click();
+    await dialog.getByRole('button', { name: 'Measure on a Sample' }).click();
     await item.locator('.status', { hasText: /^Verified\b/ }).waitFor({ timeout: 60_000 });
     // The lens above the query says its suggestion now stands on the measurement.
     const ms = await timedUntil('the lens saying measured', 10_000, async () => (await lensTexts()).some((t) => /Suggest index \(measured\)/.test(t)));

@@ -88,7 +88,7 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     assert.match(question, /random sample/);
     assert.match(question, /scratch collection/);
     await page.screenshot({ path: join(SHOTS, 'verify-mongo-consent.png') });
-    await dialog.getByRole('button', { name: 'Run the Trial' }).click();
+    await dialog.getByRole('button', { name: 'Measure on a Sample' }).click();
     await item.locator('.status', { hasText: /^Verified\b/ }).waitFor({ timeout: 60_000 });
     const figures = item.locator('table.verdict-figures');
     await figures.waitFor();

@@ -74,7 +74,7 @@ export async function measureMongo(session: MongoAdviceSession, cmd: MongoComman
   if (advice.refusal !== undefined || live.notIndexable !== undefined) return live;
   const conn = session.conn;
   if (conn.server.kind === 'compatible') {
-    advice.notes.push(`The suggestions were not tried: ${conn.server.detail.replace(/\.$/, '')}, and a trial there would measure another planner.`);
+    advice.notes.push(`The suggestions were not tried: ${conn.server.detail.replace(/\.$/, '')}, and a measurement there would see another planner.`);
     return live;
   }
   const dbName = cmd.database ?? opts.database ?? session.db.databaseName;
@@ -149,7 +149,7 @@ async function onSample(session: MongoAdviceSession, cmd: MongoCommand & { datab
   const db = cmd.database === session.db.databaseName ? session.db : mongoDatabase(session.db, cmd.database);
   // Leftovers of a run that was killed before it could drop its scratch collection.
   const stale = await dropStaleScratch(db).catch(() => [] as string[]);
-  if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted trial: ${stale.join(', ')}.`);
+  if (stale.length > 0) advice.notes.push(`Dropped ${stale.length} scratch collection${stale.length > 1 ? 's' : ''} left by an earlier interrupted measurement: ${stale.join(', ')}.`);
   const input = fromMongoCommand(cmd);
   const shape = input.ok ? mongoShape(input.query) : undefined;
   // A user who may only read gets the rules' advice, and one sentence on why it was not measured: the

@@ -189,7 +189,7 @@ export async function buildIndexes(db: Db, m: MongoMeasurement, scratch: string,
       await m.op(db, (session) => mongoScratchIndexes(db, scratch, [spec], { maxTimeMS, comment: tag, session }));
     } catch (err) {
       if (err instanceof AdapterError && (err.kind === 'cancelled' || err.kind === 'network' || err.kind === 'auth' || err.kind === 'timeout')) throw err;
-      report.notes.push(`The index ${JSON.stringify(spec['key'])} could not be built on the sample (${err instanceof Error ? err.message.replace(/\.$/, '') : String(err)}), so the trial went on without it.`);
+      report.notes.push(`The index ${JSON.stringify(spec['key'])} could not be built on the sample (${err instanceof Error ? err.message.replace(/\.$/, '') : String(err)}), so the measurement went on without it.`);
     }
   }
 }

@@ -99,7 +99,7 @@ export async function measureMongoSuggestions(db: Db, conn: MongoConnection, cmd
     // $sample reads only what it returns (a random cursor) while that is under 5% of the collection; a
     // bigger share reads the whole collection, which only a small collection may cost.
     const size = boundedSampleSize(sampleSize, report.collectionSize);
-    if (size < sampleSize) report.notes.push(`The trial sample was cut to ${fmt(size)} documents: from 5% of the collection on, $sample reads all of it.`);
+    if (size < sampleSize) report.notes.push(`The measured sample was cut to ${fmt(size)} documents: from 5% of the collection on, $sample reads all of it.`);
     await createScratch(db, m, scratch, maxTimeMS, made);
     // $out into the marked collection replaces its documents and keeps its options, the marker with them.
     await m.op(db, (session) => mongoAggregate(db, cmd.collection, [{ $sample: { size } }, { $out: scratch }], { maxTimeMS, comment: tag, session }));
@@ -169,7 +169,7 @@ export async function measureMongoSuggestions(db: Db, conn: MongoConnection, cmd
       const baseline = before;
       if (!after.ok || !baseline.ok) {
         const why = !after.ok ? after.message : !baseline.ok ? baseline.message : '';
-        setVerdict(t.s, { status: 'failed', ...base, message: `The trial ${where} failed: ${why}` });
+        setVerdict(t.s, { status: 'failed', ...base, message: `The measurement ${where} failed: ${why}` });
         continue;
       }
       measured.set(t.s, after.numbers);

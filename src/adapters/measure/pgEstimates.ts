@@ -180,14 +180,14 @@ export async function measurePgEstimates(conn: PostgresConnection, sql: string, 
 
   if (measured.some((m) => m.method === 'trial-index') || tables.size > 0) {
     report.method = 'trial-index';
-    report.warnings.push(`Each trial index was built inside a transaction that was rolled back, so nothing remains; while it was being built it locked writes to ${[...tables].join(', ')}.`);
+    report.warnings.push(`Each index measured was built inside a transaction that was rolled back, so nothing remains; while it was being built it locked writes to ${[...tables].join(', ')}.`);
   } else if (measured.length > 0) {
     report.method = 'hypopg';
   }
   if (declined) {
     report.notes.push(hypo.installed
-      ? 'Some suggestions were not verified: HypoPG cannot simulate them, and a trial build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.'
-      : `The suggestions were not verified: HypoPG is not installed in this database${hypo.available ? ' (CREATE EXTENSION hypopg would add it)' : ''}, and a trial build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.`);
+      ? 'Some suggestions were not verified: HypoPG cannot simulate them, and a build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.'
+      : `The suggestions were not verified: HypoPG is not installed in this database${hypo.available ? ' (CREATE EXTENSION hypopg would add it)' : ''}, and a build inside a rolled-back transaction needs your consent because it locks writes to the table while it builds.`);
   }
   return report;
 }
