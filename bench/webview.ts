@@ -223,7 +223,8 @@ async function renderInPage(page: Page, tool: Tool, payload: string): Promise<{ 
   return r;
 }
 
-async function oneRun(context: BrowserContext, origin: string, tool: Tool, payload: string): Promise<Sample> {
+/** A new page that keeps its errors and notes when the view said it is ready (`benchReadyAt`). */
+async function benchPage(context: BrowserContext): Promise<{ page: Page; errors: string[] }> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -233,6 +234,14 @@ async function oneRun(context: BrowserContext, origin: string, tool: Tool, paylo
     window.addEventListener('qpi-outbound', (e) => {
       if ((e as CustomEvent<{ type: string }>).detail.type === 'ready') (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
     });
+  });
+  return { page, errors };
+}
+
+async function oneRun(context: BrowserContext, origin: string, tool: Tool, payload: string): Promise<Sample> {
+  const { page, errors } = await benchPage(context);
+  // pev2's page has no ready message: it is ready when its document is.
+  await page.addInitScript(() => {
     document.addEventListener('DOMContentLoaded', () => {
       if ((window as unknown as { pev2Bench?: unknown }).pev2Bench) (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
     });
@@ -407,15 +416,7 @@ async function warmSmall(): Promise<void> {
       for (let tab = 0; tab < TABS; tab++) {
         const order = tab % 2 === 0 ? builds : [...builds].reverse();
         for (const build of order) {
-          const page = await context.newPage();
-          const errors: string[] = [];
-          page.on('pageerror', (e) => errors.push(String(e)));
-          await page.addInitScript('window.__name = (fn) => fn;');
-          await page.addInitScript(() => {
-            window.addEventListener('qpi-outbound', (e) => {
-              if ((e as CustomEvent<{ type: string }>).detail.type === 'ready') (window as unknown as { benchReadyAt: number }).benchReadyAt = performance.now();
-            });
-          });
+          const { page, errors } = await benchPage(context);
           await page.goto(`${origin}/${build}`);
           await page.waitForFunction(() => typeof (window as unknown as { benchReadyAt?: number }).benchReadyAt === 'number');
           // The panel already shows a plan; a few arrivals warm the page's code up first, as earlier Explains did.
