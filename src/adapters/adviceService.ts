@@ -24,6 +24,7 @@ import {
   type AdviseOptions, type LiveAdvice, type MongoAdviceSession, type PostgresAdviceSession,
 } from './advise';
 import { mongoDatabase, mongoEstimatedCount } from './door';
+import { AdapterError } from './errors';
 import { measureMongo, measurePostgres, type MeasureOptions } from './measure/index';
 
 export { mongoNumbers, type MeasuredNumbers, type MeasuredVerdict, type MeasureProgress, type MeasureStep, type MeasureOptions } from './measure/index';
@@ -151,6 +152,15 @@ function rounded(n: number): string {
   return String(Math.round(n / p) * p);
 }
 
+/**
+ * A $lookup's other collection that cannot be listed (missing, or not the user's to list) keys the answer
+ * with no indexes, as the advisor then reads it; a cancel or a time limit still ends the request.
+ */
+function unlisted(err: unknown): [] {
+  if (err instanceof AdapterError && (err.kind === 'auth' || err.kind === 'server')) return [];
+  throw err;
+}
+
 export function normalizedSql(sql: string): string {
   return sql.replace(/\s+/g, ' ').replace(/\s*;\s*$/, '').trim();
 }
@@ -190,7 +200,7 @@ export class AdviceService {
     const input = fromMongoCommand(cmd);
     const others = input.ok ? [...new Set(mongoLookups(input.query).map((l) => l.from))].filter((c) => c !== cmd.collection) : [];
     const otherIndexes: Record<string, ExistingMongoIndex[]> = {};
-    for (const c of others) otherIndexes[c] = (await session.conn.listIndexes(c, dbName).catch(() => [])).map(existingMongo);
+    for (const c of others) otherIndexes[c] = (await session.conn.listIndexes(c, dbName).catch(unlisted)).map(existingMongo);
     const db = dbName === session.db.databaseName ? session.db : mongoDatabase(session.db, dbName);
     const count = await mongoEstimatedCount(db, cmd.collection, { maxTimeMS: 5_000 }).catch(() => -1);
     // The command without where it was written (its source ranges), so spacing does not count.

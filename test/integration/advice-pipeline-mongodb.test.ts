@@ -135,5 +135,8 @@ describe('MongoDB pipeline advice as the server explains it (real server)', func
     const live = await liveMongoAdvice(session, command(`db.orders.aggregate([{ $lookup: { from: "nowhere", localField: "cust_no", foreignField: "cust_no", as: "x" } }])`));
     assert.ok(!live.advice.suggestions.some((s) => (s.index as MongoIndexSpec | undefined)?.collection === 'nowhere'));
     assert.ok(live.advice.notes.some((n) => /\$lookup at stage 1 joins nothing: nowhere does not exist/.test(n)), live.advice.notes.join('\n'));
+    // The advice service lists the other collection's indexes for its cache key too: a missing one is none.
+    const served = await new AdviceService().mongo(session, command(`db.orders.aggregate([{ $lookup: { from: "nowhere", localField: "cust_no", foreignField: "cust_no", as: "x" } }])`), { connection: 'local' });
+    assert.ok(served.advice.notes.some((n) => /joins nothing: nowhere does not exist/.test(n)), served.advice.notes.join('\n'));
   });
 });
