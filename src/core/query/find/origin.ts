@@ -1,5 +1,5 @@
 // What a value is, from where it comes: a Knex instance, a node-postgres client or pool, a postgres.js
-// `sql`, a MongoDB collection or database, followed through what the code says of it rather than its
+// `sql`, a MongoDB collection or database, a TypeORM repository (and its entity) or entity manager, followed through what the code says of it rather than its
 // name: a TypeScript annotation (`trx: Knex.Transaction`, `#db: PostgresDB` where another module declares
 // `type PostgresDB = postgres.Sql`), the library call that made it (`knex(config)`, `new Pool()`,
 // `postgres(url)`), a class's field (`this.db`, `service.db` of a field typed by a class), a function's
@@ -11,10 +11,13 @@ import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 
-export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model';
+export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model' | 'typeorm-repository' | 'typeorm-manager';
 
-/** A value's origin: a library's query object, or a class or object of the application whose members are followed. */
-export type Origin = { library: Library } | { holder: BNode; ex: Extractor };
+/**
+ * A value's origin: a library's query object (with the entity class a TypeORM repository is of, when the
+ * code names it), or a class or object of the application whose members are followed.
+ */
+export type Origin = { library: Library; entity?: string } | { holder: BNode; ex: Extractor };
 
 /** Types each library declares for its query objects, by module and name (a namespace's `Knex.Transaction` by its last name). */
 const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
@@ -24,6 +27,12 @@ const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
   mongodb: { Collection: 'mongodb-collection', Db: 'mongodb-db' },
   '@prisma/client': { PrismaClient: 'prisma', TransactionClient: 'prisma' },
   mongoose: { Model: 'mongoose-model' },
+  // A TypeORM repository of an entity (`Repository<User>`), and what takes the entity as an argument or
+  // hands out repositories and managers (an EntityManager, a DataSource or 0.2's Connection, a QueryRunner).
+  typeorm: {
+    Repository: 'typeorm-repository', TreeRepository: 'typeorm-repository', EntityManager: 'typeorm-manager', DataSource: 'typeorm-manager',
+    Connection: 'typeorm-manager', QueryRunner: 'typeorm-manager',
+  },
 };
 /** Calls and constructors of each library that make one: `knex(config)`, `new Pool()`, `postgres(url)`. */
 const LIBRARY_MAKERS: Record<string, Record<string, Library>> = {
@@ -31,7 +40,13 @@ const LIBRARY_MAKERS: Record<string, Record<string, Library>> = {
   pg: { Pool: 'pg', Client: 'pg' },
   postgres: { default: 'postgres' },
   '@prisma/client': { PrismaClient: 'prisma' },
+  typeorm: { DataSource: 'typeorm-manager', Connection: 'typeorm-manager', getManager: 'typeorm-manager', getConnection: 'typeorm-manager', createConnection: 'typeorm-manager' },
 };
+/** TypeORM calls on a manager, a data source or a connection (and the global functions of 0.2) that give an entity's repository. */
+const TYPEORM_REPOSITORY_CALLS = new Set(['getRepository', 'getTreeRepository']);
+/** Members of a data source or query runner that are its entity manager, and calls that give one. */
+const TYPEORM_MANAGER_MEMBERS = new Set(['manager']);
+const TYPEORM_MANAGER_CALLS = new Set(['createQueryRunner', 'createEntityManager']);
 /** Types that keep their first argument's members: `Pick<PrismaService, 'user'>`, `Readonly<Db>`. */
 const SAME_MEMBERS = new Set(['Promise', 'Readonly', 'Pick', 'Omit', 'Partial', 'Required', 'NonNullable']);
 const MAX_DEPTH = 12;
@@ -44,9 +59,18 @@ export function libraryOf(ex: Extractor, e: BNode): Library | undefined {
 
 export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undefined {
   if (depth > MAX_DEPTH) return undefined;
+  // `db as TeamDB`, `<Repository<User>>x`: what the code says the value is.
+  const asserted = e.type === 'TSAsExpression' || e.type === 'TSTypeAssertion' ? (e as unknown as { typeAnnotation?: BNode }).typeAnnotation : undefined;
+  const typed = asserted ? typeOrigin(ex, asserted, depth + 1) : undefined;
+  if (typed) return typed;
   e = unwrap(e);
   if (e.type === 'AwaitExpression' && e.argument) return originOf(ex, e.argument, depth + 1);
   if (e.type === 'Identifier') return nameOrigin(ex, e.name!, depth);
+  // `this` in a class that extends a library's (`class UserRepository extends Repository<User>`).
+  if (e.type === 'ThisExpression') {
+    const cls = ex.enclosingClassNode();
+    return cls ? classOrigin(ex, cls, depth + 1) : undefined;
+  }
   if (e.type === 'ObjectExpression') return { holder: e, ex };
   if (e.type === 'NewExpression' || isCall(e)) return callOrigin(ex, e, depth);
   if (isMember(e)) {
@@ -62,6 +86,8 @@ export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undef
       if (ns) return bindingOrigin(ns.ex, ns.local, depth + 1);
     }
     const holder = originOf(ex, obj, depth + 1);
+    // `dataSource.manager`, `queryRunner.manager`, `repo.manager`: TypeORM's entity manager.
+    if (holder && 'library' in holder) return (holder.library === 'typeorm-manager' || holder.library === 'typeorm-repository') && TYPEORM_MANAGER_MEMBERS.has(name) ? { library: 'typeorm-manager' } : undefined;
     return holder && 'holder' in holder ? memberOrigin(holder.ex, holder.holder, name, depth + 1) : undefined;
   }
   return undefined;
@@ -118,6 +144,7 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   const began = 'unknown' in b && !b.part ? ex.transactionReceiver(name) : undefined;
   if (began) {
     const o = originOf(ex, began, depth + 1);
+    if (o && 'library' in o && (o.library === 'typeorm-manager' || o.library === 'typeorm-repository')) return { library: 'typeorm-manager' };
     return o && 'library' in o && (o.library === 'knex' || o.library === 'prisma' || o.library === 'postgres') ? o : undefined;
   }
   // `const { Orders } = await collections(db)`, `({ Orders }: { Orders: Collection<Order> }) => ...`: the
@@ -160,9 +187,86 @@ function classOrigin(ex: Extractor, cls: BNode, depth: number): Origin {
     if (!sup) break;
     const made = makerOf(at.ex, unwrap(sup));
     if (made) return { library: made };
+    const repository = typeormRepositoryClass(at.ex, at.node, unwrap(sup));
+    if (repository) return repository;
     at = at.ex.classOf(sup, 0);
   }
   return { holder: cls, ex };
+}
+
+/**
+ * `class UserRepository extends Repository<User>` (a custom repository, also with `@EntityRepository(User)`):
+ * a TypeORM repository of the entity its type argument or decorator names.
+ */
+function typeormRepositoryClass(ex: Extractor, cls: BNode, sup: BNode): Origin | undefined {
+  if (sup.type !== 'Identifier') return undefined;
+  const r = ex.lookup(sup.name!);
+  const b = r?.binding;
+  if (!b || !('from' in b) || b.from !== 'typeorm' || LIBRARY_TYPES.typeorm![b.imported ?? sup.name!] !== 'typeorm-repository') return undefined;
+  const typeArg = (cls as unknown as { superTypeParameters?: { params?: BNode[] } }).superTypeParameters?.params?.[0];
+  const decorated = ((cls as unknown as { decorators?: { expression: BNode }[] }).decorators ?? []).map((d) => unwrap(d.expression)).find((d) => isCall(d) && unwrap(d.callee!).type === 'Identifier' && unwrap(d.callee!).name === 'EntityRepository');
+  const entity = (typeArg ? typeEntity(typeArg) : undefined) ?? (decorated?.arguments?.[0] ? entityNamed(decorated.arguments[0]) : undefined);
+  return { library: 'typeorm-repository', ...(entity ? { entity } : {}) };
+}
+
+/** The entity class a type names: `User` in `Repository<User>`. */
+function typeEntity(t: BNode): string | undefined {
+  const name = t.type === 'TSTypeReference' ? (t as unknown as { typeName: BNode }).typeName : undefined;
+  return name?.type === 'Identifier' && /^[A-Z]/.test(name.name!) ? name.name : undefined;
+}
+
+/** The entity class an argument names: `getRepository(User)`. */
+function entityNamed(a: BNode): string | undefined {
+  const e = unwrap(a);
+  return e.type === 'Identifier' && /^[A-Z]/.test(e.name!) ? e.name : undefined;
+}
+
+/**
+ * TypeORM calls that give a repository or a manager: `getRepository(User)` of 0.2 and
+ * `dataSource.getRepository(User)` / `manager.getRepository(User)` on what is a manager,
+ * `manager.withRepository(repo)`, `dataSource.createQueryRunner()`.
+ */
+function typeormCallOrigin(ex: Extractor, e: BNode, callee: BNode, depth: number): Origin | undefined {
+  const args = e.arguments ?? [];
+  if (callee.type === 'Identifier') {
+    if (!TYPEORM_REPOSITORY_CALLS.has(callee.name!) || ex.importSource(callee.name!) !== 'typeorm') return undefined;
+    const entity = args[0] ? entityNamed(args[0]) : undefined;
+    return { library: 'typeorm-repository', ...(entity ? { entity } : {}) };
+  }
+  if (!isMember(callee)) return undefined;
+  const name = propertyName(callee);
+  if (name === undefined || !(TYPEORM_REPOSITORY_CALLS.has(name) || TYPEORM_MANAGER_CALLS.has(name) || name === 'withRepository')) return undefined;
+  const on = originOf(ex, unwrap(callee.object!), depth + 1);
+  if (!on || !('library' in on) || (on.library !== 'typeorm-manager' && on.library !== 'typeorm-repository')) return undefined;
+  if (TYPEORM_MANAGER_CALLS.has(name)) return { library: 'typeorm-manager' };
+  if (name === 'withRepository') return args[0] ? originOf(ex, args[0], depth + 1) : undefined;
+  const entity = args.length === 1 ? entityNamed(args[0]!) : undefined;
+  return { library: 'typeorm-repository', ...(entity ? { entity } : {}) };
+}
+
+/** Dependency-injection containers whose `Container.get(Class)` gives an instance of the class (typedi, and n8n's fork of it). */
+const CONTAINERS = new Set(['typedi', '@n8n/di']);
+
+/** `Container.get(UserRepository)`: an instance of the class the container is asked for. */
+function containerInstance(ex: Extractor, e: BNode, callee: BNode, depth: number): Origin | undefined {
+  if (!isMember(callee) || propertyName(callee) !== 'get') return undefined;
+  const obj = unwrap(callee.object!);
+  const arg = e.arguments?.[0] ? unwrap(e.arguments[0]) : undefined;
+  if (obj.type !== 'Identifier' || arg?.type !== 'Identifier' || !CONTAINERS.has(ex.importSource(obj.name!) ?? '')) return undefined;
+  const cls = ex.classNamed(arg.name!);
+  return cls ? classOrigin(cls.ex, cls.node, depth + 1) : undefined;
+}
+
+/**
+ * What a method of the application returns: `this.getUserRepo()` or `service.repo()`, by the return type
+ * it declares (`Promise<Repository<User>>`).
+ */
+function methodCallOrigin(ex: Extractor, callee: BNode, depth: number): Origin | undefined {
+  const name = propertyName(callee);
+  if (name === undefined) return undefined;
+  const target = functionOf(ex, callee, depth + 1);
+  const declared = target ? (target.fn as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation : undefined;
+  return target && declared ? typeOrigin(target.ex, declared, depth + 1) : undefined;
 }
 
 function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined {
@@ -170,6 +274,13 @@ function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined 
   // knex(config), new Pool(), postgres(url), new pg.Pool()
   const made = makerOf(ex, callee);
   if (made) return { library: made };
+  if (e.type !== 'NewExpression') {
+    const typeorm = typeormCallOrigin(ex, e, callee, depth);
+    if (typeorm) return typeorm;
+    const injected = containerInstance(ex, e, callee, depth);
+    if (injected) return injected;
+    if (isMember(callee)) return depth < MAX_DEPTH ? methodCallOrigin(ex, callee, depth + 1) : undefined;
+  }
   if (e.type === 'NewExpression') {
     if (callee.type !== 'Identifier') return undefined;
     const cls = ex.classNamed(callee.name!);
@@ -217,7 +328,8 @@ function libraryModule(from: string): string {
 /** What a type names: a library's query object, or a class or interface of the application. */
 export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | undefined {
   if (depth > MAX_DEPTH) return undefined;
-  if (t.type === 'TSUnionType') {
+  // `Repository<User> & UserRepositoryExtras`: what a member of the union or intersection is.
+  if (t.type === 'TSUnionType' || t.type === 'TSIntersectionType') {
     for (const member of (t as unknown as { types: BNode[] }).types) {
       const o = typeOrigin(ex, member, depth + 1);
       if (o) return o;
@@ -241,7 +353,7 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
   const r = ex.lookup(name);
   if (r && 'from' in r.binding && r.binding.from !== undefined) {
     const lib = LIBRARY_TYPES[libraryModule(r.binding.from)];
-    if (lib) return libraryType(lib, last ?? (r.binding.imported === 'default' || r.binding.imported === '*' ? name : r.binding.imported ?? name));
+    if (lib) return libraryType(lib, last ?? (r.binding.imported === 'default' || r.binding.imported === '*' ? name : r.binding.imported ?? name), params[0]);
     // A type of another module of the workspace: what that module declares (an alias, a class), or a
     // library's type it passes on (`export type { Knex } from 'knex'`, then `Knex.Transaction` here).
     const passed = ex.importedLibrary(name);
@@ -257,9 +369,11 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
   return typeBindingOrigin(ex, name, depth + 1);
 }
 
-function libraryType(lib: Record<string, Library>, name: string): { library: Library } | undefined {
+function libraryType(lib: Record<string, Library>, name: string, typeArg?: BNode): { library: Library; entity?: string } | undefined {
   const l = lib[name];
-  return l ? { library: l } : undefined;
+  if (!l) return undefined;
+  const entity = l === 'typeorm-repository' && typeArg ? typeEntity(typeArg) : undefined;
+  return entity ? { library: l, entity } : { library: l };
 }
 
 /** A type name declared in `ex`'s module: an alias, an interface, a class. */
@@ -353,7 +467,7 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
  * (`this.getRows(sql)`), or a method of a value of an application's class (`this.sql.getRowsBySqlQuery(sql)`
  * where `sql: SqlHelper`). With the extractor of the module that declares it.
  */
-export function functionOf(ex: Extractor, callee: BNode): { ex: Extractor; fn: BNode } | undefined {
+export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extractor; fn: BNode } | undefined {
   callee = unwrap(callee);
   if (callee.type === 'Identifier') {
     const r = ex.lookup(callee.name!);
@@ -372,7 +486,7 @@ export function functionOf(ex: Extractor, callee: BNode): { ex: Extractor; fn: B
     const m = ex.methodOf(name);
     return m ? { ex: m.ex, fn: m.fn } : undefined;
   }
-  const holder = originOf(ex, obj, 0);
+  const holder = originOf(ex, obj, depth);
   if (!holder || !('holder' in holder)) return undefined;
   for (let at: { ex: Extractor; node: BNode } | undefined = { ex: holder.ex, node: holder.holder }, i = 0; at && i < 8; i++) {
     for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {

@@ -1,7 +1,11 @@
 // TypeORM: repository and entity calls (`repo.find({ where, order, take, skip, select })`, `findOne`,
-// `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`), and
+// `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`, `restore`,
+// 0.2's `findByIds`), and
 // query builders (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`),
-// read as the SQL TypeORM sends. The entity comes from `@InjectRepository(User)`, `getRepository(User)`,
+// read as the SQL TypeORM sends. The entity comes first from what the receiver is (origin.ts: `Repository<User>`
+// in an annotation, an application's alias or a method's declared return, a class that extends
+// `Repository<User>`, `Container.get(UserRepository)`; a manager under any name takes the entity first), then
+// from `@InjectRepository(User)`, `getRepository(User)`,
 // `manager.find(User, ...)`, a repository's name (`userRepository`), the entity itself (`User.findBy`, and
 // `getRepository(this)` or `this.getRepository()` in its static methods), the last class argument of an
 // application's wrapper on a connection (`connection.getRepository(ctx, User)`), or the key that picks it
@@ -16,6 +20,7 @@
 // function (`list.find((x) => ...)`) is an array's, never a query.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
+import { libraryOf, originOf } from './origin';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
@@ -115,10 +120,10 @@ function localClass(ex: Extractor, name: string, depth = 0): { decorators: strin
 const METHODS: Record<string, SelectParts['kind']> = {
   find: 'select', findOne: 'select', findBy: 'select', findOneBy: 'select', findAndCount: 'select', findAndCountBy: 'select', findOneOrFail: 'select',
   findOneByOrFail: 'select', count: 'count', countBy: 'count', exist: 'count', exists: 'count', existsBy: 'count', update: 'update', delete: 'delete',
-  softDelete: 'update',
+  softDelete: 'update', restore: 'update', findByIds: 'select',
 };
 /** Methods whose first argument is the where itself, not `{ where }`. */
-const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete']);
+const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete', 'restore']);
 const TYPEORM_ONLY = new Set(['findBy', 'findOneBy', 'findAndCount', 'findAndCountBy', 'findOneOrFail', 'findOneByOrFail', 'countBy', 'existsBy', 'createQueryBuilder']);
 const FIND_OPERATORS: Record<string, string> = { MoreThan: '>', MoreThanOrEqual: '>=', LessThan: '<', LessThanOrEqual: '<=', Equal: '=', Like: 'LIKE', ILike: 'ILIKE' };
 /** Keys of a find options object (anything else means the object is the where itself). */
@@ -145,8 +150,10 @@ export const typeormCalls: CallReader = {
     const op = chain.find((c) => METHODS[c.name] !== undefined);
     if (!op || functionArgument(op.call)) return false;
     const receiver = unwrap(unwrap(op.call.callee!).object!);
-    // manager.find(User, { where }) names the entity first.
-    const managerEntity = /manager$/i.test(ex.lastName(receiver) ?? '') && op.call.arguments?.[0] ? entityArgument(ex, op.call.arguments[0]) : undefined;
+    // manager.find(User, { where }) names the entity first: on a value named for a manager, or one whose
+    // origin is TypeORM's EntityManager, DataSource or Connection under any name.
+    const first = op.call.arguments?.[0] ? entityArgument(ex, op.call.arguments[0]) : undefined;
+    const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || libraryOf(ex, receiver) === 'typeorm-manager') ? first : undefined;
     const entity = managerEntity ?? entityOf(ex, receiver, op);
     if (!entity) return false;
     for (const c of chain) ex.consume(c.call);
@@ -237,6 +244,15 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
     const held = field ? entityOf(ex, field, op, depth + 1) : undefined;
     if (held) return held;
   }
+  // What the value is, where the code says it: a repository of an entity (`Repository<User>`, a custom
+  // repository class, a method that returns one), or another library's object, whose calls are not TypeORM's.
+  if (e.type === 'Identifier' || e.type === 'ThisExpression' || isMember(e) || isCall(e) || e.type === 'AwaitExpression') {
+    const o = originOf(ex, e, 0);
+    if (o && 'library' in o) {
+      if (o.library === 'typeorm-repository' && o.entity !== undefined) return { name: o.entity };
+      if (o.library !== 'typeorm-repository') return undefined;
+    }
+  }
   // One library per call: an entity the file or the repository declares is TypeORM's only when TypeORM
   // declares it, and its statics are queries only when it is an active record (extends BaseEntity).
   const own = e.type === 'Identifier' && /^[A-Z]/.test(e.name!) ? declaredEntity(ex, e.name!) : undefined;
@@ -289,7 +305,10 @@ function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: num
   const col = (k: string) => quoteIdent(names.column(k));
   const parts: SelectParts = { table: names.table, where: [], orderBy: [], kind: METHODS[op.name]! };
   const arg = op.call.arguments?.[first];
-  if (WHERE_FIRST.has(op.name)) {
+  if (op.name === 'findByIds') {
+    // 0.2's findByIds(ids): the primary key in a list.
+    if (arg) parts.where.push(`${col('id')} = ANY(${w.value(arg)})`);
+  } else if (WHERE_FIRST.has(op.name)) {
     if (arg) whereOf(w, arg, parts.where, col);
   } else {
     const opts = members(ex, arg);
@@ -313,6 +332,7 @@ function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: num
     parts.set = values ? [...values.entries()].map(([k, v]) => `${col(k)} = ${w.value(v)}`) : [];
   }
   if (op.name === 'softDelete') parts.set = [`${col('deletedAt')} = now()`];
+  if (op.name === 'restore') parts.set = [`${col('deletedAt')} = NULL`];
   return w.build(parts, op.call);
 }
 

@@ -1,0 +1,121 @@
+// TypeORM repositories and managers as applications write them: the receiver decided by where its value
+// comes from (origin.ts), across the workspace's modules; each case is also read without the workspace
+// where the name alone does not say what the receiver is.
+
+import assert from 'node:assert/strict';
+import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { resolveSpecifier } from '../../src/core/query/find/workspace';
+
+function reader(files: Record<string, string>) {
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
+  return (text: string, file: string, withWorkspace = true): FoundQuery[] => findQueries(text, 'script', 'ts', withWorkspace ? { file, modules } : {}).queries;
+}
+
+const sqlOf = (q: FoundQuery) => (q.engine === 'postgres' ? q.sql : `${q.command.collection}.${q.command.operation}`);
+
+describe('finder: TypeORM repositories followed to where they come from', () => {
+  const read = reader({
+    '/ws/src/entity/invoice.ts': [
+      "import { Entity, Column, PrimaryColumn } from 'typeorm';",
+      '@Entity()',
+      'export class InvoiceRow { @PrimaryColumn() id: string; @Column() customerId: string; @Column() deletedAt: Date; }',
+    ].join('\n'),
+    '/ws/src/store.ts': [
+      "import { DataSource, EntityManager } from 'typeorm';",
+      'export class Store {',
+      '  constructor(private readonly source: DataSource) {}',
+      '  async manager(): Promise<EntityManager> { return this.source.manager; }',
+      '}',
+    ].join('\n'),
+    '/ws/src/base.ts': [
+      "import { EntityManager } from 'typeorm';",
+      "import { Store } from './store';",
+      'export abstract class Ledger {',
+      '  constructor(protected readonly store: Store) {}',
+      '  protected async entities(): Promise<EntityManager> { return this.store.manager(); }',
+      '}',
+    ].join('\n'),
+    '/ws/src/invoice.repository.ts': [
+      "import { Repository, DataSource } from 'typeorm';",
+      "import { InvoiceRow } from './entity/invoice';",
+      'export class InvoiceLedger extends Repository<InvoiceRow> {',
+      '  constructor(source: DataSource) { super(InvoiceRow, source.manager); }',
+      '  unpaid(customerId: string) { return this.find({ where: { customerId }, take: 20 }); }',
+      '}',
+      'export type Invoices = Repository<InvoiceRow> & { archive(id: string): Promise<void> };',
+    ].join('\n'),
+  });
+
+  it("reads a repository an application's method returns, declared Promise<Repository<X>>, under any name", () => {
+    const text = [
+      "import { Repository } from 'typeorm';",
+      "import { Ledger } from './base';",
+      "import { InvoiceRow } from './entity/invoice';",
+      'export class Billing extends Ledger {',
+      '  private async rows(): Promise<Repository<InvoiceRow>> { return (await this.entities()).getRepository<InvoiceRow>(InvoiceRow); }',
+      '  async forCustomer(customerId: string) { const rows = await this.rows(); return rows.find({ where: { customerId } }); }',
+      '  async drop(id: string) { await (await this.rows()).delete({ id }); }',
+      '  async undo(id: string) { const r = await this.rows(); await r.restore(id); }',
+      '  async many(ids: string[]) { const r = await this.rows(); return r.findByIds(ids); }',
+      '  async other(id: string) { const self = this as Billing; const r = await self.rows(); return r.findOneBy({ id }); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/billing.ts').map(sqlOf), [
+      'SELECT * FROM invoice_row WHERE "customerId" = $1',
+      'DELETE FROM invoice_row WHERE id = $1',
+      'UPDATE invoice_row SET "deletedAt" = NULL WHERE id = $1',
+      'SELECT * FROM invoice_row WHERE id = ANY($1)',
+      'SELECT * FROM invoice_row WHERE id = $1 LIMIT 1',
+    ]);
+    // The method's declared type says it, so the file alone reads the same.
+    assert.equal(read(text, '/ws/src/billing.ts', false).length, 5);
+  });
+
+  it('reads a custom repository that extends Repository<X>: its own calls on this, and an instance a container gives', () => {
+    const own = read(
+      "import { Repository } from 'typeorm';\nimport { InvoiceRow } from './entity/invoice';\n" +
+        'export class Late extends Repository<InvoiceRow> { overdue(customerId: string) { return this.findBy({ customerId }); } }',
+      '/ws/src/late.ts',
+    );
+    assert.deepEqual(own.map(sqlOf), ['SELECT * FROM invoice_row WHERE "customerId" = $1']);
+    const text = [
+      "import { Container } from 'typedi';",
+      "import { InvoiceLedger } from './invoice.repository';",
+      'export async function count(customerId: string) {',
+      '  const ledger = Container.get(InvoiceLedger);',
+      '  return ledger.count({ where: { customerId } });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/count.ts').map(sqlOf), ['SELECT count(*) FROM invoice_row WHERE "customerId" = $1']);
+    assert.deepEqual(read(text, '/ws/src/count.ts', false).map(sqlOf), []);
+  });
+
+  it("reads a repository injected under a token and typed by the application's alias of Repository<X> & extras", () => {
+    const text = [
+      "import { Inject } from '@nestjs/common';",
+      "import type { Invoices } from './invoice.repository';",
+      'export class Reminders {',
+      "  constructor(@Inject('invoices') private readonly books: Invoices) {}",
+      '  due(id: string) { return this.books.findOneBy({ id }); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/reminders.ts').map(sqlOf), ['SELECT * FROM invoice_row WHERE id = $1 LIMIT 1']);
+    assert.deepEqual(read(text, '/ws/src/reminders.ts', false).map(sqlOf), []);
+  });
+
+  it("reads a manager by its origin under any name: a data source's query runner, a transaction's parameter", () => {
+    const text = [
+      "import { DataSource } from 'typeorm';",
+      "import { InvoiceRow } from './entity/invoice';",
+      'export async function settle(source: DataSource, id: string) {',
+      '  const runner = source.createQueryRunner();',
+      '  const open = await runner.manager.find(InvoiceRow, { where: { id } });',
+      '  return source.transaction(async (work) => work.findOne(InvoiceRow, { where: { customerId: id } }));',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/settle.ts').map(sqlOf), [
+      'SELECT * FROM invoice_row WHERE id = $1',
+      'SELECT * FROM invoice_row WHERE "customerId" = $1 LIMIT 1',
+    ]);
+  });
+});
