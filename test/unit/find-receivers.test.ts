@@ -1,6 +1,6 @@
-// TypeORM repositories and managers as applications write them: the receiver decided by where its value
-// comes from (origin.ts), across the workspace's modules; each case is also read without the workspace
-// where the name alone does not say what the receiver is.
+// TypeORM repositories and managers, and node-postgres statements, as applications write them: the
+// receiver decided by where its value comes from (origin.ts), across the workspace's modules; each case is
+// also read without the workspace where the name alone does not say what the receiver is.
 
 import assert from 'node:assert/strict';
 import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
@@ -117,5 +117,58 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
       'SELECT * FROM invoice_row WHERE id = $1',
       'SELECT * FROM invoice_row WHERE "customerId" = $1 LIMIT 1',
     ]);
+  });
+});
+
+describe('finder: node-postgres statements written in pieces', () => {
+  const read = reader({});
+
+  it('reads strings joined with +, constants as their text and other values as parameters', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      "const COLUMNS = 'id, label';",
+      'export const tags = (owner: string) =>',
+      "  pool.query('SELECT ' + COLUMNS + ' FROM tags ' + 'WHERE owner = $1 AND label <> ' + owner, [owner]);",
+      "export const named = (n: string) => pool.query(\"SELECT id FROM tags \" +\n  \"WHERE label = $1\", [n]);",
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/tags.ts').map(sqlOf), ['SELECT id, label FROM tags WHERE owner = $1 AND label <> $2', 'SELECT id FROM tags WHERE label = $1']);
+  });
+
+  it('reads a statement a function appends to with +=, every optional part present', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function feed(user: string, since?: Date, limit?: number) {',
+      "  let statement = 'SELECT * FROM posts WHERE author = $1';",
+      '  const params: unknown[] = [user];',
+      '  if (since) { statement += \' AND created > $2\'; params.push(since); }',
+      "  statement += ' ORDER BY created DESC';",
+      '  if (limit) statement += ` LIMIT ${limit}`;',
+      '  return pool.query(statement, params);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/feed.ts');
+    assert.deepEqual(qs.map(sqlOf), ['SELECT * FROM posts WHERE author = $1 AND created > $2 ORDER BY created DESC LIMIT $3']);
+    assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
+  });
+
+  it("reads a method's constant statement although another method of the class assigns a variable of the same name", () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'export class Posts {',
+      '  constructor(private readonly pool: Pool) {}',
+      '  one(id: string) {',
+      "    const sql = 'SELECT * FROM posts WHERE id = $1';",
+      '    return this.pool.query(sql, [id]);',
+      '  }',
+      '  recent(limit?: number) {',
+      "    let sql = 'SELECT * FROM posts ORDER BY created DESC';",
+      '    if (limit) sql += ` LIMIT ${limit}`;',
+      '    return this.pool.query(sql);',
+      '  }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/posts.ts').map(sqlOf), ['SELECT * FROM posts WHERE id = $1', 'SELECT * FROM posts ORDER BY created DESC LIMIT $1']);
   });
 });

@@ -4,7 +4,7 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { classFields, declareNames, declareStatements, fieldKey, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
+import { classFields, collectMutations, declareNames, declareStatements, fieldKey, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
 import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, type ForeignModule } from './workspace';
@@ -290,13 +290,30 @@ export class Extractor {
   lookup(name: string): { binding: Binding; mutated: boolean } | undefined {
     for (let s = this.scope; s; s = s.parent) {
       const b = s.names.get(name);
-      if (b) return { binding: b, mutated: this.localMutated.has(name) };
+      if (b) return { binding: b, mutated: this.localMutated.has(name) && this.mutatedIn(s, name) };
     }
     this.uses.add(name);
     const b = this.module.names.get(name);
     if (b) this.module.owner.get(name)?.flush();
     return b ? { binding: b, mutated: this.module.mutated.has(name) } : undefined;
   }
+
+  /**
+   * Whether the block or function that declares a name assigns it again: the statement's mutations are
+   * counted over all of it, so a `let sql` appended to in one method does not make another method's
+   * `const sql` unknown.
+   */
+  private mutatedIn(s: Scope, name: string): boolean {
+    if (!s.node) return true;
+    let set = this.scopeMutations.get(s.node);
+    if (!set) {
+      set = new Set();
+      collectMutations(s.node, set);
+      this.scopeMutations.set(s.node, set);
+    }
+    return set.has(name);
+  }
+  private readonly scopeMutations = new WeakMap<BNode, Set<string>>();
 
   /** Where a destructured name came from (`const { Orders } = context.collections`), if it was destructured. */
   partOf(name: string): Part | undefined {
@@ -309,7 +326,7 @@ export class Extractor {
    * later assigned to it (`let bulk; ... bulk = coll.initializeUnorderedBulkOp()`), and what is pushed
    * into it (`ops.push({ updateOne: ... })`). Undefined for a module-level name or one not declared.
    */
-  writesTo(name: string): { values: BNode[]; pushed: BNode[] } | undefined {
+  writesTo(name: string): { values: BNode[]; pushed: BNode[]; appended: BNode[] } | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     if (!s?.node || !this.scope || s.node.type === 'Program') return undefined;
@@ -318,13 +335,14 @@ export class Extractor {
     const known = byName.get(name);
     if (known) return known;
     const b = s.names.get(name)!;
-    const out = { values: 'init' in b ? [b.init] : [], pushed: [] as BNode[] };
+    const out = { values: 'init' in b ? [b.init] : [], pushed: [] as BNode[], appended: [] as BNode[] };
     const stack: BNode[] = [s.node];
     while (stack.length > 0) {
       const n = stack.pop()!;
       // A block or function inside that declares the name again has its own.
       if (n !== s.node && shadows(n, name)) continue;
       if (n.type === 'AssignmentExpression' && n.operator === '=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.values.push(n.right!);
+      else if (n.type === 'AssignmentExpression' && n.operator === '+=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.appended.push(n.right!);
       else if (isCall(n) && isMember(unwrap(n.callee!))) {
         const callee = unwrap(n.callee!);
         const obj = unwrap(callee.object!);
@@ -336,7 +354,7 @@ export class Extractor {
     return out;
   }
 
-  private readonly writes = new Map<BNode, Map<string, { values: BNode[]; pushed: BNode[] }>>();
+  private readonly writes = new Map<BNode, Map<string, { values: BNode[]; pushed: BNode[]; appended: BNode[] }>>();
 
   /**
    * What the file assigns to a field `x.f` or `this.f` anywhere (`self.db = await apos.db.collection('x')`

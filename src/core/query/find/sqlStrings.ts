@@ -1,4 +1,5 @@
-// SQL held in strings of a script: the text passed to node-postgres (`client.query('...')`,
+// SQL held in strings of a script (also written in pieces joined with `+`, or a `let` appended to with `+=`,
+// read with every part present): the text passed to node-postgres (`client.query('...')`,
 // `pool.query({ text, values })`, also TypeORM's and Sequelize's `.query(sql)`), and tagged templates of
 // `sql`, postgres.js (`sql`/`tx` tags, fragments, `sql.unsafe`) and slonik. `${...}` parts become $n
 // parameters and every character of the SQL maps back to the file, escapes included.
@@ -190,6 +191,19 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // $n numbers continue after the highest one written in the text itself.
     const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
     appendTemplate(ex, lit, built, { next: written + 1 }, 0, origin === 'template');
+  } else if (lit.type === 'BinaryExpression' && lit.operator === '+') {
+    const joined = concatenation(ex, flattenSum(lit));
+    if (!joined) return undefined;
+    built = joined;
+  } else if (lit.type === 'Identifier') {
+    // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
+    const writes = ex.writesTo(lit.name!);
+    const start = writes?.values.length === 1 && writes.appended.length > 0 && writes.appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
+    const joined = start ? concatenation(ex, [...flattenSum(start), ...[...writes!.appended].sort((a, b) => a.start - b.start).map(unwrap)]) : undefined;
+    if (!joined) return undefined;
+    joined.chose = true;
+    built = joined;
+    lit = start!;
   } else return undefined;
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
@@ -201,6 +215,52 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   const fragmentNote = fragmentWarning(built);
   if (fragmentNote) found.warnings.push(fragmentNote);
   return withStandIns(found);
+}
+
+/**
+ * SQL written as strings joined with `+` (`"SELECT ... FROM rooms " + "WHERE id = $1"`), the first part a
+ * literal: literals and templates as written, constants as their text, SQL the file builds in place, and
+ * any other value as a $n parameter, as in a plain template's `${...}`.
+ */
+function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
+  if (parts.length < 2 || parts.length > 64 || (parts[0]!.type !== 'StringLiteral' && parts[0]!.type !== 'TemplateLiteral')) return undefined;
+  const built: Built = { sql: '', runs: [], params: [] };
+  const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
+  const counter = { next: Math.max(0, ...parts.filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
+  for (const p of parts) {
+    if (p.type === 'StringLiteral') {
+      const part = cookWithMap(ex.source, p.start + 1, p.end - 1);
+      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += part.sql;
+      continue;
+    }
+    if (p.type === 'TemplateLiteral') {
+      appendTemplate(ex, p, built, counter, 0, true);
+      continue;
+    }
+    const read = appendFragment(ex, p, built, counter, 1, true);
+    if (read) {
+      if (read.elsewhere) (built.fragments ??= []).push(ex.text(range(p)));
+      if (read.chose) built.chose = true;
+      continue;
+    }
+    const constant = ex.stringOf(p, 0);
+    const text = constant ?? `$${counter.next}`;
+    if (constant === undefined) built.params.push({ n: counter.next++, text: ex.text(range(p)), range: range(p) });
+    built.runs.push([built.sql.length, p.start, text.length, p.end - p.start]);
+    built.sql += text;
+  }
+  return built;
+}
+
+/** The operands of `a + b + c`, left to right. */
+function flattenSum(n: BNode, out: BNode[] = []): BNode[] {
+  if (out.length > 64) return out;
+  if (n.type === 'BinaryExpression' && n.operator === '+') {
+    flattenSum(unwrap(n.left!), out);
+    flattenSum(unwrap(n.right!), out);
+  } else out.push(n);
+  return out;
 }
 
 /** What the hover says of fragments read from elsewhere in the file and of choices made among them. */
