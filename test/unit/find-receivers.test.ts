@@ -172,3 +172,41 @@ describe('finder: node-postgres statements written in pieces', () => {
     assert.deepEqual(read(text, '/ws/posts.ts').map(sqlOf), ['SELECT * FROM posts WHERE id = $1', 'SELECT * FROM posts ORDER BY created DESC LIMIT $1']);
   });
 });
+
+describe("finder: sql-template-strings statements run by node-postgres", () => {
+  const read = reader({});
+  const text = [
+    "import { Pool, PoolClient } from 'pg';",
+    "import SQL, { SQLStatement } from 'sql-template-strings';",
+    'const pool = new Pool();',
+    'export const byId = (id: number) => pool.query(SQL`SELECT * FROM books WHERE id = ${id}`);',
+    'export const search = (author: string, year?: number) => {',
+    '  const statement = SQL`SELECT * FROM books WHERE author = ${author}`;',
+    '  if (year) statement.append(SQL` AND year = ${year}`);',
+    "  statement.append(' ORDER BY title');",
+    '  return pool.query(statement.text, statement.values);',
+    '};',
+    'export const shelve = (c: PoolClient, shelf: string) => c.query(SQL`UPDATE books SET shelf = ${shelf}`.append(SQL` WHERE shelf IS NULL`));',
+    'export const byAuthor = (author: string): SQLStatement => {',
+    '  const q = SQL`SELECT id FROM books WHERE author = ${author}`;',
+    '  q.append(SQL` LIMIT 10`);',
+    '  return q;',
+    '};',
+    'export const drop = (c: PoolClient, id: number) => { const s = SQL`DELETE FROM books WHERE id = ${id}`; return c.query({ text: s.text, values: s.values }); };',
+  ].join('\n');
+
+  it('reads the statement with what is appended to it, once, where it is run (or where it is made, when it is returned)', () => {
+    const qs = read(text, '/ws/books.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT * FROM books WHERE id = $1',
+      'SELECT * FROM books WHERE author = $1 AND year = $2 ORDER BY title',
+      'UPDATE books SET shelf = $1 WHERE shelf IS NULL',
+      'SELECT id FROM books WHERE author = $1 LIMIT 10',
+      'DELETE FROM books WHERE id = $1',
+    ]);
+    const at = (q: FoundQuery) => text.slice(q.range.start, q.range.end);
+    assert.equal(at(qs[1]!), 'pool.query(statement.text, statement.values)');
+    assert.equal(at(qs[4]!), 'c.query({ text: s.text, values: s.values })');
+    assert.match(qs[1]!.warnings.join(' '), /every optional part present/);
+  });
+});

@@ -326,7 +326,7 @@ export class Extractor {
    * later assigned to it (`let bulk; ... bulk = coll.initializeUnorderedBulkOp()`), and what is pushed
    * into it (`ops.push({ updateOne: ... })`). Undefined for a module-level name or one not declared.
    */
-  writesTo(name: string): { values: BNode[]; pushed: BNode[]; appended: BNode[] } | undefined {
+  writesTo(name: string): Writes | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     if (!s?.node || !this.scope || s.node.type === 'Program') return undefined;
@@ -335,7 +335,7 @@ export class Extractor {
     const known = byName.get(name);
     if (known) return known;
     const b = s.names.get(name)!;
-    const out = { values: 'init' in b ? [b.init] : [], pushed: [] as BNode[], appended: [] as BNode[] };
+    const out: Writes = { values: 'init' in b ? [b.init] : [], pushed: [], appended: [], run: [] };
     const stack: BNode[] = [s.node];
     while (stack.length > 0) {
       const n = stack.pop()!;
@@ -346,7 +346,11 @@ export class Extractor {
       else if (isCall(n) && isMember(unwrap(n.callee!))) {
         const callee = unwrap(n.callee!);
         const obj = unwrap(callee.object!);
-        if (obj.type === 'Identifier' && obj.name === name && (propertyName(callee) === 'push' || propertyName(callee) === 'unshift')) out.pushed.push(...(n.arguments ?? []));
+        const method = propertyName(callee);
+        if (obj.type === 'Identifier' && obj.name === name && (method === 'push' || method === 'unshift')) out.pushed.push(...(n.arguments ?? []));
+        // sql-template-strings: `statement.append(SQL\`...\`)` adds to the statement in place.
+        else if (obj.type === 'Identifier' && obj.name === name && method === 'append' && n.arguments?.length === 1) out.appended.push(n.arguments[0]!);
+        else if (method === 'query' && n.arguments?.[0] && passes(unwrap(n.arguments[0]), name)) out.run.push(n);
       }
       pushChildren(n, stack);
     }
@@ -354,7 +358,7 @@ export class Extractor {
     return out;
   }
 
-  private readonly writes = new Map<BNode, Map<string, { values: BNode[]; pushed: BNode[]; appended: BNode[] }>>();
+  private readonly writes = new Map<BNode, Map<string, Writes>>();
 
   /**
    * What the file assigns to a field `x.f` or `this.f` anywhere (`self.db = await apos.db.collection('x')`
@@ -808,6 +812,26 @@ export class Extractor {
   isIdentifierKnown(name: string): boolean {
     return this.constInit(name) !== undefined;
   }
+}
+
+/**
+ * What a function or block does to a name it declares: the values assigned to it, what is pushed into it,
+ * what is appended to it (`+=`, or sql-template-strings' `append`), and the `query(...)` calls it is
+ * handed to (`client.query(statement)`, `client.query(statement.text, statement.values)`).
+ */
+export interface Writes {
+  values: BNode[];
+  pushed: BNode[];
+  appended: BNode[];
+  run: BNode[];
+}
+
+/** `name`, `name.text`, or `{ text: name.text, ... }`: an argument that hands over a statement held by `name`. */
+function passes(a: BNode, name: string): boolean {
+  if (a.type === 'Identifier') return a.name === name;
+  if (isMember(a)) return propertyName(a) === 'text' && unwrap(a.object!).type === 'Identifier' && unwrap(a.object!).name === name;
+  if (a.type === 'ObjectExpression') return (a.properties ?? []).some((p) => p.type === 'ObjectProperty' && !p.computed && (p.key?.name ?? p.key?.value) === 'text' && passes(unwrap(p.value as BNode), name));
+  return false;
 }
 
 /** The objects a class is given where it is built: arguments of the call it extends, and of `super(...)` in its constructor. */

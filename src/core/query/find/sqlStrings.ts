@@ -1,5 +1,6 @@
 // SQL held in strings of a script (also written in pieces joined with `+`, or a `let` appended to with `+=`,
-// read with every part present): the text passed to node-postgres (`client.query('...')`,
+// read with every part present): the text passed to node-postgres (`client.query('...')`, an
+// sql-template-strings statement with what is appended to it, read where it is run,
 // `pool.query({ text, values })`, also TypeORM's and Sequelize's `.query(sql)`), and tagged templates of
 // `sql`, postgres.js (`sql`/`tx` tags, fragments, `sql.unsafe`) and slonik. `${...}` parts become $n
 // parameters and every character of the SQL maps back to the file, escapes included.
@@ -65,6 +66,8 @@ export const sqlTags: CallReader = {
   read(n, ex) {
     if (n.type !== 'TaggedTemplateExpression') {
       const callee = isCall(n) ? unwrap(n.callee!) : undefined;
+      // SQL`...`.append(SQL`...`): the statement with its parts, read where the chain ends.
+      if (callee && isMember(callee) && propertyName(callee) === 'append' && appendChainOfTag(ex, n)) return statementTag(ex, n);
       if (!callee || !isMember(callee) || propertyName(callee) !== 'unsafe' || sqlTagName(ex, callee.object!) === undefined) return false;
       const lit = n.arguments?.[0] ? ex.resolve(n.arguments[0]) : undefined;
       const found = lit ? sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(n)) : undefined;
@@ -75,6 +78,7 @@ export const sqlTags: CallReader = {
       return true;
     }
     if (sqlTagName(ex, n.tag!) === undefined) return false;
+    if (isStatementTag(ex, n.tag!)) return statementTag(ex, n);
     const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
     if (found) {
       const other = otherDatabaseOf(ex, n.tag!);
@@ -86,6 +90,101 @@ export const sqlTags: CallReader = {
     return true;
   },
 };
+
+/** The package whose `SQL` tag makes a statement object (`text`, `values`, `append`) that node-postgres runs. */
+const STATEMENT_PACKAGE = 'sql-template-strings';
+
+function isStatementTag(ex: Extractor, tag: BNode): boolean {
+  const t = unwrap(tag);
+  return t.type === 'Identifier' && ex.importSource(t.name!) === STATEMENT_PACKAGE;
+}
+
+/** What an expression's statement starts from: `SQL\`...\``, through `.append(...)` calls and a constant holding one. */
+function statementBase(ex: Extractor, e: BNode, depth = 0): { base: BNode; appended: BNode[] } | undefined {
+  const appended: BNode[] = [];
+  let cur = unwrap(e);
+  for (let i = 0; i < 64 && isCall(cur); i++) {
+    const callee = unwrap(cur.callee!);
+    if (!isMember(callee) || propertyName(callee) !== 'append' || cur.arguments?.length !== 1) return undefined;
+    appended.unshift(cur.arguments[0]!);
+    cur = unwrap(callee.object!);
+  }
+  if (cur.type === 'TaggedTemplateExpression') return isStatementTag(ex, cur.tag!) ? { base: cur, appended } : undefined;
+  if (cur.type !== 'Identifier' || depth > 4) return undefined;
+  const init = ex.constInit(cur.name!);
+  const inner = init ? statementBase(ex, init, depth + 1) : undefined;
+  return inner ? { base: inner.base, appended: [...inner.appended, ...appended] } : undefined;
+}
+
+/** `SQL\`...\`.append(...)`: a chain of appends on the tag itself (`statement.append(...)` on a name adds to that name's statement). */
+function appendChainOfTag(ex: Extractor, call: BNode): boolean {
+  let cur = unwrap(call);
+  for (let i = 0; i < 64 && isCall(cur) && isMember(unwrap(cur.callee!)); i++) cur = unwrap(unwrap(cur.callee!).object!);
+  return cur.type === 'TaggedTemplateExpression' && isStatementTag(ex, cur.tag!);
+}
+
+/** Whether an expression holds an sql-template-strings statement. */
+function statementTagged(ex: Extractor, e: BNode): boolean {
+  return statementBase(ex, e) !== undefined;
+}
+
+/** `statement.text` (or `statement`) of a name holding an sql-template-strings statement: the name, read as the statement. */
+function statementText(ex: Extractor, arg: BNode): BNode | undefined {
+  let a = unwrap(arg);
+  if (isMember(a) && propertyName(a) === 'text') a = unwrap(a.object!);
+  return (a.type === 'Identifier' || isCall(a) || a.type === 'TaggedTemplateExpression') && statementTagged(ex, a) ? a : undefined;
+}
+
+/**
+ * The SQL of an sql-template-strings statement: its tag's text (`${...}` parts as $n parameters, as the
+ * package writes `text`), then each part appended to it, in a chain or by `name.append(...)` in the
+ * function that declares the name (read with every part present): an SQL tag's text, a string as written.
+ */
+function statementOf(ex: Extractor, e: BNode, name?: string): { built: Built; text: BNode } | undefined {
+  const st = statementBase(ex, e);
+  if (!st) return undefined;
+  const root = unwrap(e);
+  const holder = name ?? (root.type === 'Identifier' ? root.name : undefined);
+  const later = holder !== undefined ? [...(ex.writesTo(holder)?.appended ?? [])].sort((a, b) => a.start - b.start) : [];
+  const built: Built = { sql: '', runs: [], params: [] };
+  const counter = { next: 1 };
+  appendTemplate(ex, st.base.quasi!, built, counter, 0);
+  const left: string[] = [];
+  for (const part of [...st.appended, ...later]) {
+    const p = unwrap(part);
+    if (p.type === 'TaggedTemplateExpression' && isStatementTag(ex, p.tag!)) appendTemplate(ex, p.quasi!, built, counter, 0);
+    else if (p.type === 'StringLiteral') {
+      const cooked = cookWithMap(ex.source, p.start + 1, p.end - 1);
+      for (const [s, f, l, fl] of cooked.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += cooked.sql;
+    } else if (p.type === 'TemplateLiteral') appendTemplate(ex, p, built, counter, 0, true);
+    else if (!appendFragment(ex, p, built, counter, 1, false)) left.push(ex.text(range(p)));
+  }
+  if (later.length > 0) built.chose = true;
+  if (left.length > 0) built.left = left;
+  return { built, text: st.base };
+}
+
+/**
+ * An sql-template-strings tag met in the walk: read where its statement is run when the function hands it
+ * to `query(...)` (`const statement = SQL\`...\`; client.query(statement.text, statement.values)`), else
+ * here, with what is appended to it.
+ */
+function statementTag(ex: Extractor, n: BNode): boolean {
+  const name = /(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,200})?=\s*$/.exec(ex.source.slice(Math.max(0, n.start - 300), n.start))?.[1];
+  const held = name !== undefined && ex.constInit(name) !== undefined && unwrap(ex.constInit(name)!) === n ? ex.writesTo(name) : undefined;
+  if (held && held.run.length > 0) {
+    ex.consumeInside(n);
+    return true;
+  }
+  // An append chain is read whole where it ends; a tag held by a name, with what the function appends to it.
+  const st = statementOf(ex, n, held ? name : undefined);
+  ex.consume(n);
+  ex.consumeInside(n);
+  const found = st ? builtFound(st.built, st.text, 'tagged-template', range(n)) : undefined;
+  if (found) ex.push(found);
+  return true;
+}
 
 /** Words in a module's name that say which database its `sql` tag or client writes for, when not PostgreSQL. */
 const OTHER_DATABASES: [RegExp, string][] = [
@@ -130,7 +229,7 @@ function otherDatabaseClient(ex: Extractor): FoundSqlQuery['otherDatabase'] {
 function pgQuery(call: BNode, ex: Extractor): boolean {
   const arg0 = call.arguments?.[0];
   if (!arg0) return true;
-  let lit = ex.resolve(arg0);
+  let lit = statementText(ex, arg0) ?? ex.resolve(arg0);
   let valuesNode = call.arguments?.[1];
   if (lit.type === 'ObjectExpression') {
     // client.query({ text: '...', values: [...] })
@@ -138,7 +237,7 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     const textProp = prop('text');
     if (!textProp) return true;
     valuesNode = (prop('values')?.value as BNode | undefined) ?? valuesNode;
-    lit = ex.resolve(textProp.value as BNode);
+    lit = statementText(ex, textProp.value as BNode) ?? ex.resolve(textProp.value as BNode);
   }
   let found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
@@ -195,6 +294,16 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     const joined = concatenation(ex, flattenSum(lit));
     if (!joined) return undefined;
     built = joined;
+  } else if (lit.type === 'TaggedTemplateExpression' || (lit.type === 'Identifier' && statementTagged(ex, lit)) || (isCall(lit) && statementTagged(ex, lit))) {
+    // sql-template-strings: SQL`...`, with what is appended to it, held in place or by a name.
+    const st = statementOf(ex, lit);
+    if (!st) return undefined;
+    // The tags and appends of a statement written in place are part of this query, not queries of their own.
+    ex.consume(lit);
+    ex.consumeInside(lit);
+    built = st.built;
+    lit = st.text;
+    origin = 'tagged-template';
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     const writes = ex.writesTo(lit.name!);
@@ -205,6 +314,11 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     built = joined;
     lit = start!;
   } else return undefined;
+  return builtFound(built, lit, origin, callRange);
+}
+
+/** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
+function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   if (!SQL_KEYWORD.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
@@ -214,6 +328,7 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   }
   const fragmentNote = fragmentWarning(built);
   if (fragmentNote) found.warnings.push(fragmentNote);
+  if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
 }
 
@@ -275,7 +390,7 @@ function fragmentWarning(built: Built): string | undefined {
  * The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as
  * written; `fragments`: `${...}` parts read with SQL the file builds elsewhere; `chose`: one of those was a choice.
  */
-type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean };
+type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[] };
 
 /** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
 export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
