@@ -103,6 +103,25 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
     assert.deepEqual(read(text, '/ws/src/reminders.ts', false).map(sqlOf), []);
   });
 
+  it("reads a repository another module's function returns, and one it exports, made by the application's data source", () => {
+    const read2 = reader({
+      '/ws/src/data-source.ts': [
+        "import { DataSource } from 'typeorm';",
+        "import { InvoiceRow } from './entity/invoice';",
+        "export const AppSource = new DataSource({ type: 'postgres' });",
+        'export const invoices = () => AppSource.getRepository(InvoiceRow);',
+        'export const invoiceBook = AppSource.getRepository(InvoiceRow);',
+      ].join('\n'),
+    });
+    const text = [
+      "import { invoices, invoiceBook } from './data-source';",
+      'export const open = (customerId: string) => invoices().findBy({ customerId });',
+      'export const one = (id: string) => invoiceBook.findOne({ where: { id } });',
+    ].join('\n');
+    assert.deepEqual(read2(text, '/ws/src/open.ts').map(sqlOf), ['SELECT * FROM invoice_row WHERE "customerId" = $1', 'SELECT * FROM invoice_row WHERE id = $1 LIMIT 1']);
+    assert.deepEqual(read2(text, '/ws/src/open.ts', false).map(sqlOf), []);
+  });
+
   it("reads a manager by its origin under any name: a data source's query runner, a transaction's parameter", () => {
     const text = [
       "import { DataSource } from 'typeorm';",

@@ -227,7 +227,9 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
       if (on.type === 'ThisExpression') return entityArgument(ex, on);
       return on.type === 'Identifier' && /^[A-Z]/.test(on.name!) ? { name: on.name! } : undefined;
     }
-    return undefined;
+    // Any other call: what it returns, where the code says it (a function that returns `dataSource.getRepository(User)`).
+    const o = originOf(ex, e, 0);
+    return o && 'library' in o && o.library === 'typeorm-repository' && o.entity !== undefined ? { name: o.entity } : undefined;
   }
   // ctx ? connection.getRepository(ctx, Role) : connection.rawConnection.getRepository(Role): both name Role.
   if (e.type === 'ConditionalExpression') {
