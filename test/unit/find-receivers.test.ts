@@ -158,17 +158,19 @@ describe('finder: node-postgres statements written in pieces', () => {
     const text = [
       "import { Pool } from 'pg';",
       'const pool = new Pool();',
+      "const HIDDEN = 'hidden';",
       'export async function feed(user: string, since?: Date, limit?: number) {',
       "  let statement = 'SELECT * FROM posts WHERE author = $1';",
       '  const params: unknown[] = [user];',
       '  if (since) { statement += \' AND created > $2\'; params.push(since); }',
+      "  statement += ' AND ' + HIDDEN + ' = false';",
       "  statement += ' ORDER BY created DESC';",
       '  if (limit) statement += ` LIMIT ${limit}`;',
       '  return pool.query(statement, params);',
       '}',
     ].join('\n');
     const qs = read(text, '/ws/feed.ts');
-    assert.deepEqual(qs.map(sqlOf), ['SELECT * FROM posts WHERE author = $1 AND created > $2 ORDER BY created DESC LIMIT $3']);
+    assert.deepEqual(qs.map(sqlOf), ['SELECT * FROM posts WHERE author = $1 AND created > $2 AND hidden = false ORDER BY created DESC LIMIT $3']);
     assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
   });
 

@@ -308,7 +308,7 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     const writes = ex.writesTo(lit.name!);
     const start = writes?.values.length === 1 && writes.appended.length > 0 && writes.appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = start ? concatenation(ex, [...flattenSum(start), ...[...writes!.appended].sort((a, b) => a.start - b.start).map(unwrap)]) : undefined;
+    const joined = start ? concatenation(ex, [...flattenSum(start), ...[...writes!.appended].sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]) : undefined;
     if (!joined) return undefined;
     joined.chose = true;
     built = joined;
