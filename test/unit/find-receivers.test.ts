@@ -129,11 +129,13 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
       'export async function settle(source: DataSource, id: string) {',
       '  const runner = source.createQueryRunner();',
       '  const open = await runner.manager.find(InvoiceRow, { where: { id } });',
+      "  const last = await source.createQueryBuilder(InvoiceRow, 'i').where('i.customerId = :id', { id }).orderBy('i.id', 'DESC').getOne();",
       '  return source.transaction(async (work) => work.findOne(InvoiceRow, { where: { customerId: id } }));',
       '}',
     ].join('\n');
     assert.deepEqual(read(text, '/ws/src/settle.ts').map(sqlOf), [
       'SELECT * FROM invoice_row WHERE id = $1',
+      'SELECT * FROM invoice_row i WHERE (i."customerId" = $1) ORDER BY i.id DESC',
       'SELECT * FROM invoice_row WHERE "customerId" = $1 LIMIT 1',
     ]);
   });

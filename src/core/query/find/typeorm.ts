@@ -137,11 +137,16 @@ export const typeormCalls: CallReader = {
     const chain = ex.flatten(n);
     const qb = chain.findIndex((c) => c.name === 'createQueryBuilder');
     if (qb >= 0) {
-      // The builder's receiver: a repository, or the call that returns one (`dataSource.getRepository(User)`).
-      const entity = entityOf(ex, unwrap(unwrap(chain[qb]!.call.callee!).object!), undefined);
+      // The builder's receiver: a repository, or the call that returns one (`dataSource.getRepository(User)`);
+      // a manager or data source names the entity first and the alias second (`manager.createQueryBuilder(User, 'u')`).
+      const qbCall = chain[qb]!.call;
+      const receiver = unwrap(unwrap(qbCall.callee!).object!);
+      const first = qbCall.arguments?.[0] && unwrap(qbCall.arguments[0]).type === 'Identifier' ? entityArgument(ex, qbCall.arguments[0]) : undefined;
+      const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || libraryOf(ex, receiver) === 'typeorm-manager') ? first : undefined;
+      const entity = managerEntity ?? entityOf(ex, receiver, undefined);
       if (!entity && !ex.imports('typeorm')) return false;
       for (const c of chain) ex.consume(c.call);
-      const q = readBuilder(ex, entity, chain.slice(qb));
+      const q = readBuilder(ex, entity, chain.slice(qb), managerEntity !== undefined ? 1 : 0);
       // A builder kept in a variable gets more conditions and runs later: what is added there is not read.
       if (!chain.some((c) => RUNS.has(c.name))) q.warnings.push('The query builder is kept and run elsewhere, so conditions added to it later are not read here.');
       ex.push(q);
@@ -384,10 +389,11 @@ function operator(w: SqlWriter, c: string, fn: string, args: BNode[]): string | 
 }
 
 /** A query builder chain from `createQueryBuilder(alias)` to the call that runs it. */
-function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall[]) {
+function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall[], aliasAt = 0) {
   const w = new SqlWriter(ex);
   if (entity?.note !== undefined) w.warnings.push(entity.note);
-  const alias = chain[0]!.call.arguments?.[0] ? ex.stringOf(chain[0]!.call.arguments[0], 0) : undefined;
+  const aliasArg = chain[0]!.call.arguments?.[aliasAt];
+  const alias = aliasArg ? ex.stringOf(aliasArg, 0) : undefined;
   let names = entity ? namesOf(ex, entity.name) : undefined;
   const parts: SelectParts = { table: names?.table ?? '', ...(alias ? { alias } : {}), where: [], orderBy: [], kind: 'select' };
   // `u.createdAt` on the main alias names the entity's property: written as its column.
