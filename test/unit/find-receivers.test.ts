@@ -78,6 +78,13 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
       '/ws/src/late.ts',
     );
     assert.deepEqual(own.map(sqlOf), ['SELECT * FROM invoice_row WHERE "customerId" = $1']);
+    // 0.2's @EntityRepository(X) names the entity where the class does not.
+    const decorated = read(
+      "import { EntityRepository, Repository } from 'typeorm';\nimport { InvoiceRow } from './entity/invoice';\n" +
+        '@EntityRepository(InvoiceRow)\nexport class Old extends Repository { paid(id: string) { return this.count({ where: { id } }); } }',
+      '/ws/src/old.ts',
+    );
+    assert.deepEqual(decorated.map(sqlOf), ['SELECT count(*) FROM invoice_row WHERE id = $1']);
     const text = [
       "import { Container } from 'typedi';",
       "import { InvoiceLedger } from './invoice.repository';",
