@@ -211,7 +211,11 @@ function summaryOf(plan: Plan): string {
   return parts.join(' · ');
 }
 
-function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void {
+/**
+ * Draws a plan's cards, legend and summary, and selects its root (or keeps the selected node). The Node
+ * panel is filled at once, or with `sideLater` after the first frame of the new cards is painted.
+ */
+function drawTree(plan: Plan, findings: Finding[], resetSelection = true, sideLater = false): void {
   canvas.hideEmptyNote();
   const metric = toolbar.fillHeat(plan);
   tree.setPlan(plan, findings, metric);
@@ -220,8 +224,37 @@ function drawTree(plan: Plan, findings: Finding[], resetSelection = true): void 
   const kept = resetSelection || !view.selected ? undefined : tree.node(view.selected.id);
   const selected = kept ?? plan.root;
   store.select(selected);
-  renderDetails(panels.node, selected, plan, findings, actions);
+  if (!sideLater) renderDetails(panels.node, selected, plan, findings, actions);
   runSearch();
+}
+
+/** The side panel's filling of the plan shown last, while it waits for the first frame of its cards. */
+let sideFill: { cancel(): void } | undefined;
+
+/**
+ * Runs `fill` once the frame after this task has been painted (a frame, then a task after it; a page
+ * that draws no frames, hidden, gets it after 100 ms). A later call replaces a fill not yet run.
+ */
+function afterFirstPaint(fill: () => void): void {
+  sideFill?.cancel();
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    cancelAnimationFrame(frame);
+    clearTimeout(fallback);
+    sideFill = undefined;
+    fill();
+  };
+  const frame = requestAnimationFrame(() => setTimeout(run, 0));
+  const fallback = setTimeout(run, 100);
+  sideFill = {
+    cancel: () => {
+      done = true;
+      cancelAnimationFrame(frame);
+      clearTimeout(fallback);
+    },
+  };
 }
 
 function renderSide(): void {
@@ -256,20 +289,30 @@ function showRejected(position: number | undefined): void {
   renderSide();
 }
 
+/**
+ * Shows a plan: its cards, toolbar and summary in this task, laid out at its end so the next frame only
+ * paints them; the side panel (the Node panel, findings and suggestions, the plan's details) after that
+ * frame, so the cards do not wait for it.
+ */
 function showPlan(m: ShowPlanMessage): void {
   store.showPlan(m);
   askedFor = undefined;
-  // A new plan opens at its top: the summary and the plan first.
-  sidePanel.scrollToTop();
   document.scrollingElement?.scrollTo(0, 0);
   toolbar.setTitle(m.title);
   compareView.hide();
   compareBar.hide();
   rejectedBar.hide();
-  drawTree(m.plan, m.findings);
-  renderSide();
-  selectTab(view.activeTab);
+  drawTree(m.plan, m.findings, true, true);
   layOutNow();
+  afterFirstPaint(() => {
+    const { shown, drawn, selected } = view;
+    if (!shown || shown.comparison || !drawn) return;
+    // A new plan opens at its top: the summary and the plan first.
+    sidePanel.scrollToTop();
+    renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions);
+    renderSide();
+    selectTab(view.activeTab);
+  });
 }
 
 /**
@@ -278,6 +321,7 @@ function showPlan(m: ShowPlanMessage): void {
  * after plan alone with the reason in the notice bar.
  */
 function showComparison(m: ShowComparisonMessage, mode: CompareMode = 'both'): void {
+  sideFill?.cancel();
   let side = mode;
   if (side === 'both') {
     const refusal = compareView.show(m, toolbar.fillHeat(sharedScale(m).after));

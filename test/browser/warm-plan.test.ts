@@ -88,4 +88,40 @@ describe('a plan arriving in a panel that shows another (Chromium)', function ()
       await warm.page.close();
     }
   });
+
+  it('draws the cards in the task the plan arrives in, and fills the side panel after that frame is painted', async () => {
+    const v = await open('light');
+    try {
+      await v.send(corpusMessage(FIND, { title: 'find' }));
+      const side = () => v.page.evaluate(() => ['.node-panel', '.findings-panel', '.plan-panel'].map((s) => document.querySelector(s)?.textContent ?? '').join('|'));
+      const findSide = await side();
+      // In the message's own task: the new cards and summary are there, the side panel still the last plan's.
+      const inTask = await v.page.evaluate((json) => {
+        window.dispatchEvent(new MessageEvent('message', { data: JSON.parse(json) }));
+        return {
+          cards: Array.from(document.querySelectorAll('svg.tree g.card'), (g) => g.textContent ?? '').join('|'),
+          summary: document.querySelector('span.summary')?.textContent ?? '',
+          side: ['.node-panel', '.findings-panel', '.plan-panel'].map((s) => document.querySelector(s)?.textContent ?? '').join('|'),
+        };
+      }, JSON.stringify(toWire(corpusMessage(JOIN, { title: 'join' }))));
+      assert.match(inTask.summary, /^PostgreSQL/);
+      assert.match(inTask.cards, /Nested Loop/);
+      assert.equal(inTask.side, findSide, 'the side panel waits for the first frame of the new cards');
+      await painted(v.page);
+      const joinSide = await side();
+      assert.notEqual(joinSide, findSide);
+      assert.match(joinSide, /Nested Loop/);
+      // A comparison arriving before the side panel of a plan is filled keeps its own side panel.
+      await v.page.evaluate((json) => {
+        window.dispatchEvent(new MessageEvent('message', { data: JSON.parse(json) }));
+      }, JSON.stringify(toWire(corpusMessage(FIND, { title: 'find again' }))));
+      await v.send({ type: 'showComparison', title: 'compare', before: { label: 'before', plan: corpusMessage(JOIN).plan, findings: [] }, after: { label: 'after', plan: corpusMessage(JOIN).plan, findings: [] } });
+      await painted(v.page);
+      assert.ok(await v.page.locator('.compare-bar').isVisible());
+      assert.doesNotMatch(await v.page.locator('.node-panel').textContent() ?? '', /IXSCAN/);
+      assert.deepEqual(v.errors, []);
+    } finally {
+      await v.page.close();
+    }
+  });
 });
