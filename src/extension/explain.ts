@@ -1,7 +1,8 @@
 // "Explain Query": from the query under the cursor (or the selection, or a CodeLens, or text given to
 // the command) to the plan panel. Picks the folder's connection, reads the options from the settings,
-// runs the explain under a cancellable progress notification (Cancel stops the work on the server), and
-// shows the plan with its findings. Also "Compare with previous run" and its CodeLens.
+// runs the explain (a progress notification shows once it has run for half a second; its Cancel stops the
+// work on the server), and shows the plan with its findings. Also "Compare with previous run" and its
+// CodeLens.
 
 import * as vscode from 'vscode';
 import { analyze, fillExplainValues } from '../core/index';
@@ -172,6 +173,35 @@ async function askValues(query: QueryTarget, given?: readonly string[]): Promise
   return { ...rest, text: fillExplainValues(v, typed) };
 }
 
+/** How long an explain runs before its progress notification (with Cancel) shows. */
+const PROGRESS_DELAY_MS = 500;
+
+/**
+ * Shows a cancellable progress notification for `done` if it has not settled after `delayMs`; Cancel
+ * runs `cancel`. The notification closes when `done` settles.
+ */
+function progressAfter(delayMs: number, title: string, done: Promise<unknown>, cancel: () => void): void {
+  let settled = false;
+  const timer = setTimeout(() => {
+    if (settled) return;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_progress, token) => {
+      const sub = token.onCancellationRequested(cancel);
+      try {
+        await done;
+      } catch {
+        // The explain's own caller reports its failure.
+      } finally {
+        sub.dispose();
+      }
+    });
+  }, delayMs);
+  const end = () => {
+    settled = true;
+    clearTimeout(timer);
+  };
+  done.then(end, end);
+}
+
 /** What Explain and Compare are built with (main.ts). */
 export interface ExplainParts {
   extensionUri: vscode.Uri;
@@ -273,41 +303,40 @@ async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: 
 
   // The advice of the explain that gave the plan, and its cancel while it runs after the plan is shown.
   let advising: { advice: Promise<AdviceOutcome> | undefined; cancel: () => void } | undefined;
-  const run = (withAnalyze: boolean, allowSideEffects: boolean): Thenable<ExplainOutcome> => vscode.window.withProgress<ExplainOutcome>(
-    { location: vscode.ProgressLocation.Notification, title: `Explaining ${title} on ${spec.name}`, cancellable: true },
-    async (_progress, token) => {
-      const running = gateway.explain({
-        engine: query.engine, connectionId: spec.id, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
-        analyze: withAnalyze, allowSideEffects, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
-      });
-      let cancelled = false;
-      const cancel = () => {
-        if (cancelled) return;
-        cancelled = true;
-        s.log.info(`Cancelling the explain of ${title} on the server.`);
-        running.cancel().catch((err: unknown) => s.log.error('Cancelling failed', err));
-      };
-      activeExplain.cancel = cancel;
-      const sub = token.onCancellationRequested(cancel);
-      try {
-        const planned = await running.done;
-        advising = { advice: running.advice, cancel };
-        return planned;
-      } catch (err) {
-        const kind = (err as { kind?: string }).kind;
-        if (kind === 'auth' || kind === 'network' || kind === 'config') {
-          s.store.setState(spec.id, { kind: 'failed', error: (err as Error).message, at: Date.now() });
-        }
-        if (cancelled || kind === 'cancelled') {
-          throw new UserError(`The explain of ${title} was cancelled and the server stopped the query.`);
-        }
-        throw err;
-      } finally {
-        sub.dispose();
-        if (activeExplain.cancel === cancel && !advising) delete activeExplain.cancel;
+  const run = async (withAnalyze: boolean, allowSideEffects: boolean): Promise<ExplainOutcome> => {
+    const running = gateway.explain({
+      engine: query.engine, connectionId: spec.id, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
+      analyze: withAnalyze, allowSideEffects, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
+    });
+    let cancelled = false;
+    const cancel = () => {
+      if (cancelled) return;
+      cancelled = true;
+      s.log.info(`Cancelling the explain of ${title} on the server.`);
+      running.cancel().catch((err: unknown) => s.log.error('Cancelling failed', err));
+    };
+    activeExplain.cancel = cancel;
+    // The notification with Cancel comes only for an explain still running after a moment: a warm one
+    // is done before it would show, so no toast flashes and the workbench draws none while the plan is
+    // on its way to the panel.
+    progressAfter(PROGRESS_DELAY_MS, `Explaining ${title} on ${spec.name}`, running.done, cancel);
+    try {
+      const planned = await running.done;
+      advising = { advice: running.advice, cancel };
+      return planned;
+    } catch (err) {
+      const kind = (err as { kind?: string }).kind;
+      if (kind === 'auth' || kind === 'network' || kind === 'config') {
+        s.store.setState(spec.id, { kind: 'failed', error: (err as Error).message, at: Date.now() });
       }
-    },
-  );
+      if (cancelled || kind === 'cancelled') {
+        throw new UserError(`The explain of ${title} was cancelled and the server stopped the query.`);
+      }
+      throw err;
+    } finally {
+      if (activeExplain.cancel === cancel && !advising) delete activeExplain.cancel;
+    }
+  };
   // PostgreSQL refuses, before anything runs, an explain that would change what the rollback does not
   // undo (or whose planning may run a user-written function): ask, then explain again as the user chose.
   let withAnalyze = analyzeFlag;

@@ -172,6 +172,9 @@ export class PlanPanel implements vscode.Disposable {
   /** Brings the panel into view beside the file being edited, without taking the keyboard. */
   show(): void {
     const editing = vscode.window.activeTextEditor?.viewColumn;
+    // Already in view beside the file: nothing to move, and no reveal for the workbench to lay out
+    // while the next plan is on its way to the page.
+    if (this.panel.visible && (editing === undefined || this.panel.viewColumn !== editing)) return;
     this.panel.reveal(editing !== undefined && this.panel.viewColumn === editing ? vscode.ViewColumn.Beside : undefined, true);
   }
 
