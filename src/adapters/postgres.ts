@@ -300,11 +300,16 @@ export class PostgresConnection {
   /** Explains one statement; see PostgresExplainOptions. Throws AdapterError. */
   explain(text: string, opts: PostgresExplainOptions = {}): Promise<ExplainResult> {
     const timeoutMs = Math.max(1, Math.floor(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS));
-    return this.serial(() => withDeadline(
-      afterCancel(this.explainNow(text, opts), opts.signal, CANCEL_GRACE_MS, () => this.abandonCancelled()),
+    // The plan may come before the explain's turn on the connection ends (handOver, below): the
+    // connection stays with this explain until its ROLLBACK has answered.
+    let handOver!: (r: ExplainResult) => void;
+    const handed = new Promise<ExplainResult>((resolve) => (handOver = resolve));
+    const done = this.serial(() => withDeadline(
+      afterCancel(this.explainNow(text, opts, handOver), opts.signal, CANCEL_GRACE_MS, () => this.abandonCancelled()),
       timeoutMs + graceFor(timeoutMs),
       () => this.abandon(timeoutMs),
     ));
+    return Promise.race([handed, done]);
   }
 
   /**
@@ -335,7 +340,13 @@ export class PostgresConnection {
       : `PostgreSQL at ${host} gave no answer within ${waited} (the ${formatLimit(timeoutMs)} limit and a grace), and a second connection could not stop the statement on the server; this connection was closed.`);
   }
 
-  private async explainNow(text: string, opts: PostgresExplainOptions): Promise<ExplainResult> {
+  /**
+   * `handOver` gets the plan as soon as the ROLLBACK that ends its transaction is sent, one round trip
+   * before it answers: the driver sends one statement at a time in the order asked, so anything asked on
+   * this connection after the plan (the advice) runs after the ROLLBACK, and `serial` holds the next
+   * explain until the ROLLBACK has answered. Not with indexes tried: HypoPG's are reset after it.
+   */
+  private async explainNow(text: string, opts: PostgresExplainOptions, handOver?: (r: ExplainResult) => void): Promise<ExplainResult> {
     const info = await inspectStatement(text);
     const analyze = opts.analyze === true;
     const v = this.serverVersionNum;
@@ -367,6 +378,7 @@ export class PostgresConnection {
     const started = Date.now();
     let hypothetical = false;
     let began = false;
+    let planned: ExplainResult | undefined;
     try {
       this.running = state;
       began = true;
@@ -403,7 +415,7 @@ export class PostgresConnection {
           : `The ${ddl.length} indexes were built inside the rolled-back transaction and no longer exist.`);
       }
       if (hypothetical) notes.push('The plan uses hypothetical indexes (HypoPG): costs are estimates and nothing was built.');
-      return {
+      planned = {
         engine: 'postgres',
         rawText,
         load: rules ? loadPlan(JSON.stringify([rules.own])) : loadPlan(rawText),
@@ -413,6 +425,7 @@ export class PostgresConnection {
         writes: info.writes,
         notes,
       };
+      return planned;
     } catch (err) {
       throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length, when: 'while the explain ran' });
     } finally {
@@ -420,7 +433,9 @@ export class PostgresConnection {
       // A cancel sent just as the statement ended can land on the ROLLBACK: try again so that no
       // transaction is ever left open on this connection.
       for (let attempt = 0; began && attempt < 3; attempt++) {
-        const ok = await pgSend(this.client, 'ROLLBACK').then(() => true, () => false);
+        const rolledBack = pgSend(this.client, 'ROLLBACK').then(() => true, () => false);
+        if (attempt === 0 && planned && indexes === undefined) handOver?.(planned);
+        const ok = await rolledBack;
         if (ok) break;
       }
       if (hypothetical) await pgSend(this.client, 'SELECT hypopg_reset()').catch(() => {});

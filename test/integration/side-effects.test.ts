@@ -125,6 +125,28 @@ describe('PostgreSQL: explaining changes nothing', function () {
     assert.equal(planOf(r).root.metrics.rowsReturned, 200, 'every row passes the filter only when the transaction is read-only');
   });
 
+  it('hands the plan over as its ROLLBACK is sent: what the connection runs next runs after the ROLLBACK, and nothing changed', async function () {
+    const before = await snapshot();
+    for (let i = 0; i < 5; i++) {
+      // A read-write transaction (the INSERT), then at once the READ ONLY check, as the advice follows a plan:
+      // every row passes only when the check runs in a transaction of its own, i.e. the INSERT's ended first.
+      const insert = await conn.explain(`INSERT INTO se_orders (id, v) VALUES (${200000 + i}, 1)`, { analyze: true });
+      assert.equal(insert.rolledBack, true);
+      const next = await conn.explain("SELECT id FROM se_orders WHERE current_setting('transaction_read_only') = 'on'", { analyze: true });
+      assert.equal(planOf(next).root.metrics.rowsReturned, 200);
+    }
+    // Not awaited in between: the explains take their turns on the connection one after another.
+    const both = await Promise.all([
+      conn.explain('INSERT INTO se_orders (id, v) VALUES (300000, 1)', { analyze: true }),
+      conn.explain("SELECT id FROM se_orders WHERE current_setting('transaction_read_only') = 'on'", { analyze: true }),
+      conn.listIndexes({ table: 'se_orders' }),
+    ]);
+    assert.equal(planOf(both[1]).root.metrics.rowsReturned, 200);
+    assert.deepEqual(await snapshot(), before);
+    const state = await admin.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [conn.backendPid]);
+    assert.equal(state.rows[0]?.state, 'idle', 'no transaction is left open');
+  });
+
   it('with allowSideEffects runs what was refused: the sequence advances, the rows are rolled back', async function () {
     const before = await snapshot();
     const r = await conn.explain('SELECT se_bump()', { analyze: true, allowSideEffects: true });
