@@ -1,11 +1,13 @@
 // What a value is, from where it comes: a Knex instance, a node-postgres client or pool, a postgres.js
-// `sql`, a MongoDB collection or database, a TypeORM repository (and its entity) or entity manager, followed through what the code says of it rather than its
-// name: a TypeScript annotation (`trx: Knex.Transaction`, `#db: PostgresDB` where another module declares
-// `type PostgresDB = postgres.Sql`), the library call that made it (`knex(config)`, `new Pool()`,
-// `postgres(url)`), a class's field (`this.db`, `service.db` of a field typed by a class), a function's
-// return, and imports of the workspace's modules. A class of the application that extends a library's
-// (`class PrismaService extends PrismaClient`) is that library's. A reader asks before it falls back on names, so a call
-// is read as the library its receiver comes from and never by the file's other imports.
+// `sql`, a MongoDB collection or database, a TypeORM repository (and its entity) or entity manager,
+// followed through what the code says of it rather than its name: a TypeScript annotation or assertion
+// (`trx: Knex.Transaction`, `#db: PostgresDB` where another module declares `type PostgresDB =
+// postgres.Sql`), the library call that made it (`knex(config)`, `new Pool()`, `postgres(url)`,
+// `dataSource.getRepository(User)`), a class's field (`this.db`, `service.db` of a field typed by a class),
+// a function's return or a method's declared return type, and imports of the workspace's modules. A class
+// of the application that extends a library's (`class PrismaService extends PrismaClient`, `class
+// UserRepository extends Repository<User>`) is that library's. A reader asks before it falls back on
+// names, so a call is read as the library its receiver comes from and never by the file's other imports.
 
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
