@@ -1,15 +1,15 @@
 // TypeORM: repository and entity calls (`repo.find({ where, order, take, skip, select })`, `findOne`,
-// `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`, `restore`,
-// 0.2's `findByIds`), and
-// query builders (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`),
-// read as the SQL TypeORM sends. The entity comes first from what the receiver is (origin.ts: `Repository<User>`
-// in an annotation, an application's alias or a method's declared return, a class that extends
-// `Repository<User>`, `Container.get(UserRepository)`; a manager under any name takes the entity first), then
-// from `@InjectRepository(User)`, `getRepository(User)`,
-// `manager.find(User, ...)`, a repository's name (`userRepository`), the entity itself (`User.findBy`, and
-// `getRepository(this)` or `this.getRepository()` in its static methods), the last class argument of an
-// application's wrapper on a connection (`connection.getRepository(ctx, User)`), or the key that picks it
-// from an object of entities (`getRepository(entities['User'])`, with a note); its table and columns are
+// `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`,
+// `restore`, 0.2's `findByIds`), and query builders
+// (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`), read as the
+// SQL TypeORM sends. The entity comes first from what the receiver is (origin.ts: `Repository<User>` in an
+// annotation, an application's alias or a method's declared return, a class that extends
+// `Repository<User>`, `Container.get(UserRepository)`; a manager under any name takes the entity first),
+// then from `@InjectRepository(User)`, `getRepository(User)`, `manager.find(User, ...)`, a repository's
+// name (`userRepository`), the entity itself (`User.findBy`, and `getRepository(this)` or
+// `this.getRepository()` in its static methods), the last class argument of an application's wrapper on a
+// connection (`connection.getRepository(ctx, User)`), or the key that picks it from an object of entities
+// (`getRepository(entities['User'])`, with a note); its table and columns are
 // the ones the repository declares (`context.entities`), else the `@Entity('name')` the file declares,
 // else the name TypeORM's DefaultNamingStrategy gives the class (typeormTableName). `.query(sql)` is read
 // by sqlStrings.ts.
