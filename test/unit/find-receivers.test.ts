@@ -3,6 +3,8 @@
 // also read without the workspace where the name alone does not say what the receiver is.
 
 import assert from 'node:assert/strict';
+import { analyzeQuery, loadSqlParser } from '../../src/core/index';
+import { anchorRange } from '../../src/core/lint/analysis';
 import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
 import { resolveSpecifier } from '../../src/core/query/find/workspace';
 
@@ -181,6 +183,27 @@ describe('finder: node-postgres statements written in pieces', () => {
     const qs = read(text, '/ws/feed.ts');
     assert.deepEqual(qs.map(sqlOf), ['SELECT * FROM posts WHERE author = $1 AND created > $2 AND hidden = false ORDER BY created DESC LIMIT $3']);
     assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
+  });
+
+  it('points a finding at the piece that holds it, and never writes the whole statement back over one piece', async () => {
+    await loadSqlParser();
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function page(owner: string, since?: Date) {',
+      "  let sql = 'SELECT * FROM posts WHERE owner = $1';",
+      "  if (since) sql += ' AND created > $2';",
+      "  sql += ' ORDER BY created DESC, id DESC LIMIT 20 OFFSET 10000';",
+      '  return pool.query(sql, [owner]);',
+      '}',
+    ].join('\n');
+    const [q] = read(text, '/ws/page.ts');
+    const findings = analyzeQuery(q!, text, undefined).findings;
+    const skip = findings.find((f) => f.code === 'qpi.skip-pagination');
+    assert.ok(skip);
+    const at = anchorRange(q!, skip.anchor);
+    assert.equal(text.slice(at.start, at.end), 'OFFSET 10000');
+    assert.equal(skip.fix, undefined);
   });
 
   it("reads a method's constant statement although another method of the class assigns a variable of the same name", () => {

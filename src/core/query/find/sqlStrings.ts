@@ -150,8 +150,11 @@ function statementOf(ex: Extractor, e: BNode, name?: string): { built: Built; te
   const counter = { next: 1 };
   appendTemplate(ex, st.base.quasi!, built, counter, 0);
   const left: string[] = [];
+  let previous: BNode = st.base;
   for (const part of [...st.appended, ...later]) {
     const p = unwrap(part);
+    junction(built, previous, p);
+    previous = p;
     if (p.type === 'TaggedTemplateExpression' && isStatementTag(ex, p.tag!)) appendTemplate(ex, p.quasi!, built, counter, 0);
     else if (p.type === 'StringLiteral') {
       const cooked = cookWithMap(ex.source, p.start + 1, p.end - 1);
@@ -342,7 +345,9 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
   const built: Built = { sql: '', runs: [], params: [] };
   const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
   const counter = { next: Math.max(0, ...parts.filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
-  for (const p of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (i > 0) junction(built, parts[i - 1]!, p);
     if (p.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, p.start + 1, p.end - 1);
       for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
@@ -366,6 +371,27 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
     built.sql += text;
   }
   return built;
+}
+
+/** Where the text of a part of a statement written in pieces is: inside a literal's quotes, a tag's template, else the expression. */
+function innerStart(n: BNode): number {
+  if (n.type === 'TaggedTemplateExpression') return n.quasi!.start + 1;
+  return n.type === 'StringLiteral' || n.type === 'TemplateLiteral' ? n.start + 1 : n.start;
+}
+function innerEnd(n: BNode): number {
+  if (n.type === 'TaggedTemplateExpression') return n.quasi!.end - 1;
+  return n.type === 'StringLiteral' || n.type === 'TemplateLiteral' ? n.end - 1 : n.end;
+}
+
+/**
+ * Between two pieces of a statement (`' + '`, or the code between `let sql = '...'` and `sql += '...'`):
+ * file characters that hold none of its SQL, a run of no SQL. The SQL is then never written back over one
+ * piece as if it were the whole text.
+ */
+function junction(built: Built, before: BNode, after: BNode): void {
+  const from = innerEnd(before);
+  const to = innerStart(after);
+  if (to > from) built.runs.push([built.sql.length, from, 0, to - from]);
 }
 
 /** The operands of `a + b + c`, left to right. */
