@@ -91,16 +91,27 @@ describe('A new user\'s first hour (code-server + Chromium)', function () {
     await shot('03-explain-mongodb');
   });
 
-  it('shows the progress notification of a slow explain, and its Cancel stops the statement on the server', async () => {
+  it('shows the progress notification of a slow explain once it has run for half a second, and its Cancel stops the statement on the server', async () => {
     const client = new pg.Client({ connectionString: PG_URI });
     await client.connect();
     try {
       const running = async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(25)%' AND state = 'active' AND pid <> pg_backend_pid()")).rows[0].n as number;
       await wb.openFile('slow.sql');
+      // When the last mouse-up came (the click on Explain Query), and when the toast first showed.
+      await page.evaluate(`(() => {
+        window.__qpiToastAt = undefined;
+        window.addEventListener('mouseup', (e) => { window.__qpiUpAt = e.timeStamp; }, true);
+        new MutationObserver(() => {
+          if (window.__qpiToastAt === undefined && Array.from(document.querySelectorAll('.notification-toast')).some((t) => (t.textContent || '').includes('Explaining'))) window.__qpiToastAt = performance.now();
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      })()`);
       await wb.explainLine('pg_sleep');
       // A toast, as in any VS Code: the demo host no longer hides them.
       const toast = page.locator('.notification-toast', { hasText: 'Explaining' }).first();
       await toast.waitFor({ state: 'visible', timeout: 20_000 });
+      const [up, shown] = await page.evaluate('[window.__qpiUpAt, window.__qpiToastAt]') as [number, number];
+      console.log(`      the progress notification showed ${Math.round(shown - up)} ms after the click`);
+      assert.ok(shown - up >= 500, `the notification waits half a second: it showed ${Math.round(shown - up)} ms after the click`);
       await timedUntil('the statement on the server', 20_000, async () => (await running()) > 0);
       await shot('04-progress');
       await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
