@@ -68,11 +68,6 @@ export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undef
   e = unwrap(e);
   if (e.type === 'AwaitExpression' && e.argument) return originOf(ex, e.argument, depth + 1);
   if (e.type === 'Identifier') return nameOrigin(ex, e.name!, depth);
-  // `this` in a class that extends a library's (`class UserRepository extends Repository<User>`).
-  if (e.type === 'ThisExpression') {
-    const cls = ex.enclosingClassNode();
-    return cls ? classOrigin(ex, cls, depth + 1) : undefined;
-  }
   if (e.type === 'ObjectExpression') return { holder: e, ex };
   if (e.type === 'NewExpression' || isCall(e)) return callOrigin(ex, e, depth);
   if (isMember(e)) {
@@ -211,6 +206,13 @@ function typeormRepositoryClass(ex: Extractor, cls: BNode, sup: BNode): Origin |
   return { library: 'typeorm-repository', ...(entity ? { entity } : {}) };
 }
 
+/** `this` in a custom repository (`class UserRepository extends Repository<User>`), written in this module. */
+export function thisRepository(ex: Extractor): Origin | undefined {
+  const cls = ex.enclosingClassNode();
+  const sup = cls ? (cls as unknown as { superClass?: BNode }).superClass : undefined;
+  return cls && sup ? typeormRepositoryClass(ex, cls, unwrap(sup)) : undefined;
+}
+
 /** The entity class a type names: `User` in `Repository<User>`. */
 function typeEntity(t: BNode): string | undefined {
   const name = t.type === 'TSTypeReference' ? (t as unknown as { typeName: BNode }).typeName : undefined;
@@ -263,7 +265,7 @@ function containerInstance(ex: Extractor, e: BNode, callee: BNode, depth: number
  * What a method of the application returns: `this.getUserRepo()` or `service.repo()`, by the return type
  * it declares (`Promise<Repository<User>>`).
  */
-function methodCallOrigin(ex: Extractor, callee: BNode, depth: number): Origin | undefined {
+export function declaredReturnOrigin(ex: Extractor, callee: BNode, depth = 0): Origin | undefined {
   const name = propertyName(callee);
   if (name === undefined) return undefined;
   const target = functionOf(ex, callee, depth + 1);
@@ -281,7 +283,12 @@ function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined 
     if (typeorm) return typeorm;
     const injected = containerInstance(ex, e, callee, depth);
     if (injected) return injected;
-    if (isMember(callee)) return depth < MAX_DEPTH ? methodCallOrigin(ex, callee, depth + 1) : undefined;
+    // `this.getUserRepo()`: a method of the class the walk is in. A method of another value is asked for
+    // by a reader that needs it (declaredReturnOrigin): following every receiver's class costs too much.
+    if (isMember(callee)) {
+      const obj = unwrap(callee.object!);
+      return (obj.type === 'ThisExpression' || obj.type === 'Super') && depth < MAX_DEPTH ? declaredReturnOrigin(ex, callee, depth + 1) : undefined;
+    }
   }
   if (e.type === 'NewExpression') {
     if (callee.type !== 'Identifier') return undefined;

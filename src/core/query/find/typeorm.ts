@@ -20,7 +20,7 @@
 // function (`list.find((x) => ...)`) is an array's, never a query.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
-import { libraryOf, originOf } from './origin';
+import { declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
@@ -213,6 +213,12 @@ const CONNECTION_LIKE = /(connection|datasource|manager|database|db)$/i;
 function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0): Entity | undefined {
   e = unwrap(e);
   if (depth > 8) return undefined;
+  if (e.type === 'AwaitExpression' && e.argument) return entityOf(ex, e.argument, op, depth + 1);
+  // `this.find(...)` in a custom repository.
+  if (e.type === 'ThisExpression') {
+    const own = thisRepository(ex);
+    if (own && 'library' in own && own.entity !== undefined) return { name: own.entity };
+  }
   const typeorm = ex.imports('typeorm', '@nestjs/typeorm') || [...ex.modules()].some((m) => /typeorm/.test(m));
   // getRepository(User), dataSource.getRepository(User), manager.getRepository(User)
   if (isCall(e)) {
@@ -232,8 +238,9 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
       if (on.type === 'ThisExpression') return entityArgument(ex, on);
       return on.type === 'Identifier' && /^[A-Z]/.test(on.name!) ? { name: on.name! } : undefined;
     }
-    // Any other call: what it returns, where the code says it (a function that returns `dataSource.getRepository(User)`).
-    const o = originOf(ex, e, 0);
+    // Any other call: what it returns, where the code says it (a function that returns
+    // `dataSource.getRepository(User)`, a method of another value declared `Promise<Repository<User>>`).
+    const o = originOf(ex, e, 0) ?? (isMember(callee) ? declaredReturnOrigin(ex, callee) : undefined);
     return o && 'library' in o && o.library === 'typeorm-repository' && o.entity !== undefined ? { name: o.entity } : undefined;
   }
   // ctx ? connection.getRepository(ctx, Role) : connection.rawConnection.getRepository(Role): both name Role.
@@ -253,7 +260,7 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
   }
   // What the value is, where the code says it: a repository of an entity (`Repository<User>`, a custom
   // repository class, a method that returns one), or another library's object, whose calls are not TypeORM's.
-  if (e.type === 'Identifier' || e.type === 'ThisExpression' || isMember(e) || isCall(e) || e.type === 'AwaitExpression') {
+  if (e.type === 'Identifier' || isMember(e) || isCall(e)) {
     const o = originOf(ex, e, 0);
     if (o && 'library' in o) {
       if (o.library === 'typeorm-repository' && o.entity !== undefined) return { name: o.entity };
