@@ -21,6 +21,12 @@ export type ConnectionState =
   | { kind: 'ok'; serverVersion?: string; detail?: string; at: number }
   | { kind: 'failed'; error: string; at: number };
 
+/** What the Connections view and the status bar show of a state: all of it but its time. */
+function shownOf(state: ConnectionState): string {
+  const { at: _at, ...shown } = state as ConnectionState & { at?: number };
+  return JSON.stringify(shown);
+}
+
 export class ConnectionStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
@@ -127,9 +133,15 @@ export class ConnectionStore implements vscode.Disposable {
     return this.states.get(id) ?? { kind: 'unknown' };
   }
 
+  /**
+   * Records a connection's state. Listeners (the Connections view, the status bar) hear of it only when
+   * what they show changes: an Explain that finds the connection as it was redraws nothing while its plan
+   * is on its way to the panel.
+   */
   setState(id: string, state: ConnectionState): void {
+    const was = this.states.get(id);
     this.states.set(id, state);
-    this.changed.fire();
+    if (!was || shownOf(was) !== shownOf(state)) this.changed.fire();
   }
 
   newId(): string {

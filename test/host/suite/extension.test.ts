@@ -286,6 +286,22 @@ export function extensionTests(): void {
       assert.equal(panel.lastMessage?.type, 'showPlan');
     });
 
+    it('explaining orders.sql again on a connection as it was tells the Connections view and the status bar nothing', async () => {
+      await openAt('orders.sql', 'SELECT id, created_at FROM orders ORDER BY created_at DESC, id DESC OFFSET');
+      const store = handle.parts.store;
+      assert.equal(store.state(spec.id).kind, 'ok');
+      let changes = 0;
+      const sub = store.onDidChange(() => changes++);
+      try {
+        const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery);
+        assert.ok(r, `explain failed: ${handle.lastError()}`);
+        assert.equal(changes, 0);
+        assert.equal(store.state(spec.id).kind, 'ok');
+      } finally {
+        sub.dispose();
+      }
+    });
+
     it('suggests an index and checks it on the server with a hypothetical index', async () => {
       const r = await vscode.commands.executeCommand<ExplainSummary | undefined>(Commands.explainQuery, {
         text: 'SELECT order_id, line FROM order_details WHERE quantity = 7 AND product_id = 9 ORDER BY order_id LIMIT 10', engine: 'postgres', connectionId: spec.id,
