@@ -165,6 +165,18 @@ describe('finder: node-postgres statements written in pieces', () => {
     assert.deepEqual(read(text, '/ws/tags.ts').map(sqlOf), ['SELECT id, label FROM tags WHERE owner = $1 AND label <> $2', 'SELECT id FROM tags WHERE label = $1']);
   });
 
+  it('reads a `$` written before a number chosen at run time as one placeholder, in a + join and in a template', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export const byOwner = (owner: string, i: number) =>',
+      "  pool.query('SELECT id FROM tags WHERE owner = $' + i, [owner]);",
+      'export const byLabel = (label: string, i: number) =>',
+      '  pool.query(`SELECT id FROM tags WHERE label = $${i + 1} AND note = $$a$$`, [label]);',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/tags.ts').map(sqlOf), ['SELECT id FROM tags WHERE owner = $1', 'SELECT id FROM tags WHERE label = $1 AND note = $$a$$']);
+  });
+
   it('reads a statement a function appends to with +=, every optional part present', () => {
     const text = [
       "import { Pool } from 'pg';",

@@ -129,17 +129,18 @@ describe('language server: finding queries', () => {
     assert.deepEqual(qs.map((q) => q.command.collection), ['a']);
   });
 
-  it('maps SQL in templates back to the file, ${} parts to their $n and escapes to the escape', () => {
+  it('maps SQL in templates back to the file, ${} parts to their $n (a `$` written before one with it) and escapes to the escape', () => {
     const text = 'const r = await pool.query(`SELECT *\\tFROM t WHERE a = ${id} AND b LIKE \'%\\u00e9\' AND c = $${n}`);';
     const [q] = sqls(text);
     assert.ok(q);
-    assert.equal(q.sql, "SELECT *\tFROM t WHERE a = $1 AND b LIKE '%é' AND c = $$2");
+    assert.equal(q.sql, "SELECT *\tFROM t WHERE a = $1 AND b LIKE '%é' AND c = $2");
     const at = (s: string) => {
       const i = q.sql.indexOf(s);
       const r = sqlRangeToSource(q, i, i + s.length);
       return text.slice(r.start, r.end);
     };
     assert.equal(at('$1'), '${id}');
+    assert.equal(at('$2'), '$${n}');
     assert.equal(at("'%é'"), "'%\\u00e9'");
     assert.equal(at('\t'), '\\t');
     assert.equal(at('FROM t'), 'FROM t');

@@ -130,6 +130,28 @@ describe('language server: the keyset quick fix compiles', () => {
     });
   });
 
+  it('never writes SQL back over a template whose text has a part chosen at run time: it offers the rewritten query to copy', async () => {
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 4_000_000 });
+    const uri = 'file:///ws/pages.ts';
+    const plain = "pool.query(`SELECT * FROM orders WHERE status = 'open' ORDER BY id LIMIT 20 OFFSET 10000`);";
+    const chosen = "pool.query(`SELECT * FROM orders WHERE status = 'open' ${mine ? 'AND owner = 1' : ''} ORDER BY id LIMIT 20 OFFSET 10000`);";
+    const titles = async (call: string, version: number) => {
+      const text = `import { Pool } from 'pg';\nconst pool = new Pool();\nexport const page = (mine: boolean) => ${call}\n`;
+      if (version === 1) service.open(uri, 'typescript', 1, text);
+      else service.change(uri, version, text);
+      await service.settled(uri);
+      const d = port.last(uri).find((x) => x.code === DiagnosticCodes.skipPagination);
+      assert.ok(d, 'no skip-pagination diagnostic');
+      const actions: CodeAction[] = service.codeActions({ textDocument: { uri }, range: d.range, context: { diagnostics: [d] } });
+      return actions.map((a) => a.title);
+    };
+    assert.ok((await titles(plain, 1)).includes('Rewrite to keyset pagination'));
+    const offered = await titles(chosen, 2);
+    assert.ok(!offered.some((t) => t.startsWith('Rewrite to keyset pagination')), offered.join(' | '));
+    assert.ok(offered.includes('Copy the rewritten query'), offered.join(' | '));
+  });
+
   it('asks for the $n parameters of SQL and puts the literals in their place', () => {
     const [target] = explainTargets('SELECT id FROM orders WHERE status = $1 AND created_at < $2 ORDER BY created_at DESC LIMIT 20;', 'sql');
     assert.deepEqual(target!.values?.names, ['$1', '$2']);

@@ -757,14 +757,30 @@ function sqlFindings(q: FoundSqlQuery, text: string, shapes: PgShape[], schema: 
   }
 }
 
-/** Replaces the whole SQL text when that is safe to write back (no escapes, no `${...}`, no clash with the quotes). */
+/**
+ * Replaces the whole SQL text when that is safe to write back: every character of it written as itself, in
+ * one piece (no escapes, no `${...}`, no fragment chosen from several or pieces joined with +), and no
+ * clash with the quotes.
+ */
 function sqlReplaceFix(q: FoundSqlQuery, text: string, sql: string, title: string): InlineFinding['fix'] | undefined {
-  if (q.params.length > 0 || q.runs.some((r) => r[2] !== r[3])) return undefined;
+  if (q.params.length > 0 || !writtenWhole(q)) return undefined;
   if (q.origin !== 'sql-file') {
     const quote = text[q.textRange.start - 1];
     if (quote === '`' ? /`|\$\{/.test(sql) : quote !== undefined && (sql.includes(quote) || sql.includes('\\') || sql.includes('\n'))) return undefined;
   }
   return { title, edits: [{ anchor: { file: q.textRange }, newText: sql }] };
+}
+
+/** Whether the SQL's runs are its file text character for character, each starting where the one before ends. */
+function writtenWhole(q: FoundSqlQuery): boolean {
+  const runs = [...q.runs].sort((a, b) => a[0] - b[0]);
+  for (let i = 0; i < runs.length; i++) {
+    const [s, f, l, fl] = runs[i]!;
+    if (l !== fl) return false;
+    const before = runs[i - 1];
+    if (before && (s !== before[0] + before[2] || f !== before[1] + before[3])) return false;
+  }
+  return true;
 }
 
 /** Where a table's name is written in the statement (a word, any case), else the whole statement. */

@@ -365,7 +365,8 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
       continue;
     }
     const constant = ex.stringOf(p, 0);
-    const text = constant ?? `$${counter.next}`;
+    // `'... = $' + n`: the `$` before the value and the value are one placeholder, the next $n.
+    const text = constant ?? (/(^|[^$])\$$/.test(built.sql) ? String(counter.next) : `$${counter.next}`);
     if (constant === undefined) built.params.push({ n: counter.next++, text: ex.text(range(p)), range: range(p) });
     built.runs.push([built.sql.length, p.start, text.length, p.end - p.start]);
     built.sql += text;
@@ -481,6 +482,13 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
     const constant = plain ? ex.stringOf(expr, 0) : undefined;
     if (constant !== undefined) {
       put(constant);
+      continue;
+    }
+    // `$${i}` in an untagged template: the `$` written before the hole and the number put in it at run
+    // time are one placeholder, read as the next $n (the `$` stays the chunk's, the number is the hole's).
+    if (plain && /(^|[^$])\$$/.test(built.sql)) {
+      built.params.push({ n: counter.next, text: ex.text(expr), range: hole });
+      put(String(counter.next++));
       continue;
     }
     let ident = identifierOf(ex, unwrap(expr));
