@@ -1,9 +1,10 @@
 // The workspace's files as the finder follows imports into them (core/query/find/workspace.ts asks, this
 // answers from the file system): a file's text, kept while its modification time is the same, and the
 // rules an import is resolved by: the nearest tsconfig.json's `paths` (with one `extends`), and the
-// workspace's packages by name (a monorepo's `@app/database` is its folder's source, not its build).
+// workspace's packages by name (a monorepo's `@app/database` is its folder's source, not its build); and
+// its script files, listed for the finder's index of what each file imports (a function's callers).
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { resolveSpecifier, type WorkspaceModules } from '../core/index';
 
@@ -41,7 +42,14 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     return found;
   };
 
+  let listed: { at: number; files: string[] } | undefined;
+
   return {
+    files() {
+      // Listed again at most every 30 seconds: the finder's index of imports asks no more often than that.
+      if (!listed || Date.now() - listed.at > 30_000) listed = { at: Date.now(), files: listScripts(root) };
+      return listed.files;
+    },
     resolve(fromFile, specifier) {
       packages ??= findPackages(root);
       return resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
@@ -66,6 +74,30 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
       return text;
     },
   };
+}
+
+/** Script files the workspace lists at most. */
+const MAX_LISTED = 10_000;
+
+/** The workspace's script files (not declarations), build and dependency folders left out, up to MAX_LISTED. */
+function listScripts(root: string): string[] {
+  const out: string[] = [];
+  const stack = [root];
+  while (stack.length > 0 && out.length < MAX_LISTED) {
+    const dir = stack.pop()!;
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith('.') || SKIP.has(e.name)) continue;
+      if (e.isDirectory()) stack.push(join(dir, e.name));
+      else if (e.isFile() && /\.(c|m)?(j|t)sx?$/i.test(e.name) && !/\.d\.(c|m)?ts$/i.test(e.name)) out.push(join(dir, e.name));
+    }
+  }
+  return out;
 }
 
 /** A tsconfig's `paths`, made absolute from its `baseUrl` (or its folder), with what it extends. */

@@ -10,6 +10,8 @@ import { detached } from './ranges';
 import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, type ForeignModule } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
+/** The name each function the walks met is declared under (`const f = () => ...`, `function f() {}`). */
+const FUNCTION_NAMES = new WeakMap<BNode, string>();
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 /** Methods whose function argument is given a transaction of the receiver: Knex, Prisma Client, postgres.js. */
 const TRANSACTION_METHODS = new Set(['transaction', '$transaction', 'begin']);
@@ -107,6 +109,60 @@ export class Extractor {
     if (!found) return undefined;
     if ('library' in found) return found;
     return { ex: this.readerOf(found.module), local: found.local };
+  }
+
+  /** An extractor of a module of the workspace (a file that calls a function of this one), one import deeper, reading values only. */
+  forModule(module: ForeignModule): Extractor {
+    return this.readerOf(module);
+  }
+
+  /**
+   * An extractor of this same file for reading another of its statements (a call of a function of this
+   * one), values only: the names that statement mutates are `mutated`, what it looks up is used here too.
+   */
+  sibling(mutated: Set<string>): Extractor {
+    return new Extractor(this.source, this.module, this.uses, mutated, this.kind, [], this.context, this.importDepth);
+  }
+
+  /** Runs `read` with the scopes the nodes of `path` (from a top-level statement down) open, as the walk opens them. */
+  within<T>(path: readonly BNode[], read: () => T): T {
+    const saved = this.scope;
+    try {
+      for (const n of path) this.scope = this.opensScope(n) ?? this.scope;
+      return read();
+    } finally {
+      this.scope = saved;
+    }
+  }
+
+  /**
+   * The function whose parameter a name is, where the name is one (plain or taken apart by a pattern): the
+   * function, the parameter's place, the keys the pattern takes it by, the name the function is declared
+   * under, and the node of the block or function that declares that name when it is not the module's.
+   */
+  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode } | undefined {
+    let s = this.scope;
+    while (s && !s.names.has(name)) s = s.parent;
+    const fn = s?.node;
+    if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod')) return undefined;
+    const b = s.names.get(name)!;
+    if (!('unknown' in b)) return undefined;
+    const index = (fn.params ?? []).findIndex((p) => {
+      const names = new Map<string, Binding>();
+      declareNames(p, names);
+      return names.has(name);
+    });
+    const fnName = FUNCTION_NAMES.get(fn);
+    if (index < 0 || fnName === undefined) return undefined;
+    let declaredIn: BNode | undefined;
+    for (let up = s.parent; up; up = up.parent) {
+      if (up.names.has(fnName)) {
+        declaredIn = up.node ?? fn;
+        break;
+      }
+    }
+    if (declaredIn === undefined && !this.module.names.has(fnName)) return undefined;
+    return { fn, index, path: b.part?.path ?? [], fnName, ...(declaredIn ? { declaredIn } : {}) };
   }
 
   /** An extractor of a module this file's imports reach, one import deeper (no readers: it resolves values only). */
@@ -234,6 +290,11 @@ export class Extractor {
   /** A new scope for blocks and functions, holding what they declare directly. */
   private opensScope(n: BNode): Scope | undefined {
     if (isCall(n)) this.noteTransaction(n);
+    // `const configure = ({ Orders }) => ...`: the name a function is declared under, for its callers (callers.ts).
+    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) {
+      const f = unwrap(n.init);
+      if (FUNCTIONS.has(f.type)) FUNCTION_NAMES.set(f, n.id.name!);
+    } else if (n.type === 'FunctionDeclaration' && n.id?.name) FUNCTION_NAMES.set(n, n.id.name);
     switch (n.type) {
       case 'BlockStatement':
       case 'StaticBlock':

@@ -16,6 +16,12 @@ import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
 import { libraryOf } from './origin';
+import { callersOf, constructorCallersOf, type Callers } from './callers';
+
+/** A path's last part: `a.ts` of `src/a.ts`. */
+function baseName(file: string): string {
+  return file.slice(file.lastIndexOf('/') + 1);
+}
 
 export const MONGO_OPERATIONS = new Set<string>(['find', 'findOne', 'aggregate', 'countDocuments', 'count', 'distinct', 'updateOne', 'updateMany',
   'deleteOne', 'deleteMany', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'replaceOne', 'update', 'remove', 'bulkWrite', 'estimatedDocumentCount']);
@@ -49,6 +55,8 @@ export interface FoundCollection {
   typedAs?: string;
   /** Where the name is a family's (`app_users*`, family.ts), the code that builds it (`'app_users' + appId`). */
   family?: string;
+  /** Where the collection is a parameter every caller gives the same one, the calls (`the 2 calls of configureX in a.ts, b.ts`). */
+  namedBy?: string;
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -379,12 +387,9 @@ class Collections {
       const init = this.ex.constInit(e.name!);
       const held = init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
-      // A parameter or variable named for what it holds: a collection whose name is not known here, or named in its own name.
-      const named = NAMED_FOR_COLLECTION.exec(e.name!);
-      if (named) return { name: named[1]!, flavour: 'driver', nameRange: range(e), namedAfter: e.name! };
-      // `orders: Collection<Order>`: a parameter typed as the driver's collection, which the caller picks.
-      if ((this.ex.typeOf(e.name!) === 'Collection' && this.ex.imports('mongodb')) || libraryOf(this.ex, e) === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(e), typedAs: e.name! };
-      return RUNTIME_COLLECTION.test(e.name!) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
+      const guessed = this.unnamed(e);
+      // A parameter the function's callers give: the collection every one of them names.
+      return guessed ? this.fromCallers(e, depth) ?? guessed : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
@@ -454,10 +459,51 @@ class Collections {
         const inner = this.of(obj, depth + 1);
         if (inner && inner.flavour === 'shell' && !e.computed) return { ...inner, name: `${inner.name}.${name}`, nameRange: { start: inner.nameRange.start, end: e.property!.end } };
       }
-      // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does).
-      if (libraryOf(this.ex, e) === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+      // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does);
+      // named by the places that make the class's instances, when they all give the same collection.
+      if (libraryOf(this.ex, e) === 'mongodb-collection') {
+        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) : undefined;
+        return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+      }
     }
     return undefined;
+  }
+
+  /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
+  private unnamed(e: BNode): FoundCollection | undefined {
+    // A parameter or variable named for what it holds: a collection whose name is not known here, or named in its own name.
+    const named = NAMED_FOR_COLLECTION.exec(e.name!);
+    if (named) return { name: named[1]!, flavour: 'driver', nameRange: range(e), namedAfter: e.name! };
+    // `orders: Collection<Order>`: a parameter typed as the driver's collection, which the caller picks.
+    if ((this.ex.typeOf(e.name!) === 'Collection' && this.ex.imports('mongodb')) || libraryOf(this.ex, e) === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(e), typedAs: e.name! };
+    return RUNTIME_COLLECTION.test(e.name!) ? { name: '', flavour: 'driver', nameRange: range(e) } : undefined;
+  }
+
+  /**
+   * `configureFiltersModule({ Filters })` where every call of the function (in this file, or in the
+   * workspace's files that import it) passes the same collection, named where it is made: that collection.
+   * Undefined when a call passes another, one chosen at run time, or one whose name is a guess.
+   */
+  private fromCallers(e: BNode, depth: number): FoundCollection | undefined {
+    return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth);
+  }
+
+  /** The collection every one of the callers' values names, shown at `e`. */
+  private agreed(callers: Callers | undefined, e: BNode, depth: number): FoundCollection | undefined {
+    if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    let first: FoundCollection | undefined;
+    const files = new Set<string>();
+    for (const v of callers.values) {
+      const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
+      if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) return undefined;
+      first ??= c;
+      files.add(v.file !== undefined ? baseName(v.file) : 'this file');
+    }
+    if (!first) return undefined;
+    const n = callers.values.length;
+    const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
+    return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
   }
 
   /**
@@ -582,6 +628,7 @@ function collectionSentence(coll: FoundCollection): string | undefined {
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
   if (coll.family !== undefined) return familySentence(coll.name, coll.family);
   if (coll.namedAfter !== undefined) return `The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`;
+  if (coll.namedBy !== undefined) return `The collection is ${coll.name}, named by the function's callers: taken from ${coll.namedBy}.`;
   if (coll.defaultOf !== undefined) return `The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`;
   return undefined;
 }

@@ -59,6 +59,8 @@ export class ModuleScope {
    * other statements use as a holder of collections): facts named by the readers that look for them.
    */
   readonly shows = new Set<string>();
+  /** The file's top-level statements, brought up to date, where the index keeps them (a function's callers are looked for in them). */
+  statements?: () => BNode[];
 }
 
 /** "x.f" for `x.f` and "this.f" for `this.f`; undefined for anything deeper or computed at run time. */

@@ -337,6 +337,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   }
 
   private rebuildModule(): void {
+    this.module.statements ??= () => this.pieces.map((c) => {
+      flushChunk(c);
+      return c.node;
+    });
     this.module.names.clear();
     this.module.mutated.clear();
     this.module.owner.clear();

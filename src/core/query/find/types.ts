@@ -156,6 +156,11 @@ export interface WorkspaceModules {
   resolve(fromFile: string, specifier: string): string | undefined;
   /** A file's text, or undefined when it cannot be read. */
   read(file: string): string | undefined;
+  /**
+   * The workspace's script files (bounded, build and dependency folders left out), where the host can list
+   * them: the files a function's callers are looked for in (callers.ts). Without it, only the function's own file.
+   */
+  files?(): readonly string[];
 }
 
 export interface FindResult {

@@ -1,0 +1,309 @@
+// A function's parameter as its callers give it: `configureFiltersModule({ Filters })` passes the collection
+// its caller made with `db.collection('filters')`. The calls are looked for in the function's own file (in
+// the block that declares it, or the whole file for a module-level function) and, for a module-level one,
+// in the workspace's files that import it by name (a reverse index of the names each file imports, built
+// on the first ask and kept for a while, so an edit does not read the workspace again). The answer is
+// every call's value, or nothing when a call cannot be read (a spread, a value the function is handed to
+// as a callback, more calls or files than the caps): a reader then names the collection only when every
+// value names the same one, and never guesses.
+
+import type { Extractor } from './extractor';
+import { collectMutations, requiredModule } from './scope';
+import { isCall, isMember, keyName, propertyName, pushChildren, unwrap, type BNode } from './syntax';
+import type { WorkspaceModules } from './types';
+import { exportedBinding, foreignModule, importedName } from './workspace';
+
+/** Calls of one function read at most, over all files. */
+export const MAX_CALLS = 24;
+/** Files (other than the function's own) that import it, read at most. */
+export const MAX_CALLER_FILES = 16;
+/** How long the workspace's index of imported names is kept before its files are checked again (the language server's files change). */
+const INDEX_TTL_MS = 30_000;
+/** Files the index reads at most. */
+const MAX_INDEXED_FILES = 10_000;
+
+/** One call's value for the parameter, read in the scopes around the call. */
+export interface CallerValue {
+  /** The file the call is in (undefined for the function's own file when it has no path). */
+  file: string | undefined;
+  /** Runs `read` on the value the call gives the parameter, with an extractor of the caller's file in the call's scopes. */
+  read<T>(read: (ex: Extractor, value: BNode) => T): T;
+}
+
+export interface Callers {
+  /** The name the function is declared under (`new X` for a class's constructor), as a sentence names its calls. */
+  fnName: string;
+  values: CallerValue[];
+}
+
+/** Functions whose callers are being read, so a call inside one (recursion, or callers that call each other) ends. */
+const reading = new Set<BNode>();
+
+/**
+ * What the callers of the function whose parameter `name` is give it, when `name` is a parameter (plain or
+ * taken apart by a pattern) of a function declared under a name; undefined when it is not one, when no
+ * call is found, or when one call or use of the function cannot be read.
+ */
+export function callersOf(ex: Extractor, name: string): Callers | undefined {
+  if (ex.isForeign) return undefined;
+  const p = ex.parameterOf(name);
+  return p ? callersOfParameter(ex, p) : undefined;
+}
+
+/**
+ * What the places that make instances of the class the walk is in (`new TicketStore(db.collection('tickets'))`)
+ * give the field `this.<field>`, when its constructor takes it as a parameter (`constructor(private tickets:
+ * Collection)`, or `this.tickets = tickets`) and the class is declared at the module's top level.
+ */
+export function constructorCallersOf(ex: Extractor, field: string): Callers | undefined {
+  if (ex.isForeign) return undefined;
+  const cls = ex.enclosingClassNode();
+  const className = cls?.id?.name;
+  if (!cls || className === undefined || !ex.module.classes.has(className)) return undefined;
+  const ctor = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+  if (!ctor) return undefined;
+  const params = ctor.params ?? [];
+  let index = params.findIndex((q) => q.type === 'TSParameterProperty' && paramName((q as unknown as { parameter: BNode }).parameter) === field);
+  if (index < 0) {
+    // `constructor(tickets) { this.tickets = tickets }`, assigned once.
+    const stmts = ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+    const given = stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
+      a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field);
+    const right = given.length === 1 ? unwrap(given[0]!.right!) : undefined;
+    index = right?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === right.name) : -1;
+  }
+  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}` });
+}
+
+/** A plain parameter's name (`x`, `x = 1`, `private x`). */
+function paramName(p: BNode): string | undefined {
+  const id = p.type === 'AssignmentPattern' ? p.left : p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+  const inner = id?.type === 'AssignmentPattern' ? id.left : id;
+  return inner?.type === 'Identifier' ? inner.name : undefined;
+}
+
+/** What one extractor (one statement's reading) found of each function's callers, so the queries of one function look once. */
+const found = new WeakMap<Extractor, Map<string, Callers | undefined>>();
+
+function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+  let memo = found.get(ex);
+  if (!memo) found.set(ex, (memo = new Map()));
+  const key = `${p.fn.start}:${p.index}:${p.path.join('.')}`;
+  if (memo.has(key)) return memo.get(key);
+  const answer = readCallers(ex, p);
+  memo.set(key, answer);
+  return answer;
+}
+
+function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+  if (reading.has(p.fn)) return undefined;
+  reading.add(p.fn);
+  try {
+    const values: CallerValue[] = [];
+    const own = p.declaredIn ? [p.declaredIn] : ex.module.statements?.() ?? [];
+    const here = callsIn(own, p.fnName);
+    if (!here) return undefined;
+    const ownFile = ex.context.file;
+    for (const c of here) {
+      const top = c.path[0] ?? c.call;
+      const mutated = new Set<string>();
+      collectMutations(top, mutated);
+      values.push(valueAt(ex.sibling(mutated), c.path, c.call, p.index, p.path, ownFile));
+    }
+    if (!p.declaredIn) {
+      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path);
+      if (!elsewhere) return undefined;
+      values.push(...elsewhere);
+    }
+    if (values.length === 0 || values.length > MAX_CALLS) return undefined;
+    return { fnName: p.label ?? p.fnName, values };
+  } finally {
+    reading.delete(p.fn);
+  }
+}
+
+function valueAt(ex: Extractor, path: BNode[], call: BNode, index: number, keys: string[], file: string | undefined): CallerValue {
+  return {
+    file,
+    read: <T>(read: (x: Extractor, value: BNode) => T): T => ex.within(path, () => {
+      const arg = call.arguments?.[index];
+      let v: BNode | undefined = arg && arg.type !== 'SpreadElement' ? arg : undefined;
+      for (const k of keys) {
+        const o: BNode | undefined = v ? ex.follow(v) : undefined;
+        if (o?.type !== 'ObjectExpression' || (o.properties ?? []).some((x) => x.type === 'SpreadElement')) {
+          v = undefined;
+          break;
+        }
+        const prop: BNode | undefined = (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key !== undefined && keyName(x.key) === k);
+        v = prop ? ((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+      }
+      // Nothing given: the reader is handed an identifier no scope declares, which names nothing.
+      return read(ex, v ?? { type: 'Identifier', name: '\u0000nothing', start: call.start, end: call.start });
+    }),
+  };
+}
+
+/** Calls of the function in the workspace's files that import it by name; undefined when one cannot be read or there are too many. */
+function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[]): CallerValue[] | undefined {
+  const { modules, file } = ex.context;
+  if (!modules || file === undefined || !modules.files) return [];
+  const candidates = filesImporting(modules, fnName).filter((f) => f !== file);
+  const out: CallerValue[] = [];
+  let read = 0;
+  for (const f of candidates) {
+    const m = foreignModule(modules, f);
+    if (!m) continue;
+    for (const [local, b] of m.scope.names) {
+      const from = 'from' in b ? b.from : 'init' in b ? requiredModule(b.init) : undefined;
+      if (from === undefined) continue;
+      const imported = importedName(m.program, local);
+      if (imported !== fnName) continue;
+      const target = modules.resolve(f, from);
+      const found = target ? exportedBinding(modules, target, imported) : undefined;
+      if (!found || !('module' in found) || found.module.file !== file || found.local !== fnName) continue;
+      if (++read > MAX_CALLER_FILES) return undefined;
+      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local);
+      if (!calls) return undefined;
+      const reader = ex.forModule(m);
+      for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, f));
+      if (out.length > MAX_CALLS) return undefined;
+    }
+  }
+  return out;
+}
+
+/** Nodes whose identifiers are no use of a value: types, imports and exports by name. */
+const NOT_VALUES = new Set(['TSTypeAnnotation', 'TSTypeAliasDeclaration', 'TSInterfaceDeclaration', 'TSTypeQuery', 'TSTypeParameterInstantiation', 'TSDeclareFunction',
+  'ImportDeclaration', 'ExportSpecifier', 'TSTypeReference']);
+
+/**
+ * The calls `name(...)` (and `new name(...)`) in `roots`, each with the nodes from its top-level statement
+ * down to it; undefined when the name is used otherwise than called (handed on as a value, so calls not
+ * seen here may give it anything), or when there are more calls than the cap.
+ */
+function callsIn(roots: readonly BNode[], name: string): { call: BNode; path: BNode[] }[] | undefined {
+  const out: { call: BNode; path: BNode[] }[] = [];
+  const notUse = new Set<BNode>();
+  const path: BNode[] = [];
+  const EXIT = { type: '\u0000exit' } as BNode;
+  const stack: BNode[] = [...roots].reverse();
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n === EXIT) {
+      path.pop();
+      continue;
+    }
+    if (NOT_VALUES.has(n.type)) continue;
+    if (n.type === 'Identifier') {
+      if (n.name === name && !notUse.has(n)) return undefined;
+      continue;
+    }
+    if (isCall(n) || n.type === 'NewExpression') {
+      const callee = unwrap(n.callee!);
+      if (callee.type === 'Identifier' && callee.name === name) {
+        notUse.add(callee);
+        out.push({ call: n, path: [...path] });
+        if (out.length > MAX_CALLS) return undefined;
+      }
+    }
+    if (isMember(n) && !n.computed && n.property) notUse.add(n.property);
+    if ((n.type === 'ObjectProperty' || n.type === 'ObjectMethod' || n.type === 'ClassMethod' || n.type === 'ClassProperty' || n.type === 'TSPropertySignature') && !n.computed && n.key) {
+      // `{ name }` written short uses the value; its key does not.
+      if (!(n.type === 'ObjectProperty' && n.shorthand)) notUse.add(n.key);
+      else if (n.value !== n.key) notUse.add(n.key);
+    }
+    if (n.type === 'VariableDeclarator' && n.id) notUse.add(n.id);
+    if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration' || n.type === 'FunctionExpression') && n.id) notUse.add(n.id);
+    if (n.type === 'ExportNamedDeclaration' && !n.declaration) continue;
+    // `const { name } = require('./m')`: an import.
+    if (n.type === 'VariableDeclarator' && n.init && requiredModule(n.init) !== undefined) continue;
+    stack.push(EXIT);
+    path.push(n);
+    const from = stack.length;
+    pushChildren(n, stack);
+    for (let i = from, j = stack.length - 1; i < j; i++, j--) {
+      const t = stack[i]!;
+      stack[i] = stack[j]!;
+      stack[j] = t;
+    }
+  }
+  return out;
+}
+
+/** What the index knows of the workspace: each file's text when read and the names it imports; the files by name imported. */
+interface ImportIndex {
+  /** Each file's text as a fingerprint (its texts are not kept), and the names it imports. */
+  byFile: Map<string, { print: string; names: Set<string> }>;
+  byName: Map<string, Set<string>>;
+  /** The listing being checked again, where the check is, and when the last full pass ended. */
+  files: readonly string[];
+  cursor: number;
+  at: number;
+}
+
+/** The workspace's index of the names each file imports, per WorkspaceModules. */
+const indexes = new WeakMap<WorkspaceModules, ImportIndex>();
+/** Files checked again per ask once the index is older than INDEX_TTL_MS, so no one edit pays for the whole workspace. */
+const RECHECK_PER_ASK = 250;
+
+/**
+ * The workspace's files whose imports name `name` (`import { name } from ...`, `const { name } = require(...)`).
+ * The first ask reads every listed file (up to MAX_INDEXED_FILES); later asks, once the index is older than
+ * INDEX_TTL_MS, check RECHECK_PER_ASK files each, in turn, reading again only a file whose text changed.
+ */
+export function filesImporting(modules: WorkspaceModules, name: string): string[] {
+  let index = indexes.get(modules);
+  if (!index) {
+    index = { byFile: new Map(), byName: new Map(), files: (modules.files?.() ?? []).slice(0, MAX_INDEXED_FILES), cursor: 0, at: Date.now() };
+    for (const f of index.files) recheck(modules, index, f);
+    indexes.set(modules, index);
+  } else if (Date.now() - index.at > INDEX_TTL_MS) {
+    if (index.cursor === 0) index.files = (modules.files?.() ?? []).slice(0, MAX_INDEXED_FILES);
+    const end = Math.min(index.files.length, index.cursor + RECHECK_PER_ASK);
+    for (let i = index.cursor; i < end; i++) recheck(modules, index, index.files[i]!);
+    index.cursor = end;
+    if (end >= index.files.length) {
+      index.cursor = 0;
+      index.at = Date.now();
+    }
+  }
+  return [...(index.byName.get(name) ?? [])];
+}
+
+/** Reads a file's imports into the index again when its text is not the one read last. */
+function recheck(modules: WorkspaceModules, index: ImportIndex, file: string): void {
+  const text = modules.read(file);
+  const print = text === undefined ? '' : fingerprint(text);
+  const known = index.byFile.get(file);
+  if (known && known.print === print) return;
+  for (const n of known?.names ?? []) index.byName.get(n)?.delete(file);
+  const names = text !== undefined && text.length <= 2_000_000 ? importedNames(text) : new Set<string>();
+  index.byFile.set(file, { print, names });
+  for (const n of names) {
+    const set = index.byName.get(n);
+    if (set) set.add(file);
+    else index.byName.set(n, new Set([file]));
+  }
+}
+
+/** A text's length and a 32-bit FNV-1a hash of it. */
+function fingerprint(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `${text.length}:${h >>> 0}`;
+}
+
+const IMPORT_CLAUSE = /\bimport\s+(?:type\s+)?([\w$\s{},*]+?)\s+from\s*['"]/g;
+const REQUIRE_CLAUSE = /\b(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*(?:await\s+)?require\s*\(/g;
+
+/** The names a file's import statements and `require` declarations take (both sides of an `as`). */
+export function importedNames(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const re of [IMPORT_CLAUSE, REQUIRE_CLAUSE]) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      for (const w of m[1]!.match(/[\w$]+/g) ?? []) if (w !== 'as' && w !== 'type') out.add(w);
+    }
+  }
+  return out;
+}

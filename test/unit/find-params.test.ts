@@ -1,0 +1,176 @@
+// The finder naming a collection a function takes as a parameter from the function's callers (callers.ts):
+// in the same file and in the workspace's files that import the function, only when every call passes the
+// same collection, named where it is made; never a guess when they differ.
+
+import assert from 'node:assert/strict';
+import { findQueries, ScriptQueryIndex, type FoundMongoQuery, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { resolveSpecifier } from '../../src/core/query/find/workspace';
+import { importedNames } from '../../src/core/query/find/callers';
+
+function reader(files: Record<string, string>) {
+  const unlisted: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
+  const modules: WorkspaceModules = { ...unlisted, files: () => Object.keys(files) };
+  return (file: string, withWorkspace = true, listed = true): FoundQuery[] =>
+    findQueries(files[file]!, 'script', 'ts', withWorkspace ? { file, modules: listed ? modules : unlisted } : {}).queries;
+}
+
+const mongo = (qs: FoundQuery[]) => qs.filter((q): q is FoundMongoQuery => q.engine === 'mongodb');
+const described = (qs: FoundQuery[]) => mongo(qs).map((q) => `${q.command.collection || '?'}.${q.command.operation}`);
+
+describe('finder: a collection named by the callers of the function that takes it', () => {
+  it('names a plain parameter from the one call in the same file', () => {
+    const text = [
+      "import { MongoClient, Collection } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'function listOpen(tickets: Collection) {',
+      "  return tickets.find({ state: 'open' }).sort({ openedAt: -1 }).toArray();",
+      '}',
+      'export async function openTickets() {',
+      "  const tickets = db.collection('tickets');",
+      '  return listOpen(tickets);',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(described(qs), ['tickets.find']);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /named by the function's callers: taken from the call of listOpen in this file/);
+  });
+
+  it('keeps it chosen by the caller when two calls pass different collections', () => {
+    const text = [
+      "import { MongoClient, Collection } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'function countActive(c: Collection) {',
+      '  return c.countDocuments({ active: true });',
+      '}',
+      "export const users = () => countActive(db.collection('users'));",
+      "export const teams = () => countActive(db.collection('teams'));",
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(described(qs), ['?.countDocuments']);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /the caller chooses it/);
+  });
+
+  it('names a destructured parameter through calls in two modules that import the function', () => {
+    const read = reader({
+      '/ws/db/collections.ts': [
+        "import type { Db } from 'mongodb';",
+        'export const FiltersCollection = async (db: Db) => {',
+        "  const Filters = db.collection('filters');",
+        "  const FilterTexts = db.collection('filter_texts');",
+        '  return { Filters, FilterTexts };',
+        '};',
+      ].join('\n'),
+      '/ws/module/configureFilters.ts': [
+        "import { mongodb } from '../lib/mongo';",
+        'export const configureFilters = ({ Filters }: { Filters: mongodb.Collection<{ _id: string; key: string }> }) => {',
+        '  return {',
+        '    findFilter: (key: string) => Filters.findOne({ key, deleted: null }),',
+        '    count: () => Filters.countDocuments({ deleted: null }),',
+        '  };',
+        '};',
+        'export type FiltersModule = ReturnType<typeof configureFilters>;',
+      ].join('\n'),
+      '/ws/lib/mongo.ts': "import * as mongodb from 'mongodb';\nexport { mongodb };",
+      '/ws/module/index.ts': [
+        "import type { Db } from 'mongodb';",
+        "import { FiltersCollection } from '../db/collections';",
+        "import { configureFilters } from './configureFilters';",
+        'export const configureFiltersModule = async ({ db }: { db: Db }) => {',
+        '  const { Filters } = await FiltersCollection(db);',
+        '  return configureFilters({ Filters });',
+        '};',
+      ].join('\n'),
+      '/ws/worker/reindex.ts': [
+        "import type { Db } from 'mongodb';",
+        "import { configureFilters } from '../module/configureFilters';",
+        'export async function reindex(db: Db) {',
+        "  const filters = configureFilters({ Filters: db.collection('filters') });",
+        "  return filters.findFilter('all');",
+        '}',
+      ].join('\n'),
+    });
+    const qs = read('/ws/module/configureFilters.ts');
+    assert.deepEqual(described(qs), ['filters.findOne', 'filters.countDocuments']);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /taken from the 2 calls of configureFilters in index\.ts, reindex\.ts/);
+    // Without the workspace's files listed, no caller is seen: chosen by the caller, as before.
+    assert.deepEqual(described(read('/ws/module/configureFilters.ts', true, false)), ['?.findOne', '?.countDocuments']);
+  });
+
+  it('keeps it unnamed when a module that imports the function passes another collection', () => {
+    const read = reader({
+      '/ws/audit.ts': [
+        "import type { Collection } from 'mongodb';",
+        'export function recent(events: Collection) {',
+        '  return events.find({}).sort({ at: -1 }).limit(20).toArray();',
+        '}',
+      ].join('\n'),
+      '/ws/a.ts': "import type { Db } from 'mongodb';\nimport { recent } from './audit';\nexport const a = (db: Db) => recent(db.collection('audit_events'));",
+      '/ws/b.ts': "import type { Db } from 'mongodb';\nimport { recent } from './audit';\nexport const b = (db: Db) => recent(db.collection('login_events'));",
+    });
+    assert.deepEqual(described(read('/ws/audit.ts')), ['?.find']);
+  });
+
+  it('keeps it unnamed when the function is handed on as a value, so calls not seen may pass another', () => {
+    const text = [
+      "import { MongoClient, Collection } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'function purge(c: Collection) {',
+      '  return c.deleteMany({ expired: true });',
+      '}',
+      "export const sessions = () => purge(db.collection('sessions'));",
+      'export const jobs = [purge];',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['?.deleteMany']);
+  });
+
+  it("names a class's field from the collection every `new` of the class gives its constructor", () => {
+    const text = [
+      "import { MongoClient, type Collection } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export class TicketStore {',
+      '  constructor(private readonly tickets: Collection<{ state: string }>) {}',
+      "  open() { return this.tickets.find({ state: 'open' }).toArray(); }",
+      '}',
+      'class Archive {',
+      '  private items: Collection;',
+      '  constructor(items: Collection) { this.items = items; }',
+      '  old(before: Date) { return this.items.deleteMany({ at: { $lt: before } }); }',
+      '}',
+      "export const store = new TicketStore(db.collection('tickets'));",
+      "export const archives = [new Archive(db.collection('archive_2024')), new Archive(db.collection('archive_2025'))];",
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(described(qs), ['tickets.find', '?.deleteMany']);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /taken from the call of new TicketStore in this file/);
+  });
+
+  it('keeps the name when an edit inside the function is read again alone', () => {
+    const lines = [
+      "import { MongoClient, Collection } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export const configureTickets = ({ Tickets }: { Tickets: Collection }) => {',
+      ...Array.from({ length: 40 }, (_, i) => `  const f${i} = () => Tickets.findOne({ state: 'open', n: ${i} });`),
+      '  return { f0 };',
+      '};',
+      "export const tickets = configureTickets({ Tickets: db.collection('tickets') });",
+    ];
+    const text = lines.join('\n');
+    const index = new ScriptQueryIndex('script', 'ts', {});
+    index.update(text);
+    const edited = text.replace("n: 20 }", "n: 201 }");
+    index.update(edited);
+    const again = described(index.result().queries);
+    assert.deepEqual(again, described(findQueries(edited, 'script', 'ts', {}).queries));
+    assert.deepEqual(new Set(again), new Set(['tickets.findOne']));
+  });
+
+  it('reads the names import statements and require declarations take', () => {
+    assert.deepEqual([...importedNames([
+      "import { a, b as c } from './x';",
+      "import type { T } from './t';",
+      "import d, { e } from 'e';",
+      "const { f } = require('./f');",
+      "const g = require('./g');",
+    ].join('\n'))].sort(), ['T', 'a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+});
