@@ -174,3 +174,90 @@ describe('finder: a collection named by the callers of the function that takes i
     ].join('\n'))].sort(), ['T', 'a', 'b', 'c', 'd', 'e', 'f', 'g']);
   });
 });
+
+describe('finder: a model, a Knex instance, a TypeORM manager or a SQL client named by the callers of the function that takes it', () => {
+  const sqlOf = (qs: FoundQuery[]) => qs.map((q) => (q.engine === 'postgres' ? q.sql.replace(/\s+/g, ' ') : `${q.command.collection || '?'}.${q.command.operation}`));
+
+  it('reads a parameter as the Knex instance every caller in the workspace passes, under any name', () => {
+    const files = {
+      '/ws/db.ts': "import knex from 'knex';\nexport const warehouse = knex({ client: 'pg' });",
+      '/ws/jobs.ts': [
+        'export function doneJobs(store, since) {',
+        "  return store('jobs').where({ state: 'done' }).andWhere('finished_at', '>', since).orderBy('finished_at', 'desc');",
+        '}',
+      ].join('\n'),
+      '/ws/report.ts': "import { warehouse } from './db';\nimport { doneJobs } from './jobs';\nexport const report = () => doneJobs(warehouse, new Date());",
+      '/ws/cron.ts': "import { warehouse } from './db';\nimport { doneJobs } from './jobs';\nexport async function sweep() { return doneJobs(warehouse, new Date(0)); }",
+    };
+    const read = reader(files);
+    const qs = read('/ws/jobs.ts');
+    assert.equal(qs.length, 1);
+    assert.match(sqlOf(qs)[0]!, /FROM jobs WHERE state = 'done' AND finished_at > \$1 ORDER BY finished_at DESC/i);
+    assert.match(qs[0]!.warnings.join(' '), /The Knex instance is a parameter, named by the function's callers: taken from the 2 calls of doneJobs in report\.ts, cron\.ts/);
+    // Without the workspace's files listed, nothing says what `store` is.
+    assert.deepEqual(read('/ws/jobs.ts', true, false), []);
+  });
+
+  it('leaves a parameter undecided when one caller passes something that is not the same library', () => {
+    const read = reader({
+      '/ws/db.ts': "import knex from 'knex';\nexport const warehouse = knex({ client: 'pg' });",
+      '/ws/jobs.ts': "export function doneJobs(store) {\n  return store('jobs').where({ state: 'done' });\n}",
+      '/ws/a.ts': "import { warehouse } from './db';\nimport { doneJobs } from './jobs';\nexport const a = () => doneJobs(warehouse);",
+      '/ws/b.ts': "import { doneJobs } from './jobs';\nexport const b = (cache: Map<string, string>) => doneJobs(cache);",
+    });
+    assert.deepEqual(read('/ws/jobs.ts'), []);
+  });
+
+  it('reads a postgres.js instance given as a parameter as its tag', () => {
+    const text = [
+      "import postgres from 'postgres';",
+      'const main = postgres(process.env.DATABASE_URL!);',
+      'async function byEmail(conn, email: string) {',
+      '  return conn`select id, name from users where email = ${email}`;',
+      '}',
+      "export const lookup = (email: string) => byEmail(main, email);",
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.equal(qs.length, 1);
+    assert.match(sqlOf(qs)[0]!, /select id, name from users where email = \$1/);
+    assert.match(qs[0]!.warnings.join(' '), /The postgres\.js instance is a parameter, named by the function's callers: taken from the call of byEmail in this file/);
+  });
+
+  it("reads a TypeORM entity manager given as a parameter with the entity it is asked for", () => {
+    const read = reader({
+      '/ws/entity/user.ts': "import { Entity, Column, PrimaryColumn } from 'typeorm';\n@Entity('users')\nexport class User { @PrimaryColumn() id: string; @Column() active: boolean; }",
+      '/ws/source.ts': "import { DataSource } from 'typeorm';\nexport const source = new DataSource({ type: 'postgres' });",
+      '/ws/users.ts': [
+        "import { User } from './entity/user';",
+        'export function activeUsers(em) {',
+        '  return em.find(User, { where: { active: true } });',
+        '}',
+      ].join('\n'),
+      '/ws/job.ts': "import { source } from './source';\nimport { activeUsers } from './users';\nexport const job = () => activeUsers(source.manager);",
+    });
+    const qs = read('/ws/users.ts');
+    assert.equal(qs.length, 1);
+    assert.match(sqlOf(qs)[0]!, /WHERE .*active/i);
+    assert.match(qs[0]!.warnings.join(' '), /TypeORM entity manager is a parameter, named by the function's callers/);
+  });
+
+  it('names the collection of a Mongoose model given as a parameter when every call passes the same model', () => {
+    const text = [
+      "import mongoose from 'mongoose';",
+      "const Order = mongoose.model('Order', new mongoose.Schema({ state: String, createdAt: Date }));",
+      "const Invoice = mongoose.model('Invoice', new mongoose.Schema({ state: String }));",
+      'function newest(M, state: string) {',
+      '  return M.find({ state }).sort({ createdAt: -1 }).limit(10);',
+      '}',
+      'function purge(M) {',
+      '  return M.deleteMany({ state: "void" });',
+      '}',
+      "export const open = () => newest(Order, 'open');",
+      "export const shipped = () => newest(Order, 'shipped');",
+      'export const purgeAll = () => [purge(Order), purge(Invoice)];',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(described(qs), ['orders.find']);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /The collection is orders, named by the function's callers: taken from the 2 calls of newest in this file/);
+  });
+});

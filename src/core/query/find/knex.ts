@@ -8,7 +8,7 @@ import { members, quoteQualified, SqlWriter, UNKNOWN_TABLE, type SelectParts } f
 import { standInBare, standInWarning } from './standIns';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import { replaceInSql } from './ranges';
-import { libraryOf } from './origin';
+import { callersNote, libraryOf } from './origin';
 
 /** Names a Knex instance usually has; with an import of knex any name is taken. */
 const INSTANCE = /^(knex|db|trx|tx|k|database|connection|conn|pg|qb|builder|query|client|sql)$/i;
@@ -44,7 +44,11 @@ export const knexCalls: CallReader = {
     if (calls.length === 0 || !calls.every((c) => BUILDER.has(c.name) || ['then', 'catch', 'toString', 'toSQL'].includes(c.name))) return false;
     for (const c of calls) ex.consume(c.call);
     if (base.call) ex.consume(base.call);
-    ex.push(readChain(ex, base.table, calls, n));
+    const q = readChain(ex, base.table, calls, n);
+    // A Knex instance a function is given: what its callers pass, when they name it.
+    const note = callersNote(ex, base.call ? unwrap(base.call.callee!) : ex.chainBase(calls)!);
+    if (note) q.warnings.push(note);
+    ex.push(q);
     return true;
   },
 };

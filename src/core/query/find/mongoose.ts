@@ -13,7 +13,8 @@ import type { MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { requiredModule } from './scope';
-import { classMemberOf, libraryOf, originOf } from './origin';
+import { callersOf } from './callers';
+import { callersPlace, classMemberOf, libraryOf, originOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 
@@ -59,6 +60,8 @@ interface ModelName {
   collection?: string;
   /** Where the name is written, for the query's collection range. */
   at: BNode;
+  /** The calls a parameter's model was taken from, when its function's callers name it (callers.ts). */
+  namedBy?: string;
 }
 
 export const mongooseCalls: CallReader = {
@@ -86,7 +89,7 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
   }
   for (const c of chain.slice(0, i)) ex.consume(c.call);
   const declared = ex.context.entities?.get(model.model);
-  const coll: FoundCollection = { name: model.collection ?? (declared?.library === 'mongoose' ? declared.table : undefined) ?? mongooseCollection(model.model), flavour: 'shell', nameRange: range(model.at) };
+  const coll: FoundCollection = { name: model.collection ?? (declared?.library === 'mongoose' ? declared.table : undefined) ?? mongooseCollection(model.model), flavour: 'shell', nameRange: range(model.at), ...(model.namedBy !== undefined ? { namedBy: model.namedBy } : {}) };
   const call = byIdCall(op);
   const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
   q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
@@ -149,6 +152,9 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
       if (unwrap(init).type === 'Identifier' || isMember(unwrap(init))) return modelOf(ex, init, op, depth + 1);
       return undefined;
     }
+    // `function listOpen(Model) { return Model.find(...) }`: the model every call of the function passes.
+    const passed = init ? undefined : callersModel(ex, e, op, depth);
+    if (passed) return passed;
     if (!/^[A-Z]/.test(e.name!) || !ex.importSource(e.name!) || usesSqlOrm(ex) || !importedModel(ex, e.name!)) return undefined;
     return { model: e.name!.replace(/(.)Model$/, '$1'), at: e };
   }
@@ -185,6 +191,22 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
     if (injected) return { model: injected, at: e.property! };
   }
   return undefined;
+}
+
+/** The model a parameter holds when every call of its function (callers.ts) passes the same one. */
+function callersModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): ModelName | undefined {
+  if (depth > 4) return undefined;
+  const callers = callersOf(ex, e.name!);
+  if (!callers) return undefined;
+  let first: ModelName | undefined;
+  for (const v of callers.values) {
+    const m = v.read((x, value) => modelOf(x, value, op, depth + 2));
+    if (!m || m.model === '' || m.collection === '') return undefined;
+    const coll = (x: ModelName) => x.collection ?? mongooseCollection(x.model);
+    if (first && (m.model !== first.model || coll(m) !== coll(first))) return undefined;
+    first ??= m;
+  }
+  return first ? { model: first.model, ...(first.collection !== undefined ? { collection: first.collection } : {}), at: e, namedBy: callersPlace(callers) } : undefined;
 }
 
 const MONGOOSE_MODULES = ['mongoose', '@nestjs/mongoose', '@typegoose/typegoose'];

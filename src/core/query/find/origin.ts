@@ -9,6 +9,7 @@
 // UserRepository extends Repository<User>`) is that library's. A reader asks before it falls back on
 // names, so a call is read as the library its receiver comes from and never by the file's other imports.
 
+import { callersOf, type Callers } from './callers';
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
@@ -19,7 +20,7 @@ export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongo
  * A value's origin: a library's query object (with the entity class a TypeORM repository is of, when the
  * code names it), or a class or object of the application whose members are followed.
  */
-export type Origin = { library: Library; entity?: string } | { holder: BNode; ex: Extractor };
+export type Origin = { library: Library; entity?: string; namedBy?: string } | { holder: BNode; ex: Extractor };
 
 /** Types each library declares for its query objects, by module and name (a namespace's `Knex.Transaction` by its last name). */
 const LIBRARY_TYPES: Record<string, Record<string, Library>> = {
@@ -135,7 +136,7 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   const r = ex.lookup(name);
   if (!r) return undefined;
   const b = r.binding;
-  if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
+  if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1) ?? (depth <= CALLERS_DEPTH ? callersOrigin(ex, name, depth) : undefined);
   // `db.knex.transaction(async (trx) => ...)`: a transaction of what began it, for the libraries whose
   // transaction takes the same queries (Knex, Prisma Client, postgres.js).
   const began = 'unknown' in b && !b.part ? ex.transactionReceiver(name) : undefined;
@@ -157,8 +158,54 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   }
   const other = ex.imported(name);
   if (other) return bindingOrigin(other.ex, other.local, depth + 1);
-  return undefined;
+  // A parameter nothing here says more of: what every call of its function passes.
+  return 'unknown' in b && depth <= CALLERS_DEPTH ? callersOrigin(ex, name, depth) : undefined;
 }
+
+/** How deep in one origin's reading a parameter's callers are still looked for. */
+const CALLERS_DEPTH = 4;
+
+/**
+ * A parameter's origin as every call of its function gives it (callers.ts): the library (and the entity of a
+ * TypeORM repository) when every call's value is the same library's, or the same object of the application;
+ * undefined when one call's value says nothing, or two disagree.
+ */
+function callersOrigin(ex: Extractor, name: string, depth: number): Origin | undefined {
+  const callers = callersOf(ex, name);
+  if (!callers) return undefined;
+  let first: Origin | undefined;
+  for (const v of callers.values) {
+    const o = v.read((x, value) => originOf(x, value, depth + 2));
+    if (!o) return undefined;
+    if (first) {
+      const same = 'library' in first ? 'library' in o && o.library === first.library && o.entity === first.entity : 'holder' in o && o.holder === first.holder;
+      if (!same) return undefined;
+    }
+    first ??= o;
+  }
+  if (!first || !('library' in first)) return first;
+  const { namedBy: _, ...lib } = first;
+  return { ...lib, namedBy: callersPlace(callers) };
+}
+
+/** Where the callers' values were taken from, as a sentence names them: `the 2 calls of list in a.ts, b.ts`. */
+export function callersPlace(callers: Callers): string {
+  const files = new Set(callers.values.map((v) => (v.file !== undefined ? v.file.slice(v.file.lastIndexOf('/') + 1) : 'this file')));
+  const n = callers.values.length;
+  return `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
+}
+
+/** What the hover says of a receiver a function's callers give (a Knex instance, a pg client...), when they do. */
+export function callersNote(ex: Extractor, e: BNode): string | undefined {
+  const o = originOf(ex, e, 0);
+  if (!o || !('library' in o) || o.namedBy === undefined) return undefined;
+  return `The ${LIBRARY_WORDS[o.library]} is a parameter, named by the function's callers: taken from ${o.namedBy}.`;
+}
+
+const LIBRARY_WORDS: Record<Library, string> = {
+  knex: 'Knex instance', pg: 'node-postgres client', postgres: 'postgres.js instance', 'mongodb-collection': 'collection', 'mongodb-db': 'database',
+  prisma: 'Prisma client', 'mongoose-model': 'model', 'typeorm-repository': 'TypeORM repository', 'typeorm-manager': 'TypeORM entity manager',
+};
 
 /** What a module-level name of `ex`'s module is. */
 function bindingOrigin(ex: Extractor, local: string, depth: number): Origin | undefined {

@@ -8,7 +8,7 @@
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
 import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
-import { functionOf, libraryOf, sqlParameterOf } from './origin';
+import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -83,6 +83,8 @@ export const sqlTags: CallReader = {
     if (found) {
       const other = otherDatabaseOf(ex, n.tag!);
       if (other) found.otherDatabase = other;
+      const note = callersNote(ex, n.tag!);
+      if (note) found.warnings.push(note);
       ex.push(found);
     }
     // Fragments inside it are part of it, not queries of their own.
@@ -251,6 +253,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     if (values) found.values = values;
     const other = otherDatabaseClient(ex);
     if (other) found.otherDatabase = other;
+    const callee = unwrap(call.callee!);
+    const note = isMember(callee) ? callersNote(ex, unwrap(callee.object!)) : undefined;
+    if (note) found.warnings.push(note);
     ex.consume(call);
     ex.push(found);
   }

@@ -20,7 +20,7 @@
 // function (`list.find((x) => ...)`) is an array's, never a query.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
-import { declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
+import { callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
@@ -149,6 +149,8 @@ export const typeormCalls: CallReader = {
       const q = readBuilder(ex, entity, chain.slice(qb), managerEntity !== undefined ? 1 : 0);
       // A builder kept in a variable gets more conditions and runs later: what is added there is not read.
       if (!chain.some((c) => RUNS.has(c.name))) q.warnings.push('The query builder is kept and run elsewhere, so conditions added to it later are not read here.');
+      const note = callersNote(ex, receiver);
+      if (note) q.warnings.push(note);
       ex.push(q);
       return true;
     }
@@ -162,7 +164,10 @@ export const typeormCalls: CallReader = {
     const entity = managerEntity ?? entityOf(ex, receiver, op);
     if (!entity) return false;
     for (const c of chain) ex.consume(c.call);
-    ex.push(readRepository(ex, entity, op, managerEntity !== undefined ? 1 : 0));
+    const q = readRepository(ex, entity, op, managerEntity !== undefined ? 1 : 0);
+    const note = callersNote(ex, receiver);
+    if (note) q.warnings.push(note);
+    ex.push(q);
     return true;
   },
 };
