@@ -555,6 +555,29 @@ export class Extractor {
   }
 
   /**
+   * Runs `read` on what a method of another value's class returns (`mongo.tenants()` where `mongo` is typed by
+   * a class, or by an interface a class implements: origin.ts functionOf), with its parameters holding the
+   * call's arguments and `this` its class.
+   */
+  throughFunction<T>(call: BNode, target: { ex: Extractor; fn: BNode; cls?: BNode }, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+    const run = () => this.returnsOf(target.fn, call, target.ex, read);
+    return target.cls ? target.ex.inClass(target.cls, run) : run();
+  }
+
+  /**
+   * `makeCollection('tenants')(db)`: runs `read` on what the function the inner call returns returns, its
+   * parameters holding the outer call's arguments and the inner function's the inner call's.
+   */
+  throughCurried<T>(call: BNode, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+    const inner = unwrap(call.callee!);
+    if (!isCall(inner)) return undefined;
+    return this.throughCall(inner, (ret, inModule) => {
+      const fn = unwrap(ret);
+      return FUNCTIONS.has(fn.type) ? this.returnsOf(fn, call, inModule, read) : undefined;
+    });
+  }
+
+  /**
    * Runs `read` on each return of `fn` (declared in the module `ex` reads), with its parameters holding
    * the call's arguments: as written when `ex` is this extractor, else as this file's constants resolve
    * them (a string, an object), so the other module reads values and not names it cannot see.

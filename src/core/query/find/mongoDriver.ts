@@ -15,7 +15,7 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
-import { libraryOf } from './origin';
+import { functionOf, libraryOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, type Callers } from './callers';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
@@ -397,6 +397,8 @@ class Collections {
       // getCollection(COLLECTION) where another module of the workspace declares `getCollection(name)`: read
       // there, with the name this file gives; a name written in that module is shown at the call.
       if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      // createCollection('tenants')(this.live): what the function the inner call returns returns.
+      if (isCall(callee)) return this.ex.throughCurried(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
       if (!isMember(callee)) return undefined;
       const m = propertyName(callee);
       // this._getCollection(): a method of the class or of a class it extends, here or in another module.
@@ -422,6 +424,16 @@ class Collections {
         const argName = this.ex.lastName(arg);
         const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
         return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))), ...where } : { name: '', ...where };
+      }
+      // mongo.tenants(): a method of the application's own object, typed by a class or by an interface a
+      // class of the workspace implements, read by what its implementation returns; else by the type the
+      // interface declares it returns (a collection the code does not name here).
+      if (m !== undefined && self !== 'ThisExpression' && self !== 'Super' && depth < MAX_RESOLVE_DEPTH - 2) {
+        const target = functionOf(this.ex, callee);
+        const got = target ? this.ex.throughFunction(e, target, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee)) : undefined;
+        if (got) return got;
+        const declared = target ? undefined : signatureReturnOrigin(this.ex, callee);
+        if (declared && 'library' in declared && declared.library === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(callee.property!) };
       }
       return undefined;
     }

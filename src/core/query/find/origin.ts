@@ -9,10 +9,11 @@
 // UserRepository extends Repository<User>`) is that library's. A reader asks before it falls back on
 // names, so a call is read as the library its receiver comes from and never by the file's other imports.
 
-import { callersOf, type Callers } from './callers';
+import { callersOf, filesImporting, type Callers } from './callers';
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
+import { foreignModule } from './workspace';
 
 export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model' | 'typeorm-repository' | 'typeorm-manager';
 
@@ -523,7 +524,7 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
  * (`this.getRows(sql)`), or a method of a value of an application's class (`this.sql.getRowsBySqlQuery(sql)`
  * where `sql: SqlHelper`). With the extractor of the module that declares it.
  */
-export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extractor; fn: BNode } | undefined {
+export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extractor; fn: BNode; cls?: BNode } | undefined {
   callee = unwrap(callee);
   if (callee.type === 'Identifier') {
     const r = ex.lookup(callee.name!);
@@ -544,10 +545,13 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
   }
   const holder = originOf(ex, obj, depth);
   if (!holder || !('holder' in holder)) return undefined;
-  for (let at: { ex: Extractor; node: BNode } | undefined = { ex: holder.ex, node: holder.holder }, i = 0; at && i < 8; i++) {
+  // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
+  // workspace that implements it.
+  const start = holder.holder.type === 'TSInterfaceDeclaration' ? implementationOf(holder.ex, holder.holder, name) : { ex: holder.ex, node: holder.holder };
+  for (let at: { ex: Extractor; node: BNode } | undefined = start, i = 0; at && i < 8; i++) {
     for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
       const key = m.key && !m.computed ? m.key.name : undefined;
-      if (m.type === 'ClassMethod' && m.kind === 'method' && key === name) return { ex: at.ex, fn: m };
+      if (m.type === 'ClassMethod' && m.kind === 'method' && key === name) return { ex: at.ex, fn: m, cls: at.node };
       if (m.type === 'ClassProperty' && key === name && (m as unknown as { value?: BNode }).value && isFunction(unwrap((m as unknown as { value: BNode }).value))) {
         return { ex: at.ex, fn: unwrap((m as unknown as { value: BNode }).value) };
       }
@@ -560,6 +564,90 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
     }
     const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
     at = sup ? at.ex.classOf(sup, 0) : undefined;
+  }
+  return undefined;
+}
+
+/** Files whose text is read, at most, for a class that implements an interface; of those, files parsed. */
+const MAX_IMPLEMENTER_TEXTS = 400;
+const MAX_IMPLEMENTER_FILES = 8;
+
+/** What was found of each interface's implementing classes, per method name. */
+const implementations = new WeakMap<BNode, Map<string, { ex: Extractor; node: BNode } | undefined>>();
+
+/**
+ * The class that implements an interface (`class MongoContextImpl implements MongoContext`) and declares the
+ * method `method`: in the interface's own module, else in the workspace's files that import the interface's
+ * name; undefined when none does, or more than one.
+ */
+export function implementationOf(ex: Extractor, iface: BNode, method: string): { ex: Extractor; node: BNode } | undefined {
+  let memo = implementations.get(iface);
+  if (!memo) implementations.set(iface, (memo = new Map()));
+  if (memo.has(method)) return memo.get(method);
+  const found = findImplementation(ex, iface, method);
+  memo.set(method, found);
+  return found;
+}
+
+function findImplementation(ex: Extractor, iface: BNode, method: string): { ex: Extractor; node: BNode } | undefined {
+  const name = (iface as unknown as { id?: BNode }).id?.name;
+  if (name === undefined) return undefined;
+  const own = implementing(ex, name, method);
+  if (own.length > 0) return own.length === 1 ? own[0] : undefined;
+  const { modules, file } = ex.context;
+  if (!modules?.files) return undefined;
+  const mentions = new RegExp(`\\bimplements\\b[^{]*\\b${name.replace(/\$/g, '\\$')}\\b`);
+  const out: { ex: Extractor; node: BNode }[] = [];
+  let texts = 0;
+  let parsed = 0;
+  for (const f of filesImporting(modules, name)) {
+    if (f === file) continue;
+    if (++texts > MAX_IMPLEMENTER_TEXTS) return undefined;
+    const text = modules.read(f);
+    if (text === undefined || !mentions.test(text)) continue;
+    if (++parsed > MAX_IMPLEMENTER_FILES) return undefined;
+    const m = foreignModule(modules, f);
+    if (!m) continue;
+    const reader = ex.forModule(m);
+    // The name it implements must be this interface, imported from where the interface is declared.
+    const target = reader.imported(name);
+    if (!target || target.ex.context.file !== file) continue;
+    out.push(...implementing(reader, name, method));
+  }
+  return out.length === 1 ? out[0] : undefined;
+}
+
+/** The module-level classes of `ex`'s module that say they implement `name` and declare the method `method`. */
+function implementing(ex: Extractor, name: string, method: string): { ex: Extractor; node: BNode }[] {
+  const out: { ex: Extractor; node: BNode }[] = [];
+  for (const [, c] of ex.module.classes) {
+    const list = (c.node as unknown as { implements?: BNode[] }).implements ?? [];
+    const says = list.some((i) => {
+      const t = (i as unknown as { expression?: BNode; typeName?: BNode }).expression ?? (i as unknown as { typeName?: BNode }).typeName;
+      return t?.type === 'Identifier' && t.name === name;
+    });
+    if (!says) continue;
+    const body = (c.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+    if (body.some((m) => m.type === 'ClassMethod' && m.kind === 'method' && !m.computed && m.key?.name === method)) out.push({ ex, node: c.node });
+  }
+  return out;
+}
+
+/**
+ * What a method of an interface of the application declares it returns (`tenants(): Collection<Tenant>`),
+ * when `callee` is a method of a value typed by that interface: its origin, or undefined.
+ */
+export function signatureReturnOrigin(ex: Extractor, callee: BNode): Origin | undefined {
+  callee = unwrap(callee);
+  const name = isMember(callee) ? propertyName(callee) : undefined;
+  if (name === undefined || unwrap(callee.object!).type === 'ThisExpression') return undefined;
+  const holder = originOf(ex, unwrap(callee.object!), 0);
+  if (!holder || !('holder' in holder) || holder.holder.type !== 'TSInterfaceDeclaration') return undefined;
+  for (const m of (holder.holder as unknown as { body: { body: BNode[] } }).body.body) {
+    if (m.type !== 'TSMethodSignature' || m.computed || m.key?.name !== name) continue;
+    const t = (m as unknown as { typeAnnotation?: { typeAnnotation?: BNode }; returnType?: { typeAnnotation?: BNode } });
+    const declared = (t.returnType ?? t.typeAnnotation)?.typeAnnotation;
+    return declared ? typeOrigin(holder.ex, declared, 1) : undefined;
   }
   return undefined;
 }
