@@ -364,25 +364,35 @@ export class PostgresConnection {
       throw new AdapterError('unsupported', 'Hypothetical indexes are ignored by EXPLAIN ANALYZE; try them with a plain EXPLAIN, or build them inside the rolled-back transaction.');
     }
     const ddl = indexes ? await Promise.all(indexes.ddl.map(checkIndexDdl)) : [];
-    // The verdict clears the statement to run under ANALYZE, or the user's consent does.
-    const clearance = opts.allowSideEffects === true ? pgConsent(info) : await this.refuseSideEffects(info, analyze);
     // A SELECT that locks no rows runs READ ONLY: the server itself then refuses any write this check missed.
     const readOnly = !info.writes && !info.refs.locks && opts.allowSideEffects !== true && indexes === undefined;
+    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
 
     // Until the EXPLAIN is sent there is nothing to wait on: a pending promise makes cancel pace itself.
     const state = { promise: new Promise<unknown>(() => {}), cancelled: false, settled: false };
     // A failed cancel surfaces through the explain itself; it must not become an unhandled rejection.
     const onAbort = (): void => void this.cancel().catch(() => {});
-    if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const started = Date.now();
     let hypothetical = false;
     let began = false;
     let planned: ExplainResult | undefined;
+    let listening = false;
     try {
-      this.running = state;
+      // The BEGIN is queued first and the verdict's catalog query right behind it, so the driver sends
+      // the query as soon as the BEGIN has answered and the check runs inside the transaction (READ ONLY
+      // where it applies, under its statement_timeout). The verdict clears the statement to run under
+      // ANALYZE, or the user's consent does; the statement itself is sent only below, once the verdict
+      // has been read and judged. A refused statement has its empty transaction rolled back in `finally`.
       began = true;
-      await pgBegin(this.client, readOnly, timeoutMs);
+      const begun = pgBegin(this.client, readOnly, timeoutMs);
+      // Awaited below; a refusal thrown first must not leave its failure unhandled.
+      begun.catch(() => {});
+      const clearance = opts.allowSideEffects === true ? pgConsent(info) : await this.refuseSideEffects(info, analyze);
+      if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      listening = true;
+      this.running = state;
+      const started = Date.now();
+      await begun;
       if (indexes?.mode === 'transaction') {
         for (const d of ddl) await pgSend(this.client, d);
       } else if (indexes?.mode === 'hypothetical') {
@@ -429,7 +439,7 @@ export class PostgresConnection {
     } catch (err) {
       throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length, when: 'while the explain ran' });
     } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
+      if (listening) opts.signal?.removeEventListener('abort', onAbort);
       // A cancel sent just as the statement ended can land on the ROLLBACK: try again so that no
       // transaction is ever left open on this connection.
       for (let attempt = 0; began && attempt < 3; attempt++) {

@@ -125,6 +125,26 @@ describe('PostgreSQL: explaining changes nothing', function () {
     assert.equal(planOf(r).root.metrics.rowsReturned, 200, 'every row passes the filter only when the transaction is read-only');
   });
 
+  it('judges the same text again on every explain, inside its transaction: a view redefined between two is refused, and no transaction is left open', async function () {
+    await admin.query('DROP VIEW IF EXISTS se_flip; CREATE VIEW se_flip AS SELECT id FROM se_orders');
+    try {
+      const text = 'SELECT count(*) FROM se_flip';
+      const first = await conn.explain(text, { analyze: true });
+      assert.equal(planOf(first).root.metrics.rowsReturned, 1);
+      // The same text, so the same parse; the catalog now says the view calls a volatile function.
+      await admin.query('DROP VIEW se_flip; CREATE VIEW se_flip AS SELECT id FROM se_orders WHERE se_bump() > 0');
+      const err = await refused(text, true);
+      assert.match(err.message, /call the volatile function se_bump\(\)/);
+      const state = await admin.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [conn.backendPid]);
+      assert.equal(state.rows[0]?.state, 'idle', 'the refused statement\'s transaction was rolled back');
+      // The connection goes on: the next explain runs, READ ONLY, in a transaction of its own.
+      const next = await conn.explain("SELECT id FROM se_orders WHERE current_setting('transaction_read_only') = 'on'", { analyze: true });
+      assert.equal(planOf(next).root.metrics.rowsReturned, 200);
+    } finally {
+      await admin.query('DROP VIEW IF EXISTS se_flip');
+    }
+  });
+
   it('hands the plan over as its ROLLBACK is sent: what the connection runs next runs after the ROLLBACK, and nothing changed', async function () {
     const before = await snapshot();
     for (let i = 0; i < 5; i++) {
