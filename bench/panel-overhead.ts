@@ -10,6 +10,11 @@
 //                   maxTimeMS and a comment for cancel) and loadPlan, the live advisor (indexes, bounded
 //                   counts), analyze, the suggestion views, wirePlan and JSON serialisation as the webview
 //                   transport does, session closed.
+//   (c) kept        the same on a session opened once and kept, as the extension keeps one per connection
+//                   between two Explains: the warm Explain.
+//   PostgreSQL's steps, on an open connection through the door as the adapter sends them: the statement
+//   read (inspectStatement), BEGIN, the side-effect check (pgVerdict: its catalog query), the EXPLAIN
+//   ANALYZE, the plan's text and loadPlan, the ROLLBACK.
 // Measured in Node, not inside the VS Code host: the host adds its own IPC to the webview, which this
 // does not include.
 
@@ -17,8 +22,10 @@ import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import { openMongoAdvice, openPostgresAdvice } from '../src/adapters/advise';
 import { adviseMongoLive, advisePostgresLive } from '../src/adapters/adviceService';
+import { pgBegin, pgExecute, pgSend, pgVerdict } from '../src/adapters/door';
+import { inspectStatement } from '../src/adapters/pgStatement';
 import type { ExplainResult } from '../src/adapters/types';
-import { analyze } from '../src/core/index';
+import { analyze, loadPlan } from '../src/core/index';
 import { parseMongoQuery } from '../src/core/query/mongoShell';
 import { suggestionViews } from '../src/extension/adviceView';
 import { wirePlan, type ShowPlanMessage } from '../src/protocol/webview';
@@ -29,28 +36,34 @@ const WARMUP = 3;
 const ROWS = 20_000;
 const DB = 'qpi_bench';
 
-/** Runs the three measurements interleaved, so that all see the same server state and machine load. */
-async function measure(steps: Record<'raw' | 'rawConn' | 'product', () => Promise<unknown>>): Promise<Record<'raw' | 'rawConn' | 'product', number>> {
-  const t: Record<'raw' | 'rawConn' | 'product', number[]> = { raw: [], rawConn: [], product: [] };
+type Path = 'raw' | 'rawConn' | 'product' | 'kept';
+
+/** Runs the measurements interleaved, so that all see the same server state and machine load. */
+async function measure(steps: Record<Path, () => Promise<unknown>> & { steps?: () => Promise<unknown> }): Promise<Record<Path, number>> {
+  const t: Record<Path, number[]> = { raw: [], rawConn: [], product: [], kept: [] };
   for (let i = 0; i < RUNS + WARMUP; i++) {
-    for (const k of ['raw', 'rawConn', 'product'] as const) {
+    for (const k of ['raw', 'rawConn', 'product', 'kept'] as const) {
       const t0 = performance.now();
       await steps[k]();
       if (i >= WARMUP) t[k].push(performance.now() - t0);
     }
+    await steps.steps?.();
   }
-  return { raw: median(t.raw), rawConn: median(t.rawConn), product: median(t.product) };
+  return { raw: median(t.raw), rawConn: median(t.rawConn), product: median(t.product), kept: median(t.kept) };
 }
 
 /** Where the product path's time goes, per run: session open, explain, advisor, core + message, close. */
 const phases: Record<string, number[]> = {};
-function phase(name: string, t0: number): number {
+function phase(name: string, t0: number, into: Record<string, number[]> = phases): number {
   const now = performance.now();
-  (phases[name] ??= []).push(now - t0);
+  (into[name] ??= []).push(now - t0);
   return now;
 }
+/** The kept session's phases, and PostgreSQL's explain steps on an open connection. */
+const keptPhases: Record<string, number[]> = {};
+const steps: Record<string, number[]> = {};
 
-function print(engine: string, query: string, m: Record<'raw' | 'rawConn' | 'product', number>, messageKb: number, nodes: number, suggestions: number): void {
+function print(engine: string, query: string, m: Record<Path, number>, messageKb: number, nodes: number, suggestions: number): void {
   console.log(`${engine}: ${query}`);
   console.log(`  plan of ${nodes} nodes, ${suggestions} suggestions, panel message ${messageKb.toFixed(1)} KB`);
   console.log(`  (a)  raw explain on an open connection  ${m.raw.toFixed(2).padStart(8)} ms`);
@@ -58,9 +71,16 @@ function print(engine: string, query: string, m: Record<'raw' | 'rawConn' | 'pro
   console.log(`  (b)  product path to the panel message  ${m.product.toFixed(2).padStart(8)} ms`);
   console.log(`  overhead b - a  = ${(m.product - m.raw).toFixed(2)} ms (${(m.product / m.raw).toFixed(2)}x)`);
   console.log(`  overhead b - a' = ${(m.product - m.rawConn).toFixed(2)} ms (${(m.product / m.rawConn).toFixed(2)}x)`);
+  console.log(`  (c)  product path on a kept session     ${m.kept.toFixed(2).padStart(8)} ms`);
+  console.log(`  overhead c - a  = ${(m.kept - m.raw).toFixed(2)} ms (${(m.kept / m.raw).toFixed(2)}x)`);
   // Warm-up runs are included in the phase lists; medians hardly move for that.
-  console.log(`  (b) by phase, medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(2)} ms`).join(', ')}`);
-  for (const k of Object.keys(phases)) delete phases[k];
+  const line = (what: string, list: Record<string, number[]>): void => {
+    if (Object.keys(list).length > 0) console.log(`  ${what}, medians: ${Object.entries(list).map(([k, v]) => `${k} ${median(v).toFixed(2)} ms`).join(', ')}`);
+    for (const k of Object.keys(list)) delete list[k];
+  };
+  line('(b) by phase', phases);
+  line('(c) by phase', keptPhases);
+  line('explain steps on an open connection', steps);
   console.log('');
 }
 
@@ -89,6 +109,7 @@ async function postgres(): Promise<void> {
     const sql = `SELECT * FROM ${DB}.orders WHERE customer_id = 42 AND status = 'paid' ORDER BY created_at DESC LIMIT 20`;
     const explainSql = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`;
     let last = { json: '', nodes: 0, suggestions: 0 };
+    const kept = await openPostgresAdvice({ uri, connectTimeoutMs: 10_000, timeoutMs: 60_000 });
     const m = await measure({
       raw: () => admin.query(explainSql),
       rawConn: async () => {
@@ -115,7 +136,37 @@ async function postgres(): Promise<void> {
           phase('close', t);
         }
       },
+      kept: async () => {
+        const signal = new AbortController().signal;
+        let t = performance.now();
+        const result = await kept.conn.explain(sql, { analyze: true, buffers: true, timeoutMs: 60_000, signal });
+        t = phase('adapter explain + loadPlan', t, keptPhases);
+        const live = await advisePostgresLive(kept, sql, { measure: false, timeoutMs: 60_000, signal });
+        t = phase('live advisor', t, keptPhases);
+        const views = suggestionViews({ engine: 'postgres', live });
+        message('orders', result, views);
+        phase('analyze + views + wirePlan + JSON', t, keptPhases);
+      },
+      steps: async () => {
+        let t = performance.now();
+        const info = await inspectStatement(sql);
+        t = phase('inspectStatement', t, steps);
+        await pgBegin(admin, true, 60_000);
+        t = phase('BEGIN', t, steps);
+        const verdict = await pgVerdict(admin, info.sql);
+        t = phase('side-effect check', t, steps);
+        const r = await pgExecute(admin, verdict.clearance!, { text: `EXPLAIN (FORMAT JSON, ANALYZE, BUFFERS) ${info.sql}`, values: [], queryMode: 'extended' } as pg.QueryConfig);
+        t = phase('EXPLAIN ANALYZE', t, steps);
+        const value = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
+        const raw = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+        t = phase('plan text', t, steps);
+        loadPlan(raw);
+        t = phase('loadPlan', t, steps);
+        await pgSend(admin, 'ROLLBACK');
+        phase('ROLLBACK', t, steps);
+      },
     });
+    await kept.close();
     print('PostgreSQL', `EXPLAIN (ANALYZE, BUFFERS) ${sql}`, m, last.json.length / 1024, last.nodes, last.suggestions);
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${DB} CASCADE`).catch(() => {});
@@ -146,6 +197,7 @@ async function mongodb(): Promise<void> {
       verbosity: 'executionStats',
     };
     let last = { json: '', nodes: 0, suggestions: 0 };
+    const kept = await openMongoAdvice({ uri, connectTimeoutMs: 10_000 });
     const m = await measure({
       raw: () => db.command(rawCmd),
       rawConn: async () => {
@@ -172,7 +224,19 @@ async function mongodb(): Promise<void> {
           phase('close', t);
         }
       },
+      kept: async () => {
+        const signal = new AbortController().signal;
+        let t = performance.now();
+        const result = await kept.conn.explain(command, { verbosity: 'executionStats', timeoutMs: 60_000, signal, allowWrites: false });
+        t = phase('adapter explain + loadPlan', t, keptPhases);
+        const live = await adviseMongoLive(kept, command, { timeoutMs: 60_000, signal });
+        t = phase('live advisor', t, keptPhases);
+        const views = suggestionViews({ engine: 'mongodb', live, command });
+        message('orders', result, views);
+        phase('analyze + views + wirePlan + JSON', t, keptPhases);
+      },
     });
+    await kept.close();
     print('MongoDB', `${text} at executionStats`, m, last.json.length / 1024, last.nodes, last.suggestions);
   } finally {
     await db.dropDatabase().catch(() => {});
@@ -181,7 +245,7 @@ async function mongodb(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`Command-to-panel overhead over the raw driver round trip: median of ${RUNS} runs after ${WARMUP} warm-ups, the three paths interleaved, ${ROWS.toLocaleString('en-US')} rows/documents, Node ${process.version}.`);
+  console.log(`Command-to-panel overhead over the raw driver round trip: median of ${RUNS} runs after ${WARMUP} warm-ups, the paths interleaved, ${ROWS.toLocaleString('en-US')} rows/documents, Node ${process.version}.`);
   console.log('Measured in Node with the extension host\'s code path (adapters, core, suggestion views, wirePlan, JSON); not inside VS Code, so the host\'s IPC to the webview is not included.');
   console.log('');
   await postgres();
