@@ -260,4 +260,26 @@ describe('finder: a model, a Knex instance, a TypeORM manager or a SQL client na
     assert.deepEqual(described(qs), ['orders.find']);
     assert.match(mongo(qs)[0]!.warnings.join(' '), /The collection is orders, named by the function's callers: taken from the 2 calls of newest in this file/);
   });
+  it('reads a TypeORM repository, a Knex transaction and a node-postgres pool given as parameters as their callers pass them', () => {
+    const text = [
+      "import { DataSource } from 'typeorm';",
+      "import knex from 'knex';",
+      "import { Pool } from 'pg';",
+      "import { User } from './user';",
+      "const source = new DataSource({ type: 'postgres' });",
+      "const db = knex({ client: 'pg' });",
+      'const pool = new Pool();',
+      'function active(r) { return r.find({ where: { active: true } }); }',
+      'export const a = () => active(source.getRepository(User));',
+      "function done(w) { return w.from('jobs').where({ state: 'done' }); }",
+      'export const b = () => db.transaction(async (t) => done(t));',
+      "function byId(c, id) { return c.query('SELECT * FROM accounts WHERE id = $1', [id]); }",
+      'export const c = (id: string) => byId(pool, id);',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(sqlOf(qs), ['SELECT * FROM "user" WHERE active = TRUE', "SELECT * FROM jobs WHERE state = 'done'", 'SELECT * FROM accounts WHERE id = $1']);
+    assert.match(qs[0]!.warnings.join(' '), /The TypeORM repository is a parameter, named by the function's callers: taken from the call of active in this file/);
+    assert.match(qs[1]!.warnings.join(' '), /The Knex instance is a parameter, named by the function's callers/);
+    assert.match(qs[2]!.warnings.join(' '), /The node-postgres client is a parameter, named by the function's callers/);
+  });
 });
