@@ -88,4 +88,26 @@ describe("finder: collections a method of the application's context object retur
     });
     assert.deepEqual(described(read('/ws/use.ts')), []);
   });
+  it("reads a class's field named `collection` and typed by the driver as the collection its constructor is given", () => {
+    const head = ["import { MongoClient, type Collection, type Document } from 'mongodb';", 'const db = new MongoClient(process.env.URL!).db();'];
+    const query = [
+      ...head,
+      'export class Query<T extends Document> {',
+      '  private collection: Collection<T>;',
+      '  constructor(collection: Collection<T>) { this.collection = collection; }',
+      '  run(filter: object) { return this.collection.find(filter).limit(10).toArray(); }',
+      '}',
+      "export const q = [new Query(db.collection('a')), new Query(db.collection('b'))];",
+    ].join('\n');
+    const batch = [
+      ...head,
+      'export class Batch<T extends Document> {',
+      '  constructor(private readonly collection: Collection<T>) {}',
+      '  flush() { return this.collection.deleteMany({ done: true }); }',
+      '}',
+      "export const batch = new Batch(db.collection('jobs'));",
+    ].join('\n');
+    assert.deepEqual(described(findQueries(query, 'script', 'ts', {}).queries), ['?.find']);
+    assert.deepEqual(described(findQueries(batch, 'script', 'ts', {}).queries), ['jobs.deleteMany']);
+  });
 });

@@ -444,6 +444,11 @@ class Collections {
       // self.db, this.orders: a field the file assigns a collection to elsewhere (another method, an init function).
       const assigned = followed ? undefined : this.assigned(e, depth);
       if (assigned) return assigned;
+      // this.collection where the class declares `collection: Collection<T>`: its field, not the driver's method;
+      // named by the places that make the class's instances when they all give the same collection.
+      if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
+        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+      }
       // req.collection, this.coll: a collection chosen at run time.
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
         return { name: '', flavour: 'driver', nameRange: range(e.property!) };
