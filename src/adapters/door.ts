@@ -66,17 +66,15 @@ export interface Verdict {
 export async function pgVerdict(client: PgClient, statement: string): Promise<Verdict> {
   const info = await inspectStatement(statement);
   const q = sideEffectsQuery(info.refs);
-  // Prepared once per connection (the text never changes): each Explain on a kept session is planned
-  // from the parse and analysis of the first, and still reads the catalog rows as they are now.
-  const r = await client.query<CatalogRow>({ name: SIDE_EFFECTS_STATEMENT, text: q.text, values: q.values });
+  // Prepared once per connection under its name (each of its two texts never changes): each Explain on a
+  // kept session is planned from the parse and analysis of the first, and still reads the catalog rows
+  // as they are now.
+  const r = await client.query<CatalogRow>({ name: q.name, text: q.text, values: q.values });
   const effects = readSideEffects(r.rows);
   const verdict: Verdict = { info, effects };
   if (effects.execution.length === 0 && effects.planning.length === 0) verdict.clearance = mint(info.sql, 'verdict', info);
   return verdict;
 }
-
-/** The name the side-effect query is prepared under on each connection. */
-const SIDE_EFFECTS_STATEMENT = 'qpi_side_effects';
 
 /** The user's consent to run a statement whatever it changes (`--allow-side-effects`, the editor's question). */
 export function pgConsent(info: StatementInfo): Clearance {

@@ -348,16 +348,52 @@ export interface SideEffects {
   execution: string[];
 }
 
-/** The one read-only catalog query that looks the references up (the door to the server runs it: adapters/door.ts). */
-export function sideEffectsQuery(refs: StatementReferences): { text: string; values: string[] } {
-  return {
-    text: SIDE_EFFECTS_SQL,
-    values: [
-      // Each name once: a statement that uses `=` ten times asks about its operators once.
-      JSON.stringify(distinct(refs.functions)), JSON.stringify(distinct(refs.operators)), JSON.stringify([...new Set(refs.relations)]),
-      JSON.stringify(refs.inserts), JSON.stringify(refs.written), JSON.stringify([...new Set(refs.casts)]),
-    ],
-  };
+/** Removes from `text` what runs from `from` up to, not including, `to`; each is found exactly once. */
+function cut(text: string, from: string, to: string): string {
+  const i = text.indexOf(from);
+  const j = i < 0 ? -1 : text.indexOf(to, i + from.length);
+  if (i < 0 || j < 0 || text.indexOf(from, i + 1) >= 0) throw new Error(`The side-effect query has no single place starting ${JSON.stringify(from.slice(0, 40))}.`);
+  return text.slice(0, i) + text.slice(j);
+}
+
+/**
+ * SIDE_EFFECTS_SQL for a statement that writes no table and inserts nothing ($4 and $5 empty): `written`
+ * is then empty (its first part reads $5 alone, its recursive part joins `written`), so are `ins` ($4)
+ * and `filled` (from `ins` and `written`), and so is every part that joins one of them: the written
+ * tables' rules, defaults, generated columns, CHECK constraints, indexes, triggers and identity columns,
+ * and the column types of written columns. What is left returns the same rows for half the planning
+ * (test/integration/side-effects.test.ts compares the two on a server). Its parameters are $1, $2, $3 and
+ * the casts as $4.
+ */
+const READS_ONLY_SQL = ((t: string) => {
+  t = cut(t, 'written(oid, events, cols, kind, reach) AS (', 'rel(oid) AS (');
+  t = cut(t, '  UNION\n  SELECT oid FROM written\n', '  UNION\n  SELECT d.refobjid FROM rel JOIN pg_rewrite');
+  t = cut(t, 'ins AS (', 'typ(oid, via, explicit) AS (');
+  t = cut(t, '  SELECT a.atttypid,', '  SELECT to_regtype(t)');
+  t = cut(t, "  UNION ALL\n  SELECT 'pg_rewrite'::regclass, rw.oid, 'rule '", "  UNION ALL\n  SELECT 'pg_constraint'::regclass, c.oid, 'CHECK constraint ' || quote_ident(c.conname) || ' of domain");
+  t = cut(t, "  UNION ALL\n  SELECT 'pg_class'::regclass, x.indexrelid", "  UNION ALL\n  SELECT 'pg_policy'::regclass");
+  t = cut(t, '  UNION ALL\n  SELECT t.tgfoid,', '),\nseqs(seq, via) AS (');
+  t = cut(t, "  UNION ALL\n  SELECT d.objid, 'identity column '", ")\nSELECT 'function' AS kind");
+  t = t.replace('$6::jsonb', '$4::jsonb');
+  if (/\b(written|ins|filled)\b|\$[56]/.test(t)) throw new Error('The side-effect query for reads still names what it cut.');
+  return t;
+})(SIDE_EFFECTS_SQL);
+
+/**
+ * The one read-only catalog query that looks the references up (the door to the server runs it:
+ * adapters/door.ts), with the name it is prepared under: for a statement that writes and inserts nothing
+ * the same query without its parts about written tables (READS_ONLY_SQL), unless `full` is asked.
+ */
+export function sideEffectsQuery(refs: StatementReferences, full = false): { name: string; text: string; values: string[] } {
+  // Each name once: a statement that uses `=` ten times asks about its operators once.
+  const functions = JSON.stringify(distinct(refs.functions));
+  const operators = JSON.stringify(distinct(refs.operators));
+  const relations = JSON.stringify([...new Set(refs.relations)]);
+  const casts = JSON.stringify([...new Set(refs.casts)]);
+  if (!full && refs.written.length === 0 && refs.inserts.length === 0) {
+    return { name: 'qpi_side_effects_reads', text: READS_ONLY_SQL, values: [functions, operators, relations, casts] };
+  }
+  return { name: 'qpi_side_effects', text: SIDE_EFFECTS_SQL, values: [functions, operators, relations, JSON.stringify(refs.inserts), JSON.stringify(refs.written), casts] };
 }
 
 function distinct(refs: readonly NameRef[]): NameRef[] {

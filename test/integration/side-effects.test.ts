@@ -7,6 +7,8 @@ import { strict as assert } from 'node:assert';
 import pg from 'pg';
 import { AdapterError } from '../../src/adapters/errors';
 import { connectPostgres, type PostgresConnection } from '../../src/adapters/postgres';
+import { sideEffectsQuery } from '../../src/adapters/pgSideEffects';
+import { inspectStatement } from '../../src/adapters/pgStatement';
 import { qpi } from './support/cli';
 import { env, planOf } from './support/env';
 
@@ -123,6 +125,38 @@ describe('PostgreSQL: explaining changes nothing', function () {
   it('runs a SELECT under ANALYZE in a READ ONLY transaction', async function () {
     const r = await conn.explain("SELECT id FROM se_orders WHERE current_setting('transaction_read_only') = 'on'", { analyze: true });
     assert.equal(planOf(r).root.metrics.rowsReturned, 200, 'every row passes the filter only when the transaction is read-only');
+  });
+
+  it('asks the catalog the shorter query for a statement that writes nothing, and it answers what the whole one does', async function () {
+    await admin.query(`DROP DOMAIN IF EXISTS se_dom; CREATE DOMAIN se_dom AS int CHECK (se_fake_immutable(VALUE) > 0);
+      DROP VIEW IF EXISTS se_seq_view; CREATE VIEW se_seq_view AS SELECT nextval('se_seq') AS n`);
+    try {
+      const reads = [
+        'SELECT se_bump()', 'SELECT * FROM se_view', "SELECT nextval('se_seq')", 'SELECT se_fake_immutable(1)', 'SELECT 1::se_dom',
+        "SELECT CAST('{1}' AS se_dom[])", 'SELECT * FROM se_seq_view', 'SELECT id FROM se_orders WHERE v > 3 FOR UPDATE',
+        'SELECT count(*) FROM se_orders o JOIN se_ident i ON i.v = o.v', 'VALUES (1), (2)', 'SELECT now(), random()',
+      ];
+      let found = 0;
+      for (const text of reads) {
+        const refs = (await inspectStatement(text)).refs;
+        const short = sideEffectsQuery(refs);
+        const whole = sideEffectsQuery(refs, true);
+        assert.equal(short.name, 'qpi_side_effects_reads', text);
+        assert.equal(whole.name, 'qpi_side_effects', text);
+        const a = await admin.query(short.text, short.values);
+        const b = await admin.query(whole.text, whole.values);
+        assert.deepEqual(a.rows, b.rows, text);
+        found += a.rows.length;
+      }
+      assert.ok(found > 10, 'the statements reach functions and sequences the two queries both find');
+      for (const text of ['INSERT INTO se_orders (v) VALUES (1)', 'UPDATE se_orders SET v = 1', 'DELETE FROM se_orders', 'WITH d AS (DELETE FROM se_log RETURNING 1) SELECT * FROM d']) {
+        assert.equal(sideEffectsQuery((await inspectStatement(text)).refs).name, 'qpi_side_effects', `${text} is asked the whole query`);
+      }
+      // Through the adapter: refused for what only the domain's check, the view or the cast reach.
+      for (const text of ['SELECT 1::se_dom', 'SELECT * FROM se_seq_view']) await refused(text, true);
+    } finally {
+      await admin.query('DROP VIEW IF EXISTS se_seq_view; DROP DOMAIN IF EXISTS se_dom');
+    }
   });
 
   it('judges the same text again on every explain, inside its transaction: a view redefined between two is refused, and no transaction is left open', async function () {
