@@ -110,4 +110,23 @@ describe("finder: collections a method of the application's context object retur
     assert.deepEqual(described(findQueries(query, 'script', 'ts', {}).queries), ['?.find']);
     assert.deepEqual(described(findQueries(batch, 'script', 'ts', {}).queries), ['jobs.deleteMany']);
   });
+  it('reads a context taken apart from what a fixture function returns, the context made by a helper of another module', () => {
+    const read = reader({
+      '/ws/ctx.ts': "import type { Collection, Db } from 'mongodb';\nexport interface Ctx {\n  sessions(): Collection<{ userID: string }>;\n}\nexport class CtxImpl implements Ctx {\n  constructor(private db: Db) {}\n  sessions() { return this.db.collection('sessions'); }\n}",
+      '/ws/helpers.ts': "import type { Db } from 'mongodb';\nimport { type Ctx, CtxImpl } from './ctx';\nexport const createCtx = async (db: Db): Promise<Ctx> => new CtxImpl(db);",
+      '/ws/a.spec.ts': [
+        "import type { Db } from 'mongodb';",
+        "import { createCtx } from './helpers';",
+        'const fixtures = async (db: Db) => {',
+        '  const mongo = await createCtx(db);',
+        '  return { mongo, when: new Date() };',
+        '};',
+        'export async function cleanUp(db: Db) {',
+        '  const { mongo } = await fixtures(db);',
+        "  await mongo.sessions().deleteMany({ userID: 'b' });",
+        '}',
+      ].join('\n'),
+    });
+    assert.deepEqual(described(read('/ws/a.spec.ts')), ['sessions.deleteMany']);
+  });
 });

@@ -149,6 +149,10 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   // `const { Orders } = await collections(db)`, `({ Orders }: { Orders: Collection<Order> }) => ...`: the
   // member of what the pattern takes apart.
   if ('unknown' in b && b.part && (b.part.of || b.part.typeNode)) {
+    // `const { mongo } = await createFixtures()`: the member read inside the function's scopes, where the
+    // object it returns names its values.
+    const made = b.part.of ? returnedPart(ex, b.part.of, b.part.path, depth) : undefined;
+    if (made) return made;
     let o = b.part.of ? originOf(ex, b.part.of, depth + 1) : typeOrigin(ex, b.part.typeNode!, depth + 1);
     for (const key of b.part.path) o = o && 'holder' in o ? memberOrigin(o.ex, o.holder, key, depth + 1) : undefined;
     return o;
@@ -207,6 +211,20 @@ const LIBRARY_WORDS: Record<Library, string> = {
   knex: 'Knex instance', pg: 'node-postgres client', postgres: 'postgres.js instance', 'mongodb-collection': 'collection', 'mongodb-db': 'database',
   prisma: 'Prisma client', 'mongoose-model': 'model', 'typeorm-repository': 'TypeORM repository', 'typeorm-manager': 'TypeORM entity manager',
 };
+
+/** The member at `path` of the object a call of a function of the workspace returns, read in the function's scopes. */
+function returnedPart(ex: Extractor, of: BNode, path: string[], depth: number): Origin | undefined {
+  let call = unwrap(of);
+  if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
+  if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier' || depth > MAX_DEPTH - 2) return undefined;
+  return ex.throughCall(call, (ret, inModule) => {
+    const held = unwrap(ret);
+    if (held.type !== 'ObjectExpression') return undefined;
+    let o: Origin | undefined = { holder: held, ex: inModule };
+    for (const key of path) o = o && 'holder' in o ? memberOrigin(o.ex, o.holder, key, depth + 1) : undefined;
+    return o;
+  });
+}
 
 /** What a module-level name of `ex`'s module is. */
 function bindingOrigin(ex: Extractor, local: string, depth: number): Origin | undefined {
