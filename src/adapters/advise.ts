@@ -174,14 +174,25 @@ function statisticsError(err: unknown, secrets: readonly (string | undefined)[])
 
 /** Connects for advice; the catalog connection is read-only and bounded by statement_timeout. */
 export async function openPostgresAdvice(options: PostgresConnectOptions & { timeoutMs?: number }): Promise<PostgresAdviceSession> {
-  const conn = await connectPostgres(options);
   const client = new pg.Client(postgresClientConfig(options));
   client.on('error', () => {});
   const secrets = [options.password, ...uriSecrets(options.uri)];
-  try {
+  // The two connections are opened side by side; the adapter's error, when both fail, is the one said.
+  const catalogReady = (async () => {
     await client.connect();
     // The catalog connection only reads: the server refuses any write on it.
     await pgSend(client, `SET default_transaction_read_only = on; SET statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs ?? 30_000))}`);
+  })();
+  catalogReady.catch(() => {});
+  let conn: PostgresConnection;
+  try {
+    conn = await connectPostgres(options);
+  } catch (err) {
+    hangUp(client);
+    throw err;
+  }
+  try {
+    await catalogReady;
   } catch (err) {
     await conn.close();
     await client.end().catch(() => {});
