@@ -137,7 +137,8 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   const r = ex.lookup(name);
   if (!r) return undefined;
   const b = r.binding;
-  if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1) ?? (depth <= CALLERS_DEPTH ? callersOrigin(ex, name, depth) : undefined);
+  // A parameter typed by something else than a library's type is not given one: its callers are not asked.
+  if ('unknown' in b && b.typeNode) return typeOrigin(ex, b.typeNode, depth + 1);
   // `db.knex.transaction(async (trx) => ...)`: a transaction of what began it, for the libraries whose
   // transaction takes the same queries (Knex, Prisma Client, postgres.js).
   const began = 'unknown' in b && !b.part ? ex.transactionReceiver(name) : undefined;
