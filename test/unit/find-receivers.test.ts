@@ -150,6 +150,136 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
   });
 });
 
+describe('finder: TypeORM active records whose BaseEntity is reached through other modules', () => {
+  // The entities live in a package of the workspace, extend the application's own base class (itself in
+  // another file), and are imported from the package's index; the file that queries them imports nothing
+  // from typeorm.
+  const read = reader({
+    '/ws/src/store/entities/Stamped.ts': [
+      "import { BaseEntity, PrimaryColumn } from 'typeorm';",
+      'export class Stamped extends BaseEntity { @PrimaryColumn() id: string; }',
+    ].join('\n'),
+    '/ws/src/store/entities/Ticket.ts': [
+      "import { Column, Entity } from 'typeorm';",
+      "import { Stamped } from './Stamped';",
+      "@Entity({ name: 'tickets' })",
+      'export class Ticket extends Stamped { @Column() owner_id: string; @Column() closed: boolean; }',
+    ].join('\n'),
+    '/ws/src/store/entities/Note.ts': [
+      "import { Entity } from 'typeorm';",
+      "import * as orm from 'typeorm';",
+      '@Entity()',
+      'export class StickyNote extends orm.BaseEntity { text: string; }',
+    ].join('\n'),
+    '/ws/src/store/entities/index.ts': "export * from './Ticket';\nexport * from './Stamped';\nexport * from './Note';",
+    '/ws/src/store/index.ts': "export * from './entities/index';",
+    '/ws/src/cache/Shelf.ts': 'export class Shelf { static find(q: unknown) { return [q]; } }\nexport class Drawer extends Shelf {}',
+    '/ws/src/store/Home.ts': [
+      "import { DataSource, EntityManager } from 'typeorm';",
+      'export class Home {',
+      '  private _source: DataSource;',
+      '  current?: EntityManager;',
+      '  public get source() { return this._source; }',
+      '}',
+    ].join('\n'),
+  });
+
+  it("reads an entity's statics as queries on the table its @Entity names, in a file that does not import typeorm", () => {
+    const text = [
+      "import { StickyNote, Ticket } from '../store';",
+      'export async function close(owner: string, id: string) {',
+      '  const open = await Ticket.find({ where: { owner_id: owner }, take: 10 });',
+      '  await Ticket.update({ id }, { closed: true });',
+      '  const n = await Ticket.count({ where: { owner_id: owner } });',
+      '  await Ticket.delete({ owner_id: owner });',
+      "  const last = await Ticket.createQueryBuilder('t').where('t.owner_id = :owner', { owner }).getOne();",
+      '  const any = await Ticket.exists({ where: { id } });',
+      '  const notes = await StickyNote.findOne({ where: { text: id } });',
+      '  return [open, n, last, any, notes];',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/close.ts').map(sqlOf), [
+      'SELECT * FROM tickets WHERE owner_id = $1 LIMIT 10',
+      'UPDATE tickets SET closed = TRUE WHERE id = $1',
+      'SELECT count(*) FROM tickets WHERE owner_id = $1',
+      'DELETE FROM tickets WHERE owner_id = $1',
+      'SELECT * FROM tickets t WHERE (t.owner_id = $1)',
+      'SELECT count(*) FROM tickets WHERE id = $1 LIMIT 1',
+      'SELECT * FROM sticky_note WHERE text = $1 LIMIT 1',
+    ]);
+    // Alone, the file does not say what Ticket is: its statics are not read as TypeORM's.
+    assert.ok(!read(text, '/ws/src/routes/close.ts', false).map(sqlOf).some((q) => q.includes('FROM tickets')));
+  });
+
+  it('reads increment, decrement and the aggregates of a column, on an entity and on a manager', () => {
+    const text = [
+      "import { EntityManager } from 'typeorm';",
+      "import { Ticket } from '../store';",
+      'export async function bump(em: EntityManager, owner: string, by: number) {',
+      "  await Ticket.increment({ owner_id: owner }, 'views', by);",
+      "  await em.decrement(Ticket, { id: owner }, 'views', 2);",
+      "  const total = await Ticket.sum('views', { owner_id: owner });",
+      "  return [total, await em.maximum(Ticket, 'views', { closed: false })];",
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/bump.ts').map(sqlOf), [
+      'UPDATE tickets SET views = views + $2 WHERE owner_id = $1',
+      'UPDATE tickets SET views = views - 2 WHERE id = $1',
+      'SELECT SUM(views) FROM tickets WHERE owner_id = $1',
+      'SELECT MAX(views) FROM tickets WHERE closed = FALSE',
+    ]);
+  });
+
+  it("reads a manager's query builder that updates or deletes the entity it names", () => {
+    const text = [
+      "import { EntityManager } from 'typeorm';",
+      "import { Ticket } from '../store';",
+      'export async function tidy(em: EntityManager, id: string) {',
+      "  await em.createQueryBuilder().update(Ticket).set({ closed: true }).where('id = :id', { id }).execute();",
+      "  await em.createQueryBuilder().delete().from(Ticket).where('owner_id = :id', { id }).execute();",
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/tidy.ts').map(sqlOf), [
+      'UPDATE tickets SET closed = TRUE WHERE (id = $1)',
+      'DELETE FROM tickets WHERE (owner_id = $1)',
+    ]);
+  });
+
+  it("reads a data source a getter returns, and either of two managers, in a file that does not import typeorm", () => {
+    const text = [
+      "import { Home } from '../store/Home';",
+      "import { Ticket } from '../store';",
+      'export class Desk {',
+      '  constructor(private readonly home: Home) {}',
+      "  open() { return this.home.source.createQueryBuilder().select('t').from(Ticket, 't').where('t.owner_id = :o', { o: 'x' }).getCount(); }",
+      '  one(id: string) { const work = this.home.current; return (work || this.home.source).find(Ticket, { where: { id } }); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/desk.ts').map(sqlOf), [
+      "SELECT count(*) FROM tickets t WHERE (t.owner_id = 'x')",
+      'SELECT * FROM tickets WHERE id = $1',
+    ]);
+    assert.deepEqual(read(text, '/ws/src/routes/desk.ts', false).map(sqlOf), []);
+  });
+
+  it("does not read the statics of a class of the workspace that does not extend TypeORM's BaseEntity", () => {
+    const text = [
+      "import { Drawer } from '../cache/Shelf';",
+      'export const list = (owner: string) => Drawer.find({ where: { owner } });',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/list.ts').map(sqlOf), []);
+  });
+
+  it('names the table of an entity imported from another module where a manager is given the class', () => {
+    const text = [
+      "import { EntityManager } from 'typeorm';",
+      "import { Ticket } from '../store';",
+      "export const mine = (em: EntityManager, owner: string) => em.find(Ticket, { where: { owner_id: owner } });",
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/mine.ts').map(sqlOf), ['SELECT * FROM tickets WHERE owner_id = $1']);
+  });
+});
+
 describe('finder: node-postgres statements written in pieces', () => {
   const read = reader({});
 

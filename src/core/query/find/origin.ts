@@ -71,6 +71,12 @@ export function originOf(ex: Extractor, e: BNode, depth: number): Origin | undef
   if (e.type === 'AwaitExpression' && e.argument) return originOf(ex, e.argument, depth + 1);
   if (e.type === 'Identifier') return nameOrigin(ex, e.name!, depth);
   if (e.type === 'ObjectExpression') return { holder: e, ex };
+  // `(transaction || this.connection)`, `trx ?? db`: what both sides are, when they are the same library's.
+  if (e.type === 'LogicalExpression' && (e.operator === '||' || e.operator === '??') && e.left && e.right) {
+    const a = originOf(ex, e.left, depth + 1);
+    const b = a && 'library' in a ? originOf(ex, e.right, depth + 1) : undefined;
+    return a && b && 'library' in a && 'library' in b && a.library === b.library && a.entity === b.entity ? a : undefined;
+  }
   if (e.type === 'NewExpression' || isCall(e)) return callOrigin(ex, e, depth);
   if (isMember(e)) {
     const name = propertyName(e);
@@ -280,6 +286,42 @@ export function thisRepository(ex: Extractor): Origin | undefined {
   return cls && sup ? typeormRepositoryClass(ex, cls, unwrap(sup)) : undefined;
 }
 
+/**
+ * An active record: the class `name` stands for (declared here or imported from a module of the workspace,
+ * through re-exports) when it extends TypeORM's `BaseEntity`, directly or through the application's own
+ * classes in any of the workspace's modules (`class Ban extends BaseClass`, `class BaseClass extends
+ * BaseEntity` in another file). With the extractor of its module, where its `@Entity` says its table.
+ */
+export function activeRecordClass(ex: Extractor, name: string): { ex: Extractor; node: BNode; local: string } | undefined {
+  const cls = ex.classNamed(name);
+  if (!cls) return undefined;
+  for (let at: { ex: Extractor; node: BNode } | undefined = cls, i = 0; at && i < 8; i++) {
+    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
+    if (!sup) return undefined;
+    if (typeormExport(at.ex, unwrap(sup)) === 'BaseEntity') {
+      const local = (cls.node as unknown as { id?: BNode }).id?.name ?? name;
+      return { ...cls, local };
+    }
+    at = at.ex.classOf(sup, 0);
+  }
+  return undefined;
+}
+
+/** The name TypeORM exports that an expression stands for (`BaseEntity`, `typeorm.BaseEntity`), when it is one of TypeORM's. */
+function typeormExport(ex: Extractor, e: BNode): string | undefined {
+  if (e.type === 'Identifier') {
+    const r = ex.lookup(e.name!);
+    const b = r?.binding;
+    if (b && 'from' in b && b.from === 'typeorm') return b.imported === 'default' || b.imported === '*' ? undefined : b.imported ?? e.name;
+    return ex.importedLibrary(e.name!)?.library === 'typeorm' ? ex.importedLibrary(e.name!)!.name : undefined;
+  }
+  if (isMember(e)) {
+    const obj = unwrap(e.object!);
+    return obj.type === 'Identifier' && ex.importSource(obj.name!) === 'typeorm' ? propertyName(e) : undefined;
+  }
+  return undefined;
+}
+
 /** The entity class a type names: `User` in `Repository<User>`. */
 function typeEntity(t: BNode): string | undefined {
   const name = t.type === 'TSTypeReference' ? (t as unknown as { typeName: BNode }).typeName : undefined;
@@ -474,8 +516,8 @@ function typeBindingOrigin(ex: Extractor, name: string, depth: number): Origin |
 
 /**
  * A member of a class, interface or object literal: a field's annotation or value, a constructor's
- * parameter property, an assignment `this.x = ...` in the constructor, a getter's return; then the class
- * it extends.
+ * parameter property, an assignment `this.x = ...` in the constructor, a getter's declared return type or
+ * the value its one `return` gives; then the class it extends.
  */
 function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number): Origin | undefined {
   if (depth > MAX_DEPTH) return undefined;
@@ -527,6 +569,10 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
     if (m.type === 'ClassMethod' && m.kind === 'get' && key === name) {
       const t = (m as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation;
       if (t) return typeOrigin(ex, t, depth + 1);
+      // `get connection() { return this._connection; }`: what its one statement returns, `this` its class.
+      const stmts = m.body && !Array.isArray(m.body) ? (m.body.body as BNode[] | undefined) ?? [] : [];
+      const returned = stmts.length === 1 && stmts[0]!.type === 'ReturnStatement' ? stmts[0]!.argument : undefined;
+      if (returned) return ex.inClass(holder, () => originOf(ex, returned, depth + 1));
     }
   }
   const sup = (holder as unknown as { superClass?: BNode }).superClass;

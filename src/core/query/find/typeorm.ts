@@ -1,6 +1,6 @@
 // TypeORM: repository and entity calls (`repo.find({ where, order, take, skip, select })`, `findOne`,
 // `findBy`, `findOneBy`, `findAndCount`, `count`, `countBy`, `update(criteria, values)`, `delete`,
-// `restore`, 0.2's `findByIds`), and query builders
+// `restore`, `increment`/`decrement`, `sum`/`average`/`minimum`/`maximum`, 0.2's `findByIds`), and query builders
 // (`repo.createQueryBuilder('u').where('u.email = :email', { email }).orderBy(...).take(10)`), read as the
 // SQL TypeORM sends. The entity comes first from what the receiver is (origin.ts: `Repository<User>` in an
 // annotation, an application's alias or a method's declared return, a class that extends
@@ -20,7 +20,7 @@
 // function (`list.find((x) => ...)`) is an array's, never a query.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
-import { callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
+import { activeRecordClass, callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
 import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
@@ -120,10 +120,15 @@ function localClass(ex: Extractor, name: string, depth = 0): { decorators: strin
 const METHODS: Record<string, SelectParts['kind']> = {
   find: 'select', findOne: 'select', findBy: 'select', findOneBy: 'select', findAndCount: 'select', findAndCountBy: 'select', findOneOrFail: 'select',
   findOneByOrFail: 'select', count: 'count', countBy: 'count', exist: 'count', exists: 'count', existsBy: 'count', update: 'update', delete: 'delete',
-  softDelete: 'update', restore: 'update', findByIds: 'select',
+  softDelete: 'update', restore: 'update', findByIds: 'select', increment: 'update', decrement: 'update', sum: 'select', average: 'select', minimum: 'select',
+  maximum: 'select',
 };
+/** `increment(where, property, by)` and `decrement(...)`: the property moved by the value. */
+const STEPS: Record<string, string> = { increment: '+', decrement: '-' };
+/** `sum(property, where)` and the other aggregates of a column: the SQL function TypeORM selects. */
+const AGGREGATES: Record<string, string> = { sum: 'SUM', average: 'AVG', minimum: 'MIN', maximum: 'MAX' };
 /** Methods whose first argument is the where itself, not `{ where }`. */
-const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete', 'restore']);
+const WHERE_FIRST = new Set(['findBy', 'findOneBy', 'findAndCountBy', 'findOneByOrFail', 'countBy', 'existsBy', 'update', 'delete', 'softDelete', 'restore', 'increment', 'decrement']);
 const TYPEORM_ONLY = new Set(['findBy', 'findOneBy', 'findAndCount', 'findAndCountBy', 'findOneOrFail', 'findOneByOrFail', 'countBy', 'existsBy', 'createQueryBuilder']);
 const FIND_OPERATORS: Record<string, string> = { MoreThan: '>', MoreThanOrEqual: '>=', LessThan: '<', LessThanOrEqual: '<=', Equal: '=', Like: 'LIKE', ILike: 'ILIKE' };
 /** Keys of a find options object (anything else means the object is the where itself). */
@@ -144,7 +149,10 @@ export const typeormCalls: CallReader = {
       const first = qbCall.arguments?.[0] && unwrap(qbCall.arguments[0]).type === 'Identifier' ? entityArgument(ex, qbCall.arguments[0]) : undefined;
       const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || libraryOf(ex, receiver) === 'typeorm-manager') ? first : undefined;
       const entity = managerEntity ?? entityOf(ex, receiver, undefined);
-      if (!entity && !ex.imports('typeorm')) return false;
+      // Without an entity, the builder is TypeORM's where the file imports it or the receiver comes from it
+      // (`dbManager.connection.createQueryBuilder().update(Plan)` where `connection` is a DataSource).
+      const typeormReceiver = (l: string | undefined) => l === 'typeorm-manager' || l === 'typeorm-repository';
+      if (!entity && !ex.imports('typeorm') && !typeormReceiver(libraryOf(ex, receiver))) return false;
       for (const c of chain) ex.consume(c.call);
       const q = readBuilder(ex, entity, chain.slice(qb), managerEntity !== undefined ? 1 : 0);
       // A builder kept in a variable gets more conditions and runs later: what is added there is not read.
@@ -272,6 +280,9 @@ function entityOf(ex: Extractor, e: BNode, op: ChainCall | undefined, depth = 0)
       if (o.library !== 'typeorm-repository') return undefined;
     }
   }
+  // An active record: a class that extends TypeORM's BaseEntity, through the application's own base
+  // classes in any module of the workspace (`Ban extends BaseClass`, `BaseClass extends BaseEntity`).
+  if (e.type === 'Identifier' && /^[A-Z]/.test(e.name!) && activeRecordClass(ex, e.name!)) return { name: e.name! };
   // One library per call: an entity the file or the repository declares is TypeORM's only when TypeORM
   // declares it, and its statics are queries only when it is an active record (extends BaseEntity).
   const own = e.type === 'Identifier' && /^[A-Z]/.test(e.name!) ? declaredEntity(ex, e.name!) : undefined;
@@ -312,9 +323,21 @@ function namesOf(ex: Extractor, entity: string): EntityNames {
   const d = declaredEntity(ex, entity);
   const declared = d?.library === 'typeorm' ? d.entity : undefined;
   const local = d?.local ? ex.entityTable(entity) : undefined;
-  const table = local ?? declared?.table ?? ex.entityTable(entity) ?? typeormTableName(entity);
+  const table = local ?? declared?.table ?? classTable(ex, entity) ?? typeormTableName(entity);
   const columns = declared && declared.table === table ? declared.columns : {};
   return { table, column: (p) => columns[p] ?? p };
+}
+
+/**
+ * The table an entity class's `@Entity('name')` or `@Entity({ name })` declares, in this file or in the
+ * module of the workspace it is imported from.
+ */
+function classTable(ex: Extractor, entity: string): string | undefined {
+  const own = ex.entityTable(entity);
+  if (own !== undefined || ex.module.classes.has(entity)) return own;
+  const cls = ex.classNamed(entity);
+  const local = cls ? (cls.node as unknown as { id?: BNode }).id?.name : undefined;
+  return cls && local ? cls.ex.entityTable(local) : undefined;
 }
 
 function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: number) {
@@ -324,7 +347,15 @@ function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: num
   const col = (k: string) => quoteIdent(names.column(k));
   const parts: SelectParts = { table: names.table, where: [], orderBy: [], kind: METHODS[op.name]! };
   const arg = op.call.arguments?.[first];
-  if (op.name === 'findByIds') {
+  const aggregate = AGGREGATES[op.name];
+  if (aggregate !== undefined) {
+    // sum('price', { where }): the column first, then the where itself.
+    const property = arg ? ex.stringOf(arg, 0) : undefined;
+    if (property === undefined) w.warnings.push(`The column ${op.name} reads is not a literal here, so it is not known.`);
+    parts.columns = [`${aggregate}(${property !== undefined ? col(property) : '*'})`];
+    const where = op.call.arguments?.[first + 1];
+    if (where) whereOf(w, where, parts.where, col);
+  } else if (op.name === 'findByIds') {
     // 0.2's findByIds(ids): the primary key in a list.
     if (arg) parts.where.push(`${col('id')} = ANY(${w.value(arg)})`);
   } else if (WHERE_FIRST.has(op.name)) {
@@ -349,6 +380,13 @@ function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: num
   if (op.name === 'update') {
     const values = members(ex, op.call.arguments?.[first + 1]);
     parts.set = values ? [...values.entries()].map(([k, v]) => `${col(k)} = ${w.value(v)}`) : [];
+  }
+  const step = STEPS[op.name];
+  if (step !== undefined) {
+    const property = op.call.arguments?.[first + 1] ? ex.stringOf(op.call.arguments[first + 1]!, 0) : undefined;
+    const by = op.call.arguments?.[first + 2];
+    if (property === undefined) w.warnings.push(`The column it ${op.name}s is not a literal here, so it is not known.`);
+    parts.set = property !== undefined ? [`${col(property)} = ${col(property)} ${step} ${by ? w.value(by) : '1'}`] : [];
   }
   if (op.name === 'softDelete') parts.set = [`${col('deletedAt')} = now()`];
   if (op.name === 'restore') parts.set = [`${col('deletedAt')} = NULL`];
@@ -420,6 +458,24 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
           parts.table = names.table;
         }
         if (a[1]) parts.alias = ex.stringOf(a[1], 0) ?? parts.alias;
+        break;
+      case 'update':
+        // createQueryBuilder().update(User).set({ ... }): an UPDATE of the entity it names.
+        if (a[0] && entityName(ex, a[0]) !== undefined) {
+          names = namesOf(ex, entityName(ex, a[0])!);
+          parts.table = names.table;
+        }
+        parts.kind = 'update';
+        break;
+      case 'set': {
+        const values = members(ex, a[0]);
+        if (!values) w.warnings.push('The values it sets are not written out here.');
+        parts.set = values ? [...values.entries()].map(([k, v]) => `${quoteIdent(names?.column(k) ?? k)} = ${w.value(v)}`) : [];
+        break;
+      }
+      case 'delete':
+        // createQueryBuilder().delete().from(User): a DELETE of the entity `from` names.
+        parts.kind = 'delete';
         break;
       case 'where':
       case 'andWhere':
