@@ -181,6 +181,8 @@ describe('finder: TypeORM active records whose BaseEntity is reached through oth
       '  current?: EntityManager;',
       '  public get source() { return this._source; }',
       '}',
+      'export type Work = <T>(tx: EntityManager | undefined, op: ((manager: EntityManager) => Promise<T>)) => Promise<T>;',
+      'export function inWork<T>(op: (db: EntityManager) => Promise<T>): Promise<T> { return op(undefined as never); }',
     ].join('\n'),
   });
 
@@ -260,6 +262,23 @@ describe('finder: TypeORM active records whose BaseEntity is reached through oth
       'SELECT * FROM tickets WHERE id = $1',
     ]);
     assert.deepEqual(read(text, '/ws/src/routes/desk.ts', false).map(sqlOf), []);
+  });
+
+  it("reads a callback's parameter as the manager the called function's declared type gives it", () => {
+    const text = [
+      "import { inWork, type Work } from '../store/Home';",
+      "import { Ticket } from '../store';",
+      'export class Lookup {',
+      '  constructor(private readonly work: Work) {}',
+      '  byOwner(owner: string) { return this.work(undefined, (m) => m.find(Ticket, { where: { owner_id: owner } })); }',
+      '  closed() { return inWork((x) => x.count(Ticket, { where: { closed: true } })); }',
+      '  plain(list: string[]) { return list.map((m) => m.length); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/routes/lookup.ts').map(sqlOf), [
+      'SELECT * FROM tickets WHERE owner_id = $1',
+      'SELECT count(*) FROM tickets WHERE closed = TRUE',
+    ]);
   });
 
   it("does not read the statics of a class of the workspace that does not extend TypeORM's BaseEntity", () => {

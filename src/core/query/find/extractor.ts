@@ -52,6 +52,8 @@ export class Extractor {
   private current: BNode | undefined;
   /** Functions given to a `transaction(fn)` call, with the call's receiver. */
   private readonly transactionOf = new WeakMap<BNode, BNode>();
+  /** Functions given as an argument to any call, with the call and the argument's place. */
+  private readonly argumentOf = new WeakMap<BNode, { call: BNode; index: number }>();
 
   constructor(
     readonly source: string,
@@ -265,6 +267,10 @@ export class Extractor {
 
   /** `db.knex.transaction(async (trx) => ...)`: the function's receiver, asked for when its scope opens. */
   private noteTransaction(call: BNode): void {
+    (call.arguments ?? []).forEach((a, index) => {
+      const f = unwrap(a);
+      if (f.type === 'ArrowFunctionExpression' || f.type === 'FunctionExpression') this.argumentOf.set(f, { call, index });
+    });
     const callee = unwrap(call.callee!);
     if (!isMember(callee) || !TRANSACTION_METHODS.has(propertyName(callee) ?? '')) return;
     for (const a of call.arguments ?? []) {
@@ -283,6 +289,22 @@ export class Extractor {
       const fn = sc.node;
       const first = fn?.params?.[0];
       return fn && first?.type === 'Identifier' && first.name === name && !typeAnnotationOf(first) ? this.transactionOf.get(fn) : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * The call a function is given to, when `name` is one of that function's plain parameters with no
+   * annotation (`m` in `this.run(manager, m => m.findOne(...))`): the call, the argument's place and the
+   * parameter's.
+   */
+  callbackParameter(name: string): { call: BNode; argument: number; parameter: number } | undefined {
+    for (let sc = this.scope; sc; sc = sc.parent) {
+      if (!sc.names.has(name)) continue;
+      const fn = sc.node;
+      const at = fn ? this.argumentOf.get(fn) : undefined;
+      const parameter = (fn?.params ?? []).findIndex((p) => p.type === 'Identifier' && p.name === name && !typeAnnotationOf(p));
+      return at && parameter >= 0 ? { call: at.call, argument: at.index, parameter } : undefined;
     }
     return undefined;
   }

@@ -153,6 +153,10 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
     if (o && 'library' in o && (o.library === 'typeorm-manager' || o.library === 'typeorm-repository')) return { library: 'typeorm-manager' };
     return o && 'library' in o && (o.library === 'knex' || o.library === 'prisma' || o.library === 'postgres') ? o : undefined;
   }
+  // `this.run(manager, m => m.findOne(User, ...))`: the type the called function declares for its callback's parameter.
+  const given = 'unknown' in b && !b.part && !b.typeNode ? ex.callbackParameter(name) : undefined;
+  const contextual = given ? callbackParameterType(ex, given, depth) : undefined;
+  if (contextual) return contextual;
   // `const { Orders } = await collections(db)`, `({ Orders }: { Orders: Collection<Order> }) => ...`: the
   // member of what the pattern takes apart.
   if ('unknown' in b && b.part && (b.part.of || b.part.typeNode)) {
@@ -172,6 +176,77 @@ function nameOrigin(ex: Extractor, name: string, depth: number): Origin | undefi
   if (other) return bindingOrigin(other.ex, other.local, depth + 1);
   // A parameter nothing here says more of: what every call of its function passes.
   return 'unknown' in b && depth <= CALLERS_DEPTH ? callersOrigin(ex, name, depth) : undefined;
+}
+
+/**
+ * What a callback's parameter is, from the type the called function declares for that argument: a function
+ * or method of the application (`run(tx, op: (manager: EntityManager) => Promise<T>)`), or a field of the
+ * class typed by a function type or the application's alias of one (`_run: RunInTransaction`).
+ */
+function callbackParameterType(ex: Extractor, given: { call: BNode; argument: number; parameter: number }, depth: number): Origin | undefined {
+  if (depth > MAX_DEPTH - 2) return undefined;
+  const callee = unwrap(given.call.callee!);
+  let argType: { ex: Extractor; t: BNode } | undefined;
+  const target = functionOf(ex, callee, depth + 1);
+  const param = target?.fn.params?.[given.argument];
+  const annotated = param ? typeAnnotationOf(param.type === 'AssignmentPattern' ? param.left! : param) : undefined;
+  if (target && annotated) argType = { ex: target.ex, t: annotated };
+  else if (!target && isMember(callee) && unwrap(callee.object!).type === 'ThisExpression') {
+    // `this._run(...)` where the class declares `_run: RunInTransaction`.
+    const field = fieldType(ex, propertyName(callee));
+    const fnType = field ? functionType(ex, field, 0) : undefined;
+    const p = fnType ? ((fnType.t as unknown as { parameters?: BNode[]; params?: BNode[] }).parameters ?? fnType.t.params ?? [])[given.argument] : undefined;
+    const t = p ? typeAnnotationOf(p) : undefined;
+    if (fnType && t) argType = { ex: fnType.ex, t };
+  }
+  const callback = argType ? functionType(argType.ex, argType.t, 0) : undefined;
+  const p = callback ? ((callback.t as unknown as { parameters?: BNode[]; params?: BNode[] }).parameters ?? callback.t.params ?? [])[given.parameter] : undefined;
+  const t = p ? typeAnnotationOf(p) : undefined;
+  const o = callback && t ? typeOrigin(callback.ex, t, depth + 1) : undefined;
+  return o && 'library' in o ? o : undefined;
+}
+
+/** The annotation of a field of the class the walk is in (a property or a constructor's parameter property). */
+function fieldType(ex: Extractor, name: string | undefined): BNode | undefined {
+  const cls = ex.enclosingClassNode();
+  if (!cls || name === undefined) return undefined;
+  for (const m of (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    const key = m.key && !m.computed ? m.key.name : undefined;
+    if ((m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && key === name) return typeAnnotationOf(m);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : undefined;
+        const id = param?.type === 'AssignmentPattern' ? param.left : param;
+        if (id?.type === 'Identifier' && id.name === name) return typeAnnotationOf(id);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A function type, written or named by an alias of this module or of the module it is imported from. */
+function functionType(ex: Extractor, t: BNode, depth: number): { ex: Extractor; t: BNode } | undefined {
+  if (depth > 4) return undefined;
+  if (t.type === 'TSFunctionType') return { ex, t };
+  // `op: ((manager: EntityManager) => Promise<T>)`
+  if (t.type === 'TSParenthesizedType') {
+    const inner = (t as unknown as { typeAnnotation?: BNode }).typeAnnotation;
+    return inner ? functionType(ex, inner, depth + 1) : undefined;
+  }
+  if (t.type === 'TSUnionType') {
+    for (const member of (t as unknown as { types: BNode[] }).types) {
+      const f = functionType(ex, member, depth + 1);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const typeName = t.type === 'TSTypeReference' ? (t as unknown as { typeName: BNode }).typeName : undefined;
+  if (typeName?.type !== 'Identifier') return undefined;
+  const own = ex.module.names.get(typeName.name!);
+  if (own && 'unknown' in own && own.typeNode) return functionType(ex, own.typeNode, depth + 1);
+  const other = ex.imported(typeName.name!);
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  return other && b && 'unknown' in b && b.typeNode ? functionType(other.ex, b.typeNode, depth + 1) : undefined;
 }
 
 /** How deep in one origin's reading a parameter's callers are still looked for. */
