@@ -848,16 +848,28 @@ export class Extractor {
    */
   methodOf(name: string): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
     const enclosing = this.enclosingClassNode();
-    let at: { ex: Extractor; node: BNode } | undefined = enclosing ? { ex: this, node: enclosing } : undefined;
-    for (let i = 0; at && i < 8; i++) {
+    if (!enclosing) return undefined;
+    for (const at of this.lineage(enclosing)) {
       for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
         const key = m.key && !m.computed ? m.key.name : undefined;
         if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === 'method' && key === name) return { ex: at.ex, cls: at.node, fn: m };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * A class of this module and the classes it extends, nearest first, each with the extractor of the module
+   * that declares it (a superclass is followed as classOf follows it): at most 8. The next class is looked
+   * up only when the walk asks for it.
+   */
+  *lineage(cls: BNode): Generator<{ ex: Extractor; node: BNode }> {
+    let at: { ex: Extractor; node: BNode } | undefined = { ex: this, node: cls };
+    for (let i = 0; at && i < 8; i++) {
+      yield at;
       const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
       at = sup ? at.ex.classOf(sup, 0) : undefined;
     }
-    return undefined;
   }
 
   /** The class an expression stands for: a class declared here or imported, a constant holding one, a function's returned class. */

@@ -221,12 +221,7 @@ const GENERIC_MODEL_NAMES = /^_*(mongoose|base|db|data|the|my|this|current)$/i;
  */
 function passedModel(ex: Extractor, cls: BNode, name: string, op: ChainCall, depth: number): ModelName | undefined {
   if (depth > 8) return undefined;
-  const chain: { ex: Extractor; node: BNode }[] = [];
-  for (let at: { ex: Extractor; node: BNode } | undefined = { ex, node: cls }; at && chain.length < 8; ) {
-    chain.push(at);
-    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
-    at = sup ? at.ex.classOf(sup, 0) : undefined;
-  }
+  const chain = [...ex.lineage(cls)];
   for (let k = 1; k < chain.length; k++) {
     let index = setFromParameter(chain[k]!.node, name);
     if (index === undefined) continue;

@@ -327,14 +327,15 @@ function bindingOrigin(ex: Extractor, local: string, depth: number): Origin | un
  * whose members are followed.
  */
 function classOrigin(ex: Extractor, cls: BNode, depth: number): Origin {
-  for (let at: { ex: Extractor; node: BNode } | undefined = { ex, node: cls }, i = 0; at && i < 8 && depth + i <= MAX_DEPTH; i++) {
+  let i = 0;
+  for (const at of ex.lineage(cls)) {
+    if (depth + i++ > MAX_DEPTH) break;
     const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
     if (!sup) break;
     const made = makerOf(at.ex, unwrap(sup));
     if (made) return { library: made };
     const repository = typeormRepositoryClass(at.ex, at.node, unwrap(sup));
     if (repository) return repository;
-    at = at.ex.classOf(sup, 0);
   }
   return { holder: cls, ex };
 }
@@ -370,14 +371,13 @@ export function thisRepository(ex: Extractor): Origin | undefined {
 export function activeRecordClass(ex: Extractor, name: string): { ex: Extractor; node: BNode; local: string } | undefined {
   const cls = ex.classNamed(name);
   if (!cls) return undefined;
-  for (let at: { ex: Extractor; node: BNode } | undefined = cls, i = 0; at && i < 8; i++) {
+  for (const at of cls.ex.lineage(cls.node)) {
     const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
     if (!sup) return undefined;
     if (typeormExport(at.ex, unwrap(sup)) === 'BaseEntity') {
       const local = (cls.node as unknown as { id?: BNode }).id?.name ?? name;
       return { ...cls, local };
     }
-    at = at.ex.classOf(sup, 0);
   }
   return undefined;
 }
@@ -688,7 +688,8 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
   // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
   // workspace that implements it.
   const start = holder.holder.type === 'TSInterfaceDeclaration' ? implementationOf(holder.ex, holder.holder, name) : { ex: holder.ex, node: holder.holder };
-  for (let at: { ex: Extractor; node: BNode } | undefined = start, i = 0; at && i < 8; i++) {
+  if (!start) return undefined;
+  for (const at of start.ex.lineage(start.node)) {
     for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
       const key = m.key && !m.computed ? m.key.name : undefined;
       if (m.type === 'ClassMethod' && m.kind === 'method' && key === name) return { ex: at.ex, fn: m, cls: at.node };
@@ -702,8 +703,6 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
       const v = p?.type === 'ObjectProperty' ? unwrap(p.value as BNode) : undefined;
       return v && isFunction(v) ? { ex: at.ex, fn: v } : undefined;
     }
-    const sup: BNode | undefined = (at.node as unknown as { superClass?: BNode }).superClass;
-    at = sup ? at.ex.classOf(sup, 0) : undefined;
   }
   return undefined;
 }
