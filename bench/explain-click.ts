@@ -21,10 +21,12 @@
 // the extension host; the session Explain keeps per connection (src/extension/connections/sessions.ts) is
 // opened when the file is shown, so the first Explain of a window finds it open too. A benchmark prints
 // figures; it asserts nothing.
-// Run: npm run bench:explain [-- --runs N (warm, default 10) --first N (default 3)]
+// "handed to page" splits the stretch from the plan handed to the panel to its cards drawn: the message's way
+// from the extension host through the workbench to the plan's page, and then the page's own work.
+// Run: npm run bench:explain [-- --runs N (warm, default 10) --first N (default 3) --trace FILE]
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
@@ -38,6 +40,34 @@ const firstArg = process.argv.indexOf('--first');
 const FIRST = firstArg > 0 ? Number(process.argv[firstArg + 1]) : 3;
 const TARGET = { warm: 1000, first: 3000, overhead: 50 };
 const ROOT = resolve(import.meta.dirname, '..');
+const traceArg = process.argv.indexOf('--trace');
+/** `--trace FILE`: a Chromium trace of each engine's last warm Explain is written to FILE.<engine>.json. */
+const TRACE = traceArg > 0 ? process.argv[traceArg + 1] : undefined;
+
+/** Starts a Chromium trace (the workbench and its webview's frames); the function returned ends it and gives its JSON. */
+async function startTrace(page: import('playwright-core').Page, file: string): Promise<() => Promise<string>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'v8.execute', 'blink.user_timing', 'disabled-by-default-devtools.timeline.frame', 'ipc', 'mojom'] } });
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  return async () => {
+    const { profile } = await cdp.send('Profiler.stop');
+    writeFileSync(file.replace(/\.json$/, '.cpuprofile'), JSON.stringify(profile));
+    const done = new Promise<string>((r) => cdp.once('Tracing.tracingComplete', (e) => r(e.stream!)));
+    await cdp.send('Tracing.end');
+    const stream = await done;
+    let text = '';
+    for (;;) {
+      const chunk = await cdp.send('IO.read', { handle: stream });
+      text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
+      if (chunk.eof) break;
+    }
+    await cdp.send('IO.close', { handle: stream });
+    await cdp.detach();
+    return text;
+  };
+}
 
 /** Runs in the workbench page before its scripts: keeps the time of the last mouse-up. */
 const MOUSE_UP = `if (window === window.top) window.addEventListener('mouseup', (e) => { window.__qpiUp = performance.timeOrigin + e.timeStamp; }, true);`;
@@ -46,7 +76,8 @@ const MOUSE_UP = `if (window === window.top) window.addEventListener('mouseup', 
  * Evaluated in every frame, again and again while an Explain runs: watches the frame's current document
  * (the webview writes its page anew after the frame exists) for any change to a plan card, and returns
  * the times of the changes seen. Cards already there when a document is first watched count at that
- * moment: a bound from above, a poll's interval late at most.
+ * moment: a bound from above, a poll's interval late at most. Also notes when each message reaches the
+ * frame (before the page's own listener, a capturing one being called first).
  */
 const WATCH = `(() => {
   const w = window;
@@ -61,9 +92,14 @@ const WATCH = `(() => {
       if (records.some((r) => card(r.target) || Array.from(r.addedNodes).some(card))) w.__qpiCards.push(performance.timeOrigin + performance.now());
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     if (document.querySelector('g.card')) w.__qpiCards.push(performance.timeOrigin + performance.now());
+    w.__qpiMsgs ??= [];
+    window.addEventListener('message', (e) => { w.__qpiMsgs.push(performance.timeOrigin + performance.now()); }, true);
   }
   return w.__qpiCards;
 })()`;
+
+/** The times messages reached a frame (the listener WATCH adds): in the plan's page, the host's messages. */
+const MESSAGES = 'window.__qpiMsgs ?? []';
 
 interface Engine {
   name: string;
@@ -195,10 +231,11 @@ class Window {
   }
 
   /** Clicks Explain Query on `engine`'s query; returns click-to-panel-ready and the step line, once everything it started has finished. */
-  async explain(engine: Engine): Promise<{ ms: number; steps: Steps }> {
+  async explain(engine: Engine, trace?: string): Promise<{ ms: number; steps: Steps }> {
     const page = this.wb.page;
     const seen = async (): Promise<number[]> => (await Promise.all(page.frames().map((f) => f.evaluate(WATCH).catch(() => []) as Promise<number[]>))).flat();
     await seen();
+    const tracing = trace === undefined ? undefined : await startTrace(page, trace);
     const before = Date.now();
     await this.wb.explainLine(engine.line);
     this.clicks++;
@@ -219,6 +256,7 @@ class Window {
       const after = (await seen()).filter((t) => t > up);
       return after.length > 0 ? Math.min(...after) : undefined;
     }, 20);
+    if (tracing && trace !== undefined) writeFileSync(trace, await tracing());
     // Everything the Explain started is over before the next click: its advice, and a measurement.
     const text = await poll('the Explain\'s advice (and measurement) in the Output log', 300_000, () => {
       const t = readFileSync(this.log, 'utf8');
@@ -236,7 +274,21 @@ class Window {
     // The part of it before the command ran in the extension host (the menu, the workbench, the message
     // to the extension host): what is left when the host's own steps before the explain are taken away.
     if (started !== undefined && steps.find !== undefined && steps.prepare !== undefined) steps['click to the command'] = Math.round(started - up - steps.find - steps.prepare);
-    if (handed !== undefined) steps['handed to drawn'] = Math.round(drawn - handed);
+    if (handed !== undefined) {
+      steps['handed to drawn'] = Math.round(drawn - handed);
+      // The same stretch in two: to the plan's page (the extension host's message through the workbench
+      // and the webview's frame), and the page's own work to the cards.
+      let arrived: number | undefined;
+      for (const f of page.frames()) {
+        if (!/\/webview\/browser\/pre\/fake\.html/.test(f.url())) continue;
+        const times = (await f.evaluate(MESSAGES).catch(() => [])) as number[];
+        for (const t of times) if (t >= handed - 2 && t <= drawn && (arrived === undefined || t < arrived)) arrived = t;
+      }
+      if (arrived !== undefined) {
+        steps['handed to page'] = Math.round(arrived - handed);
+        steps['page to drawn'] = Math.round(drawn - arrived);
+      }
+    }
     // The first Explain of a window: how long before (negative: after) the click the background loading of
     // the adapters, drivers and parser had finished.
     const warmed = lastAt(text, /\] Explain is ready: /);
@@ -316,7 +368,7 @@ async function main(): Promise<void> {
         }
         for (let i = 0; i < WARM && win; i++) {
           await baseline();
-          const x = await win.explain(engine);
+          const x = await win.explain(engine, TRACE && i === WARM - 1 ? `${TRACE}.${engine.name}.json` : undefined);
           warm.push(x.ms);
           warmSteps.push(x.steps);
           console.log(`${engine.name} warm ${i + 1}: ${fmt(x.ms)} (${Object.entries(x.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);

@@ -46,12 +46,13 @@ async function adviceAfter(log: Log, signal: AbortSignal, advise: () => Promise<
 
 /**
  * Runs one explain on the connection's kept session (sessions.ts): the plan settles `done` as soon as it
- * exists; the advice runs on after it on the same session, which goes back to be kept when both went well
- * (and is closed otherwise). A kept session whose connection turns out lost is replaced once by a new one
+ * exists; the advice runs on after it on the same session once `planShown` has settled. The session goes
+ * back to be kept when both went well (and is closed otherwise). A kept session whose connection turns out lost is replaced once by a new one
  * when sending the explain again changes nothing the first could have (`resend`).
  */
 function planThenAdvice<S extends ExplainSession>(
   log: Log, signal: AbortSignal, lease: (fresh: boolean) => Promise<SessionLease<S>>, explain: (session: S) => Promise<ExplainResult>, advise: (session: S) => Promise<LiveAdvice>, resend: boolean,
+  planShown: Promise<void>,
 ): { done: Promise<ExplainOutcome>; advice: Promise<AdviceOutcome> } {
   let adviceDone!: (a: Promise<AdviceOutcome>) => void;
   const advice = new Promise<AdviceOutcome>((resolve) => (adviceDone = resolve));
@@ -75,7 +76,7 @@ function planThenAdvice<S extends ExplainSession>(
     t.lap('explainMs');
     outcome.steps = t.steps;
     const session = held;
-    adviceDone(adviceAfter(log, signal, () => advise(session.session)).then(
+    adviceDone(planShown.then(() => adviceAfter(log, signal, () => advise(session.session))).then(
       (a) => (session.release(a.adviceError === undefined && !signal.aborted), a),
       (err: unknown) => (session.release(false), Promise.reject(err)),
     ));
@@ -151,7 +152,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
       }
     },
 
-    explain(request: ExplainRequest): RunningExplain {
+    explain(request: ExplainRequest, planShown: Promise<void> = Promise.resolve()): RunningExplain {
       const controller = new AbortController();
       const signal = controller.signal;
       const timeoutMs = request.timeoutMs;
@@ -168,6 +169,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
           (session) => advice.postgres(session, request.text, { connection: request.connectionId, options: { timeoutMs, signal } }),
           // Sent again only when nothing of it ran beyond the rollback.
           request.allowSideEffects !== true,
+          planShown,
         );
       } else {
         const command = request.command;
@@ -179,6 +181,7 @@ export function createGateway(log: Log, advice: AdviceService): Gateway {
           (session) => advice.mongo(session, command, { connection: request.connectionId, options: { timeoutMs, signal } }),
           // A pipeline that writes is not run twice.
           request.allowWrites !== true,
+          planShown,
         );
       }
       return {

@@ -234,16 +234,17 @@ export class Explainer {
 }
 
 async function explainQuery(e: Explainer, args: ExplainArgs): Promise<ExplainSummary | undefined> {
-  const opened: { unused?: () => void } = {};
+  const opened: { unused?: () => void; advise?: () => void } = {};
   try {
     return await explainFound(e, args, opened);
   } catch (err) {
     opened.unused?.();
+    opened.advise?.();
     throw err;
   }
 }
 
-async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: () => void }): Promise<ExplainSummary | undefined> {
+async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: () => void; advise?: () => void }): Promise<ExplainSummary | undefined> {
   const s = e.parts;
   const steps: Partial<Record<ExplainStep, number>> = {};
   let started = performance.now();
@@ -303,11 +304,16 @@ async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: 
 
   // The advice of the explain that gave the plan, and its cancel while it runs after the plan is shown.
   let advising: { advice: Promise<AdviceOutcome> | undefined; cancel: () => void } | undefined;
+  // The advice starts on the explain's session once the plan has left for the panel (below), or once
+  // this command has failed on its way there, so the session is always given back.
+  let letAdvise!: () => void;
+  const planShown = new Promise<void>((resolve) => (letAdvise = resolve));
+  opened.advise = letAdvise;
   const run = async (withAnalyze: boolean, allowSideEffects: boolean): Promise<ExplainOutcome> => {
     const running = gateway.explain({
       engine: query.engine, connectionId: spec.id, uri, text: query.text, ...(command ? { command } : {}), verbosity: effectiveVerbosity, allowWrites,
       analyze: withAnalyze, allowSideEffects, buffers, timeoutMs: opts.timeoutMs, connectTimeoutMs: opts.connectTimeoutMs,
-    });
+    }, planShown);
     let cancelled = false;
     const cancel = () => {
       if (cancelled) return;
@@ -379,6 +385,9 @@ async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: 
   );
   started = performance.now();
   const panel = PlanPanel.showPlan(s.extensionUri, s.log, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) }, session);
+  // The extension host writes its messages to the workbench on its next timer turn: the advice starts
+  // after that turn, so neither its replies nor its work come between the plan and the panel.
+  setTimeout(letAdvise, 0);
   const addSuggestions = panel.laterSuggestions();
   steps.render = performance.now() - started;
   s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);

@@ -128,7 +128,11 @@ export interface Gateway {
   test(engine: ConnectionEngine, uri: string, connectTimeoutMs: number): Promise<ServerInfo>;
   /** MongoDB: the family's collections on the server, largest first (core's FamilyMember). */
   familyCollections(request: FamilyRequest): Promise<FamilyMember[]>;
-  explain(request: ExplainRequest): RunningExplain;
+  /**
+   * Explains on the connection's kept session; the advice follows on the same session once `planShown`
+   * has settled (at once when absent), so none of its work comes between the plan and the panel.
+   */
+  explain(request: ExplainRequest, planShown?: Promise<void>): RunningExplain;
   /** Measures a suggestion of `request.live` through the advice service (the panel's Verify): every candidate on a copy, HypoPG or a rolled-back build for PostgreSQL; a sample in a scratch collection for MongoDB. */
   measure(request: MeasureRequest): RunningMeasure;
 }

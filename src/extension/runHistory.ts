@@ -38,9 +38,14 @@ export class RunHistory {
     return [...(place ? [RunHistory.placeKey(engine, place.uri, place.line)] : []), RunHistory.key(engine, text)];
   }
 
-  /** Adds a run under each of its keys; `lastKey` is the first (the place, when known). */
+  /**
+   * Adds a run under each of its keys; `lastKey` is the first (the place, when known). Listeners hear of
+   * it only when a key gets its second run (what "Compare with previous run" needs) or the first run of
+   * all: an Explain of a query that ran twice already changes no lens.
+   */
   add(keys: string | string[], run: Run): void {
     const all = typeof keys === 'string' ? [keys] : keys;
+    const changes = this.lastKey === undefined || all.some((key) => (this.runs.get(key)?.length ?? 0) < 2);
     for (const key of all) {
       const list = this.runs.get(key) ?? [];
       if (list.at(-1) !== run) list.push(run);
@@ -48,7 +53,7 @@ export class RunHistory {
       this.runs.set(key, list);
     }
     this.lastKey = all[0];
-    this.changed.fire();
+    if (changes) this.changed.fire();
   }
 
   /**
