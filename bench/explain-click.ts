@@ -76,8 +76,8 @@ const MOUSE_UP = `if (window === window.top) window.addEventListener('mouseup', 
  * Evaluated in every frame, again and again while an Explain runs: watches the frame's current document
  * (the webview writes its page anew after the frame exists) for any change to a plan card, and returns
  * the times of the changes seen. Cards already there when a document is first watched count at that
- * moment: a bound from above, a poll's interval late at most. Also notes when each message reaches the
- * frame (before the page's own listener, a capturing one being called first).
+ * moment: a bound from above, a poll's interval late at most. Also notes when each message reached the
+ * frame (the event's own time, whichever listener is called first).
  */
 const WATCH = `(() => {
   const w = window;
@@ -93,7 +93,7 @@ const WATCH = `(() => {
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     if (document.querySelector('g.card')) w.__qpiCards.push(performance.timeOrigin + performance.now());
     w.__qpiMsgs ??= [];
-    window.addEventListener('message', (e) => { w.__qpiMsgs.push(performance.timeOrigin + performance.now()); }, true);
+    window.addEventListener('message', (e) => { w.__qpiMsgs.push(performance.timeOrigin + e.timeStamp); }, true);
   }
   return w.__qpiCards;
 })()`;
