@@ -878,6 +878,20 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[3]!), ['orders(customer_id)']);
       assert.deepEqual(keys(qs[4]!), ['orders(status)']);
     });
+    it('reads a table chosen at run time that follows a comma of a FROM list as a name', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const within = (tree: string, id: string) => pool.query(`SELECT c.id FROM ${tree} AS p, ${tree} c WHERE c.lft BETWEEN p.lft AND p.rgt AND p.id = ${id}`);',
+        'export const pick = (a: string, b: number) => pool.query(`SELECT x, ${a} FROM items WHERE id IN (1, ${b})`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT c.id FROM tree AS p, tree c WHERE c.lft BETWEEN p.lft AND p.rgt AND p.id = $3',
+        'SELECT x, $1 FROM items WHERE id IN (1, $2)',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{tree\} names a schema, table or column chosen at run time; it was read as tree/);
+      assert.deepEqual(keys(qs[0]!), []);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,
