@@ -77,7 +77,8 @@ export const sqlTags: CallReader = {
       ex.push(found);
       return true;
     }
-    if (sqlTagName(ex, n.tag!) === undefined) return false;
+    // sql-syntax's fragments are read where `toQuery()` hands them to node-postgres.
+    if (sqlTagName(ex, n.tag!) === undefined || isSyntaxTag(ex, n.tag!)) return false;
     if (isStatementTag(ex, n.tag!)) return statementTag(ex, n);
     const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
     if (found) {
@@ -92,6 +93,29 @@ export const sqlTags: CallReader = {
     return true;
   },
 };
+
+/**
+ * The package whose `sqls` tag makes a fragment (`SQLSyntax`) that `toQuery()` turns into the `[text,
+ * values]` node-postgres is given spread (`pool.query(...sqls\`SELECT ...\`.toQuery())`): `${...}` parts are
+ * values, or fragments spliced in.
+ */
+const SYNTAX_PACKAGE = 'sql-syntax';
+
+function isSyntaxTag(ex: Extractor, tag: BNode): boolean {
+  const t = unwrap(tag);
+  const fromPackage = (n: BNode) => n.type === 'Identifier' && ex.importSource(n.name!) === SYNTAX_PACKAGE;
+  return fromPackage(t) || (isMember(t) && propertyName(t) === 'sqls' && fromPackage(unwrap(t.object!)));
+}
+
+/** `...statement.toQuery()` of an sql-syntax tag written in place or held by a constant: the tag. */
+function syntaxStatement(ex: Extractor, spread: BNode): BNode | undefined {
+  const call = unwrap(spread.argument!);
+  if (!isCall(call) || (call.arguments?.length ?? 0) > 0) return undefined;
+  const callee = unwrap(call.callee!);
+  if (!isMember(callee) || propertyName(callee) !== 'toQuery') return undefined;
+  const tagged = ex.resolve(callee.object!);
+  return tagged.type === 'TaggedTemplateExpression' && isSyntaxTag(ex, tagged.tag!) ? tagged : undefined;
+}
 
 /** The package whose `SQL` tag makes a statement object (`text`, `values`, `append`) that node-postgres runs. */
 const STATEMENT_PACKAGE = 'sql-template-strings';
@@ -244,7 +268,13 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     valuesNode = (prop('values')?.value as BNode | undefined) ?? valuesNode;
     lit = statementText(ex, textProp.value as BNode) ?? ex.resolve(textProp.value as BNode);
   }
-  let found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  const syntax = arg0.type === 'SpreadElement' ? syntaxStatement(ex, arg0) : undefined;
+  if (syntax) {
+    // The statement and its fragments are this query's, not queries of their own.
+    ex.consumeInside(syntax);
+    lit = syntax.quasi!;
+  }
+  let found = sqlFromLiteral(ex, lit, syntax ? 'tagged-template' : lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
   // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
   if (found && (/sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '') || sequelizeOptions(ex, call.arguments?.[1]))) found = normalisePlaceholders(found);
@@ -429,13 +459,13 @@ export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
   const t = unwrap(tag);
   if (t.type === 'Identifier') {
     if (SQL_TAGS.test(t.name!)) return t.name;
-    if (ex.importSource(t.name!) === 'postgres' || ex.importSource(t.name!) === 'slonik') return t.name;
+    if (['postgres', 'slonik', SYNTAX_PACKAGE].includes(ex.importSource(t.name!) ?? '')) return t.name;
     // db`...` where `db: PostgresDB` and another module says `type PostgresDB = postgres.Sql`.
     return libraryOf(ex, t) === 'postgres' ? t.name : undefined;
   }
   if (isMember(t)) {
     const p = propertyName(t);
-    if (p === 'sql' || p === 'SQL') return p;
+    if (p === 'sql' || p === 'SQL' || isSyntaxTag(ex, t)) return p;
     if ((p === 'unsafe' || p === 'fragment') && sqlTagName(ex, t.object!) !== undefined) return p;
     // this.#db`...`: a field the class declares as a postgres.js instance.
     return p !== undefined && libraryOf(ex, t) === 'postgres' ? p : undefined;
@@ -496,7 +526,8 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       put(String(counter.next++));
       continue;
     }
-    let ident = identifierOf(ex, unwrap(expr));
+    // An identifier helper's call, in place or held by a constant (`const tbl = escapeIdentifier(table)`).
+    let ident = identifierOf(ex, unwrap(expr)) ?? identifierOf(ex, ex.resolve(expr));
     // postgres.js's `sql(x)` of what is not a name here: the list after IN, and the assignments after SET or
     // the columns and row of an INSERT, which the stand-ins read by their place (its documented dynamic
     // lists, updates and inserts).
@@ -656,7 +687,9 @@ function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string
   const a = ex.resolve(arg);
   // postgres.js also takes an object or a list of objects (`sql(rows)`) to insert: not a name.
   if (a.type === 'ObjectExpression' || (a.type === 'ArrayExpression' && (a.elements ?? []).some((x) => x && ex.resolve(x).type === 'ObjectExpression'))) return undefined;
-  const names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
+  let names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
+  // sql-syntax's escapeIdentifier('schema.table') quotes each part.
+  if (c.type === 'Identifier' && ex.importSource(c.name!) === SYNTAX_PACKAGE) names = names.flatMap((x) => (x === undefined ? [x] : x.split('.')));
   if (names.length > 0 && names.every((x) => x !== undefined)) return { text: (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.') };
   return { text: standInName(ex.text(range(arg))), standIn: ex.text(range(e)) };
 }
