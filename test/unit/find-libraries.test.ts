@@ -892,6 +892,24 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /\$\{tree\} names a schema, table or column chosen at run time; it was read as tree/);
       assert.deepEqual(keys(qs[0]!), []);
     });
+    it('reads a part that is one of the constants the file writes with the first, and says which', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `const ORDERS = { name: 'o.name', newest: 'o.created_at' };`,
+        'export const list = (q: { sort: string; asc: boolean }, org: string) => pool.query(`SELECT o.id FROM orders o WHERE o.org = $1 ORDER BY ${ORDERS[q.sort] ?? \'o.updated_at\'} ${q.asc ? \'ASC\' : \'DESC\'} LIMIT 20`, [org]);',
+        "export const open = (late: boolean) => pool.query('SELECT id FROM orders WHERE ' + (late ? 'due < now()' : 'due >= now()'));",
+        'export const by = (col: string) => pool.query(`SELECT id FROM orders ORDER BY ${col}`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT o.id FROM orders o WHERE o.org = $1 ORDER BY o.updated_at ASC LIMIT 20',
+        'SELECT id FROM orders WHERE due < now()',
+        'SELECT id FROM orders ',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /is one of the constants the file writes for it \('o\.updated_at', 'o\.name', 'o\.created_at'\); the statement was read with 'o\.updated_at'/);
+      assert.match(qs[0]!.warnings.join(' '), /\('ASC', 'DESC'\); the statement was read with 'ASC'/);
+      assert.deepEqual(keys(qs[0]!), ['orders(org, updated_at)']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

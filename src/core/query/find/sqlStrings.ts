@@ -366,6 +366,10 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   }
   const fragmentNote = fragmentWarning(built);
   if (fragmentNote) found.warnings.push(fragmentNote);
+  for (const c of built.choices ?? []) {
+    const values = c.values.slice(0, 4).map((v) => `'${v}'`).join(', ') + (c.values.length > 4 ? ', ...' : '');
+    found.warnings.push(`${quoted(c.text)} is one of the constants the file writes for it (${values}); the statement was read with '${c.values[0]!}'.`);
+  }
   if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
 }
@@ -399,7 +403,12 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
       if (read.chose) built.chose = true;
       continue;
     }
-    const constant = ex.stringOf(p, 0);
+    let constant = ex.stringOf(p, 0);
+    const choices = constant === undefined ? constantChoices(ex, p) : undefined;
+    if (choices) {
+      constant = choices[0]!;
+      (built.choices ??= []).push({ text: ex.text(range(p)), values: choices });
+    }
     // `'... = $' + n`: the `$` before the value and the value are one placeholder, the next $n.
     const text = constant ?? (/(^|[^$])\$$/.test(built.sql) ? String(counter.next) : `$${counter.next}`);
     if (constant === undefined) built.params.push({ n: counter.next++, text: ex.text(range(p)), range: range(p) });
@@ -452,7 +461,43 @@ function fragmentWarning(built: Built): string | undefined {
  * The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as
  * written; `fragments`: `${...}` parts read with SQL the file builds elsewhere; `chose`: one of those was a choice.
  */
-type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[] };
+type Built = {
+  sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
+  /** `${...}` parts that hold one of several constants, read with the first of `values`. */
+  choices?: { text: string; values: string[] }[];
+};
+
+/**
+ * The constants an expression takes, the one read first: both sides of a conditional, or an entry of a
+ * constant object of strings looked up at run time (`SORTS[key]`), after its fallback (`?? 'created_at'`).
+ * Undefined unless every value it can take is a constant string the file shows.
+ */
+function constantChoices(ex: Extractor, e: BNode, depth = 0): string[] | undefined {
+  if (depth > 4) return undefined;
+  const n = unwrap(e);
+  const one = (x: BNode) => {
+    const c = ex.stringOf(x, 0);
+    return c !== undefined ? [c] : constantChoices(ex, x, depth + 1);
+  };
+  let out: string[] | undefined;
+  if (n.type === 'Identifier') {
+    const init = ex.constInit(n.name!);
+    return init ? constantChoices(ex, init, depth + 1) : undefined;
+  }
+  if (n.type === 'ConditionalExpression') {
+    const [a, b] = [one(n.consequent!), one(n.alternate!)];
+    out = a && b ? [...a, ...b] : undefined;
+  } else if (n.type === 'LogicalExpression' && (n.operator === '??' || n.operator === '||')) {
+    const [a, b] = [one(n.left!), one(n.right!)];
+    out = a && b ? [...b, ...a] : undefined;
+  } else if (n.type === 'MemberExpression' && n.computed) {
+    const o = ex.resolve(n.object!);
+    if (o.type !== 'ObjectExpression' || (o.properties ?? []).length === 0) return undefined;
+    const values = (o.properties ?? []).map((p) => (p.type === 'ObjectProperty' ? ex.stringOf(p.value as BNode, 0) : undefined));
+    out = values.every((v) => v !== undefined) ? (values as string[]) : undefined;
+  }
+  return out && out.length > 0 ? [...new Set(out)] : undefined;
+}
 
 /** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
 export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
@@ -519,6 +564,14 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       put(constant);
       continue;
     }
+    // One of the constants the file writes for it (`${asc ? 'ASC' : 'DESC'}`, `${SORTS[key] ?? 'created_at'}`):
+    // the text sent when the first is taken, and the hover says which.
+    const choices = plain ? constantChoices(ex, expr) : undefined;
+    if (choices) {
+      put(choices[0]!);
+      (built.choices ??= []).push({ text: ex.text(range(expr)), values: choices });
+      continue;
+    }
     // `$${i}` in an untagged template: the `$` written before the hole and the number put in it at run
     // time are one placeholder, read as the next $n (the `$` stays the chunk's, the number is the hole's).
     if (plain && /(^|[^$])\$$/.test(built.sql)) {
@@ -563,7 +616,7 @@ const CLAUSE_TEXT = /^\s*(set|where|and|or|order\s+by|group\s+by|limit|offset|(l
 function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: number }, depth: number, plain: boolean): FragmentRead | undefined {
   if (depth > MAX_FRAGMENT_DEPTH) return undefined;
   const n = unwrap(e);
-  const mark = { sql: built.sql.length, runs: built.runs.length, params: built.params.length, next: counter.next, standIns: built.standIns?.length ?? 0, fragments: built.fragments?.length ?? 0, chose: built.chose };
+  const mark = { sql: built.sql.length, runs: built.runs.length, params: built.params.length, next: counter.next, standIns: built.standIns?.length ?? 0, fragments: built.fragments?.length ?? 0, chose: built.chose, choices: built.choices?.length ?? 0 };
   const undo = () => {
     built.sql = built.sql.slice(0, mark.sql);
     built.runs.length = mark.runs;
@@ -571,6 +624,7 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     counter.next = mark.next;
     if (built.standIns) built.standIns.length = mark.standIns;
     if (built.fragments) built.fragments.length = mark.fragments;
+    if (built.choices) built.choices.length = mark.choices;
     built.chose = mark.chose;
   };
   // The first of several that holds SQL, else the first empty one.
