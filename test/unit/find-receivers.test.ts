@@ -427,6 +427,9 @@ describe("finder: sql-template-strings statements run by node-postgres", () => {
 
 describe('finder: sql-syntax statements spread into node-postgres', () => {
   const read = reader({});
+  before(async () => {
+    await loadSqlParser();
+  });
   const text = [
     "import { Pool } from 'pg';",
     "import SQLSyntax, { sqls, escapeIdentifier } from 'sql-syntax';",
@@ -455,5 +458,26 @@ describe('finder: sql-syntax statements spread into node-postgres', () => {
     ]);
     assert.equal(text.slice(qs[1]!.range.start, qs[1]!.range.end), 'this.pool.query(...statement.toQuery())');
     assert.deepEqual((qs[2] as FoundSqlQuery).standInNames, ['tablename']);
+  });
+
+  it("reads a fragment's where, orderBy and limit, and SQLSyntax's joinWithAnd, joinWithOr and csv", () => {
+    const qs = read([
+      "import { Pool } from 'pg';",
+      "import SQLSyntax, { sqls } from 'sql-syntax';",
+      'const pool = new Pool();',
+      'export async function find(owner: string, tag: string | undefined, access: SQLSyntax) {',
+      '  const filters = [sqls`owner = ${owner}`, SQLSyntax.joinWithOr([sqls`shared`, sqls`public`])];',
+      '  if (tag) filters.push(sqls`tag = ${tag}`);',
+      '  const statement = sqls`SELECT ${SQLSyntax.csv(sqls`id`, sqls`title`)} FROM notes`.where(SQLSyntax.joinWithAnd(filters)).orderBy(sqls`created`).limit(20);',
+      '  await pool.query(...statement.toQuery());',
+      '  return pool.query(...sqls`SELECT id FROM notes`.where(SQLSyntax.joinWithAnd([sqls`id = ${owner}`, access])).toQuery());',
+      '}',
+    ].join('\n'), '/ws/notes.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id, title FROM notes WHERE owner = $1 AND (shared OR public) AND tag = $2 ORDER BY created LIMIT $3',
+      'SELECT id FROM notes WHERE id = $1 AND TRUE',
+    ]);
+    assert.match(qs[1]!.warnings.join(' '), /The SQL of \$\{access\} \(a condition\) is built where this file does not show it/);
+    assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
   });
 });

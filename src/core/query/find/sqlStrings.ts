@@ -101,20 +101,36 @@ export const sqlTags: CallReader = {
  */
 const SYNTAX_PACKAGE = 'sql-syntax';
 
-function isSyntaxTag(ex: Extractor, tag: BNode): boolean {
-  const t = unwrap(tag);
-  const fromPackage = (n: BNode) => n.type === 'Identifier' && ex.importSource(n.name!) === SYNTAX_PACKAGE;
-  return fromPackage(t) || (isMember(t) && propertyName(t) === 'sqls' && fromPackage(unwrap(t.object!)));
+/** What a name imports from sql-syntax (`sqls`, `default`, `SQLSyntax`, `escapeIdentifier`), if it does. */
+function syntaxImport(ex: Extractor, e: BNode): string | undefined {
+  const t = unwrap(e);
+  const b = t.type === 'Identifier' ? ex.lookup(t.name!)?.binding : undefined;
+  return b && 'from' in b && b.from === SYNTAX_PACKAGE ? (b.imported ?? 'default') : undefined;
 }
 
-/** `...statement.toQuery()` of an sql-syntax tag written in place or held by a constant: the tag. */
+function isSyntaxTag(ex: Extractor, tag: BNode): boolean {
+  const t = unwrap(tag);
+  return syntaxImport(ex, t) === 'sqls' || (isMember(t) && propertyName(t) === 'sqls' && isSyntaxClass(ex, t.object!));
+}
+
+/** `...statement.toQuery()` of an sql-syntax fragment written in place or held by a constant: the fragment. */
 function syntaxStatement(ex: Extractor, spread: BNode): BNode | undefined {
   const call = unwrap(spread.argument!);
   if (!isCall(call) || (call.arguments?.length ?? 0) > 0) return undefined;
   const callee = unwrap(call.callee!);
   if (!isMember(callee) || propertyName(callee) !== 'toQuery') return undefined;
-  const tagged = ex.resolve(callee.object!);
-  return tagged.type === 'TaggedTemplateExpression' && isSyntaxTag(ex, tagged.tag!) ? tagged : undefined;
+  return isSyntaxExpression(ex, callee.object!) ? unwrap(callee.object!) : undefined;
+}
+
+/** The SQL of an sql-syntax statement, with the tag it starts from (whose text the query's range covers). */
+function syntaxBuilt(ex: Extractor, statement: BNode): { built: Built; lit: BNode } | undefined {
+  let base = ex.resolve(statement);
+  for (let i = 0; i < MAX_FRAGMENT_DEPTH && isCall(base); i++) base = ex.resolve(unwrap(base.callee!).object ?? base);
+  if (base.type !== 'TaggedTemplateExpression') return undefined;
+  const built: Built = { sql: '', runs: [], params: [] };
+  const read = appendFragment(ex, statement, built, { next: 1 }, 1, false);
+  if (read?.chose) built.chose = true;
+  return read ? { built, lit: base.quasi! } : undefined;
 }
 
 /** The package whose `SQL` tag makes a statement object (`text`, `values`, `append`) that node-postgres runs. */
@@ -268,13 +284,11 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     valuesNode = (prop('values')?.value as BNode | undefined) ?? valuesNode;
     lit = statementText(ex, textProp.value as BNode) ?? ex.resolve(textProp.value as BNode);
   }
-  const syntax = arg0.type === 'SpreadElement' ? syntaxStatement(ex, arg0) : undefined;
-  if (syntax) {
-    // The statement and its fragments are this query's, not queries of their own.
-    ex.consumeInside(syntax);
-    lit = syntax.quasi!;
-  }
-  let found = sqlFromLiteral(ex, lit, syntax ? 'tagged-template' : lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  const statement = arg0.type === 'SpreadElement' ? syntaxStatement(ex, arg0) : undefined;
+  const syntax = statement ? syntaxBuilt(ex, statement) : undefined;
+  // The statement and its fragments are this query's, not queries of their own.
+  if (statement) ex.consumeInside(ex.resolve(statement));
+  let found = syntax ? builtFound(syntax.built, syntax.lit, 'tagged-template', range(call)) : sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
   // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
   if (found && (/sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '') || sequelizeOptions(ex, call.arguments?.[1]))) found = normalisePlaceholders(found);
@@ -651,6 +665,11 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     }
     return { empty: false, elsewhere: false, chose: false };
   }
+  if (!plain && isCall(n)) {
+    const r = appendSyntaxCall(ex, n, built, counter, depth);
+    if (r) return r;
+    undo();
+  }
   if (n.type === 'ConditionalExpression') return first([n.consequent!, n.alternate!], true);
   // `cond && sql\`...\``: present when the condition holds; `a ?? sql\`...\``: the first that is SQL.
   if (n.type === 'LogicalExpression') return n.operator === '&&' ? first([n.right!], true) : first([n.left!, n.right!], true);
@@ -681,10 +700,9 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
   return found ? { ...found, elsewhere: true } : undefined;
 }
 
-/** `sql.join(parts, sql\` AND \`)` of an array the file builds (written out, or pushed into in the same function). */
-function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number, undo: () => void): FragmentRead | undefined {
-  const [list, glue] = call.arguments ?? [];
-  if (!list || !glue || list.type === 'SpreadElement') return undefined;
+/** The elements of an array the file builds: written out, or pushed into in the same function (`chose`). */
+function listItems(ex: Extractor, list: BNode): { items: BNode[]; chose: boolean } | undefined {
+  if (list.type === 'SpreadElement') return undefined;
   let items: BNode[] | undefined;
   let chose = false;
   const arr = ex.resolve(list);
@@ -699,6 +717,114 @@ function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: n
     }
   }
   if (!items || items.length === 0 || items.some((x) => x.type === 'SpreadElement')) return undefined;
+  return { items, chose };
+}
+
+/** What sql-syntax's methods on a fragment (and `SQLSyntax`'s statics of the same name) add after it. */
+const SYNTAX_CLAUSES: Record<string, string> = { where: 'WHERE', and: 'AND', or: 'OR', having: 'HAVING', orderBy: 'ORDER BY', groupBy: 'GROUP BY', limit: 'LIMIT', offset: 'OFFSET', append: '' };
+
+/** `SQLSyntax`, the class sql-syntax exports (its default export, or named). */
+function isSyntaxClass(ex: Extractor, e: BNode): boolean {
+  const imported = syntaxImport(ex, e);
+  return imported === 'default' || imported === 'SQLSyntax';
+}
+
+/**
+ * sql-syntax's helpers, read as the SQL they make: a fragment's `.where(c)`, `.and(c)`, `.orderBy(...)`,
+ * `.limit(n)`, `.append(f)`, `.roundBracket()`, and `SQLSyntax.where`, `joinWithAnd`, `joinWithOr`, `csv`,
+ * `createUnsafely` of a constant. A part the file does not show is a value, as in the tag.
+ */
+function appendSyntaxCall(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number): FragmentRead | undefined {
+  const callee = unwrap(call.callee!);
+  if (!isMember(callee)) return undefined;
+  const m = propertyName(callee) ?? '';
+  const obj = unwrap(callee.object!);
+  const args = call.arguments ?? [];
+  const name = callee.property!;
+  const put = (text: string, at: BNode) => {
+    built.runs.push([built.sql.length, at.start, text.length, at.end - at.start]);
+    built.sql += text;
+  };
+  const part = (a: BNode): boolean => {
+    if (a.type === 'SpreadElement') return false;
+    const read = appendFragment(ex, a, built, counter, depth + 1, false);
+    if (read) {
+      if (read.chose) built.chose = true;
+      return true;
+    }
+    const r = range(unwrap(a));
+    built.params.push({ n: counter.next, text: ex.text(r), range: r });
+    put(`$${counter.next++}`, unwrap(a));
+    return true;
+  };
+  const joined = (items: BNode[], glue: string, bracket: boolean): boolean => {
+    for (let k = 0; k < items.length; k++) {
+      if (k > 0) put(glue, name);
+      const at = built.sql.length;
+      const runsAt = built.runs.length;
+      if (!part(items[k]!)) return false;
+      // joinWithAnd and joinWithOr bracket a part that holds AND or OR of its own.
+      if (bracket && / (and|or) /i.test(built.sql.slice(at))) {
+        const inner = built.sql.slice(at);
+        const runs = built.runs.splice(runsAt).map(([a, b, c, d]): SqlRun => [a + 1, b, c, d]);
+        built.sql = built.sql.slice(0, at);
+        put('(', name);
+        built.runs.push(...runs);
+        built.sql += inner;
+        put(')', name);
+      }
+    }
+    return true;
+  };
+  let chose = false;
+  if (isSyntaxClass(ex, obj)) {
+    if (m === 'createUnsafely') {
+      const c = args[0] ? ex.stringOf(args[0], 0) : undefined;
+      if (c === undefined) return undefined;
+      put(c, unwrap(args[0]!));
+    } else if (m === 'csv') {
+      if (args.length === 0 || !joined(args, ', ', false)) return undefined;
+    } else if (m === 'joinWithAnd' || m === 'joinWithOr') {
+      const listed = args[0] ? listItems(ex, args[0]) : undefined;
+      if (!listed || !joined(listed.items, m === 'joinWithAnd' ? ' AND ' : ' OR ', true)) return undefined;
+      chose = listed.chose;
+    } else if (m in SYNTAX_CLAUSES && m !== 'append' && args.length > 0) {
+      put(` ${SYNTAX_CLAUSES[m]} `, name);
+      if (!joined(args, ', ', false)) return undefined;
+    } else return undefined;
+    return { empty: false, elsewhere: false, chose };
+  }
+  if (!(m in SYNTAX_CLAUSES) && m !== 'roundBracket' && m !== 'asc' && m !== 'desc') return undefined;
+  if (!isSyntaxExpression(ex, obj, depth)) return undefined;
+  if (m === 'roundBracket') put('(', name);
+  const base = appendFragment(ex, obj, built, counter, depth + 1, false);
+  if (!base) return undefined;
+  if (m === 'roundBracket') put(')', name);
+  else if (m === 'asc' || m === 'desc') put(` ${m.toUpperCase()}`, name);
+  else if (args.length > 0) {
+    put(` ${SYNTAX_CLAUSES[m]}${m === 'append' ? '' : ' '}`, name);
+    if (!joined(args, ', ', false)) return undefined;
+  }
+  return { empty: false, elsewhere: false, chose: base.chose };
+}
+
+/** Whether an expression is an sql-syntax fragment: the tag, a constant holding one, a helper's call on one or on `SQLSyntax`. */
+function isSyntaxExpression(ex: Extractor, e: BNode, depth = 0): boolean {
+  if (depth > MAX_FRAGMENT_DEPTH) return false;
+  const n = ex.resolve(e);
+  if (n.type === 'TaggedTemplateExpression') return isSyntaxTag(ex, n.tag!);
+  if (!isCall(n)) return false;
+  const callee = unwrap(n.callee!);
+  return isMember(callee) && (isSyntaxClass(ex, callee.object!) || isSyntaxExpression(ex, callee.object!, depth + 1));
+}
+
+/** `sql.join(parts, sql\` AND \`)` of an array the file builds (written out, or pushed into in the same function). */
+function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number, undo: () => void): FragmentRead | undefined {
+  const [list, glue] = call.arguments ?? [];
+  if (!list || !glue) return undefined;
+  const listed = listItems(ex, list);
+  if (!listed) return undefined;
+  const { items, chose } = listed;
   for (let k = 0; k < items.length; k++) {
     if (k > 0 && !appendFragment(ex, glue, built, counter, depth + 1, false)) {
       undo();
