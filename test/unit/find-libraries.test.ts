@@ -910,6 +910,30 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /\('ASC', 'DESC'\); the statement was read with 'ASC'/);
       assert.deepEqual(keys(qs[0]!), ['orders(org, updated_at)']);
     });
+    it("reads pg-format's format() given to query, and its ident() in a template, a name chosen at run time as a stand-in", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `import format, { ident } from 'pg-format';`,
+        `const pool = new Pool();`,
+        'export async function run(table: string, id: string, schema: string) {',
+        "  await pool.query(format('SELECT * FROM %I WHERE id = %L AND kind = %L AND n > %s', table, id, 'book', 5));",
+        '  const text = format("SELECT name FROM %I.users WHERE id = %L", \'App\', id);',
+        '  await pool.query(text);',
+        '  await pool.query(`SELECT * FROM ${ident(schema)}.orders WHERE ref = $1`, [id]);',
+        "  await pool.query(`SELECT * FROM ${ident('audit_log')} WHERE ref = $1`, [id]);",
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM "table" WHERE id = $1 AND kind = 'book' AND n > 5`,
+        'SELECT name FROM "App".users WHERE id = $1',
+        'SELECT * FROM schema.orders WHERE ref = $1',
+        'SELECT * FROM "audit_log" WHERE ref = $1',
+      ]);
+      assert.deepEqual(qs.map((q) => q.params.map((p) => p.text)), [['id'], ['id'], [], []]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{table\} names a schema, table or column chosen at run time/);
+      assert.deepEqual(keys(qs[0]!), []);
+      assert.deepEqual(keys(qs[3]!), ['audit_log(ref)']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

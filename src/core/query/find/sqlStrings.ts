@@ -356,6 +356,12 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     built = st.built;
     lit = st.text;
     origin = 'tagged-template';
+  } else if (isCall(lit) && formatHelper(ex, lit.callee!) === 'format') {
+    // pg-format: format('SELECT * FROM %I WHERE id = %L', table, id).
+    const read = formatted(ex, lit);
+    if (!read) return undefined;
+    built = read.built;
+    lit = read.lit;
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     const writes = ex.writesTo(lit.name!);
@@ -861,7 +867,8 @@ function isSqlObject(ex: Extractor, o: BNode): boolean {
 function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string } | undefined {
   if (!isCall(e) || !e.arguments?.[0] || e.arguments.length > 1) return undefined;
   const c = unwrap(e.callee!);
-  const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined);
+  const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined) ||
+    formatHelper(ex, c) === 'ident';
   if (!isHelper) return undefined;
   const arg = e.arguments[0];
   const a = ex.resolve(arg);
@@ -872,6 +879,76 @@ function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string
   if (c.type === 'Identifier' && ex.importSource(c.name!) === SYNTAX_PACKAGE) names = names.flatMap((x) => (x === undefined ? [x] : x.split('.')));
   if (names.length > 0 && names.every((x) => x !== undefined)) return { text: (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.') };
   return { text: standInName(ex.text(range(arg))), standIn: ex.text(range(e)) };
+}
+
+/** The package node-postgres's documentation points to for names and values written into SQL text. */
+const FORMAT_PACKAGE = 'pg-format';
+
+/**
+ * Which of pg-format's functions a callee is: `format` (the package itself, or `format.format`), `ident`
+ * (imported by name, or `format.ident`), `literal`; undefined when it is not pg-format's.
+ */
+function formatHelper(ex: Extractor, callee: BNode): 'format' | 'ident' | 'literal' | undefined {
+  const c = unwrap(callee);
+  const of = (e: BNode): string | undefined => {
+    const t = unwrap(e);
+    if (t.type !== 'Identifier' || ex.importSource(t.name!) !== FORMAT_PACKAGE) return undefined;
+    const b = ex.lookup(t.name!)?.binding;
+    return b && 'imported' in b && b.imported !== undefined ? b.imported : 'default';
+  };
+  const name = isMember(c) ? (['default', '*'].includes(of(c.object!) ?? '') ? propertyName(c) : undefined) : of(c);
+  if (name === 'default' || name === '*' || name === 'format') return 'format';
+  return name === 'ident' || name === 'literal' ? name : undefined;
+}
+
+/**
+ * The SQL of pg-format's `format(text, ...args)`: `%I` a name (a stand-in when chosen at run time), `%L`
+ * a constant as a literal or else a $n parameter, `%s` a constant's text or else a $n, `%%` a percent sign.
+ * Read when the format text is a literal without escapes, so each character maps to the file.
+ */
+function formatted(ex: Extractor, call: BNode): { built: Built; lit: BNode } | undefined {
+  const [first, ...args] = call.arguments ?? [];
+  const lit = first ? ex.resolve(first) : undefined;
+  if (!lit || args.some((a) => a.type === 'SpreadElement')) return undefined;
+  const raw = lit.type === 'StringLiteral' || (lit.type === 'TemplateLiteral' && (lit.expressions?.length ?? 0) === 0) ? ex.source.slice(lit.start + 1, lit.end - 1) : undefined;
+  if (raw === undefined || raw.includes('\\') || /%\d+\$/.test(raw)) return undefined;
+  const built: Built = { sql: '', runs: [], params: [] };
+  let next = 1;
+  let argAt = 0;
+  let from = 0;
+  const put = (text: string, fileStart: number, fileLen: number) => {
+    built.runs.push([built.sql.length, fileStart, text.length, fileLen]);
+    built.sql += text;
+  };
+  const base = lit.start + 1;
+  for (const m of raw.matchAll(/%([ILs%])/g)) {
+    const at = m.index;
+    if (at > from) put(raw.slice(from, at), base + from, at - from);
+    from = at + 2;
+    if (m[1] === '%') {
+      put('%', base + at, 2);
+      continue;
+    }
+    const arg = args[argAt++];
+    if (!arg) return undefined;
+    const constant = ex.stringOf(arg, 0);
+    const r = ex.resolve(arg);
+    const number = r.type === 'NumericLiteral' ? String(r.value) : undefined;
+    if (m[1] === 'I') {
+      if (constant !== undefined) put(constant.split('.').map((x) => (/^[a-z_][a-z0-9_]*$/.test(x) ? x : `"${x.replace(/"/g, '""')}"`)).join('.'), base + at, 2);
+      else {
+        (built.standIns ??= []).push(ex.text(range(arg)));
+        put(standInName(ex.text(range(arg))), base + at, 2);
+      }
+    } else if (m[1] === 'L' && (constant !== undefined || number !== undefined)) put(number ?? `'${constant!.replace(/'/g, "''")}'`, base + at, 2);
+    else if (m[1] === 's' && (constant !== undefined || number !== undefined)) put(constant ?? number!, base + at, 2);
+    else {
+      built.params.push({ n: next, text: ex.text(range(arg)), range: range(arg) });
+      put(`$${next++}`, base + at, 2);
+    }
+  }
+  if (raw.length > from) put(raw.slice(from), base + from, raw.length - from);
+  return { built, lit };
 }
 
 function maxDollarParam(s: string): number {
