@@ -934,6 +934,38 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[0]!), []);
       assert.deepEqual(keys(qs[3]!), ['audit_log(ref)']);
     });
+    it('reads the text a function or method of the file returns, with the call\'s arguments, and never writes it back', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'function byId(table: string) { return `SELECT * FROM ${table} WHERE id = $1`; }',
+        'export class Store {',
+        '  private pool = new Pool();',
+        '  private static latest(table: string, column: string): string {',
+        '    const statement = `SELECT * FROM ${table} ORDER BY ${column} DESC LIMIT 1`;',
+        '    return statement;',
+        '  }',
+        '  private owned() { return \'SELECT id FROM notes WHERE owner = $1\'; }',
+        '  async run(id: string, extra: boolean) {',
+        '    let statement = \'SELECT * FROM notes WHERE id = $1\';',
+        '    if (extra) statement += \' AND archived\';',
+        '    await this.pool.query(statement, [id]);',
+        "    await this.pool.query(Store.latest('events', 'created'));",
+        "    await this.pool.query(byId('users'), [id]);",
+        '    await this.pool.query(this.owned(), [id]);',
+        '  }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM notes WHERE id = $1 AND archived',
+        'SELECT * FROM events ORDER BY created DESC LIMIT 1',
+        'SELECT * FROM users WHERE id = $1',
+        'SELECT id FROM notes WHERE owner = $1',
+      ]);
+      assert.match(qs[1]!.warnings.join(' '), /The SQL is what Store\.latest\(\) returns, read with this call's arguments/);
+      assert.deepEqual(keys(qs[3]!), ['notes(owner)']);
+      // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

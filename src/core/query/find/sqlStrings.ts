@@ -362,6 +362,8 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     if (!read) return undefined;
     built = read.built;
     lit = read.lit;
+  } else if (isCall(lit)) {
+    return returnedSql(ex, lit, callRange);
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     const writes = ex.writesTo(lit.name!);
@@ -373,6 +375,46 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = start!;
   } else return undefined;
   return builtFound(built, lit, origin, callRange);
+}
+
+/**
+ * What a function or method of this file returns (`helper(x)`, `this.helper(x)`, `Store.helper(x)` in the
+ * class Store), read with its parameters bound to the call's arguments.
+ */
+function throughOwnCall<T>(ex: Extractor, call: BNode, read: (returned: BNode) => T | undefined): T | undefined {
+  const callee = unwrap(call.callee!);
+  const same = (ret: BNode, inModule: Extractor) => (inModule === ex ? read(ret) : undefined);
+  if (callee.type === 'Identifier') return ex.throughCall(call, same);
+  if (!isMember(callee)) return undefined;
+  const obj = unwrap(callee.object!);
+  const name = propertyName(callee);
+  const own = obj.type === 'ThisExpression' || (obj.type === 'Identifier' && obj.name === ex.enclosingClass());
+  const target = own && name !== undefined ? ex.methodOf(name) : undefined;
+  return target && target.ex === ex ? ex.throughFunction(call, target, same) : undefined;
+}
+
+let returnedDepth = 0;
+
+/**
+ * The text a query is given as the return of a function of this file (`query(Store.upsert('rooms', keys),
+ * values)`): the SQL that function writes, with its arguments. Never written back as a whole: the text is
+ * the function's, which other calls share.
+ */
+function returnedSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundSqlQuery | undefined {
+  if (returnedDepth > 2) return undefined;
+  returnedDepth++;
+  try {
+    const found = throughOwnCall(ex, call, (ret) => {
+      const r = ex.resolve(ret);
+      return r === call ? undefined : sqlFromLiteral(ex, r, r.type === 'TemplateLiteral' ? 'template' : 'string', callRange);
+    });
+    if (!found) return undefined;
+    found.runs.unshift([0, call.start, 0, call.end - call.start]);
+    found.warnings.push(`The SQL is what ${ex.text(range(unwrap(call.callee!)))}() returns, read with this call's arguments.`);
+    return found;
+  } finally {
+    returnedDepth--;
+  }
 }
 
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
