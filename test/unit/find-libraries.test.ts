@@ -966,6 +966,15 @@ describe('finder: the libraries people use', () => {
       // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
       assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
     });
+    it('reports no query for EXPLAIN of a statement the file does not show, and reads EXPLAIN of one it does', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const plan = (statement: string, params: unknown[]) => pool.query(`EXPLAIN (FORMAT JSON) ${statement}`, params);',
+        "export const mine = (id: string) => pool.query('EXPLAIN ANALYZE SELECT * FROM orders WHERE id = $1', [id]);",
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['EXPLAIN ANALYZE SELECT * FROM orders WHERE id = $1']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

@@ -12,6 +12,9 @@ import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
+/** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
+const EXPLAIN_OF_UNKNOWN = /^\s*explain\b(\s*\([^)]*\))?(\s+(analy[sz]e|verbose))*\s+\$\d+\s*;?\s*$/i;
+
 const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain)\b/i;
 
 /** `x.query('SELECT ...')` in a script, the node-postgres way. */
@@ -419,7 +422,7 @@ function returnedSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundS
 
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
-  if (!SQL_KEYWORD.test(built.sql)) return undefined;
+  if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
   if (built.standIns?.length) {
