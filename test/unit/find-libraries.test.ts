@@ -975,6 +975,21 @@ describe('finder: the libraries people use', () => {
       ].join('\n'));
       assert.deepEqual(qs.map((q) => q.sql), ['EXPLAIN ANALYZE SELECT * FROM orders WHERE id = $1']);
     });
+    it("reads the text of a pg-cursor or pg-query-stream object given to query()", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `import Cursor from 'pg-cursor';`,
+        `import QueryStream from 'pg-query-stream';`,
+        `const pool = new Pool();`,
+        'export async function* rows(client, owner: string) {',
+        "  const cursor = client.query(new Cursor('SELECT id FROM events WHERE owner = $1 ORDER BY id', [owner]));",
+        '  const text = `SELECT * FROM audit WHERE actor = $1`;',
+        '  yield client.query(new QueryStream(text, [owner]));',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT id FROM events WHERE owner = $1 ORDER BY id', 'SELECT * FROM audit WHERE actor = $1']);
+      assert.deepEqual(keys(qs[0]!), ['events(owner, id)']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

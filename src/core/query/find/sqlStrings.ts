@@ -279,6 +279,11 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   if (!arg0) return true;
   let lit = statementText(ex, arg0) ?? ex.resolve(arg0);
   let valuesNode = call.arguments?.[1];
+  // client.query(new Cursor('SELECT ...', [id])): pg-cursor's and pg-query-stream's text and values.
+  if (lit.type === 'NewExpression' && STREAM_PACKAGES.includes(ex.importSource(unwrap(lit.callee!).type === 'Identifier' ? unwrap(lit.callee!).name! : '') ?? '')) {
+    valuesNode = lit.arguments?.[1];
+    lit = lit.arguments?.[0] ? statementText(ex, lit.arguments[0]) ?? ex.resolve(lit.arguments[0]) : lit;
+  }
   if (lit.type === 'ObjectExpression') {
     // client.query({ text: '...', values: [...] })
     const prop = (k: string) => (lit.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && keyName(p.key!) === k);
@@ -308,6 +313,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   }
   return true;
 }
+
+/** node-postgres's companions whose object, given to `query()`, runs the text it was made with. */
+const STREAM_PACKAGES = ['pg-cursor', 'pg-query-stream'];
 
 /** Options only Sequelize's `query()` takes: `replacements`, `bind`, `type: QueryTypes.X`. */
 function sequelizeOptions(ex: Extractor, node: BNode | undefined): boolean {
