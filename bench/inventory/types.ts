@@ -9,7 +9,7 @@
 // application wraps in its own types reaches the delegate only where TypeScript can follow it.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Exact versions; a change here reinstalls. */
@@ -26,7 +26,11 @@ export const TYPED_LIBRARIES: Readonly<Record<string, string>> = {
   '@types/node': '20.19.25',
 };
 
-export const TYPES_DIR = resolve('.cache/inventory-types');
+/** The folder by its real path: the checker's files are named so, and a cache reached through a link would not match. */
+export const TYPES_DIR = (() => {
+  const dir = resolve('.cache/inventory-types');
+  return existsSync(dir) ? realpathSync(dir) : dir;
+})();
 
 /** What a generated Prisma client declares that the inventory needs: a delegate per model and raw queries. */
 const PRISMA_STUB = `// Written by bench/inventory/types.ts in place of the client \`prisma generate\` makes from a schema.

@@ -878,6 +878,118 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[3]!), ['orders(customer_id)']);
       assert.deepEqual(keys(qs[4]!), ['orders(status)']);
     });
+    it('reads a table chosen at run time that follows a comma of a FROM list as a name', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const within = (tree: string, id: string) => pool.query(`SELECT c.id FROM ${tree} AS p, ${tree} c WHERE c.lft BETWEEN p.lft AND p.rgt AND p.id = ${id}`);',
+        'export const pick = (a: string, b: number) => pool.query(`SELECT x, ${a} FROM items WHERE id IN (1, ${b})`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT c.id FROM tree AS p, tree c WHERE c.lft BETWEEN p.lft AND p.rgt AND p.id = $3',
+        'SELECT x, $1 FROM items WHERE id IN (1, $2)',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{tree\} names a schema, table or column chosen at run time; it was read as tree/);
+      assert.deepEqual(keys(qs[0]!), []);
+    });
+    it('reads a part that is one of the constants the file writes with the first, and says which', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `const ORDERS = { name: 'o.name', newest: 'o.created_at' };`,
+        'export const list = (q: { sort: string; asc: boolean }, org: string) => pool.query(`SELECT o.id FROM orders o WHERE o.org = $1 ORDER BY ${ORDERS[q.sort] ?? \'o.updated_at\'} ${q.asc ? \'ASC\' : \'DESC\'} LIMIT 20`, [org]);',
+        "export const open = (late: boolean) => pool.query('SELECT id FROM orders WHERE ' + (late ? 'due < now()' : 'due >= now()'));",
+        'export const by = (col: string) => pool.query(`SELECT id FROM orders ORDER BY ${col}`);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT o.id FROM orders o WHERE o.org = $1 ORDER BY o.updated_at ASC LIMIT 20',
+        'SELECT id FROM orders WHERE due < now()',
+        'SELECT id FROM orders ',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /is one of the constants the file writes for it \('o\.updated_at', 'o\.name', 'o\.created_at'\); the statement was read with 'o\.updated_at'/);
+      assert.match(qs[0]!.warnings.join(' '), /\('ASC', 'DESC'\); the statement was read with 'ASC'/);
+      assert.deepEqual(keys(qs[0]!), ['orders(org, updated_at)']);
+    });
+    it("reads pg-format's format() given to query, and its ident() in a template, a name chosen at run time as a stand-in", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `import format, { ident } from 'pg-format';`,
+        `const pool = new Pool();`,
+        'export async function run(table: string, id: string, schema: string) {',
+        "  await pool.query(format('SELECT * FROM %I WHERE id = %L AND kind = %L AND n > %s', table, id, 'book', 5));",
+        '  const text = format("SELECT name FROM %I.users WHERE id = %L", \'App\', id);',
+        '  await pool.query(text);',
+        '  await pool.query(`SELECT * FROM ${ident(schema)}.orders WHERE ref = $1`, [id]);',
+        "  await pool.query(`SELECT * FROM ${ident('audit_log')} WHERE ref = $1`, [id]);",
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        `SELECT * FROM "table" WHERE id = $1 AND kind = 'book' AND n > 5`,
+        'SELECT name FROM "App".users WHERE id = $1',
+        'SELECT * FROM schema.orders WHERE ref = $1',
+        'SELECT * FROM "audit_log" WHERE ref = $1',
+      ]);
+      assert.deepEqual(qs.map((q) => q.params.map((p) => p.text)), [['id'], ['id'], [], []]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{table\} names a schema, table or column chosen at run time/);
+      assert.deepEqual(keys(qs[0]!), []);
+      assert.deepEqual(keys(qs[3]!), ['audit_log(ref)']);
+    });
+    it('reads the text a function or method of the file returns, with the call\'s arguments, and never writes it back', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'function byId(table: string) { return `SELECT * FROM ${table} WHERE id = $1`; }',
+        'export class Store {',
+        '  private pool = new Pool();',
+        '  private static latest(table: string, column: string): string {',
+        '    const statement = `SELECT * FROM ${table} ORDER BY ${column} DESC LIMIT 1`;',
+        '    return statement;',
+        '  }',
+        '  private owned() { return \'SELECT id FROM notes WHERE owner = $1\'; }',
+        '  async run(id: string, extra: boolean) {',
+        '    let statement = \'SELECT * FROM notes WHERE id = $1\';',
+        '    if (extra) statement += \' AND archived\';',
+        '    await this.pool.query(statement, [id]);',
+        "    await this.pool.query(Store.latest('events', 'created'));",
+        "    await this.pool.query(byId('users'), [id]);",
+        '    await this.pool.query(this.owned(), [id]);',
+        '  }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM notes WHERE id = $1 AND archived',
+        'SELECT * FROM events ORDER BY created DESC LIMIT 1',
+        'SELECT * FROM users WHERE id = $1',
+        'SELECT id FROM notes WHERE owner = $1',
+      ]);
+      assert.match(qs[1]!.warnings.join(' '), /The SQL is what Store\.latest\(\) returns, read with this call's arguments/);
+      assert.deepEqual(keys(qs[3]!), ['notes(owner)']);
+      // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
+    });
+    it('reports no query for EXPLAIN of a statement the file does not show, and reads EXPLAIN of one it does', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const plan = (statement: string, params: unknown[]) => pool.query(`EXPLAIN (FORMAT JSON) ${statement}`, params);',
+        "export const mine = (id: string) => pool.query('EXPLAIN ANALYZE SELECT * FROM orders WHERE id = $1', [id]);",
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['EXPLAIN ANALYZE SELECT * FROM orders WHERE id = $1']);
+    });
+    it("reads the text of a pg-cursor or pg-query-stream object given to query()", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `import Cursor from 'pg-cursor';`,
+        `import QueryStream from 'pg-query-stream';`,
+        `const pool = new Pool();`,
+        'export async function* rows(client, owner: string) {',
+        "  const cursor = client.query(new Cursor('SELECT id FROM events WHERE owner = $1 ORDER BY id', [owner]));",
+        '  const text = `SELECT * FROM audit WHERE actor = $1`;',
+        '  yield client.query(new QueryStream(text, [owner]));',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT id FROM events WHERE owner = $1 ORDER BY id', 'SELECT * FROM audit WHERE actor = $1']);
+      assert.deepEqual(keys(qs[0]!), ['events(owner, id)']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

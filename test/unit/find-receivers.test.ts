@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { analyzeQuery, loadSqlParser } from '../../src/core/index';
 import { anchorRange } from '../../src/core/lint/analysis';
-import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { findQueries, type FoundQuery, type FoundSqlQuery, type WorkspaceModules } from '../../src/core/query/find/index';
 import { resolveSpecifier } from '../../src/core/query/find/workspace';
 
 function reader(files: Record<string, string>) {
@@ -422,5 +422,62 @@ describe("finder: sql-template-strings statements run by node-postgres", () => {
     assert.equal(at(qs[1]!), 'pool.query(statement.text, statement.values)');
     assert.equal(at(qs[4]!), 'c.query({ text: s.text, values: s.values })');
     assert.match(qs[1]!.warnings.join(' '), /every optional part present/);
+  });
+});
+
+describe('finder: sql-syntax statements spread into node-postgres', () => {
+  const read = reader({});
+  before(async () => {
+    await loadSqlParser();
+  });
+  const text = [
+    "import { Pool } from 'pg';",
+    "import SQLSyntax, { sqls, escapeIdentifier } from 'sql-syntax';",
+    'export class Shelf {',
+    '  private pool = new Pool();',
+    '  private tbl = escapeIdentifier(this.tableName);',
+    '  constructor(private tableName: string) {}',
+    '  byId(id: number) { return this.pool.query(...sqls`SELECT * FROM books WHERE id = ${id}`.toQuery()); }',
+    '  async byAuthor(author: string, cols: string[]) {',
+    '    const inner = sqls`SELECT id FROM authors WHERE name = ${author}`;',
+    '    const statement = sqls`SELECT ${SQLSyntax.join([sqls`id`, sqls`title`], sqls`,`)} FROM books WHERE author_id IN (${inner}) AND shelf = ${"a"}`;',
+    '    return this.pool.query(...statement.toQuery());',
+    '  }',
+    '  nodes(id: string) { const tbl = escapeIdentifier(this.tableName); return this.pool.query(...sqls`SELECT * FROM ${tbl} WHERE parent = ${id}`.toQuery()); }',
+    "  logs() { return this.pool.query(...sqls`SELECT * FROM ${escapeIdentifier('app.logs')} LIMIT 5`.toQuery()); }",
+    '}',
+  ].join('\n');
+
+  it('reads the tag where toQuery() hands it to query(), values as parameters and fragments spliced in', () => {
+    const qs = read(text, '/ws/shelf.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT * FROM books WHERE id = $1',
+      'SELECT id,title FROM books WHERE author_id IN (SELECT id FROM authors WHERE name = $1) AND shelf = $2',
+      'SELECT * FROM tablename WHERE parent = $1',
+      'SELECT * FROM "app"."logs" LIMIT 5',
+    ]);
+    assert.equal(text.slice(qs[1]!.range.start, qs[1]!.range.end), 'this.pool.query(...statement.toQuery())');
+    assert.deepEqual((qs[2] as FoundSqlQuery).standInNames, ['tablename']);
+  });
+
+  it("reads a fragment's where, orderBy and limit, and SQLSyntax's joinWithAnd, joinWithOr and csv", () => {
+    const qs = read([
+      "import { Pool } from 'pg';",
+      "import SQLSyntax, { sqls } from 'sql-syntax';",
+      'const pool = new Pool();',
+      'export async function find(owner: string, tag: string | undefined, access: SQLSyntax) {',
+      '  const filters = [sqls`owner = ${owner}`, SQLSyntax.joinWithOr([sqls`shared`, sqls`public`])];',
+      '  if (tag) filters.push(sqls`tag = ${tag}`);',
+      '  const statement = sqls`SELECT ${SQLSyntax.csv(sqls`id`, sqls`title`)} FROM notes`.where(SQLSyntax.joinWithAnd(filters)).orderBy(sqls`created`).limit(20);',
+      '  await pool.query(...statement.toQuery());',
+      '  return pool.query(...sqls`SELECT id FROM notes`.where(SQLSyntax.joinWithAnd([sqls`id = ${owner}`, access])).toQuery());',
+      '}',
+    ].join('\n'), '/ws/notes.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id, title FROM notes WHERE owner = $1 AND (shared OR public) AND tag = $2 ORDER BY created LIMIT $3',
+      'SELECT id FROM notes WHERE id = $1 AND TRUE',
+    ]);
+    assert.match(qs[1]!.warnings.join(' '), /The SQL of \$\{access\} \(a condition\) is built where this file does not show it/);
+    assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
   });
 });

@@ -606,7 +606,8 @@ export class Extractor {
    */
   private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
     if (!fn.body || Array.isArray(fn.body)) return undefined;
-    const s = new Scope(ex.scope);
+    // The function's own scope: a name it declares is assigned again only if the function assigns it.
+    const s = new Scope(ex.scope, fn);
     (fn.params ?? []).forEach((p, i) => {
       const arg = call.arguments?.[i];
       const given = arg && arg.type !== 'SpreadElement' ? (ex === this ? arg : this.follow(arg)) : undefined;

@@ -12,6 +12,9 @@ import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
+/** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
+const EXPLAIN_OF_UNKNOWN = /^\s*explain\b(\s*\([^)]*\))?(\s+(analy[sz]e|verbose))*\s+\$\d+\s*;?\s*$/i;
+
 const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain)\b/i;
 
 /** `x.query('SELECT ...')` in a script, the node-postgres way. */
@@ -77,7 +80,8 @@ export const sqlTags: CallReader = {
       ex.push(found);
       return true;
     }
-    if (sqlTagName(ex, n.tag!) === undefined) return false;
+    // sql-syntax's fragments are read where `toQuery()` hands them to node-postgres.
+    if (sqlTagName(ex, n.tag!) === undefined || isSyntaxTag(ex, n.tag!)) return false;
     if (isStatementTag(ex, n.tag!)) return statementTag(ex, n);
     const found = sqlFromLiteral(ex, n.quasi!, 'tagged-template', range(n));
     if (found) {
@@ -92,6 +96,45 @@ export const sqlTags: CallReader = {
     return true;
   },
 };
+
+/**
+ * The package whose `sqls` tag makes a fragment (`SQLSyntax`) that `toQuery()` turns into the `[text,
+ * values]` node-postgres is given spread (`pool.query(...sqls\`SELECT ...\`.toQuery())`): `${...}` parts are
+ * values, or fragments spliced in.
+ */
+const SYNTAX_PACKAGE = 'sql-syntax';
+
+/** What a name imports from sql-syntax (`sqls`, `default`, `SQLSyntax`, `escapeIdentifier`), if it does. */
+function syntaxImport(ex: Extractor, e: BNode): string | undefined {
+  const t = unwrap(e);
+  const b = t.type === 'Identifier' ? ex.lookup(t.name!)?.binding : undefined;
+  return b && 'from' in b && b.from === SYNTAX_PACKAGE ? (b.imported ?? 'default') : undefined;
+}
+
+function isSyntaxTag(ex: Extractor, tag: BNode): boolean {
+  const t = unwrap(tag);
+  return syntaxImport(ex, t) === 'sqls' || (isMember(t) && propertyName(t) === 'sqls' && isSyntaxClass(ex, t.object!));
+}
+
+/** `...statement.toQuery()` of an sql-syntax fragment written in place or held by a constant: the fragment. */
+function syntaxStatement(ex: Extractor, spread: BNode): BNode | undefined {
+  const call = unwrap(spread.argument!);
+  if (!isCall(call) || (call.arguments?.length ?? 0) > 0) return undefined;
+  const callee = unwrap(call.callee!);
+  if (!isMember(callee) || propertyName(callee) !== 'toQuery') return undefined;
+  return isSyntaxExpression(ex, callee.object!) ? unwrap(callee.object!) : undefined;
+}
+
+/** The SQL of an sql-syntax statement, with the tag it starts from (whose text the query's range covers). */
+function syntaxBuilt(ex: Extractor, statement: BNode): { built: Built; lit: BNode } | undefined {
+  let base = ex.resolve(statement);
+  for (let i = 0; i < MAX_FRAGMENT_DEPTH && isCall(base); i++) base = ex.resolve(unwrap(base.callee!).object ?? base);
+  if (base.type !== 'TaggedTemplateExpression') return undefined;
+  const built: Built = { sql: '', runs: [], params: [] };
+  const read = appendFragment(ex, statement, built, { next: 1 }, 1, false);
+  if (read?.chose) built.chose = true;
+  return read ? { built, lit: base.quasi! } : undefined;
+}
 
 /** The package whose `SQL` tag makes a statement object (`text`, `values`, `append`) that node-postgres runs. */
 const STATEMENT_PACKAGE = 'sql-template-strings';
@@ -236,6 +279,11 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   if (!arg0) return true;
   let lit = statementText(ex, arg0) ?? ex.resolve(arg0);
   let valuesNode = call.arguments?.[1];
+  // client.query(new Cursor('SELECT ...', [id])): pg-cursor's and pg-query-stream's text and values.
+  if (lit.type === 'NewExpression' && STREAM_PACKAGES.includes(ex.importSource(unwrap(lit.callee!).type === 'Identifier' ? unwrap(lit.callee!).name! : '') ?? '')) {
+    valuesNode = lit.arguments?.[1];
+    lit = lit.arguments?.[0] ? statementText(ex, lit.arguments[0]) ?? ex.resolve(lit.arguments[0]) : lit;
+  }
   if (lit.type === 'ObjectExpression') {
     // client.query({ text: '...', values: [...] })
     const prop = (k: string) => (lit.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && keyName(p.key!) === k);
@@ -244,7 +292,11 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     valuesNode = (prop('values')?.value as BNode | undefined) ?? valuesNode;
     lit = statementText(ex, textProp.value as BNode) ?? ex.resolve(textProp.value as BNode);
   }
-  let found = sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  const statement = arg0.type === 'SpreadElement' ? syntaxStatement(ex, arg0) : undefined;
+  const syntax = statement ? syntaxBuilt(ex, statement) : undefined;
+  // The statement and its fragments are this query's, not queries of their own.
+  if (statement) ex.consumeInside(ex.resolve(statement));
+  let found = syntax ? builtFound(syntax.built, syntax.lit, 'tagged-template', range(call)) : sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
   // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
   if (found && (/sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '') || sequelizeOptions(ex, call.arguments?.[1]))) found = normalisePlaceholders(found);
@@ -261,6 +313,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   }
   return true;
 }
+
+/** node-postgres's companions whose object, given to `query()`, runs the text it was made with. */
+const STREAM_PACKAGES = ['pg-cursor', 'pg-query-stream'];
 
 /** Options only Sequelize's `query()` takes: `replacements`, `bind`, `type: QueryTypes.X`. */
 function sequelizeOptions(ex: Extractor, node: BNode | undefined): boolean {
@@ -312,6 +367,14 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     built = st.built;
     lit = st.text;
     origin = 'tagged-template';
+  } else if (isCall(lit) && formatHelper(ex, lit.callee!) === 'format') {
+    // pg-format: format('SELECT * FROM %I WHERE id = %L', table, id).
+    const read = formatted(ex, lit);
+    if (!read) return undefined;
+    built = read.built;
+    lit = read.lit;
+  } else if (isCall(lit)) {
+    return returnedSql(ex, lit, callRange);
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     const writes = ex.writesTo(lit.name!);
@@ -325,9 +388,49 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   return builtFound(built, lit, origin, callRange);
 }
 
+/**
+ * What a function or method of this file returns (`helper(x)`, `this.helper(x)`, `Store.helper(x)` in the
+ * class Store), read with its parameters bound to the call's arguments.
+ */
+function throughOwnCall<T>(ex: Extractor, call: BNode, read: (returned: BNode) => T | undefined): T | undefined {
+  const callee = unwrap(call.callee!);
+  const same = (ret: BNode, inModule: Extractor) => (inModule === ex ? read(ret) : undefined);
+  if (callee.type === 'Identifier') return ex.throughCall(call, same);
+  if (!isMember(callee)) return undefined;
+  const obj = unwrap(callee.object!);
+  const name = propertyName(callee);
+  const own = obj.type === 'ThisExpression' || (obj.type === 'Identifier' && obj.name === ex.enclosingClass());
+  const target = own && name !== undefined ? ex.methodOf(name) : undefined;
+  return target && target.ex === ex ? ex.throughFunction(call, target, same) : undefined;
+}
+
+let returnedDepth = 0;
+
+/**
+ * The text a query is given as the return of a function of this file (`query(Store.upsert('rooms', keys),
+ * values)`): the SQL that function writes, with its arguments. Never written back as a whole: the text is
+ * the function's, which other calls share.
+ */
+function returnedSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundSqlQuery | undefined {
+  if (returnedDepth > 2) return undefined;
+  returnedDepth++;
+  try {
+    const found = throughOwnCall(ex, call, (ret) => {
+      const r = ex.resolve(ret);
+      return r === call ? undefined : sqlFromLiteral(ex, r, r.type === 'TemplateLiteral' ? 'template' : 'string', callRange);
+    });
+    if (!found) return undefined;
+    found.runs.unshift([0, call.start, 0, call.end - call.start]);
+    found.warnings.push(`The SQL is what ${ex.text(range(unwrap(call.callee!)))}() returns, read with this call's arguments.`);
+    return found;
+  } finally {
+    returnedDepth--;
+  }
+}
+
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
-  if (!SQL_KEYWORD.test(built.sql)) return undefined;
+  if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
   const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
   if (built.standIns?.length) {
@@ -336,6 +439,10 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   }
   const fragmentNote = fragmentWarning(built);
   if (fragmentNote) found.warnings.push(fragmentNote);
+  for (const c of built.choices ?? []) {
+    const values = c.values.slice(0, 4).map((v) => `'${v}'`).join(', ') + (c.values.length > 4 ? ', ...' : '');
+    found.warnings.push(`${quoted(c.text)} is one of the constants the file writes for it (${values}); the statement was read with '${c.values[0]!}'.`);
+  }
   if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
 }
@@ -369,7 +476,12 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
       if (read.chose) built.chose = true;
       continue;
     }
-    const constant = ex.stringOf(p, 0);
+    let constant = ex.stringOf(p, 0);
+    const choices = constant === undefined ? constantChoices(ex, p) : undefined;
+    if (choices) {
+      constant = choices[0]!;
+      (built.choices ??= []).push({ text: ex.text(range(p)), values: choices });
+    }
     // `'... = $' + n`: the `$` before the value and the value are one placeholder, the next $n.
     const text = constant ?? (/(^|[^$])\$$/.test(built.sql) ? String(counter.next) : `$${counter.next}`);
     if (constant === undefined) built.params.push({ n: counter.next++, text: ex.text(range(p)), range: range(p) });
@@ -422,20 +534,56 @@ function fragmentWarning(built: Built): string | undefined {
  * The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as
  * written; `fragments`: `${...}` parts read with SQL the file builds elsewhere; `chose`: one of those was a choice.
  */
-type Built = { sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[] };
+type Built = {
+  sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
+  /** `${...}` parts that hold one of several constants, read with the first of `values`. */
+  choices?: { text: string; values: string[] }[];
+};
+
+/**
+ * The constants an expression takes, the one read first: both sides of a conditional, or an entry of a
+ * constant object of strings looked up at run time (`SORTS[key]`), after its fallback (`?? 'created_at'`).
+ * Undefined unless every value it can take is a constant string the file shows.
+ */
+function constantChoices(ex: Extractor, e: BNode, depth = 0): string[] | undefined {
+  if (depth > 4) return undefined;
+  const n = unwrap(e);
+  const one = (x: BNode) => {
+    const c = ex.stringOf(x, 0);
+    return c !== undefined ? [c] : constantChoices(ex, x, depth + 1);
+  };
+  let out: string[] | undefined;
+  if (n.type === 'Identifier') {
+    const init = ex.constInit(n.name!);
+    return init ? constantChoices(ex, init, depth + 1) : undefined;
+  }
+  if (n.type === 'ConditionalExpression') {
+    const [a, b] = [one(n.consequent!), one(n.alternate!)];
+    out = a && b ? [...a, ...b] : undefined;
+  } else if (n.type === 'LogicalExpression' && (n.operator === '??' || n.operator === '||')) {
+    const [a, b] = [one(n.left!), one(n.right!)];
+    out = a && b ? [...b, ...a] : undefined;
+  } else if (n.type === 'MemberExpression' && n.computed) {
+    const o = ex.resolve(n.object!);
+    if (o.type !== 'ObjectExpression' || (o.properties ?? []).length === 0) return undefined;
+    const values = (o.properties ?? []).map((p) => (p.type === 'ObjectProperty' ? ex.stringOf(p.value as BNode, 0) : undefined));
+    out = values.every((v) => v !== undefined) ? (values as string[]) : undefined;
+  }
+  return out && out.length > 0 ? [...new Set(out)] : undefined;
+}
 
 /** The name of a tag that makes SQL: `sql`, postgres.js instances (`tx`, `db`...), slonik's `sql.type(...)`, `sql.unsafe`. */
 export function sqlTagName(ex: Extractor, tag: BNode): string | undefined {
   const t = unwrap(tag);
   if (t.type === 'Identifier') {
     if (SQL_TAGS.test(t.name!)) return t.name;
-    if (ex.importSource(t.name!) === 'postgres' || ex.importSource(t.name!) === 'slonik') return t.name;
+    if (['postgres', 'slonik', SYNTAX_PACKAGE].includes(ex.importSource(t.name!) ?? '')) return t.name;
     // db`...` where `db: PostgresDB` and another module says `type PostgresDB = postgres.Sql`.
     return libraryOf(ex, t) === 'postgres' ? t.name : undefined;
   }
   if (isMember(t)) {
     const p = propertyName(t);
-    if (p === 'sql' || p === 'SQL') return p;
+    if (p === 'sql' || p === 'SQL' || isSyntaxTag(ex, t)) return p;
     if ((p === 'unsafe' || p === 'fragment') && sqlTagName(ex, t.object!) !== undefined) return p;
     // this.#db`...`: a field the class declares as a postgres.js instance.
     return p !== undefined && libraryOf(ex, t) === 'postgres' ? p : undefined;
@@ -489,6 +637,14 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       put(constant);
       continue;
     }
+    // One of the constants the file writes for it (`${asc ? 'ASC' : 'DESC'}`, `${SORTS[key] ?? 'created_at'}`):
+    // the text sent when the first is taken, and the hover says which.
+    const choices = plain ? constantChoices(ex, expr) : undefined;
+    if (choices) {
+      put(choices[0]!);
+      (built.choices ??= []).push({ text: ex.text(range(expr)), values: choices });
+      continue;
+    }
     // `$${i}` in an untagged template: the `$` written before the hole and the number put in it at run
     // time are one placeholder, read as the next $n (the `$` stays the chunk's, the number is the hole's).
     if (plain && /(^|[^$])\$$/.test(built.sql)) {
@@ -496,7 +652,8 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
       put(String(counter.next++));
       continue;
     }
-    let ident = identifierOf(ex, unwrap(expr));
+    // An identifier helper's call, in place or held by a constant (`const tbl = escapeIdentifier(table)`).
+    let ident = identifierOf(ex, unwrap(expr)) ?? identifierOf(ex, ex.resolve(expr));
     // postgres.js's `sql(x)` of what is not a name here: the list after IN, and the assignments after SET or
     // the columns and row of an INSERT, which the stand-ins read by their place (its documented dynamic
     // lists, updates and inserts).
@@ -532,7 +689,7 @@ const CLAUSE_TEXT = /^\s*(set|where|and|or|order\s+by|group\s+by|limit|offset|(l
 function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: number }, depth: number, plain: boolean): FragmentRead | undefined {
   if (depth > MAX_FRAGMENT_DEPTH) return undefined;
   const n = unwrap(e);
-  const mark = { sql: built.sql.length, runs: built.runs.length, params: built.params.length, next: counter.next, standIns: built.standIns?.length ?? 0, fragments: built.fragments?.length ?? 0, chose: built.chose };
+  const mark = { sql: built.sql.length, runs: built.runs.length, params: built.params.length, next: counter.next, standIns: built.standIns?.length ?? 0, fragments: built.fragments?.length ?? 0, chose: built.chose, choices: built.choices?.length ?? 0 };
   const undo = () => {
     built.sql = built.sql.slice(0, mark.sql);
     built.runs.length = mark.runs;
@@ -540,6 +697,7 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     counter.next = mark.next;
     if (built.standIns) built.standIns.length = mark.standIns;
     if (built.fragments) built.fragments.length = mark.fragments;
+    if (built.choices) built.choices.length = mark.choices;
     built.chose = mark.chose;
   };
   // The first of several that holds SQL, else the first empty one.
@@ -565,6 +723,11 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
       built.sql += part.sql;
     }
     return { empty: false, elsewhere: false, chose: false };
+  }
+  if (!plain && isCall(n)) {
+    const r = appendSyntaxCall(ex, n, built, counter, depth);
+    if (r) return r;
+    undo();
   }
   if (n.type === 'ConditionalExpression') return first([n.consequent!, n.alternate!], true);
   // `cond && sql\`...\``: present when the condition holds; `a ?? sql\`...\``: the first that is SQL.
@@ -596,10 +759,9 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
   return found ? { ...found, elsewhere: true } : undefined;
 }
 
-/** `sql.join(parts, sql\` AND \`)` of an array the file builds (written out, or pushed into in the same function). */
-function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number, undo: () => void): FragmentRead | undefined {
-  const [list, glue] = call.arguments ?? [];
-  if (!list || !glue || list.type === 'SpreadElement') return undefined;
+/** The elements of an array the file builds: written out, or pushed into in the same function (`chose`). */
+function listItems(ex: Extractor, list: BNode): { items: BNode[]; chose: boolean } | undefined {
+  if (list.type === 'SpreadElement') return undefined;
   let items: BNode[] | undefined;
   let chose = false;
   const arr = ex.resolve(list);
@@ -614,6 +776,114 @@ function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: n
     }
   }
   if (!items || items.length === 0 || items.some((x) => x.type === 'SpreadElement')) return undefined;
+  return { items, chose };
+}
+
+/** What sql-syntax's methods on a fragment (and `SQLSyntax`'s statics of the same name) add after it. */
+const SYNTAX_CLAUSES: Record<string, string> = { where: 'WHERE', and: 'AND', or: 'OR', having: 'HAVING', orderBy: 'ORDER BY', groupBy: 'GROUP BY', limit: 'LIMIT', offset: 'OFFSET', append: '' };
+
+/** `SQLSyntax`, the class sql-syntax exports (its default export, or named). */
+function isSyntaxClass(ex: Extractor, e: BNode): boolean {
+  const imported = syntaxImport(ex, e);
+  return imported === 'default' || imported === 'SQLSyntax';
+}
+
+/**
+ * sql-syntax's helpers, read as the SQL they make: a fragment's `.where(c)`, `.and(c)`, `.orderBy(...)`,
+ * `.limit(n)`, `.append(f)`, `.roundBracket()`, and `SQLSyntax.where`, `joinWithAnd`, `joinWithOr`, `csv`,
+ * `createUnsafely` of a constant. A part the file does not show is a value, as in the tag.
+ */
+function appendSyntaxCall(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number): FragmentRead | undefined {
+  const callee = unwrap(call.callee!);
+  if (!isMember(callee)) return undefined;
+  const m = propertyName(callee) ?? '';
+  const obj = unwrap(callee.object!);
+  const args = call.arguments ?? [];
+  const name = callee.property!;
+  const put = (text: string, at: BNode) => {
+    built.runs.push([built.sql.length, at.start, text.length, at.end - at.start]);
+    built.sql += text;
+  };
+  const part = (a: BNode): boolean => {
+    if (a.type === 'SpreadElement') return false;
+    const read = appendFragment(ex, a, built, counter, depth + 1, false);
+    if (read) {
+      if (read.chose) built.chose = true;
+      return true;
+    }
+    const r = range(unwrap(a));
+    built.params.push({ n: counter.next, text: ex.text(r), range: r });
+    put(`$${counter.next++}`, unwrap(a));
+    return true;
+  };
+  const joined = (items: BNode[], glue: string, bracket: boolean): boolean => {
+    for (let k = 0; k < items.length; k++) {
+      if (k > 0) put(glue, name);
+      const at = built.sql.length;
+      const runsAt = built.runs.length;
+      if (!part(items[k]!)) return false;
+      // joinWithAnd and joinWithOr bracket a part that holds AND or OR of its own.
+      if (bracket && / (and|or) /i.test(built.sql.slice(at))) {
+        const inner = built.sql.slice(at);
+        const runs = built.runs.splice(runsAt).map(([a, b, c, d]): SqlRun => [a + 1, b, c, d]);
+        built.sql = built.sql.slice(0, at);
+        put('(', name);
+        built.runs.push(...runs);
+        built.sql += inner;
+        put(')', name);
+      }
+    }
+    return true;
+  };
+  let chose = false;
+  if (isSyntaxClass(ex, obj)) {
+    if (m === 'createUnsafely') {
+      const c = args[0] ? ex.stringOf(args[0], 0) : undefined;
+      if (c === undefined) return undefined;
+      put(c, unwrap(args[0]!));
+    } else if (m === 'csv') {
+      if (args.length === 0 || !joined(args, ', ', false)) return undefined;
+    } else if (m === 'joinWithAnd' || m === 'joinWithOr') {
+      const listed = args[0] ? listItems(ex, args[0]) : undefined;
+      if (!listed || !joined(listed.items, m === 'joinWithAnd' ? ' AND ' : ' OR ', true)) return undefined;
+      chose = listed.chose;
+    } else if (m in SYNTAX_CLAUSES && m !== 'append' && args.length > 0) {
+      put(` ${SYNTAX_CLAUSES[m]} `, name);
+      if (!joined(args, ', ', false)) return undefined;
+    } else return undefined;
+    return { empty: false, elsewhere: false, chose };
+  }
+  if (!(m in SYNTAX_CLAUSES) && m !== 'roundBracket' && m !== 'asc' && m !== 'desc') return undefined;
+  if (!isSyntaxExpression(ex, obj, depth)) return undefined;
+  if (m === 'roundBracket') put('(', name);
+  const base = appendFragment(ex, obj, built, counter, depth + 1, false);
+  if (!base) return undefined;
+  if (m === 'roundBracket') put(')', name);
+  else if (m === 'asc' || m === 'desc') put(` ${m.toUpperCase()}`, name);
+  else if (args.length > 0) {
+    put(` ${SYNTAX_CLAUSES[m]}${m === 'append' ? '' : ' '}`, name);
+    if (!joined(args, ', ', false)) return undefined;
+  }
+  return { empty: false, elsewhere: false, chose: base.chose };
+}
+
+/** Whether an expression is an sql-syntax fragment: the tag, a constant holding one, a helper's call on one or on `SQLSyntax`. */
+function isSyntaxExpression(ex: Extractor, e: BNode, depth = 0): boolean {
+  if (depth > MAX_FRAGMENT_DEPTH) return false;
+  const n = ex.resolve(e);
+  if (n.type === 'TaggedTemplateExpression') return isSyntaxTag(ex, n.tag!);
+  if (!isCall(n)) return false;
+  const callee = unwrap(n.callee!);
+  return isMember(callee) && (isSyntaxClass(ex, callee.object!) || isSyntaxExpression(ex, callee.object!, depth + 1));
+}
+
+/** `sql.join(parts, sql\` AND \`)` of an array the file builds (written out, or pushed into in the same function). */
+function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number, undo: () => void): FragmentRead | undefined {
+  const [list, glue] = call.arguments ?? [];
+  if (!list || !glue) return undefined;
+  const listed = listItems(ex, list);
+  if (!listed) return undefined;
+  const { items, chose } = listed;
   for (let k = 0; k < items.length; k++) {
     if (k > 0 && !appendFragment(ex, glue, built, counter, depth + 1, false)) {
       undo();
@@ -650,15 +920,88 @@ function isSqlObject(ex: Extractor, o: BNode): boolean {
 function identifierOf(ex: Extractor, e: BNode): { text: string; standIn?: string } | undefined {
   if (!isCall(e) || !e.arguments?.[0] || e.arguments.length > 1) return undefined;
   const c = unwrap(e.callee!);
-  const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined);
+  const isHelper = (c.type === 'Identifier' && sqlTagName(ex, c) !== undefined) || (isMember(c) && propertyName(c) === 'identifier' && sqlTagName(ex, c.object!) !== undefined) ||
+    formatHelper(ex, c) === 'ident';
   if (!isHelper) return undefined;
   const arg = e.arguments[0];
   const a = ex.resolve(arg);
   // postgres.js also takes an object or a list of objects (`sql(rows)`) to insert: not a name.
   if (a.type === 'ObjectExpression' || (a.type === 'ArrayExpression' && (a.elements ?? []).some((x) => x && ex.resolve(x).type === 'ObjectExpression'))) return undefined;
-  const names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
+  let names = a.type === 'ArrayExpression' ? (a.elements ?? []).map((x) => (x ? ex.stringOf(x, 0) : undefined)) : [ex.stringOf(a, 0)];
+  // sql-syntax's escapeIdentifier('schema.table') quotes each part.
+  if (c.type === 'Identifier' && ex.importSource(c.name!) === SYNTAX_PACKAGE) names = names.flatMap((x) => (x === undefined ? [x] : x.split('.')));
   if (names.length > 0 && names.every((x) => x !== undefined)) return { text: (names as string[]).map((x) => `"${x.replace(/"/g, '""')}"`).join('.') };
   return { text: standInName(ex.text(range(arg))), standIn: ex.text(range(e)) };
+}
+
+/** The package node-postgres's documentation points to for names and values written into SQL text. */
+const FORMAT_PACKAGE = 'pg-format';
+
+/**
+ * Which of pg-format's functions a callee is: `format` (the package itself, or `format.format`), `ident`
+ * (imported by name, or `format.ident`), `literal`; undefined when it is not pg-format's.
+ */
+function formatHelper(ex: Extractor, callee: BNode): 'format' | 'ident' | 'literal' | undefined {
+  const c = unwrap(callee);
+  const of = (e: BNode): string | undefined => {
+    const t = unwrap(e);
+    if (t.type !== 'Identifier' || ex.importSource(t.name!) !== FORMAT_PACKAGE) return undefined;
+    const b = ex.lookup(t.name!)?.binding;
+    return b && 'imported' in b && b.imported !== undefined ? b.imported : 'default';
+  };
+  const name = isMember(c) ? (['default', '*'].includes(of(c.object!) ?? '') ? propertyName(c) : undefined) : of(c);
+  if (name === 'default' || name === '*' || name === 'format') return 'format';
+  return name === 'ident' || name === 'literal' ? name : undefined;
+}
+
+/**
+ * The SQL of pg-format's `format(text, ...args)`: `%I` a name (a stand-in when chosen at run time), `%L`
+ * a constant as a literal or else a $n parameter, `%s` a constant's text or else a $n, `%%` a percent sign.
+ * Read when the format text is a literal without escapes, so each character maps to the file.
+ */
+function formatted(ex: Extractor, call: BNode): { built: Built; lit: BNode } | undefined {
+  const [first, ...args] = call.arguments ?? [];
+  const lit = first ? ex.resolve(first) : undefined;
+  if (!lit || args.some((a) => a.type === 'SpreadElement')) return undefined;
+  const raw = lit.type === 'StringLiteral' || (lit.type === 'TemplateLiteral' && (lit.expressions?.length ?? 0) === 0) ? ex.source.slice(lit.start + 1, lit.end - 1) : undefined;
+  if (raw === undefined || raw.includes('\\') || /%\d+\$/.test(raw)) return undefined;
+  const built: Built = { sql: '', runs: [], params: [] };
+  let next = 1;
+  let argAt = 0;
+  let from = 0;
+  const put = (text: string, fileStart: number, fileLen: number) => {
+    built.runs.push([built.sql.length, fileStart, text.length, fileLen]);
+    built.sql += text;
+  };
+  const base = lit.start + 1;
+  for (const m of raw.matchAll(/%([ILs%])/g)) {
+    const at = m.index;
+    if (at > from) put(raw.slice(from, at), base + from, at - from);
+    from = at + 2;
+    if (m[1] === '%') {
+      put('%', base + at, 2);
+      continue;
+    }
+    const arg = args[argAt++];
+    if (!arg) return undefined;
+    const constant = ex.stringOf(arg, 0);
+    const r = ex.resolve(arg);
+    const number = r.type === 'NumericLiteral' ? String(r.value) : undefined;
+    if (m[1] === 'I') {
+      if (constant !== undefined) put(constant.split('.').map((x) => (/^[a-z_][a-z0-9_]*$/.test(x) ? x : `"${x.replace(/"/g, '""')}"`)).join('.'), base + at, 2);
+      else {
+        (built.standIns ??= []).push(ex.text(range(arg)));
+        put(standInName(ex.text(range(arg))), base + at, 2);
+      }
+    } else if (m[1] === 'L' && (constant !== undefined || number !== undefined)) put(number ?? `'${constant!.replace(/'/g, "''")}'`, base + at, 2);
+    else if (m[1] === 's' && (constant !== undefined || number !== undefined)) put(constant ?? number!, base + at, 2);
+    else {
+      built.params.push({ n: next, text: ex.text(range(arg)), range: range(arg) });
+      put(`$${next++}`, base + at, 2);
+    }
+  }
+  if (raw.length > from) put(raw.slice(from), base + from, raw.length - from);
+  return { built, lit };
 }
 
 function maxDollarParam(s: string): number {

@@ -164,7 +164,7 @@ function roleOf(sql: string, toks: Tok[], i: number): Role | undefined {
   const nw = next?.w ?? '';
   const ends = !next || ENDS.has(nw) || next.name === 'PARAM';
   const inSet = inSetList(toks, i);
-  if (nw === '.' || prev === '.' || NAME_BEFORE.has(prev) || inInsertColumns(sql, toks[i]!.start) || inConflictTarget(toks, i) || (inSet && nw === '=')) return 'name';
+  if (nw === '.' || prev === '.' || NAME_BEFORE.has(prev) || inInsertColumns(sql, toks[i]!.start) || inConflictTarget(toks, i) || inFromList(toks, i) || (inSet && nw === '=')) return 'name';
   const listEnds = !next || [',', 'where', 'from', 'returning', ';', ')'].includes(nw);
   if (inSet && (prev === 'set' || prev === ',') && listEnds) return 'assignments';
   // `UPDATE t ${set} WHERE ...`: the whole SET clause.
@@ -194,6 +194,17 @@ function inSetList(toks: Tok[], i: number): boolean {
       if (w === 'set') return true;
       if (NOT_SET.has(w)) return false;
     }
+  }
+  return false;
+}
+
+/** Whether token i, after a comma, is another table of a FROM list (`FROM nodes AS p, ${table} AS c`). */
+function inFromList(toks: Tok[], i: number): boolean {
+  if (toks[i - 1]?.w !== ',') return false;
+  for (let j = i - 2; j >= 0; j--) {
+    const t = toks[j]!;
+    if (t.w === 'from') return true;
+    if (t.w !== ',' && t.w !== '.' && t.w !== 'as' && t.name !== 'IDENT' && t.name !== 'PARAM') return false;
   }
   return false;
 }
