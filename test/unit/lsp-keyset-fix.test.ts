@@ -150,6 +150,11 @@ describe('language server: the keyset quick fix compiles', () => {
     const offered = await titles(chosen, 2);
     assert.ok(!offered.some((t) => t.startsWith('Rewrite to keyset pagination')), offered.join(' | '));
     assert.ok(offered.includes('Copy the rewritten query'), offered.join(' | '));
+    // A part read as the first of the constants the file writes for it is chosen at run time too.
+    const either = "pool.query(`SELECT * FROM orders WHERE status = 'open' ORDER BY id ${mine ? 'ASC' : 'DESC'} LIMIT 20 OFFSET 10000`);";
+    const offeredEither = await titles(either, 3);
+    assert.ok(!offeredEither.some((t) => t.startsWith('Rewrite to keyset pagination')), offeredEither.join(' | '));
+    assert.ok(offeredEither.includes('Copy the rewritten query'), offeredEither.join(' | '));
   });
 
   it('asks for the $n parameters of SQL and puts the literals in their place', () => {
