@@ -12,7 +12,8 @@
 //                          whose first webview also registers the webview's service worker, the others
 //                          that window reloaded, as a user reopens it.
 //   warm                   further Explains of the same query in the last window, each after the previous
-//                          one's advice and measurement have finished (read from the Output log).
+//                          one's advice and measurement have finished (read from the Output log); from the
+//                          context menu and from the Explain lens above the query, in turn.
 //   baseline               the same explain through the driver (`pg`, `mongodb`) from this process, on an
 //                          open connection and with a connection opened and closed around it, run just
 //                          before each click, so both see the same machine and server state.
@@ -231,13 +232,14 @@ class Window {
   }
 
   /** Clicks Explain Query on `engine`'s query; returns click-to-panel-ready and the step line, once everything it started has finished. */
-  async explain(engine: Engine, trace?: string): Promise<{ ms: number; steps: Steps }> {
+  async explain(engine: Engine, via: 'menu' | 'lens' = 'menu', trace?: string): Promise<{ ms: number; steps: Steps }> {
     const page = this.wb.page;
     const seen = async (): Promise<number[]> => (await Promise.all(page.frames().map((f) => f.evaluate(WATCH).catch(() => []) as Promise<number[]>))).flat();
     await seen();
     const tracing = trace === undefined ? undefined : await startTrace(page, trace);
     const before = Date.now();
-    await this.wb.explainLine(engine.line);
+    if (via === 'lens') await this.wb.clickLensAbove(engine.line, /Explain/);
+    else await this.wb.explainLine(engine.line);
     this.clicks++;
     const up = (await page.evaluate('window.__qpiUp')) as number | undefined ?? before;
     // When each of the webview's two frames started loading (its own time origin): the workbench's
@@ -339,8 +341,10 @@ async function main(): Promise<void> {
       const first: number[] = [];
       const firstNew: number[] = [];
       const warm: number[] = [];
+      const warmLens: number[] = [];
       const firstSteps: Steps[] = [];
       const warmSteps: Steps[] = [];
+      const warmLensSteps: Steps[] = [];
       const raw: number[] = [];
       const rawConnect: number[] = [];
       const baseline = async () => {
@@ -366,25 +370,34 @@ async function main(): Promise<void> {
           firstSteps.push(r.steps);
           console.log(`${engine.name} first Explain in ${w === 0 ? 'a new browser profile' : `reopened window ${w}`}: ${fmt(r.ms)} (${Object.entries(r.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
         }
+        // From the context menu and from the Explain lens above the query, in turn.
         for (let i = 0; i < WARM && win; i++) {
           await baseline();
-          const x = await win.explain(engine, TRACE && i === WARM - 1 ? `${TRACE}.${engine.name}.json` : undefined);
+          const x = await win.explain(engine, 'menu', TRACE && i === WARM - 1 ? `${TRACE}.${engine.name}.json` : undefined);
           warm.push(x.ms);
           warmSteps.push(x.steps);
           console.log(`${engine.name} warm ${i + 1}: ${fmt(x.ms)} (${Object.entries(x.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+          await baseline();
+          const y = await win.explain(engine, 'lens');
+          warmLens.push(y.ms);
+          warmLensSteps.push(y.steps);
+          console.log(`${engine.name} warm ${i + 1} from the lens: ${fmt(y.ms)} (${Object.entries(y.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
         }
       } finally {
         await win?.close();
       }
       const base = median(raw);
       const warmMs = median(warm);
+      const lensMs = median(warmLens);
       lines.push(
         `${engine.name}: ${engine.what}`,
         `  click to panel ready, first Explain after the window opens: median ${first.length > 0 ? fmt(median(first)) : '-'} of ${first.length} reopened windows (target <= ${fmt(TARGET.first)}); in a new browser profile ${fmt(median(firstNew))}`,
         `  click to panel ready, warm:                                 median ${fmt(warmMs)} of ${warm.length} (target <= ${fmt(TARGET.warm)})`,
         `  baseline, the driver's explain from this process: ${median(raw).toFixed(1)} ms on an open connection, ${median(rawConnect).toFixed(1)} ms with connect + close (medians of ${raw.length})`,
         `  overhead, warm click to panel - baseline: ${fmt(warmMs - base)} (${(warmMs / base).toFixed(2)}x; target <= ${fmt(TARGET.overhead)}); over connect + explain + close: ${fmt(warmMs - median(rawConnect))}`,
+        `  from the Explain lens, warm: median ${fmt(lensMs)} of ${warmLens.length}; overhead ${fmt(lensMs - base)} (target <= ${fmt(TARGET.overhead)})`,
         `  the step log, warm medians:  ${stepMedians(warmSteps)}`,
+        `  the step log, warm medians from the lens: ${stepMedians(warmLensSteps)}`,
         `  the step log, first medians: ${stepMedians(firstSteps)}`,
         '',
       );

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type FrameLocator, type Locator, type Page } from 'playwright-core';
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -185,8 +185,27 @@ export class Workbench {
   async clickLens(text: string | RegExp): Promise<void> {
     const lens = this.page.locator('.contentWidgets .codelens-decoration a', { hasText: text }).first();
     await lens.waitFor({ timeout: 30_000 });
-    await lens.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x: { finished: Promise<unknown> }) => x.finished.catch(() => undefined))));
-    await lens.click();
+    await clickStill(lens);
+  }
+
+  /**
+   * Clicks the CodeLens link holding `text` drawn right above the first line holding `line` (the lens of
+   * the query that starts there), as clickLens does once it stands still.
+   */
+  async clickLensAbove(line: string | RegExp, text: string | RegExp): Promise<void> {
+    const row = this.page.locator('.view-lines .view-line', { hasText: line }).first();
+    await row.waitFor();
+    const links = this.page.locator('.contentWidgets .codelens-decoration a', { hasText: text });
+    await links.first().waitFor({ timeout: 30_000 });
+    const top = (await row.boundingBox())?.y;
+    if (top === undefined) throw new Error(`the line holding ${String(line)} is not on screen`);
+    let best: { link: Locator; gap: number } | undefined;
+    for (const link of await links.all()) {
+      const y = (await link.boundingBox())?.y;
+      if (y !== undefined && y < top && (!best || top - y < best.gap)) best = { link, gap: top - y };
+    }
+    if (!best) throw new Error(`no CodeLens holding ${String(text)} above the line holding ${String(line)}`);
+    await clickStill(best.link);
   }
 
   /**
@@ -247,4 +266,10 @@ export function flowHooks(shots: string, ready: (wb: Workbench) => void): void {
   afterEach(async function () {
     if (this.currentTest?.state === 'failed' && wb) await wb.page.screenshot({ path: join(shots, `failed-${this.currentTest.title.replace(/\W+/g, '-').slice(0, 60)}.png`) });
   });
+}
+
+/** Clicks a CodeLens link once its fade-in has ended (or was cut short by a redraw of its line). */
+async function clickStill(link: Locator): Promise<void> {
+  await link.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x: { finished: Promise<unknown> }) => x.finished.catch(() => undefined))));
+  await link.click();
 }
