@@ -164,6 +164,51 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(new Set(again), new Set(['tickets.findOne']));
   });
 
+  it('names collections taken apart by index from the array a function or a static method returns', () => {
+    const text = [
+      "import { Db, Collection } from 'mongodb';",
+      'async function openStores(db: Db) {',
+      "  const notes = db.collection('notes');",
+      "  const tags = db.collection('tags');",
+      '  return [notes, tags] as const;',
+      '}',
+      'export class Archive {',
+      '  static async stores(db: Db): Promise<[Collection, Collection]> {',
+      "    return [db.collection('archived_notes'), db.collection('archived_tags')];",
+      '  }',
+      '  static async purge(db: Db) {',
+      '    const [, oldTags] = await Archive.stores(db);',
+      '    await oldTags.deleteMany({ usedBy: 0 });',
+      '  }',
+      '}',
+      'export async function tagged(db: Db, tag: string) {',
+      '  const [notes, tags] = await openStores(db);',
+      '  await tags.updateOne({ name: tag }, { $inc: { uses: 1 } });',
+      '  return notes.find({ tags: tag }).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['archived_tags.deleteMany', 'tags.updateOne', 'notes.find']);
+  });
+
+  it('names a field from the new calls of a class made in its own static method, whose name the class reads statically', () => {
+    const text = [
+      "import { Db, Collection } from 'mongodb';",
+      'export class Inbox {',
+      '  private constructor(private readonly letters: Collection) {}',
+      "  static async open(db: Db) { return [db.collection('letters')]; }",
+      '  static async create(db: Db) {',
+      '    const [letters] = await Inbox.open(db);',
+      '    return new Inbox(letters);',
+      '  }',
+      '  unread(owner: string) { return this.letters.find({ owner, read: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['letters.find']);
+    // Handed on as a value, the class may be made anywhere: its field stays chosen by the caller.
+    const handed = text.replace("  unread(", "  static factory = Inbox.bind(null);\n  unread(");
+    assert.deepEqual(described(findQueries(handed, 'script', 'ts', {}).queries), ['?.find']);
+  });
+
   it('reads the names import statements and require declarations take', () => {
     assert.deepEqual([...importedNames([
       "import { a, b as c } from './x';",

@@ -72,7 +72,7 @@ export function constructorCallersOf(ex: Extractor, field: string): Callers | un
     const right = given.length === 1 ? unwrap(given[0]!.right!) : undefined;
     index = right?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === right.name) : -1;
   }
-  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}` });
+  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}`, isClass: true });
 }
 
 /** A plain parameter's name (`x`, `x = 1`, `private x`). */
@@ -85,7 +85,7 @@ function paramName(p: BNode): string | undefined {
 /** What one extractor (one statement's reading) found of each function's callers, so the queries of one function look once. */
 const found = new WeakMap<Extractor, Map<string, Callers | undefined>>();
 
-function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean }): Callers | undefined {
   let memo = found.get(ex);
   if (!memo) found.set(ex, (memo = new Map()));
   const key = `${p.fn.start}:${p.index}:${p.path.join('.')}`;
@@ -95,13 +95,13 @@ function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: 
   return answer;
 }
 
-function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean }): Callers | undefined {
   if (reading.has(p.fn)) return undefined;
   reading.add(p.fn);
   try {
     const values: CallerValue[] = [];
     const own = p.declaredIn ? [p.declaredIn] : ex.module.statements?.() ?? [];
-    const here = callsIn(own, p.fnName);
+    const here = callsIn(own, p.fnName, p.isClass);
     if (!here) return undefined;
     const ownFile = ex.context.file;
     for (const c of here) {
@@ -111,7 +111,7 @@ function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[
       values.push(valueAt(ex.sibling(mutated), c.path, c.call, p.index, p.path, ownFile));
     }
     if (!p.declaredIn) {
-      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path);
+      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path, p.isClass);
       if (!elsewhere) return undefined;
       values.push(...elsewhere);
     }
@@ -144,7 +144,7 @@ function valueAt(ex: Extractor, path: BNode[], call: BNode, index: number, keys:
 }
 
 /** Calls of the function in the workspace's files that import it by name; undefined when one cannot be read or there are too many. */
-function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[]): CallerValue[] | undefined {
+function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[], isClass = false): CallerValue[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
   const candidates = filesImporting(modules, fnName).filter((f) => f !== file);
@@ -162,7 +162,7 @@ function importersCalls(ex: Extractor, fnName: string, index: number, keys: stri
       const found = target ? exportedBinding(modules, target, imported) : undefined;
       if (!found || !('module' in found) || found.module.file !== file || found.local !== fnName) continue;
       if (++read > MAX_CALLER_FILES) return undefined;
-      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local);
+      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass);
       if (!calls) return undefined;
       const reader = ex.forModule(m);
       for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, f));
@@ -176,12 +176,16 @@ function importersCalls(ex: Extractor, fnName: string, index: number, keys: stri
 const NOT_VALUES = new Set(['TSTypeAnnotation', 'TSTypeAliasDeclaration', 'TSInterfaceDeclaration', 'TSTypeQuery', 'TSTypeParameterInstantiation', 'TSDeclareFunction',
   'ImportDeclaration', 'ExportSpecifier', 'TSTypeReference']);
 
+/** Members of a class that hand it, or what it makes, to code not seen here. */
+const HANDS_ON = new Set(['prototype', 'call', 'apply', 'bind']);
+
 /**
  * The calls `name(...)` (and `new name(...)`) in `roots`, each with the nodes from its top-level statement
  * down to it; undefined when the name is used otherwise than called (handed on as a value, so calls not
- * seen here may give it anything), or when there are more calls than the cap.
+ * seen here may give it anything), or when there are more calls than the cap. For a class, a static
+ * member read on its name (`Worker.create(...)`) hands nothing on; `extends`, `.call` or `.bind` do.
  */
-function callsIn(roots: readonly BNode[], name: string): { call: BNode; path: BNode[] }[] | undefined {
+function callsIn(roots: readonly BNode[], name: string, isClass = false): { call: BNode; path: BNode[] }[] | undefined {
   const out: { call: BNode; path: BNode[] }[] = [];
   const notUse = new Set<BNode>();
   const path: BNode[] = [];
@@ -206,7 +210,11 @@ function callsIn(roots: readonly BNode[], name: string): { call: BNode; path: BN
         if (out.length > MAX_CALLS) return undefined;
       }
     }
-    if (isMember(n) && !n.computed && n.property) notUse.add(n.property);
+    if (isMember(n) && !n.computed && n.property) {
+      notUse.add(n.property);
+      const obj = unwrap(n.object!);
+      if (isClass && obj.type === 'Identifier' && obj.name === name && !HANDS_ON.has(propertyName(n) ?? '')) notUse.add(obj);
+    }
     if ((n.type === 'ObjectProperty' || n.type === 'ObjectMethod' || n.type === 'ClassMethod' || n.type === 'ClassProperty' || n.type === 'TSPropertySignature') && !n.computed && n.key) {
       // `{ name }` written short uses the value; its key does not.
       if (!(n.type === 'ObjectProperty' && n.shorthand)) notUse.add(n.key);

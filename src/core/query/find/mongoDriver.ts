@@ -9,7 +9,7 @@
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
-import { pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { heldAt, pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
@@ -534,16 +534,14 @@ class Collections {
     const key = part.path[part.path.length - 1]!;
     let holder: BNode | undefined = part.of ? this.ex.follow(part.of) : undefined;
     for (const k of part.path) {
-      if (holder?.type !== 'ObjectExpression') {
-        holder = undefined;
-        break;
-      }
-      const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k);
-      holder = prop ? this.ex.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+      const held = holder ? heldAt(holder, k) : undefined;
+      holder = held ? this.ex.follow(held) : undefined;
     }
     if (holder) return this.of(holder, depth + 1);
     const fromCall = part.of ? this.returnedMember(part.of, part.path, e, depth) : undefined;
     if (fromCall) return fromCall;
+    // An element of an array (`const [a] = ...`) is not named by what holds it.
+    if (/^\d+$/.test(key)) return undefined;
     const holderName = part.path.length > 1 ? part.path[part.path.length - 2] : part.of ? this.ex.lastName(part.of) : undefined;
     // A bare `db` is the shell's or a driver Db, which holds no collections as properties; `app.db` may.
     const bareDb = holderName === 'db' && part.path.length === 1 && part.of?.type === 'Identifier';
@@ -557,16 +555,22 @@ class Collections {
   private returnedMember(of: BNode, path: string[], at: BNode, depth: number): FoundCollection | undefined {
     let call = unwrap(of);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
-    if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier') return undefined;
-    return this.ex.throughCall(call, (ret, inModule) => {
+    if (!isCall(call)) return undefined;
+    const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
       let held: BNode | undefined = inModule.follow(ret);
       for (const k of path) {
-        const prop: BNode | undefined = held?.type === 'ObjectExpression' ? (held.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k) : undefined;
-        held = prop ? inModule.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+        const v: BNode | undefined = held ? heldAt(held, k) : undefined;
+        held = v ? inModule.follow(v) : undefined;
       }
       if (!held) return undefined;
       return inModule === this.ex ? this.of(held, depth + 1) : atCall(new Collections(inModule).of(held, depth + 1), at);
-    });
+    };
+    const callee = unwrap(call.callee!);
+    if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
+    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object.
+    if (!isMember(callee) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const target = functionOf(this.ex, callee);
+    return target ? this.ex.throughFunction(call, target, read) : undefined;
   }
 
   /**
