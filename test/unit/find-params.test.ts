@@ -209,6 +209,45 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(findQueries(handed, 'script', 'ts', {}).queries), ['?.find']);
   });
 
+  it("names a static method's parameter from its calls on the class's name, here and in the modules that import the class", () => {
+    const read = reader({
+      '/ws/src/inbox.ts': [
+        "import type { Collection } from 'mongodb';",
+        'export class Inbox {',
+        '  private constructor(private readonly letters: Collection, private readonly owner: string) {}',
+        '  static async open(letters: Collection, owner: string) {',
+        '    return new Inbox(letters, owner);',
+        '  }',
+        '  unread() { return this.letters.find({ owner: this.owner, read: false }).toArray(); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/boot.ts': [
+        "import type { Db } from 'mongodb';",
+        "import { Inbox } from './inbox';",
+        'export async function boot(db: Db, owners: string[]) {',
+        "  const letters = db.collection('letters');",
+        '  return Promise.all(owners.map((o) => Inbox.open(letters, o)));',
+        '}',
+      ].join('\n'),
+    });
+    assert.deepEqual(described(read('/ws/src/inbox.ts')), ['letters.find']);
+    assert.deepEqual(described(read('/ws/src/inbox.ts', false)), ['?.find']);
+  });
+
+  it("keeps a static method's parameter chosen by the caller when another static method calls it through this", () => {
+    const text = [
+      "import type { Collection, Db } from 'mongodb';",
+      'export class Inbox {',
+      '  private constructor(private readonly letters: Collection) {}',
+      '  static open(letters: Collection) { return new Inbox(letters); }',
+      "  static archive(db: Db) { return this.open(db.collection('archived_letters')); }",
+      "  static live(db: Db) { return Inbox.open(db.collection('letters')); }",
+      '  unread() { return this.letters.find({ read: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['?.find']);
+  });
+
   it('reads the names import statements and require declarations take', () => {
     assert.deepEqual([...importedNames([
       "import { a, b as c } from './x';",

@@ -36,6 +36,9 @@ export interface Callers {
   values: CallerValue[];
 }
 
+/** A function whose callers are read: its parameter's place and the keys a pattern takes it by, the name it is called by (with `member`, a class's static method called as `<fnName>.<member>(...)`). */
+interface CalledAs { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean; member?: string }
+
 /** Functions whose callers are being read, so a call inside one (recursion, or callers that call each other) ends. */
 const reading = new Set<BNode>();
 
@@ -47,7 +50,7 @@ const reading = new Set<BNode>();
 export function callersOf(ex: Extractor, name: string): Callers | undefined {
   if (ex.isForeign) return undefined;
   const p = ex.parameterOf(name);
-  return p ? callersOfParameter(ex, p) : undefined;
+  return p ? callersOfParameter(ex, p.member !== undefined ? { ...p, label: `${p.fnName}.${p.member}`, isClass: true } : p) : undefined;
 }
 
 /**
@@ -85,7 +88,7 @@ function paramName(p: BNode): string | undefined {
 /** What one extractor (one statement's reading) found of each function's callers, so the queries of one function look once. */
 const found = new WeakMap<Extractor, Map<string, Callers | undefined>>();
 
-function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean }): Callers | undefined {
+function callersOfParameter(ex: Extractor, p: CalledAs): Callers | undefined {
   let memo = found.get(ex);
   if (!memo) found.set(ex, (memo = new Map()));
   const key = `${p.fn.start}:${p.index}:${p.path.join('.')}`;
@@ -95,13 +98,13 @@ function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: 
   return answer;
 }
 
-function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean }): Callers | undefined {
+function readCallers(ex: Extractor, p: CalledAs): Callers | undefined {
   if (reading.has(p.fn)) return undefined;
   reading.add(p.fn);
   try {
     const values: CallerValue[] = [];
     const own = p.declaredIn ? [p.declaredIn] : ex.module.statements?.() ?? [];
-    const here = callsIn(own, p.fnName, p.isClass);
+    const here = callsIn(own, p.fnName, p.isClass, p.member);
     if (!here) return undefined;
     const ownFile = ex.context.file;
     for (const c of here) {
@@ -111,7 +114,7 @@ function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[
       values.push(valueAt(ex.sibling(mutated), c.path, c.call, p.index, p.path, ownFile));
     }
     if (!p.declaredIn) {
-      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path, p.isClass);
+      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path, p.isClass, p.member);
       if (!elsewhere) return undefined;
       values.push(...elsewhere);
     }
@@ -144,7 +147,7 @@ function valueAt(ex: Extractor, path: BNode[], call: BNode, index: number, keys:
 }
 
 /** Calls of the function in the workspace's files that import it by name; undefined when one cannot be read or there are too many. */
-function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[], isClass = false): CallerValue[] | undefined {
+function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[], isClass = false, member?: string): CallerValue[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
   const candidates = filesImporting(modules, fnName).filter((f) => f !== file);
@@ -162,7 +165,7 @@ function importersCalls(ex: Extractor, fnName: string, index: number, keys: stri
       const found = target ? exportedBinding(modules, target, imported) : undefined;
       if (!found || !('module' in found) || found.module.file !== file || found.local !== fnName) continue;
       if (++read > MAX_CALLER_FILES) return undefined;
-      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass);
+      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass, member);
       if (!calls) return undefined;
       const reader = ex.forModule(m);
       for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, f));
@@ -185,7 +188,7 @@ const HANDS_ON = new Set(['prototype', 'call', 'apply', 'bind']);
  * seen here may give it anything), or when there are more calls than the cap. For a class, a static
  * member read on its name (`Worker.create(...)`) hands nothing on; `extends`, `.call` or `.bind` do.
  */
-function callsIn(roots: readonly BNode[], name: string, isClass = false): { call: BNode; path: BNode[] }[] | undefined {
+function callsIn(roots: readonly BNode[], name: string, isClass = false, member?: string): { call: BNode; path: BNode[] }[] | undefined {
   const out: { call: BNode; path: BNode[] }[] = [];
   const notUse = new Set<BNode>();
   const path: BNode[] = [];
@@ -204,8 +207,14 @@ function callsIn(roots: readonly BNode[], name: string, isClass = false): { call
     }
     if (isCall(n) || n.type === 'NewExpression') {
       const callee = unwrap(n.callee!);
-      if (callee.type === 'Identifier' && callee.name === name) {
-        notUse.add(callee);
+      const called = member === undefined ? callee.type === 'Identifier' && callee.name === name
+        : isCall(n) && isMember(callee) && !callee.computed && propertyName(callee) === member && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === name;
+      // A static method called through `this` (in another static method) or `super` is called where no name shows it.
+      if (member !== undefined && isMember(callee) && propertyName(callee) === member && ['ThisExpression', 'Super'].includes(unwrap(callee.object!).type)) return undefined;
+      // Its class made (`new Inbox(...)`) is no hand-off of the static method.
+      if (member !== undefined && callee.type === 'Identifier' && callee.name === name) notUse.add(callee);
+      if (called) {
+        notUse.add(member === undefined ? callee : unwrap(callee.object!));
         out.push({ call: n, path: [...path] });
         if (out.length > MAX_CALLS) return undefined;
       }

@@ -142,11 +142,12 @@ export class Extractor {
    * function, the parameter's place, the keys the pattern takes it by, the name the function is declared
    * under, and the node of the block or function that declares that name when it is not the module's.
    */
-  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode } | undefined {
+  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string } | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     const fn = s?.node;
-    if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod')) return undefined;
+    const isStatic = fn?.type === 'ClassMethod' && fn.kind === 'method' && (fn as unknown as { static?: boolean }).static === true && !fn.computed;
+    if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod' || isStatic)) return undefined;
     const b = s.names.get(name)!;
     if (!('unknown' in b)) return undefined;
     const index = (fn.params ?? []).findIndex((p) => {
@@ -154,6 +155,15 @@ export class Extractor {
       declareNames(p, names);
       return names.has(name);
     });
+    if (isStatic) {
+      // `static create(store: Collection)` of a class declared at the module's top level: called as `Inbox.create(...)`.
+      const member = fn.key?.name;
+      let cls = s.parent;
+      while (cls && !cls.fields) cls = cls.parent;
+      const className = cls?.className;
+      if (index < 0 || member === undefined || className === undefined || !this.module.classes.has(className)) return undefined;
+      return { fn, index, path: b.part?.path ?? [], fnName: className, member };
+    }
     const fnName = FUNCTION_NAMES.get(fn);
     if (index < 0 || fnName === undefined) return undefined;
     let declaredIn: BNode | undefined;

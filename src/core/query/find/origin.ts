@@ -659,21 +659,12 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
 }
 
 /** The class a name is bound to: declared in the scopes around, or imported from the workspace's module that declares it. */
-function classNamed(ex: Extractor, name: string): { ex: Extractor; node: BNode } | undefined {
+function classBehind(ex: Extractor, name: string): { ex: Extractor; node: BNode } | undefined {
   const r = ex.lookup(name);
   if (r && 'cls' in r.binding && r.binding.cls) return { ex, node: r.binding.cls };
-  if (r && !('from' in r.binding && r.binding.from !== undefined)) return undefined;
-  const other = ex.imported(name);
-  const cls = other ? other.ex.module.classes.get(other.local) : undefined;
-  return other && cls ? { ex: other.ex, node: cls.node } : undefined;
+  return r && !('from' in r.binding && r.binding.from !== undefined) ? undefined : ex.classNamed(name);
 }
 
-/**
- * The function a callee names, where the code declares it: a function of this module or imported from
- * another (`runQuery(sql)`), a method of the class the walk is in or of a class it extends
- * (`this.getRows(sql)`), or a method of a value of an application's class (`this.sql.getRowsBySqlQuery(sql)`
- * where `sql: SqlHelper`). With the extractor of the module that declares it.
- */
 export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extractor; fn: BNode; cls?: BNode } | undefined {
   callee = unwrap(callee);
   if (callee.type === 'Identifier') {
@@ -694,7 +685,7 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
     return m ? { ex: m.ex, fn: m.fn } : undefined;
   }
   // `Worker.open(db)`: a static method of a class declared here or imported from the workspace.
-  const statics = obj.type === 'Identifier' ? classNamed(ex, obj.name!) : undefined;
+  const statics = obj.type === 'Identifier' ? classBehind(ex, obj.name!) : undefined;
   const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, obj, depth);
   if (!holder || !('holder' in holder)) return undefined;
   // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
