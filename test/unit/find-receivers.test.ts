@@ -1,6 +1,7 @@
-// TypeORM repositories and managers, and node-postgres statements, as applications write them: the
-// receiver decided by where its value comes from (origin.ts), across the workspace's modules; each case is
-// also read without the workspace where the name alone does not say what the receiver is.
+// TypeORM repositories and managers, node-postgres statements and MongoDB collections held by classes, as
+// applications write them: the receiver decided by where its value comes from (origin.ts), across the
+// workspace's modules; each case is also read without the workspace where the name alone does not say what
+// the receiver is.
 
 import assert from 'node:assert/strict';
 import { analyzeQuery, loadSqlParser } from '../../src/core/index';
@@ -422,5 +423,57 @@ describe("finder: sql-template-strings statements run by node-postgres", () => {
     assert.equal(at(qs[1]!), 'pool.query(statement.text, statement.values)');
     assert.equal(at(qs[4]!), 'c.query({ text: s.text, values: s.values })');
     assert.match(qs[1]!.warnings.join(' '), /every optional part present/);
+  });
+});
+
+describe('finder: MongoDB collections held by a class, assigned in its constructor or injected by a token', () => {
+  it("reads a field named `collection` that the constructor assigns as the collection it holds, not the driver's method", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'export class Tickets {',
+      '  private collection: Collection<{ seq: number }>;',
+      "  constructor(private readonly source: { db(): Db }) { this.collection = this.source.db().collection('tickets'); }",
+      "  next() { return this.collection.findOneAndUpdate({ name: 'main' }, { $inc: { seq: 1 } }); }",
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['tickets.findOneAndUpdate']);
+  });
+
+  it('names a collection injected by a token from the one provider the module declaring the token gives', () => {
+    const read = reader({
+      '/ws/src/parcels/parcels.provider.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "export const PARCELS = Symbol('PARCELS');",
+        "const PARCELS_NAME = 'parcels';",
+        'export const parcelsProvider = {',
+        '  provide: PARCELS,',
+        '  useFactory: async (client: MongoClient) => {',
+        '    const parcels = client.db().collection(PARCELS_NAME);',
+        '    await parcels.createIndex({ trackingCode: 1 });',
+        '    return parcels;',
+        '  },',
+        "  inject: ['MONGO_CLIENT'],",
+        '};',
+      ].join('\n'),
+    });
+    const text = [
+      "import { Inject, Injectable } from '@nestjs/common';",
+      "import { Collection } from 'mongodb';",
+      "import { PARCELS } from './parcels.provider';",
+      '@Injectable()',
+      'export class ParcelsDao {',
+      '  constructor(@Inject(PARCELS) private readonly collection: Collection<{ trackingCode: string }>) {}',
+      '  byCode(trackingCode: string) { return this.collection.findOne({ trackingCode }); }',
+      '}',
+      'export class ParcelsReport {',
+      '  @Inject(PARCELS) private readonly parcels!: Collection;',
+      "  late() { return this.parcels.countDocuments({ state: 'late' }); }",
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['parcels.findOne', 'parcels.countDocuments']);
+    assert.deepEqual(read(text, '/ws/src/parcels/parcels.dao.ts', false).map(sqlOf), ['.findOne', '.countDocuments']);
+    // Two providers of the token: which one the module uses is not known here.
+    const twice = text + "\nexport const other = { provide: PARCELS, useValue: null };";
+    assert.deepEqual(read(twice.replace("import { PARCELS } from './parcels.provider';", "const PARCELS = Symbol('P');\nconst first = { provide: PARCELS, useFactory: (c: any) => c.db().collection('parcels') };"), '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['.findOne', '.countDocuments']);
   });
 });

@@ -303,6 +303,56 @@ function atCall(found: FoundCollection | undefined, call: BNode): FoundCollectio
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
 
+/** Decorators that inject a provider by its token (NestJS's `@Inject(TOKEN)`). */
+const INJECT_DECORATOR = /^[Ii]nject$/;
+
+/** The token a class's field or constructor parameter is injected by (`@Inject(ORDERS) private orders`), when it is a name. */
+function injectionToken(cls: BNode | undefined, field: string): string | undefined {
+  const members = (cls as unknown as { body?: { body?: BNode[] } } | undefined)?.body?.body ?? [];
+  const decorated: BNode[] = [];
+  for (const m of members) {
+    const key = m.key && !m.computed ? keyName(m.key) : undefined;
+    if (m.type === 'ClassProperty' && key === field) decorated.push(m);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : undefined;
+        const id = param?.type === 'AssignmentPattern' ? param.left : param;
+        if (id?.type === 'Identifier' && id.name === field) decorated.push(p, param!);
+      }
+    }
+  }
+  for (const d of decorated.flatMap((n) => (n as unknown as { decorators?: { expression: BNode }[] }).decorators ?? [])) {
+    const x = unwrap(d.expression);
+    const callee = isCall(x) ? unwrap(x.callee!) : undefined;
+    const arg = x.arguments?.[0] ? unwrap(x.arguments[0]) : undefined;
+    if (callee?.type === 'Identifier' && INJECT_DECORATOR.test(callee.name!) && arg?.type === 'Identifier') return arg.name;
+  }
+  return undefined;
+}
+
+/** The providers of a token among a module's statements: object literals `{ provide: token, useFactory }` or `{ provide: token, useValue }`. */
+function providersOf(statements: readonly BNode[], token: string): { factory?: BNode; value?: BNode }[] {
+  const out: { factory?: BNode; value?: BNode }[] = [];
+  const stack: BNode[] = [...statements];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'ObjectExpression') {
+      const prop = (k: string) => (n.properties ?? []).find((p) => (p.type === 'ObjectProperty' || p.type === 'ObjectMethod') && !p.computed && p.key && keyName(p.key) === k);
+      const provide = prop('provide');
+      const v = provide?.type === 'ObjectProperty' ? unwrap(provide.value as BNode) : undefined;
+      if (v?.type === 'Identifier' && v.name === token) {
+        const f = prop('useFactory');
+        const factory = f?.type === 'ObjectMethod' ? f : f ? unwrap(f.value as BNode) : undefined;
+        const value = prop('useValue');
+        out.push(factory && ['ArrowFunctionExpression', 'FunctionExpression', 'ObjectMethod'].includes(factory.type) ? { factory }
+          : value?.type === 'ObjectProperty' ? { value: value.value as BNode } : {});
+      }
+    }
+    pushChildren(n, stack);
+  }
+  return out;
+}
+
 class Collections {
   /** Fields being followed through what the file assigns them, so `self.db = self.db || x` ends. */
   private readonly following = new Set<string>();
@@ -444,10 +494,14 @@ class Collections {
       // self.db, this.orders: a field the file assigns a collection to elsewhere (another method, an init function).
       const assigned = followed ? undefined : this.assigned(e, depth);
       if (assigned) return assigned;
+      // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
+      // what it holds, not the driver's method.
+      const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
+      if (own) return own;
       // this.collection where the class declares `collection: Collection<T>`: its field, not the driver's method;
       // named by the places that make the class's instances when they all give the same collection.
       if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
-        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
       // req.collection, this.coll: a collection chosen at run time.
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
@@ -479,7 +533,7 @@ class Collections {
       // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does);
       // named by the places that make the class's instances, when they all give the same collection.
       if (libraryOf(this.ex, e) === 'mongodb-collection') {
-        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) : undefined;
+        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
     }
@@ -503,6 +557,27 @@ class Collections {
    */
   private fromCallers(e: BNode, depth: number): FoundCollection | undefined {
     return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth);
+  }
+
+  /**
+   * `@Inject(ORDERS) private readonly orders: Collection<Order>` (a constructor's parameter or a field of the
+   * class): the collection the one provider of that token gives, in the module that declares the token
+   * (this one, or the workspace's module it is imported from): `{ provide: ORDERS, useFactory: (client:
+   * MongoClient) => client.db().collection('orders'), inject: [...] }`, or `useValue`.
+   */
+  private injected(e: BNode, field: string, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const token = injectionToken(this.ex.enclosingClassNode(), field);
+    if (token === undefined) return undefined;
+    const declared = this.ex.imported(token) ?? (this.ex.lookup(token) ? { ex: this.ex, local: token } : undefined);
+    const provided = declared ? providersOf(declared.ex.module.statements?.() ?? [], declared.local) : [];
+    if (!declared || provided.length !== 1) return undefined;
+    const { value, factory } = provided[0]!;
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    if (value) return read(value, declared.ex);
+    // The factory's parameters are what its `inject` list gives: not read, so a value made of them names nothing.
+    const call = { type: 'CallExpression', callee: factory, arguments: [], start: e.start, end: e.end } as unknown as BNode;
+    return factory ? this.ex.throughFunction(call, { ex: declared.ex, fn: factory }, read) : undefined;
   }
 
   /** The collection every one of the callers' values names, shown at `e`. */
