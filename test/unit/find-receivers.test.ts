@@ -439,7 +439,7 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['tickets.findOneAndUpdate']);
   });
 
-  it('names a collection injected by a token from the one provider the module declaring the token gives', () => {
+  it('names a collection injected by a token from the one provider the module declaring the token gives, returned from a block', () => {
     const read = reader({
       '/ws/src/parcels/parcels.provider.ts': [
         "import { MongoClient } from 'mongodb';",
@@ -448,9 +448,13 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
         'export const parcelsProvider = {',
         '  provide: PARCELS,',
         '  useFactory: async (client: MongoClient) => {',
-        '    const parcels = client.db().collection(PARCELS_NAME);',
-        '    await parcels.createIndex({ trackingCode: 1 });',
-        '    return parcels;',
+        '    try {',
+        '      const parcels = client.db().collection(PARCELS_NAME);',
+        '      await parcels.createIndex({ trackingCode: 1 });',
+        '      return parcels;',
+        '    } catch (e) {',
+        '      process.exit(1);',
+        '    }',
         '  },',
         "  inject: ['MONGO_CLIENT'],",
         '};',

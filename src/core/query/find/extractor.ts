@@ -624,24 +624,31 @@ export class Extractor {
       if (target?.type === 'Identifier' && given && (ex === this || given.type !== 'Identifier')) s.names.set(target.name!, { init: given });
       else declareNames(p, s.names);
     });
-    const returns: BNode[] = [];
-    if (fn.body.type !== 'BlockStatement') returns.push(fn.body);
+    // Each return with the blocks between the body and it (`try { const c = db.collection('a'); return c; }`),
+    // whose declarations it sees.
+    const returns: { ret: BNode; blocks: BNode[] }[] = [];
+    if (fn.body.type !== 'BlockStatement') returns.push({ ret: fn.body, blocks: [] });
     else {
       declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
-      const stack: BNode[] = [fn.body];
+      const stack: { n: BNode; blocks: BNode[] }[] = [{ n: fn.body, blocks: [] }];
       while (stack.length > 0 && returns.length < 8) {
-        const n = stack.pop()!;
-        if (n.type === 'ReturnStatement' && n.argument) returns.push(n.argument);
+        const { n, blocks } = stack.pop()!;
+        if (n.type === 'ReturnStatement' && n.argument) returns.push({ ret: n.argument, blocks });
         // A nested function's returns are its own.
-        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') pushChildren(n, stack);
+        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') {
+          const inner = n !== fn.body && n.type === 'BlockStatement' ? [...blocks, n] : blocks;
+          const children: BNode[] = [];
+          pushChildren(n, children);
+          for (const c of children) stack.push({ n: c, blocks: inner });
+        }
       }
     }
-    returns.sort((a, b) => a.start - b.start);
+    returns.sort((a, b) => a.ret.start - b.ret.start);
     const saved = ex.scope;
     ex.scope = s;
     try {
-      for (const ret of returns) {
-        const v = read(ret, ex);
+      for (const { ret, blocks } of returns) {
+        const v = blocks.length > 0 ? ex.within(blocks, () => read(ret, ex)) : read(ret, ex);
         if (v !== undefined) return v;
       }
       return undefined;
