@@ -258,9 +258,12 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       for (const el of v.elements ?? []) add(el, depth + 1);
       return;
     }
-    // items.map((item) => ({ updateOne: ... })): what the function returns for each item.
+    // items.map((item) => ({ updateOne: ... })), items.map(toOperation): what the function returns for each item.
     if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'map') {
-      for (const r of returnedValues(v.arguments?.[0])) add(r, depth + 1);
+      const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
+      const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
+      const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
+      for (const x of returnedValues(named ?? given)) add(x, depth + 1);
       return;
     }
     if (v.type === 'Identifier') {
@@ -272,10 +275,10 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   return out;
 }
 
-/** The values a function literal returns (its expression body, or its own return statements). */
+/** The values a function returns (its expression body, or its own return statements). */
 function returnedValues(fn: BNode | undefined): BNode[] {
   const f = fn ? unwrap(fn) : undefined;
-  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression') || !f.body || Array.isArray(f.body)) return [];
+  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression' && f.type !== 'FunctionDeclaration') || !f.body || Array.isArray(f.body)) return [];
   if (f.body.type !== 'BlockStatement') return [f.body];
   const out: BNode[] = [];
   const stack: BNode[] = [f.body];
