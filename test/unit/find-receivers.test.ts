@@ -439,6 +439,44 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['tickets.findOneAndUpdate']);
   });
 
+  it("names a base repository's collection in each subclass from what its super call gives, the parameter or the name", () => {
+    const read = reader({
+      '/ws/src/base.ts': [
+        "import { Collection, Db, Document, Filter } from 'mongodb';",
+        'export abstract class Store<T extends Document> {',
+        '  constructor(protected readonly collection: Collection<T>) {}',
+        '  byId(id: string) { return this.collection.findOne({ _id: id } as Filter<T>); }',
+        '}',
+        'export abstract class NamedStore<T extends Document> {',
+        '  protected readonly items: Collection<T>;',
+        '  constructor(db: Db, name: string) { this.items = db.collection<T>(name); }',
+        '}',
+      ].join('\n'),
+    });
+    const text = [
+      "import { Db } from 'mongodb';",
+      "import { Store, NamedStore } from './base';",
+      'export class Users extends Store<{ email: string }> {',
+      "  constructor(db: Db) { super(db.collection('users')); }",
+      '  byEmail(email: string) { return this.collection.findOne({ email }); }',
+      '}',
+      'export class Badges extends NamedStore<{ owner: string }> {',
+      "  constructor(db: Db) { super(db, 'badges'); }",
+      '  of(owner: string) { return this.items.find({ owner }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/stores.ts').map(sqlOf), ['users.findOne', 'badges.find']);
+    // In the base class's own method, each subclass gives another collection.
+    const base = [
+      "import { Collection, Document, Filter } from 'mongodb';",
+      'export abstract class Store<T extends Document> {',
+      '  constructor(protected readonly collection: Collection<T>) {}',
+      '  byId(id: string) { return this.collection.findOne({ _id: id } as Filter<T>); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(base, '/ws/src/other-base.ts').map(sqlOf), ['.findOne']);
+  });
+
   it('names a collection injected by a token from the one provider the module declaring the token gives, returned from a block', () => {
     const read = reader({
       '/ws/src/parcels/parcels.provider.ts': [

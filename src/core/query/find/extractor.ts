@@ -597,6 +597,14 @@ export class Extractor {
   }
 
   /**
+   * Runs `read` on `value`, written in the constructor `target.fn` of a class (`this.items = db.collection(name)`),
+   * with the constructor's parameters holding what `call` (a subclass's `super(db, 'items')`) gives.
+   */
+  throughConstructor<T>(call: BNode, target: { ex: Extractor; fn: BNode; cls: BNode }, value: BNode, read: (v: BNode, ex: Extractor) => T | undefined): T | undefined {
+    return target.ex.inClass(target.cls, () => this.returnsOf(target.fn, call, target.ex, read, value));
+  }
+
+  /**
    * `makeCollection('tenants')(db)`: runs `read` on what the function the inner call returns returns, its
    * parameters holding the outer call's arguments and the inner function's the inner call's.
    */
@@ -614,7 +622,7 @@ export class Extractor {
    * the call's arguments: as written when `ex` is this extractor, else as this file's constants resolve
    * them (a string, an object), so the other module reads values and not names it cannot see.
    */
-  private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+  private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined, only?: BNode): T | undefined {
     if (!fn.body || Array.isArray(fn.body)) return undefined;
     const s = new Scope(ex.scope);
     (fn.params ?? []).forEach((p, i) => {
@@ -627,7 +635,11 @@ export class Extractor {
     // Each return with the blocks between the body and it (`try { const c = db.collection('a'); return c; }`),
     // whose declarations it sees.
     const returns: { ret: BNode; blocks: BNode[] }[] = [];
-    if (fn.body.type !== 'BlockStatement') returns.push({ ret: fn.body, blocks: [] });
+    if (only) {
+      // One value the function's top-level statements compute (a field its constructor assigns).
+      if (fn.body.type === 'BlockStatement') declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
+      returns.push({ ret: only, blocks: [] });
+    } else if (fn.body.type !== 'BlockStatement') returns.push({ ret: fn.body, blocks: [] });
     else {
       declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
       const stack: { n: BNode; blocks: BNode[] }[] = [{ n: fn.body, blocks: [] }];

@@ -306,6 +306,17 @@ function atCall(found: FoundCollection | undefined, call: BNode): FoundCollectio
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
 
+/** A class's constructor, if it declares one. */
+function constructorOf(cls: BNode): BNode | undefined {
+  return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+}
+
+/** A plain parameter's name (`x`, `x = 1`). */
+function paramName(p: BNode): string | undefined {
+  const inner = p.type === 'AssignmentPattern' ? p.left : p;
+  return inner?.type === 'Identifier' ? inner.name : undefined;
+}
+
 /** Decorators that inject a provider by its token (NestJS's `@Inject(TOKEN)`). */
 const INJECT_DECORATOR = /^[Ii]nject$/;
 
@@ -496,15 +507,16 @@ class Collections {
       const followed = this.ex.follow(e) !== e;
       // self.db, this.orders: a field the file assigns a collection to elsewhere (another method, an init function).
       const assigned = followed ? undefined : this.assigned(e, depth);
-      if (assigned) return assigned;
+      // A base class's field assigned from its constructor's parameters: what this subclass's super call gives.
+      if (assigned) return assigned.name === '' && obj.type === 'ThisExpression' && name !== undefined ? this.fromSuper(e, name, depth) ?? assigned : assigned;
       // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
       // what it holds, not the driver's method.
       const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
-      if (own) return own;
+      if (own && own.name !== '') return own;
       // this.collection where the class declares `collection: Collection<T>`: its field, not the driver's method;
       // named by the places that make the class's instances when they all give the same collection.
       if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
-        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) ?? own ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
       // req.collection, this.coll: a collection chosen at run time.
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
@@ -536,7 +548,7 @@ class Collections {
       // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does);
       // named by the places that make the class's instances, when they all give the same collection.
       if (libraryOf(this.ex, e) === 'mongodb-collection') {
-        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) : undefined;
+        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
     }
@@ -581,6 +593,38 @@ class Collections {
     // The factory's parameters are what its `inject` list gives: not read, so a value made of them names nothing.
     const call = { type: 'CallExpression', callee: factory, arguments: [], start: e.start, end: e.end } as unknown as BNode;
     return factory ? this.ex.throughFunction(call, { ex: declared.ex, fn: factory }, read) : undefined;
+  }
+
+  /**
+   * `this.collection` in a subclass whose constructor calls `super(db.collection('users'))` (or `super(db,
+   * 'users')`), where the class it extends takes the field as that parameter (`constructor(protected collection:
+   * Collection<T>)`) or assigns it from its parameters (`this.collection = db.collection(name)`): what the
+   * super call gives. In the base class's own methods the field stays chosen by each subclass.
+   */
+  private fromSuper(e: BNode, field: string, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const cls = this.ex.enclosingClassNode();
+    const ctor = cls ? constructorOf(cls) : undefined;
+    const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+    const sup = body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((x) => x !== undefined && isCall(x) && unwrap(x.callee!).type === 'Super');
+    if (!cls || !ctor || !sup) return undefined;
+    const base = [...this.ex.lineage(cls)][1];
+    const baseCtor = base ? constructorOf(base.node) : undefined;
+    if (!base || !baseCtor) return undefined;
+    const params = baseCtor.params ?? [];
+    const index = params.findIndex((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === field);
+    if (index >= 0) {
+      const arg = sup.arguments?.[index];
+      if (!arg || arg.type === 'SpreadElement') return undefined;
+      return this.ex.inFunction(cls, ctor, () => this.ex.within([ctor.body as BNode], () => this.of(arg, depth + 1)));
+    }
+    const stmts = baseCtor.body && !Array.isArray(baseCtor.body) ? (baseCtor.body.body as BNode[] | undefined) ?? [] : [];
+    const assigned = stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
+      a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field);
+    if (assigned.length !== 1) return undefined;
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    const found = this.ex.throughConstructor(sup, { ex: base.ex, fn: baseCtor, cls: base.node }, assigned[0]!.right!, read);
+    return found && found.name !== '' ? found : undefined;
   }
 
   /** The collection every one of the callers' values names, shown at `e`. */
