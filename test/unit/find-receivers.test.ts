@@ -477,6 +477,23 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(read(base, '/ws/src/other-base.ts').map(sqlOf), ['.findOne']);
   });
 
+  it('reads a collection a getter of the base class opens by the name each subclass declares', () => {
+    const text = [
+      "import { Collection, Db, Document } from 'mongodb';",
+      'abstract class Repo<T extends Document> {',
+      '  protected abstract readonly collectionName: string;',
+      '  constructor(private readonly db: Db) {}',
+      '  protected get collection(): Collection<T> { return this.db.collection<T>(this.collectionName); }',
+      '  count() { return this.collection.countDocuments({}); }',
+      '}',
+      'export class Invoices extends Repo<{ paid: boolean }> {',
+      "  protected readonly collectionName = 'invoices';",
+      '  unpaid() { return this.collection.find({ paid: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['.countDocuments', 'invoices.find']);
+  });
+
   it('names a collection injected by a token from the one provider the module declaring the token gives, returned from a block', () => {
     const read = reader({
       '/ws/src/parcels/parcels.provider.ts': [

@@ -861,6 +861,13 @@ export class Extractor {
     if (name === undefined || root.type !== 'ThisExpression') return undefined;
     const view = this.viewedFrom ?? { ex: this as Extractor, cls: this.enclosingClassNode() };
     if (!view.cls) return undefined;
+    // `this.collectionName` that the calling class declares (`collectionName = 'orders'`), a base class leaving it abstract.
+    if (unwrap(e.object!).type === 'ThisExpression' && view.cls !== this.enclosingClassNode()) {
+      for (const at of view.ex.lineage(view.cls)) {
+        const own = classFields(at.node).get(name);
+        if (own) return at.ex.stringOf(own, depth + 1);
+      }
+    }
     for (const o of constructionObjects(view.cls, (n) => view.ex.resolve(n))) {
       const p = (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
       if (p) return view.ex.stringOf((p.shorthand ? p.key : p.value) as BNode, depth + 1);
@@ -875,13 +882,13 @@ export class Extractor {
    * A method of the class the walk is in, or of a class it extends (through a constant, a function that
    * returns a class, an import): the extractor of the module that declares it, the class and the method.
    */
-  methodOf(name: string): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
+  methodOf(name: string, kind: 'method' | 'get' = 'method'): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
     const enclosing = this.enclosingClassNode();
     if (!enclosing) return undefined;
     for (const at of this.lineage(enclosing)) {
       for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
         const key = m.key && !m.computed ? m.key.name : undefined;
-        if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === 'method' && key === name) return { ex: at.ex, cls: at.node, fn: m };
+        if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === kind && key === name) return { ex: at.ex, cls: at.node, fn: m };
       }
     }
     return undefined;
@@ -925,12 +932,12 @@ export class Extractor {
    * class this one extends), with its parameters holding the call's arguments and `this` its class; a
    * configuration the method reads from `this` is looked up where the calling class is built.
    */
-  throughMethod<T>(call: BNode, name: string, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
-    const m = this.methodOf(name);
+  throughMethod<T>(call: BNode, name: string, read: (returned: BNode, ex: Extractor) => T | undefined, kind: 'method' | 'get' = 'method'): T | undefined {
+    const m = this.methodOf(name, kind);
     if (!m) return undefined;
     const view: { ex: Extractor; cls: BNode | undefined } = { ex: this, cls: this.enclosingClassNode() };
     const savedView = m.ex.viewedFrom;
-    m.ex.viewedFrom = m.ex === this ? savedView : (savedView ?? view);
+    m.ex.viewedFrom = m.ex === this && m.cls === view.cls ? savedView : (savedView ?? view);
     try {
       return m.ex.inClass(m.cls, () => this.returnsOf(m.fn, call, m.ex, read));
     } finally {

@@ -513,6 +513,10 @@ class Collections {
       // what it holds, not the driver's method.
       const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
       if (own && own.name !== '') return own;
+      // this.collection where a class of the lineage declares `get collection() { return this.db.collection(this.collectionName); }`.
+      const viaGetter = name !== undefined && obj.type === 'ThisExpression' && !followed && depth < MAX_RESOLVE_DEPTH - 2
+        ? this.ex.throughMethod({ ...e, type: 'CallExpression', callee: e, arguments: [] } as BNode, name, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), e), 'get') : undefined;
+      if (viaGetter && (viaGetter.name !== '' || !own)) return viaGetter;
       // this.collection where the class declares `collection: Collection<T>`: its field, not the driver's method;
       // named by the places that make the class's instances when they all give the same collection.
       if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
