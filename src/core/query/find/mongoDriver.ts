@@ -5,7 +5,9 @@
 // constant objects that hold it, and as a property of something named `db` or `collections`
 // (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
 // file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
-// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it).
+// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it). A field
+// a base class keeps is named in each subclass by what its super call gives or the name it declares, and a
+// field injected by a token (`@Inject(ORDERS)`) by the one provider of that token.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
