@@ -494,6 +494,26 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['.countDocuments', 'invoices.find']);
   });
 
+  it("reads a class's own getCollection() method, named in a subclass by the name its super call gives the base class", () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'abstract class MongoRepo {',
+      '  constructor(protected readonly collectionName: string, protected readonly client: MongoClient) {}',
+      '  protected async getCollection() { return this.client.db().collection(this.collectionName); }',
+      '}',
+      'export class Sessions extends MongoRepo {',
+      "  constructor(client: MongoClient) { super('sessions', client); }",
+      '  async active(user: string) { return (await this.getCollection()).find({ user, expired: false }).toArray(); }',
+      '}',
+      'export class Audit {',
+      '  constructor(private readonly client: MongoClient) {}',
+      "  private getCollection() { return this.client.db().collection('audit'); }",
+      '  recent() { return this.getCollection().find({}).sort({ at: -1 }).limit(20).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['sessions.find', 'audit.find']);
+  });
+
   it('names a collection injected by a token from the one provider the module declaring the token gives, returned from a block', () => {
     const read = reader({
       '/ws/src/parcels/parcels.provider.ts': [

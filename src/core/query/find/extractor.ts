@@ -862,10 +862,17 @@ export class Extractor {
     const view = this.viewedFrom ?? { ex: this as Extractor, cls: this.enclosingClassNode() };
     if (!view.cls) return undefined;
     // `this.collectionName` that the calling class declares (`collectionName = 'orders'`), a base class leaving it abstract.
+    // A parameter the base class keeps (`constructor(protected collectionName: string)`): what the calling
+    // class's `super('orders', ...)` gives it.
     if (unwrap(e.object!).type === 'ThisExpression' && view.cls !== this.enclosingClassNode()) {
+      let sub: { ex: Extractor; node: BNode } | undefined;
       for (const at of view.ex.lineage(view.cls)) {
         const own = classFields(at.node).get(name);
         if (own) return at.ex.stringOf(own, depth + 1);
+        const index = sub ? parameterPropertyIndex(at.node, name) : -1;
+        const given = index >= 0 && sub ? superCall(sub.node)?.arguments?.[index] : undefined;
+        if (given && sub && given.type !== 'SpreadElement') return sub.ex.stringOf(given, depth + 1);
+        sub = at;
       }
     }
     for (const o of constructionObjects(view.cls, (n) => view.ex.resolve(n))) {
@@ -1002,6 +1009,24 @@ function constructionObjects(cls: BNode, resolve: (n: BNode) => BNode): BNode[] 
     }
   }
   return out;
+}
+
+/** The `super(...)` call a class's constructor makes, if it makes one as a statement. */
+function superCall(cls: BNode): BNode | undefined {
+  const ctor = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+  const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+  return body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((c): c is BNode => c !== undefined && isCall(c) && unwrap(c.callee!).type === 'Super');
+}
+
+/** The place of a class's constructor parameter that declares the field `name` (`constructor(protected name: string)`), or -1. */
+function parameterPropertyIndex(cls: BNode, name: string): number {
+  const ctor = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+  return (ctor?.params ?? []).findIndex((p) => {
+    if (p.type !== 'TSParameterProperty') return false;
+    const q = (p as unknown as { parameter: BNode }).parameter;
+    const id = q.type === 'AssignmentPattern' ? q.left : q;
+    return id?.type === 'Identifier' && id.name === name;
+  });
 }
 
 function isNothing(e: BNode): boolean {

@@ -469,8 +469,10 @@ class Collections {
       const m = propertyName(callee);
       // this._getCollection(): a method of the class or of a class it extends, here or in another module.
       const self = unwrap(callee.object!).type;
-      if ((self === 'ThisExpression' || self === 'Super') && m !== undefined && m !== 'collection' && m !== 'getCollection') {
-        return this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if ((self === 'ThisExpression' || self === 'Super') && m !== undefined) {
+        // `this.getCollection()`: the class's own method of that name (the shell's is `db.getCollection('x')`).
+        const own = this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        if (own || (m !== 'collection' && m !== 'getCollection')) return own;
       }
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
