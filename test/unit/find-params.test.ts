@@ -248,6 +248,33 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['?.find']);
   });
 
+  it('names a collection injected by a token from its one provider in a module of the workspace that imports the token', () => {
+    const files = {
+      '/ws/src/tokens.ts': "export const LEDGER = 'LEDGER';\nexport const UNUSED = 'UNUSED';",
+      '/ws/src/db.module.ts': [
+        "import { Db } from 'mongodb';",
+        "import { LEDGER } from './tokens';",
+        'export const dbModule = {',
+        "  providers: [{ provide: LEDGER, useFactory: (db: Db) => db.collection('ledger_entries'), inject: ['DB'] }],",
+        '};',
+      ].join('\n'),
+      '/ws/src/ledger.ts': [
+        "import { Inject } from '@nestjs/common';",
+        "import { Collection } from 'mongodb';",
+        "import { LEDGER } from './tokens';",
+        'export class Ledger {',
+        '  constructor(@Inject(LEDGER) private readonly entries: Collection) {}',
+        '  of(account: string) { return this.entries.find({ account }).sort({ at: -1 }).toArray(); }',
+        '}',
+      ].join('\n'),
+    };
+    const read = reader(files);
+    assert.deepEqual(described(read('/ws/src/ledger.ts')), ['ledger_entries.find']);
+    // A second module providing the token: which one is used is not known here.
+    const twice = reader({ ...files, '/ws/src/test.module.ts': "import { LEDGER } from './tokens';\nexport const m = { providers: [{ provide: LEDGER, useValue: {} }] };" });
+    assert.deepEqual(described(twice('/ws/src/ledger.ts')), ['?.find']);
+  });
+
   it('reads the names import statements and require declarations take', () => {
     assert.deepEqual([...importedNames([
       "import { a, b as c } from './x';",

@@ -11,7 +11,7 @@ import type { Extractor } from './extractor';
 import { collectMutations, requiredModule } from './scope';
 import { isCall, isMember, keyName, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 import type { WorkspaceModules } from './types';
-import { exportedBinding, foreignModule, importedName } from './workspace';
+import { exportedBinding, foreignModule, importedName, type ForeignModule } from './workspace';
 
 /** Calls of one function read at most, over all files. */
 export const MAX_CALLS = 24;
@@ -148,28 +148,40 @@ function valueAt(ex: Extractor, path: BNode[], call: BNode, index: number, keys:
 
 /** Calls of the function in the workspace's files that import it by name; undefined when one cannot be read or there are too many. */
 function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[], isClass = false, member?: string): CallerValue[] | undefined {
+  const importers = importersOf(ex, fnName);
+  if (!importers) return undefined;
+  const out: CallerValue[] = [];
+  for (const { module: m, reader, local } of importers) {
+    const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass, member);
+    if (!calls) return undefined;
+    for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, m.file));
+    if (out.length > MAX_CALLS) return undefined;
+  }
+  return out;
+}
+
+/**
+ * The workspace's files (other than this one) that import this module's top-level `name`, through
+ * re-exports, each with the local name it is imported under and a reader of it; undefined past
+ * MAX_CALLER_FILES. Only the files the index of imported names lists for `name` are parsed.
+ */
+export function importersOf(ex: Extractor, name: string): { module: ForeignModule; reader: Extractor; local: string }[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
-  const candidates = filesImporting(modules, fnName).filter((f) => f !== file);
-  const out: CallerValue[] = [];
-  let read = 0;
-  for (const f of candidates) {
+  const out: { module: ForeignModule; reader: Extractor; local: string }[] = [];
+  for (const f of filesImporting(modules, name).filter((x) => x !== file)) {
     const m = foreignModule(modules, f);
     if (!m) continue;
     for (const [local, b] of m.scope.names) {
       const from = 'from' in b ? b.from : 'init' in b ? requiredModule(b.init) : undefined;
       if (from === undefined) continue;
       const imported = importedName(m.program, local);
-      if (imported !== fnName) continue;
+      if (imported !== name) continue;
       const target = modules.resolve(f, from);
       const found = target ? exportedBinding(modules, target, imported) : undefined;
-      if (!found || !('module' in found) || found.module.file !== file || found.local !== fnName) continue;
-      if (++read > MAX_CALLER_FILES) return undefined;
-      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass, member);
-      if (!calls) return undefined;
-      const reader = ex.forModule(m);
-      for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, f));
-      if (out.length > MAX_CALLS) return undefined;
+      if (!found || !('module' in found) || found.module.file !== file || found.local !== name) continue;
+      if (out.length >= MAX_CALLER_FILES) return undefined;
+      out.push({ module: m, reader: ex.forModule(m), local });
     }
   }
   return out;

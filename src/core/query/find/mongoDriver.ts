@@ -18,7 +18,7 @@ import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
 import { functionOf, libraryOf, signatureReturnOrigin } from './origin';
-import { callersOf, constructorCallersOf, type Callers } from './callers';
+import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
 function baseName(file: string): string {
@@ -585,22 +585,29 @@ class Collections {
   /**
    * `@Inject(ORDERS) private readonly orders: Collection<Order>` (a constructor's parameter or a field of the
    * class): the collection the one provider of that token gives, in the module that declares the token
-   * (this one, or the workspace's module it is imported from): `{ provide: ORDERS, useFactory: (client:
-   * MongoClient) => client.db().collection('orders'), inject: [...] }`, or `useValue`.
+   * (this one, or the workspace's module it is imported from) or else in the workspace's modules that
+   * import it (a `*.module.ts`'s `providers`): `{ provide: ORDERS, useFactory: (client: MongoClient) =>
+   * client.db().collection('orders'), inject: [...] }`, or `useValue`.
    */
   private injected(e: BNode, field: string, depth: number): FoundCollection | undefined {
     if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     const token = injectionToken(this.ex.enclosingClassNode(), field);
     if (token === undefined) return undefined;
     const declared = this.ex.imported(token) ?? (this.ex.lookup(token) ? { ex: this.ex, local: token } : undefined);
-    const provided = declared ? providersOf(declared.ex.module.statements?.() ?? [], declared.local) : [];
-    if (!declared || provided.length !== 1) return undefined;
-    const { value, factory } = provided[0]!;
+    if (!declared) return undefined;
+    let provided = providersOf(declared.ex.module.statements?.() ?? [], declared.local).map((p) => ({ ...p, ex: declared.ex }));
+    // `providers: [{ provide: ORDERS, useFactory }]` in a module of the workspace that imports the token.
+    if (provided.length === 0) {
+      const importers = importersOf(declared.ex, declared.local) ?? [];
+      provided = importers.flatMap((i) => providersOf((i.module.program.body as BNode[] | undefined) ?? [], i.local).map((p) => ({ ...p, ex: i.reader })));
+    }
+    if (provided.length !== 1) return undefined;
+    const { value, factory, ex } = provided[0]!;
     const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
-    if (value) return read(value, declared.ex);
+    if (value) return read(value, ex);
     // The factory's parameters are what its `inject` list gives: not read, so a value made of them names nothing.
     const call = { type: 'CallExpression', callee: factory, arguments: [], start: e.start, end: e.end } as unknown as BNode;
-    return factory ? this.ex.throughFunction(call, { ex: declared.ex, fn: factory }, read) : undefined;
+    return factory ? this.ex.throughFunction(call, { ex, fn: factory }, read) : undefined;
   }
 
   /**
