@@ -25,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { findQueries, querySourceKind, scriptDialect, type FoundQuery } from '../../src/core/query/find/index';
 import { LIBRARIES, inventory, type InventoryResult, type Library, type Site } from './checker';
 import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
-import { loadSqlParser } from '../../src/core/index';
+import { fromMongoCommand, loadSqlParser } from '../../src/core/index';
 import { analysable, impossibleCount } from './readable';
 
 /** The inventory of a commit, taken once and kept (the checker takes seconds to minutes per repository). */
@@ -109,6 +109,7 @@ async function main(): Promise<void> {
     const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0, appAnalysable: 0, testAnalysable: 0 }]));
     let impossible = 0;
     const missed: Site[] = [];
+    const unread: string[] = [];
     const extras: string[] = [];
     const extraCount = { app: 0, test: 0 };
     const byFile = new Map<string, Site[]>();
@@ -137,6 +138,11 @@ async function main(): Promise<void> {
           if (read) row.appAnalysable++;
         }
         if (hits.length === 0) missed.push(s);
+        else if (!read && !s.test) {
+          const q = hits[0]!;
+          const why = q.engine === 'mongodb' ? (fromMongoCommand(q.command) as { refusal?: string }).refusal ?? '' : String(analysable(q));
+          unread.push(`  unread ${s.library.padEnd(15)} ${describe(q).padEnd(24)} ${s.file}:${s.line} [${s.api}] ${s.text} -- ${why.slice(0, 80)}`);
+        }
       }
       for (const q of found) impossible += impossibleCount(q, (l) => extras.push(`${l} (${file})`));
       for (const q of found) {
@@ -160,7 +166,8 @@ async function main(): Promise<void> {
     out.push(`  calls with a query method's name on a receiver typed any (not in the inventory): app ${inv.untyped.app}, test ${inv.untyped.test}`);
     console.log(out.join('\n'));
     const listing = [...out, '', 'Inventory sites the finder did not find:',
-      ...missed.map((s) => `  missed ${s.library.padEnd(15)} ${s.test ? 'test' : 'app '} ${s.file}:${s.line} [${s.api}] ${s.text}`), '', 'Finder detections on no inventory site:', ...extras];
+      ...missed.map((s) => `  missed ${s.library.padEnd(15)} ${s.test ? 'test' : 'app '} ${s.file}:${s.line} [${s.api}] ${s.text}`), '',
+      'Application sites found and not analysable (the first query found on each):', ...unread, '', 'Finder detections on no inventory site:', ...extras];
     const path = join('.cache/inventory', `${repo.name.replace('/', '+')}.txt`);
     writeFileSync(path, `${listing.join('\n')}\n`);
     writeFileSync(path.replace(/\.txt$/, '.json'), JSON.stringify({ repo, rows: Object.fromEntries(rows), impossible, extras: extraCount, untyped: inv.untyped, leftOut: inv.leftOut, inventoryMs: inv.ms, finderMs, files: inv.files.length }, null, 1));

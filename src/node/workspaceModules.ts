@@ -127,7 +127,7 @@ function readJsonc(file: string): unknown {
   }
 }
 
-/** The workspace's own packages (folders with a package.json, three levels deep at most), by name. */
+/** The workspace's own packages (folders with a package.json, five levels deep at most), by name. */
 function findPackages(root: string): Map<string, { dir: string; entry?: string }> {
   const out = new Map<string, { dir: string; entry?: string }>();
   const visit = (dir: string, depth: number) => {
@@ -141,7 +141,8 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
       const pkg = readJsonc(join(dir, 'package.json')) as { name?: string; main?: string; types?: string; source?: string } | undefined;
       if (pkg?.name && !out.has(pkg.name)) out.set(pkg.name, { dir, ...entryOf(dir, pkg) });
     }
-    if (depth >= 3) return;
+    // A monorepo's packages sit up to five folders down (`foundations/core/packages/core`).
+    if (depth >= 5) return;
     for (const n of names) {
       if (SKIP.has(n) || n.startsWith('.')) continue;
       try {
@@ -155,22 +156,28 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
   return out;
 }
 
-/** A package's entry as source: `source`, else `main`/`types` moved from its build folder (dist, build, out, lib) to `src` or `lib`, else none (index). */
+/**
+ * A package's entry as source: `source`, else `types` or `main` moved from its build folder (dist, build,
+ * out, lib, or a declarations folder: types, typings) to `src` or `lib`, each field tried in turn, else the
+ * first field as written (or none: index).
+ */
 function entryOf(dir: string, pkg: { main?: string; types?: string; source?: string }): { entry?: string } {
   if (pkg.source) return { entry: resolvePath(dir, pkg.source) };
-  const main = pkg.types ?? pkg.main;
-  if (!main) return {};
-  // `lib/` is a build folder as often as a source one: both are tried, the source folder first.
-  const asSource = main.replace(/^\.?\/?(dist|build|out|lib)\//, '').replace(/\.d\.ts$|\.(c|m)?js$/, '');
-  for (const base of ['src', 'lib', '.']) {
-    const candidate = resolvePath(dir, base, asSource);
-    for (const ext of ['.ts', '.tsx', '.js', '.mjs', '.cjs']) {
-      try {
-        if (statSync(candidate + ext).isFile()) return { entry: candidate };
-      } catch {
-        // not there
+  const fields = [pkg.types, pkg.main].filter((f): f is string => typeof f === 'string' && f !== '');
+  if (fields.length === 0) return {};
+  for (const main of fields) {
+    // `lib/` is a build folder as often as a source one: both are tried, the source folder first.
+    const asSource = main.replace(/^\.?\/?(dist|build|out|lib|types|typings)\//, '').replace(/\.d\.ts$|\.(c|m)?js$/, '');
+    for (const base of ['src', 'lib', '.']) {
+      const candidate = resolvePath(dir, base, asSource);
+      for (const ext of ['.ts', '.tsx', '.js', '.mjs', '.cjs']) {
+        try {
+          if (statSync(candidate + ext).isFile()) return { entry: candidate };
+        } catch {
+          // not there
+        }
       }
     }
   }
-  return { entry: resolvePath(dir, main.replace(/\.d\.ts$|\.(c|m)?js$/, '')) };
+  return { entry: resolvePath(dir, fields[0]!.replace(/\.d\.ts$|\.(c|m)?js$/, '')) };
 }

@@ -284,6 +284,23 @@ describe('finder: the libraries people use', () => {
       assert.equal(qs[1]!.calledFrom, undefined);
     });
 
+    it('reads bulkWrite operations mapped by a function declared under a name', () => {
+      const text = [
+        `import { Db } from 'mongodb';`,
+        `function toUpsert({ sku, ...rest }) {`,
+        `  const update = { $set: rest };`,
+        `  return { updateOne: { filter: { sku }, update, upsert: true } };`,
+        `}`,
+        `const toDelete = (sku) => ({ deleteOne: { filter: { sku } } });`,
+        `export async function sync(db: Db, items, gone) {`,
+        `  await db.collection('stock').bulkWrite(items.map(toUpsert));`,
+        `  const ops = gone.map(toDelete);`,
+        `  await db.collection('stock').bulkWrite(ops);`,
+        `}`,
+      ].join('\n');
+      assert.deepEqual(mongo(text).map((q) => `${q.command.collection} ${q.command.operation} ${Object.keys(q.command.filter ?? {}).join()}`), ['stock updateOne sku', 'stock deleteOne sku']);
+    });
+
     it('reads collections as properties of a db taken from a parameter or an object, and through a db the client gives', () => {
       const qs = mongo([
         `export async function migrate({ db }) { await db.users.updateMany({ legacy: true }, { $unset: { legacy: 1 } }); }`,

@@ -23,6 +23,9 @@ describe('finder: workspace packages on disk', () => {
     write('packages/legacy/package.json', JSON.stringify({ name: '@shop/legacy', main: 'lib/index.js' }));
     write('packages/legacy/lib/index.js', 'module.exports = {};');
     write('packages/app/src/catalog.ts', "import { mongodb } from '@shop/db';");
+    // Four folders down, declarations in types/ and the build in lib/: the source is src/index.ts.
+    write('platform/base/packages/model/package.json', JSON.stringify({ name: '@shop/model', main: 'lib/index.js', types: 'types/index.d.ts' }));
+    write('platform/base/packages/model/src/index.ts', "export const DOMAIN_ORDER = 'order' as string;");
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -31,5 +34,11 @@ describe('finder: workspace packages on disk', () => {
     const from = join(root, 'packages/app/src/catalog.ts');
     assert.equal(modules.resolve(from, '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
     assert.equal(modules.resolve(from, '@shop/legacy'), join(root, 'packages/legacy/lib/index.js'));
+  });
+
+  it('finds a package four folders down whose types are in a declarations folder, at its src/', () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'packages/app/src/catalog.ts');
+    assert.equal(modules.resolve(from, '@shop/model'), join(root, 'platform/base/packages/model/src/index.ts'));
   });
 });

@@ -164,6 +164,117 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(new Set(again), new Set(['tickets.findOne']));
   });
 
+  it('names collections taken apart by index from the array a function or a static method returns', () => {
+    const text = [
+      "import { Db, Collection } from 'mongodb';",
+      'async function openStores(db: Db) {',
+      "  const notes = db.collection('notes');",
+      "  const tags = db.collection('tags');",
+      '  return [notes, tags] as const;',
+      '}',
+      'export class Archive {',
+      '  static async stores(db: Db): Promise<[Collection, Collection]> {',
+      "    return [db.collection('archived_notes'), db.collection('archived_tags')];",
+      '  }',
+      '  static async purge(db: Db) {',
+      '    const [, oldTags] = await Archive.stores(db);',
+      '    await oldTags.deleteMany({ usedBy: 0 });',
+      '  }',
+      '}',
+      'export async function tagged(db: Db, tag: string) {',
+      '  const [notes, tags] = await openStores(db);',
+      '  await tags.updateOne({ name: tag }, { $inc: { uses: 1 } });',
+      '  return notes.find({ tags: tag }).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['archived_tags.deleteMany', 'tags.updateOne', 'notes.find']);
+  });
+
+  it('names a field from the new calls of a class made in its own static method, whose name the class reads statically', () => {
+    const text = [
+      "import { Db, Collection } from 'mongodb';",
+      'export class Inbox {',
+      '  private constructor(private readonly letters: Collection) {}',
+      "  static async open(db: Db) { return [db.collection('letters')]; }",
+      '  static async create(db: Db) {',
+      '    const [letters] = await Inbox.open(db);',
+      '    return new Inbox(letters);',
+      '  }',
+      '  unread(owner: string) { return this.letters.find({ owner, read: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['letters.find']);
+    // Handed on as a value, the class may be made anywhere: its field stays chosen by the caller.
+    const handed = text.replace("  unread(", "  static factory = Inbox.bind(null);\n  unread(");
+    assert.deepEqual(described(findQueries(handed, 'script', 'ts', {}).queries), ['?.find']);
+  });
+
+  it("names a static method's parameter from its calls on the class's name, here and in the modules that import the class", () => {
+    const read = reader({
+      '/ws/src/inbox.ts': [
+        "import type { Collection } from 'mongodb';",
+        'export class Inbox {',
+        '  private constructor(private readonly letters: Collection, private readonly owner: string) {}',
+        '  static async open(letters: Collection, owner: string) {',
+        '    return new Inbox(letters, owner);',
+        '  }',
+        '  unread() { return this.letters.find({ owner: this.owner, read: false }).toArray(); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/boot.ts': [
+        "import type { Db } from 'mongodb';",
+        "import { Inbox } from './inbox';",
+        'export async function boot(db: Db, owners: string[]) {',
+        "  const letters = db.collection('letters');",
+        '  return Promise.all(owners.map((o) => Inbox.open(letters, o)));',
+        '}',
+      ].join('\n'),
+    });
+    assert.deepEqual(described(read('/ws/src/inbox.ts')), ['letters.find']);
+    assert.deepEqual(described(read('/ws/src/inbox.ts', false)), ['?.find']);
+  });
+
+  it("keeps a static method's parameter chosen by the caller when another static method calls it through this", () => {
+    const text = [
+      "import type { Collection, Db } from 'mongodb';",
+      'export class Inbox {',
+      '  private constructor(private readonly letters: Collection) {}',
+      '  static open(letters: Collection) { return new Inbox(letters); }',
+      "  static archive(db: Db) { return this.open(db.collection('archived_letters')); }",
+      "  static live(db: Db) { return Inbox.open(db.collection('letters')); }",
+      '  unread() { return this.letters.find({ read: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(described(findQueries(text, 'script', 'ts', {}).queries), ['?.find']);
+  });
+
+  it('names a collection injected by a token from its one provider in a module of the workspace that imports the token', () => {
+    const files = {
+      '/ws/src/tokens.ts': "export const LEDGER = 'LEDGER';\nexport const UNUSED = 'UNUSED';",
+      '/ws/src/db.module.ts': [
+        "import { Db } from 'mongodb';",
+        "import { LEDGER } from './tokens';",
+        'export const dbModule = {',
+        "  providers: [{ provide: LEDGER, useFactory: (db: Db) => db.collection('ledger_entries'), inject: ['DB'] }],",
+        '};',
+      ].join('\n'),
+      '/ws/src/ledger.ts': [
+        "import { Inject } from '@nestjs/common';",
+        "import { Collection } from 'mongodb';",
+        "import { LEDGER } from './tokens';",
+        'export class Ledger {',
+        '  constructor(@Inject(LEDGER) private readonly entries: Collection) {}',
+        '  of(account: string) { return this.entries.find({ account }).sort({ at: -1 }).toArray(); }',
+        '}',
+      ].join('\n'),
+    };
+    const read = reader(files);
+    assert.deepEqual(described(read('/ws/src/ledger.ts')), ['ledger_entries.find']);
+    // A second module providing the token: which one is used is not known here.
+    const twice = reader({ ...files, '/ws/src/test.module.ts': "import { LEDGER } from './tokens';\nexport const m = { providers: [{ provide: LEDGER, useValue: {} }] };" });
+    assert.deepEqual(described(twice('/ws/src/ledger.ts')), ['?.find']);
+  });
+
   it('reads the names import statements and require declarations take', () => {
     assert.deepEqual([...importedNames([
       "import { a, b as c } from './x';",

@@ -1,6 +1,7 @@
-// TypeORM repositories and managers, and node-postgres statements, as applications write them: the
-// receiver decided by where its value comes from (origin.ts), across the workspace's modules; each case is
-// also read without the workspace where the name alone does not say what the receiver is.
+// TypeORM repositories and managers, node-postgres statements and MongoDB collections held by classes, as
+// applications write them: the receiver decided by where its value comes from (origin.ts), across the
+// workspace's modules; each case is also read without the workspace where the name alone does not say what
+// the receiver is.
 
 import assert from 'node:assert/strict';
 import { analyzeQuery, loadSqlParser } from '../../src/core/index';
@@ -479,5 +480,136 @@ describe('finder: sql-syntax statements spread into node-postgres', () => {
     ]);
     assert.match(qs[1]!.warnings.join(' '), /The SQL of \$\{access\} \(a condition\) is built where this file does not show it/);
     assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
+  });
+});
+
+describe('finder: MongoDB collections held by a class, assigned in its constructor or injected by a token', () => {
+  it("reads a field named `collection` that the constructor assigns as the collection it holds, not the driver's method", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'export class Tickets {',
+      '  private collection: Collection<{ seq: number }>;',
+      "  constructor(private readonly source: { db(): Db }) { this.collection = this.source.db().collection('tickets'); }",
+      "  next() { return this.collection.findOneAndUpdate({ name: 'main' }, { $inc: { seq: 1 } }); }",
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['tickets.findOneAndUpdate']);
+  });
+
+  it("names a base repository's collection in each subclass from what its super call gives, the parameter or the name", () => {
+    const read = reader({
+      '/ws/src/base.ts': [
+        "import { Collection, Db, Document, Filter } from 'mongodb';",
+        'export abstract class Store<T extends Document> {',
+        '  constructor(protected readonly collection: Collection<T>) {}',
+        '  byId(id: string) { return this.collection.findOne({ _id: id } as Filter<T>); }',
+        '}',
+        'export abstract class NamedStore<T extends Document> {',
+        '  protected readonly items: Collection<T>;',
+        '  constructor(db: Db, name: string) { this.items = db.collection<T>(name); }',
+        '}',
+      ].join('\n'),
+    });
+    const text = [
+      "import { Db } from 'mongodb';",
+      "import { Store, NamedStore } from './base';",
+      'export class Users extends Store<{ email: string }> {',
+      "  constructor(db: Db) { super(db.collection('users')); }",
+      '  byEmail(email: string) { return this.collection.findOne({ email }); }',
+      '}',
+      'export class Badges extends NamedStore<{ owner: string }> {',
+      "  constructor(db: Db) { super(db, 'badges'); }",
+      '  of(owner: string) { return this.items.find({ owner }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/stores.ts').map(sqlOf), ['users.findOne', 'badges.find']);
+    // In the base class's own method, each subclass gives another collection.
+    const base = [
+      "import { Collection, Document, Filter } from 'mongodb';",
+      'export abstract class Store<T extends Document> {',
+      '  constructor(protected readonly collection: Collection<T>) {}',
+      '  byId(id: string) { return this.collection.findOne({ _id: id } as Filter<T>); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(base, '/ws/src/other-base.ts').map(sqlOf), ['.findOne']);
+  });
+
+  it('reads a collection a getter of the base class opens by the name each subclass declares', () => {
+    const text = [
+      "import { Collection, Db, Document } from 'mongodb';",
+      'abstract class Repo<T extends Document> {',
+      '  protected abstract readonly collectionName: string;',
+      '  constructor(private readonly db: Db) {}',
+      '  protected get collection(): Collection<T> { return this.db.collection<T>(this.collectionName); }',
+      '  count() { return this.collection.countDocuments({}); }',
+      '}',
+      'export class Invoices extends Repo<{ paid: boolean }> {',
+      "  protected readonly collectionName = 'invoices';",
+      '  unpaid() { return this.collection.find({ paid: false }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['.countDocuments', 'invoices.find']);
+  });
+
+  it("reads a class's own getCollection() method, named in a subclass by the name its super call gives the base class", () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'abstract class MongoRepo {',
+      '  constructor(protected readonly collectionName: string, protected readonly client: MongoClient) {}',
+      '  protected async getCollection() { return this.client.db().collection(this.collectionName); }',
+      '}',
+      'export class Sessions extends MongoRepo {',
+      "  constructor(client: MongoClient) { super('sessions', client); }",
+      '  async active(user: string) { return (await this.getCollection()).find({ user, expired: false }).toArray(); }',
+      '}',
+      'export class Audit {',
+      '  constructor(private readonly client: MongoClient) {}',
+      "  private getCollection() { return this.client.db().collection('audit'); }",
+      '  recent() { return this.getCollection().find({}).sort({ at: -1 }).limit(20).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['sessions.find', 'audit.find']);
+  });
+
+  it('names a collection injected by a token from the one provider the module declaring the token gives, returned from a block', () => {
+    const read = reader({
+      '/ws/src/parcels/parcels.provider.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "export const PARCELS = Symbol('PARCELS');",
+        "const PARCELS_NAME = 'parcels';",
+        'export const parcelsProvider = {',
+        '  provide: PARCELS,',
+        '  useFactory: async (client: MongoClient) => {',
+        '    try {',
+        '      const parcels = client.db().collection(PARCELS_NAME);',
+        '      await parcels.createIndex({ trackingCode: 1 });',
+        '      return parcels;',
+        '    } catch (e) {',
+        '      process.exit(1);',
+        '    }',
+        '  },',
+        "  inject: ['MONGO_CLIENT'],",
+        '};',
+      ].join('\n'),
+    });
+    const text = [
+      "import { Inject, Injectable } from '@nestjs/common';",
+      "import { Collection } from 'mongodb';",
+      "import { PARCELS } from './parcels.provider';",
+      '@Injectable()',
+      'export class ParcelsDao {',
+      '  constructor(@Inject(PARCELS) private readonly collection: Collection<{ trackingCode: string }>) {}',
+      '  byCode(trackingCode: string) { return this.collection.findOne({ trackingCode }); }',
+      '}',
+      'export class ParcelsReport {',
+      '  @Inject(PARCELS) private readonly parcels!: Collection;',
+      "  late() { return this.parcels.countDocuments({ state: 'late' }); }",
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['parcels.findOne', 'parcels.countDocuments']);
+    assert.deepEqual(read(text, '/ws/src/parcels/parcels.dao.ts', false).map(sqlOf), ['.findOne', '.countDocuments']);
+    // Two providers of the token: which one the module uses is not known here.
+    const twice = text + "\nexport const other = { provide: PARCELS, useValue: null };";
+    assert.deepEqual(read(twice.replace("import { PARCELS } from './parcels.provider';", "const PARCELS = Symbol('P');\nconst first = { provide: PARCELS, useFactory: (c: any) => c.db().collection('parcels') };"), '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['.findOne', '.countDocuments']);
   });
 });

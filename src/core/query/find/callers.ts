@@ -11,7 +11,7 @@ import type { Extractor } from './extractor';
 import { collectMutations, requiredModule } from './scope';
 import { isCall, isMember, keyName, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 import type { WorkspaceModules } from './types';
-import { exportedBinding, foreignModule, importedName } from './workspace';
+import { exportedBinding, foreignModule, importedName, type ForeignModule } from './workspace';
 
 /** Calls of one function read at most, over all files. */
 export const MAX_CALLS = 24;
@@ -36,6 +36,9 @@ export interface Callers {
   values: CallerValue[];
 }
 
+/** A function whose callers are read: its parameter's place and the keys a pattern takes it by, the name it is called by (with `member`, a class's static method called as `<fnName>.<member>(...)`). */
+interface CalledAs { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean; member?: string }
+
 /** Functions whose callers are being read, so a call inside one (recursion, or callers that call each other) ends. */
 const reading = new Set<BNode>();
 
@@ -47,7 +50,7 @@ const reading = new Set<BNode>();
 export function callersOf(ex: Extractor, name: string): Callers | undefined {
   if (ex.isForeign) return undefined;
   const p = ex.parameterOf(name);
-  return p ? callersOfParameter(ex, p) : undefined;
+  return p ? callersOfParameter(ex, p.member !== undefined ? { ...p, label: `${p.fnName}.${p.member}`, isClass: true } : p) : undefined;
 }
 
 /**
@@ -72,7 +75,7 @@ export function constructorCallersOf(ex: Extractor, field: string): Callers | un
     const right = given.length === 1 ? unwrap(given[0]!.right!) : undefined;
     index = right?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === right.name) : -1;
   }
-  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}` });
+  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}`, isClass: true });
 }
 
 /** A plain parameter's name (`x`, `x = 1`, `private x`). */
@@ -85,7 +88,7 @@ function paramName(p: BNode): string | undefined {
 /** What one extractor (one statement's reading) found of each function's callers, so the queries of one function look once. */
 const found = new WeakMap<Extractor, Map<string, Callers | undefined>>();
 
-function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+function callersOfParameter(ex: Extractor, p: CalledAs): Callers | undefined {
   let memo = found.get(ex);
   if (!memo) found.set(ex, (memo = new Map()));
   const key = `${p.fn.start}:${p.index}:${p.path.join('.')}`;
@@ -95,13 +98,13 @@ function callersOfParameter(ex: Extractor, p: { fn: BNode; index: number; path: 
   return answer;
 }
 
-function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string }): Callers | undefined {
+function readCallers(ex: Extractor, p: CalledAs): Callers | undefined {
   if (reading.has(p.fn)) return undefined;
   reading.add(p.fn);
   try {
     const values: CallerValue[] = [];
     const own = p.declaredIn ? [p.declaredIn] : ex.module.statements?.() ?? [];
-    const here = callsIn(own, p.fnName);
+    const here = callsIn(own, p.fnName, p.isClass, p.member);
     if (!here) return undefined;
     const ownFile = ex.context.file;
     for (const c of here) {
@@ -111,7 +114,7 @@ function readCallers(ex: Extractor, p: { fn: BNode; index: number; path: string[
       values.push(valueAt(ex.sibling(mutated), c.path, c.call, p.index, p.path, ownFile));
     }
     if (!p.declaredIn) {
-      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path);
+      const elsewhere = importersCalls(ex, p.fnName, p.index, p.path, p.isClass, p.member);
       if (!elsewhere) return undefined;
       values.push(...elsewhere);
     }
@@ -144,29 +147,41 @@ function valueAt(ex: Extractor, path: BNode[], call: BNode, index: number, keys:
 }
 
 /** Calls of the function in the workspace's files that import it by name; undefined when one cannot be read or there are too many. */
-function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[]): CallerValue[] | undefined {
+function importersCalls(ex: Extractor, fnName: string, index: number, keys: string[], isClass = false, member?: string): CallerValue[] | undefined {
+  const importers = importersOf(ex, fnName);
+  if (!importers) return undefined;
+  const out: CallerValue[] = [];
+  for (const { module: m, reader, local } of importers) {
+    const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local, isClass, member);
+    if (!calls) return undefined;
+    for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, m.file));
+    if (out.length > MAX_CALLS) return undefined;
+  }
+  return out;
+}
+
+/**
+ * The workspace's files (other than this one) that import this module's top-level `name`, through
+ * re-exports, each with the local name it is imported under and a reader of it; undefined past
+ * MAX_CALLER_FILES. Only the files the index of imported names lists for `name` are parsed.
+ */
+export function importersOf(ex: Extractor, name: string): { module: ForeignModule; reader: Extractor; local: string }[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
-  const candidates = filesImporting(modules, fnName).filter((f) => f !== file);
-  const out: CallerValue[] = [];
-  let read = 0;
-  for (const f of candidates) {
+  const out: { module: ForeignModule; reader: Extractor; local: string }[] = [];
+  for (const f of filesImporting(modules, name).filter((x) => x !== file)) {
     const m = foreignModule(modules, f);
     if (!m) continue;
     for (const [local, b] of m.scope.names) {
       const from = 'from' in b ? b.from : 'init' in b ? requiredModule(b.init) : undefined;
       if (from === undefined) continue;
       const imported = importedName(m.program, local);
-      if (imported !== fnName) continue;
+      if (imported !== name) continue;
       const target = modules.resolve(f, from);
       const found = target ? exportedBinding(modules, target, imported) : undefined;
-      if (!found || !('module' in found) || found.module.file !== file || found.local !== fnName) continue;
-      if (++read > MAX_CALLER_FILES) return undefined;
-      const calls = callsIn((m.program.body as BNode[] | undefined) ?? [], local);
-      if (!calls) return undefined;
-      const reader = ex.forModule(m);
-      for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, f));
-      if (out.length > MAX_CALLS) return undefined;
+      if (!found || !('module' in found) || found.module.file !== file || found.local !== name) continue;
+      if (out.length >= MAX_CALLER_FILES) return undefined;
+      out.push({ module: m, reader: ex.forModule(m), local });
     }
   }
   return out;
@@ -176,12 +191,16 @@ function importersCalls(ex: Extractor, fnName: string, index: number, keys: stri
 const NOT_VALUES = new Set(['TSTypeAnnotation', 'TSTypeAliasDeclaration', 'TSInterfaceDeclaration', 'TSTypeQuery', 'TSTypeParameterInstantiation', 'TSDeclareFunction',
   'ImportDeclaration', 'ExportSpecifier', 'TSTypeReference']);
 
+/** Members of a class that hand it, or what it makes, to code not seen here. */
+const HANDS_ON = new Set(['prototype', 'call', 'apply', 'bind']);
+
 /**
  * The calls `name(...)` (and `new name(...)`) in `roots`, each with the nodes from its top-level statement
  * down to it; undefined when the name is used otherwise than called (handed on as a value, so calls not
- * seen here may give it anything), or when there are more calls than the cap.
+ * seen here may give it anything), or when there are more calls than the cap. For a class, a static
+ * member read on its name (`Worker.create(...)`) hands nothing on; `extends`, `.call` or `.bind` do.
  */
-function callsIn(roots: readonly BNode[], name: string): { call: BNode; path: BNode[] }[] | undefined {
+function callsIn(roots: readonly BNode[], name: string, isClass = false, member?: string): { call: BNode; path: BNode[] }[] | undefined {
   const out: { call: BNode; path: BNode[] }[] = [];
   const notUse = new Set<BNode>();
   const path: BNode[] = [];
@@ -200,13 +219,23 @@ function callsIn(roots: readonly BNode[], name: string): { call: BNode; path: BN
     }
     if (isCall(n) || n.type === 'NewExpression') {
       const callee = unwrap(n.callee!);
-      if (callee.type === 'Identifier' && callee.name === name) {
-        notUse.add(callee);
+      const called = member === undefined ? callee.type === 'Identifier' && callee.name === name
+        : isCall(n) && isMember(callee) && !callee.computed && propertyName(callee) === member && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === name;
+      // A static method called through `this` (in another static method) or `super` is called where no name shows it.
+      if (member !== undefined && isMember(callee) && propertyName(callee) === member && ['ThisExpression', 'Super'].includes(unwrap(callee.object!).type)) return undefined;
+      // Its class made (`new Inbox(...)`) is no hand-off of the static method.
+      if (member !== undefined && callee.type === 'Identifier' && callee.name === name) notUse.add(callee);
+      if (called) {
+        notUse.add(member === undefined ? callee : unwrap(callee.object!));
         out.push({ call: n, path: [...path] });
         if (out.length > MAX_CALLS) return undefined;
       }
     }
-    if (isMember(n) && !n.computed && n.property) notUse.add(n.property);
+    if (isMember(n) && !n.computed && n.property) {
+      notUse.add(n.property);
+      const obj = unwrap(n.object!);
+      if (isClass && obj.type === 'Identifier' && obj.name === name && !HANDS_ON.has(propertyName(n) ?? '')) notUse.add(obj);
+    }
     if ((n.type === 'ObjectProperty' || n.type === 'ObjectMethod' || n.type === 'ClassMethod' || n.type === 'ClassProperty' || n.type === 'TSPropertySignature') && !n.computed && n.key) {
       // `{ name }` written short uses the value; its key does not.
       if (!(n.type === 'ObjectProperty' && n.shorthand)) notUse.add(n.key);

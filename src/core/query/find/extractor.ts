@@ -142,11 +142,12 @@ export class Extractor {
    * function, the parameter's place, the keys the pattern takes it by, the name the function is declared
    * under, and the node of the block or function that declares that name when it is not the module's.
    */
-  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode } | undefined {
+  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string } | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     const fn = s?.node;
-    if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod')) return undefined;
+    const isStatic = fn?.type === 'ClassMethod' && fn.kind === 'method' && (fn as unknown as { static?: boolean }).static === true && !fn.computed;
+    if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod' || isStatic)) return undefined;
     const b = s.names.get(name)!;
     if (!('unknown' in b)) return undefined;
     const index = (fn.params ?? []).findIndex((p) => {
@@ -154,6 +155,15 @@ export class Extractor {
       declareNames(p, names);
       return names.has(name);
     });
+    if (isStatic) {
+      // `static create(store: Collection)` of a class declared at the module's top level: called as `Inbox.create(...)`.
+      const member = fn.key?.name;
+      let cls = s.parent;
+      while (cls && !cls.fields) cls = cls.parent;
+      const className = cls?.className;
+      if (index < 0 || member === undefined || className === undefined || !this.module.classes.has(className)) return undefined;
+      return { fn, index, path: b.part?.path ?? [], fnName: className, member };
+    }
     const fnName = FUNCTION_NAMES.get(fn);
     if (index < 0 || fnName === undefined) return undefined;
     let declaredIn: BNode | undefined;
@@ -587,6 +597,14 @@ export class Extractor {
   }
 
   /**
+   * Runs `read` on `value`, written in the constructor `target.fn` of a class (`this.items = db.collection(name)`),
+   * with the constructor's parameters holding what `call` (a subclass's `super(db, 'items')`) gives.
+   */
+  throughConstructor<T>(call: BNode, target: { ex: Extractor; fn: BNode; cls: BNode }, value: BNode, read: (v: BNode, ex: Extractor) => T | undefined): T | undefined {
+    return target.ex.inClass(target.cls, () => this.returnsOf(target.fn, call, target.ex, read, value));
+  }
+
+  /**
    * `makeCollection('tenants')(db)`: runs `read` on what the function the inner call returns returns, its
    * parameters holding the outer call's arguments and the inner function's the inner call's.
    */
@@ -604,7 +622,7 @@ export class Extractor {
    * the call's arguments: as written when `ex` is this extractor, else as this file's constants resolve
    * them (a string, an object), so the other module reads values and not names it cannot see.
    */
-  private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
+  private returnsOf<T>(fn: BNode, call: BNode, ex: Extractor, read: (returned: BNode, ex: Extractor) => T | undefined, only?: BNode): T | undefined {
     if (!fn.body || Array.isArray(fn.body)) return undefined;
     // The function's own scope: a name it declares is assigned again only if the function assigns it.
     const s = new Scope(ex.scope, fn);
@@ -615,24 +633,35 @@ export class Extractor {
       if (target?.type === 'Identifier' && given && (ex === this || given.type !== 'Identifier')) s.names.set(target.name!, { init: given });
       else declareNames(p, s.names);
     });
-    const returns: BNode[] = [];
-    if (fn.body.type !== 'BlockStatement') returns.push(fn.body);
+    // Each return with the blocks between the body and it (`try { const c = db.collection('a'); return c; }`),
+    // whose declarations it sees.
+    const returns: { ret: BNode; blocks: BNode[] }[] = [];
+    if (only) {
+      // One value the function's top-level statements compute (a field its constructor assigns).
+      if (fn.body.type === 'BlockStatement') declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
+      returns.push({ ret: only, blocks: [] });
+    } else if (fn.body.type !== 'BlockStatement') returns.push({ ret: fn.body, blocks: [] });
     else {
       declareStatements(Array.isArray(fn.body.body) ? fn.body.body : [], s.names);
-      const stack: BNode[] = [fn.body];
+      const stack: { n: BNode; blocks: BNode[] }[] = [{ n: fn.body, blocks: [] }];
       while (stack.length > 0 && returns.length < 8) {
-        const n = stack.pop()!;
-        if (n.type === 'ReturnStatement' && n.argument) returns.push(n.argument);
+        const { n, blocks } = stack.pop()!;
+        if (n.type === 'ReturnStatement' && n.argument) returns.push({ ret: n.argument, blocks });
         // A nested function's returns are its own.
-        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') pushChildren(n, stack);
+        else if (!FUNCTIONS.has(n.type) && n.type !== 'ClassMethod' && n.type !== 'ObjectMethod') {
+          const inner = n !== fn.body && n.type === 'BlockStatement' ? [...blocks, n] : blocks;
+          const children: BNode[] = [];
+          pushChildren(n, children);
+          for (const c of children) stack.push({ n: c, blocks: inner });
+        }
       }
     }
-    returns.sort((a, b) => a.start - b.start);
+    returns.sort((a, b) => a.ret.start - b.ret.start);
     const saved = ex.scope;
     ex.scope = s;
     try {
-      for (const ret of returns) {
-        const v = read(ret, ex);
+      for (const { ret, blocks } of returns) {
+        const v = blocks.length > 0 ? ex.within(blocks, () => read(ret, ex)) : read(ret, ex);
         if (v !== undefined) return v;
       }
       return undefined;
@@ -833,6 +862,20 @@ export class Extractor {
     if (name === undefined || root.type !== 'ThisExpression') return undefined;
     const view = this.viewedFrom ?? { ex: this as Extractor, cls: this.enclosingClassNode() };
     if (!view.cls) return undefined;
+    // `this.collectionName` that the calling class declares (`collectionName = 'orders'`), a base class leaving it abstract.
+    // A parameter the base class keeps (`constructor(protected collectionName: string)`): what the calling
+    // class's `super('orders', ...)` gives it.
+    if (unwrap(e.object!).type === 'ThisExpression' && view.cls !== this.enclosingClassNode()) {
+      let sub: { ex: Extractor; node: BNode } | undefined;
+      for (const at of view.ex.lineage(view.cls)) {
+        const own = classFields(at.node).get(name);
+        if (own) return at.ex.stringOf(own, depth + 1);
+        const index = sub ? parameterPropertyIndex(at.node, name) : -1;
+        const given = index >= 0 && sub ? superCall(sub.node)?.arguments?.[index] : undefined;
+        if (given && sub && given.type !== 'SpreadElement') return sub.ex.stringOf(given, depth + 1);
+        sub = at;
+      }
+    }
     for (const o of constructionObjects(view.cls, (n) => view.ex.resolve(n))) {
       const p = (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
       if (p) return view.ex.stringOf((p.shorthand ? p.key : p.value) as BNode, depth + 1);
@@ -847,13 +890,13 @@ export class Extractor {
    * A method of the class the walk is in, or of a class it extends (through a constant, a function that
    * returns a class, an import): the extractor of the module that declares it, the class and the method.
    */
-  methodOf(name: string): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
+  methodOf(name: string, kind: 'method' | 'get' = 'method'): { ex: Extractor; cls: BNode; fn: BNode } | undefined {
     const enclosing = this.enclosingClassNode();
     if (!enclosing) return undefined;
     for (const at of this.lineage(enclosing)) {
       for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
         const key = m.key && !m.computed ? m.key.name : undefined;
-        if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === 'method' && key === name) return { ex: at.ex, cls: at.node, fn: m };
+        if ((m.type === 'ClassMethod' || m.type === 'ClassPrivateMethod') && m.kind === kind && key === name) return { ex: at.ex, cls: at.node, fn: m };
       }
     }
     return undefined;
@@ -897,12 +940,12 @@ export class Extractor {
    * class this one extends), with its parameters holding the call's arguments and `this` its class; a
    * configuration the method reads from `this` is looked up where the calling class is built.
    */
-  throughMethod<T>(call: BNode, name: string, read: (returned: BNode, ex: Extractor) => T | undefined): T | undefined {
-    const m = this.methodOf(name);
+  throughMethod<T>(call: BNode, name: string, read: (returned: BNode, ex: Extractor) => T | undefined, kind: 'method' | 'get' = 'method'): T | undefined {
+    const m = this.methodOf(name, kind);
     if (!m) return undefined;
     const view: { ex: Extractor; cls: BNode | undefined } = { ex: this, cls: this.enclosingClassNode() };
     const savedView = m.ex.viewedFrom;
-    m.ex.viewedFrom = m.ex === this ? savedView : (savedView ?? view);
+    m.ex.viewedFrom = m.ex === this && m.cls === view.cls ? savedView : (savedView ?? view);
     try {
       return m.ex.inClass(m.cls, () => this.returnsOf(m.fn, call, m.ex, read));
     } finally {
@@ -967,6 +1010,24 @@ function constructionObjects(cls: BNode, resolve: (n: BNode) => BNode): BNode[] 
     }
   }
   return out;
+}
+
+/** The `super(...)` call a class's constructor makes, if it makes one as a statement. */
+function superCall(cls: BNode): BNode | undefined {
+  const ctor = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+  const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+  return body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((c): c is BNode => c !== undefined && isCall(c) && unwrap(c.callee!).type === 'Super');
+}
+
+/** The place of a class's constructor parameter that declares the field `name` (`constructor(protected name: string)`), or -1. */
+function parameterPropertyIndex(cls: BNode, name: string): number {
+  const ctor = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+  return (ctor?.params ?? []).findIndex((p) => {
+    if (p.type !== 'TSParameterProperty') return false;
+    const q = (p as unknown as { parameter: BNode }).parameter;
+    const id = q.type === 'AssignmentPattern' ? q.left : q;
+    return id?.type === 'Identifier' && id.name === name;
+  });
 }
 
 function isNothing(e: BNode): boolean {

@@ -5,18 +5,20 @@
 // constant objects that hold it, and as a property of something named `db` or `collections`
 // (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
 // file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
-// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it).
+// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it). A field
+// a base class keeps is named in each subclass by what its super call gives or the name it declares, and a
+// field injected by a token (`@Inject(ORDERS)`) by the one provider of that token.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
-import { pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { heldAt, pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
 import { functionOf, libraryOf, signatureReturnOrigin } from './origin';
-import { callersOf, constructorCallersOf, type Callers } from './callers';
+import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
 function baseName(file: string): string {
@@ -258,9 +260,12 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       for (const el of v.elements ?? []) add(el, depth + 1);
       return;
     }
-    // items.map((item) => ({ updateOne: ... })): what the function returns for each item.
+    // items.map((item) => ({ updateOne: ... })), items.map(toOperation): what the function returns for each item.
     if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'map') {
-      for (const r of returnedValues(v.arguments?.[0])) add(r, depth + 1);
+      const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
+      const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
+      const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
+      for (const x of returnedValues(named ?? given)) add(x, depth + 1);
       return;
     }
     if (v.type === 'Identifier') {
@@ -272,10 +277,10 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   return out;
 }
 
-/** The values a function literal returns (its expression body, or its own return statements). */
+/** The values a function returns (its expression body, or its own return statements). */
 function returnedValues(fn: BNode | undefined): BNode[] {
   const f = fn ? unwrap(fn) : undefined;
-  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression') || !f.body || Array.isArray(f.body)) return [];
+  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression' && f.type !== 'FunctionDeclaration') || !f.body || Array.isArray(f.body)) return [];
   if (f.body.type !== 'BlockStatement') return [f.body];
   const out: BNode[] = [];
   const stack: BNode[] = [f.body];
@@ -301,6 +306,67 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 /** A collection read in another module, its name's range moved to the call of this file when it was written there. */
 function atCall(found: FoundCollection | undefined, call: BNode): FoundCollection | undefined {
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
+}
+
+/** A class's constructor, if it declares one. */
+function constructorOf(cls: BNode): BNode | undefined {
+  return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+}
+
+/** A plain parameter's name (`x`, `x = 1`). */
+function paramName(p: BNode): string | undefined {
+  const inner = p.type === 'AssignmentPattern' ? p.left : p;
+  return inner?.type === 'Identifier' ? inner.name : undefined;
+}
+
+/** Decorators that inject a provider by its token (NestJS's `@Inject(TOKEN)`). */
+const INJECT_DECORATOR = /^[Ii]nject$/;
+
+/** The token a class's field or constructor parameter is injected by (`@Inject(ORDERS) private orders`), when it is a name. */
+function injectionToken(cls: BNode | undefined, field: string): string | undefined {
+  const members = (cls as unknown as { body?: { body?: BNode[] } } | undefined)?.body?.body ?? [];
+  const decorated: BNode[] = [];
+  for (const m of members) {
+    const key = m.key && !m.computed ? keyName(m.key) : undefined;
+    if (m.type === 'ClassProperty' && key === field) decorated.push(m);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      for (const p of m.params ?? []) {
+        const param = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : undefined;
+        const id = param?.type === 'AssignmentPattern' ? param.left : param;
+        if (id?.type === 'Identifier' && id.name === field) decorated.push(p, param!);
+      }
+    }
+  }
+  for (const d of decorated.flatMap((n) => (n as unknown as { decorators?: { expression: BNode }[] }).decorators ?? [])) {
+    const x = unwrap(d.expression);
+    const callee = isCall(x) ? unwrap(x.callee!) : undefined;
+    const arg = x.arguments?.[0] ? unwrap(x.arguments[0]) : undefined;
+    if (callee?.type === 'Identifier' && INJECT_DECORATOR.test(callee.name!) && arg?.type === 'Identifier') return arg.name;
+  }
+  return undefined;
+}
+
+/** The providers of a token among a module's statements: object literals `{ provide: token, useFactory }` or `{ provide: token, useValue }`. */
+function providersOf(statements: readonly BNode[], token: string): { factory?: BNode; value?: BNode }[] {
+  const out: { factory?: BNode; value?: BNode }[] = [];
+  const stack: BNode[] = [...statements];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'ObjectExpression') {
+      const prop = (k: string) => (n.properties ?? []).find((p) => (p.type === 'ObjectProperty' || p.type === 'ObjectMethod') && !p.computed && p.key && keyName(p.key) === k);
+      const provide = prop('provide');
+      const v = provide?.type === 'ObjectProperty' ? unwrap(provide.value as BNode) : undefined;
+      if (v?.type === 'Identifier' && v.name === token) {
+        const f = prop('useFactory');
+        const factory = f?.type === 'ObjectMethod' ? f : f ? unwrap(f.value as BNode) : undefined;
+        const value = prop('useValue');
+        out.push(factory && ['ArrowFunctionExpression', 'FunctionExpression', 'ObjectMethod'].includes(factory.type) ? { factory }
+          : value?.type === 'ObjectProperty' ? { value: value.value as BNode } : {});
+      }
+    }
+    pushChildren(n, stack);
+  }
+  return out;
 }
 
 class Collections {
@@ -403,8 +469,10 @@ class Collections {
       const m = propertyName(callee);
       // this._getCollection(): a method of the class or of a class it extends, here or in another module.
       const self = unwrap(callee.object!).type;
-      if ((self === 'ThisExpression' || self === 'Super') && m !== undefined && m !== 'collection' && m !== 'getCollection') {
-        return this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if ((self === 'ThisExpression' || self === 'Super') && m !== undefined) {
+        // `this.getCollection()`: the class's own method of that name (the shell's is `db.getCollection('x')`).
+        const own = this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        if (own || (m !== 'collection' && m !== 'getCollection')) return own;
       }
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
@@ -443,11 +511,20 @@ class Collections {
       const followed = this.ex.follow(e) !== e;
       // self.db, this.orders: a field the file assigns a collection to elsewhere (another method, an init function).
       const assigned = followed ? undefined : this.assigned(e, depth);
-      if (assigned) return assigned;
+      // A base class's field assigned from its constructor's parameters: what this subclass's super call gives.
+      if (assigned) return assigned.name === '' && obj.type === 'ThisExpression' && name !== undefined ? this.fromSuper(e, name, depth) ?? assigned : assigned;
+      // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
+      // what it holds, not the driver's method.
+      const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
+      if (own && own.name !== '') return own;
+      // this.collection where a class of the lineage declares `get collection() { return this.db.collection(this.collectionName); }`.
+      const viaGetter = name !== undefined && obj.type === 'ThisExpression' && !followed && depth < MAX_RESOLVE_DEPTH - 2
+        ? this.ex.throughMethod({ ...e, type: 'CallExpression', callee: e, arguments: [] } as BNode, name, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), e), 'get') : undefined;
+      if (viaGetter && (viaGetter.name !== '' || !own)) return viaGetter;
       // this.collection where the class declares `collection: Collection<T>`: its field, not the driver's method;
       // named by the places that make the class's instances when they all give the same collection.
       if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
-        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
+        return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) ?? own ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
       // req.collection, this.coll: a collection chosen at run time.
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
@@ -479,7 +556,7 @@ class Collections {
       // this.plans where the class declares `plans: Collection<Plan>` (or a field of a field typed by a class that does);
       // named by the places that make the class's instances, when they all give the same collection.
       if (libraryOf(this.ex, e) === 'mongodb-collection') {
-        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) : undefined;
+        const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
     }
@@ -503,6 +580,66 @@ class Collections {
    */
   private fromCallers(e: BNode, depth: number): FoundCollection | undefined {
     return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth);
+  }
+
+  /**
+   * `@Inject(ORDERS) private readonly orders: Collection<Order>` (a constructor's parameter or a field of the
+   * class): the collection the one provider of that token gives, in the module that declares the token
+   * (this one, or the workspace's module it is imported from) or else in the workspace's modules that
+   * import it (a `*.module.ts`'s `providers`): `{ provide: ORDERS, useFactory: (client: MongoClient) =>
+   * client.db().collection('orders'), inject: [...] }`, or `useValue`.
+   */
+  private injected(e: BNode, field: string, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const token = injectionToken(this.ex.enclosingClassNode(), field);
+    if (token === undefined) return undefined;
+    const declared = this.ex.imported(token) ?? (this.ex.lookup(token) ? { ex: this.ex, local: token } : undefined);
+    if (!declared) return undefined;
+    let provided = providersOf(declared.ex.module.statements?.() ?? [], declared.local).map((p) => ({ ...p, ex: declared.ex }));
+    // `providers: [{ provide: ORDERS, useFactory }]` in a module of the workspace that imports the token.
+    if (provided.length === 0) {
+      const importers = importersOf(declared.ex, declared.local) ?? [];
+      provided = importers.flatMap((i) => providersOf((i.module.program.body as BNode[] | undefined) ?? [], i.local).map((p) => ({ ...p, ex: i.reader })));
+    }
+    if (provided.length !== 1) return undefined;
+    const { value, factory, ex } = provided[0]!;
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    if (value) return read(value, ex);
+    // The factory's parameters are what its `inject` list gives: not read, so a value made of them names nothing.
+    const call = { type: 'CallExpression', callee: factory, arguments: [], start: e.start, end: e.end } as unknown as BNode;
+    return factory ? this.ex.throughFunction(call, { ex, fn: factory }, read) : undefined;
+  }
+
+  /**
+   * `this.collection` in a subclass whose constructor calls `super(db.collection('users'))` (or `super(db,
+   * 'users')`), where the class it extends takes the field as that parameter (`constructor(protected collection:
+   * Collection<T>)`) or assigns it from its parameters (`this.collection = db.collection(name)`): what the
+   * super call gives. In the base class's own methods the field stays chosen by each subclass.
+   */
+  private fromSuper(e: BNode, field: string, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const cls = this.ex.enclosingClassNode();
+    const ctor = cls ? constructorOf(cls) : undefined;
+    const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+    const sup = body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((x) => x !== undefined && isCall(x) && unwrap(x.callee!).type === 'Super');
+    if (!cls || !ctor || !sup) return undefined;
+    const base = [...this.ex.lineage(cls)][1];
+    const baseCtor = base ? constructorOf(base.node) : undefined;
+    if (!base || !baseCtor) return undefined;
+    const params = baseCtor.params ?? [];
+    const index = params.findIndex((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === field);
+    if (index >= 0) {
+      const arg = sup.arguments?.[index];
+      if (!arg || arg.type === 'SpreadElement') return undefined;
+      return this.ex.inFunction(cls, ctor, () => this.ex.within([ctor.body as BNode], () => this.of(arg, depth + 1)));
+    }
+    const stmts = baseCtor.body && !Array.isArray(baseCtor.body) ? (baseCtor.body.body as BNode[] | undefined) ?? [] : [];
+    const assigned = stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
+      a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field);
+    if (assigned.length !== 1) return undefined;
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    const found = this.ex.throughConstructor(sup, { ex: base.ex, fn: baseCtor, cls: base.node }, assigned[0]!.right!, read);
+    return found && found.name !== '' ? found : undefined;
   }
 
   /** The collection every one of the callers' values names, shown at `e`. */
@@ -534,16 +671,14 @@ class Collections {
     const key = part.path[part.path.length - 1]!;
     let holder: BNode | undefined = part.of ? this.ex.follow(part.of) : undefined;
     for (const k of part.path) {
-      if (holder?.type !== 'ObjectExpression') {
-        holder = undefined;
-        break;
-      }
-      const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k);
-      holder = prop ? this.ex.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+      const held = holder ? heldAt(holder, k) : undefined;
+      holder = held ? this.ex.follow(held) : undefined;
     }
     if (holder) return this.of(holder, depth + 1);
     const fromCall = part.of ? this.returnedMember(part.of, part.path, e, depth) : undefined;
     if (fromCall) return fromCall;
+    // An element of an array (`const [a] = ...`) is not named by what holds it.
+    if (/^\d+$/.test(key)) return undefined;
     const holderName = part.path.length > 1 ? part.path[part.path.length - 2] : part.of ? this.ex.lastName(part.of) : undefined;
     // A bare `db` is the shell's or a driver Db, which holds no collections as properties; `app.db` may.
     const bareDb = holderName === 'db' && part.path.length === 1 && part.of?.type === 'Identifier';
@@ -557,16 +692,22 @@ class Collections {
   private returnedMember(of: BNode, path: string[], at: BNode, depth: number): FoundCollection | undefined {
     let call = unwrap(of);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
-    if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier') return undefined;
-    return this.ex.throughCall(call, (ret, inModule) => {
+    if (!isCall(call)) return undefined;
+    const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
       let held: BNode | undefined = inModule.follow(ret);
       for (const k of path) {
-        const prop: BNode | undefined = held?.type === 'ObjectExpression' ? (held.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && keyName(p.key) === k) : undefined;
-        held = prop ? inModule.follow((prop.shorthand ? prop.key : prop.value) as BNode) : undefined;
+        const v: BNode | undefined = held ? heldAt(held, k) : undefined;
+        held = v ? inModule.follow(v) : undefined;
       }
       if (!held) return undefined;
       return inModule === this.ex ? this.of(held, depth + 1) : atCall(new Collections(inModule).of(held, depth + 1), at);
-    });
+    };
+    const callee = unwrap(call.callee!);
+    if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
+    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object.
+    if (!isMember(callee) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const target = functionOf(this.ex, callee);
+    return target ? this.ex.throughFunction(call, target, read) : undefined;
   }
 
   /**

@@ -12,7 +12,7 @@
 import { callersOf, filesImporting, type Callers } from './callers';
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
-import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
+import { heldAt, isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 import { foreignModule } from './workspace';
 
 export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model' | 'typeorm-repository' | 'typeorm-manager';
@@ -301,7 +301,7 @@ function returnedPart(ex: Extractor, of: BNode, path: string[], depth: number): 
   if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier' || depth > MAX_DEPTH - 2) return undefined;
   return ex.throughCall(call, (ret, inModule) => {
     const held = unwrap(ret);
-    if (held.type !== 'ObjectExpression') return undefined;
+    if (held.type !== 'ObjectExpression' && held.type !== 'ArrayExpression') return undefined;
     let o: Origin | undefined = { holder: held, ex: inModule };
     for (const key of path) o = o && 'holder' in o ? memberOrigin(o.ex, o.holder, key, depth + 1) : undefined;
     return o;
@@ -596,9 +596,9 @@ function typeBindingOrigin(ex: Extractor, name: string, depth: number): Origin |
  */
 function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number): Origin | undefined {
   if (depth > MAX_DEPTH) return undefined;
-  if (holder.type === 'ObjectExpression') {
-    const p = (holder.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
-    return p ? originOf(ex, (p.shorthand ? p.key : p.value) as BNode, depth + 1) : undefined;
+  if (holder.type === 'ObjectExpression' || holder.type === 'ArrayExpression') {
+    const v = heldAt(holder, name);
+    return v ? originOf(ex, v, depth + 1) : undefined;
   }
   if (holder.type === 'TSInterfaceDeclaration' || holder.type === 'TSTypeLiteral' || holder.type === 'TSInterfaceBody') {
     const body = holder.type === 'TSInterfaceDeclaration' ? ((holder as unknown as { body: { body: BNode[] } }).body.body) : ((holder as unknown as { members?: BNode[]; body?: BNode[] }).members ?? (holder as unknown as { body?: BNode[] }).body ?? []);
@@ -658,12 +658,13 @@ function memberOrigin(ex: Extractor, holder: BNode, name: string, depth: number)
   return undefined;
 }
 
-/**
- * The function a callee names, where the code declares it: a function of this module or imported from
- * another (`runQuery(sql)`), a method of the class the walk is in or of a class it extends
- * (`this.getRows(sql)`), or a method of a value of an application's class (`this.sql.getRowsBySqlQuery(sql)`
- * where `sql: SqlHelper`). With the extractor of the module that declares it.
- */
+/** The class a name is bound to: declared in the scopes around, or imported from the workspace's module that declares it. */
+function classBehind(ex: Extractor, name: string): { ex: Extractor; node: BNode } | undefined {
+  const r = ex.lookup(name);
+  if (r && 'cls' in r.binding && r.binding.cls) return { ex, node: r.binding.cls };
+  return r && !('from' in r.binding && r.binding.from !== undefined) ? undefined : ex.classNamed(name);
+}
+
 export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extractor; fn: BNode; cls?: BNode } | undefined {
   callee = unwrap(callee);
   if (callee.type === 'Identifier') {
@@ -683,7 +684,9 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
     const m = ex.methodOf(name);
     return m ? { ex: m.ex, fn: m.fn } : undefined;
   }
-  const holder = originOf(ex, obj, depth);
+  // `Worker.open(db)`: a static method of a class declared here or imported from the workspace.
+  const statics = obj.type === 'Identifier' ? classBehind(ex, obj.name!) : undefined;
+  const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, obj, depth);
   if (!holder || !('holder' in holder)) return undefined;
   // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
   // workspace that implements it.
@@ -692,6 +695,7 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
   for (const at of start.ex.lineage(start.node)) {
     for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
       const key = m.key && !m.computed ? m.key.name : undefined;
+      if (statics && !(m as unknown as { static?: boolean }).static) continue;
       if (m.type === 'ClassMethod' && m.kind === 'method' && key === name) return { ex: at.ex, fn: m, cls: at.node };
       if (m.type === 'ClassProperty' && key === name && (m as unknown as { value?: BNode }).value && isFunction(unwrap((m as unknown as { value: BNode }).value))) {
         return { ex: at.ex, fn: unwrap((m as unknown as { value: BNode }).value) };

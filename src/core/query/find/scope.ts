@@ -99,9 +99,22 @@ export function declareNames(pattern: BNode | null | undefined, into: Map<string
       }
       return;
     }
-    case 'ArrayPattern':
-      for (const e of pattern.elements ?? []) declareNames(e, into);
+    case 'ArrayPattern': {
+      // `const [users, logs] = await openCollections(db)`: each name is the element of that index ("0",
+      // "1") of what is taken apart, where something is given; a parameter's elements stay unknown.
+      const base: Part | undefined = part ?? (init ? { of: init, path: [] } : undefined);
+      (pattern.elements ?? []).forEach((e, i) => {
+        if (!e) return;
+        if (!base || e.type === 'RestElement') {
+          declareNames(e, into);
+          return;
+        }
+        const target = e.type === 'AssignmentPattern' ? e.left : e;
+        declareNames(target, into, undefined, { ...base, path: [...base.path, String(i)] });
+        if (e.type === 'AssignmentPattern') withFallback(target, e.right!, into);
+      });
       return;
+    }
     case 'AssignmentPattern':
       declareNames(pattern.left, into);
       withFallback(pattern.left, pattern.right!, into);

@@ -133,6 +133,24 @@ export function keyName(k: BNode): string | undefined {
   return undefined;
 }
 
+/**
+ * What an object or array literal holds under a key: a property's value (`{ users }`, `{ users: x }`), or
+ * for an index ("1") an array's element, up to the first spread; undefined for anything else.
+ */
+export function heldAt(holder: BNode, key: string): BNode | undefined {
+  if (holder.type === 'ObjectExpression') {
+    const p = (holder.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && keyName(x.key) === key);
+    return p ? ((p.shorthand ? p.key : p.value) as BNode) : undefined;
+  }
+  if (holder.type === 'ArrayExpression' && /^\d+$/.test(key)) {
+    const elements = (holder as unknown as { elements?: (BNode | null)[] }).elements ?? [];
+    const i = Number(key);
+    if (elements.slice(0, i + 1).some((x) => x?.type === 'SpreadElement')) return undefined;
+    return elements[i] ?? undefined;
+  }
+  return undefined;
+}
+
 export function range(n: BNode): SourceRange {
   return { start: n.start, end: n.end };
 }

@@ -80,6 +80,7 @@ function parseModule(file: string, text: string): ForeignModule | undefined {
   }
   const body = (program.body as BNode[] | undefined) ?? [];
   const scope = new ModuleScope();
+  scope.statements = () => body;
   declareStatements(body, scope.names);
   const fields: [string, BNode][] = [];
   collectMutations(program, scope.mutated, fields);
