@@ -164,6 +164,38 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(new Set(again), new Set(['tickets.findOne']));
   });
 
+  it('reads a query named by its callers again when only a call of its function or class is edited, inside a large class too', () => {
+    const lines = [
+      "import { MongoClient, type Collection, type Db } from 'mongodb';",
+      'const db: Db = new MongoClient(process.env.URL!).db();',
+      'async function listOpen(coll) {',
+      "  return coll.find({ state: 'open' }).toArray();",
+      '}',
+      'export class Desk {',
+      '  constructor(private readonly letters: Collection) {}',
+      ...Array.from({ length: 120 }, (_, i) => `  note${i}() { return ${i}; }`),
+      '  unread() { return this.letters.find({ seen: false }).toArray(); }',
+      "  static make() { return new Desk(db.collection('letters')); }",
+      "  async closed() { return listOpen(db.collection('archive')); }",
+      '}',
+    ];
+    const text = lines.join('\n');
+    const index = new ScriptQueryIndex('script', 'ts', {});
+    index.update(text);
+    assert.deepEqual(described(index.result().queries), ['archive.find', 'letters.find']);
+    // A call of the top-level function, edited in a method of the large class: the function's query follows.
+    const topEdited = text.replace("listOpen(db.collection('archive'))", "listOpen(db.collection('issues'))");
+    index.update(topEdited);
+    assert.deepEqual(described(index.result().queries), described(findQueries(topEdited, 'script', 'ts', {}).queries));
+    assert.deepEqual(described(index.result().queries), ['issues.find', 'letters.find']);
+    // The class made in one of its own methods with another collection: the field's query follows.
+    const inClass = topEdited.replace("new Desk(db.collection('letters'))", "new Desk(db.collection('parcels'))");
+    index.update(inClass);
+    assert.equal(index.lastUpdate.inner, true, 'the edit was read inside the class');
+    assert.deepEqual(described(index.result().queries), described(findQueries(inClass, 'script', 'ts', {}).queries));
+    assert.deepEqual(described(index.result().queries), ['issues.find', 'parcels.find']);
+  });
+
   it('names collections taken apart by index from the array a function or a static method returns', () => {
     const text = [
       "import { Db, Collection } from 'mongodb';",

@@ -100,6 +100,7 @@ function callersOfParameter(ex: Extractor, p: CalledAs): Callers | undefined {
 
 function readCallers(ex: Extractor, p: CalledAs): Callers | undefined {
   if (reading.has(p.fn)) return undefined;
+  if (!p.declaredIn) ex.usesCallsOf(p.fnName);
   reading.add(p.fn);
   try {
     const values: CallerValue[] = [];

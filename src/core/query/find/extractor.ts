@@ -30,6 +30,9 @@ class Leave {
   constructor(readonly scope: Scope | undefined) {}
 }
 
+/** The mark, among the names a statement used, of a function or class whose calls named its queries (usesCallsOf). */
+export const CALLS_OF = '\u0000calls of ';
+
 /**
  * What a walk leaves behind for reading one statement of the tree again later (ScriptQueryIndex's
  * readInside): the call each query was read from, the calls a reader took or marked as read, and the
@@ -377,6 +380,14 @@ export class Extractor {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * Notes that this statement's queries were named by the calls of `name` (a function or a class) in this
+   * file: an edited statement that mentions it makes this one read again (ScriptQueryIndex).
+   */
+  usesCallsOf(name: string): void {
+    this.uses.add(CALLS_OF + name);
   }
 
   /** The binding of a name where it is used: the innermost scope, then the module. */

@@ -1,7 +1,7 @@
 // The queries of one script, kept per top-level statement and re-read only where an edit touched.
 
 import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
-import { Extractor, type CallReader, type WalkTrace } from './extractor';
+import { CALLS_OF, Extractor, type CallReader, type WalkTrace } from './extractor';
 import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
 import { prismaCalls, PRISMA_CLIENT, showsPrismaClient } from './prisma';
@@ -168,6 +168,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const c = i < 0 ? undefined : this.pieces[i]!;
     if (!c || c.end - c.start < INNER_MIN_LENGTH) return false;
     flushChunk(c);
+    const callees = [...calleesOf([c])];
     // The innermost statement that parses alone; or, when what it declares or sits in makes reading it
     // alone unsafe, the innermost around it that can be read alone, if one is not too long to be worth it.
     let chosen: Inside | undefined;
@@ -182,8 +183,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
       const before = changesIn(node, this.text);
       const after = changesIn(fresh, text);
       const same = before.signature === after.signature;
-      // What stays of the last reading if only this statement is read again (decided on the old offsets).
-      const stays = same && c.trace && readsAlone(c.trace, path, node, fresh) ? keptOutside(c, node) : undefined;
+      // What stays of the last reading if only this statement is read again (decided on the old offsets);
+      // nothing when it mentions a function or class whose calls named queries of the statement around it.
+      const named = callees.some((n) => mentions(this.text.slice(node.start, node.end), n) || mentions(text.slice(node.start, newEnd), n));
+      const stays = same && !named && c.trace && readsAlone(c.trace, path, node, fresh) ? keptOutside(c, node) : undefined;
       const found: Inside = { node, list, index, path, fresh, before, after, stays };
       chosen ??= found;
       if (stays) chosen = found;
@@ -260,10 +263,14 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
   protected spliced(removed: Chunk[], added: Chunk[], span: TouchedSpan): void {
     this.warnings = [];
     const changed = new Set<string>();
-    for (const c of replacedStatements(removed, added)) {
+    const replaced = replacedStatements(removed, added);
+    for (const c of replaced) {
       for (const n of c.declares.keys()) changed.add(n);
       for (const n of c.mutates) changed.add(n);
     }
+    // A statement whose queries the calls of a function or class of this file named is read again when
+    // an edited statement mentions that name (a call of it may have changed what it is given).
+    for (const name of calleesOf(this.pieces)) if (replaced.some((c) => mentions(c.text, name))) changed.add(CALLS_OF + name);
     const shown = new Set(this.module.shows);
     this.rebuildModule();
     // Statements that asked for a fact about the file are read again when the file starts or stops showing
@@ -586,6 +593,22 @@ function moveAround(root: BNode, inner: BNode, delta: number): void {
     } else n.end += delta;
     pushChildren(n, stack);
   }
+}
+
+/** The functions and classes of the file whose calls named the statements' queries (Extractor.usesCallsOf). */
+function calleesOf(chunks: readonly Chunk[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of chunks) for (const u of c.uses) if (u.startsWith(CALLS_OF)) out.add(u.slice(CALLS_OF.length));
+  return out;
+}
+
+/** Whether `text` holds `name` as a whole word of code (not inside a longer name). */
+function mentions(text: string, name: string): boolean {
+  const part = /[\w$]/;
+  for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+    if (!part.test(text[i - 1] ?? ' ') && !part.test(text[i + name.length] ?? ' ')) return true;
+  }
+  return false;
 }
 
 function usesAny(uses: ReadonlySet<string>, changed: ReadonlySet<string>): boolean {
