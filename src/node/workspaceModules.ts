@@ -127,32 +127,40 @@ function readJsonc(file: string): unknown {
   }
 }
 
-/** The workspace's own packages (folders with a package.json, five levels deep at most), by name. */
+/** Folders read at most when looking for the workspace's packages: a bound on the first bare import's wait. */
+const MAX_PACKAGE_FOLDERS = 5_000;
+
+/**
+ * The workspace's own packages (folders with a package.json, five levels deep at most), by name. Read
+ * level by level, so a bound reached in a deep tree still leaves the shallower packages found.
+ */
 function findPackages(root: string): Map<string, { dir: string; entry?: string }> {
   const out = new Map<string, { dir: string; entry?: string }>();
-  const visit = (dir: string, depth: number) => {
-    let names: string[] = [];
+  const queue: [string, number][] = [[root, 0]];
+  for (let i = 0; i < queue.length && i < MAX_PACKAGE_FOLDERS; i++) {
+    const [dir, depth] = queue[i]!;
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      return;
+      continue;
     }
-    if (names.includes('package.json')) {
+    if (entries.some((e) => e.name === 'package.json' && !e.isDirectory())) {
       const pkg = readJsonc(join(dir, 'package.json')) as { name?: string; main?: string; types?: string; source?: string } | undefined;
       if (pkg?.name && !out.has(pkg.name)) out.set(pkg.name, { dir, ...entryOf(dir, pkg) });
     }
     // A monorepo's packages sit up to five folders down (`foundations/core/packages/core`).
-    if (depth >= 5) return;
-    for (const n of names) {
-      if (SKIP.has(n) || n.startsWith('.')) continue;
+    if (depth >= 5) continue;
+    for (const e of entries) {
+      if (SKIP.has(e.name) || e.name.startsWith('.')) continue;
       try {
-        if (statSync(join(dir, n)).isDirectory()) visit(join(dir, n), depth + 1);
+        // The entry's own type, read with the folder; a link is followed to what it names.
+        if (e.isDirectory() || (e.isSymbolicLink() && statSync(join(dir, e.name)).isDirectory())) queue.push([join(dir, e.name), depth + 1]);
       } catch {
         // unreadable: skipped
       }
     }
-  };
-  visit(root, 0);
+  }
   return out;
 }
 

@@ -26,6 +26,9 @@ describe('finder: workspace packages on disk', () => {
     // Four folders down, declarations in types/ and the build in lib/: the source is src/index.ts.
     write('platform/base/packages/model/package.json', JSON.stringify({ name: '@shop/model', main: 'lib/index.js', types: 'types/index.d.ts' }));
     write('platform/base/packages/model/src/index.ts', "export const DOMAIN_ORDER = 'order' as string;");
+    // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
+    write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
+    write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -34,6 +37,11 @@ describe('finder: workspace packages on disk', () => {
     const from = join(root, 'packages/app/src/catalog.ts');
     assert.equal(modules.resolve(from, '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
     assert.equal(modules.resolve(from, '@shop/legacy'), join(root, 'packages/legacy/lib/index.js'));
+  });
+
+  it('takes, of two packages of one name, the one fewer folders down, whatever the folders\' order', () => {
+    const modules = nodeWorkspaceModules(root);
+    assert.equal(modules.resolve(join(root, 'packages/app/src/catalog.ts'), '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
   });
 
   it('finds a package four folders down whose types are in a declarations folder, at its src/', () => {
