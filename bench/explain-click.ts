@@ -93,9 +93,12 @@ const WATCH = `(() => {
       if (records.some((r) => card(r.target) || Array.from(r.addedNodes).some(card))) w.__qpiCards.push(performance.timeOrigin + performance.now());
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     if (document.querySelector('g.card')) w.__qpiCards.push(performance.timeOrigin + performance.now());
-    w.__qpiMsgs ??= [];
-    window.addEventListener('message', (e) => { w.__qpiMsgs.push(performance.timeOrigin + e.timeStamp); }, true);
   }
+  // Added again at every evaluation (the same function is added once): a page written anew into the
+  // same document loses the window's listeners.
+  w.__qpiMsgs ??= [];
+  w.__qpiOnMessage ??= (e) => { w.__qpiMsgs.push(performance.timeOrigin + e.timeStamp); };
+  window.addEventListener('message', w.__qpiOnMessage, true);
   return w.__qpiCards;
 })()`;
 
