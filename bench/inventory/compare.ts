@@ -2,8 +2,9 @@
 // library, the inventory's sites in application code and in tests, how many the finder found (a found
 // query whose range overlaps the site's call), and the finder's detections that overlap no site of the
 // inventory (possible spurious detections, or queries of what the inventory does not type). A site is
-// analysable when a query found on it is one the advisor reads, and the indexes suggested for every query
-// found that cannot exist are counted, both as bench/realcode.ts counts them (readable.ts). The sites
+// analysable when a query found on it is one the advisor reads and advises on (one it reads and finds
+// nothing an index could serve in, an INSERT of values or a SELECT of no table, is counted apart as "read,
+// nothing to index"), and the indexes suggested for every query found that cannot exist are counted, both as bench/realcode.ts counts them (readable.ts). The sites
 // missed, the extra detections and those suggestions are written to .cache/inventory/<owner+name>.txt.
 //
 // Each argument is a fetched git directory (.../owner+name/repo); its files at HEAD are written once to
@@ -41,7 +42,7 @@ function cachedInventory(name: string, commit: string, folder: string, fresh: bo
 }
 
 /** Per library: sites, those found, and those found whose query the advisor reads (readable.ts analysable). */
-interface Row { app: number; test: number; appFound: number; testFound: number; appAnalysable: number; testAnalysable: number }
+interface Row { app: number; test: number; appFound: number; testFound: number; appAnalysable: number; testAnalysable: number; appNothing: number }
 
 /** The repository's files at HEAD in a folder of the cache, written once per commit. */
 function checkout(gitDir: string): { name: string; commit: string; folder: string } {
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
     }
     const modules = process.argv.includes('--single-file') ? undefined : nodeWorkspaceModules(repo.folder);
     const began = Date.now();
-    const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0, appAnalysable: 0, testAnalysable: 0 }]));
+    const rows = new Map<Library, Row>(LIBRARIES.map((l) => [l, { app: 0, test: 0, appFound: 0, testFound: 0, appAnalysable: 0, testAnalysable: 0, appNothing: 0 }]));
     let impossible = 0;
     const missed: Site[] = [];
     const unread: string[] = [];
@@ -136,6 +137,8 @@ async function main(): Promise<void> {
           row.app++;
           if (hits.length > 0) row.appFound++;
           if (read) row.appAnalysable++;
+          // Read, with nothing an index could serve (an INSERT of values, a SELECT of no table): apart.
+          else if (hits.some((q) => analysable(q) === 'nothing to index')) row.appNothing++;
         }
         if (hits.length === 0) missed.push(s);
         else if (!read && !s.test) {
@@ -158,7 +161,8 @@ async function main(): Promise<void> {
     for (const [lib, r] of rows) {
       if (r.app + r.test === 0) continue;
       out.push(`  ${lib.padEnd(15)} sites app ${String(r.app).padStart(4)} test ${String(r.test).padStart(4)}   found app ${String(r.appFound).padStart(4)} (${pct(r.appFound, r.app).padStart(4)}) test ${String(r.testFound).padStart(4)} (${pct(r.testFound, r.test).padStart(4)})` +
-        `   analysable app ${String(r.appAnalysable).padStart(4)} (${pct(r.appAnalysable, r.app).padStart(4)}) test ${String(r.testAnalysable).padStart(4)} (${pct(r.testAnalysable, r.test).padStart(4)})`);
+        `   analysable app ${String(r.appAnalysable).padStart(4)} (${pct(r.appAnalysable, r.app).padStart(4)}) test ${String(r.testAnalysable).padStart(4)} (${pct(r.testAnalysable, r.test).padStart(4)})` +
+        (r.appNothing > 0 ? `   read, nothing to index: app ${r.appNothing}` : ''));
     }
     out.push(`  suggested indexes that cannot exist (readable.ts impossibleCount, every query found): ${impossible}`);
     out.push(`  finder detections on no inventory site: app ${extraCount.app}, test ${extraCount.test}`);
