@@ -196,6 +196,18 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(index.result().queries), ['issues.find', 'parcels.find']);
   });
 
+  it('names a field called coll or collection, which alone would be chosen at run time, from the new calls of its class', () => {
+    const head = [
+      "import { Db, Collection } from 'mongodb';",
+      'class Store { constructor(private readonly coll: Collection) {} open() { return this.coll.find({ state: 1 }); } }',
+      "export const orders = (db: Db) => new Store(db.collection('orders'));",
+    ];
+    assert.deepEqual(described(findQueries(head.join('\n'), 'script', 'ts', {}).queries), ['orders.find']);
+    // Made with two collections: which one is chosen at run time.
+    const two = [...head, "export const carts = (db: Db) => new Store(db.collection('carts'));"];
+    assert.deepEqual(described(findQueries(two.join('\n'), 'script', 'ts', {}).queries), ['?.find']);
+  });
+
   it('names collections taken apart by index from the array a function or a static method returns', () => {
     const text = [
       "import { Db, Collection } from 'mongodb';",

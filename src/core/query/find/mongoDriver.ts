@@ -526,9 +526,11 @@ class Collections {
       if (name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && libraryOf(this.ex, e) === 'mongodb-collection') {
         return this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) ?? own ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
-      // req.collection, this.coll: a collection chosen at run time.
+      // req.collection, this.coll: a collection chosen at run time, unless the class's instances are all
+      // made with the same one (`constructor(private coll: Collection)`, `new Store(db.collection('x'))`).
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
-        return { name: '', flavour: 'driver', nameRange: range(e.property!) };
+        const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
+        return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!) };
       }
       if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
       if (this.isShellDb(obj)) {
