@@ -206,6 +206,16 @@ describe('finder: a collection named by the callers of the function that takes i
     // Made with two collections: which one is chosen at run time.
     const two = [...head, "export const carts = (db: Db) => new Store(db.collection('carts'));"];
     assert.deepEqual(described(findQueries(two.join('\n'), 'script', 'ts', {}).queries), ['?.find']);
+    // JavaScript: the constructor's untyped parameter assigned to the field.
+    const js = [
+      "const { MongoClient } = require('mongodb');",
+      'class Store { constructor(coll) { this.coll = coll; } open() { return this.coll.find({ state: 1 }); } }',
+      "const db = new MongoClient('mongodb://localhost').db();",
+      "module.exports = { orders: new Store(db.collection('orders')) };",
+    ];
+    assert.deepEqual(described(findQueries(js.join('\n'), 'script', 'js', {}).queries), ['orders.find']);
+    const jsTwo = [...js, "module.exports.carts = new Store(db.collection('carts'));"];
+    assert.deepEqual(described(findQueries(jsTwo.join('\n'), 'script', 'js', {}).queries), ['?.find']);
   });
 
   it('names collections taken apart by index from the array a function or a static method returns', () => {

@@ -541,6 +541,11 @@ class Collections {
       // (a constructor's parameter), its name and its declared type still may.
       const held = this.ex.follow(e);
       const heldCollection = held !== e ? this.of(held, depth + 1) : undefined;
+      // `constructor(coll) { this.coll = coll; }`: what every `new` of the class gives, when they agree.
+      if (heldCollection?.name === '' && obj.type === 'ThisExpression' && name !== undefined) {
+        const made = this.agreed(constructorCallersOf(this.ex, name), e, depth);
+        if (made) return made;
+      }
       if (heldCollection) return heldCollection;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
