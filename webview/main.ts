@@ -238,23 +238,20 @@ let sideFill: { cancel(): void } | undefined;
 function afterFirstPaint(fill: () => void): void {
   sideFill?.cancel();
   let done = false;
-  const run = () => {
-    if (done) return;
+  const stop = () => {
     done = true;
     cancelAnimationFrame(frame);
     clearTimeout(fallback);
+  };
+  const run = () => {
+    if (done) return;
+    stop();
     sideFill = undefined;
     fill();
   };
   const frame = requestAnimationFrame(() => setTimeout(run, 0));
   const fallback = setTimeout(run, 100);
-  sideFill = {
-    cancel: () => {
-      done = true;
-      cancelAnimationFrame(frame);
-      clearTimeout(fallback);
-    },
-  };
+  sideFill = { cancel: stop };
 }
 
 function renderSide(): void {

@@ -47,8 +47,9 @@ async function adviceAfter(log: Log, signal: AbortSignal, advise: () => Promise<
 /**
  * Runs one explain on the connection's kept session (sessions.ts): the plan settles `done` as soon as it
  * exists; the advice runs on after it on the same session once `planShown` has settled. The session goes
- * back to be kept when both went well (and is closed otherwise). A kept session whose connection turns out lost is replaced once by a new one
- * when sending the explain again changes nothing the first could have (`resend`).
+ * back to be kept when both went well (and is closed otherwise). A kept session whose connection turns out
+ * lost is replaced once by a new one when sending the explain again changes nothing the first could have
+ * (`resend`).
  */
 function planThenAdvice<S extends ExplainSession>(
   log: Log, signal: AbortSignal, lease: (fresh: boolean) => Promise<SessionLease<S>>, explain: (session: S) => Promise<ExplainResult>, advise: (session: S) => Promise<LiveAdvice>, resend: boolean,

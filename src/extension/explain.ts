@@ -181,9 +181,7 @@ const PROGRESS_DELAY_MS = 500;
  * runs `cancel`. The notification closes when `done` settles.
  */
 function progressAfter(delayMs: number, title: string, done: Promise<unknown>, cancel: () => void): void {
-  let settled = false;
   const timer = setTimeout(() => {
-    if (settled) return;
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (_progress, token) => {
       const sub = token.onCancellationRequested(cancel);
       try {
@@ -195,10 +193,7 @@ function progressAfter(delayMs: number, title: string, done: Promise<unknown>, c
       }
     });
   }, delayMs);
-  const end = () => {
-    settled = true;
-    clearTimeout(timer);
-  };
+  const end = () => clearTimeout(timer);
   done.then(end, end);
 }
 

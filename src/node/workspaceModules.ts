@@ -137,7 +137,7 @@ const MAX_PACKAGE_FOLDERS = 5_000;
 function findPackages(root: string): Map<string, { dir: string; entry?: string }> {
   const out = new Map<string, { dir: string; entry?: string }>();
   const queue: [string, number][] = [[root, 0]];
-  for (let i = 0; i < queue.length && i < MAX_PACKAGE_FOLDERS; i++) {
+  for (let i = 0; i < queue.length; i++) {
     const [dir, depth] = queue[i]!;
     let entries: Dirent[];
     try {
@@ -152,6 +152,7 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
     // A monorepo's packages sit up to five folders down (`foundations/core/packages/core`).
     if (depth >= 5) continue;
     for (const e of entries) {
+      if (queue.length >= MAX_PACKAGE_FOLDERS) break;
       if (SKIP.has(e.name) || e.name.startsWith('.')) continue;
       try {
         // The entry's own type, read with the folder; a link is followed to what it names.
