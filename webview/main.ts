@@ -303,12 +303,14 @@ function showPlan(m: ShowPlanMessage): void {
   layOutNow();
   afterFirstPaint(() => {
     const { shown, drawn, selected } = view;
-    if (!shown || shown.comparison || !drawn) return;
-    // A new plan opens at its top: the summary and the plan first.
-    sidePanel.scrollToTop();
-    renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions);
-    renderSide();
-    selectTab(view.activeTab);
+    if (shown && !shown.comparison && drawn) {
+      // A new plan opens at its top: the summary and the plan first.
+      sidePanel.scrollToTop();
+      renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions);
+      renderSide();
+      selectTab(view.activeTab);
+    }
+    host.post({ type: 'planDrawn' });
   });
 }
 

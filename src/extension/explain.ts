@@ -175,6 +175,8 @@ async function askValues(query: QueryTarget, given?: readonly string[]): Promise
 
 /** How long an explain runs before its progress notification (with Cancel) shows. */
 const PROGRESS_DELAY_MS = 500;
+/** How long the advice waits at most for the page to say it has drawn the plan. */
+const DRAWN_BOUND_MS = 1000;
 
 /**
  * Shows a cancellable progress notification for `done` if it has not settled after `delayMs`; Cancel
@@ -380,9 +382,10 @@ async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: 
   );
   started = performance.now();
   const panel = PlanPanel.showPlan(s.extensionUri, s.log, { title, plan: outcome.plan, findings, rawText: outcome.rawText, suggestions: [] }, { ...(target.uri ? { uri: target.uri } : {}), ...(target.range ? { range: target.range } : {}) }, session);
-  // The extension host writes its messages to the workbench on its next timer turn: the advice starts
-  // after that turn, so neither its replies nor its work come between the plan and the panel.
-  setTimeout(letAdvise, 0);
+  // The advice starts when the page says it has drawn the plan (a second at most; a page still loading
+  // gets the plan later, and then the advice starts at once): neither its replies nor its work on this
+  // machine and the server come between the plan and the panel.
+  void panel.drawn(DRAWN_BOUND_MS).then(letAdvise);
   const addSuggestions = panel.laterSuggestions();
   steps.render = performance.now() - started;
   s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);

@@ -51,6 +51,7 @@ export class PlanPanel implements vscode.Disposable {
   /** The actions of the plan shown (undefined for a comparison or a plan opened from a file). */
   private actions: PanelActions | undefined;
   private readyWaiters: ((ok: boolean) => void)[] = [];
+  private drawnWaiters: (() => void)[] = [];
 
   private constructor(
     private readonly extensionUri: vscode.Uri,
@@ -142,6 +143,25 @@ export class PlanPanel implements vscode.Disposable {
         clearTimeout(timer);
         resolve(ok);
       });
+    });
+  }
+
+  /**
+   * Resolves when the page says it has drawn the plan just posted (`planDrawn`), after `boundMs` at the
+   * latest, or when the panel closes. A page still loading has the plan only once it is `ready`: then the
+   * promise resolves on the next timer turn, after the extension host has written its messages, so the
+   * work that waits on it overlaps the page's loading instead of adding to it.
+   */
+  drawn(boundMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        const i = this.drawnWaiters.indexOf(done);
+        if (i >= 0) this.drawnWaiters.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(done, this.ready ? boundMs : 0);
+      this.drawnWaiters.push(done);
     });
   }
 
@@ -287,6 +307,9 @@ export class PlanPanel implements vscode.Disposable {
           if (this.message) this.post(this.message);
           for (const w of this.readyWaiters.splice(0)) w(true);
           break;
+        case 'planDrawn':
+          for (const w of this.drawnWaiters.slice()) w();
+          break;
         case 'rawTextWanted':
           if (this.rawText !== undefined) this.post({ type: 'rawText', text: this.rawText });
           break;
@@ -355,5 +378,6 @@ export class PlanPanel implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
     for (const w of this.readyWaiters.splice(0)) w(false);
+    for (const w of this.drawnWaiters.slice()) w();
   }
 }

@@ -257,8 +257,18 @@ export interface RawTextWantedMessage {
   type: 'rawTextWanted';
 }
 
+/**
+ * Sent when the page has drawn a plan and filled its side panel after the first frame: the host starts the
+ * work that follows a plan (the advice, its queries on the server) only then, so none of it shares the
+ * machine with the message's way to the page and the page's own work.
+ */
+export interface PlanDrawnMessage {
+  type: 'planDrawn';
+}
+
 export type ViewToHostMessage =
   | RawTextWantedMessage
+  | PlanDrawnMessage
   | ReadyMessage
   | CopyTextMessage
   | VerifySuggestionMessage
@@ -474,6 +484,7 @@ const plainFileName = v.pipe(str, v.check((name) => name.length > 0 && name.leng
 const VIEW_MESSAGES: { [K in ViewToHostMessage['type']]: v.GenericSchema } = {
   ready: obj({ protocolVersion: int }),
   rawTextWanted: obj({}),
+  planDrawn: obj({}),
   copyText: obj({ text: str, what: optStr }),
   verifySuggestion: obj({ id: str }),
   createIndex: obj({ id: str }),

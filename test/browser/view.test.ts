@@ -322,6 +322,25 @@ describe('plan view in Chromium', function () {
       await v.send(msg);
     });
 
+    it('says planDrawn once per plan, when its cards and its side panel are drawn (the host starts the advice then)', async () => {
+      await v.page.evaluate(() => {
+        const w = window as unknown as { qpiDrawnSeen: { cards: number; findings: number }[] };
+        w.qpiDrawnSeen = [];
+        window.addEventListener('qpi-outbound', (e) => {
+          if ((e as CustomEvent<{ type: string }>).detail.type !== 'planDrawn') return;
+          w.qpiDrawnSeen.push({ cards: document.querySelectorAll('svg.tree g.card').length, findings: document.querySelectorAll('.findings-panel h3').length });
+        });
+      });
+      const before = (await v.outbox()).filter((m) => m.type === 'planDrawn').length;
+      await v.send(msg);
+      await v.page.waitForFunction(() => (window as unknown as { qpiDrawnSeen: unknown[] }).qpiDrawnSeen.length > 0);
+      const seen = await v.page.evaluate(() => (window as unknown as { qpiDrawnSeen: { cards: number; findings: number }[] }).qpiDrawnSeen);
+      assert.equal(seen.length, 1, 'one planDrawn for one plan');
+      assert.ok(seen[0]!.cards > 0, 'the cards were drawn before planDrawn');
+      assert.ok(seen[0]!.findings > 0, 'the side panel was filled before planDrawn');
+      assert.equal((await v.outbox()).filter((m) => m.type === 'planDrawn').length, before + 1);
+    });
+
     it('ignores a malformed message with a one-line notice and keeps the plan', async () => {
       const count = await cardCount(v);
       await v.send({ type: 'showPlan', title: 'broken', plan: { engine: 'postgres', root: { id: 0 } }, findings: [] });

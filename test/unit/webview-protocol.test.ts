@@ -52,6 +52,7 @@ describe('webview protocol guards', () => {
     const bad = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlan(pg), findings: [], hasRawText: 'yes' }));
     assert.ok(!bad.ok && bad.reason === 'showPlan.hasRawText is not a boolean');
     assert.deepEqual(parseViewMessage({ type: 'rawTextWanted' }), { ok: true, message: { type: 'rawTextWanted' } });
+    assert.deepEqual(parseViewMessage({ type: 'planDrawn' }), { ok: true, message: { type: 'planDrawn' } });
     assert.deepEqual(parseHostMessage({ type: 'rawText', text: '[{"Plan": {}}]' }), { ok: true, message: { type: 'rawText', text: '[{"Plan": {}}]' } });
     const noText = parseHostMessage({ type: 'rawText' });
     assert.ok(!noText.ok && noText.reason === 'rawText.text is not a string');

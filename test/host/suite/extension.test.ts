@@ -159,6 +159,8 @@ export function extensionTests(): void {
       assert.equal(await panel.whenReady(30_000), true, 'the view never said ready');
       assert.ok(panel.received.some((m) => m.type === 'ready'));
       assert.equal(panel.lastMessage?.type, 'showPlan');
+      // The page says when it has drawn the plan: an Explain's advice waits for that message.
+      await until('the view to say planDrawn', () => panel.received.some((m) => m.type === 'planDrawn'), { timeoutMs: 30_000 });
     });
 
     it('refuses a text that is not a plan with one sentence and keeps working', async () => {
