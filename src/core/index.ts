@@ -34,4 +34,4 @@ export { type QueryTarget, classifySelection, explainTargets, queryAt, targetOf 
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';
 export { lineColumn } from './text';
 export * from './check/index';
-export { resolveSpecifier, type SpecifierRules } from './query/find/workspace';
+export { mayDependOn, resolveSpecifier, type SpecifierRules } from './query/find/workspace';

@@ -24,6 +24,8 @@ export function serve(connection: ServerConnection): void {
   let workspaceSchema: WorkspaceSchema | undefined;
   let workspaceLocks: WorkspaceLocks | undefined;
   let watchRegistration = false;
+  /** Imports are followed into the workspace's files: a saved one may change what an open script's queries are. */
+  let followsModules = false;
 
   connection.onInitialize(async (params): Promise<InitializeResult> => {
     const init = (params.initializationOptions ?? {}) as Partial<ServerInitOptions>;
@@ -55,6 +57,7 @@ export function serve(connection: ServerConnection): void {
     const roots = (params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : [])).filter((u) => u.startsWith('file:'));
     // Imports are followed into the first folder's files (the finder reads them on demand, kept per text).
     if (roots[0]) {
+      followsModules = true;
       const modules = nodeWorkspaceModules(fileURLToPath(roots[0]));
       service.setWorkspaceModules(modules, (uri) => (uri.startsWith('file:') ? fileURLToPath(uri).split('\\').join('/') : undefined));
     }
@@ -76,10 +79,12 @@ export function serve(connection: ServerConnection): void {
   });
 
   connection.onInitialized(() => {
-    // The editor watches the schema files and the locks for the server, so a saved migration or model
-    // changes the advice, and a lock written by `qpi check --update` or edited by hand changes the waivers.
+    // The editor watches the schema files, the scripts and the locks for the server, so a saved migration
+    // or model changes the advice, a saved helper or caller changes the queries of the open files that
+    // import it or that it imports, and a lock written by `qpi check --update` or edited by hand changes
+    // the waivers.
     if (watchRegistration) {
-      const watchers = [{ globPattern: '**/qpi.lock.json' }, ...(workspaceSchema ? [{ globPattern: '**/*.{sql,prisma,js,jsx,ts,tsx,mjs,cjs,mts,cts}' }] : [])];
+      const watchers = [{ globPattern: '**/qpi.lock.json' }, ...(workspaceSchema || followsModules ? [{ globPattern: '**/*.{sql,prisma,js,jsx,ts,tsx,mjs,cjs,mts,cts}' }] : [])];
       void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }).catch(() => undefined);
     }
     void workspaceLocks?.load().catch((err: unknown) => connection.console.error(`The workspace's qpi.lock.json could not be read: ${String(err)}`));
@@ -89,6 +94,7 @@ export function serve(connection: ServerConnection): void {
     const uris = p.changes.map((c) => c.uri);
     workspaceSchema?.changed(uris);
     workspaceLocks?.changed(uris);
+    service?.workspaceFilesChanged(uris);
   });
 
   // The service keeps its own copy of each document it analyses and edits it with the editor's changes

@@ -5,7 +5,7 @@
 // a fake one.
 
 import type { CodeAction, CodeActionParams, CodeLens, Hover, Position, Range } from 'vscode-languageserver';
-import { ScriptQueryIndex, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
+import { mayDependOn, ScriptQueryIndex, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
 import type { ClearAdviceParams, ClearSchemaParams, ListedQuery, SetAdviceParams, SetPlansParams, SetSchemaParams, SetSchemaResult } from '../protocol/languageServer';
 import { Analyses } from './analyses';
 import { askAdvice, clearAdvice, setAdvice } from './asks/advice';
@@ -23,6 +23,9 @@ import { listQueries } from './features/queries';
 
 export { DEFAULT_OPTIONS, type ServerPort, type ServiceOptions } from './context';
 export type { WorkspaceLock } from './covers';
+
+/** The files whose queries the finder reads from another file (workspace.ts follows these). */
+const SCRIPT_FILE = /\.(c|m)?(j|t)sx?$/i;
 
 export class InlineAdviceService implements ServerContext {
   readonly docs = new Map<string, DocState>();
@@ -209,6 +212,25 @@ export class InlineAdviceService implements ServerContext {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
       state.index.setContext(this.finderContext(state.doc.uri));
       state.queries = state.index.result().queries;
+    }
+  }
+
+  /**
+   * Files of the workspace changed on disk (saved, created, deleted; the editor's file watcher says so): an
+   * open script whose queries may follow one of them (it imports it, or it is imported by it, so a helper,
+   * a collection or the calls of its functions may be there) is read again and its diagnostics published.
+   */
+  workspaceFilesChanged(uris: readonly string[]): void {
+    const ws = this.workspace;
+    if (!ws) return;
+    const changed = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined && SCRIPT_FILE.test(f));
+    if (changed.length === 0) return;
+    for (const state of this.docs.values()) {
+      if (!(state.index instanceof ScriptQueryIndex)) continue;
+      const file = ws.fileOf(state.doc.uri);
+      if (file === undefined || !changed.some((c) => mayDependOn(ws.modules, file, c))) continue;
+      state.index.readAgain();
+      this.schedule(state);
     }
   }
 

@@ -132,6 +132,11 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     for (const c of this.pieces) this.extract(c);
   }
 
+  /** Reads every statement again (not parsing it again): another file the statements follow was saved. */
+  readAgain(): void {
+    for (const c of this.pieces) this.extract(c);
+  }
+
   result(): FindResult {
     const queries: FoundQuery[] = [];
     for (const c of this.pieces) queries.push(...c.queries);

@@ -235,6 +235,51 @@ export function importedName(program: BNode, local: string): string | undefined 
   return undefined;
 }
 
+/** An import's, a re-export's, a `require`'s or a dynamic import's specifier, read from the text (no parse: this runs on every save). */
+const SPECIFIER = /\b(?:from|import|require)\s*\(?\s*(['"])([^'"\n]+)\1/g;
+
+/** The specifiers a module's text imports, re-exports from or requires. */
+function moduleSpecifiers(text: string): string[] {
+  const out: string[] = [];
+  SPECIFIER.lastIndex = 0;
+  for (let m = SPECIFIER.exec(text); m; m = SPECIFIER.exec(text)) out.push(m[2]!);
+  return out;
+}
+
+/** Files one import closure visits at most. */
+const MAX_CLOSURE_FILES = 200;
+
+/** The workspace files `file` imports, directly or through others up to `depth` imports deep (bounded). */
+function importClosure(modules: WorkspaceModules, file: string, depth: number): Set<string> {
+  const seen = new Set<string>();
+  let level = [file];
+  for (let d = 0; d < depth && level.length > 0 && seen.size < MAX_CLOSURE_FILES; d++) {
+    const next: string[] = [];
+    for (const f of level) {
+      const text = modules.read(f);
+      for (const spec of text !== undefined && text.length <= 2_000_000 ? moduleSpecifiers(text) : []) {
+        const target = modules.resolve(f, spec);
+        if (target === undefined || target === file || seen.has(target) || seen.size >= MAX_CLOSURE_FILES) continue;
+        seen.add(target);
+        next.push(target);
+      }
+    }
+    level = next;
+  }
+  return seen;
+}
+
+/**
+ * Whether what the finder reads in `file` may depend on `changed`, another file of the workspace: `file`
+ * imports it (a helper, a client, a collection, a base class followed into it, also through the modules in
+ * between), or `changed` imports `file`, directly or through a module that passes it on (the calls of a
+ * function or class there may name its collection). The editor reads `file` again when `changed` is saved.
+ */
+export function mayDependOn(modules: WorkspaceModules, file: string, changed: string): boolean {
+  if (file === changed) return false;
+  return importClosure(modules, file, MAX_IMPORT_DEPTH).has(changed) || importClosure(modules, changed, 2).has(file);
+}
+
 /** Extensions tried for an import without one, in TypeScript's order. */
 const EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 

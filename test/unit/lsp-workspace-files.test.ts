@@ -1,0 +1,83 @@
+// An open script whose queries follow another file of the workspace (a helper it imports, the calls of its
+// functions in a file that imports it) is read again when that file is saved, and only then: the language
+// server's service over an in-memory workspace, the file watcher's notification given by hand.
+
+import assert from 'node:assert/strict';
+import { mayDependOn, resolveSpecifier, type WorkspaceModules } from '../../src/core/index';
+import { InlineAdviceService } from '../../src/server/service';
+import { until } from '../until';
+import { FakePort } from './lsp-fixtures';
+
+function workspace(files: Record<string, string>): WorkspaceModules {
+  return {
+    resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec),
+    read: (f) => files[f],
+    files: () => Object.keys(files),
+  };
+}
+
+const fileOf = (uri: string) => (uri.startsWith('file://') ? uri.slice('file://'.length) : undefined);
+const targets = (service: InlineAdviceService, uri: string) => service.listQueries(uri).map((q) => q.targets.join(','));
+
+describe('language server: other files of the workspace saved', () => {
+  it('reads a function named by its callers in another file again when that file is saved', async () => {
+    const files: Record<string, string> = {
+      '/ws/stores.ts': [
+        "import type { Collection } from 'mongodb';",
+        "export async function listOpen(coll: Collection) { return coll.find({ state: 'open' }).toArray(); }",
+      ].join('\n'),
+      '/ws/app.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { listOpen } from './stores';",
+        "const db = new MongoClient('mongodb://localhost').db();",
+        "export const run = () => listOpen(db.collection('tickets'));",
+      ].join('\n'),
+      '/ws/other.ts': "export const answer = 42;\n",
+    };
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    service.setWorkspaceModules(workspace(files), fileOf);
+    const uri = 'file:///ws/stores.ts';
+    service.open(uri, 'typescript', 1, files['/ws/stores.ts']!);
+    assert.deepEqual(targets(service, uri), ['tickets']);
+
+    // A file that neither imports it nor is imported by it: nothing is read again.
+    files['/ws/other.ts'] = "export const answer = 43;\n";
+    service.workspaceFilesChanged(['file:///ws/other.ts']);
+    assert.equal(service.docs.get(uri)!.timer, undefined, 'an unrelated file made the open one be read again');
+
+    files['/ws/app.ts'] = files['/ws/app.ts']!.replace("'tickets'", "'issues'");
+    service.workspaceFilesChanged(['file:///ws/app.ts']);
+    await until('the query to follow the saved caller', () => targets(service, uri)[0] === 'issues');
+    assert.ok(port.published.length >= 2, 'the diagnostics were published again');
+  });
+
+  it('reads a collection a helper of another module gives again when the helper is saved, also through a module between', async () => {
+    const files: Record<string, string> = {
+      '/ws/db/collections.ts': [
+        "import type { Db } from 'mongodb';",
+        "export const ordersOf = (db: Db) => db.collection('orders');",
+      ].join('\n'),
+      '/ws/db/index.ts': "export { ordersOf } from './collections';\n",
+      '/ws/routes.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { ordersOf } from './db';",
+        "const db = new MongoClient('mongodb://localhost').db();",
+        "export const recent = () => ordersOf(db).find({ status: 'paid' }).sort({ at: -1 }).toArray();",
+      ].join('\n'),
+    };
+    const modules = workspace(files);
+    assert.equal(mayDependOn(modules, '/ws/routes.ts', '/ws/db/collections.ts'), true);
+    assert.equal(mayDependOn(modules, '/ws/db/collections.ts', '/ws/routes.ts'), true, 'a caller of a module it passes on');
+    assert.equal(mayDependOn(modules, '/ws/routes.ts', '/ws/routes.ts'), false);
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    service.setWorkspaceModules(modules, fileOf);
+    const uri = 'file:///ws/routes.ts';
+    service.open(uri, 'typescript', 1, files['/ws/routes.ts']!);
+    assert.deepEqual(targets(service, uri), ['orders']);
+    files['/ws/db/collections.ts'] = files['/ws/db/collections.ts']!.replace("'orders'", "'invoices'");
+    service.workspaceFilesChanged(['file:///ws/db/collections.ts']);
+    await until('the query to follow the saved helper', () => targets(service, uri)[0] === 'invoices');
+  });
+});
