@@ -35,3 +35,4 @@ export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, some
 export { lineColumn } from './text';
 export * from './check/index';
 export { mayDependOn, resolveSpecifier, type SpecifierRules } from './query/find/workspace';
+export { workspaceFileChanged } from './query/find/callers';

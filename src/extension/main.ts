@@ -29,6 +29,7 @@ import { comparePlans, openPlan, type OpenPlanArgs } from './openPlan';
 import { PlanPanel } from './planPanel';
 import { createSuggestedIndex, explainSample, offerWalkthrough, showPlan, verifyFirstSuggestion, type SampleArgs } from './walkthrough';
 import { keepExplainSessions } from './connections/warmSessions';
+import type { ListedQuery } from '../protocol/languageServer';
 
 /** What activate() returns: a small handle the extension's own tests read. Not a public API. */
 export interface ExtensionHandle {
@@ -53,6 +54,8 @@ export interface ExtensionHandle {
   offerWalkthrough(): Promise<boolean>;
   /** Does what the progress notification's Cancel button does; false when nothing runs. */
   cancelRunningExplain(): boolean;
+  /** The queries the language server lists for a document, as Explain picks from them (undefined while it does not run). */
+  listedQueries(doc: vscode.TextDocument): Promise<ListedQuery[] | undefined>;
 }
 
 const CODE_FILES: vscode.DocumentSelector = [
@@ -168,6 +171,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionHandle {
     panel: () => PlanPanel.active,
     statusBarText: () => statusBar.text,
     capText: () => caps.text,
+    listedQueries: (doc) => queries.listed(doc),
     history,
     walkthroughOffered,
     offerWalkthrough: () => offerWalkthrough(context, log),

@@ -5,7 +5,7 @@
 // a fake one.
 
 import type { CodeAction, CodeActionParams, CodeLens, Hover, Position, Range } from 'vscode-languageserver';
-import { mayDependOn, ScriptQueryIndex, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
+import { mayDependOn, ScriptQueryIndex, workspaceFileChanged, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
 import type { ClearAdviceParams, ClearSchemaParams, ListedQuery, SetAdviceParams, SetPlansParams, SetSchemaParams, SetSchemaResult } from '../protocol/languageServer';
 import { Analyses } from './analyses';
 import { askAdvice, clearAdvice, setAdvice } from './asks/advice';
@@ -225,6 +225,7 @@ export class InlineAdviceService implements ServerContext {
     if (!ws) return;
     const changed = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined && SCRIPT_FILE.test(f));
     if (changed.length === 0) return;
+    for (const file of changed) workspaceFileChanged(ws.modules, file);
     for (const state of this.docs.values()) {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
       const file = ws.fileOf(state.doc.uri);

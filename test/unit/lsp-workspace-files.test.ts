@@ -52,6 +52,28 @@ describe('language server: other files of the workspace saved', () => {
     assert.ok(port.published.length >= 2, 'the diagnostics were published again');
   });
 
+  it('counts the calls of a caller file created after the workspace was first read, as soon as it is saved', async () => {
+    const files: Record<string, string> = {
+      '/ws/stores.ts': [
+        "import type { Collection } from 'mongodb';",
+        "export async function listOpen(coll: Collection) { return coll.find({ state: 'open' }).toArray(); }",
+      ].join('\n'),
+    };
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    service.setWorkspaceModules(workspace(files), fileOf);
+    const uri = 'file:///ws/stores.ts';
+    service.open(uri, 'typescript', 1, files['/ws/stores.ts']!);
+    assert.deepEqual(targets(service, uri), [''], 'no caller yet: chosen at run time, no collection named');
+    files['/ws/jobs.ts'] = [
+      "import { MongoClient } from 'mongodb';",
+      "import { listOpen } from './stores';",
+      "export const nightly = () => listOpen(new MongoClient('mongodb://localhost').db().collection('jobs'));",
+    ].join('\n');
+    service.workspaceFilesChanged(['file:///ws/jobs.ts']);
+    await until('the new caller file to name the collection', () => targets(service, uri)[0] === 'jobs');
+  });
+
   it('reads a collection a helper of another module gives again when the helper is saved, also through a module between', async () => {
     const files: Record<string, string> = {
       '/ws/db/collections.ts': [

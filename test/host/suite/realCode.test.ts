@@ -131,5 +131,38 @@ export function realCodeTests(): void {
       assert.equal(compared, true, `compare failed: ${handle.lastError()}`);
       assert.equal(handle.panel()?.lastMessage?.type, 'showComparison');
     });
+
+    it('a collection named by the calls in another file follows that file when it is saved, and Explain runs on the new one', async () => {
+      const dir = vscode.Uri.joinPath(folder, 'app', 'callers');
+      const stores = vscode.Uri.joinPath(dir, 'stores.ts');
+      const app = vscode.Uri.joinPath(dir, 'app.ts');
+      const appText = (name: string) => [
+        "import { MongoClient } from 'mongodb';",
+        "import { listOpen } from './stores';",
+        "const db = new MongoClient('mongodb://localhost').db();",
+        `export const run = () => listOpen(db.collection('${name}'));`,
+        '',
+      ].join('\n');
+      const write = (uri: vscode.Uri, text: string) => vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+      await write(stores, "import type { Collection } from 'mongodb';\nexport async function listOpen(coll: Collection) {\n  return coll.find({ state: 'open' }).toArray();\n}\n");
+      await write(app, appText('tickets'));
+      try {
+        const doc = await vscode.workspace.openTextDocument(stores);
+        await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+        let seen = '';
+        const targetsNow = async () => (seen = ((await handle.listedQueries(doc)) ?? []).map((q) => q.targets.join(',')).join(' | '));
+        await until(() => `the caller's collection (listed: ${seen})`, async () => (await targetsNow()) === 'tickets');
+        // The caller's file saved with another collection (as the editor saves it, through the file system).
+        await write(app, appText('archived_tickets'));
+        await until(() => `the saved caller's new collection (listed: ${seen})`, async () => (await targetsNow()) === 'archived_tickets');
+        const spec = handle.parts.store.list('mongodb').find((c) => c.name === 'real code mongo');
+        assert.ok(spec, 'the connection of the first test');
+        const r = await explainAt(doc, 'coll.find', spec);
+        assert.equal(r.title, 'archived_tickets.find');
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        await vscode.workspace.fs.delete(dir, { recursive: true });
+      }
+    });
   });
 }

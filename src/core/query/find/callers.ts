@@ -300,6 +300,17 @@ export function filesImporting(modules: WorkspaceModules, name: string): string[
   return [...(index.byName.get(name) ?? [])];
 }
 
+/**
+ * A file of the workspace was saved, created or deleted: its imports are read into the index at once (a
+ * new file joins it), so the calls it makes count without waiting for the index's next pass.
+ */
+export function workspaceFileChanged(modules: WorkspaceModules, file: string): void {
+  const index = indexes.get(modules);
+  if (!index) return;
+  if (!index.byFile.has(file) && index.files.length < MAX_INDEXED_FILES && !index.files.includes(file)) index.files = [...index.files, file];
+  recheck(modules, index, file);
+}
+
 /** Reads a file's imports into the index again when its text is not the one read last. */
 function recheck(modules: WorkspaceModules, index: ImportIndex, file: string): void {
   const text = modules.read(file);
