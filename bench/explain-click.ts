@@ -185,6 +185,7 @@ function logFiles(dir: string): string[] {
 
 const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
 const STEP_LINE = /step by step: (.*) \(total ([\d,]+) ms\)\./g;
+const PARTS_LINE = /the explain's parts: (.*)\.$/gm;
 const ADVISED = /: advise [\d,]+ ms, after the plan was shown/g;
 const MEASURING = /Measuring the suggestions of /g;
 const MEASURED = /: measure [\d,]+ ms, after the plan was shown/g;
@@ -211,6 +212,12 @@ function lastSteps(text: string): Steps {
     if (m) steps[m[1]!] = Number(m[2]!.replace(/,/g, ''));
   }
   steps.total = Number(last[2]!.replace(/,/g, ''));
+  // PostgreSQL's explain in its parts, when the log gives them (after the step line).
+  const parts = [...text.slice(last.index).matchAll(PARTS_LINE)][0];
+  for (const part of parts ? parts[1]!.split(', ') : []) {
+    const m = /^(.+) ([\d.]+) ms$/.exec(part);
+    if (m) steps[`explain: ${m[1]!}`] = Number(m[2]);
+  }
   return steps;
 }
 
@@ -315,7 +322,8 @@ function fmt(ms: number): string {
 
 function stepMedians(all: Steps[]): string {
   const keys = [...new Set(all.flatMap((s) => Object.keys(s)))];
-  return keys.map((k) => `${k} ${fmt(median(all.map((s) => s[k] ?? 0)))}`).join(', ');
+  // An explain's parts are under a few milliseconds each: to a tenth.
+  return keys.map((k) => `${k} ${k.startsWith('explain: ') ? `${median(all.map((s) => s[k] ?? 0)).toFixed(1)} ms` : fmt(median(all.map((s) => s[k] ?? 0)))}`).join(', ');
 }
 
 async function main(): Promise<void> {

@@ -347,7 +347,15 @@ export class PostgresConnection {
    * explain until the ROLLBACK has answered. Not with indexes tried: HypoPG's are reset after it.
    */
   private async explainNow(text: string, opts: PostgresExplainOptions, handOver?: (r: ExplainResult) => void): Promise<ExplainResult> {
+    let lap = performance.now();
+    const phases: { label: string; ms: number }[] = [];
+    const phase = (label: string): void => {
+      const now = performance.now();
+      phases.push({ label, ms: now - lap });
+      lap = now;
+    };
     const info = await inspectStatement(text);
+    phase('statement read');
     const analyze = opts.analyze === true;
     const v = this.serverVersionNum;
     const notes: string[] = [];
@@ -393,6 +401,7 @@ export class PostgresConnection {
       this.running = state;
       const started = Date.now();
       await begun;
+      phase('BEGIN and side-effect check');
       if (indexes?.mode === 'transaction') {
         for (const d of ddl) await pgSend(this.client, d);
       } else if (indexes?.mode === 'hypothetical') {
@@ -406,6 +415,7 @@ export class PostgresConnection {
       void run.then(() => (state.settled = true), () => (state.settled = true));
       const result = await run;
       const durationMs = Date.now() - started;
+      phase(analyze ? 'EXPLAIN ANALYZE' : 'EXPLAIN');
       const value = (result.rows[0] as Record<string, unknown> | undefined)?.['QUERY PLAN'];
       const rawText = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
       const rules = ruleActions(value, info);
@@ -434,7 +444,9 @@ export class PostgresConnection {
         rolledBack: analyze && info.writes,
         writes: info.writes,
         notes,
+        phases,
       };
+      phase('plan read');
       return planned;
     } catch (err) {
       throw pgError(err, this.options, { cancelled: state.cancelled, timeoutMs, sql: info.sql, prefixLength: `EXPLAIN (${parts.join(', ')}) `.length, when: 'while the explain ran' });

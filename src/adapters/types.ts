@@ -18,4 +18,9 @@ export interface ExplainResult {
   writes: boolean;
   /** Sentences the user should read about this run (rolled back, compatible API, options ignored...). */
   notes: string[];
+  /**
+   * PostgreSQL: the explain's parts in the order they ran, in milliseconds: the statement read, the
+   * transaction's BEGIN with the side-effect check on the catalog, the EXPLAIN, the plan read.
+   */
+  phases?: { label: string; ms: number }[];
 }

@@ -24,6 +24,7 @@ function outcomeOf(result: ExplainResult): ExplainOutcome {
   };
   // PostgreSQL prints "15.20 (Debian 15.20-0+deb12u1)": the number is what a list has room for.
   if (result.serverVersion) outcome.serverVersion = result.serverVersion.split(' ')[0]!;
+  if (result.phases) outcome.phases = result.phases;
   return outcome;
 }
 

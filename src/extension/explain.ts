@@ -29,7 +29,7 @@ import { statementInfo } from '../core/index';
 import { classifySelection, queryAt, type QueryTarget } from '../core/index';
 import { queryKind } from './targets';
 import type { DocumentQueries } from './documentQueries';
-import { stepsLine, type ExplainStep } from './explainSteps';
+import { phasesLine, stepsLine, type ExplainStep } from './explainSteps';
 
 /** Arguments the explain command accepts (CodeLens, tests, keybindings). All optional. */
 export interface ExplainArgs {
@@ -389,6 +389,7 @@ async function explainFound(e: Explainer, args: ExplainArgs, opened: { unused?: 
   const addSuggestions = panel.laterSuggestions();
   steps.render = performance.now() - started;
   s.log.info(`Explain of ${title}, step by step: ${stepsLine(steps)}.`);
+  if (outcome.phases) s.log.info(`Explain of ${title}, the explain's parts: ${phasesLine(outcome.phases)}.`);
   const adviceStart = performance.now();
   let adviceOutcome: AdviceOutcome | undefined;
   try {

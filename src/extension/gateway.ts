@@ -41,6 +41,8 @@ export interface ExplainOutcome {
   notes: string[];
   /** Where the time went, in milliseconds: opening the session, the explain itself. */
   steps?: { connectMs: number; explainMs: number };
+  /** PostgreSQL: the explain's own parts, in the order they ran (the adapter's `phases`). */
+  phases?: { label: string; ms: number }[];
 }
 
 /** The live advice on the explain's session, which comes after the plan (the panel shows the plan first). */

@@ -1,7 +1,7 @@
 // The Output log's line for one Explain: its steps in running order, each rounded, with their total.
 
 import assert from 'node:assert/strict';
-import { stepsLine } from '../../src/extension/explainSteps';
+import { phasesLine, stepsLine } from '../../src/extension/explainSteps';
 
 describe('the Explain steps line of the Output log', () => {
   it('lists the timed steps in running order with their total, whatever order they were timed in', () => {
@@ -15,5 +15,10 @@ describe('the Explain steps line of the Output log', () => {
 
   it('leaves out a step that was not timed or is not a number', () => {
     assert.equal(stepsLine({ find: 1, explain: Number.NaN, render: 2 }), 'find 1 ms, render 2 ms (total 3 ms)');
+  });
+
+  it('lists an explain\'s own parts in running order, to a tenth of a millisecond', () => {
+    assert.equal(phasesLine([{ label: 'statement read', ms: 0.04 }, { label: 'BEGIN and side-effect check', ms: 2.96 }, { label: 'EXPLAIN ANALYZE', ms: 1.25 }]),
+      'statement read 0.0 ms, BEGIN and side-effect check 3.0 ms, EXPLAIN ANALYZE 1.3 ms');
   });
 });
