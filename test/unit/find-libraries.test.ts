@@ -1029,6 +1029,35 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[1]!), []);
     });
 
+    it('reads an upsert whose column, value and assignment lists a helper of the file builds at run time', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `export class Store {`,
+        `  private pool = new Pool();`,
+        `  private static upsert(table: string, constraint: string, keyNames: string[]): string {`,
+        '    const keys = keyNames.join(", ");',
+        '    const keysValues = `\\$${keyNames.map((k, i) => i + 1).join(", $")}`;',
+        '    const keysSets = keyNames.map((k, i) => `${k} = \\$${i + 1}`).join(", ");',
+        '    return `INSERT INTO ${table} (${keys}) VALUES (${keysValues}) ` + `ON CONFLICT ${constraint} DO UPDATE SET ${keysSets}`;',
+        '  }',
+        '  async save(userId: string, data: string) {',
+        "    await this.pool.query(Store.upsert('user_activity', '(user_id)', ['user_id', 'data']), [userId, data]);",
+        '  }',
+        '  async mark(id: string, sets: string[]) {',
+        "    await this.pool.query(`INSERT INTO seen (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')} WHERE seen.id = $1`, [id]);",
+        '  }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'INSERT INTO user_activity (keys) VALUES ($2) ON CONFLICT (user_id) DO NOTHING',
+        'INSERT INTO seen (id) VALUES ($1) ON CONFLICT (id) DO NOTHING',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{keysSets\} \(assignments\) is built where this file does not show it/);
+      assert.deepEqual(qs[0]!.standInNames, ['keys']);
+      // Read, and nothing in it for an index: an INSERT of values.
+      for (const q of qs) assert.match(String((parsePostgresQuerySync(q.sql) as { refusal?: string }).refusal), /reads no rows/);
+    });
+
     it('finds SQL whose tag comes from another database\'s module and says in the hover why it is not advised', () => {
       const text = [
         `import { sql as pg } from 'slonik';`,

@@ -261,8 +261,12 @@ function editsFor(toks: Tok[], roles: Map<number, Role>, byN: Map<number, SqlPar
         else {
           // With no column named, any other would be a guess the statement's table may not have.
           const col = namedColumn(toks, i);
-          if (col === undefined) return undefined;
-          out.push({ start: t.start, end: t.end, text: `${toks[i - 1]!.w === 'set' ? '' : 'SET '}${col} = ${col}` });
+          if (col !== undefined) out.push({ start: t.start, end: t.end, text: `${toks[i - 1]!.w === 'set' ? '' : 'SET '}${col} = ${col}` });
+          else if (toks[i - 1]!.w === 'set' && toks[i - 2]?.w === 'update' && toks[i - 3]?.w === 'do') {
+            // An upsert's `DO UPDATE SET ${sets}`, with its WHERE: the action on a conflict reads no rows to index, so
+            // it is read as DO NOTHING.
+            out.push({ start: toks[i - 2]!.start, end: conflictActionEnd(toks, i), text: 'NOTHING' });
+          } else return undefined;
         }
         break;
       }
@@ -271,6 +275,18 @@ function editsFor(toks: Tok[], roles: Map<number, Role>, byN: Map<number, SqlPar
   // Two edits of one comma (`$1, $2` both left out) keep the first.
   out.sort((a, b) => a.start - b.start);
   return out.filter((e, k) => k === 0 || e.start >= out[k - 1]!.end);
+}
+
+/** Where the action of `ON CONFLICT ... DO UPDATE SET` that token i stands in ends: before RETURNING or `;`, or at the end. */
+function conflictActionEnd(toks: Tok[], i: number): number {
+  let depth = 0;
+  for (let j = i + 1; j < toks.length; j++) {
+    const w = toks[j]!.w;
+    if (w === '(') depth++;
+    else if (w === ')') depth--;
+    if (depth < 0 || (depth === 0 && (w === 'returning' || w === ';'))) return toks[j - 1]!.end;
+  }
+  return toks[toks.length - 1]!.end;
 }
 
 /** The number of columns an INSERT names before token i (its VALUES), 1 when it names none. */
