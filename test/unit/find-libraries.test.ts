@@ -1029,6 +1029,45 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(keys(qs[1]!), []);
     });
 
+    it('reads the conditions a function pushes into an array and joins with AND or OR, every optional one present', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `export async function list(status?: string, owner?: string) {`,
+        `  const conditions: string[] = [];`,
+        `  const values: unknown[] = [];`,
+        '  if (status) { values.push(status); conditions.push(`o.status = $${values.length}`); }',
+        "  if (owner) { values.push(owner); conditions.push('o.owner_id = $' + values.length); }",
+        "  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';",
+        '  return pool.query(`SELECT * FROM orders o ${where} ORDER BY o.created_at DESC LIMIT 20`, values);',
+        `}`,
+        `export async function cards(board: string, column?: string, tag?: string) {`,
+        `  const values: unknown[] = [board];`,
+        "  const where: string[] = ['c.board_id = $1', 'c.archived = false'];",
+        '  if (column) { values.push(column); where.push(`c.column_id = $${values.length}`); }',
+        "  if (tag) where.push(`c.tag = ${tag}`);",
+        "  return pool.query(`SELECT c.id FROM cards c WHERE ${where.join(' AND ')}`, values);",
+        `}`,
+        // A piece that is not SQL the file shows (a clause handed in) keeps the whole list unread, as before.
+        `export async function other(clause: string, v: string) {`,
+        `  const where: string[] = [];`,
+        '  where.push(`${clause}$1`);',
+        "  return pool.query(`SELECT id FROM notes WHERE ${where.join(' AND ')}`, [v]);",
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM orders o WHERE o.status = $1 AND o.owner_id = $2 ORDER BY o.created_at DESC LIMIT 20',
+        'SELECT c.id FROM cards c WHERE c.board_id = $1 AND c.archived = false AND c.column_id = $2 AND c.tag = $3',
+        'SELECT id FROM notes WHERE TRUE',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{conditions\.join\(' AND '\)\}, \$\{where\} were read with the SQL this file builds for them, every optional part present/);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{where\.join\(' AND '\)\} was read with the SQL this file builds for it, every optional part present/);
+      assert.deepEqual(keys(qs[0]!), ['orders(status, owner_id, created_at)']);
+      assert.deepEqual(keys(qs[1]!), ['cards(board_id, archived, column_id, tag)']);
+      // Built at run time: never written back by a quick fix.
+      assert.ok(qs[1]!.runs.some(([, from]) => from > qs[1]!.textRange.end || from < qs[1]!.textRange.start));
+    });
+
     it('reads an upsert whose column, value and assignment lists a helper of the file builds at run time', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

@@ -7,7 +7,7 @@
 
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
-import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
+import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
@@ -457,6 +457,12 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
   const built: Built = { sql: '', runs: [], params: [] };
   const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
   const counter = { next: Math.max(0, ...parts.filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
+  appendSum(ex, parts, built, counter);
+  return built;
+}
+
+/** Appends the parts of a sum of strings (see concatenation) to what is built, numbering values from `counter`. */
+function appendSum(ex: Extractor, parts: BNode[], built: Built, counter: { next: number }): void {
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     if (i > 0) junction(built, parts[i - 1]!, p);
@@ -488,7 +494,6 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
     built.runs.push([built.sql.length, p.start, text.length, p.end - p.start]);
     built.sql += text;
   }
-  return built;
 }
 
 /** Where the text of a part of a statement written in pieces is: inside a literal's quotes, a tag's template, else the expression. */
@@ -744,6 +749,12 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
   } else if (isCall(n)) {
     const callee = unwrap(n.callee!);
     if (!plain && isMember(callee) && propertyName(callee) === 'join' && isSqlObject(ex, callee.object!)) return appendJoin(ex, n, built, counter, depth, undo);
+    if (plain && isMember(callee) && propertyName(callee) === 'join') {
+      const r = appendConditions(ex, n, built, counter, depth);
+      if (r) return r;
+      undo();
+      return undefined;
+    }
     // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
     if (callee.type === 'Identifier') {
       found = ex.throughCall(n, (ret, inModule) => {
@@ -899,6 +910,42 @@ function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: n
     built.sql += text;
   }
   return { empty: false, elsewhere: true, chose };
+}
+
+/**
+ * `conditions.join(' AND ')` (or ' OR ') in a plain template, of an array of SQL the function writes out or
+ * pushes into (`conditions.push(\`status = $${values.length}\`)`): each piece as written, with every one
+ * pushed present. Only when the pieces joined read as a condition: a piece the file does not show (a
+ * clause handed in) leaves the whole list to the stand-ins.
+ */
+function appendConditions(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number): FragmentRead | undefined {
+  const args = call.arguments ?? [];
+  const glue = args.length === 1 ? unwrap(args[0]!) : undefined;
+  if (!glue || (glue.type !== 'StringLiteral' && !(glue.type === 'TemplateLiteral' && (glue.expressions ?? []).length === 0))) return undefined;
+  const separator = cookWithMap(ex.source, glue.start + 1, glue.end - 1);
+  if (!/^\s*(and|or)\s*$/i.test(separator.sql)) return undefined;
+  const listed = listItems(ex, unwrap(call.callee!).object!);
+  if (!listed || listed.items.length > 64) return undefined;
+  const items = listed.items.map(unwrap);
+  const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
+  if (!items.every((n) => isText(n) || (n.type === 'BinaryExpression' && n.operator === '+' && isText(flattenSum(n)[0]!)))) return undefined;
+  // The $n the pieces write themselves (`'c.board_id = $1'`) keep their numbers; values put in them come after.
+  counter.next = Math.max(counter.next, ...items.map((n) => maxDollarParam(ex.source.slice(n.start, n.end)) + 1));
+  const start = built.sql.length;
+  items.forEach((item, k) => {
+    if (k > 0) {
+      for (const [s, f, l, fl] of separator.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += separator.sql;
+    }
+    if (item.type === 'StringLiteral') {
+      const part = cookWithMap(ex.source, item.start + 1, item.end - 1);
+      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += part.sql;
+    } else if (item.type === 'TemplateLiteral') appendTemplate(ex, item, built, counter, depth + 1, true);
+    else appendSum(ex, flattenSum(item), built, counter);
+  });
+  if (!parses(`SELECT 1 WHERE ${built.sql.slice(start)}`)) return undefined;
+  return { empty: false, elsewhere: true, chose: listed.chose };
 }
 
 /** slonik's `sql.fragment` on an object named for SQL (`sqlObj.fragment`), also when it comes from the application's own module. */
