@@ -909,6 +909,36 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /\$\{tree\} names a schema, table or column chosen at run time; it was read as tree/);
       assert.deepEqual(keys(qs[0]!), []);
     });
+    it('reads a name chosen at run time inside a quoted name or a longer one as a stand-in, never as a name to index', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const a = (table: string, id: string) => pool.query(`SELECT * FROM "${table}" WHERE id = $1`, [id]);',
+        'export const b = (year: string, id: string) => pool.query(`SELECT * FROM orders_${year} WHERE id = $1`, [id]);',
+        'export const c = (year: string, id: string) => pool.query(`SELECT * FROM "Orders_${year}" o WHERE o.id = $1`, [id]);',
+        'export const d = (col: string, v: string) => pool.query(`SELECT id FROM orders WHERE "${col}" = $1 AND kind = ${v}`);',
+        // A value in a string stays a value; a constant is its text, as before.
+        "export const e = (q: string) => pool.query(`SELECT id FROM orders WHERE note LIKE '%${q}%' AND kind = $1`, ['x']);",
+        `const T = 'audit';`,
+        'export const f = (id: string) => pool.query(`SELECT * FROM "${T}" WHERE id = $1`, [id]);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM "table" WHERE id = $1',
+        'SELECT * FROM orders_year WHERE id = $1',
+        'SELECT * FROM "Orders_year" o WHERE o.id = $1',
+        'SELECT id FROM orders WHERE "col" = $1 AND kind = $3',
+        "SELECT id FROM orders WHERE note LIKE '%$2%' AND kind = $1",
+        'SELECT * FROM "audit" WHERE id = $1',
+      ]);
+      assert.deepEqual(qs.map((q) => q.standInNames ?? []), [['table'], ['orders_year'], ['orders_year'], ['col'], [], []]);
+      assert.deepEqual(qs.map((q) => q.params.map((p) => p.text)), [[], [], [], ['v'], ['q'], []]);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{year\} names a schema, table or column chosen at run time, or a part of one; it was read as orders_year to analyse the rest/);
+      for (const q of qs.slice(0, 3)) assert.deepEqual(keys(q), [], q.sql);
+      // The column chosen at run time is never a key; the one the code names still is.
+      assert.deepEqual(keys(qs[3]!), ['orders(kind)']);
+      assert.ok(keys(qs[4]!).includes('orders(kind)'));
+      assert.deepEqual(keys(qs[5]!), ['audit(id)']);
+    });
     it('reads a part that is one of the constants the file writes with the first, and says which', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,
