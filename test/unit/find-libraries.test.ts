@@ -1013,6 +1013,28 @@ describe('finder: the libraries people use', () => {
       // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
       assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
     });
+    it('reads the text a method of the file returns with more SQL appended to it, and never writes it back', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'export class Tree {',
+        '  private pool = new Pool();',
+        '  constructor(private tableName: string) {}',
+        '  private byName(name: string) { return `SELECT id FROM nodes WHERE name = $1`; }',
+        '  private insertSql(values: unknown[]) { const tbl = this.tableName; return `INSERT INTO "${tbl}" (name) VALUES ($1)`; }',
+        "  async one(name: string) { return this.pool.query(this.byName(name) + ' ORDER BY id LIMIT 1', [name]); }",
+        '  async add(name: string) { return this.pool.query(this.insertSql([name]) + " RETURNING id", [name]); }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT id FROM nodes WHERE name = $1 ORDER BY id LIMIT 1',
+        'INSERT INTO "tbl" (name) VALUES ($1) RETURNING id',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{this\.byName\(name\)\} was read with the SQL this file builds for it/);
+      assert.deepEqual(keys(qs[0]!), ['nodes(name, id)']);
+      assert.deepEqual(qs[1]!.standInNames, ['tbl']);
+      // The text is the method's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      assert.ok(qs[0]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
+    });
     it('reports no query for EXPLAIN of a statement the file does not show, and reads EXPLAIN of one it does', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

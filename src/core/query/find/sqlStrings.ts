@@ -354,7 +354,8 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
     appendTemplate(ex, lit, built, { next: written + 1 }, 0, origin === 'template');
   } else if (lit.type === 'BinaryExpression' && lit.operator === '+') {
-    const joined = concatenation(ex, flattenSum(lit));
+    const parts = flattenSum(lit);
+    const joined = concatenation(ex, parts) ?? returnedHead(ex, parts);
     if (!joined) return undefined;
     built = joined;
   } else if (lit.type === 'TaggedTemplateExpression' || (lit.type === 'Identifier' && statementTagged(ex, lit)) || (isCall(lit) && statementTagged(ex, lit))) {
@@ -423,6 +424,39 @@ function returnedSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundS
     found.runs.unshift([0, call.start, 0, call.end - call.start]);
     found.warnings.push(`The SQL is what ${ex.text(range(unwrap(call.callee!)))}() returns, read with this call's arguments.`);
     return found;
+  } finally {
+    returnedDepth--;
+  }
+}
+
+/**
+ * `this.insertSql(nodes) + ' RETURNING id'`: the SQL a function or method of this file returns, read with the
+ * call's arguments, and what is appended to it. Never written back: the text is the function's.
+ */
+function returnedHead(ex: Extractor, parts: BNode[]): Built | undefined {
+  const call = parts[0]!;
+  if (!isCall(call) || parts.length < 2 || returnedDepth > 2) return undefined;
+  returnedDepth++;
+  try {
+    const head = throughOwnCall(ex, call, (ret) => {
+      const r = ex.resolve(ret);
+      if (r === call) return undefined;
+      if (r.type === 'StringLiteral') return { ...cookWithMap(ex.source, r.start + 1, r.end - 1), params: [] } as Built;
+      if (r.type === 'TemplateLiteral') {
+        const b: Built = { sql: '', runs: [], params: [] };
+        const written = Math.max(0, ...(r.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
+        appendTemplate(ex, r, b, { next: written + 1 }, 0, true);
+        return b;
+      }
+      return r.type === 'BinaryExpression' && r.operator === '+' ? concatenation(ex, flattenSum(r)) : undefined;
+    });
+    if (!head || !SQL_KEYWORD.test(head.sql)) return undefined;
+    const built: Built = { ...head, runs: [[0, call.start, 0, call.end - call.start], ...head.runs], params: [...head.params], fragments: [...(head.fragments ?? []), ex.text(range(call))] };
+    const rest = parts.slice(1);
+    const written = Math.max(maxDollarParam(built.sql), ...rest.filter((p) => p.type === 'StringLiteral' || p.type === 'TemplateLiteral').map((p) => maxDollarParam(ex.source.slice(p.start, p.end))));
+    junction(built, call, rest[0]!);
+    appendSum(ex, rest, built, { next: Math.max(written, ...built.params.map((p) => p.n)) + 1 });
+    return built;
   } finally {
     returnedDepth--;
   }
