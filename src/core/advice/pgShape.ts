@@ -2,7 +2,9 @@
 // for: per table, the WHERE conjuncts classified (=, IN/ANY with their values, ranges, LIKE prefix or
 // not, IS NULL, functions wrapping a column, jsonb/array operators for GIN), ORDER BY with directions
 // and NULLS, LIMIT/OFFSET, join keys (JOIN ... ON, USING, EXISTS and IN subqueries), and the columns the
-// statement reads (for index-only scans). The parser is loaded once, asynchronously; after that every
+// statement reads (for index-only scans). A subquery of a select list, of a SELECT without FROM (`SELECT
+// EXISTS (...)`, an INSERT's `SELECT ... WHERE NOT EXISTS (...)`), of VALUES or of an UPDATE's SET is a
+// query of its own. The parser is loaded once, asynchronously; after that every
 // read is synchronous. Offsets the parser reports are bytes; they are turned into string indexes here so
 // rewrites can splice the user's own text.
 
