@@ -1120,6 +1120,24 @@ describe('finder: the libraries people use', () => {
       assert.ok(qs[1]!.runs.some(([, from]) => from > qs[1]!.textRange.end || from < qs[1]!.textRange.start));
     });
 
+    it('reads the conditions a local helper pushes into the array, once per call of it with its arguments', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `export async function cards(board: string, column?: string, due?: string) {`,
+        `  const values: unknown[] = [board];`,
+        "  const where: string[] = ['c.board_id=$1'];",
+        '  const push = (clause: string, val: unknown) => { values.push(val); where.push(`${clause}$${values.length}`); };',
+        "  if (column) push('c.column_id=', column);",
+        "  if (due) push('c.due_date<=', due);",
+        "  const whereSql = where.join(' AND ');",
+        '  return pool.query(`SELECT c.id FROM cards c WHERE ${whereSql} ORDER BY c.created_at DESC`, values);',
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT c.id FROM cards c WHERE c.board_id=$1 AND c.column_id=$2 AND c.due_date<=$3 ORDER BY c.created_at DESC']);
+      assert.deepEqual(keys(qs[0]!).sort(), ['cards(board_id, column_id, created_at, due_date)', 'cards(board_id, column_id, due_date, created_at)']);
+    });
+
     it('reads an upsert whose column, value and assignment lists a helper of the file builds at run time', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

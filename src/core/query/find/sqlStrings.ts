@@ -958,25 +958,39 @@ function appendConditions(ex: Extractor, call: BNode, built: Built, counter: { n
   if (!glue || (glue.type !== 'StringLiteral' && !(glue.type === 'TemplateLiteral' && (glue.expressions ?? []).length === 0))) return undefined;
   const separator = cookWithMap(ex.source, glue.start + 1, glue.end - 1);
   if (!/^\s*(and|or)\s*$/i.test(separator.sql)) return undefined;
-  const listed = listItems(ex, unwrap(call.callee!).object!);
+  const list = unwrap(unwrap(call.callee!).object!);
+  const listed = listItems(ex, list);
   if (!listed || listed.items.length > 64) return undefined;
-  const items = listed.items.map(unwrap);
+  // A piece pushed by a local helper (`const add = (clause, v) => { where.push(\`${clause}$${...}\`) }`) is one per
+  // call of it, read with that call's arguments.
+  const items: { n: BNode; call?: BNode; fn?: BNode }[] = [];
+  for (const item of listed.items.map(unwrap)) {
+    const helper = list.type === 'Identifier' && listed.chose ? ex.helperAround(list.name!, item) : undefined;
+    if (!helper) items.push({ n: item });
+    else for (const c of helper.calls.slice(0, 64)) items.push({ n: item, call: c, fn: helper.fn });
+  }
+  if (items.length > 64) return undefined;
   const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
-  if (!items.every((n) => isText(n) || (n.type === 'BinaryExpression' && n.operator === '+' && isText(flattenSum(n)[0]!)))) return undefined;
+  if (!items.every(({ n }) => isText(n) || (n.type === 'BinaryExpression' && n.operator === '+' && isText(flattenSum(n)[0]!)))) return undefined;
   // The $n the pieces write themselves (`'c.board_id = $1'`) keep their numbers; values put in them come after.
-  counter.next = Math.max(counter.next, ...items.map((n) => maxDollarParam(ex.source.slice(n.start, n.end)) + 1));
+  counter.next = Math.max(counter.next, ...items.map(({ n }) => maxDollarParam(ex.source.slice(n.start, n.end)) + 1));
   const start = built.sql.length;
-  items.forEach((item, k) => {
-    if (k > 0) {
-      for (const [s, f, l, fl] of separator.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += separator.sql;
-    }
+  const append = (item: BNode) => {
     if (item.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, item.start + 1, item.end - 1);
       for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
       built.sql += part.sql;
     } else if (item.type === 'TemplateLiteral') appendTemplate(ex, item, built, counter, depth + 1, true);
     else appendSum(ex, flattenSum(item), built, counter);
+    return true;
+  };
+  items.forEach(({ n, call: c, fn }, k) => {
+    if (k > 0) {
+      for (const [s, f, l, fl] of separator.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += separator.sql;
+    }
+    if (c && fn) ex.throughBody(c, fn, n, append);
+    else append(n);
   });
   if (!parses(`SELECT 1 WHERE ${built.sql.slice(start)}`)) return undefined;
   return { empty: false, elsewhere: true, chose: listed.chose };
