@@ -54,7 +54,9 @@ export function impossibleCount(q: FoundQuery, list?: (line: string) => void): n
     const system = ix.schema === 'pg_catalog' || ix.schema === 'information_schema' || /^pg_/.test(ix.table);
     // A stand-in (`FROM ${table}` read as `FROM "table"`) is in the tree but names nothing that exists.
     // So is the name a builder reader writes when the code shows no table at all.
-    const standIn = standIns.includes(ix.table.toLowerCase()) || /^unknown_(table|entity)$/.test(ix.table) || ix.keys.some((k) => !k.expression && (standIns.includes(k.column.toLowerCase()) || k.column === 'unknown_column'));
+    // And so is a name with a $n in it: a value chosen at run time read into a name (`"$2"`, `orders_$2`).
+    const madeUp = (name: string) => /\$\d/.test(name);
+    const standIn = standIns.includes(ix.table.toLowerCase()) || /^unknown_(table|entity)$/.test(ix.table) || madeUp(ix.table) || ix.keys.some((k) => !k.expression && (standIns.includes(k.column.toLowerCase()) || k.column === 'unknown_column' || madeUp(k.column)));
     if (system || standIn || ctes.has(ix.table) || !tables.has(ix.table) || ix.keys.some((k) => !k.expression && outputs.has(k.column))) {
       bad++;
       list?.(`  impossible ${s.createText} for ${q.sql.replace(/\s+/g, ' ').slice(0, 100)}`);

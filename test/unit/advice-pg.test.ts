@@ -147,6 +147,29 @@ describe('advice: PostgreSQL candidates', () => {
     assert.equal(cols(a.suggestions[0]), 'accounts(owner, closed_at)');
   });
 
+  it('advises the subqueries of a select list, of a SELECT without FROM, of VALUES and of SET on their own', async () => {
+    const cases: [string, string[]][] = [
+      ['SELECT EXISTS (SELECT 1 FROM edges WHERE journey_id = $1 AND active = true) AS has_edges', ['edges(journey_id, active)']],
+      ['SELECT COALESCE((SELECT enabled FROM prefs WHERE user_id = $1), true) AS enabled', ['prefs(user_id)']],
+      ["SELECT CASE WHEN $1::boolean THEN (SELECT count(*) FROM customers WHERE status = 'Lead') ELSE 0 END AS leads", ['customers(status)']],
+      // Insert if not there yet: the NOT EXISTS probe is the read.
+      ['INSERT INTO followups (customer_id, note) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM followups WHERE customer_id = $1)', ['followups(customer_id)']],
+      ['INSERT INTO line_items (order_id, sku) VALUES ((SELECT id FROM orders WHERE ref = $1), $2)', ['orders(ref)']],
+      ['UPDATE carts SET total = (SELECT sum(price) FROM cart_items WHERE cart_id = $1) WHERE id = $1', ['cart_items(cart_id)', 'carts(id)']],
+      // A correlated subquery of a select list, beside its FROM: advised on its own, the outer column one value per row.
+      ['SELECT u.id, (SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.draft = false) AS n FROM users u WHERE u.team = $1', ['users(team)', 'posts(author_id, draft)']],
+    ];
+    for (const [sql, want] of cases) {
+      const a = await advisePostgres(sql);
+      assert.equal(a.refusal, undefined, `${sql}: ${a.refusal}`);
+      assert.deepEqual([...new Set(a.suggestions.filter((s) => s.action === 'create').map(cols))].sort(), [...want].sort(), sql);
+    }
+    // Still nothing to read: a SELECT of no table, an INSERT of plain values.
+    for (const sql of ['SELECT pg_advisory_xact_lock($1)', "SELECT nextval('seq') AS value", 'INSERT INTO t (a) VALUES ($1)']) {
+      assert.equal((await parsePostgresQuery(sql)).ok, false, sql);
+    }
+  });
+
   it('decides ESR or ERS with row counts', async () => {
     const sql = 'SELECT * FROM esr WHERE a = 42 AND c > 132 ORDER BY b LIMIT 10';
     const selective = await advisePostgres(sql, { stats: { tables: { esr: { rows: 200_000, equality: 20_000, result: 100 } } } });

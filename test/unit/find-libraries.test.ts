@@ -909,6 +909,36 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[0]!.warnings.join(' '), /\$\{tree\} names a schema, table or column chosen at run time; it was read as tree/);
       assert.deepEqual(keys(qs[0]!), []);
     });
+    it('reads a name chosen at run time inside a quoted name or a longer one as a stand-in, never as a name to index', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export const a = (table: string, id: string) => pool.query(`SELECT * FROM "${table}" WHERE id = $1`, [id]);',
+        'export const b = (year: string, id: string) => pool.query(`SELECT * FROM orders_${year} WHERE id = $1`, [id]);',
+        'export const c = (year: string, id: string) => pool.query(`SELECT * FROM "Orders_${year}" o WHERE o.id = $1`, [id]);',
+        'export const d = (col: string, v: string) => pool.query(`SELECT id FROM orders WHERE "${col}" = $1 AND kind = ${v}`);',
+        // A value in a string stays a value; a constant is its text, as before.
+        "export const e = (q: string) => pool.query(`SELECT id FROM orders WHERE note LIKE '%${q}%' AND kind = $1`, ['x']);",
+        `const T = 'audit';`,
+        'export const f = (id: string) => pool.query(`SELECT * FROM "${T}" WHERE id = $1`, [id]);',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM "table" WHERE id = $1',
+        'SELECT * FROM orders_year WHERE id = $1',
+        'SELECT * FROM "Orders_year" o WHERE o.id = $1',
+        'SELECT id FROM orders WHERE "col" = $1 AND kind = $3',
+        "SELECT id FROM orders WHERE note LIKE '%$2%' AND kind = $1",
+        'SELECT * FROM "audit" WHERE id = $1',
+      ]);
+      assert.deepEqual(qs.map((q) => q.standInNames ?? []), [['table'], ['orders_year'], ['orders_year'], ['col'], [], []]);
+      assert.deepEqual(qs.map((q) => q.params.map((p) => p.text)), [[], [], [], ['v'], ['q'], []]);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{year\} names a schema, table or column chosen at run time, or a part of one; it was read as orders_year to analyse the rest/);
+      for (const q of qs.slice(0, 3)) assert.deepEqual(keys(q), [], q.sql);
+      // The column chosen at run time is never a key; the one the code names still is.
+      assert.deepEqual(keys(qs[3]!), ['orders(kind)']);
+      assert.ok(keys(qs[4]!).includes('orders(kind)'));
+      assert.deepEqual(keys(qs[5]!), ['audit(id)']);
+    });
     it('reads a part that is one of the constants the file writes with the first, and says which', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,
@@ -983,6 +1013,28 @@ describe('finder: the libraries people use', () => {
       // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
       assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
     });
+    it('reads the text a method of the file returns with more SQL appended to it, and never writes it back', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'export class Tree {',
+        '  private pool = new Pool();',
+        '  constructor(private tableName: string) {}',
+        '  private byName(name: string) { return `SELECT id FROM nodes WHERE name = $1`; }',
+        '  private insertSql(values: unknown[]) { const tbl = this.tableName; return `INSERT INTO "${tbl}" (name) VALUES ($1)`; }',
+        "  async one(name: string) { return this.pool.query(this.byName(name) + ' ORDER BY id LIMIT 1', [name]); }",
+        '  async add(name: string) { return this.pool.query(this.insertSql([name]) + " RETURNING id", [name]); }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT id FROM nodes WHERE name = $1 ORDER BY id LIMIT 1',
+        'INSERT INTO "tbl" (name) VALUES ($1) RETURNING id',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{this\.byName\(name\)\} was read with the SQL this file builds for it/);
+      assert.deepEqual(keys(qs[0]!), ['nodes(name, id)']);
+      assert.deepEqual(qs[1]!.standInNames, ['tbl']);
+      // The text is the method's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      assert.ok(qs[0]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
+    });
     it('reports no query for EXPLAIN of a statement the file does not show, and reads EXPLAIN of one it does', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,
@@ -1027,6 +1079,92 @@ describe('finder: the libraries people use', () => {
       assert.match(qs[1]!.warnings.join(' '), /\$\{sets\.join\(', '\)\} \(assignments\) is built where this file does not show it/);
       // The schema is the stand-in: where the table is, and so where an index would go, is not known, so none is suggested.
       assert.deepEqual(keys(qs[1]!), []);
+    });
+
+    it('reads the conditions a function pushes into an array and joins with AND or OR, every optional one present', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `export async function list(status?: string, owner?: string) {`,
+        `  const conditions: string[] = [];`,
+        `  const values: unknown[] = [];`,
+        '  if (status) { values.push(status); conditions.push(`o.status = $${values.length}`); }',
+        "  if (owner) { values.push(owner); conditions.push('o.owner_id = $' + values.length); }",
+        "  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';",
+        '  return pool.query(`SELECT * FROM orders o ${where} ORDER BY o.created_at DESC LIMIT 20`, values);',
+        `}`,
+        `export async function cards(board: string, column?: string, tag?: string) {`,
+        `  const values: unknown[] = [board];`,
+        "  const where: string[] = ['c.board_id = $1', 'c.archived = false'];",
+        '  if (column) { values.push(column); where.push(`c.column_id = $${values.length}`); }',
+        "  if (tag) where.push(`c.tag = ${tag}`);",
+        "  return pool.query(`SELECT c.id FROM cards c WHERE ${where.join(' AND ')}`, values);",
+        `}`,
+        // A piece that is not SQL the file shows (a clause handed in) keeps the whole list unread, as before.
+        `export async function other(clause: string, v: string) {`,
+        `  const where: string[] = [];`,
+        '  where.push(`${clause}$1`);',
+        "  return pool.query(`SELECT id FROM notes WHERE ${where.join(' AND ')}`, [v]);",
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT * FROM orders o WHERE o.status = $1 AND o.owner_id = $2 ORDER BY o.created_at DESC LIMIT 20',
+        'SELECT c.id FROM cards c WHERE c.board_id = $1 AND c.archived = false AND c.column_id = $2 AND c.tag = $3',
+        'SELECT id FROM notes WHERE TRUE',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{conditions\.join\(' AND '\)\}, \$\{where\} were read with the SQL this file builds for them, every optional part present/);
+      assert.match(qs[1]!.warnings.join(' '), /\$\{where\.join\(' AND '\)\} was read with the SQL this file builds for it, every optional part present/);
+      assert.deepEqual(keys(qs[0]!), ['orders(status, owner_id, created_at)']);
+      assert.deepEqual(keys(qs[1]!), ['cards(board_id, archived, column_id, tag)']);
+      // Built at run time: never written back by a quick fix.
+      assert.ok(qs[1]!.runs.some(([, from]) => from > qs[1]!.textRange.end || from < qs[1]!.textRange.start));
+    });
+
+    it('reads the conditions a local helper pushes into the array, once per call of it with its arguments', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        `export async function cards(board: string, column?: string, due?: string) {`,
+        `  const values: unknown[] = [board];`,
+        "  const where: string[] = ['c.board_id=$1'];",
+        '  const push = (clause: string, val: unknown) => { values.push(val); where.push(`${clause}$${values.length}`); };',
+        "  if (column) push('c.column_id=', column);",
+        "  if (due) push('c.due_date<=', due);",
+        "  const whereSql = where.join(' AND ');",
+        '  return pool.query(`SELECT c.id FROM cards c WHERE ${whereSql} ORDER BY c.created_at DESC`, values);',
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT c.id FROM cards c WHERE c.board_id=$1 AND c.column_id=$2 AND c.due_date<=$3 ORDER BY c.created_at DESC']);
+      assert.deepEqual(keys(qs[0]!).sort(), ['cards(board_id, column_id, created_at, due_date)', 'cards(board_id, column_id, due_date, created_at)']);
+    });
+
+    it('reads an upsert whose column, value and assignment lists a helper of the file builds at run time', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `export class Store {`,
+        `  private pool = new Pool();`,
+        `  private static upsert(table: string, constraint: string, keyNames: string[]): string {`,
+        '    const keys = keyNames.join(", ");',
+        '    const keysValues = `\\$${keyNames.map((k, i) => i + 1).join(", $")}`;',
+        '    const keysSets = keyNames.map((k, i) => `${k} = \\$${i + 1}`).join(", ");',
+        '    return `INSERT INTO ${table} (${keys}) VALUES (${keysValues}) ` + `ON CONFLICT ${constraint} DO UPDATE SET ${keysSets}`;',
+        '  }',
+        '  async save(userId: string, data: string) {',
+        "    await this.pool.query(Store.upsert('user_activity', '(user_id)', ['user_id', 'data']), [userId, data]);",
+        '  }',
+        '  async mark(id: string, sets: string[]) {',
+        "    await this.pool.query(`INSERT INTO seen (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')} WHERE seen.id = $1`, [id]);",
+        '  }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'INSERT INTO user_activity (keys) VALUES ($2) ON CONFLICT (user_id) DO NOTHING',
+        'INSERT INTO seen (id) VALUES ($1) ON CONFLICT (id) DO NOTHING',
+      ]);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{keysSets\} \(assignments\) is built where this file does not show it/);
+      assert.deepEqual(qs[0]!.standInNames, ['keys']);
+      // Read, and nothing in it for an index: an INSERT of values.
+      for (const q of qs) assert.match(String((parsePostgresQuerySync(q.sql) as { refusal?: string }).refusal), /reads no rows/);
     });
 
     it('finds SQL whose tag comes from another database\'s module and says in the hover why it is not advised', () => {

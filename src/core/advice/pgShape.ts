@@ -2,7 +2,9 @@
 // for: per table, the WHERE conjuncts classified (=, IN/ANY with their values, ranges, LIKE prefix or
 // not, IS NULL, functions wrapping a column, jsonb/array operators for GIN), ORDER BY with directions
 // and NULLS, LIMIT/OFFSET, join keys (JOIN ... ON, USING, EXISTS and IN subqueries), and the columns the
-// statement reads (for index-only scans). The parser is loaded once, asynchronously; after that every
+// statement reads (for index-only scans). A subquery of a select list, of a SELECT without FROM (`SELECT
+// EXISTS (...)`, an INSERT's `SELECT ... WHERE NOT EXISTS (...)`), of VALUES or of an UPDATE's SET is a
+// query of its own. The parser is loaded once, asynchronously; after that every
 // read is synchronous. Offsets the parser reports are bytes; they are turned into string indexes here so
 // rewrites can splice the user's own text.
 
@@ -261,6 +263,8 @@ function readStatement(stmt: unknown, text: SourceText, out: PgShape[], top: boo
     for (const item of arr(get(body, isUpdate ? 'fromClause' : 'usingClause'))) addFrom(item, scope, shape, text, out);
     const where = get(body, 'whereClause');
     if (where !== undefined) readWhere(where, scope, shape, text, out, false);
+    // `SET total = (SELECT sum(price) FROM items WHERE ...)`: the subquery is a read of its own.
+    if (isUpdate) readSubqueries(get(body, 'targetList'), scope, text, out);
     out.push(shape);
     return undefined;
   }
@@ -323,12 +327,23 @@ function readSelect(sel: unknown, text: SourceText, out: PgShape[], top: boolean
     readSelect(get(sel, 'rarg'), text, out, false, parent);
     return;
   }
-  if (arr(sel['valuesLists']).length > 0) return;
+  if (arr(sel['valuesLists']).length > 0) {
+    // `VALUES ((SELECT id FROM t WHERE ...), $2)`: each subquery is a read of its own.
+    readSubqueries(sel['valuesLists'], parent, text, out);
+    return;
+  }
   const hasWith = get(sel, 'withClause') !== undefined;
   const shape = emptyShape(text.sql, 'select', top && !hasWith);
   const scope = new Scope(parent);
   for (const item of arr(sel['fromClause'])) addFrom(item, scope, shape, text, out);
-  if (scope.tables.length === 0) return;
+  if (scope.tables.length === 0) {
+    // No table of its own (`SELECT EXISTS (SELECT 1 FROM t WHERE ...)`, `SELECT ... WHERE NOT EXISTS (...)`):
+    // what it reads is in its subqueries, each advised on its own.
+    readSubqueries([sel['targetList'], sel['whereClause']], parent, text, out);
+    return;
+  }
+  // A subquery of the select list is advised on its own, its references to this query's tables one value per row.
+  if (readSubqueries(sel['targetList'], scope, text, out)) shape.notes.push('A subquery of the select list is advised on its own.');
 
   // Select list: columns read, and whole-row reads.
   for (const target of arr(sel['targetList'])) {
@@ -777,6 +792,33 @@ function readSublink(link: unknown, negated: boolean, scope: Scope, shape: PgSha
       shape.joins.push({ kind: negated ? 'anti' : 'semi', table: test.table, column: test.column, otherTable: col.table, otherColumn: col.column });
     }
   }
+}
+
+/**
+ * Reads each subquery written in an expression (not those inside it, which their own query reads) as a
+ * query of its own, in the scope around it; whether there was one.
+ */
+function readSubqueries(node: unknown, scope: Scope | undefined, text: SourceText, out: PgShape[]): boolean {
+  let found = false;
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) {
+      n.forEach(walk);
+      return;
+    }
+    if (!isObj(n)) return;
+    if ('SubLink' in n) {
+      const sub = get(n['SubLink'], 'subselect', 'SelectStmt');
+      if (isObj(sub)) {
+        found = true;
+        readSelect(sub, text, out, false, scope);
+      }
+      walk(get(n['SubLink'], 'testexpr'));
+      return;
+    }
+    for (const v of Object.values(n)) if (typeof v === 'object') walk(v);
+  };
+  walk(node);
+  return found;
 }
 
 // ---- columns read, parameters, clause positions --------------------------------------------------------

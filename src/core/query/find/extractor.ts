@@ -465,6 +465,46 @@ export class Extractor {
   private readonly writes = new Map<BNode, Map<string, Writes>>();
 
   /**
+   * The local function a push into `name` is written in, when it is not where `name` is declared (`const add =
+   * (clause, v) => { where.push(...) }` beside `const where = []`), with its calls by name in that block or
+   * function, in order: what it pushes is read once per call, with the call's arguments.
+   */
+  helperAround(name: string, node: BNode): { fn: BNode; calls: BNode[] } | undefined {
+    let s = this.scope;
+    while (s && !s.names.has(name)) s = s.parent;
+    if (!s?.node || !this.scope || s.node.type === 'Program') return undefined;
+    let helper: { fn: BNode; name: string } | undefined;
+    const stack: BNode[] = [s.node];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (n !== s.node && FUNCTIONS.has(n.type) && !(n.start <= node.start && node.end <= n.end)) continue;
+      const fn = n === s.node ? undefined : n.type === 'VariableDeclarator' && unwrap(n.id!).type === 'Identifier' && n.init ? unwrap(n.init) : n.type === 'FunctionDeclaration' ? n : undefined;
+      const fnName = n.type === 'VariableDeclarator' ? unwrap(n.id!).name : n.id?.name;
+      if (fn && FUNCTIONS.has(fn.type) && fnName !== undefined && fn.start <= node.start && node.end <= fn.end) {
+        // The innermost one counts; one inside another helper is not followed.
+        if (helper) return undefined;
+        helper = { fn, name: fnName };
+      }
+      pushChildren(n, stack);
+    }
+    if (!helper) return undefined;
+    const calls: BNode[] = [];
+    const walk: BNode[] = [s.node];
+    while (walk.length > 0) {
+      const n = walk.pop()!;
+      if (n === helper.fn || (n !== s.node && shadows(n, helper.name))) continue;
+      if (isCall(n) && unwrap(n.callee!).type === 'Identifier' && unwrap(n.callee!).name === helper.name) calls.push(n);
+      pushChildren(n, walk);
+    }
+    return { fn: helper.fn, calls: calls.sort((a, b) => a.start - b.start) };
+  }
+
+  /** Runs `read` on `node`, written in the function `fn` of this file, with its parameters holding what `call` gives. */
+  throughBody<T>(call: BNode, fn: BNode, node: BNode, read: (v: BNode, ex: Extractor) => T | undefined): T | undefined {
+    return this.returnsOf(fn, call, this, read, node);
+  }
+
+  /**
    * What the file assigns to a field `x.f` or `this.f` anywhere (`self.db = await apos.db.collection('x')`
    * in one method, `self.db.findOne(...)` in another), when the field is not followed otherwise.
    */

@@ -7,7 +7,7 @@
 
 import type { Extractor, CallReader } from './extractor';
 import { normalisePlaceholders } from './placeholders';
-import { quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
+import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
@@ -354,7 +354,8 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
     appendTemplate(ex, lit, built, { next: written + 1 }, 0, origin === 'template');
   } else if (lit.type === 'BinaryExpression' && lit.operator === '+') {
-    const joined = concatenation(ex, flattenSum(lit));
+    const parts = flattenSum(lit);
+    const joined = concatenation(ex, parts) ?? returnedHead(ex, parts);
     if (!joined) return undefined;
     built = joined;
   } else if (lit.type === 'TaggedTemplateExpression' || (lit.type === 'Identifier' && statementTagged(ex, lit)) || (isCall(lit) && statementTagged(ex, lit))) {
@@ -428,6 +429,39 @@ function returnedSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundS
   }
 }
 
+/**
+ * `this.insertSql(nodes) + ' RETURNING id'`: the SQL a function or method of this file returns, read with the
+ * call's arguments, and what is appended to it. Never written back: the text is the function's.
+ */
+function returnedHead(ex: Extractor, parts: BNode[]): Built | undefined {
+  const call = parts[0]!;
+  if (!isCall(call) || parts.length < 2 || returnedDepth > 2) return undefined;
+  returnedDepth++;
+  try {
+    const head = throughOwnCall(ex, call, (ret) => {
+      const r = ex.resolve(ret);
+      if (r === call) return undefined;
+      if (r.type === 'StringLiteral') return { ...cookWithMap(ex.source, r.start + 1, r.end - 1), params: [] } as Built;
+      if (r.type === 'TemplateLiteral') {
+        const b: Built = { sql: '', runs: [], params: [] };
+        const written = Math.max(0, ...(r.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
+        appendTemplate(ex, r, b, { next: written + 1 }, 0, true);
+        return b;
+      }
+      return r.type === 'BinaryExpression' && r.operator === '+' ? concatenation(ex, flattenSum(r)) : undefined;
+    });
+    if (!head || !SQL_KEYWORD.test(head.sql)) return undefined;
+    const built: Built = { ...head, runs: [[0, call.start, 0, call.end - call.start], ...head.runs], params: [...head.params], fragments: [...(head.fragments ?? []), ex.text(range(call))] };
+    const rest = parts.slice(1);
+    const written = Math.max(maxDollarParam(built.sql), ...rest.filter((p) => p.type === 'StringLiteral' || p.type === 'TemplateLiteral').map((p) => maxDollarParam(ex.source.slice(p.start, p.end))));
+    junction(built, call, rest[0]!);
+    appendSum(ex, rest, built, { next: Math.max(written, ...built.params.map((p) => p.n)) + 1 });
+    return built;
+  } finally {
+    returnedDepth--;
+  }
+}
+
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
@@ -457,6 +491,12 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
   const built: Built = { sql: '', runs: [], params: [] };
   const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
   const counter = { next: Math.max(0, ...parts.filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
+  appendSum(ex, parts, built, counter);
+  return built;
+}
+
+/** Appends the parts of a sum of strings (see concatenation) to what is built, numbering values from `counter`. */
+function appendSum(ex: Extractor, parts: BNode[], built: Built, counter: { next: number }): void {
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     if (i > 0) junction(built, parts[i - 1]!, p);
@@ -488,7 +528,6 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
     built.runs.push([built.sql.length, p.start, text.length, p.end - p.start]);
     built.sql += text;
   }
-  return built;
 }
 
 /** Where the text of a part of a statement written in pieces is: inside a literal's quotes, a tag's template, else the expression. */
@@ -744,6 +783,12 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
   } else if (isCall(n)) {
     const callee = unwrap(n.callee!);
     if (!plain && isMember(callee) && propertyName(callee) === 'join' && isSqlObject(ex, callee.object!)) return appendJoin(ex, n, built, counter, depth, undo);
+    if (plain && isMember(callee) && propertyName(callee) === 'join') {
+      const r = appendConditions(ex, n, built, counter, depth);
+      if (r) return r;
+      undo();
+      return undefined;
+    }
     // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
     if (callee.type === 'Identifier') {
       found = ex.throughCall(n, (ret, inModule) => {
@@ -899,6 +944,56 @@ function appendJoin(ex: Extractor, call: BNode, built: Built, counter: { next: n
     built.sql += text;
   }
   return { empty: false, elsewhere: true, chose };
+}
+
+/**
+ * `conditions.join(' AND ')` (or ' OR ') in a plain template, of an array of SQL the function writes out or
+ * pushes into (`conditions.push(\`status = $${values.length}\`)`): each piece as written, with every one
+ * pushed present. Only when the pieces joined read as a condition: a piece the file does not show (a
+ * clause handed in) leaves the whole list to the stand-ins.
+ */
+function appendConditions(ex: Extractor, call: BNode, built: Built, counter: { next: number }, depth: number): FragmentRead | undefined {
+  const args = call.arguments ?? [];
+  const glue = args.length === 1 ? unwrap(args[0]!) : undefined;
+  if (!glue || (glue.type !== 'StringLiteral' && !(glue.type === 'TemplateLiteral' && (glue.expressions ?? []).length === 0))) return undefined;
+  const separator = cookWithMap(ex.source, glue.start + 1, glue.end - 1);
+  if (!/^\s*(and|or)\s*$/i.test(separator.sql)) return undefined;
+  const list = unwrap(unwrap(call.callee!).object!);
+  const listed = listItems(ex, list);
+  if (!listed || listed.items.length > 64) return undefined;
+  // A piece pushed by a local helper (`const add = (clause, v) => { where.push(\`${clause}$${...}\`) }`) is one per
+  // call of it, read with that call's arguments.
+  const items: { n: BNode; call?: BNode; fn?: BNode }[] = [];
+  for (const item of listed.items.map(unwrap)) {
+    const helper = list.type === 'Identifier' && listed.chose ? ex.helperAround(list.name!, item) : undefined;
+    if (!helper) items.push({ n: item });
+    else for (const c of helper.calls.slice(0, 64)) items.push({ n: item, call: c, fn: helper.fn });
+  }
+  if (items.length > 64) return undefined;
+  const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
+  if (!items.every(({ n }) => isText(n) || (n.type === 'BinaryExpression' && n.operator === '+' && isText(flattenSum(n)[0]!)))) return undefined;
+  // The $n the pieces write themselves (`'c.board_id = $1'`) keep their numbers; values put in them come after.
+  counter.next = Math.max(counter.next, ...items.map(({ n }) => maxDollarParam(ex.source.slice(n.start, n.end)) + 1));
+  const start = built.sql.length;
+  const append = (item: BNode) => {
+    if (item.type === 'StringLiteral') {
+      const part = cookWithMap(ex.source, item.start + 1, item.end - 1);
+      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += part.sql;
+    } else if (item.type === 'TemplateLiteral') appendTemplate(ex, item, built, counter, depth + 1, true);
+    else appendSum(ex, flattenSum(item), built, counter);
+    return true;
+  };
+  items.forEach(({ n, call: c, fn }, k) => {
+    if (k > 0) {
+      for (const [s, f, l, fl] of separator.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+      built.sql += separator.sql;
+    }
+    if (c && fn) ex.throughBody(c, fn, n, append);
+    else append(n);
+  });
+  if (!parses(`SELECT 1 WHERE ${built.sql.slice(start)}`)) return undefined;
+  return { empty: false, elsewhere: true, chose: listed.chose };
 }
 
 /** slonik's `sql.fragment` on an object named for SQL (`sqlObj.fragment`), also when it comes from the application's own module. */

@@ -85,8 +85,10 @@ const NAME_BEFORE = new Set(['from', 'join', 'update', 'into', 'table', 'using',
  * does (a `WHERE $1` parses but says nothing of the condition the code builds). Unchanged when no
  * stand-in makes it parse, or when what is left would read no table (its FROM was the unknown part).
  */
-export function withStandIns(q: FoundSqlQuery): FoundSqlQuery {
-  if (q.params.length === 0 || !sqlParserLoaded()) return q;
+export function withStandIns(found: FoundSqlQuery): FoundSqlQuery {
+  if (found.params.length === 0 || !sqlParserLoaded()) return found;
+  const q = withinNames(found);
+  if (q.params.length === 0) return q;
   const parsed = parses(q.sql);
   // Most statements parse and have no $n where a whole condition or order stands: nothing to scan for.
   if (parsed && !/\b(where|and|or|having|on|by)\s+\$\d/i.test(q.sql)) return q;
@@ -135,6 +137,46 @@ export function withStandIns(q: FoundSqlQuery): FoundSqlQuery {
     const list = [...new Set(unknown)];
     out.warnings.push(`The SQL of ${list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list.at(-1)!}`} is built where this file does not show it; the statement was read without it, so the advice does not cover it.`);
   }
+  return out;
+}
+
+/**
+ * A `${...}` inside a name (`"${table}"`, `orders_${year}`, `"Orders_${year}"`) is part of that name, chosen at
+ * run time: the name is read with the stand-in in it, and the whole name is one the advice never suggests
+ * an index on. Read as a value it would be a name nothing has (`orders_$2`).
+ */
+function withinNames(q: FoundSqlQuery): FoundSqlQuery {
+  if (!/[\w"]\$\d|\$\d+"/.test(q.sql)) return q;
+  const toks = tokens(q.sql);
+  if (!toks) return q;
+  const byN = new Map(q.params.map((p) => [p.n, p]));
+  const edits: Edit[] = [];
+  const texts: string[] = [];
+  const names: string[] = [];
+  const read = new Set<number>();
+  for (const t of toks) {
+    if (t.name !== 'IDENT' || !/\$\d/.test(t.text)) continue;
+    let holes = 0;
+    const text = t.text.replace(/\$(\d+)(?!\d)/g, (m: string, d: string) => {
+      const p = byN.get(Number(d));
+      if (!p) return m;
+      holes++;
+      read.add(p.n);
+      texts.push(p.text);
+      return standInBare(p.text);
+    });
+    if (holes === 0) continue;
+    edits.push({ start: t.start, end: t.end, text });
+    names.push(text);
+  }
+  if (edits.length === 0) return q;
+  const out = replaceInSql(q, edits);
+  out.params = q.params.filter((p) => !read.has(p.n));
+  const unique = [...new Set(texts)];
+  out.warnings = [...q.warnings, `${unique.map(quoted).join(', ')} ${unique.length === 1 ? 'names' : 'name'} a schema, table or column chosen at run time, or a part of one; ${unique.length === 1 ? 'it was' : 'they were'} read as ${[...new Set(names)].join(', ')} to analyse the rest.`];
+  // As the parser reads them: a quoted name as written, any other in lower case.
+  const bare = names.map((n) => (n.startsWith('"') ? n.slice(1, -1).replace(/""/g, '"') : n).toLowerCase());
+  out.standInNames = [...new Set([...(q.standInNames ?? []), ...bare])];
   return out;
 }
 
@@ -261,8 +303,12 @@ function editsFor(toks: Tok[], roles: Map<number, Role>, byN: Map<number, SqlPar
         else {
           // With no column named, any other would be a guess the statement's table may not have.
           const col = namedColumn(toks, i);
-          if (col === undefined) return undefined;
-          out.push({ start: t.start, end: t.end, text: `${toks[i - 1]!.w === 'set' ? '' : 'SET '}${col} = ${col}` });
+          if (col !== undefined) out.push({ start: t.start, end: t.end, text: `${toks[i - 1]!.w === 'set' ? '' : 'SET '}${col} = ${col}` });
+          else if (toks[i - 1]!.w === 'set' && toks[i - 2]?.w === 'update' && toks[i - 3]?.w === 'do') {
+            // An upsert's `DO UPDATE SET ${sets}`, with its WHERE: the action on a conflict reads no rows to index, so
+            // it is read as DO NOTHING.
+            out.push({ start: toks[i - 2]!.start, end: conflictActionEnd(toks, i), text: 'NOTHING' });
+          } else return undefined;
         }
         break;
       }
@@ -271,6 +317,18 @@ function editsFor(toks: Tok[], roles: Map<number, Role>, byN: Map<number, SqlPar
   // Two edits of one comma (`$1, $2` both left out) keep the first.
   out.sort((a, b) => a.start - b.start);
   return out.filter((e, k) => k === 0 || e.start >= out[k - 1]!.end);
+}
+
+/** Where the action of `ON CONFLICT ... DO UPDATE SET` that token i stands in ends: before RETURNING or `;`, or at the end. */
+function conflictActionEnd(toks: Tok[], i: number): number {
+  let depth = 0;
+  for (let j = i + 1; j < toks.length; j++) {
+    const w = toks[j]!.w;
+    if (w === '(') depth++;
+    else if (w === ')') depth--;
+    if (depth < 0 || (depth === 0 && (w === 'returning' || w === ';'))) return toks[j - 1]!.end;
+  }
+  return toks[toks.length - 1]!.end;
 }
 
 /** The number of columns an INSERT names before token i (its VALUES), 1 when it names none. */
