@@ -34,6 +34,18 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   '/ws/src/db/pg.ts': ["import postgres from 'postgres';", 'export type PostgresDB = postgres.Sql<{ bigint: bigint }>;'].join('\n'),
   '/ws/src/db/index.ts': "export * from './pg';\nexport { getCollection as collectionOf } from '../util/mongo.util';",
+  '/ws/src/mongo/client.ts': [
+    "import { MongoClient } from 'mongodb';",
+    'type G = typeof global & { mongoClient: MongoClient };',
+    'export const mongoClient = ((global as G).mongoClient ??= new MongoClient(process.env.MONGODB_URI!));',
+    'export const db = mongoClient.db();',
+  ].join('\n'),
+  '/ws/src/mongo/authors.ts': [
+    "import { db } from './client';",
+    "export const Authors = db.collection<{ email: string }>('Authors');",
+    "const SlackMsgs = db.collection('SlackMsgs');",
+    'export { SlackMsgs as Messages };',
+  ].join('\n'),
 };
 
 function found(text: string, file = '/ws/src/models/model.ts', withWorkspace = true): FoundQuery[] {
@@ -64,6 +76,24 @@ describe('finder: values followed across the workspace', () => {
     const at = q.command.ranges?.collection;
     assert.ok(at && at.start < text.length, 'the range is in this file');
     assert.equal(text.slice(at.start, at.end), 'products');
+  });
+
+  it('reads a collection another module exports as a constant, imported or required, at the call', () => {
+    const text = [
+      "import { Authors, Messages } from '../mongo/authors';",
+      "const { Authors: Writers } = require('../mongo/authors');",
+      'export async function run(email: string) {',
+      '  await Authors.findOne({ email });',
+      "  await Messages.updateOne({ email }, { $set: { status: 'sent' } });",
+      '  return Writers.countDocuments({ email });',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['Authors.findOne', 'SlackMsgs.updateOne', 'Authors.countDocuments']);
+    const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
+    assert.ok(at && text.slice(at.start, at.end) === 'Authors', 'the range is at the name in this file');
+    // Alone, the file names collections only after what it imports (`authors`, `messages`), never SlackMsgs.
+    assert.ok(!found(text, undefined, false).map(described).some((d) => /^(Authors|SlackMsgs)\./.test(d)));
   });
 
   it('follows a re-export under another name and a star export', () => {

@@ -451,7 +451,7 @@ class Collections {
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     if (e.type === 'Identifier') {
       const init = this.ex.constInit(e.name!);
-      const held = init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth);
+      const held = (init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth)) ?? this.exported(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
       // A parameter the function's callers give: the collection every one of them names.
@@ -568,6 +568,18 @@ class Collections {
       }
     }
     return undefined;
+  }
+
+  /**
+   * `import { Authors } from './authors'` (or `require`d) where that module of the workspace exports
+   * `const Authors = db.collection('Authors')`: the collection it holds there, shown at this file's name.
+   */
+  private exported(e: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const other = this.ex.imported(e.name!);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
+    return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
