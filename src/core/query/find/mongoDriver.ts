@@ -240,7 +240,8 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
 /**
  * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
- * `await coll.find(q).map((d) => ({ ... })).toArray()`).
+ * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
+ * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`).
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -260,12 +261,24 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       for (const el of v.elements ?? []) add(el, depth + 1);
       return;
     }
-    // items.map((item) => ({ updateOne: ... })), items.map(toOperation): what the function returns for each item.
-    if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'map') {
+    // items.map((item) => ({ updateOne: ... })), items.map(toOperation), items.flatMap(...): what the function returns for each item.
+    if (isCall(v) && isMember(unwrap(v.callee!)) && (propertyName(unwrap(v.callee!)) === 'map' || propertyName(unwrap(v.callee!)) === 'flatMap')) {
       const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
       const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
       const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
       for (const x of returnedValues(named ?? given)) add(x, depth + 1);
+      return;
+    }
+    if (isCall(v)) {
+      const callee = unwrap(v.callee!);
+      const m = isMember(callee) ? propertyName(callee) : undefined;
+      // ops.filter((o) => o !== null), ops.slice(0, n): the operations they keep.
+      if (m === 'filter' || m === 'slice') return add(callee.object, depth + 1);
+      // Promise.all(docs.map(async (d) => ...)): the operations the promises give.
+      if (m === 'all' && isMember(callee) && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === 'Promise') return add(v.arguments?.[0], depth + 1);
+      // rankOperations(players), this.toOperation(doc): what a function or method of this file returns.
+      const target = functionOf(ex, callee);
+      if (target && target.ex === ex) for (const x of returnedValues(target.fn)) add(x, depth + 1);
       return;
     }
     if (v.type === 'Identifier') {
@@ -280,7 +293,7 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
 /** The values a function returns (its expression body, or its own return statements). */
 function returnedValues(fn: BNode | undefined): BNode[] {
   const f = fn ? unwrap(fn) : undefined;
-  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression' && f.type !== 'FunctionDeclaration') || !f.body || Array.isArray(f.body)) return [];
+  if (!f || !['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ClassMethod', 'ObjectMethod'].includes(f.type) || !f.body || Array.isArray(f.body)) return [];
   if (f.body.type !== 'BlockStatement') return [f.body];
   const out: BNode[] = [];
   const stack: BNode[] = [f.body];
