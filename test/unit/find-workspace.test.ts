@@ -46,6 +46,32 @@ const FILES: Record<string, string> = {
     "const SlackMsgs = db.collection('SlackMsgs');",
     'export { SlackMsgs as Messages };',
   ].join('\n'),
+  '/ws/src/store/collection.ts': [
+    'export class StoredCollection {',
+    '  public name: string;',
+    '  constructor(private store: Store, meta: { name: string; clearable: boolean }) { this.name = meta.name; }',
+    '}',
+    "export class GuildsCollection extends StoredCollection {",
+    '  constructor(store: Store, meta: typeof guildsMeta) { super(store, meta); this.name = meta.name; }',
+    '}',
+    "export const guildsMeta = { name: 'Guilds', clearable: true, classConstructor: GuildsCollection } as const;",
+    "export const votesMeta = { name: 'Votes', clearable: false } as const;",
+  ].join('\n'),
+  '/ws/src/store/index.ts': [
+    "import { MongoClient } from 'mongodb';",
+    "import { StoredCollection, guildsMeta, votesMeta } from './collection';",
+    'export function createCollections(store: Store) {',
+    '  return { guilds: new guildsMeta.classConstructor(store, guildsMeta), votes: new StoredCollection(store, votesMeta) } as const;',
+    '}',
+    'class StoreImpl {',
+    '  public collections;',
+    '  private client = new MongoClient(process.env.URL!);',
+    '  constructor() { this.collections = createCollections(this); }',
+    '  getConnection() { return this.client.db(); }',
+    '}',
+    'export const store = new StoreImpl();',
+    'export type Store = typeof store;',
+  ].join('\n'),
 };
 
 function found(text: string, file = '/ws/src/models/model.ts', withWorkspace = true): FoundQuery[] {
@@ -94,6 +120,24 @@ describe('finder: values followed across the workspace', () => {
     assert.ok(at && text.slice(at.start, at.end) === 'Authors', 'the range is at the name in this file');
     // Alone, the file names collections only after what it imports (`authors`, `messages`), never SlackMsgs.
     assert.ok(!found(text, undefined, false).map(described).some((d) => /^(Authors|SlackMsgs)\./.test(d)));
+  });
+
+  it("reads a collection named by a field of an instance its class's constructor sets from the arguments of new", () => {
+    const text = [
+      "import { Store } from '../store';",
+      'export class Guilds {',
+      '  private store: Store;',
+      '  constructor(store: Store) { this.store = store; }',
+      '  one(id: string) {',
+      '    const db = this.store.getConnection();',
+      '    return db.collection(this.store.collections.guilds.name).findOne({ _id: id });',
+      '  }',
+      '  votes(week: string) { return this.store.getConnection().collection(this.store.collections.votes.name).find({ week }).toArray(); }',
+      '  any(name: string) { return this.store.getConnection().collection(name).find({}).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['Guilds.findOne', 'Votes.find', '.find']);
+    assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.find']);
   });
 
   it('follows a re-export under another name and a star export', () => {

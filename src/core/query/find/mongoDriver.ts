@@ -17,7 +17,7 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
-import { functionOf, libraryOf, signatureReturnOrigin } from './origin';
+import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
@@ -321,6 +321,110 @@ function atCall(found: FoundCollection | undefined, call: BNode): FoundCollectio
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
 
+/** A value as the module that writes it holds it: a constant of this module or one another module of the workspace exports. */
+function valueOf(ex: Extractor, e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
+  if (depth > MAX_RESOLVE_DEPTH) return undefined;
+  e = unwrap(e);
+  if (e.type === 'AwaitExpression' && e.argument) return valueOf(ex, e.argument, depth + 1);
+  if (e.type !== 'Identifier') return { ex, node: e };
+  const init = ex.constInit(e.name!);
+  if (init) return valueOf(ex, init, depth + 1);
+  const other = ex.imported(e.name!);
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  return other && b && 'init' in b && !other.ex.module.mutated.has(other.local) ? valueOf(other.ex, b.init, depth + 1) : undefined;
+}
+
+/**
+ * The `new` an expression's value is made by (`this.store.collections.guilds` where the class of `store`
+ * sets `collections` in its constructor to what a function returns, `{ guilds: new GuildsCollection(...) }`),
+ * with the extractor of the module that writes it; followed through constants, imports, function returns,
+ * objects and the fields of the application's classes.
+ */
+function newOf(ex: Extractor, e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
+  if (depth > MAX_RESOLVE_DEPTH) return undefined;
+  const v = valueOf(ex, e, depth + 1);
+  if (!v) return undefined;
+  const n = v.node;
+  if (n.type === 'NewExpression') return v;
+  if (isCall(n)) {
+    const target = functionOf(v.ex, unwrap(n.callee!));
+    const returned = target ? returnedValues(target.fn) : [];
+    return returned.length === 1 ? newOf(target!.ex, returned[0]!, depth + 1) : undefined;
+  }
+  if (!isMember(n) || n.computed) return undefined;
+  const name = propertyName(n);
+  if (name === undefined) return undefined;
+  const held = v.ex.follow(n);
+  if (held !== n) return newOf(v.ex, held, depth + 1);
+  const obj = unwrap(n.object!);
+  const objValue = obj.type === 'Identifier' ? valueOf(v.ex, obj, depth + 1) : undefined;
+  if (objValue?.node.type === 'ObjectExpression') {
+    const at = heldAt(objValue.node, name);
+    return at ? newOf(objValue.ex, at, depth + 1) : undefined;
+  }
+  const holder = originOf(v.ex, obj, 0);
+  if (!holder || !('holder' in holder)) return undefined;
+  if (holder.holder.type === 'ObjectExpression') {
+    const at = heldAt(holder.holder, name);
+    return at ? newOf(holder.ex, at, depth + 1) : undefined;
+  }
+  // A field of the application's class: its initialiser, or what its constructor assigns it.
+  for (const m of (holder.holder as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    const key = m.key && !m.computed ? m.key.name : undefined;
+    const value = (m as unknown as { value?: BNode | null }).value;
+    if (m.type === 'ClassProperty' && key === name && value) return newOf(holder.ex, value, depth + 1);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      const assigned = thisAssignments(m, name);
+      if (assigned.length === 1) return newOf(holder.ex, assigned[0]!, depth + 1);
+    }
+  }
+  return undefined;
+}
+
+/** What a constructor's own statements assign to `this.<field>`. */
+function thisAssignments(ctor: BNode, field: string): BNode[] {
+  const stmts = ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+  return stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
+    a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field)
+    .map((a) => a.right!);
+}
+
+/**
+ * `instance.name` where the instance is made by a `new` the workspace shows and its class (or the class it
+ * extends, when the class declares no constructor) sets `this.name` in its constructor from the arguments
+ * (`this.name = meta.name`, `new GuildsCollection(store, guildsMeta)`) or to a literal: that string.
+ */
+function instanceString(ex: Extractor, e: BNode): string | undefined {
+  const field = propertyName(e);
+  const made = field !== undefined && !e.computed ? newOf(ex, e.object!, 0) : undefined;
+  if (!made || field === undefined) return undefined;
+  const cls = made.ex.classOf(unwrap(made.node.callee!), 0) ?? classAt(made.ex, unwrap(made.node.callee!));
+  if (!cls) return undefined;
+  // The arguments as the modules that write them hold them (an imported constant object), so the class's module reads values.
+  const args = (made.node.arguments ?? []).map((a) => (a.type === 'SpreadElement' ? a : valueOf(made.ex, a, 0)?.node ?? a));
+  const call = { ...made.node, arguments: args } as BNode;
+  for (const at of cls.ex.lineage(cls.node)) {
+    const ctor = constructorOf(at.node);
+    const own = (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+    const init = own.find((m) => m.type === 'ClassProperty' && m.key && !m.computed && m.key.name === field && (m as unknown as { value?: BNode | null }).value);
+    const assigned = ctor ? thisAssignments(ctor, field) : [];
+    if (assigned.length === 1 && ctor) return made.ex.throughConstructor(call, { ex: at.ex, fn: ctor, cls: at.node }, assigned[0]!, (v, inModule) => inModule.stringOf(v, 0));
+    if (init) return at.ex.stringOf((init as unknown as { value: BNode }).value, 0);
+    // A class that declares its own constructor passes on what its super call gives: not followed further.
+    if (ctor) return undefined;
+  }
+  return undefined;
+}
+
+/** `new meta.classConstructor(...)`: the class a constant object's property holds, here or in the module that exports it. */
+function classAt(ex: Extractor, callee: BNode): { ex: Extractor; node: BNode } | undefined {
+  if (!isMember(callee) || callee.computed) return undefined;
+  const name = propertyName(callee);
+  const obj = valueOf(ex, callee.object!, 0);
+  const held = obj && name !== undefined && obj.node.type === 'ObjectExpression' ? heldAt(obj.node, name) : undefined;
+  return held && obj ? obj.ex.classOf(held, 0) : undefined;
+}
+
 /** A class's constructor, if it declares one. */
 function constructorOf(cls: BNode): BNode | undefined {
   return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
@@ -494,6 +598,9 @@ class Collections {
         const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
         const name = this.ex.stringOf(arg, 0);
         if (name !== undefined) return { name, ...where };
+        // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
+        const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
+        if (fromInstance !== undefined) return { name: fromInstance, ...where };
         // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
         const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
         const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
