@@ -46,6 +46,12 @@ const FILES: Record<string, string> = {
     "const SlackMsgs = db.collection('SlackMsgs');",
     'export { SlackMsgs as Messages };',
   ].join('\n'),
+  '/ws/src/mongo/collections.ts': [
+    "import { mongoClient } from './client';",
+    "const db = mongoClient.db('games');",
+    "export const collections = { users: db.collection('Users'), clans: db.collection('Clans') };",
+    "export default { products: db.collection('Products') };",
+  ].join('\n'),
   '/ws/src/store/collection.ts': [
     'export class StoredCollection {',
     '  public name: string;',
@@ -120,6 +126,21 @@ describe('finder: values followed across the workspace', () => {
     assert.ok(at && text.slice(at.start, at.end) === 'Authors', 'the range is at the name in this file');
     // Alone, the file names collections only after what it imports (`authors`, `messages`), never SlackMsgs.
     assert.ok(!found(text, undefined, false).map(described).some((d) => /^(Authors|SlackMsgs)\./.test(d)));
+  });
+
+  it('reads collections kept as the properties of an object another module exports, by the names it gives them', () => {
+    const text = [
+      "import { collections } from '../mongo/collections';",
+      "import stores from '../mongo/collections';",
+      'export async function clan(id: string) {',
+      '  await collections.users.findOne({ clanId: id });',
+      '  await stores.products.deleteOne({ sku: id });',
+      '  return collections.clans.find({ id }).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['Users.findOne', 'Products.deleteOne', 'Clans.find']);
+    // Alone, the holder's property names are taken for the collections' names.
+    assert.deepEqual(found(text, undefined, false).map(described), ['users.findOne', 'clans.find']);
   });
 
   it("reads a collection named by a field of an instance its class's constructor sets from the arguments of new", () => {

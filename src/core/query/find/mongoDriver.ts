@@ -667,6 +667,9 @@ class Collections {
         if (made) return made;
       }
       if (heldCollection) return heldCollection;
+      // collections.users where another module of the workspace exports `collections = { users: db.collection('Users') }`.
+      const exported = held === e && obj.type === 'Identifier' && !e.computed ? this.exportedProperty(obj, name, e, depth) : undefined;
+      if (exported) return exported;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -700,6 +703,14 @@ class Collections {
     const b = other ? other.ex.module.names.get(other.local) : undefined;
     if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
     return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
+  }
+
+  /** `collections.users` where `collections` is an object another module of the workspace exports: what that property holds there, shown at `at`. */
+  private exportedProperty(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || !this.ex.imported(obj.name!)) return undefined;
+    const v = valueOf(this.ex, obj, 0);
+    const held = v?.node.type === 'ObjectExpression' ? heldAt(v.node, name) : undefined;
+    return v && held ? atCall(new Collections(v.ex).of(held, depth + 1), at) : undefined;
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
