@@ -52,6 +52,18 @@ const FILES: Record<string, string> = {
     "export const collections = { users: db.collection('Users'), clans: db.collection('Clans') };",
     "export default { products: db.collection('Products') };",
   ].join('\n'),
+  '/ws/src/services/database.service.ts': [
+    "import * as mongoDB from 'mongodb';",
+    'export const collections: { games?: mongoDB.Collection; players?: mongoDB.Collection; users?: mongoDB.Collection } = {};',
+    'export async function connectToDatabase() {',
+    '  const client = new mongoDB.MongoClient(process.env.DB_CONN_STRING!);',
+    '  const db = client.db(process.env.DB_NAME);',
+    "  const gamesCollection: mongoDB.Collection = db.collection('Games');",
+    '  collections.games = gamesCollection;',
+    "  if (process.env.PLAYERS !== 'off') { const players = db.collection('Players'); collections.players = players; }",
+    '  collections.users = db.collection(process.env.USERS_COLLECTION_NAME!);',
+    '}',
+  ].join('\n'),
   '/ws/src/store/collection.ts': [
     'export class StoredCollection {',
     '  public name: string;',
@@ -141,6 +153,22 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text).map(described), ['Users.findOne', 'Products.deleteOne', 'Clans.find']);
     // Alone, the holder's property names are taken for the collections' names.
     assert.deepEqual(found(text, undefined, false).map(described), ['users.findOne', 'clans.find']);
+  });
+
+  it('reads collections another module assigns to the properties of an object it exports, in the function that connects', () => {
+    const text = [
+      "import { collections } from '../services/database.service';",
+      'export async function list(id: string) {',
+      '  await collections.games?.findOne({ id });',
+      '  await collections.users?.updateOne({ id }, { $set: { seen: true } });',
+      '  return collections.players?.find({ id }).toArray();',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['Games.findOne', 'USERS.updateOne', 'Players.find']);
+    // The name set at run time is taken from the name that holds it, and the hover says so.
+    assert.ok(qs[1]!.warnings.some((w) => w.includes('process.env.USERS_COLLECTION_NAME')));
+    assert.deepEqual(found(text, undefined, false).map(described), ['games.findOne', 'users.updateOne', 'players.find']);
   });
 
   it("reads a collection named by a field of an instance its class's constructor sets from the arguments of new", () => {

@@ -425,6 +425,23 @@ function classAt(ex: Extractor, callee: BNode): { ex: Extractor; node: BNode } |
   return held && obj ? obj.ex.classOf(held, 0) : undefined;
 }
 
+/** The nodes from a top-level statement down to (not including) `target`, as Extractor.within takes them; undefined when no statement holds it. */
+function pathTo(statements: readonly BNode[], target: BNode): BNode[] | undefined {
+  for (const st of statements) {
+    if (target.start < st.start || target.end > st.end) continue;
+    const path: BNode[] = [];
+    let cur: BNode | undefined = st;
+    while (cur && cur !== target) {
+      path.push(cur);
+      const children: BNode[] = [];
+      pushChildren(cur, children);
+      cur = children.find((c) => c === target) ?? children.find((c) => c.start <= target.start && target.end <= c.end && c.end - c.start > target.end - target.start);
+    }
+    return cur === target ? path : undefined;
+  }
+  return undefined;
+}
+
 /** A class's constructor, if it declares one. */
 function constructorOf(cls: BNode): BNode | undefined {
   return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
@@ -705,12 +722,26 @@ class Collections {
     return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
   }
 
-  /** `collections.users` where `collections` is an object another module of the workspace exports: what that property holds there, shown at `at`. */
+  /**
+   * `collections.users` where `collections` is an object another module of the workspace exports: what that
+   * property holds there, or what that module assigns it (`collections.users = db.collection('Users')` in
+   * the function that connects, read with the scopes around the assignment) when every value names the
+   * same collection; shown at `at`.
+   */
   private exportedProperty(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
-    if (depth > MAX_RESOLVE_DEPTH - 2 || !this.ex.imported(obj.name!)) return undefined;
+    const other = depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.ex.imported(obj.name!);
+    if (!other) return undefined;
     const v = valueOf(this.ex, obj, 0);
     const held = v?.node.type === 'ObjectExpression' ? heldAt(v.node, name) : undefined;
-    return v && held ? atCall(new Collections(v.ex).of(held, depth + 1), at) : undefined;
+    if (v && held) return atCall(new Collections(v.ex).of(held, depth + 1), at);
+    const assigned = other.ex.module.fields.get(`${other.local}.${name}`)?.map((f) => f.node) ?? [];
+    const statements = other.ex.module.statements?.() ?? [];
+    if (assigned.length === 0 || assigned.length > 4) return undefined;
+    const reader = new Collections(other.ex);
+    return atCall(this.agreeing(assigned, (value) => {
+      const path = pathTo(statements, value);
+      return path ? other.ex.within(path, () => reader.of(value, depth + 1)) : undefined;
+    }), at);
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
