@@ -189,6 +189,22 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.find']);
   });
 
+  it("reads a collection named by a getter of another field's instance, over what its constructor is given", () => {
+    const text = [
+      "import { MongoClient, Db } from 'mongodb';",
+      'class Names {',
+      '  constructor(private readonly options: { collection: string; prefix?: string }) {}',
+      '  get collectionName() { return this.options.collection; }',
+      '}',
+      'class Feed {',
+      '  private names = new Names({ collection: "posts" });',
+      '  constructor(private readonly db: Db) {}',
+      '  latest() { return this.db.collection(this.names.collectionName).find({ published: true }).sort({ at: -1 }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['posts.find']);
+  });
+
   it('follows a re-export under another name and a star export', () => {
     const text = "import { collectionOf } from '../db';\nexport const one = (id: string) => collectionOf('jobs').findOne({ id });";
     assert.deepEqual(found(text).map(described), ['jobs.findOne']);

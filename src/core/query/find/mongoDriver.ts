@@ -410,10 +410,26 @@ function instanceString(ex: Extractor, e: BNode): string | undefined {
     const assigned = ctor ? thisAssignments(ctor, field) : [];
     if (assigned.length === 1 && ctor) return made.ex.throughConstructor(call, { ex: at.ex, fn: ctor, cls: at.node }, assigned[0]!, (v, inModule) => inModule.stringOf(v, 0));
     if (init) return at.ex.stringOf((init as unknown as { value: BNode }).value, 0);
+    // `get collectionName() { return this.options.collection; }` over the constructor's `private options`: its
+    // one return, read with the constructor's parameters holding what the `new` gives.
+    const getter = own.find((m) => m.type === 'ClassMethod' && m.kind === 'get' && m.key && !m.computed && m.key.name === field);
+    const returned = getter ? returnedValues(getter) : [];
+    if (getter) return returned.length === 1 && ctor ? made.ex.throughConstructor(call, { ex: at.ex, fn: ctor, cls: at.node }, parameterFields(returned[0]!, ctor), (v, inModule) => inModule.stringOf(v, 0)) : undefined;
     // A class that declares its own constructor passes on what its super call gives: not followed further.
     if (ctor) return undefined;
   }
   return undefined;
+}
+
+/** `this.options.collection` where `options` is a parameter property of the constructor: `options.collection`, so the parameter's value is read. */
+function parameterFields(e: BNode, ctor: BNode): BNode {
+  const u = unwrap(e);
+  if (!isMember(u) || u.computed) return e;
+  const obj = unwrap(u.object!);
+  if (obj.type !== 'ThisExpression') return { ...u, object: parameterFields(obj, ctor) } as BNode;
+  const name = propertyName(u);
+  const isParameter = (ctor.params ?? []).some((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === name);
+  return isParameter ? ({ type: 'Identifier', name, start: u.start, end: u.end } as BNode) : e;
 }
 
 /** `new meta.classConstructor(...)`: the class a constant object's property holds, here or in the module that exports it. */
