@@ -64,6 +64,26 @@ const FILES: Record<string, string> = {
     '  collections.users = db.collection(process.env.USERS_COLLECTION_NAME!);',
     '}',
   ].join('\n'),
+  '/ws/config/mongoCollections.ts': [
+    "import { dbConnection } from './mongoConnection';",
+    'const getCollectionFn = (collection: string) => {',
+    '  let _col = undefined;',
+    '  return async () => {',
+    '    if (!_col) {',
+    '      const db = await dbConnection();',
+    '      _col = await db.collection(collection);',
+    '    }',
+    '    return _col;',
+    '  };',
+    '};',
+    "export const users = getCollectionFn('users');",
+    "export const posts = getCollectionFn('blog_posts');",
+  ].join('\n'),
+  '/ws/config/mongoConnection.ts': [
+    "import { MongoClient } from 'mongodb';",
+    'let _db;',
+    "export const dbConnection = async () => { if (!_db) { _db = (await MongoClient.connect('mongodb://localhost')).db('blog'); } return _db; };",
+  ].join('\n'),
   '/ws/src/store/collection.ts': [
     'export class StoredCollection {',
     '  public name: string;',
@@ -169,6 +189,23 @@ describe('finder: values followed across the workspace', () => {
     // The name set at run time is taken from the name that holds it, and the hover says so.
     assert.ok(qs[1]!.warnings.some((w) => w.includes('process.env.USERS_COLLECTION_NAME')));
     assert.deepEqual(found(text, undefined, false).map(described), ['games.findOne', 'users.updateOne', 'players.find']);
+  });
+
+  it('reads a collection a function made by another module opens and keeps, called with no arguments', () => {
+    const text = [
+      "import { users, posts } from '../../config/mongoCollections';",
+      'export async function get(id: string) {',
+      '  const userCollection = await users();',
+      '  await userCollection.findOne({ _id: id });',
+      '  const postCol = await posts();',
+      '  return postCol.find({ author: id }).toArray();',
+      '}',
+    ].join('\n');
+    const qs = found(text, '/ws/src/data/users.ts');
+    assert.deepEqual(qs.map(described), ['users.findOne', 'blog_posts.find']);
+    assert.deepEqual(qs.map((q) => q.warnings.length), [0, 0]);
+    // Alone, the first is taken from the variable's name (and said so), the second not found.
+    assert.deepEqual(found(text, '/ws/src/data/users.ts', false).map(described), ['user.findOne']);
   });
 
   it("reads a collection named by a field of an instance its class's constructor sets from the arguments of new", () => {

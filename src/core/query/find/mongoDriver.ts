@@ -321,6 +321,12 @@ function atCall(found: FoundCollection | undefined, call: BNode): FoundCollectio
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
 
+/** `undefined` or `null`: a variable's value before it is given one. */
+function isNothingValue(e: BNode): boolean {
+  const v = unwrap(e);
+  return v.type === 'NullLiteral' || (v.type === 'Identifier' && v.name === 'undefined');
+}
+
 /** A value as the module that writes it holds it: a constant of this module or one another module of the workspace exports. */
 function valueOf(ex: Extractor, e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
   if (depth > MAX_RESOLVE_DEPTH) return undefined;
@@ -567,7 +573,8 @@ class Collections {
   private assignedVariable(e: BNode, depth: number): FoundCollection | undefined {
     const key = e.name!;
     if (this.following.has(key)) return undefined;
-    const values = this.ex.writesTo(key)?.values ?? this.ex.moduleValues(key);
+    // `let _col = undefined` (or null) holds nothing yet: what it is given later is what it holds.
+    const values = (this.ex.writesTo(key)?.values ?? this.ex.moduleValues(key))?.filter((v) => !isNothingValue(v));
     if (!values?.length) return undefined;
     this.following.add(key);
     try {
@@ -600,7 +607,9 @@ class Collections {
     if (e.type === 'ConditionalExpression') return this.either([e.consequent!, e.alternate!], depth);
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     if (e.type === 'Identifier') {
-      const init = this.ex.constInit(e.name!);
+      // `let _col = undefined` holds nothing yet: what the code assigns it later says what it holds.
+      const written = this.ex.constInit(e.name!);
+      const init = written && !isNothingValue(written) ? written : undefined;
       const held = (init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth)) ?? this.exported(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
@@ -612,7 +621,10 @@ class Collections {
       // api() where `function api() { return db.collection('entries') }`.
       // getCollection(COLLECTION) where another module of the workspace declares `getCollection(name)`: read
       // there, with the name this file gives; a name written in that module is shown at the call.
-      if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if (callee.type === 'Identifier') {
+        const through = this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        return through ?? this.madeFunction(e, callee, depth);
+      }
       // createCollection('tenants')(this.live): what the function the inner call returns returns.
       if (isCall(callee)) return this.ex.throughCurried(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
       if (!isMember(callee)) return undefined;
@@ -758,6 +770,21 @@ class Collections {
       const path = pathTo(statements, value);
       return path ? other.ex.within(path, () => reader.of(value, depth + 1)) : undefined;
     }), at);
+  }
+
+  /**
+   * `users()` where `users` is a constant made by a call, here or in another module of the workspace
+   * (`export const users = getCollectionFn('users')`, a function that returns a function opening and
+   * keeping that collection): read as `getCollectionFn('users')()` where the constant is written, shown at
+   * the call. Only a call given no arguments, so nothing of this file is read in the other module.
+   */
+  private madeFunction(e: BNode, callee: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || (e.arguments?.length ?? 0) > 0) return undefined;
+    const v = valueOf(this.ex, callee, 0);
+    if (!v || !isCall(v.node)) return undefined;
+    const call = { type: 'CallExpression', callee: v.node, arguments: [], start: v.node.start, end: v.node.end } as unknown as BNode;
+    const found = v.ex.throughCurried(call, (ret, inModule) => new Collections(inModule).of(ret, depth + 1));
+    return v.ex === this.ex ? found : atCall(found, callee);
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
