@@ -301,6 +301,31 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(mongo(text).map((q) => `${q.command.collection} ${q.command.operation} ${Object.keys(q.command.filter ?? {}).join()}`), ['stock updateOne sku', 'stock deleteOne sku']);
     });
 
+    it('reads bulkWrite operations another function or method of the file returns, flat-mapped or filtered', () => {
+      const text = [
+        `import { Db } from 'mongodb';`,
+        `export function rankOperations(players) {`,
+        `  return players.map((p, i) => ({ updateOne: { filter: { _id: p._id }, update: { $set: { rank: i + 1 } } } }));`,
+        `}`,
+        `export class Runner {`,
+        `  toHistory(doc) { return { replaceOne: { filter: { uuid: doc.uuid }, replacement: doc, upsert: true } }; }`,
+        `  async run(db: Db, docs, players, nodes) {`,
+        `    await db.collection('players').bulkWrite(rankOperations(players));`,
+        `    const ops = await Promise.all(docs.map(async (d) => this.toHistory(d)));`,
+        `    await db.collection('history').bulkWrite(ops.filter((o) => o !== null), { ordered: false });`,
+        `    await db.collection('nodes').bulkWrite(nodes.flatMap((n) => ({ updateOne: { filter: { hash: n.hash }, update: { $set: n }, upsert: true } })));`,
+        `    await db.collection('nodes').bulkWrite(unknown(nodes));`,
+        `  }`,
+        `}`,
+      ].join('\n');
+      const qs = mongo(text);
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation} ${Object.keys(q.command.filter ?? {}).join()}`), [
+        'players updateOne _id', 'history replaceOne uuid', 'nodes updateOne hash',
+      ]);
+      // Written in another function, each is run from the call that is given it.
+      assert.deepEqual(qs.slice(0, 2).map((q) => q.calledFrom?.length), [1, 1]);
+    });
+
     it('reads collections as properties of a db taken from a parameter or an object, and through a db the client gives', () => {
       const qs = mongo([
         `export async function migrate({ db }) { await db.users.updateMany({ legacy: true }, { $unset: { legacy: 1 } }); }`,

@@ -34,6 +34,82 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   '/ws/src/db/pg.ts': ["import postgres from 'postgres';", 'export type PostgresDB = postgres.Sql<{ bigint: bigint }>;'].join('\n'),
   '/ws/src/db/index.ts': "export * from './pg';\nexport { getCollection as collectionOf } from '../util/mongo.util';",
+  '/ws/src/mongo/client.ts': [
+    "import { MongoClient } from 'mongodb';",
+    'type G = typeof global & { mongoClient: MongoClient };',
+    'export const mongoClient = ((global as G).mongoClient ??= new MongoClient(process.env.MONGODB_URI!));',
+    'export const db = mongoClient.db();',
+  ].join('\n'),
+  '/ws/src/mongo/authors.ts': [
+    "import { db } from './client';",
+    "export const Authors = db.collection<{ email: string }>('Authors');",
+    "const SlackMsgs = db.collection('SlackMsgs');",
+    'export { SlackMsgs as Messages };',
+  ].join('\n'),
+  '/ws/src/mongo/collections.ts': [
+    "import { mongoClient } from './client';",
+    "const db = mongoClient.db('games');",
+    "export const collections = { users: db.collection('Users'), clans: db.collection('Clans') };",
+    "export default { products: db.collection('Products') };",
+  ].join('\n'),
+  '/ws/src/services/database.service.ts': [
+    "import * as mongoDB from 'mongodb';",
+    'export const collections: { games?: mongoDB.Collection; players?: mongoDB.Collection; users?: mongoDB.Collection } = {};',
+    'export async function connectToDatabase() {',
+    '  const client = new mongoDB.MongoClient(process.env.DB_CONN_STRING!);',
+    '  const db = client.db(process.env.DB_NAME);',
+    "  const gamesCollection: mongoDB.Collection = db.collection('Games');",
+    '  collections.games = gamesCollection;',
+    "  if (process.env.PLAYERS !== 'off') { const players = db.collection('Players'); collections.players = players; }",
+    '  collections.users = db.collection(process.env.USERS_COLLECTION_NAME!);',
+    '}',
+  ].join('\n'),
+  '/ws/config/mongoCollections.ts': [
+    "import { dbConnection } from './mongoConnection';",
+    'const getCollectionFn = (collection: string) => {',
+    '  let _col = undefined;',
+    '  return async () => {',
+    '    if (!_col) {',
+    '      const db = await dbConnection();',
+    '      _col = await db.collection(collection);',
+    '    }',
+    '    return _col;',
+    '  };',
+    '};',
+    "export const users = getCollectionFn('users');",
+    "export const posts = getCollectionFn('blog_posts');",
+  ].join('\n'),
+  '/ws/config/mongoConnection.ts': [
+    "import { MongoClient } from 'mongodb';",
+    'let _db;',
+    "export const dbConnection = async () => { if (!_db) { _db = (await MongoClient.connect('mongodb://localhost')).db('blog'); } return _db; };",
+  ].join('\n'),
+  '/ws/src/store/collection.ts': [
+    'export class StoredCollection {',
+    '  public name: string;',
+    '  constructor(private store: Store, meta: { name: string; clearable: boolean }) { this.name = meta.name; }',
+    '}',
+    "export class GuildsCollection extends StoredCollection {",
+    '  constructor(store: Store, meta: typeof guildsMeta) { super(store, meta); this.name = meta.name; }',
+    '}',
+    "export const guildsMeta = { name: 'Guilds', clearable: true, classConstructor: GuildsCollection } as const;",
+    "export const votesMeta = { name: 'Votes', clearable: false } as const;",
+  ].join('\n'),
+  '/ws/src/store/index.ts': [
+    "import { MongoClient } from 'mongodb';",
+    "import { StoredCollection, guildsMeta, votesMeta } from './collection';",
+    'export function createCollections(store: Store) {',
+    '  return { guilds: new guildsMeta.classConstructor(store, guildsMeta), votes: new StoredCollection(store, votesMeta) } as const;',
+    '}',
+    'class StoreImpl {',
+    '  public collections;',
+    '  private client = new MongoClient(process.env.URL!);',
+    '  constructor() { this.collections = createCollections(this); }',
+    '  getConnection() { return this.client.db(); }',
+    '}',
+    'export const store = new StoreImpl();',
+    'export type Store = typeof store;',
+  ].join('\n'),
 };
 
 function found(text: string, file = '/ws/src/models/model.ts', withWorkspace = true): FoundQuery[] {
@@ -64,6 +140,106 @@ describe('finder: values followed across the workspace', () => {
     const at = q.command.ranges?.collection;
     assert.ok(at && at.start < text.length, 'the range is in this file');
     assert.equal(text.slice(at.start, at.end), 'products');
+  });
+
+  it('reads a collection another module exports as a constant, imported or required, at the call', () => {
+    const text = [
+      "import { Authors, Messages } from '../mongo/authors';",
+      "const { Authors: Writers } = require('../mongo/authors');",
+      'export async function run(email: string) {',
+      '  await Authors.findOne({ email });',
+      "  await Messages.updateOne({ email }, { $set: { status: 'sent' } });",
+      '  return Writers.countDocuments({ email });',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['Authors.findOne', 'SlackMsgs.updateOne', 'Authors.countDocuments']);
+    const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
+    assert.ok(at && text.slice(at.start, at.end) === 'Authors', 'the range is at the name in this file');
+    // Alone, the file names collections only after what it imports (`authors`, `messages`), never SlackMsgs.
+    assert.ok(!found(text, undefined, false).map(described).some((d) => /^(Authors|SlackMsgs)\./.test(d)));
+  });
+
+  it('reads collections kept as the properties of an object another module exports, by the names it gives them', () => {
+    const text = [
+      "import { collections } from '../mongo/collections';",
+      "import stores from '../mongo/collections';",
+      'export async function clan(id: string) {',
+      '  await collections.users.findOne({ clanId: id });',
+      '  await stores.products.deleteOne({ sku: id });',
+      '  return collections.clans.find({ id }).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['Users.findOne', 'Products.deleteOne', 'Clans.find']);
+    // Alone, the holder's property names are taken for the collections' names.
+    assert.deepEqual(found(text, undefined, false).map(described), ['users.findOne', 'clans.find']);
+  });
+
+  it('reads collections another module assigns to the properties of an object it exports, in the function that connects', () => {
+    const text = [
+      "import { collections } from '../services/database.service';",
+      'export async function list(id: string) {',
+      '  await collections.games?.findOne({ id });',
+      '  await collections.users?.updateOne({ id }, { $set: { seen: true } });',
+      '  return collections.players?.find({ id }).toArray();',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['Games.findOne', 'USERS.updateOne', 'Players.find']);
+    // The name set at run time is taken from the name that holds it, and the hover says so.
+    assert.ok(qs[1]!.warnings.some((w) => w.includes('process.env.USERS_COLLECTION_NAME')));
+    assert.deepEqual(found(text, undefined, false).map(described), ['games.findOne', 'users.updateOne', 'players.find']);
+  });
+
+  it('reads a collection a function made by another module opens and keeps, called with no arguments', () => {
+    const text = [
+      "import { users, posts } from '../../config/mongoCollections';",
+      'export async function get(id: string) {',
+      '  const userCollection = await users();',
+      '  await userCollection.findOne({ _id: id });',
+      '  const postCol = await posts();',
+      '  return postCol.find({ author: id }).toArray();',
+      '}',
+    ].join('\n');
+    const qs = found(text, '/ws/src/data/users.ts');
+    assert.deepEqual(qs.map(described), ['users.findOne', 'blog_posts.find']);
+    assert.deepEqual(qs.map((q) => q.warnings.length), [0, 0]);
+    // Alone, the first is taken from the variable's name (and said so), the second not found.
+    assert.deepEqual(found(text, '/ws/src/data/users.ts', false).map(described), ['user.findOne']);
+  });
+
+  it("reads a collection named by a field of an instance its class's constructor sets from the arguments of new", () => {
+    const text = [
+      "import { Store } from '../store';",
+      'export class Guilds {',
+      '  private store: Store;',
+      '  constructor(store: Store) { this.store = store; }',
+      '  one(id: string) {',
+      '    const db = this.store.getConnection();',
+      '    return db.collection(this.store.collections.guilds.name).findOne({ _id: id });',
+      '  }',
+      '  votes(week: string) { return this.store.getConnection().collection(this.store.collections.votes.name).find({ week }).toArray(); }',
+      '  any(name: string) { return this.store.getConnection().collection(name).find({}).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['Guilds.findOne', 'Votes.find', '.find']);
+    assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.find']);
+  });
+
+  it("reads a collection named by a getter of another field's instance, over what its constructor is given", () => {
+    const text = [
+      "import { MongoClient, Db } from 'mongodb';",
+      'class Names {',
+      '  constructor(private readonly options: { collection: string; prefix?: string }) {}',
+      '  get collectionName() { return this.options.collection; }',
+      '}',
+      'class Feed {',
+      '  private names = new Names({ collection: "posts" });',
+      '  constructor(private readonly db: Db) {}',
+      '  latest() { return this.db.collection(this.names.collectionName).find({ published: true }).sort({ at: -1 }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['posts.find']);
   });
 
   it('follows a re-export under another name and a star export', () => {

@@ -443,8 +443,9 @@ export class Extractor {
     const stack: BNode[] = [s.node];
     while (stack.length > 0) {
       const n = stack.pop()!;
-      // A block or function inside that declares the name again has its own.
-      if (n !== s.node && shadows(n, name)) continue;
+      // A block or function inside that declares the name again has its own (not the body of the function
+      // whose scope it is, where a function read through a call declares its names).
+      if (n !== s.node && n !== (s.node as { body?: unknown }).body && shadows(n, name)) continue;
       if (n.type === 'AssignmentExpression' && n.operator === '=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.values.push(n.right!);
       else if (n.type === 'AssignmentExpression' && n.operator === '+=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.appended.push(n.right!);
       else if (isCall(n) && isMember(unwrap(n.callee!))) {

@@ -17,7 +17,7 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
-import { functionOf, libraryOf, signatureReturnOrigin } from './origin';
+import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
@@ -240,7 +240,8 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
 /**
  * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
- * `await coll.find(q).map((d) => ({ ... })).toArray()`).
+ * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
+ * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`).
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -260,12 +261,24 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       for (const el of v.elements ?? []) add(el, depth + 1);
       return;
     }
-    // items.map((item) => ({ updateOne: ... })), items.map(toOperation): what the function returns for each item.
-    if (isCall(v) && isMember(unwrap(v.callee!)) && propertyName(unwrap(v.callee!)) === 'map') {
+    // items.map((item) => ({ updateOne: ... })), items.map(toOperation), items.flatMap(...): what the function returns for each item.
+    if (isCall(v) && isMember(unwrap(v.callee!)) && (propertyName(unwrap(v.callee!)) === 'map' || propertyName(unwrap(v.callee!)) === 'flatMap')) {
       const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
       const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
       const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
       for (const x of returnedValues(named ?? given)) add(x, depth + 1);
+      return;
+    }
+    if (isCall(v)) {
+      const callee = unwrap(v.callee!);
+      const m = isMember(callee) ? propertyName(callee) : undefined;
+      // ops.filter((o) => o !== null), ops.slice(0, n): the operations they keep.
+      if (m === 'filter' || m === 'slice') return add(callee.object, depth + 1);
+      // Promise.all(docs.map(async (d) => ...)): the operations the promises give.
+      if (m === 'all' && isMember(callee) && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === 'Promise') return add(v.arguments?.[0], depth + 1);
+      // rankOperations(players), this.toOperation(doc): what a function or method of this file returns.
+      const target = functionOf(ex, callee);
+      if (target && target.ex === ex) for (const x of returnedValues(target.fn)) add(x, depth + 1);
       return;
     }
     if (v.type === 'Identifier') {
@@ -280,7 +293,7 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
 /** The values a function returns (its expression body, or its own return statements). */
 function returnedValues(fn: BNode | undefined): BNode[] {
   const f = fn ? unwrap(fn) : undefined;
-  if (!f || (f.type !== 'ArrowFunctionExpression' && f.type !== 'FunctionExpression' && f.type !== 'FunctionDeclaration') || !f.body || Array.isArray(f.body)) return [];
+  if (!f || !['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ClassMethod', 'ObjectMethod'].includes(f.type) || !f.body || Array.isArray(f.body)) return [];
   if (f.body.type !== 'BlockStatement') return [f.body];
   const out: BNode[] = [];
   const stack: BNode[] = [f.body];
@@ -306,6 +319,149 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 /** A collection read in another module, its name's range moved to the call of this file when it was written there. */
 function atCall(found: FoundCollection | undefined, call: BNode): FoundCollection | undefined {
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
+}
+
+/** `undefined` or `null`: a variable's value before it is given one. */
+function isNothingValue(e: BNode): boolean {
+  const v = unwrap(e);
+  return v.type === 'NullLiteral' || (v.type === 'Identifier' && v.name === 'undefined');
+}
+
+/** A value as the module that writes it holds it: a constant of this module or one another module of the workspace exports. */
+function valueOf(ex: Extractor, e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
+  if (depth > MAX_RESOLVE_DEPTH) return undefined;
+  e = unwrap(e);
+  if (e.type === 'AwaitExpression' && e.argument) return valueOf(ex, e.argument, depth + 1);
+  if (e.type !== 'Identifier') return { ex, node: e };
+  const init = ex.constInit(e.name!);
+  if (init) return valueOf(ex, init, depth + 1);
+  const other = ex.imported(e.name!);
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  return other && b && 'init' in b && !other.ex.module.mutated.has(other.local) ? valueOf(other.ex, b.init, depth + 1) : undefined;
+}
+
+/**
+ * The `new` an expression's value is made by (`this.store.collections.guilds` where the class of `store`
+ * sets `collections` in its constructor to what a function returns, `{ guilds: new GuildsCollection(...) }`),
+ * with the extractor of the module that writes it; followed through constants, imports, function returns,
+ * objects and the fields of the application's classes.
+ */
+function newOf(ex: Extractor, e: BNode, depth: number): { ex: Extractor; node: BNode } | undefined {
+  if (depth > MAX_RESOLVE_DEPTH) return undefined;
+  const v = valueOf(ex, e, depth + 1);
+  if (!v) return undefined;
+  const n = v.node;
+  if (n.type === 'NewExpression') return v;
+  if (isCall(n)) {
+    const target = functionOf(v.ex, unwrap(n.callee!));
+    const returned = target ? returnedValues(target.fn) : [];
+    return returned.length === 1 ? newOf(target!.ex, returned[0]!, depth + 1) : undefined;
+  }
+  if (!isMember(n) || n.computed) return undefined;
+  const name = propertyName(n);
+  if (name === undefined) return undefined;
+  const held = v.ex.follow(n);
+  if (held !== n) return newOf(v.ex, held, depth + 1);
+  const obj = unwrap(n.object!);
+  const objValue = obj.type === 'Identifier' ? valueOf(v.ex, obj, depth + 1) : undefined;
+  if (objValue?.node.type === 'ObjectExpression') {
+    const at = heldAt(objValue.node, name);
+    return at ? newOf(objValue.ex, at, depth + 1) : undefined;
+  }
+  const holder = originOf(v.ex, obj, 0);
+  if (!holder || !('holder' in holder)) return undefined;
+  if (holder.holder.type === 'ObjectExpression') {
+    const at = heldAt(holder.holder, name);
+    return at ? newOf(holder.ex, at, depth + 1) : undefined;
+  }
+  // A field of the application's class: its initialiser, or what its constructor assigns it.
+  for (const m of (holder.holder as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    const key = m.key && !m.computed ? m.key.name : undefined;
+    const value = (m as unknown as { value?: BNode | null }).value;
+    if (m.type === 'ClassProperty' && key === name && value) return newOf(holder.ex, value, depth + 1);
+    if (m.type === 'ClassMethod' && m.kind === 'constructor') {
+      const assigned = thisAssignments(m, name);
+      if (assigned.length === 1) return newOf(holder.ex, assigned[0]!, depth + 1);
+    }
+  }
+  return undefined;
+}
+
+/** What a constructor's own statements assign to `this.<field>`. */
+function thisAssignments(ctor: BNode, field: string): BNode[] {
+  const stmts = ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
+  return stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
+    a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field)
+    .map((a) => a.right!);
+}
+
+/**
+ * `instance.name` where the instance is made by a `new` the workspace shows and its class (or the class it
+ * extends, when the class declares no constructor) sets `this.name` in its constructor from the arguments
+ * (`this.name = meta.name`, `new GuildsCollection(store, guildsMeta)`) or to a literal: that string.
+ */
+function instanceString(ex: Extractor, e: BNode): string | undefined {
+  const field = propertyName(e);
+  const made = field !== undefined && !e.computed ? newOf(ex, e.object!, 0) : undefined;
+  if (!made || field === undefined) return undefined;
+  const cls = made.ex.classOf(unwrap(made.node.callee!), 0) ?? classAt(made.ex, unwrap(made.node.callee!));
+  if (!cls) return undefined;
+  // The arguments as the modules that write them hold them (an imported constant object), so the class's module reads values.
+  const args = (made.node.arguments ?? []).map((a) => (a.type === 'SpreadElement' ? a : valueOf(made.ex, a, 0)?.node ?? a));
+  const call = { ...made.node, arguments: args } as BNode;
+  for (const at of cls.ex.lineage(cls.node)) {
+    const ctor = constructorOf(at.node);
+    const own = (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+    const init = own.find((m) => m.type === 'ClassProperty' && m.key && !m.computed && m.key.name === field && (m as unknown as { value?: BNode | null }).value);
+    const assigned = ctor ? thisAssignments(ctor, field) : [];
+    if (assigned.length === 1 && ctor) return made.ex.throughConstructor(call, { ex: at.ex, fn: ctor, cls: at.node }, assigned[0]!, (v, inModule) => inModule.stringOf(v, 0));
+    if (init) return at.ex.stringOf((init as unknown as { value: BNode }).value, 0);
+    // `get collectionName() { return this.options.collection; }` over the constructor's `private options`: its
+    // one return, read with the constructor's parameters holding what the `new` gives.
+    const getter = own.find((m) => m.type === 'ClassMethod' && m.kind === 'get' && m.key && !m.computed && m.key.name === field);
+    const returned = getter ? returnedValues(getter) : [];
+    if (getter) return returned.length === 1 && ctor ? made.ex.throughConstructor(call, { ex: at.ex, fn: ctor, cls: at.node }, parameterFields(returned[0]!, ctor), (v, inModule) => inModule.stringOf(v, 0)) : undefined;
+    // A class that declares its own constructor passes on what its super call gives: not followed further.
+    if (ctor) return undefined;
+  }
+  return undefined;
+}
+
+/** `this.options.collection` where `options` is a parameter property of the constructor: `options.collection`, so the parameter's value is read. */
+function parameterFields(e: BNode, ctor: BNode): BNode {
+  const u = unwrap(e);
+  if (!isMember(u) || u.computed) return e;
+  const obj = unwrap(u.object!);
+  if (obj.type !== 'ThisExpression') return { ...u, object: parameterFields(obj, ctor) } as BNode;
+  const name = propertyName(u);
+  const isParameter = (ctor.params ?? []).some((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === name);
+  return isParameter ? ({ type: 'Identifier', name, start: u.start, end: u.end } as BNode) : e;
+}
+
+/** `new meta.classConstructor(...)`: the class a constant object's property holds, here or in the module that exports it. */
+function classAt(ex: Extractor, callee: BNode): { ex: Extractor; node: BNode } | undefined {
+  if (!isMember(callee) || callee.computed) return undefined;
+  const name = propertyName(callee);
+  const obj = valueOf(ex, callee.object!, 0);
+  const held = obj && name !== undefined && obj.node.type === 'ObjectExpression' ? heldAt(obj.node, name) : undefined;
+  return held && obj ? obj.ex.classOf(held, 0) : undefined;
+}
+
+/** The nodes from a top-level statement down to (not including) `target`, as Extractor.within takes them; undefined when no statement holds it. */
+function pathTo(statements: readonly BNode[], target: BNode): BNode[] | undefined {
+  for (const st of statements) {
+    if (target.start < st.start || target.end > st.end) continue;
+    const path: BNode[] = [];
+    let cur: BNode | undefined = st;
+    while (cur && cur !== target) {
+      path.push(cur);
+      const children: BNode[] = [];
+      pushChildren(cur, children);
+      cur = children.find((c) => c === target) ?? children.find((c) => c.start <= target.start && target.end <= c.end && c.end - c.start > target.end - target.start);
+    }
+    return cur === target ? path : undefined;
+  }
+  return undefined;
 }
 
 /** A class's constructor, if it declares one. */
@@ -417,7 +573,8 @@ class Collections {
   private assignedVariable(e: BNode, depth: number): FoundCollection | undefined {
     const key = e.name!;
     if (this.following.has(key)) return undefined;
-    const values = this.ex.writesTo(key)?.values ?? this.ex.moduleValues(key);
+    // `let _col = undefined` (or null) holds nothing yet: what it is given later is what it holds.
+    const values = (this.ex.writesTo(key)?.values ?? this.ex.moduleValues(key))?.filter((v) => !isNothingValue(v));
     if (!values?.length) return undefined;
     this.following.add(key);
     try {
@@ -450,8 +607,10 @@ class Collections {
     if (e.type === 'ConditionalExpression') return this.either([e.consequent!, e.alternate!], depth);
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     if (e.type === 'Identifier') {
-      const init = this.ex.constInit(e.name!);
-      const held = init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth);
+      // `let _col = undefined` holds nothing yet: what the code assigns it later says what it holds.
+      const written = this.ex.constInit(e.name!);
+      const init = written && !isNothingValue(written) ? written : undefined;
+      const held = (init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth)) ?? this.exported(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
       // A parameter the function's callers give: the collection every one of them names.
@@ -462,7 +621,10 @@ class Collections {
       // api() where `function api() { return db.collection('entries') }`.
       // getCollection(COLLECTION) where another module of the workspace declares `getCollection(name)`: read
       // there, with the name this file gives; a name written in that module is shown at the call.
-      if (callee.type === 'Identifier') return this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if (callee.type === 'Identifier') {
+        const through = this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        return through ?? this.madeFunction(e, callee, depth);
+      }
       // createCollection('tenants')(this.live): what the function the inner call returns returns.
       if (isCall(callee)) return this.ex.throughCurried(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
       if (!isMember(callee)) return undefined;
@@ -481,6 +643,9 @@ class Collections {
         const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
         const name = this.ex.stringOf(arg, 0);
         if (name !== undefined) return { name, ...where };
+        // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
+        const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
+        if (fromInstance !== undefined) return { name: fromInstance, ...where };
         // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
         const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
         const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
@@ -547,6 +712,9 @@ class Collections {
         if (made) return made;
       }
       if (heldCollection) return heldCollection;
+      // collections.users where another module of the workspace exports `collections = { users: db.collection('Users') }`.
+      const exported = held === e && obj.type === 'Identifier' && !e.computed ? this.exportedProperty(obj, name, e, depth) : undefined;
+      if (exported) return exported;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -568,6 +736,55 @@ class Collections {
       }
     }
     return undefined;
+  }
+
+  /**
+   * `import { Authors } from './authors'` (or `require`d) where that module of the workspace exports
+   * `const Authors = db.collection('Authors')`: the collection it holds there, shown at this file's name.
+   */
+  private exported(e: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const other = this.ex.imported(e.name!);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
+    return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
+  }
+
+  /**
+   * `collections.users` where `collections` is an object another module of the workspace exports: what that
+   * property holds there, or what that module assigns it (`collections.users = db.collection('Users')` in
+   * the function that connects, read with the scopes around the assignment) when every value names the
+   * same collection; shown at `at`.
+   */
+  private exportedProperty(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    const other = depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.ex.imported(obj.name!);
+    if (!other) return undefined;
+    const v = valueOf(this.ex, obj, 0);
+    const held = v?.node.type === 'ObjectExpression' ? heldAt(v.node, name) : undefined;
+    if (v && held) return atCall(new Collections(v.ex).of(held, depth + 1), at);
+    const assigned = other.ex.module.fields.get(`${other.local}.${name}`)?.map((f) => f.node) ?? [];
+    const statements = other.ex.module.statements?.() ?? [];
+    if (assigned.length === 0 || assigned.length > 4) return undefined;
+    const reader = new Collections(other.ex);
+    return atCall(this.agreeing(assigned, (value) => {
+      const path = pathTo(statements, value);
+      return path ? other.ex.within(path, () => reader.of(value, depth + 1)) : undefined;
+    }), at);
+  }
+
+  /**
+   * `users()` where `users` is a constant made by a call, here or in another module of the workspace
+   * (`export const users = getCollectionFn('users')`, a function that returns a function opening and
+   * keeping that collection): read as `getCollectionFn('users')()` where the constant is written, shown at
+   * the call. Only a call given no arguments, so nothing of this file is read in the other module.
+   */
+  private madeFunction(e: BNode, callee: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || (e.arguments?.length ?? 0) > 0) return undefined;
+    const v = valueOf(this.ex, callee, 0);
+    if (!v || !isCall(v.node)) return undefined;
+    const call = { type: 'CallExpression', callee: v.node, arguments: [], start: v.node.start, end: v.node.end } as unknown as BNode;
+    const found = v.ex.throughCurried(call, (ret, inModule) => new Collections(inModule).of(ret, depth + 1));
+    return v.ex === this.ex ? found : atCall(found, callee);
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */

@@ -530,6 +530,11 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
     return undefined;
   }
   if (t.type === 'TSTypeLiteral' || t.type === 'TSInterfaceBody') return { holder: t, ex };
+  // `type Store = typeof store`: what the value is.
+  if (t.type === 'TSTypeQuery') {
+    const of = (t as unknown as { exprName?: BNode }).exprName;
+    return of?.type === 'Identifier' ? originOf(ex, of, depth + 1) : undefined;
+  }
   if (t.type !== 'TSTypeReference') return undefined;
   const typeName = (t as unknown as { typeName: BNode }).typeName;
   const params = (t as unknown as { typeParameters?: { params?: BNode[] } }).typeParameters?.params ?? [];
