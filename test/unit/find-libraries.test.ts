@@ -33,6 +33,10 @@ describe('finder: the libraries people use', () => {
         { collection: 'users', operation: 'findOne', filter: { email: 'a@b.c' }, limit: 1 },
         { collection: 'invoices', operation: 'find', filter: { paid: false }, skip: 40 },
       ]);
+      // The holder's object is seen for collections.users; app.db is not: its collection is the property's
+      // name, and the hover says so.
+      assert.deepEqual(qs[1]!.warnings, []);
+      assert.deepEqual(qs[2]!.warnings, ['The collection is taken to be invoices, the name of the property app.db.invoices: the object that holds it is not in the files read, so the collection it holds may be named otherwise.']);
     });
 
     it('reads legacy update/remove as the operations they run, and each bulkWrite operation', () => {

@@ -51,6 +51,11 @@ export interface FoundCollection {
   nameRange: SourceRange;
   /** Where the name was taken from a variable's or property's name (`env.entries_collection`), that name. */
   namedAfter?: string;
+  /**
+   * Where the name is a holder's property (`collections.users`, `app.db.orders`) whose object is not in the
+   * files read, so the collection is taken to be the property's name: the property as written.
+   */
+  heldAs?: string;
   /** Where the name is a parameter's default (`{ collectionName = 'entries' }`), the parameter. */
   defaultOf?: string;
   /** Where the collection is a parameter typed `Collection<T>` (`orders: Collection<Order>`), the parameter. */
@@ -721,7 +726,7 @@ class Collections {
       // app.db.orders, this.collections.orders: collections kept as properties of a holder.
       const holder = this.ex.lastName(obj);
       if (holder !== undefined && COLLECTION_HOLDERS.test(holder) && (isMember(obj) || holder !== 'db' || this.appDb(obj, name)) && !this.ex.imports(...SQL_LIBRARIES)) {
-        return { name, flavour: 'driver', nameRange: range(e.property!) };
+        return { name, flavour: 'driver', nameRange: range(e.property!), heldAs: this.ex.text(range(e)) };
       }
       // db.a.b names the collection "a.b" in the shell.
       if (isMember(obj) && !obj.computed) {
@@ -873,7 +878,7 @@ class Collections {
     const files = new Set<string>();
     for (const v of callers.values) {
       const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) return undefined;
       first ??= c;
       files.add(v.file !== undefined ? baseName(v.file) : 'this file');
@@ -1010,6 +1015,7 @@ function collectionSentence(coll: FoundCollection): string | undefined {
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
   if (coll.family !== undefined) return familySentence(coll.name, coll.family);
   if (coll.namedAfter !== undefined) return `The collection is taken to be ${coll.name} from the name ${coll.namedAfter}; its value is set at run time.`;
+  if (coll.heldAs !== undefined) return `The collection is taken to be ${coll.name}, the name of the property ${coll.heldAs}: the object that holds it is not in the files read, so the collection it holds may be named otherwise.`;
   if (coll.namedBy !== undefined) return `The collection is ${coll.name}, named by the function's callers: taken from ${coll.namedBy}.`;
   if (coll.defaultOf !== undefined) return `The collection is taken to be ${coll.name}, the default of ${coll.defaultOf}; a caller may name another.`;
   return undefined;
