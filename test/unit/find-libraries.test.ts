@@ -39,6 +39,21 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs[2]!.warnings, ['The collection is taken to be invoices, the name of the property app.db.invoices: the object that holds it is not in the files read, so the collection it holds may be named otherwise.']);
     });
 
+    it('reads a query on collections the code chooses between on the first, and names the others in its hover', () => {
+      const qs = mongo([
+        `const { MongoClient } = require('mongodb');`,
+        `const db = new MongoClient('mongodb://localhost').db();`,
+        `async function orders(archived) {`,
+        `  const coll = archived ? db.collection('old_orders') : db.collection('orders');`,
+        `  return coll.find({ status: 'open' }).toArray();`,
+        `}`,
+        `const people = (staff) => (staff ? db.collection('staff') : db.collection('staff')).findOne({ id: 1 });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.command.collection), ['old_orders', 'staff']);
+      assert.deepEqual(qs[0]!.warnings, ['The collection is chosen at run time between old_orders, orders: the query is read on old_orders.']);
+      assert.deepEqual(qs[1]!.warnings, [], 'the same collection on both sides is no choice');
+    });
+
     it('reads legacy update/remove as the operations they run, and each bulkWrite operation', () => {
       const qs = mongo([
         `db.orders.update({ a: 1 }, { $set: { b: 2 } }, { multi: true });`,

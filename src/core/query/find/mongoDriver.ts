@@ -56,6 +56,11 @@ export interface FoundCollection {
    * files read, so the collection is taken to be the property's name: the property as written.
    */
   heldAs?: string;
+  /**
+   * Where the code chooses between collections at run time (`archived ? db.collection('old_orders') :
+   * db.collection('orders')`), the others: the query is read on the first, and the hover names them.
+   */
+  alternatives?: string[];
   /** Where the name is a parameter's default (`{ collectionName = 'entries' }`), the parameter. */
   defaultOf?: string;
   /** Where the collection is a parameter typed `Collection<T>` (`orders: Collection<Order>`), the parameter. */
@@ -878,7 +883,7 @@ class Collections {
     const files = new Set<string>();
     for (const v of callers.values) {
       const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) return undefined;
       first ??= c;
       files.add(v.file !== undefined ? baseName(v.file) : 'this file');
@@ -965,7 +970,10 @@ class Collections {
   /** The first of several expressions that names a collection, else the first that is one chosen at run time. */
   private either(options: BNode[], depth: number): FoundCollection | undefined {
     const found = options.map((o) => this.of(o, depth + 1));
-    return found.find((c) => c !== undefined && c.name !== '') ?? found.find((c) => c !== undefined);
+    const first = found.find((c) => c !== undefined && c.name !== '') ?? found.find((c) => c !== undefined);
+    // Two collections the code chooses between: read on the first, the others named beside it, never taken for it.
+    const others = [...new Set(found.flatMap((c) => (c && c.name !== '' && first && c.name !== first.name ? [c.name, ...(c.alternatives ?? [])] : [])))].filter((n) => n !== first?.name);
+    return first && others.length > 0 ? { ...first, alternatives: [...new Set([...(first.alternatives ?? []), ...others])] } : first;
   }
 
   /** The shell's `db`, `db.getSiblingDB('x')`, or a constant holding one of them. */
@@ -1011,6 +1019,7 @@ class Collections {
 
 /** What the hover says about a collection not named by a literal: chosen at run time, of a family, taken from a name. */
 function collectionSentence(coll: FoundCollection): string | undefined {
+  if (coll.alternatives !== undefined && coll.name !== '') return `The collection is chosen at run time between ${[coll.name, ...coll.alternatives].join(', ')}: the query is read on ${coll.name}.`;
   if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
   if (coll.family !== undefined) return familySentence(coll.name, coll.family);
