@@ -34,5 +34,5 @@ export { type QueryTarget, classifySelection, explainTargets, queryAt, targetOf 
 export { EXPLAINABLE, KIND_WORDS, SqlError, WRITING, forEachNode, parseSql, someNode, statementInfo, statementKind, treeWrites, renameRelations } from './sql/index';
 export { lineColumn } from './text';
 export * from './check/index';
-export { mayDependOn, resolveSpecifier, type SpecifierRules } from './query/find/workspace';
+export { resolveSpecifier, savedFilesReach, type SpecifierRules } from './query/find/workspace';
 export { workspaceFileChanged } from './query/find/callers';

@@ -5,7 +5,7 @@
 // a fake one.
 
 import type { CodeAction, CodeActionParams, CodeLens, Hover, Position, Range } from 'vscode-languageserver';
-import { mayDependOn, ScriptQueryIndex, workspaceFileChanged, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
+import { savedFilesReach, ScriptQueryIndex, workspaceFileChanged, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
 import type { ClearAdviceParams, ClearSchemaParams, ListedQuery, SetAdviceParams, SetPlansParams, SetSchemaParams, SetSchemaResult } from '../protocol/languageServer';
 import { Analyses } from './analyses';
 import { askAdvice, clearAdvice, setAdvice } from './asks/advice';
@@ -226,10 +226,11 @@ export class InlineAdviceService implements ServerContext {
     const changed = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined && SCRIPT_FILE.test(f));
     if (changed.length === 0) return;
     for (const file of changed) workspaceFileChanged(ws.modules, file);
+    const reaches = savedFilesReach(ws.modules, changed);
     for (const state of this.docs.values()) {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
       const file = ws.fileOf(state.doc.uri);
-      if (file === undefined || !changed.some((c) => mayDependOn(ws.modules, file, c))) continue;
+      if (file === undefined || !reaches(file)) continue;
       state.index.readAgain();
       this.schedule(state);
     }

@@ -3,7 +3,7 @@
 // server's service over an in-memory workspace, the file watcher's notification given by hand.
 
 import assert from 'node:assert/strict';
-import { mayDependOn, resolveSpecifier, type WorkspaceModules } from '../../src/core/index';
+import { resolveSpecifier, savedFilesReach, type WorkspaceModules } from '../../src/core/index';
 import { InlineAdviceService } from '../../src/server/service';
 import { until } from '../until';
 import { FakePort } from './lsp-fixtures';
@@ -89,9 +89,12 @@ describe('language server: other files of the workspace saved', () => {
       ].join('\n'),
     };
     const modules = workspace(files);
-    assert.equal(mayDependOn(modules, '/ws/routes.ts', '/ws/db/collections.ts'), true);
-    assert.equal(mayDependOn(modules, '/ws/db/collections.ts', '/ws/routes.ts'), true, 'a caller of a module it passes on');
-    assert.equal(mayDependOn(modules, '/ws/routes.ts', '/ws/routes.ts'), false);
+    assert.equal(savedFilesReach(modules, ['/ws/db/collections.ts'])('/ws/routes.ts'), true);
+    assert.equal(savedFilesReach(modules, ['/ws/routes.ts'])('/ws/db/collections.ts'), true, 'a caller of a module it passes on');
+    assert.equal(savedFilesReach(modules, ['/ws/routes.ts'])('/ws/routes.ts'), false);
+    assert.equal(savedFilesReach(modules, ['/ws/other.ts'])('/ws/routes.ts'), false, 'a file neither imports');
+    // A branch switched: past the bound, every open file is read again rather than each closure walked.
+    assert.equal(savedFilesReach(modules, Array.from({ length: 101 }, (_, i) => `/ws/gen/f${i}.ts`))('/ws/routes.ts'), true);
     const port = new FakePort();
     const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
     service.setWorkspaceModules(modules, fileOf);

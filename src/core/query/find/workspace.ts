@@ -269,15 +269,30 @@ function importClosure(modules: WorkspaceModules, file: string, depth: number): 
   return seen;
 }
 
+/** Saved files at most whose imports are followed; past it every open file is taken to depend on them (a branch switched). */
+const MAX_CHANGED_FOLLOWED = 100;
+
 /**
- * Whether what the finder reads in `file` may depend on `changed`, another file of the workspace: `file`
- * imports it (a helper, a client, a collection, a base class followed into it, also through the modules in
- * between), or `changed` imports `file`, directly or through a module that passes it on (the calls of a
- * function or class there may name its collection). The editor reads `file` again when `changed` is saved.
+ * Whether what the finder reads in a file may depend on one of `changed`, files of the workspace just saved:
+ * the file imports one (a helper, a client, a collection, a base class followed into it, also through the
+ * modules in between), or one imports the file, directly or through a module that passes it on (the calls
+ * of a function or class there may name its collection). Each import closure is walked once however many
+ * files are asked about. The editor reads an open file again when the answer is yes.
  */
-export function mayDependOn(modules: WorkspaceModules, file: string, changed: string): boolean {
-  if (file === changed) return false;
-  return importClosure(modules, file, MAX_IMPORT_DEPTH).has(changed) || importClosure(modules, changed, 2).has(file);
+export function savedFilesReach(modules: WorkspaceModules, changed: readonly string[]): (file: string) => boolean {
+  const saved = new Set(changed);
+  const importers = new Map<string, Set<string>>();
+  return (file) => {
+    if (changed.length > MAX_CHANGED_FOLLOWED) return true;
+    const imports = importClosure(modules, file, MAX_IMPORT_DEPTH);
+    if ([...saved].some((c) => c !== file && imports.has(c))) return true;
+    return changed.some((c) => {
+      if (c === file) return false;
+      let reach = importers.get(c);
+      if (!reach) importers.set(c, (reach = importClosure(modules, c, 2)));
+      return reach.has(file);
+    });
+  };
 }
 
 /** Extensions tried for an import without one, in TypeScript's order. */
