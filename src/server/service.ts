@@ -24,6 +24,9 @@ import { listQueries } from './features/queries';
 export { DEFAULT_OPTIONS, type ServerPort, type ServiceOptions } from './context';
 export type { WorkspaceLock } from './covers';
 
+/** Saved files at most whose imports the index of callers reads at once. */
+const MAX_FILES_REINDEXED = 200;
+
 /** The files whose queries the finder reads from another file (workspace.ts follows these). */
 const SCRIPT_FILE = /\.(c|m)?(j|t)sx?$/i;
 
@@ -225,7 +228,8 @@ export class InlineAdviceService implements ServerContext {
     if (!ws) return;
     const changed = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined && SCRIPT_FILE.test(f));
     if (changed.length === 0) return;
-    for (const file of changed) workspaceFileChanged(ws.modules, file);
+    // The index of callers reads a few saved files at once; a branch switched is left to its periodic pass.
+    if (changed.length <= MAX_FILES_REINDEXED) for (const file of changed) workspaceFileChanged(ws.modules, file);
     const reaches = savedFilesReach(ws.modules, changed);
     for (const state of this.docs.values()) {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
