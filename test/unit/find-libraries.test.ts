@@ -48,10 +48,13 @@ describe('finder: the libraries people use', () => {
         `  return coll.find({ status: 'open' }).toArray();`,
         `}`,
         `const people = (staff) => (staff ? db.collection('staff') : db.collection('staff')).findOne({ id: 1 });`,
+        `const BOARDS = { dps: 'leaderboard_dps', hps: 'leaderboard_hps' };`,
+        `const top = (dps) => db.collection(dps ? BOARDS.dps : BOARDS.hps).find({ season: 3 }).sort({ score: -1 }).limit(10).toArray();`,
       ].join('\n'));
-      assert.deepEqual(qs.map((q) => q.command.collection), ['old_orders', 'staff']);
+      assert.deepEqual(qs.map((q) => q.command.collection), ['old_orders', 'staff', 'leaderboard_dps']);
       assert.deepEqual(qs[0]!.warnings, ['The collection is chosen at run time between old_orders, orders: the query is read on old_orders.']);
       assert.deepEqual(qs[1]!.warnings, [], 'the same collection on both sides is no choice');
+      assert.deepEqual(qs[2]!.warnings, ['The collection is chosen at run time between leaderboard_dps, leaderboard_hps: the query is read on leaderboard_dps.']);
     });
 
     it('reads legacy update/remove as the operations they run, and each bulkWrite operation', () => {

@@ -656,6 +656,9 @@ class Collections {
         // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
         const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
         if (fromInstance !== undefined) return { name: fromInstance, ...where };
+        // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
+        const between = this.namesBetween(arg);
+        if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}), ...where };
         // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
         const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
         const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
@@ -795,6 +798,23 @@ class Collections {
     const call = { type: 'CallExpression', callee: v.node, arguments: [], start: v.node.start, end: v.node.end } as unknown as BNode;
     const found = v.ex.throughCurried(call, (ret, inModule) => new Collections(inModule).of(ret, depth + 1));
     return v.ex === this.ex ? found : atCall(found, callee);
+  }
+
+  /**
+   * The names a conditional chooses between (`dps ? c.dps.name : 'hps'`, also through a constant), when each
+   * branch names one, in the order written; undefined when one does not.
+   */
+  private namesBetween(arg: BNode): string[] | undefined {
+    const v = this.ex.resolve(arg);
+    if (v.type !== 'ConditionalExpression') return undefined;
+    const names: string[] = [];
+    for (const branch of [v.consequent!, v.alternate!]) {
+      const b = unwrap(branch);
+      const name = this.ex.stringOf(b, 0) ?? (b.type === 'MemberExpression' ? instanceString(this.ex, b) : undefined);
+      if (name === undefined) return undefined;
+      if (!names.includes(name)) names.push(name);
+    }
+    return names;
   }
 
   /** A name that holds a collection the code does not name here: named for it, typed by the driver, or named as one chosen at run time. */
