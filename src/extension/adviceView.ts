@@ -166,13 +166,15 @@ export function verdictOf(s: Suggestion): SuggestionVerdict | undefined {
   if (v.status === 'not-run' || v.status === 'failed') return undefined;
   let how: string;
   if (v.method === 'sampled') {
-    const n = v.sampleSize ?? 0;
-    const part = v.collectionSize !== undefined && v.collectionSize > n;
+    const n = v.sampleSize;
+    const part = n !== undefined && v.collectionSize !== undefined && v.collectionSize > n;
+    // How many were copied, when the verdict says (a verdict without the count says "the").
+    const howMany = n === undefined ? 'the' : part ? `a sample of ${fmt(n)} of ${fmt(v.collectionSize!)}` : `all ${fmt(n)}`;
     // Each engine in its own words: rows in a temporary table on PostgreSQL, documents in a scratch collection on MongoDB.
     const postgres = s.index?.engine === 'postgres' || (s.index === undefined && v.unit !== undefined && /buffers/.test(v.unit));
     how = postgres
-      ? `${part ? `a sample of ${fmt(n)} of ${fmt(v.collectionSize!)}` : `all ${fmt(n)}`} rows, copied into a temporary table that was then dropped (each index built inside a transaction that was rolled back)`
-      : `${part ? `a random sample of ${fmt(n)} of ${fmt(v.collectionSize!)}` : `all ${fmt(n)}`} documents, copied to a scratch collection that was then dropped`;
+      ? `${howMany} rows, copied into a temporary table that was then dropped (each index built inside a transaction that was rolled back)`
+      : `${part ? `a random ${howMany.slice(2)}` : howMany} documents, copied to a scratch collection that was then dropped`;
   } else if (v.method === 'hypopg') how = 'a hypothetical index (HypoPG): nothing was built';
   else if (v.method === 'trial-index') how = 'the index built inside a transaction that was rolled back';
   else how = 'a plain EXPLAIN of the statement';

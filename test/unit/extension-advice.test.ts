@@ -231,6 +231,9 @@ describe('extension: live advice in the plan panel', () => {
       assert.doesNotMatch(how, /document|collection/);
       s.verification = { ...s.verification, sampleSize: 50_000, collectionSize: 50_000 } as MeasuredVerdict;
       assert.match(verdictOf(s)!.how, /^all 50,000 rows/);
+      // A verdict that does not say how many were copied never says "all 0".
+      s.verification = { status: 'verified', method: 'sampled', unit: 'buffers (shared + local, hit + read) under EXPLAIN (ANALYZE, BUFFERS)', before: 40, after: 4, message: 'Verified.' } as MeasuredVerdict;
+      assert.match(verdictOf(s)!.how, /^the rows, copied into a temporary table/);
     });
 
     it('the view guard refuses a verdict without its labels', () => {
