@@ -203,8 +203,7 @@ function statementOf(ex: Extractor, e: BNode, name?: string): { built: Built; te
     if (p.type === 'TaggedTemplateExpression' && isStatementTag(ex, p.tag!)) appendTemplate(ex, p.quasi!, built, counter, 0);
     else if (p.type === 'StringLiteral') {
       const cooked = cookWithMap(ex.source, p.start + 1, p.end - 1);
-      for (const [s, f, l, fl] of cooked.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += cooked.sql;
+      appendCooked(built, cooked);
     } else if (p.type === 'TemplateLiteral') appendTemplate(ex, p, built, counter, 0, true);
     else if (!appendFragment(ex, p, built, counter, 1, false)) left.push(ex.text(range(p)));
   }
@@ -344,20 +343,28 @@ export function literalValues(ex: Extractor, node: BNode): SqlValue[] | undefine
   return out;
 }
 
-export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
-  let built: Built;
-  if (lit.type === 'StringLiteral') {
-    built = { ...cookWithMap(ex.source, lit.start + 1, lit.end - 1), params: [] };
-  } else if (lit.type === 'TemplateLiteral') {
-    built = { sql: '', runs: [], params: [] };
+/**
+ * The SQL a string, a template (`plain`: its `${...}` parts are values, not fragments) or a sum of strings
+ * (read by `sum`) writes; undefined for anything else or a sum that does not read.
+ */
+function textBuilt(ex: Extractor, lit: BNode, plain: boolean, sum: (parts: BNode[]) => Built | undefined): Built | undefined {
+  if (lit.type === 'StringLiteral') return { ...cookWithMap(ex.source, lit.start + 1, lit.end - 1), params: [] };
+  if (lit.type === 'TemplateLiteral') {
+    const built: Built = { sql: '', runs: [], params: [] };
     // $n numbers continue after the highest one written in the text itself.
     const written = Math.max(0, ...(lit.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
-    appendTemplate(ex, lit, built, { next: written + 1 }, 0, origin === 'template');
-  } else if (lit.type === 'BinaryExpression' && lit.operator === '+') {
-    const parts = flattenSum(lit);
-    const joined = concatenation(ex, parts) ?? returnedHead(ex, parts);
-    if (!joined) return undefined;
-    built = joined;
+    appendTemplate(ex, lit, built, { next: written + 1 }, 0, plain);
+    return built;
+  }
+  return lit.type === 'BinaryExpression' && lit.operator === '+' ? sum(flattenSum(lit)) : undefined;
+}
+
+export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
+  let built: Built;
+  if (lit.type === 'StringLiteral' || lit.type === 'TemplateLiteral' || (lit.type === 'BinaryExpression' && lit.operator === '+')) {
+    const text = textBuilt(ex, lit, origin === 'template', (parts) => concatenation(ex, parts) ?? returnedHead(ex, parts));
+    if (!text) return undefined;
+    built = text;
   } else if (lit.type === 'TaggedTemplateExpression' || (lit.type === 'Identifier' && statementTagged(ex, lit)) || (isCall(lit) && statementTagged(ex, lit))) {
     // sql-template-strings: SQL`...`, with what is appended to it, held in place or by a name.
     const st = statementOf(ex, lit);
@@ -440,15 +447,7 @@ function returnedHead(ex: Extractor, parts: BNode[]): Built | undefined {
   try {
     const head = throughOwnCall(ex, call, (ret) => {
       const r = ex.resolve(ret);
-      if (r === call) return undefined;
-      if (r.type === 'StringLiteral') return { ...cookWithMap(ex.source, r.start + 1, r.end - 1), params: [] } as Built;
-      if (r.type === 'TemplateLiteral') {
-        const b: Built = { sql: '', runs: [], params: [] };
-        const written = Math.max(0, ...(r.quasis ?? []).map((q) => maxDollarParam(ex.source.slice(q.start, q.end))));
-        appendTemplate(ex, r, b, { next: written + 1 }, 0, true);
-        return b;
-      }
-      return r.type === 'BinaryExpression' && r.operator === '+' ? concatenation(ex, flattenSum(r)) : undefined;
+      return r === call ? undefined : textBuilt(ex, r, true, (sum) => concatenation(ex, sum));
     });
     if (!head || !SQL_KEYWORD.test(head.sql)) return undefined;
     const built: Built = { ...head, runs: [[0, call.start, 0, call.end - call.start], ...head.runs], params: [...head.params], fragments: [...(head.fragments ?? []), ex.text(range(call))] };
@@ -502,8 +501,7 @@ function appendSum(ex: Extractor, parts: BNode[], built: Built, counter: { next:
     if (i > 0) junction(built, parts[i - 1]!, p);
     if (p.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, p.start + 1, p.end - 1);
-      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += part.sql;
+      appendCooked(built, part);
       continue;
     }
     if (p.type === 'TemplateLiteral') {
@@ -573,6 +571,12 @@ function fragmentWarning(built: Built): string | undefined {
  * The SQL built so far; `standIns`: identifier helpers given a name chosen at run time (`sql(table)`), as
  * written; `fragments`: `${...}` parts read with SQL the file builds elsewhere; `chose`: one of those was a choice.
  */
+/** Appends cooked text (its SQL and where its characters are in the file) to what is built. */
+function appendCooked(built: Built, part: { sql: string; runs: SqlRun[] }): void {
+  for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
+  built.sql += part.sql;
+}
+
 type Built = {
   sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
   /** `${...}` parts that hold one of several constants, read with the first of `values`. */
@@ -649,8 +653,7 @@ function appendTemplate(ex: Extractor, lit: BNode, built: Built, counter: { next
   for (let i = 0; i < quasis.length; i++) {
     const q = quasis[i]!;
     const part = cookWithMap(ex.source, q.start, q.end);
-    for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-    built.sql += part.sql;
+    appendCooked(built, part);
     const expr = exprs[i];
     if (!expr) continue;
     // The hole is `${ ... }`: from the end of this chunk to the start of the next.
@@ -758,8 +761,7 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     if (n.type === 'TemplateLiteral') appendTemplate(ex, n, built, counter, depth, plain);
     else {
       const part = cookWithMap(ex.source, n.start + 1, n.end - 1);
-      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += part.sql;
+      appendCooked(built, part);
     }
     return { empty: false, elsewhere: false, chose: false };
   }
@@ -978,16 +980,14 @@ function appendConditions(ex: Extractor, call: BNode, built: Built, counter: { n
   const append = (item: BNode) => {
     if (item.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, item.start + 1, item.end - 1);
-      for (const [s, f, l, fl] of part.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += part.sql;
+      appendCooked(built, part);
     } else if (item.type === 'TemplateLiteral') appendTemplate(ex, item, built, counter, depth + 1, true);
     else appendSum(ex, flattenSum(item), built, counter);
     return true;
   };
   items.forEach(({ n, call: c, fn }, k) => {
     if (k > 0) {
-      for (const [s, f, l, fl] of separator.runs) built.runs.push([s + built.sql.length, f, l, fl]);
-      built.sql += separator.sql;
+      appendCooked(built, separator);
     }
     if (c && fn) ex.throughBody(c, fn, n, append);
     else append(n);
