@@ -129,10 +129,10 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const was = this.context;
     if (was.prismaModels === context.prismaModels && was.entities === context.entities && was.file === context.file && was.modules === context.modules) return;
     this.context = context;
-    for (const c of this.pieces) this.extract(c);
+    this.readAgain();
   }
 
-  /** Reads every statement again (not parsing it again): another file the statements follow was saved. */
+  /** Reads every statement again (not parsing it again): what they follow changed (the context, another file saved). */
   readAgain(): void {
     for (const c of this.pieces) this.extract(c);
   }

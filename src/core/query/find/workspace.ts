@@ -249,17 +249,27 @@ function moduleSpecifiers(text: string): string[] {
 /** Files one import closure visits at most. */
 const MAX_CLOSURE_FILES = 200;
 
-/** The workspace files `file` imports, directly or through others up to `depth` imports deep (bounded). */
-function importClosure(modules: WorkspaceModules, file: string, depth: number): Set<string> {
+/**
+ * The workspace files `file` imports, directly or through others up to `depth` imports deep (bounded);
+ * `direct` keeps each file's own imports, read once however many closures pass through it.
+ */
+function importClosure(modules: WorkspaceModules, file: string, depth: number, direct: Map<string, string[]>): Set<string> {
+  const importsOf = (f: string): string[] => {
+    let known = direct.get(f);
+    if (!known) {
+      const text = modules.read(f);
+      const specs = text !== undefined && text.length <= 2_000_000 ? moduleSpecifiers(text) : [];
+      direct.set(f, (known = specs.map((spec) => modules.resolve(f, spec)).filter((t): t is string => t !== undefined)));
+    }
+    return known;
+  };
   const seen = new Set<string>();
   let level = [file];
   for (let d = 0; d < depth && level.length > 0 && seen.size < MAX_CLOSURE_FILES; d++) {
     const next: string[] = [];
     for (const f of level) {
-      const text = modules.read(f);
-      for (const spec of text !== undefined && text.length <= 2_000_000 ? moduleSpecifiers(text) : []) {
-        const target = modules.resolve(f, spec);
-        if (target === undefined || target === file || seen.has(target) || seen.size >= MAX_CLOSURE_FILES) continue;
+      for (const target of importsOf(f)) {
+        if (target === file || seen.has(target) || seen.size >= MAX_CLOSURE_FILES) continue;
         seen.add(target);
         next.push(target);
       }
@@ -280,16 +290,16 @@ const MAX_CHANGED_FOLLOWED = 100;
  * files are asked about. The editor reads an open file again when the answer is yes.
  */
 export function savedFilesReach(modules: WorkspaceModules, changed: readonly string[]): (file: string) => boolean {
-  const saved = new Set(changed);
   const importers = new Map<string, Set<string>>();
+  const direct = new Map<string, string[]>();
   return (file) => {
     if (changed.length > MAX_CHANGED_FOLLOWED) return true;
-    const imports = importClosure(modules, file, MAX_IMPORT_DEPTH);
-    if ([...saved].some((c) => c !== file && imports.has(c))) return true;
+    const imports = importClosure(modules, file, MAX_IMPORT_DEPTH, direct);
+    if (changed.some((c) => c !== file && imports.has(c))) return true;
     return changed.some((c) => {
       if (c === file) return false;
       let reach = importers.get(c);
-      if (!reach) importers.set(c, (reach = importClosure(modules, c, 2)));
+      if (!reach) importers.set(c, (reach = importClosure(modules, c, 2, direct)));
       return reach.has(file);
     });
   };
