@@ -347,6 +347,71 @@ describe('finder: node-postgres statements written in pieces', () => {
     assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
   });
 
+  it('reads each statement a conditional chooses between as a query of its own, at the call, each mapped to its text', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function contact(byPhone: boolean, key: string, archived: boolean) {',
+      '  const lookup = byPhone',
+      "    ? 'SELECT id FROM contacts WHERE phone = $1 LIMIT 1'",
+      '    : `SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1`;',
+      '  await pool.query(lookup, [key]);',
+      "  return pool.query(archived ? 'SELECT id FROM old_contacts WHERE id = $1' : 'SELECT id FROM contacts WHERE id = $1', [key]);",
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/contacts.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id FROM contacts WHERE phone = $1 LIMIT 1',
+      'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1',
+      'SELECT id FROM old_contacts WHERE id = $1',
+      'SELECT id FROM contacts WHERE id = $1',
+    ]);
+    assert.equal(text.slice(qs[1]!.range.start, qs[1]!.range.end), 'pool.query(lookup, [key])');
+    assert.equal(text.slice(qs[1]!.textRange!.start, qs[1]!.textRange!.end), 'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1');
+    assert.match(qs[0]!.warnings.join(' '), /one of 2 statements, chosen at run time by `byPhone`/);
+  });
+
+  it('reads the first branch of an if ... else chain that appends in each branch, and the optional parts around it', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function user(email?: string, phone?: string, active?: boolean) {',
+      '  const params: string[] = [];',
+      "  let query = 'SELECT id, email FROM users';",
+      '  if (email && phone) {',
+      '    params.push(email, phone);',
+      "    query += ' WHERE email = $1 AND phone = $2';",
+      '  } else if (email) {',
+      '    params.push(email);',
+      "    query += ' WHERE email = $1';",
+      '  } else {',
+      "    query += ' WHERE phone = $1';",
+      '  }',
+      "  if (active) query += ' AND active';",
+      "  query += ' LIMIT 1';",
+      '  return pool.query(query, params);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/users.ts');
+    assert.deepEqual(qs.map(sqlOf), ['SELECT id, email FROM users WHERE email = $1 AND phone = $2 AND active LIMIT 1']);
+    assert.match(qs[0]!.warnings.join(' '), /first branch's \(not 'WHERE email = \$1', 'WHERE phone = \$1'\)/);
+  });
+
+  it("reads a list joined in place where names stand as a stand-in named for the list, quoted where PostgreSQL reserves the word", async () => {
+    await loadSqlParser();
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function add(columns: string[], marks: string[], values: unknown[], side: { left: string }) {',
+      '  await pool.query(`INSERT INTO products (${columns.join(", ")}, created_at) VALUES (${marks.join(", ")}, now())`, values);',
+      '  return pool.query(`SELECT id FROM ${side.left} WHERE id = $1`, values);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/products.ts');
+    assert.deepEqual(qs.map(sqlOf), ['INSERT INTO products (columns, created_at) VALUES ($2, now())', 'SELECT id FROM "left" WHERE id = $1']);
+    assert.deepEqual(qs.map((q) => (q as FoundSqlQuery).standInNames), [['columns'], ['left']]);
+  });
+
   it('points a finding at the piece that holds it, and never writes the whole statement back over one piece', async () => {
     await loadSqlParser();
     const text = [
