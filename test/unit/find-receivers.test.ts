@@ -367,7 +367,7 @@ describe('finder: node-postgres statements written in pieces', () => {
       'SELECT id FROM contacts WHERE id = $1',
     ]);
     assert.equal(text.slice(qs[1]!.range.start, qs[1]!.range.end), 'pool.query(lookup, [key])');
-    assert.equal(text.slice(qs[1]!.textRange!.start, qs[1]!.textRange!.end), 'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1');
+    assert.equal(text.slice((qs[1] as FoundSqlQuery).textRange.start, (qs[1] as FoundSqlQuery).textRange.end), 'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1');
     assert.match(qs[0]!.warnings.join(' '), /one of 2 statements, chosen at run time by `byPhone`/);
   });
 
@@ -450,6 +450,61 @@ describe('finder: node-postgres statements written in pieces', () => {
       '}',
     ].join('\n');
     assert.deepEqual(read(text, '/ws/posts.ts').map(sqlOf), ['SELECT * FROM posts WHERE id = $1', 'SELECT * FROM posts ORDER BY created DESC LIMIT $1']);
+  });
+});
+
+describe('finder: node-postgres statements read from .sql files whose path the code shows', () => {
+  const files: Record<string, string> = {
+    '/ws/src/db/sql/orders-by-customer.sql': '-- the latest orders of a customer\nSELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20;\n',
+    '/ws/src/db/sql/close-order.sql': 'UPDATE orders SET closed_at = now() WHERE id = $1',
+    '/ws/src/db/sql/schema.sql': 'CREATE TABLE orders (id int);\nCREATE TABLE customers (id int);',
+    '/ws/src/db/sql.ts': [
+      "import { readFileSync } from 'node:fs';",
+      "import path from 'node:path';",
+      "export const sql = (name: string) => readFileSync(path.join(__dirname, 'sql', `${name}.sql`), 'utf8');",
+    ].join('\n'),
+  };
+  const read = reader(files);
+
+  it('reads the file a literal path or a loader given a literal name names, anchored at the module, and maps it to the call', () => {
+    const text = [
+      "import fs from 'fs';",
+      "import { join, dirname } from 'path';",
+      "import { fileURLToPath } from 'url';",
+      "import { Pool } from 'pg';",
+      "import { sql } from './sql';",
+      'const here = dirname(fileURLToPath(import.meta.url));',
+      'const pool = new Pool();',
+      "const CLOSE = fs.readFileSync(join(here, 'sql/close-order.sql')).toString();",
+      "const QUERIES = { latest: fs.readFileSync(`${__dirname}/sql/orders-by-customer.sql`, 'utf8') };",
+      'export const latest = (c: string) => pool.query(QUERIES.latest, [c]);',
+      'export const close = (id: string) => pool.query(CLOSE, [id]);',
+      "export const viaLoader = (c: string) => pool.query(sql('orders-by-customer'), [c]);",
+      "export const notShown = (name: string) => pool.query(sql(name));",
+      "export const fromCwd = () => pool.query(fs.readFileSync('sql/close-order.sql', 'utf8'));",
+      "export const schema = () => pool.query(sql('schema'));",
+    ].join('\n');
+    const qs = read(text, '/ws/src/db/orders.ts') as FoundSqlQuery[];
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20',
+      'UPDATE orders SET closed_at = now() WHERE id = $1',
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20',
+    ]);
+    const at = (q: FoundSqlQuery) => text.slice(q.textRange.start, q.textRange.end);
+    assert.equal(at(qs[2]!), "sql('orders-by-customer')");
+    assert.match(qs[2]!.warnings.join(' '), /read from \.\/sql\/orders-by-customer\.sql, which sql\(\) loads/);
+    assert.ok(qs[0]!.runs.some(([, , l, fl]) => l !== fl), 'never written back over the call');
+  });
+
+  it('reads a statement a constant object holds by its property', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      "const Q = { byOwner: 'SELECT id FROM tags WHERE owner = $1', recent: `SELECT id FROM tags ORDER BY created DESC LIMIT 5` };",
+      'export const tags = (o: string) => pool.query(Q.byOwner, [o]);',
+      'export const recent = () => pool.query(Q.recent);',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/tags.ts').map(sqlOf), ['SELECT id FROM tags WHERE owner = $1', 'SELECT id FROM tags ORDER BY created DESC LIMIT 5']);
   });
 });
 

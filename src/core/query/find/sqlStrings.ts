@@ -6,6 +6,7 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
+import { loadedSql, loaderSql } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
@@ -408,8 +409,13 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     if (!read) return undefined;
     built = read.built;
     lit = read.lit;
-  } else if (isCall(lit)) {
-    return returnedSql(ex, lit, callRange);
+  } else if (isCall(lit) || lit.type === 'AwaitExpression') {
+    // Read from a `.sql` file whose path the code shows (loadedSql.ts), or what a function of this file returns.
+    return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
+  } else if (isMember(lit)) {
+    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
+    const held = ex.follow(lit);
+    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : undefined;
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
