@@ -457,7 +457,7 @@ describe('finder: node-postgres statements read from .sql files whose path the c
   const files: Record<string, string> = {
     '/ws/src/db/sql/orders-by-customer.sql': '-- the latest orders of a customer\nSELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20;\n',
     '/ws/src/db/sql/close-order.sql': 'UPDATE orders SET closed_at = now() WHERE id = $1',
-    '/ws/src/db/sql/schema.sql': 'CREATE TABLE orders (id int);\nCREATE TABLE customers (id int);',
+    '/ws/src/db/sql/schema.sql': 'CREATE TABLE orders (id int);\nUPDATE orders SET id = id + 1 WHERE id < 0;\nCREATE TABLE customers (id int);',
     '/ws/src/db/sql.ts': [
       "import { readFileSync } from 'node:fs';",
       "import path from 'node:path';",
@@ -466,7 +466,8 @@ describe('finder: node-postgres statements read from .sql files whose path the c
   };
   const read = reader(files);
 
-  it('reads the file a literal path or a loader given a literal name names, anchored at the module, and maps it to the call', () => {
+  it('reads the file a literal path or a loader given a literal name names, anchored at the module, and maps it to the call', async () => {
+    await loadSqlParser();
     const text = [
       "import fs from 'fs';",
       "import { join, dirname } from 'path';",

@@ -8,6 +8,7 @@
 // The file is read through the host (WorkspaceModules.read); the query maps to the call that loads it and
 // is never written back.
 
+import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
 import type { Extractor } from './extractor';
 import { findSqlStatements } from './sqlFiles';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
@@ -140,12 +141,21 @@ function pathOf(ex: Extractor, e: BNode, depth = 0): PathRead | undefined {
   return undefined;
 }
 
-/** The one query a `.sql` file holds, with its text; undefined when it holds none or several. */
+/**
+ * The query a `.sql` file holds when it is the file's one statement; undefined for a file of several (a
+ * schema or a migration run whole: its one UPDATE among the DDL is not what the call sends) or none.
+ */
 function fileQuery(ex: Extractor, file: string): string | undefined {
   const text = ex.context.modules?.read(file);
-  if (text === undefined) return undefined;
-  const queries = findSqlStatements(text).queries.filter((q) => q.engine === 'postgres');
-  return queries.length === 1 && queries[0]!.engine === 'postgres' ? queries[0]!.sql : undefined;
+  if (text === undefined || !sqlParserLoaded()) return undefined;
+  let statements: number;
+  try {
+    statements = parseSqlSync(text).stmts?.length ?? 0;
+  } catch {
+    return undefined;
+  }
+  const queries = findSqlStatements(text).queries;
+  return statements === 1 && queries.length === 1 && queries[0]!.engine === 'postgres' ? queries[0]!.sql : undefined;
 }
 
 /**
