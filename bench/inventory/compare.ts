@@ -72,6 +72,30 @@ function checkout(gitDir: string): { name: string; commit: string; folder: strin
     }
     writeFileSync(stamp, commit);
   }
+  // The .sql files beside them, which the finder reads where a script loads one by a path it shows
+  // (find/loadedSql.ts), as an editor's workspace holds them; kept apart, so a folder taken before gains them.
+  const sqlStamp = join(folder, '.sql-commit');
+  if (!existsSync(sqlStamp) || readFileSync(sqlStamp, 'utf8') !== commit) {
+    const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+      .map((l) => /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.*\.sql)$/i.exec(l)).filter((m): m is RegExpExecArray => m !== null)
+      .filter((m) => Number(m[2]) <= 400_000 && !/(^|\/)node_modules\//.test(m[3]!));
+    if (entries.length > 0) {
+      const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((m) => m[1]).join('\n') + '\n', maxBuffer: 1 << 30 });
+      let at = 0;
+      for (const m of entries) {
+        const eol = batch.indexOf(10, at);
+        const header = batch.subarray(at, eol).toString().split(' ');
+        at = eol + 1;
+        if (header[1] !== 'blob') continue;
+        const size = Number(header[2]);
+        const path = join(folder, m[3]!);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, batch.subarray(at, at + size));
+        at += size + 1;
+      }
+    }
+    writeFileSync(sqlStamp, commit);
+  }
   return { name: name.replace('+', '/'), commit: commit.slice(0, 12), folder };
 }
 

@@ -347,6 +347,71 @@ describe('finder: node-postgres statements written in pieces', () => {
     assert.match(qs[0]!.warnings.join(' '), /every optional part present/);
   });
 
+  it('reads each statement a conditional chooses between as a query of its own, at the call, each mapped to its text', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function contact(byPhone: boolean, key: string, archived: boolean) {',
+      '  const lookup = byPhone',
+      "    ? 'SELECT id FROM contacts WHERE phone = $1 LIMIT 1'",
+      '    : `SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1`;',
+      '  await pool.query(lookup, [key]);',
+      "  return pool.query(archived ? 'SELECT id FROM old_contacts WHERE id = $1' : 'SELECT id FROM contacts WHERE id = $1', [key]);",
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/contacts.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id FROM contacts WHERE phone = $1 LIMIT 1',
+      'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1',
+      'SELECT id FROM old_contacts WHERE id = $1',
+      'SELECT id FROM contacts WHERE id = $1',
+    ]);
+    assert.equal(text.slice(qs[1]!.range.start, qs[1]!.range.end), 'pool.query(lookup, [key])');
+    assert.equal(text.slice((qs[1] as FoundSqlQuery).textRange.start, (qs[1] as FoundSqlQuery).textRange.end), 'SELECT id FROM contacts WHERE lower(email) = lower($1) LIMIT 1');
+    assert.match(qs[0]!.warnings.join(' '), /one of 2 statements, chosen at run time by `byPhone`/);
+  });
+
+  it('reads the first branch of an if ... else chain that appends in each branch, and the optional parts around it', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function user(email?: string, phone?: string, active?: boolean) {',
+      '  const params: string[] = [];',
+      "  let query = 'SELECT id, email FROM users';",
+      '  if (email && phone) {',
+      '    params.push(email, phone);',
+      "    query += ' WHERE email = $1 AND phone = $2';",
+      '  } else if (email) {',
+      '    params.push(email);',
+      "    query += ' WHERE email = $1';",
+      '  } else {',
+      "    query += ' WHERE phone = $1';",
+      '  }',
+      "  if (active) query += ' AND active';",
+      "  query += ' LIMIT 1';",
+      '  return pool.query(query, params);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/users.ts');
+    assert.deepEqual(qs.map(sqlOf), ['SELECT id, email FROM users WHERE email = $1 AND phone = $2 AND active LIMIT 1']);
+    assert.match(qs[0]!.warnings.join(' '), /first branch's \(not 'WHERE email = \$1', 'WHERE phone = \$1'\)/);
+  });
+
+  it("reads a list joined in place where names stand as a stand-in named for the list, quoted where PostgreSQL reserves the word", async () => {
+    await loadSqlParser();
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      'export async function add(columns: string[], marks: string[], values: unknown[], side: { left: string }) {',
+      '  await pool.query(`INSERT INTO products (${columns.join(", ")}, created_at) VALUES (${marks.join(", ")}, now())`, values);',
+      '  return pool.query(`SELECT id FROM ${side.left} WHERE id = $1`, values);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/products.ts');
+    assert.deepEqual(qs.map(sqlOf), ['INSERT INTO products (columns, created_at) VALUES ($2, now())', 'SELECT id FROM "left" WHERE id = $1']);
+    assert.deepEqual(qs.map((q) => (q as FoundSqlQuery).standInNames), [['columns'], ['left']]);
+  });
+
   it('points a finding at the piece that holds it, and never writes the whole statement back over one piece', async () => {
     await loadSqlParser();
     const text = [
@@ -385,6 +450,62 @@ describe('finder: node-postgres statements written in pieces', () => {
       '}',
     ].join('\n');
     assert.deepEqual(read(text, '/ws/posts.ts').map(sqlOf), ['SELECT * FROM posts WHERE id = $1', 'SELECT * FROM posts ORDER BY created DESC LIMIT $1']);
+  });
+});
+
+describe('finder: node-postgres statements read from .sql files whose path the code shows', () => {
+  const files: Record<string, string> = {
+    '/ws/src/db/sql/orders-by-customer.sql': '-- the latest orders of a customer\nSELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20;\n',
+    '/ws/src/db/sql/close-order.sql': 'UPDATE orders SET closed_at = now() WHERE id = $1',
+    '/ws/src/db/sql/schema.sql': 'CREATE TABLE orders (id int);\nUPDATE orders SET id = id + 1 WHERE id < 0;\nCREATE TABLE customers (id int);',
+    '/ws/src/db/sql.ts': [
+      "import { readFileSync } from 'node:fs';",
+      "import path from 'node:path';",
+      "export const sql = (name: string) => readFileSync(path.join(__dirname, 'sql', `${name}.sql`), 'utf8');",
+    ].join('\n'),
+  };
+  const read = reader(files);
+
+  it('reads the file a literal path or a loader given a literal name names, anchored at the module, and maps it to the call', async () => {
+    await loadSqlParser();
+    const text = [
+      "import fs from 'fs';",
+      "import { join, dirname } from 'path';",
+      "import { fileURLToPath } from 'url';",
+      "import { Pool } from 'pg';",
+      "import { sql } from './sql';",
+      'const here = dirname(fileURLToPath(import.meta.url));',
+      'const pool = new Pool();',
+      "const CLOSE = fs.readFileSync(join(here, 'sql/close-order.sql')).toString();",
+      "const QUERIES = { latest: fs.readFileSync(`${__dirname}/sql/orders-by-customer.sql`, 'utf8') };",
+      'export const latest = (c: string) => pool.query(QUERIES.latest, [c]);',
+      'export const close = (id: string) => pool.query(CLOSE, [id]);',
+      "export const viaLoader = (c: string) => pool.query(sql('orders-by-customer'), [c]);",
+      "export const notShown = (name: string) => pool.query(sql(name));",
+      "export const fromCwd = () => pool.query(fs.readFileSync('sql/close-order.sql', 'utf8'));",
+      "export const schema = () => pool.query(sql('schema'));",
+    ].join('\n');
+    const qs = read(text, '/ws/src/db/orders.ts') as FoundSqlQuery[];
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20',
+      'UPDATE orders SET closed_at = now() WHERE id = $1',
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 20',
+    ]);
+    const at = (q: FoundSqlQuery) => text.slice(q.textRange.start, q.textRange.end);
+    assert.equal(at(qs[2]!), "sql('orders-by-customer')");
+    assert.match(qs[2]!.warnings.join(' '), /read from \.\/sql\/orders-by-customer\.sql, which sql\(\) loads/);
+    assert.ok(qs[0]!.runs.some(([, , l, fl]) => l !== fl), 'never written back over the call');
+  });
+
+  it('reads a statement a constant object holds by its property', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      "const Q = { byOwner: 'SELECT id FROM tags WHERE owner = $1', recent: `SELECT id FROM tags ORDER BY created DESC LIMIT 5` };",
+      'export const tags = (o: string) => pool.query(Q.byOwner, [o]);',
+      'export const recent = () => pool.query(Q.recent);',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/tags.ts').map(sqlOf), ['SELECT id FROM tags WHERE owner = $1', 'SELECT id FROM tags ORDER BY created DESC LIMIT 5']);
   });
 });
 

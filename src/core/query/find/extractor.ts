@@ -439,15 +439,22 @@ export class Extractor {
     const known = byName.get(name);
     if (known) return known;
     const b = s.names.get(name)!;
-    const out: Writes = { values: 'init' in b ? [b.init] : [], pushed: [], appended: [], run: [] };
+    const out: Writes = { values: 'init' in b ? [b.init] : [], pushed: [], appended: [], run: [], otherBranch: new Set() };
     const stack: BNode[] = [s.node];
+    // The else branches of an if whose first branch appends: `if (a) sql += ' ...a'; else if (b) sql += ' ...b'`
+    // runs one of them, so what the later branches append is noted apart.
+    const elses = new Set<BNode>();
     while (stack.length > 0) {
       const n = stack.pop()!;
+      if (n.type === 'IfStatement' && n.alternate && appendsTo(n.consequent!, name)) elses.add(n.alternate);
       // A block or function inside that declares the name again has its own (not the body of the function
       // whose scope it is, where a function read through a call declares its names).
       if (n !== s.node && n !== (s.node as { body?: unknown }).body && shadows(n, name)) continue;
       if (n.type === 'AssignmentExpression' && n.operator === '=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.values.push(n.right!);
-      else if (n.type === 'AssignmentExpression' && n.operator === '+=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) out.appended.push(n.right!);
+      else if (n.type === 'AssignmentExpression' && n.operator === '+=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) {
+        out.appended.push(n.right!);
+        if ([...elses].some((e) => e.start <= n.start && n.end <= e.end)) out.otherBranch.add(n.right!);
+      }
       else if (isCall(n) && isMember(unwrap(n.callee!))) {
         const callee = unwrap(n.callee!);
         const obj = unwrap(callee.object!);
@@ -1038,6 +1045,20 @@ export interface Writes {
   pushed: BNode[];
   appended: BNode[];
   run: BNode[];
+  /** What `+=` appends in an else branch of an if whose first branch appends too: another choice, not an optional part. */
+  otherBranch: Set<BNode>;
+}
+
+/** Whether `+=` appends to `name` somewhere in a statement. */
+function appendsTo(node: BNode, name: string): boolean {
+  const stack: BNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'AssignmentExpression' && n.operator === '+=' && unwrap(n.left!).type === 'Identifier' && unwrap(n.left!).name === name) return true;
+    if (FUNCTIONS.has(n.type)) continue;
+    pushChildren(n, stack);
+  }
+  return false;
 }
 
 /** `name`, `name.text`, or `{ text: name.text, ... }`: an argument that hands over a statement held by `name`. */

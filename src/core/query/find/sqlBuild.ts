@@ -7,11 +7,19 @@ import type { Extractor } from './extractor';
 import { range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SqlParameter } from './types';
 
-/** Identifiers PostgreSQL would read as keywords (the ones a column or table is likely to be named). */
-const RESERVED = new Set(['user', 'order', 'group', 'table', 'select', 'where', 'from', 'limit', 'offset', 'default', 'check', 'primary',
-  'references', 'column', 'constraint', 'end', 'desc', 'asc', 'all', 'and', 'or', 'not', 'null', 'true', 'false', 'to', 'in', 'is', 'on',
-  'as', 'case', 'when', 'then', 'else', 'unique', 'grant', 'window', 'with', 'having', 'union', 'analyse', 'analyze', 'both', 'leading',
-  'trailing', 'only', 'current_user', 'session_user', 'current_date', 'current_time', 'current_timestamp', 'array', 'any', 'some', 'do', 'for', 'into']);
+/**
+ * Identifiers PostgreSQL reads as keywords where a name stands: its reserved keywords and those it reserves
+ * for functions and types (`join`, `left`, `like`), as the grammar's keyword list classes them.
+ */
+const RESERVED = new Set(['all', 'analyse', 'analyze', 'and', 'any', 'array', 'as', 'asc', 'asymmetric', 'both', 'case', 'cast', 'check',
+  'collate', 'column', 'constraint', 'create', 'current_catalog', 'current_date', 'current_role', 'current_time', 'current_timestamp',
+  'current_user', 'default', 'deferrable', 'desc', 'distinct', 'do', 'else', 'end', 'except', 'false', 'fetch', 'for', 'foreign', 'from',
+  'grant', 'group', 'having', 'in', 'initially', 'intersect', 'into', 'lateral', 'leading', 'limit', 'localtime', 'localtimestamp', 'not',
+  'null', 'offset', 'on', 'only', 'or', 'order', 'placing', 'primary', 'references', 'returning', 'select', 'session_user', 'some',
+  'symmetric', 'system_user', 'table', 'then', 'to', 'trailing', 'true', 'union', 'unique', 'user', 'using', 'variadic', 'when', 'where',
+  'window', 'with',
+  'authorization', 'binary', 'collation', 'concurrently', 'cross', 'current_schema', 'freeze', 'full', 'ilike', 'inner', 'is', 'isnull',
+  'join', 'left', 'like', 'natural', 'notnull', 'outer', 'overlaps', 'right', 'similar', 'tablesample', 'verbose']);
 
 export function quoteIdent(name: string): string {
   return /^[a-z_][a-z0-9_$]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;

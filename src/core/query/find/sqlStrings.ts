@@ -6,6 +6,7 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
+import { loadedSql, loaderSql } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
@@ -295,22 +296,49 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   const syntax = statement ? syntaxBuilt(ex, statement) : undefined;
   // The statement and its fragments are this query's, not queries of their own.
   if (statement) ex.consumeInside(ex.resolve(statement));
-  let found = syntax ? builtFound(syntax.built, syntax.lit, 'tagged-template', range(call)) : sqlFromLiteral(ex, lit, lit.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
-  // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
-  // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
-  if (found && (/sequelize/i.test(ex.lastName(unwrap(unwrap(call.callee!).object!)) ?? '') || sequelizeOptions(ex, call.arguments?.[1]))) found = normalisePlaceholders(found);
-  if (found) {
-    const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
+  // `const sql = byPhone ? 'SELECT ... WHERE phone = $1' : 'SELECT ... WHERE email = $1'`: the call runs one
+  // of the statements, chosen at run time, so each is a query of its own (at this call, mapped to its text).
+  const chosen = !syntax && lit.type === 'ConditionalExpression' ? statementChoices(ex, lit) : undefined;
+  const readOne = (text: BNode) => sqlFromLiteral(ex, text, text.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
+  const founds = syntax ? [builtFound(syntax.built, syntax.lit, 'tagged-template', range(call))] : chosen ? chosen.map(readOne) : [readOne(lit)];
+  const read = founds.filter((f): f is FoundSqlQuery => f !== undefined);
+  if (read.length === 0) return true;
+  const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
+  const other = otherDatabaseClient(ex);
+  const callee = unwrap(call.callee!);
+  const note = isMember(callee) ? callersNote(ex, unwrap(callee.object!)) : undefined;
+  ex.consume(call);
+  for (let found of read) {
+    // Sequelize's query() binds `?` and `:name` replacements: on an instance named for it, or whatever its
+    // name when the options say so (`db.query(sql, { replacements: {...} })`; node-postgres takes an array).
+    if (/sequelize/i.test(ex.lastName(unwrap(callee.object ?? callee)) ?? '') || sequelizeOptions(ex, call.arguments?.[1])) found = normalisePlaceholders(found);
     if (values) found.values = values;
-    const other = otherDatabaseClient(ex);
     if (other) found.otherDatabase = other;
-    const callee = unwrap(call.callee!);
-    const note = isMember(callee) ? callersNote(ex, unwrap(callee.object!)) : undefined;
     if (note) found.warnings.push(note);
-    ex.consume(call);
+    if (chosen) found.warnings.push(`This call runs one of ${chosen.length} statements, chosen at run time by ${quotedCode(ex.text(range(unwrap(lit.test!))))}; each is read as a query of its own.`);
     ex.push(found);
   }
   return true;
+}
+
+/**
+ * The statements a conditional chooses between (`cond ? 'SELECT ...' : 'SELECT ...'`, nested ones too), each as
+ * the literal or sum that writes it; undefined when a side is not text the file shows.
+ */
+function statementChoices(ex: Extractor, e: BNode, depth = 0): BNode[] | undefined {
+  const n = unwrap(e);
+  if (n.type !== 'ConditionalExpression') return depth > 0 && isText(n) ? [n] : undefined;
+  if (depth > 3) return undefined;
+  const sides = [n.consequent!, n.alternate!].map((side) => statementChoices(ex, ex.resolve(side), depth + 1));
+  return sides[0] && sides[1] ? [...sides[0], ...sides[1]] : undefined;
+}
+
+const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral' || (n.type === 'BinaryExpression' && n.operator === '+');
+
+/** Code as a hover quotes it: on one line, cut when long, in backticks. */
+function quotedCode(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return `\`${one.length > 40 ? `${one.slice(0, 37)}...` : one}\``;
 }
 
 /** node-postgres's companions whose object, given to `query()`, runs the text it was made with. */
@@ -381,15 +409,23 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     if (!read) return undefined;
     built = read.built;
     lit = read.lit;
-  } else if (isCall(lit)) {
-    return returnedSql(ex, lit, callRange);
+  } else if (isCall(lit) || lit.type === 'AwaitExpression') {
+    // Read from a `.sql` file whose path the code shows (loadedSql.ts), or what a function of this file returns.
+    return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
+  } else if (isMember(lit)) {
+    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
+    const held = ex.follow(lit);
+    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : undefined;
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
+    // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
     const writes = ex.writesTo(lit.name!);
-    const start = writes?.values.length === 1 && writes.appended.length > 0 && writes.appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = start ? concatenation(ex, [...flattenSum(start), ...[...writes!.appended].sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]) : undefined;
+    const appended = writes ? writes.appended.filter((a) => !writes.otherBranch.has(a)) : [];
+    const start = writes?.values.length === 1 && appended.length > 0 && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
+    const joined = start ? concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]) : undefined;
     if (!joined) return undefined;
     joined.chose = true;
+    if (writes!.otherBranch.size > 0) joined.otherBranches = [...writes!.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a)));
     built = joined;
     lit = start!;
   } else return undefined;
@@ -475,6 +511,10 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   for (const c of built.choices ?? []) {
     const values = c.values.slice(0, 4).map((v) => `'${v}'`).join(', ') + (c.values.length > 4 ? ', ...' : '');
     found.warnings.push(`${quoted(c.text)} is one of the constants the file writes for it (${values}); the statement was read with '${c.values[0]!}'.`);
+  }
+  if (built.otherBranches?.length) {
+    const others = built.otherBranches.slice(0, 3).map((t) => `'${t.replace(/^[`'"]|[`'"]$/g, '').replace(/\s+/g, ' ').trim()}'`).join(', ') + (built.otherBranches.length > 3 ? ', ...' : '');
+    found.warnings.push(`An if ... else chain appends one of several parts; the statement was read with its first branch's (not ${others}).`);
   }
   if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
@@ -581,6 +621,8 @@ type Built = {
   sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
   /** `${...}` parts that hold one of several constants, read with the first of `values`. */
   choices?: { text: string; values: string[] }[];
+  /** What the later branches of an if ... else chain append, left out for the first branch's. */
+  otherBranches?: string[];
 };
 
 /**

@@ -18,9 +18,11 @@ export function standInName(text: string): string {
   return quoteIdent(standInBare(text));
 }
 
-/** The stand-in's name as the parser reads it (unquoted). */
+/** The stand-in's name as the parser reads it (unquoted): of a list joined in place, the list's (`cols.join(', ')` gives cols). */
 export function standInBare(text: string): string {
-  return (/([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(text)?.[1] ?? 'name').toLowerCase();
+  let t = text;
+  for (let i = 0; i < 3; i++) t = t.replace(/\.(join|map|toString|trim)\((?:[^()]|\([^()]*\))*\)\s*$/, '');
+  return (/([A-Za-z_][A-Za-z0-9_]*)\W*$/.exec(t)?.[1] ?? 'name').toLowerCase();
 }
 
 /** An expression as a hover quotes it: on one line, and cut when long. */

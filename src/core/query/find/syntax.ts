@@ -44,6 +44,7 @@ export interface BNode {
   pattern?: string;
   flags?: string;
   elementsPattern?: BNode[];
+  test?: BNode;
   consequent?: BNode;
   alternate?: BNode;
   /** The literal as written (`raw`), kept by Babel beside the value. */

@@ -1,0 +1,198 @@
+// SQL a script reads from a `.sql` file of the workspace and hands to a query: `readFileSync(join(__dirname,
+// 'sql', 'orders-by-customer.sql'), 'utf8')` in place, held by a constant or an object's property, or
+// returned by a loader called with the file's name (`sql('orders-by-customer')` where the loader joins
+// `${name}.sql` to a folder). The path is read only when the code shows all of it: anchored at the module's
+// own folder (`__dirname`, `import.meta.dirname`, `dirname(fileURLToPath(import.meta.url))`, `new URL(...,
+// import.meta.url)`), and its other parts literals or constants. A path relative to the process's working
+// folder, or one with a part chosen at run time, is not read: which file it names is not in the code.
+// The file is read through the host (WorkspaceModules.read); the query maps to the call that loads it and
+// is never written back.
+
+import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
+import type { Extractor } from './extractor';
+import { findSqlStatements } from './sqlFiles';
+import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
+import type { FoundSqlQuery, SourceRange } from './types';
+import { dirOf, joinPath } from './workspace';
+
+const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'fs-extra']);
+const PATH_MODULES = new Set(['path', 'node:path', 'path/posix', 'node:path/posix']);
+const URL_MODULES = new Set(['url', 'node:url']);
+const READERS = new Set(['readFileSync', 'readFile']);
+
+/** A path as far as the code shows it: `anchored` when it starts at the module's own folder. */
+interface PathRead {
+  path: string;
+  anchored: boolean;
+}
+
+/** The module a name (or the root of `fs.promises`) is imported from. */
+function rootSource(ex: Extractor, e: BNode): string | undefined {
+  let cur = unwrap(e);
+  while (isMember(cur)) cur = unwrap(cur.object!);
+  return cur.type === 'Identifier' ? ex.importSource(cur.name!) : undefined;
+}
+
+/** The `readFileSync(path)` / `await readFile(path)` a value is, also with `.toString()` after it. */
+function fileRead(ex: Extractor, e: BNode): BNode | undefined {
+  let n = unwrap(e);
+  if (n.type === 'AwaitExpression' && n.argument) n = unwrap(n.argument);
+  if (isCall(n) && isMember(unwrap(n.callee!)) && propertyName(unwrap(n.callee!)) === 'toString') {
+    const inner = unwrap(unwrap(n.callee!).object!);
+    n = inner.type === 'AwaitExpression' && inner.argument ? unwrap(inner.argument) : inner;
+  }
+  if (!isCall(n) || !n.arguments?.[0]) return undefined;
+  const callee = unwrap(n.callee!);
+  const name = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
+  if (!name || !READERS.has(name)) return undefined;
+  const from = rootSource(ex, callee);
+  return from && FS_MODULES.has(from) ? n : undefined;
+}
+
+/** Whether a node is the module's own folder: `__dirname`, `import.meta.dirname`, `dirname(fileURLToPath(import.meta.url))`. */
+function ownFolder(ex: Extractor, e: BNode, depth: number): boolean {
+  const n = unwrap(e);
+  if (n.type === 'Identifier' && n.name === '__dirname' && !ex.isIdentifierKnown('__dirname')) return true;
+  if (isMember(n) && propertyName(n) === 'dirname' && unwrap(n.object!).type === 'MetaProperty') return true;
+  if (isCall(n) && n.arguments?.length === 1 && pathFunction(ex, n.callee!) === 'dirname') return ownFile(ex, n.arguments[0]!, depth + 1);
+  if (n.type === 'Identifier' && depth < 4) {
+    const init = ex.constInit(n.name!);
+    return init !== undefined && ownFolder(ex, init, depth + 1);
+  }
+  return false;
+}
+
+/** Whether a node is the module's own file path: `__filename`, `fileURLToPath(import.meta.url)`. */
+function ownFile(ex: Extractor, e: BNode, depth: number): boolean {
+  const n = unwrap(e);
+  if (n.type === 'Identifier' && n.name === '__filename' && !ex.isIdentifierKnown('__filename')) return true;
+  if (isCall(n) && n.arguments?.length === 1) {
+    const callee = unwrap(n.callee!);
+    const name = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
+    const from = rootSource(ex, callee);
+    return name === 'fileURLToPath' && from !== undefined && URL_MODULES.has(from) && metaUrl(n.arguments[0]!);
+  }
+  if (n.type === 'Identifier' && depth < 4) {
+    const init = ex.constInit(n.name!);
+    return init !== undefined && ownFile(ex, init, depth + 1);
+  }
+  return false;
+}
+
+const metaUrl = (e: BNode) => {
+  const n = unwrap(e);
+  return isMember(n) && propertyName(n) === 'url' && unwrap(n.object!).type === 'MetaProperty';
+};
+
+/** `join`, `resolve` or `dirname` of the path module (imported whole or by name). */
+function pathFunction(ex: Extractor, callee: BNode): string | undefined {
+  const c = unwrap(callee);
+  const name = c.type === 'Identifier' ? c.name : isMember(c) ? propertyName(c) : undefined;
+  const from = rootSource(ex, c);
+  return name && from && PATH_MODULES.has(from) && ['join', 'resolve', 'dirname'].includes(name) ? name : undefined;
+}
+
+/** The path a node writes, when every part of it is shown; undefined otherwise. */
+function pathOf(ex: Extractor, e: BNode, depth = 0): PathRead | undefined {
+  if (depth > 8) return undefined;
+  const n = unwrap(e);
+  if (ownFolder(ex, n, depth)) return { path: dirOf(ex.context.file ?? ''), anchored: ex.context.file !== undefined };
+  const s = ex.stringOf(n, 0);
+  if (s !== undefined) return { path: s, anchored: false };
+  if (n.type === 'TemplateLiteral') {
+    let out = '';
+    let anchored = false;
+    for (let i = 0; i < (n.quasis ?? []).length; i++) {
+      out += (n.quasis![i]!.value as { cooked?: string } | undefined)?.cooked ?? '';
+      const x = n.expressions?.[i];
+      if (!x) continue;
+      const part = pathOf(ex, x, depth + 1);
+      if (!part) return undefined;
+      if (part.anchored && i === 0 && out === '') anchored = true;
+      out += part.path;
+    }
+    return { path: out, anchored };
+  }
+  if (n.type === 'BinaryExpression' && n.operator === '+') {
+    const [a, b] = [pathOf(ex, n.left!, depth + 1), pathOf(ex, n.right!, depth + 1)];
+    return a && b ? { path: a.path + b.path, anchored: a.anchored } : undefined;
+  }
+  if (n.type === 'NewExpression' && unwrap(n.callee!).type === 'Identifier' && unwrap(n.callee!).name === 'URL' && n.arguments?.length === 2 && metaUrl(n.arguments[1]!)) {
+    const rel = ex.stringOf(n.arguments[0]!, 0);
+    return rel !== undefined && ex.context.file !== undefined ? { path: joinPath(dirOf(ex.context.file), rel), anchored: true } : undefined;
+  }
+  if (isCall(n)) {
+    const fn = pathFunction(ex, n.callee!);
+    if (fn === 'join' || fn === 'resolve') {
+      let acc: PathRead | undefined;
+      for (const a of n.arguments ?? []) {
+        const part = a.type === 'SpreadElement' ? undefined : pathOf(ex, a, depth + 1);
+        if (!part) return undefined;
+        if (!acc || (fn === 'resolve' && part.path.startsWith('/'))) acc = { ...part };
+        else acc = { path: `${acc.path}/${part.path}`, anchored: acc.anchored };
+      }
+      return acc ? { path: acc.anchored ? joinPath(acc.path, '.') : acc.path, anchored: acc.anchored } : undefined;
+    }
+  }
+  if (n.type === 'Identifier') {
+    const init = ex.constInit(n.name!);
+    return init ? pathOf(ex, init, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The query a `.sql` file holds when it is the file's one statement; undefined for a file of several (a
+ * schema or a migration run whole: its one UPDATE among the DDL is not what the call sends) or none.
+ */
+function fileQuery(ex: Extractor, file: string): string | undefined {
+  const text = ex.context.modules?.read(file);
+  if (text === undefined || !sqlParserLoaded()) return undefined;
+  let statements: number;
+  try {
+    statements = parseSqlSync(text).stmts?.length ?? 0;
+  } catch {
+    return undefined;
+  }
+  const queries = findSqlStatements(text).queries;
+  return statements === 1 && queries.length === 1 && queries[0]!.engine === 'postgres' ? queries[0]!.sql : undefined;
+}
+
+/**
+ * The query a value that reads a `.sql` file holds (see the file's header), mapped to `at` (the loader's call
+ * or the read); `via` names the loader for the hover. Undefined when the path is not all shown or the file
+ * holds no single query.
+ */
+export function loadedSql(ex: Extractor, e: BNode, callRange: SourceRange, at: BNode = e, via?: string): FoundSqlQuery | undefined {
+  const read = fileRead(ex, e);
+  if (!read || !ex.context.modules) return undefined;
+  const p = pathOf(ex, read.arguments![0]!);
+  if (!p?.anchored || !p.path.toLowerCase().endsWith('.sql')) return undefined;
+  const sql = fileQuery(ex, p.path);
+  if (sql === undefined) return undefined;
+  const r = range(at);
+  const shown = relativeTo(ex.context.file ?? '', p.path);
+  return {
+    engine: 'postgres', origin: 'string', range: callRange, sql,
+    // Every character maps to the call that loads the file: the text is the file's, never written back here.
+    runs: [[0, r.start, 0, r.end - r.start], [0, r.start, sql.length, r.end - r.start]],
+    textRange: { start: r.start, end: r.end }, params: [],
+    warnings: [`The SQL is read from ${shown}${via ? `, which ${via}() loads` : ''}; edit it there.`],
+  };
+}
+
+/** A path as the hover shows it: relative to the module's folder when it is inside it. */
+function relativeTo(file: string, path: string): string {
+  const dir = dirOf(file);
+  return path.startsWith(`${dir}/`) ? `./${path.slice(dir.length + 1)}` : path;
+}
+
+/**
+ * `sql('orders-by-customer')` where `sql` (of this module or imported) returns what it reads from a `.sql`
+ * file: the query that file holds, read with the call's arguments.
+ */
+export function loaderSql(ex: Extractor, call: BNode, callRange: SourceRange): FoundSqlQuery | undefined {
+  const callee = unwrap(call.callee!);
+  if (callee.type !== 'Identifier') return undefined;
+  return ex.throughCall(call, (ret, inModule) => loadedSql(inModule, inModule.resolve(ret), callRange, call, callee.name));
+}
