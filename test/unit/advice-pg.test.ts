@@ -107,6 +107,11 @@ describe('advice: PostgreSQL candidates', () => {
     assert.match(g.suggestions[0]!.tradeOff, /jsonb_path_ops/);
   });
 
+  it('quotes a column named by a word PostgreSQL reserves, as the finder does when it writes the statement', async () => {
+    const a = await advisePostgres('SELECT id FROM shelves WHERE "left" = 3 AND "natural" = true');
+    assert.equal(a.suggestions[0]!.createText, 'CREATE INDEX CONCURRENTLY ON shelves ("left", "natural");');
+  });
+
   it('adds INCLUDE columns for an index-only scan when the query reads a few more columns', async () => {
     const a = await advisePostgres('SELECT total FROM orders WHERE customer_id = 7 ORDER BY created_at');
     const inc = a.suggestions.find((s) => s.rule === 'index-only')!;

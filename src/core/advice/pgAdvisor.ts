@@ -10,6 +10,7 @@ import { distinctRanked } from './served';
 import { possibleOnly, withExistingKeys, type KnownKeys } from './possible';
 import { COLLSCAN_SHARE, SMALL_SORT } from './mongoAdvisor';
 import { formatCount, formatShare } from '../format';
+import { quoteIdent } from '../postgres/names';
 import { parsePostgresQuery, parsePostgresQuerySync, type PgOrder, type PgPredicate, type PgShape } from './pgShape';
 import type {
   Advice, AdviceRule, DecidingCondition, ExistingPgIndex, PgIndexKey, PgIndexSpec, PgStats, PgTableStats, Rewrite, ShapeSummary, Suggestion,
@@ -684,12 +685,6 @@ export function createIndexSql(s: PgIndexSpec): string {
   // column (btree_gin), the scalar keys keep their default class.
   const cols = s.keys.map((k, i) => `${keyText(k)}${s.opclass && i === s.keys.length - 1 ? ` ${s.opclass}` : ''}`).join(', ');
   return `CREATE INDEX CONCURRENTLY ON ${table}${using} (${cols})${s.include ? ` INCLUDE (${s.include.map(quoteIdent).join(', ')})` : ''}${s.predicate ? ` WHERE ${s.predicate}` : ''};`;
-}
-
-const RESERVED = new Set(['user', 'order', 'group', 'table', 'select', 'where', 'from', 'limit', 'offset', 'desc', 'asc', 'default', 'check', 'column', 'primary', 'references', 'end', 'all', 'and', 'or', 'not', 'null']);
-
-function quoteIdent(name: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }
 
 function esrText(E: PgPredicate[], sort: PgOrder[], R: PgPredicate[], keys: PgIndexKey[]): string {

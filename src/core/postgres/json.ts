@@ -17,7 +17,8 @@ import {
   type PostgresMeta,
   type WorkerStats,
 } from '../model';
-import { bool, isObj, num, quoteIdent, round3, str, strList, type Doc } from './shape';
+import { bool, isObj, num, round3, str, strList, type Doc } from './shape';
+import { quoteIdent } from './names';
 
 /** Plans nested deeper than this are refused rather than risking the call stack. */
 export const MAX_DEPTH = 1000;

@@ -327,7 +327,3 @@ export function unquoteIdent(s: string): string {
   return s;
 }
 
-/** Quotes an identifier for display when it is not a plain lower-case name, as PostgreSQL would. */
-export function quoteIdent(s: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`;
-}

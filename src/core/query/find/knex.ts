@@ -4,7 +4,8 @@
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { literalValues, sqlFromLiteral } from './sqlStrings';
-import { members, quoteQualified, SqlWriter, UNKNOWN_TABLE, type SelectParts } from './sqlBuild';
+import { members, SqlWriter, UNKNOWN_TABLE, type SelectParts } from './sqlBuild';
+import { quoteQualified } from '../../postgres/names';
 import { standInBare, standInWarning } from './standIns';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import { replaceInSql } from './ranges';

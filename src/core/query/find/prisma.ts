@@ -5,7 +5,8 @@
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { sqlFromLiteral } from './sqlStrings';
-import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
+import { members, SqlWriter, type SelectParts } from './sqlBuild';
+import { quoteIdent } from '../../postgres/names';
 import { libraryOf } from './origin';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import type { PrismaModelNames } from './types';

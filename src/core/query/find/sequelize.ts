@@ -9,7 +9,8 @@
 
 import { pluralize, underscore } from 'inflection';
 import type { CallReader, ChainCall, Extractor } from './extractor';
-import { members, quoteIdent, SqlWriter, type SelectParts } from './sqlBuild';
+import { members, SqlWriter, type SelectParts } from './sqlBuild';
+import { quoteIdent } from '../../postgres/names';
 import { isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 

@@ -10,7 +10,7 @@
 import { ByteMap } from '../../sql/bytes';
 import { parseSqlSync, scanSqlSync, sqlParserLoaded } from '../../sql/parser';
 import { replaceInSql } from './ranges';
-import { quoteIdent } from './sqlBuild';
+import { quoteIdent } from '../../postgres/names';
 import type { FoundSqlQuery, SqlParameter } from './types';
 
 /** The last name in what is written (`tables.orders` gives orders), quoted where PostgreSQL would read a keyword (`table`). */

@@ -21,7 +21,8 @@
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { activeRecordClass, callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
-import { members, quoteIdent, quoteQualified, SqlWriter, type SelectParts } from './sqlBuild';
+import { members, SqlWriter, type SelectParts } from './sqlBuild';
+import { quoteIdent, quoteQualified } from '../../postgres/names';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
 
