@@ -226,7 +226,18 @@ export class InlineAdviceService implements ServerContext {
   workspaceFilesChanged(uris: readonly string[]): void {
     const ws = this.workspace;
     if (!ws) return;
-    const changed = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined && SCRIPT_FILE.test(f));
+    const files = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined);
+    const changed = files.filter((f) => SCRIPT_FILE.test(f));
+    // A `.sql` file a script loads by a name it shows (loadedSql.ts): the scripts whose text names the file
+    // are read again, the new statement read through the modules' reader, which sees the saved text.
+    const sqlNames = files.filter((f) => /\.sql$/i.test(f)).map((f) => f.replace(/^.*[\\/]/, '').replace(/\.sql$/i, ''));
+    if (sqlNames.length > 0) {
+      for (const state of this.docs.values()) {
+        if (!(state.index instanceof ScriptQueryIndex) || !sqlNames.some((n) => state.doc.getText().includes(n))) continue;
+        state.index.readAgain();
+        this.schedule(state);
+      }
+    }
     if (changed.length === 0) return;
     // The index of callers reads a few saved files at once; a branch switched is left to its periodic pass.
     if (changed.length <= MAX_FILES_REINDEXED) for (const file of changed) workspaceFileChanged(ws.modules, file);

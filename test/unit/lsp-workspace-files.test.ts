@@ -3,7 +3,7 @@
 // server's service over an in-memory workspace, the file watcher's notification given by hand.
 
 import assert from 'node:assert/strict';
-import { resolveSpecifier, savedFilesReach, type WorkspaceModules } from '../../src/core/index';
+import { loadSqlParser, resolveSpecifier, savedFilesReach, type WorkspaceModules } from '../../src/core/index';
 import { InlineAdviceService } from '../../src/server/service';
 import { until } from '../until';
 import { FakePort } from './lsp-fixtures';
@@ -20,6 +20,8 @@ const fileOf = (uri: string) => (uri.startsWith('file://') ? uri.slice('file://'
 const targets = (service: InlineAdviceService, uri: string) => service.listQueries(uri).map((q) => q.targets.join(','));
 
 describe('language server: other files of the workspace saved', () => {
+  before(() => loadSqlParser());
+
   it('reads a function named by its callers in another file again when that file is saved', async () => {
     const files: Record<string, string> = {
       '/ws/stores.ts': [
@@ -104,5 +106,34 @@ describe('language server: other files of the workspace saved', () => {
     files['/ws/db/collections.ts'] = files['/ws/db/collections.ts']!.replace("'orders'", "'invoices'");
     service.workspaceFilesChanged(['file:///ws/db/collections.ts']);
     await until('the query to follow the saved helper', () => targets(service, uri)[0] === 'invoices');
+  });
+
+  it('reads a statement again when the .sql file a script loads by name is saved, and leaves a script that does not name it', async () => {
+    const files: Record<string, string> = {
+      '/ws/sql/open-orders.sql': "SELECT id FROM orders WHERE state = 'open'\n",
+      '/ws/report.ts': [
+        "import { readFileSync } from 'node:fs';",
+        "import { join } from 'node:path';",
+        "import { Pool } from 'pg';",
+        "const pool = new Pool();",
+        "const OPEN = readFileSync(join(__dirname, 'sql', 'open-orders.sql'), 'utf8');",
+        "export const open = () => pool.query(OPEN);",
+      ].join('\n'),
+      '/ws/other.ts': [
+        "import { Pool } from 'pg';",
+        "export const n = () => new Pool().query('SELECT count(*) FROM users');",
+      ].join('\n'),
+    };
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    service.setWorkspaceModules(workspace(files), fileOf);
+    const uri = 'file:///ws/report.ts';
+    service.open(uri, 'typescript', 1, files['/ws/report.ts']!);
+    service.open('file:///ws/other.ts', 'typescript', 1, files['/ws/other.ts']!);
+    assert.deepEqual(targets(service, uri), ['orders']);
+    files['/ws/sql/open-orders.sql'] = "SELECT id FROM tickets WHERE state = 'open'\n";
+    service.workspaceFilesChanged(['file:///ws/sql/open-orders.sql']);
+    assert.equal(service.docs.get('file:///ws/other.ts')!.timer, undefined, 'a script that names no such file was read again');
+    await until('the query to read the saved .sql file', () => targets(service, uri)[0] === 'tickets');
   });
 });
