@@ -5,9 +5,10 @@
 // constant objects that hold it, and as a property of something named `db` or `collections`
 // (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
 // file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
-// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it). A field
-// a base class keeps is named in each subclass by what its super call gives or the name it declares, and a
-// field injected by a token (`@Inject(ORDERS)`) by the one provider of that token.
+// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it, and the
+// collections its callers give are named when they differ). A field a base class keeps is named in each
+// subclass by what its super call gives or the name it declares, and a field injected by a token
+// (`@Inject(ORDERS)`) by the one provider of that token.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -69,6 +70,12 @@ export interface FoundCollection {
   family?: string;
   /** Where the collection is a parameter every caller gives the same one, the calls (`the 2 calls of configureX in a.ts, b.ts`). */
   namedBy?: string;
+  /**
+   * Where the collection is a parameter its callers give different collections (`removeDuplicates(orders())` and
+   * `removeDuplicates(archivedOrders())`): the parameter and the collections, in the order the calls give them.
+   * The name stays empty: the query runs on each of them.
+   */
+  givenAmong?: { parameter: string; names: string[] };
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -623,8 +630,8 @@ class Collections {
       const held = (init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth)) ?? this.exported(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
-      // A parameter the function's callers give: the collection every one of them names.
-      return guessed ? this.fromCallers(e, depth) ?? guessed : undefined;
+      // A parameter the function's callers give: the collection every one of them names, or the several they name between them.
+      return guessed ? this.fromCallers(e, depth, guessed) ?? guessed : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
@@ -832,8 +839,8 @@ class Collections {
    * workspace's files that import it) passes the same collection, named where it is made: that collection.
    * Undefined when a call passes another, one chosen at run time, or one whose name is a guess.
    */
-  private fromCallers(e: BNode, depth: number): FoundCollection | undefined {
-    return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth);
+  private fromCallers(e: BNode, depth: number, unnamed: FoundCollection): FoundCollection | undefined {
+    return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth, unnamed);
   }
 
   /**
@@ -896,21 +903,33 @@ class Collections {
     return found && found.name !== '' ? found : undefined;
   }
 
-  /** The collection every one of the callers' values names, shown at `e`. */
-  private agreed(callers: Callers | undefined, e: BNode, depth: number): FoundCollection | undefined {
+  /**
+   * The collection every one of the callers' values names, shown at `e`. With `unnamed` (what the parameter
+   * `e` is without its callers), callers that each name a collection but not the same one give `unnamed` with
+   * the collections they name between them (givenAmong): still no name, never one of them.
+   */
+  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: FoundCollection): FoundCollection | undefined {
     if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     let first: FoundCollection | undefined;
+    let differ = false;
+    const names: string[] = [];
     const files = new Set<string>();
     for (const v of callers.values) {
       const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
-      if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) return undefined;
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined || c.givenAmong !== undefined) return undefined;
+      if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
+        if (!unnamed) return undefined;
+        differ = true;
+      }
       first ??= c;
+      if (!names.includes(c.name)) names.push(c.name);
       files.add(v.file !== undefined ? baseName(v.file) : 'this file');
     }
     if (!first) return undefined;
     const n = callers.values.length;
     const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
+    if (differ && unnamed && e.type === 'Identifier') return { ...unnamed, namedBy, givenAmong: { parameter: e.name!, names } };
+    if (differ) return undefined;
     return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
   }
 
@@ -1039,6 +1058,9 @@ class Collections {
 
 /** What the hover says about a collection not named by a literal: chosen at run time, of a family, taken from a name. */
 function collectionSentence(coll: FoundCollection): string | undefined {
+  if (coll.givenAmong !== undefined && coll.namedBy !== undefined) {
+    return `The collection is the parameter ${coll.givenAmong.parameter}, which ${coll.namedBy} give as ${coll.givenAmong.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
+  }
   if (coll.alternatives !== undefined && coll.name !== '') return `The collection is chosen at run time between ${[coll.name, ...coll.alternatives].join(', ')}: the query is read on ${coll.name}.`;
   if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
