@@ -6,9 +6,10 @@
 // (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
 // file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
 // assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it, and the
-// collections its callers give are named when they differ). A field a base class keeps is named in each
-// subclass by what its super call gives or the name it declares, and a field injected by a token
-// (`@Inject(ORDERS)`) by the one provider of that token.
+// collections its callers give are named when they differ), or called for one (`coll()`, read by the
+// functions its callers give). A field a base class keeps is named in each subclass by what its super
+// call gives or the name it declares, and a field injected by a token (`@Inject(ORDERS)`) by the one
+// provider of that token.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -334,6 +335,14 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 
 /** Tells what collection an expression stands for. */
 /** A collection read in another module, its name's range moved to the call of this file when it was written there. */
+/** What a parameter is without its callers, and its name as the hover writes it (`coll`, or `coll()` for one called). */
+interface Unnamed { found: FoundCollection; parameter: string; called?: boolean }
+
+/** `f()` for a function `f` a caller gives: a call written where `f` is, with no arguments. */
+function calledWithNothing(f: BNode): BNode {
+  return { type: 'CallExpression', callee: f, arguments: [], start: f.start, end: f.end } as unknown as BNode;
+}
+
 function atCall(found: FoundCollection | undefined, call: BNode): FoundCollection | undefined {
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
@@ -631,7 +640,7 @@ class Collections {
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
       // A parameter the function's callers give: the collection every one of them names, or the several they name between them.
-      return guessed ? this.fromCallers(e, depth, guessed) ?? guessed : undefined;
+      return guessed ? this.fromCallers(e, depth, { found: guessed, parameter: e.name! }) ?? guessed : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
@@ -640,7 +649,7 @@ class Collections {
       // there, with the name this file gives; a name written in that module is shown at the call.
       if (callee.type === 'Identifier') {
         const through = this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
-        return through ?? this.madeFunction(e, callee, depth);
+        return through ?? this.madeFunction(e, callee, depth) ?? this.calledParameter(e, callee, depth);
       }
       // createCollection('tenants')(this.live): what the function the inner call returns returns.
       if (isCall(callee)) return this.ex.throughCurried(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
@@ -839,8 +848,19 @@ class Collections {
    * workspace's files that import it) passes the same collection, named where it is made: that collection.
    * Undefined when a call passes another, one chosen at run time, or one whose name is a guess.
    */
-  private fromCallers(e: BNode, depth: number, unnamed: FoundCollection): FoundCollection | undefined {
+  private fromCallers(e: BNode, depth: number, unnamed: Unnamed): FoundCollection | undefined {
     return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth, unnamed);
+  }
+
+  /**
+   * `collection()` where `collection` is a parameter its callers give a function that returns a collection
+   * (`refresh(ordersDb)`, where `ordersDb = () => db.collection('orders')`): the collection every one of them
+   * returns, or none when they differ (the hover names them). Undefined when a caller gives anything else.
+   */
+  private calledParameter(e: BNode, callee: BNode, depth: number): FoundCollection | undefined {
+    if ((e.arguments?.length ?? 0) > 0 || depth > MAX_RESOLVE_DEPTH - 2 || this.ex.imports(...SQL_LIBRARIES)) return undefined;
+    const unnamed: Unnamed = { found: { name: '', flavour: 'driver', nameRange: range(e) }, parameter: `${callee.name!}()`, called: true };
+    return this.agreed(callersOf(this.ex, callee.name!), e, depth, unnamed);
   }
 
   /**
@@ -905,17 +925,18 @@ class Collections {
 
   /**
    * The collection every one of the callers' values names, shown at `e`. With `unnamed` (what the parameter
-   * `e` is without its callers), callers that each name a collection but not the same one give `unnamed` with
-   * the collections they name between them (givenAmong): still no name, never one of them.
+   * is without its callers), callers that each name a collection but not the same one give `unnamed` with
+   * the collections they name between them (givenAmong): still no name, never one of them. With
+   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns.
    */
-  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: FoundCollection): FoundCollection | undefined {
+  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed): FoundCollection | undefined {
     if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     let first: FoundCollection | undefined;
     let differ = false;
     const names: string[] = [];
     const files = new Set<string>();
     for (const v of callers.values) {
-      const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
+      const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
       if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined || c.givenAmong !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
         if (!unnamed) return undefined;
@@ -928,7 +949,7 @@ class Collections {
     if (!first) return undefined;
     const n = callers.values.length;
     const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
-    if (differ && unnamed && e.type === 'Identifier') return { ...unnamed, namedBy, givenAmong: { parameter: e.name!, names } };
+    if (differ && unnamed) return { ...unnamed.found, namedBy, givenAmong: { parameter: unnamed.parameter, names } };
     if (differ) return undefined;
     return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
   }
