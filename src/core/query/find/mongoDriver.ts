@@ -259,7 +259,8 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
  * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
  * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
- * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`).
+ * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`), or
+ * given by the calls of a local function whose parameter it is.
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -302,6 +303,15 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     if (v.type === 'Identifier') {
       const writes = ex.writesTo(v.name!);
       for (const x of [...(writes?.values ?? []), ...(writes?.pushed ?? [])]) add(x, depth + 1);
+      // `const flush = (batch) => coll.bulkWrite(batch)` declared inside a function and called there with an
+      // array the function pushes operations into: what its calls give it (never calls in other statements).
+      const param = writes?.pushed.length ? undefined : ex.parameterOf(v.name!);
+      if (param?.declaredIn !== undefined && param.path.length === 0) {
+        for (const c of callersOf(ex, v.name!)?.values ?? []) {
+          if (c.file !== undefined && c.file !== ex.context.file) continue;
+          for (const doc of c.read((cex, value) => bulkOperations(cex, value))) if (!out.includes(doc)) out.push(doc);
+        }
+      }
     }
   };
   add(arg, 0);
