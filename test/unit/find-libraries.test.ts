@@ -306,6 +306,27 @@ describe('finder: the libraries people use', () => {
       assert.equal(qs[1]!.calledFrom, undefined);
     });
 
+    it("reads bulkWrite operations a local function's calls give it, pushed where the calls are", () => {
+      const text = [
+        `import { Db } from 'mongodb';`,
+        `export async function reprice(db: Db, items, other) {`,
+        `  const flush = async (chunk) => { if (chunk.length > 0) await db.collection('prices').bulkWrite(chunk); };`,
+        `  const drop = (chunk) => db.collection('prices').bulkWrite(chunk);`,
+        `  let batch = [];`,
+        `  for (const item of items) {`,
+        `    batch.push({ updateOne: { filter: { sku: item.sku }, update: { $set: { price: item.price } } } });`,
+        `    if (batch.length >= 100) { await flush(batch); batch = []; }`,
+        `  }`,
+        `  await flush(batch);`,
+        `  await drop(other);`,
+        `}`,
+      ].join('\n');
+      const qs = mongo(text);
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation} ${Object.keys(q.command.filter ?? {}).join()}`), ['prices updateOne sku']);
+      // Written where it is pushed, run from the bulkWrite in the function the calls give it to.
+      assert.deepEqual(qs[0]!.calledFrom!.map((r) => text.slice(r.start, r.end).replace(/\(.*/, '')), ['db.collection']);
+    });
+
     it('reads bulkWrite operations mapped by a function declared under a name', () => {
       const text = [
         `import { Db } from 'mongodb';`,

@@ -47,7 +47,61 @@ describe('finder: a collection named by the callers of the function that takes i
     ].join('\n');
     const qs = findQueries(text, 'script', 'ts', {}).queries;
     assert.deepEqual(described(qs), ['?.countDocuments']);
-    assert.match(mongo(qs)[0]!.warnings.join(' '), /the caller chooses it/);
+    assert.match(mongo(qs)[0]!.warnings.join(' '), /the parameter c, which the 2 calls of countActive in this file give as users or teams: the query runs on each/);
+  });
+
+  it("reads a parameter called for its collection by the functions its callers give", () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      "const ticketsDb = () => db.collection('tickets');",
+      "const closedTicketsDb = () => db.collection('closed_tickets');",
+      'async function reopen(coll: typeof ticketsDb, id: string) {',
+      "  return coll().updateOne({ id }, { $set: { state: 'open' } });",
+      '}',
+      'async function sweep(source: typeof ticketsDb | typeof closedTicketsDb) {',
+      '  return source().find({ stale: true }).toArray();',
+      '}',
+      'function latest(list: () => string[]) {',
+      '  return list().find((x) => x.length > 0);',
+      '}',
+      "export const run = () => [reopen(ticketsDb, 'a'), reopen(ticketsDb, 'b'), sweep(ticketsDb), sweep(closedTicketsDb), latest(() => [])];",
+    ].join('\n');
+    const qs = mongo(findQueries(text, 'script', 'ts', {}).queries);
+    assert.deepEqual(described(qs), ['tickets.updateOne', '?.find']);
+    assert.match(qs[0]!.warnings.join(' '), /The collection is tickets, named by the function's callers: taken from the 2 calls of reopen in this file/);
+    assert.match(qs[1]!.warnings.join(' '), /the parameter source\(\), which the 2 calls of sweep in this file give as tickets or closed_tickets: the query runs on each/);
+  });
+
+  it('names the collections callers in other modules give a parameter between them, and keeps it unnamed', () => {
+    const read = reader({
+      '/ws/db/collections.ts': [
+        "import { MongoClient } from 'mongodb';",
+        'const db = new MongoClient(process.env.URL!).db();',
+        "export const receiptsDb = () => db.collection('receipts');",
+        "export const archivedReceiptsDb = () => db.collection('receipts_archive');",
+      ].join('\n'),
+      '/ws/jobs/dedupe.ts': [
+        "import type { Collection } from 'mongodb';",
+        'export async function dedupe(coll: Collection) {',
+        "  return coll.aggregate([{ $group: { _id: '$ref', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }]).toArray();",
+        '}',
+        'export async function scrub(coll) {',
+        '  return coll.deleteMany({ ref: null });',
+        '}',
+      ].join('\n'),
+      '/ws/jobs/run.ts': [
+        "import { dedupe, scrub } from './dedupe';",
+        "import { receiptsDb, archivedReceiptsDb } from '../db/collections';",
+        'export const run = () => Promise.all([dedupe(receiptsDb()), dedupe(archivedReceiptsDb()), scrub(receiptsDb()), scrub(pick())]);',
+        'declare function pick(): never;',
+      ].join('\n'),
+    });
+    const qs = mongo(read('/ws/jobs/dedupe.ts'));
+    assert.deepEqual(described(qs), ['?.aggregate', '?.deleteMany']);
+    assert.match(qs[0]!.warnings.join(' '), /the parameter coll, which the 2 calls of dedupe in run\.ts give as receipts or receipts_archive: the query runs on each, so no index can be named for one of them here/);
+    // A call whose collection is not known: nothing is said of the others.
+    assert.doesNotMatch(qs[1]!.warnings.join(' '), /give as/);
   });
 
   it('names a destructured parameter through calls in two modules that import the function', () => {

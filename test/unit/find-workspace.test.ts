@@ -110,6 +110,25 @@ const FILES: Record<string, string> = {
     'export const store = new StoreImpl();',
     'export type Store = typeof store;',
   ].join('\n'),
+  '/ws/src/shared/descriptors/invoices.model.ts': [
+    "const collectionName = 'invoices';",
+    'const indexes = [[{ customer: 1 }, {}]];',
+    'export default { indexes, collectionName };',
+  ].join('\n'),
+  '/ws/src/shared/names.ts': "export const LEDGER = 'ledger_entries';\nexport const names = { AUDIT: 'audit_trail' };",
+  '/ws/src/common/mongo.ts': [
+    "import { MongoClient } from 'mongodb';",
+    'let client: MongoClient | null = null;',
+    "const ready = (c: MongoClient | null): MongoClient => { if (!c) throw new Error('not connected'); return c; };",
+    'export const getDbCollection = <T>(name) => ready(client).db().collection<T>(name);',
+  ].join('\n'),
+  '/ws/src/common/collections.ts': [
+    "import invoicesDescriptor from '../shared/descriptors/invoices.model';",
+    "import { LEDGER } from '../shared/names';",
+    "import { getDbCollection } from './mongo';",
+    'export const invoicesDb = () => getDbCollection<Invoice>(invoicesDescriptor.collectionName);',
+    'export const ledgerDb = () => getDbCollection(LEDGER);',
+  ].join('\n'),
 };
 
 function found(text: string, file = '/ws/src/models/model.ts', withWorkspace = true): FoundQuery[] {
@@ -240,6 +259,52 @@ describe('finder: values followed across the workspace', () => {
       '}',
     ].join('\n');
     assert.deepEqual(found(text).map(described), ['posts.find']);
+  });
+
+  it("reads a collection named by a property of an object another module exports, or a namespace import's constant", () => {
+    const text = [
+      "import invoices from '../shared/descriptors/invoices.model';",
+      "import * as shared from '../shared/names';",
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export async function run(customer: string) {',
+      '  await db.collection(invoices.collectionName).findOne({ customer });',
+      '  return db.collection(shared.LEDGER).countDocuments({ customer });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['invoices.findOne', 'ledger_entries.countDocuments']);
+    // Alone, the file does not show what the names hold.
+    assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.countDocuments']);
+  });
+
+  it("gives a helper of another module the string this file's imports name", () => {
+    const text = [
+      "import { getDbCollection } from '../common/mongo';",
+      "import { LEDGER } from '../shared/names';",
+      "import invoices from '../shared/descriptors/invoices.model';",
+      'export async function run(customer: string) {',
+      '  await getDbCollection(LEDGER).find({ customer }).toArray();',
+      '  return getDbCollection(invoices.collectionName).deleteMany({ customer });',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['ledger_entries.find', 'invoices.deleteMany']);
+    const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
+    assert.ok(at && text.slice(at.start, at.end) === 'getDbCollection', 'the range is at the call in this file');
+  });
+
+  it("reads a collection two modules away: a module's functions that hand a helper an imported descriptor's name", () => {
+    const text = [
+      "import { invoicesDb, ledgerDb } from '../common/collections';",
+      'export async function run(customer: string) {',
+      '  await invoicesDb().updateOne({ customer }, { $set: { paid: true } });',
+      '  return ledgerDb().aggregate([{ $match: { customer } }]).toArray();',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['invoices.updateOne', 'ledger_entries.aggregate']);
+    const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
+    assert.ok(at && at.start < text.length, 'the range is in this file');
   });
 
   it('follows a re-export under another name and a star export', () => {

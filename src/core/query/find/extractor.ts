@@ -687,7 +687,7 @@ export class Extractor {
     const s = new Scope(ex.scope, fn);
     (fn.params ?? []).forEach((p, i) => {
       const arg = call.arguments?.[i];
-      const given = arg && arg.type !== 'SpreadElement' ? (ex === this ? arg : this.follow(arg)) : undefined;
+      const given = arg && arg.type !== 'SpreadElement' ? (ex === this ? arg : this.foreignArgument(arg)) : undefined;
       const target = p.type === 'AssignmentPattern' ? p.left : p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
       if (target?.type === 'Identifier' && given && (ex === this || given.type !== 'Identifier')) s.names.set(target.name!, { init: given });
       else declareNames(p, s.names);
@@ -727,6 +727,19 @@ export class Extractor {
     } finally {
       ex.scope = saved;
     }
+  }
+
+  /**
+   * An argument as another module reads it: a string this file's constants and imports name
+   * (`descriptor.collectionName`) as that string, written where the argument is, since the other module
+   * cannot look up this file's names; else the node a constant holds.
+   */
+  private foreignArgument(arg: BNode): BNode {
+    const followed = this.follow(arg);
+    if (followed.type === 'StringLiteral') return followed;
+    const value = this.stringOf(arg, 0);
+    const at = unwrap(arg);
+    return value !== undefined ? ({ type: 'StringLiteral', value, start: at.start, end: at.end } as unknown as BNode) : followed;
   }
 
   /** The class the walk is in, if any. */
@@ -904,9 +917,32 @@ export class Extractor {
     if (isMember(e)) {
       const held = this.follow(e);
       if (held !== e) return this.stringOf(held, depth + 1);
-      return this.configured(e, depth);
+      return this.importedProperty(e, depth) ?? this.configured(e, depth);
     }
     return undefined;
+  }
+
+  /**
+   * `descriptor.collectionName` where `descriptor` is imported from a module of the workspace that exports
+   * an object (`export default { collectionName }` beside `const collectionName = 'orders'`), or
+   * `names.ORDERS` where `import * as names`: the string that property holds there.
+   */
+  private importedProperty(e: BNode, depth: number): string | undefined {
+    const name = propertyName(e);
+    const obj = unwrap(e.object!);
+    if (name === undefined || e.computed || obj.type !== 'Identifier' || depth > MAX_RESOLVE_DEPTH) return undefined;
+    const member = this.importedMember(obj.name!, name);
+    if (member) {
+      const b = member.ex.module.names.get(member.local);
+      return b && 'init' in b && !member.ex.module.mutated.has(member.local) ? member.ex.stringOf(b.init, depth + 1) : undefined;
+    }
+    const other = this.imported(obj.name!);
+    const b = other ? other.ex.module.names.get(other.local) : undefined;
+    if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
+    const holder = other.ex.resolve(b.init);
+    if (holder.type !== 'ObjectExpression') return undefined;
+    const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && (p.key.name ?? p.key.value) === name);
+    return prop ? other.ex.stringOf((prop.shorthand ? prop.key : prop.value) as BNode, depth + 1) : undefined;
   }
 
   /**

@@ -5,9 +5,11 @@
 // constant objects that hold it, and as a property of something named `db` or `collections`
 // (`app.db.orders.find(...)`, a `db` imported from the application's own module, or a `db` parameter in a
 // file that shows a db holding collections) in a file that uses no SQL library; fields declared empty and
-// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it). A field
-// a base class keeps is named in each subclass by what its super call gives or the name it declares, and a
-// field injected by a token (`@Inject(ORDERS)`) by the one provider of that token.
+// assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it, and the
+// collections its callers give are named when they differ), or called for one (`coll()`, read by the
+// functions its callers give). A field a base class keeps is named in each subclass by what its super
+// call gives or the name it declares, and a field injected by a token (`@Inject(ORDERS)`) by the one
+// provider of that token.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -69,6 +71,12 @@ export interface FoundCollection {
   family?: string;
   /** Where the collection is a parameter every caller gives the same one, the calls (`the 2 calls of configureX in a.ts, b.ts`). */
   namedBy?: string;
+  /**
+   * Where the collection is a parameter its callers give different collections (`removeDuplicates(orders())` and
+   * `removeDuplicates(archivedOrders())`): the parameter and the collections, in the order the calls give them.
+   * The name stays empty: the query runs on each of them.
+   */
+  givenAmong?: { parameter: string; names: string[] };
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -251,7 +259,8 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
  * The operation documents a bulkWrite is given: an array literal, or an array built in the same function
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
  * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
- * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`).
+ * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`), or
+ * given by the calls of a local function whose parameter it is.
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -294,6 +303,15 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     if (v.type === 'Identifier') {
       const writes = ex.writesTo(v.name!);
       for (const x of [...(writes?.values ?? []), ...(writes?.pushed ?? [])]) add(x, depth + 1);
+      // `const flush = (batch) => coll.bulkWrite(batch)` declared inside a function and called there with an
+      // array the function pushes operations into: what its calls give it (never calls in other statements).
+      const param = writes?.pushed.length ? undefined : ex.parameterOf(v.name!);
+      if (param?.declaredIn !== undefined && param.path.length === 0) {
+        for (const c of callersOf(ex, v.name!)?.values ?? []) {
+          if (c.file !== undefined && c.file !== ex.context.file) continue;
+          for (const doc of c.read((cex, value) => bulkOperations(cex, value))) if (!out.includes(doc)) out.push(doc);
+        }
+      }
     }
   };
   add(arg, 0);
@@ -327,6 +345,14 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 
 /** Tells what collection an expression stands for. */
 /** A collection read in another module, its name's range moved to the call of this file when it was written there. */
+/** What a parameter is without its callers, and its name as the hover writes it (`coll`, or `coll()` for one called). */
+interface Unnamed { found: FoundCollection; parameter: string; called?: boolean }
+
+/** `f()` for a function `f` a caller gives: a call written where `f` is, with no arguments. */
+function calledWithNothing(f: BNode): BNode {
+  return { type: 'CallExpression', callee: f, arguments: [], start: f.start, end: f.end } as unknown as BNode;
+}
+
 function atCall(found: FoundCollection | undefined, call: BNode): FoundCollection | undefined {
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
@@ -623,8 +649,8 @@ class Collections {
       const held = (init ? this.of(init, depth + 1) : this.destructured(e, depth) ?? this.assignedVariable(e, depth)) ?? this.exported(e, depth);
       if (held || this.ex.imports(...SQL_LIBRARIES)) return held;
       const guessed = this.unnamed(e);
-      // A parameter the function's callers give: the collection every one of them names.
-      return guessed ? this.fromCallers(e, depth) ?? guessed : undefined;
+      // A parameter the function's callers give: the collection every one of them names, or the several they name between them.
+      return guessed ? this.fromCallers(e, depth, { found: guessed, parameter: e.name! }) ?? guessed : undefined;
     }
     if (isCall(e)) {
       const callee = unwrap(e.callee!);
@@ -633,7 +659,7 @@ class Collections {
       // there, with the name this file gives; a name written in that module is shown at the call.
       if (callee.type === 'Identifier') {
         const through = this.ex.throughCall(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
-        return through ?? this.madeFunction(e, callee, depth);
+        return through ?? this.madeFunction(e, callee, depth) ?? this.calledParameter(e, callee, depth);
       }
       // createCollection('tenants')(this.live): what the function the inner call returns returns.
       if (isCall(callee)) return this.ex.throughCurried(e, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
@@ -832,8 +858,19 @@ class Collections {
    * workspace's files that import it) passes the same collection, named where it is made: that collection.
    * Undefined when a call passes another, one chosen at run time, or one whose name is a guess.
    */
-  private fromCallers(e: BNode, depth: number): FoundCollection | undefined {
-    return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth);
+  private fromCallers(e: BNode, depth: number, unnamed: Unnamed): FoundCollection | undefined {
+    return depth > MAX_RESOLVE_DEPTH - 2 ? undefined : this.agreed(callersOf(this.ex, e.name!), e, depth, unnamed);
+  }
+
+  /**
+   * `collection()` where `collection` is a parameter its callers give a function that returns a collection
+   * (`refresh(ordersDb)`, where `ordersDb = () => db.collection('orders')`): the collection every one of them
+   * returns, or none when they differ (the hover names them). Undefined when a caller gives anything else.
+   */
+  private calledParameter(e: BNode, callee: BNode, depth: number): FoundCollection | undefined {
+    if ((e.arguments?.length ?? 0) > 0 || depth > MAX_RESOLVE_DEPTH - 2 || this.ex.imports(...SQL_LIBRARIES)) return undefined;
+    const unnamed: Unnamed = { found: { name: '', flavour: 'driver', nameRange: range(e) }, parameter: `${callee.name!}()`, called: true };
+    return this.agreed(callersOf(this.ex, callee.name!), e, depth, unnamed);
   }
 
   /**
@@ -896,21 +933,34 @@ class Collections {
     return found && found.name !== '' ? found : undefined;
   }
 
-  /** The collection every one of the callers' values names, shown at `e`. */
-  private agreed(callers: Callers | undefined, e: BNode, depth: number): FoundCollection | undefined {
+  /**
+   * The collection every one of the callers' values names, shown at `e`. With `unnamed` (what the parameter
+   * is without its callers), callers that each name a collection but not the same one give `unnamed` with
+   * the collections they name between them (givenAmong): still no name, never one of them. With
+   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns.
+   */
+  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed): FoundCollection | undefined {
     if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     let first: FoundCollection | undefined;
+    let differ = false;
+    const names: string[] = [];
     const files = new Set<string>();
     for (const v of callers.values) {
-      const c = v.read((ex, value) => new Collections(ex).of(value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined) return undefined;
-      if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) return undefined;
+      const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined || c.givenAmong !== undefined) return undefined;
+      if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
+        if (!unnamed) return undefined;
+        differ = true;
+      }
       first ??= c;
+      if (!names.includes(c.name)) names.push(c.name);
       files.add(v.file !== undefined ? baseName(v.file) : 'this file');
     }
     if (!first) return undefined;
     const n = callers.values.length;
     const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
+    if (differ && unnamed) return { ...unnamed.found, namedBy, givenAmong: { parameter: unnamed.parameter, names } };
+    if (differ) return undefined;
     return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
   }
 
@@ -1039,6 +1089,9 @@ class Collections {
 
 /** What the hover says about a collection not named by a literal: chosen at run time, of a family, taken from a name. */
 function collectionSentence(coll: FoundCollection): string | undefined {
+  if (coll.givenAmong !== undefined && coll.namedBy !== undefined) {
+    return `The collection is the parameter ${coll.givenAmong.parameter}, which ${coll.namedBy} give as ${coll.givenAmong.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
+  }
   if (coll.alternatives !== undefined && coll.name !== '') return `The collection is chosen at run time between ${[coll.name, ...coll.alternatives].join(', ')}: the query is read on ${coll.name}.`;
   if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';
