@@ -32,6 +32,13 @@ const FILES: Record<string, string> = {
     '}',
     "export const products = () => mongoose.connection.db.collection('products');",
   ].join('\n'),
+  '/ws/src/util/named.ts': [
+    "import { MongoClient } from 'mongodb';",
+    "const cfg = { coll: 'audit_archive' };",
+    "const db = new MongoClient('mongodb://localhost').db();",
+    'export const openNamed = (name: string) => db.collection(name);',
+    'export const archived = () => openNamed(cfg.coll);',
+  ].join('\n'),
   '/ws/src/db/pg.ts': ["import postgres from 'postgres';", 'export type PostgresDB = postgres.Sql<{ bigint: bigint }>;'].join('\n'),
   '/ws/src/db/index.ts': "export * from './pg';\nexport { getCollection as collectionOf } from '../util/mongo.util';",
   '/ws/src/mongo/client.ts': [
@@ -305,6 +312,16 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(qs.map(described), ['invoices.updateOne', 'ledger_entries.aggregate']);
     const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
     assert.ok(at && at.start < text.length, 'the range is in this file');
+  });
+
+  it("never reads an argument another module cannot see in that module's names: a caller's own object of the same name", () => {
+    const text = [
+      "import { openNamed } from '../util/named';",
+      'export const recent = (cfg: { coll: string }) => openNamed(cfg.coll).find({ at: { $gt: 1 } }).toArray();',
+    ].join('\n');
+    const [q] = found(text);
+    assert.ok(q && q.engine === 'mongodb', 'the query is found');
+    assert.notEqual(q.command.collection, 'audit_archive', "the helper's own cfg.coll was taken for the caller's");
   });
 
   it('follows a re-export under another name and a star export', () => {

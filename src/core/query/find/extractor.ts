@@ -739,7 +739,8 @@ export class Extractor {
     if (followed.type === 'StringLiteral') return followed;
     const value = this.stringOf(arg, 0);
     const at = unwrap(arg);
-    return value !== undefined ? ({ type: 'StringLiteral', value, start: at.start, end: at.end } as unknown as BNode) : followed;
+    if (value !== undefined) return { type: 'StringLiteral', value, start: at.start, end: at.end } as unknown as BNode;
+    return isMember(followed) ? (undefined as unknown as BNode) : followed;
   }
 
   /** The class the walk is in, if any. */
