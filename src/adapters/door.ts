@@ -65,15 +65,61 @@ export interface Verdict {
  */
 export async function pgVerdict(client: PgClient, statement: string): Promise<Verdict> {
   const info = await inspectStatement(statement);
-  const q = sideEffectsQuery(info.refs);
-  // Prepared once per connection under its name (each of its two texts never changes): each Explain on a
-  // kept session is planned from the parse and analysis of the first, and still reads the catalog rows
-  // as they are now.
-  const r = await client.query<CatalogRow>({ name: q.name, text: q.text, values: q.values });
-  const effects = readSideEffects(r.rows);
+  return judged(info, await askCatalog(client, info, ''));
+}
+
+/**
+ * Opens the explain's transaction (READ ONLY when `readOnly`, under `timeoutMs`) and asks the catalog
+ * the side-effect verdict on `info` inside it, in one message: one round trip where BEGIN and the
+ * check took two. The statement itself is not in the message; it runs only once the verdict has been
+ * read and judged, with the clearance it gives. On an error the transaction may be open (and aborted):
+ * the caller rolls it back, as after any failed explain.
+ */
+export async function pgBeginVerdict(client: PgClient, info: StatementInfo, readOnly: boolean, timeoutMs: number): Promise<Verdict> {
+  return judged(info, await askCatalog(client, info, `${beginText(readOnly, timeoutMs)}; `));
+}
+
+function judged(info: StatementInfo, rows: readonly CatalogRow[]): Verdict {
+  const effects = readSideEffects(rows);
   const verdict: Verdict = { info, effects };
   if (effects.execution.length === 0 && effects.planning.length === 0) verdict.clearance = mint(info.sql, 'verdict', info);
   return verdict;
+}
+
+/** The catalog queries prepared on each connection (SQL PREPARE lasts as long as the connection, whatever is rolled back). */
+const preparedOn = new WeakMap<PgClient, Set<string>>();
+
+/**
+ * Sends `before` (transaction control of ours, or nothing) and the side-effect query on `info` as one
+ * simple-query message, and returns the query's rows. The query is prepared with SQL PREPARE under its
+ * name, in the same message the first time on a connection (each of its two texts never changes): each
+ * Explain on a kept session is planned from the parse and analysis of the first, and still reads the
+ * catalog rows as they are now. Its values, JSON of the names the statement uses, go in as escaped
+ * literals: a simple-query message carries no parameters.
+ */
+async function askCatalog(client: PgClient, info: StatementInfo, before: string): Promise<CatalogRow[]> {
+  const q = sideEffectsQuery(info.refs);
+  const prepared = preparedOn.get(client) ?? new Set<string>();
+  preparedOn.set(client, prepared);
+  const execute = `EXECUTE ${q.name}(${q.values.map((v) => client.escapeLiteral(v).trim()).join(', ')})`;
+  const send = async (prepare: boolean): Promise<CatalogRow[]> => {
+    const r = (await client.query(`${prepare ? `PREPARE ${q.name} AS ${q.text};\n` : ''}${before}${execute}`)) as unknown as pg.QueryResult<CatalogRow> | pg.QueryResult<CatalogRow>[];
+    prepared.add(q.name);
+    return (Array.isArray(r) ? r.at(-1)! : r).rows;
+  };
+  if (prepared.has(q.name)) return send(false);
+  try {
+    return await send(true);
+  } catch (err) {
+    // Prepared already by a message that failed after its PREPARE: the PREPARE comes first, so nothing
+    // else of this message ran; send it again without.
+    if ((err as { code?: string }).code !== '42P05') throw err;
+    return send(false);
+  }
+}
+
+function beginText(readOnly: boolean, timeoutMs: number): string {
+  return `${readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`;
 }
 
 /** The user's consent to run a statement whatever it changes (`--allow-side-effects`, the editor's question). */
@@ -189,7 +235,7 @@ function beyond(tree: Record<string, unknown>, clearance: Clearance): string | u
 /** Opens the explain's transaction: READ ONLY when nothing in it should write, so the server refuses what the check missed. */
 export async function pgBegin(client: PgClient, readOnly: boolean, timeoutMs: number): Promise<void> {
   // One round trip: the server runs both in order, and SET LOCAL inside the transaction BEGIN opened.
-  await client.query(`${readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+  await client.query(beginText(readOnly, timeoutMs));
 }
 
 /**

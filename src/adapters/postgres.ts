@@ -16,7 +16,7 @@ import { parse as parseConnectionString, toClientConfig } from 'pg-connection-st
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, graceFor, withDeadline } from './deadline';
 import { listPhrases } from './pgSideEffects';
-import { pgBegin, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
+import { pgBegin, pgBeginVerdict, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
 import { inspectCreateIndex, inspectStatement, position, statementsOf, type StatementInfo } from './pgStatement';
 import type { ExplainResult } from './types';
 
@@ -385,22 +385,24 @@ export class PostgresConnection {
     let planned: ExplainResult | undefined;
     let listening = false;
     try {
-      // The BEGIN is queued first and the verdict's catalog query right behind it, so the driver sends
-      // the query as soon as the BEGIN has answered and the check runs inside the transaction (READ ONLY
-      // where it applies, under its statement_timeout). The verdict clears the statement to run under
-      // ANALYZE, or the user's consent does; the statement itself is sent only below, once the verdict
-      // has been read and judged. A refused statement has its empty transaction rolled back in `finally`.
+      // The BEGIN and the verdict's catalog query go in one message, so the check runs inside the
+      // transaction (READ ONLY where it applies, under its statement_timeout) in one round trip. The
+      // verdict clears the statement to run under ANALYZE, or the user's consent does; the statement
+      // itself is sent only below, once the verdict has been read and judged. A refused statement has its
+      // empty transaction rolled back in `finally`.
       began = true;
-      const begun = pgBegin(this.client, readOnly, timeoutMs);
-      // Awaited below; a refusal thrown first must not leave its failure unhandled.
-      begun.catch(() => {});
-      const clearance = opts.allowSideEffects === true ? pgConsent(info) : await this.refuseSideEffects(info, analyze);
+      let clearance: Clearance | undefined;
+      if (opts.allowSideEffects === true) {
+        await pgBegin(this.client, readOnly, timeoutMs);
+        clearance = pgConsent(info);
+      } else {
+        clearance = await this.refuseSideEffects(info, analyze, readOnly, timeoutMs);
+      }
       if (opts.signal?.aborted) throw new AdapterError('cancelled', 'The explain was cancelled before it started.');
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       listening = true;
       this.running = state;
       const started = Date.now();
-      await begun;
       phase('BEGIN and side-effect check');
       if (indexes?.mode === 'transaction') {
         for (const d of ddl) await pgSend(this.client, d);
@@ -482,13 +484,14 @@ export class PostgresConnection {
   }
 
   /**
-   * Throws kind 'side-effects' when explaining would change what the rollback does not undo; else the
+   * Opens the explain's transaction with the verdict on `info` asked inside it (one round trip). Throws
+   * kind 'side-effects' when explaining would change what the rollback does not undo; else the
    * clearance to run the statement (undefined for a plain EXPLAIN of a statement ANALYZE could not run).
    */
-  private async refuseSideEffects(info: StatementInfo, analyze: boolean): Promise<Clearance | undefined> {
+  private async refuseSideEffects(info: StatementInfo, analyze: boolean, readOnly: boolean, timeoutMs: number): Promise<Clearance | undefined> {
     let verdict: Verdict;
     try {
-      verdict = await pgVerdict(this.client, info.sql);
+      verdict = await pgBeginVerdict(this.client, info, readOnly, timeoutMs);
     } catch (err) {
       throw pgError(err, this.options);
     }
