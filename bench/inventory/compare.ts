@@ -49,14 +49,25 @@ function checkout(gitDir: string): { name: string; commit: string; folder: strin
   const name = gitDir.replace(/\/+$/, '').replace(/.*\/([^/]+)\/repo$/, '$1');
   const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', 'HEAD']).toString().trim();
   const folder = resolve('.cache/realcode', name);
-  const stamp = join(folder, '.inventory-commit');
-  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== commit) {
-    // Only the source files and the package and tsconfig files beside them, read blob by blob: a snapshot
-    // lacks its largest files, which `git archive` would stop at.
-    const wanted = /\.(c|m)?(j|t)sx?$|(^|\/)(package\.json|[tj]sconfig[\w.-]*\.json)$/;
-    const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
-      .map((l) => /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.*)$/.exec(l)).filter((m): m is RegExpExecArray => m !== null)
-      .filter((m) => wanted.test(m[3]!) && Number(m[2]) <= 400_000 && !/(^|\/)node_modules\//.test(m[3]!));
+  // Only the source files and the package and tsconfig files beside them; then, kept apart so a folder
+  // taken before gains them, the .sql files the finder reads where a script loads one by a path it shows
+  // (find/loadedSql.ts), as an editor's workspace holds them.
+  writeBlobs(gitDir, commit, folder, '.inventory-commit', /\.(c|m)?(j|t)sx?$|(^|\/)(package\.json|[tj]sconfig[\w.-]*\.json)$/);
+  writeBlobs(gitDir, commit, folder, '.sql-commit', /\.sql$/i);
+  return { name: name.replace('+', '/'), commit: commit.slice(0, 12), folder };
+}
+
+/**
+ * The files of a commit whose paths `wanted` matches, written under `folder` once per commit (its stamp
+ * file says which), read blob by blob: a snapshot lacks its largest files, which `git archive` would stop at.
+ */
+function writeBlobs(gitDir: string, commit: string, folder: string, stampName: string, wanted: RegExp): void {
+  const stamp = join(folder, stampName);
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === commit) return;
+  const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+    .map((l) => /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.*)$/.exec(l)).filter((m): m is RegExpExecArray => m !== null)
+    .filter((m) => wanted.test(m[3]!) && Number(m[2]) <= 400_000 && !/(^|\/)node_modules\//.test(m[3]!));
+  if (entries.length > 0) {
     const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((m) => m[1]).join('\n') + '\n', maxBuffer: 1 << 30 });
     let at = 0;
     for (const m of entries) {
@@ -70,33 +81,9 @@ function checkout(gitDir: string): { name: string; commit: string; folder: strin
       writeFileSync(path, batch.subarray(at, at + size));
       at += size + 1;
     }
-    writeFileSync(stamp, commit);
   }
-  // The .sql files beside them, which the finder reads where a script loads one by a path it shows
-  // (find/loadedSql.ts), as an editor's workspace holds them; kept apart, so a folder taken before gains them.
-  const sqlStamp = join(folder, '.sql-commit');
-  if (!existsSync(sqlStamp) || readFileSync(sqlStamp, 'utf8') !== commit) {
-    const entries = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
-      .map((l) => /^\d+ blob ([0-9a-f]+)\s+(\d+)\t(.*\.sql)$/i.exec(l)).filter((m): m is RegExpExecArray => m !== null)
-      .filter((m) => Number(m[2]) <= 400_000 && !/(^|\/)node_modules\//.test(m[3]!));
-    if (entries.length > 0) {
-      const batch = execFileSync('git', ['--git-dir', gitDir, 'cat-file', '--batch'], { input: entries.map((m) => m[1]).join('\n') + '\n', maxBuffer: 1 << 30 });
-      let at = 0;
-      for (const m of entries) {
-        const eol = batch.indexOf(10, at);
-        const header = batch.subarray(at, eol).toString().split(' ');
-        at = eol + 1;
-        if (header[1] !== 'blob') continue;
-        const size = Number(header[2]);
-        const path = join(folder, m[3]!);
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, batch.subarray(at, at + size));
-        at += size + 1;
-      }
-    }
-    writeFileSync(sqlStamp, commit);
-  }
-  return { name: name.replace('+', '/'), commit: commit.slice(0, 12), folder };
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(stamp, commit);
 }
 
 const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
