@@ -910,10 +910,15 @@ class Collections {
   private fromSuper(e: BNode, field: string, depth: number): FoundCollection | undefined {
     if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     const cls = this.ex.enclosingClassNode();
-    const ctor = cls ? constructorOf(cls) : undefined;
+    if (!cls) return undefined;
+    return this.fromSuperCall(e, field, depth, cls) ?? this.fromSetUp(e, field, depth, cls);
+  }
+
+  private fromSuperCall(e: BNode, field: string, depth: number, cls: BNode): FoundCollection | undefined {
+    const ctor = constructorOf(cls);
     const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
     const sup = body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((x) => x !== undefined && isCall(x) && unwrap(x.callee!).type === 'Super');
-    if (!cls || !ctor || !sup) return undefined;
+    if (!ctor || !sup) return undefined;
     const base = [...this.ex.lineage(cls)][1];
     const baseCtor = base ? constructorOf(base.node) : undefined;
     if (!base || !baseCtor) return undefined;
@@ -931,6 +936,55 @@ class Collections {
     const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
     const found = this.ex.throughConstructor(sup, { ex: base.ex, fn: baseCtor, cls: base.node }, assigned[0]!.right!, read);
     return found && found.name !== '' ? found : undefined;
+  }
+
+  /**
+   * `this.collection` in a subclass that calls the base class's set-up method (`await super.open('holders')`,
+   * `this.open('votes')`), where that method, the one place of the base class that assigns the field, opens
+   * it from its parameters (`this.collection = client.db(x).collection(name)`): what the subclass's calls
+   * give, when they all name the same collection. Calls that name different ones leave it unnamed.
+   */
+  private fromSetUp(e: BNode, field: string, depth: number, cls: BNode): FoundCollection | undefined {
+    const base = [...this.ex.lineage(cls)][1];
+    if (!base) return undefined;
+    const members = (c: BNode) => (c as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+    const assignments: { method: BNode; value: BNode }[] = [];
+    for (const m of members(base.node)) {
+      if (m.type !== 'ClassMethod' || !m.body || Array.isArray(m.body)) continue;
+      const stack: BNode[] = [m.body];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        if (n.type === 'AssignmentExpression' && n.operator === '=' && isMember(unwrap(n.left!)) && unwrap(unwrap(n.left!).object!).type === 'ThisExpression' && propertyName(unwrap(n.left!)) === field) {
+          assignments.push({ method: m, value: n.right! });
+        } else if (!['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ClassMethod', 'ObjectMethod'].includes(n.type) || n === m.body) pushChildren(n, stack);
+      }
+    }
+    const only = assignments.length === 1 ? assignments[0]! : undefined;
+    const method = only && only.method.kind === 'method' ? only.method : undefined;
+    const name = method ? keyName(method.key!) : undefined;
+    if (!only || !method || name === undefined) return undefined;
+    // A subclass that declares the method itself: `this.open(...)` is its own.
+    const overrides = members(cls).some((m) => m.type === 'ClassMethod' && m.kind === 'method' && m.key !== undefined && keyName(m.key) === name);
+    const calls: BNode[] = [];
+    const stack: BNode[] = [...members(cls)];
+    while (stack.length > 0 && calls.length <= 8) {
+      const n = stack.pop()!;
+      const callee = isCall(n) ? unwrap(n.callee!) : undefined;
+      if (callee && isMember(callee) && propertyName(callee) === name) {
+        const on = unwrap(callee.object!).type;
+        if (on === 'Super' || (on === 'ThisExpression' && !overrides)) calls.push(n);
+      }
+      pushChildren(n, stack);
+    }
+    if (calls.length === 0) return undefined;
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    let first: FoundCollection | undefined;
+    for (const call of calls) {
+      const found = this.ex.throughConstructor(call, { ex: base.ex, fn: method, cls: base.node }, only.value, read);
+      if (!found || found.name === '' || (first && (found.name !== first.name || found.database !== first.database))) return undefined;
+      first ??= found;
+    }
+    return first;
   }
 
   /**
