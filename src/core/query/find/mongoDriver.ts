@@ -604,7 +604,8 @@ class Collections {
   /**
    * A `let users` every value of which is the same collection, wherever it is assigned: in the function
    * or block that declares it (`let movies; beforeAll(async () => { movies = db.collection('movies') })`),
-   * or anywhere in the file for a module-level one (an `init(conn)` function that assigns it).
+   * or anywhere in the file for a module-level one (an `init(conn)` function that assigns it). One given
+   * several collections in turn holds, where it is read, the one the order of the code gives it there.
    */
   private assignedVariable(e: BNode, depth: number): FoundCollection | undefined {
     const key = e.name!;
@@ -614,6 +615,10 @@ class Collections {
     if (!values?.length) return undefined;
     this.following.add(key);
     try {
+      // `let c = db.collection('a'); ...; c = db.collection('b')`: the value the order of the code gives where it is read.
+      const reaching = values.length > 1 ? this.ex.reachingValue(key, e) : undefined;
+      const here = reaching && !isNothingValue(reaching) ? this.of(reaching, depth + 1) : undefined;
+      if (here) return here;
       return this.agreeing(values, (v) => this.of(v, depth + 1));
     } finally {
       this.following.delete(key);
