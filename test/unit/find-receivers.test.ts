@@ -689,7 +689,11 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
       '}',
     ].join('\n');
     // Two calls that open different collections leave it unnamed: never one of them.
-    assert.deepEqual(read(text, '/ws/src/syncs.ts').map(sqlOf), ['holders.deleteMany', 'votes.deleteOne', '.deleteOne']);
+    const qs = read(text, '/ws/src/syncs.ts');
+    assert.deepEqual(qs.map(sqlOf), ['holders.deleteMany', 'votes.deleteOne', '.deleteOne']);
+    assert.deepEqual(qs[2]!.engine === 'mongodb' && qs[2]!.warnings, [
+      'The collection is the parameter collectionName, which the 2 calls of open in syncs.ts give as old_items or items: the query runs on each, so no index can be named for one of them here.',
+    ]);
     // The base class in the same file: its own method's query stays chosen by each subclass.
     const together = [
       "import { Collection, Document, MongoClient } from 'mongodb';",

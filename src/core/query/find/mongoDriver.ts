@@ -8,8 +8,9 @@
 // assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it, and the
 // collections its callers give are named when they differ), or called for one (`coll()`, read by the
 // functions its callers give). A field a base class keeps is named in each subclass by what its super
-// call gives or the name it declares, and a field injected by a token (`@Inject(ORDERS)`) by the one
-// provider of that token.
+// call gives, what its calls of the base class's set-up method give (`super.open('votes')`) or the name it
+// declares, and a field injected by a token (`@Inject(ORDERS)`) by the one provider of that token. A
+// variable given several collections in turn holds the one the order of the code gives it where it is read.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -982,14 +983,26 @@ class Collections {
       pushChildren(n, stack);
     }
     if (calls.length === 0) return undefined;
+    calls.sort((a, b) => a.start - b.start);
     const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
     let first: FoundCollection | undefined;
+    let differ = false;
+    const names: string[] = [];
     for (const call of calls) {
       const found = this.ex.throughConstructor(call, { ex: base.ex, fn: method, cls: base.node }, only.value, read);
-      if (!found || found.name === '' || (first && (found.name !== first.name || found.database !== first.database))) return undefined;
+      if (!found || found.name === '' || found.givenAmong !== undefined) return undefined;
+      if (first && (found.name !== first.name || found.database !== first.database)) differ = true;
       first ??= found;
+      if (!names.includes(found.name)) names.push(found.name);
     }
-    return first;
+    if (!differ) return first;
+    // Calls that open different collections: unnamed, and the hover names them when the method opens it by its parameter.
+    const value = unwrap(only.value);
+    const arg = isCall(value) && isMember(unwrap(value.callee!)) && propertyName(unwrap(value.callee!)) === 'collection' && value.arguments?.[0] ? unwrap(value.arguments[0]) : undefined;
+    const parameter = arg?.type === 'Identifier' && (method.params ?? []).some((p) => paramName(p) === arg.name) ? arg.name : undefined;
+    if (parameter === undefined || !first) return undefined;
+    const file = this.ex.context.file !== undefined ? baseName(this.ex.context.file) : 'this file';
+    return { name: '', flavour: first.flavour, nameRange: range(e.property ?? e), namedBy: `the ${calls.length} calls of ${name} in ${file}`, givenAmong: { parameter, names } };
   }
 
   /**
