@@ -86,6 +86,18 @@ export class Extractor {
     return found && 'ex' in found ? found : undefined;
   }
 
+  /**
+   * What `name` is in the workspace module a call loads by its path (`(await import('./db')).getCollections`,
+   * `require('./db').getCollections`): an extractor of that module and the name there.
+   */
+  exportOf(spec: string, name: string): { ex: Extractor; local: string } | undefined {
+    const { modules, file } = this.context;
+    if (!modules || file === undefined || this.importDepth >= MAX_IMPORT_DEPTH) return undefined;
+    const target = modules.resolve(file, spec);
+    const found = target ? exportedBinding(modules, target, name) : undefined;
+    return found && !('library' in found) ? { ex: this.readerOf(found.module), local: found.local } : undefined;
+  }
+
   /** A library's export that a module of the workspace passes on (`export type { Knex } from 'knex'`), imported here under `name`. */
   importedLibrary(name: string): { library: string; name: string } | undefined {
     const found = this.importedExport(name);

@@ -11,6 +11,8 @@
 // call gives, what its calls of the base class's set-up method give (`super.open('votes')`) or the name it
 // declares, and a field injected by a token (`@Inject(ORDERS)`) by the one provider of that token. A
 // variable given several collections in turn holds the one the order of the code gives it where it is read.
+// An object of collections a function returns is read through a constant that keeps it (`cols.Orders`) and
+// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`).
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -22,6 +24,7 @@ import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
 import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
+import { requiredModule } from './scope';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
 function baseName(file: string): string {
@@ -506,6 +509,18 @@ function constructorOf(cls: BNode): BNode | undefined {
   return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
 }
 
+/** `(await import('./db')).getCollections`, `require('./db').getCollections`: the function that module of the workspace exports. */
+function loadedFunction(ex: Extractor, callee: BNode): { ex: Extractor; fn: BNode } | undefined {
+  const name = propertyName(callee);
+  let obj = unwrap(callee.object!);
+  if (obj.type === 'AwaitExpression' && obj.argument) obj = unwrap(obj.argument);
+  const spec = name !== undefined && isCall(obj) ? requiredModule(obj) : undefined;
+  const other = spec !== undefined ? ex.exportOf(spec, name!) : undefined;
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  const fn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+  return other && fn && ['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'].includes(fn.type) ? { ex: other.ex, fn } : undefined;
+}
+
 /** A plain parameter's name (`x`, `x = 1`). */
 function paramName(p: BNode): string | undefined {
   const inner = p.type === 'AssignmentPattern' ? p.left : p;
@@ -760,6 +775,11 @@ class Collections {
       // collections.users where another module of the workspace exports `collections = { users: db.collection('Users') }`.
       const exported = held === e && obj.type === 'Identifier' && !e.computed ? this.exportedProperty(obj, name, e, depth) : undefined;
       if (exported) return exported;
+      // cols.Orders where `const cols = getCollections(db)`, and getCollections(db).Orders: what the function puts
+      // under that key of the object it returns.
+      const returned = held === e && (obj.type === 'Identifier' || isCall(obj) || obj.type === 'AwaitExpression') && !e.computed && depth < MAX_RESOLVE_DEPTH - 2
+        ? this.returnedMember(obj, [name], e, depth) : undefined;
+      if (returned) return returned;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -1067,6 +1087,9 @@ class Collections {
    */
   private returnedMember(of: BNode, path: string[], at: BNode, depth: number): FoundCollection | undefined {
     let call = unwrap(of);
+    // `const cols = getCollections(db); const { Orders } = cols` (or `cols.Orders`): the call the constant keeps.
+    const kept = call.type === 'Identifier' ? this.ex.constInit(call.name!) : undefined;
+    if (kept) call = unwrap(kept);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
     if (!isCall(call)) return undefined;
     const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
@@ -1080,9 +1103,10 @@ class Collections {
     };
     const callee = unwrap(call.callee!);
     if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
-    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object.
+    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object; or a function
+    // of a module of the workspace loaded where it is called (`(await import('./db')).getCollections(db)`).
     if (!isMember(callee) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
-    const target = functionOf(this.ex, callee);
+    const target = loadedFunction(this.ex, callee) ?? functionOf(this.ex, callee);
     return target ? this.ex.throughFunction(call, target, read) : undefined;
   }
 
