@@ -192,6 +192,30 @@ describe('finder: MongoDB collections handed out by the application', () => {
     assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /parameter logs, typed Collection/);
   });
 
+  it("names a private method's collection parameter by what the class's calls of it give", () => {
+    const text = [
+      "import type { Collection } from 'mongodb';",
+      "import { CatalogCollections } from '../db/collections';",
+      'export class Catalog {',
+      '  constructor(private readonly db) {}',
+      '  async hide(id: string) {',
+      '    const { Products } = await CatalogCollections(this.db);',
+      '    await this.touch(Products, id);',
+      '  }',
+      '  async show(id: string) { const { Products } = await CatalogCollections(this.db); return this.touch(Products, id); }',
+      '  async relabel(id: string, texts: boolean) {',
+      '    const { Products, ProductTexts } = await CatalogCollections(this.db);',
+      '    return this.stamp(texts ? ProductTexts : Products, id);',
+      '  }',
+      '  private touch(coll: Collection, id: string) { return coll.updateOne({ _id: id }, { $set: { at: new Date() } }); }',
+      '  private stamp(coll: Collection, id: string) { return coll.findOne({ _id: id }); }',
+      '  public open(coll: Collection, id: string) { return coll.findOne({ _id: id, open: true }); }',
+      '}',
+    ].join('\n');
+    // A public method may be called from anywhere: its parameter stays the caller's choice.
+    assert.deepEqual(read(text, '/ws/modules/catalog-class.ts').map(described), ['products.updateOne', '.findOne', '.findOne']);
+  });
+
   it('reads a collection given in a destructured parameter typed by the driver, through a namespace another module passes on', () => {
     const text = [
       "import { mongodb } from '../db/driver';",

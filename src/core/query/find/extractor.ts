@@ -157,11 +157,26 @@ export class Extractor {
    * function, the parameter's place, the keys the pattern takes it by, the name the function is declared
    * under, and the node of the block or function that declares that name when it is not the module's.
    */
-  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string } | undefined {
+  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string; viaThis?: boolean } | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     const fn = s?.node;
     const isStatic = fn?.type === 'ClassMethod' && fn.kind === 'method' && (fn as unknown as { static?: boolean }).static === true && !fn.computed;
+    // `private prune(logs: Collection)`: called only as `this.prune(...)`, in its own class.
+    const isPrivate = fn?.type === 'ClassMethod' && fn.kind === 'method' && !isStatic && !fn.computed && (fn as unknown as { accessibility?: string }).accessibility === 'private';
+    if (isPrivate) {
+      const member = fn.key?.name;
+      let cls = s!.parent;
+      while (cls && !cls.fields) cls = cls.parent;
+      const index = (fn.params ?? []).findIndex((p) => {
+        const names = new Map<string, Binding>();
+        declareNames(p, names);
+        return names.has(name);
+      });
+      const b = s!.names.get(name)!;
+      if (index < 0 || member === undefined || !cls?.classNode || !('unknown' in b)) return undefined;
+      return { fn, index, path: b.part?.path ?? [], fnName: member, member, declaredIn: cls.classNode, viaThis: true };
+    }
     if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod' || isStatic)) return undefined;
     const b = s.names.get(name)!;
     if (!('unknown' in b)) return undefined;
