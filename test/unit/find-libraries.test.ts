@@ -181,7 +181,7 @@ describe('finder: the libraries people use', () => {
       });
     });
 
-    it('follows functions that return a collection, with their arguments, and let/var never assigned again', () => {
+    it('follows functions that return a collection, with their arguments, let/var never assigned again and one assigned again before it is read', () => {
       const qs = mongo([
         `import { MongoClient } from 'mongodb';`,
         `const client = new MongoClient(uri);`,
@@ -204,6 +204,8 @@ describe('finder: the libraries people use', () => {
         { collection: 'users', operation: 'findOne', filter: { email: 'a@b.c' }, limit: 1 },
         { collection: 'invoices', operation: 'countDocuments', filter: { paid: false } },
         { collection: 'carts', operation: 'deleteMany', filter: { empty: true } },
+        // Assigned again before it is read: the value the later assignment gives.
+        { collection: 'b', operation: 'find', filter: { x: 1 } },
       ]);
       assert.equal(qs[0]!.command.database, 'shop');
     });
@@ -281,6 +283,30 @@ describe('finder: the libraries people use', () => {
       ]);
       assert.deepEqual(qs[0]!.command.options, { upsert: true });
       assert.deepEqual(qs[0]!.command.update, { $set: { qty: { $placeholder: 'i.qty' } } });
+    });
+
+    it('names a variable given several collections in turn by the one the order of the code gives where it is read', () => {
+      const text = [
+        `const { MongoClient } = require('mongodb');`,
+        `let dbo;`,
+        `const connect = async () => { dbo = (await MongoClient.connect(process.env.URL)).db('forms'); };`,
+        `const save = async (form, ids) => {`,
+        `  try {`,
+        `    let collection = dbo.collection('forms');`,
+        `    await collection.updateOne({ id: form.id }, { $set: { title: form.title } });`,
+        `    collection = dbo.collection('versions');`,
+        `    await collection.findOne({ id: form.id });`,
+        `    for (const id of ids) { await collection.deleteOne({ id }); collection = dbo.collection('drafts'); }`,
+        `    if (form.old) collection = dbo.collection('archive');`,
+        `    return collection.find({ id: form.id }).toArray();`,
+        `  } catch (e) { return collection; }`,
+        `};`,
+      ].join('\n');
+      const qs = mongo(text);
+      // In the loop a later assignment comes back to the read; after the if, either branch may have run.
+      assert.deepEqual(qs.map((q) => `${q.command.collection} ${q.command.operation}`), ['forms updateOne', 'versions findOne', ' deleteOne', ' find']);
+      assert.deepEqual(qs[0]!.warnings, []);
+      assert.match(qs[2]!.warnings.join(' '), /chosen at run time/);
     });
 
     it('reads bulkWrite operations pushed into an array or mapped in the same function, run from each call', () => {

@@ -162,6 +162,60 @@ describe('finder: MongoDB collections handed out by the application', () => {
     assert.deepEqual(read(text, '/ws/modules/catalog.ts', false), []);
   });
 
+  it('reads the object such a function returns through a constant, read on or destructured, and through a module loaded where it is called', () => {
+    const text = [
+      "import { CatalogCollections } from '../db/collections';",
+      'export async function reindex(db, id: string) {',
+      '  const cols = await CatalogCollections(db);',
+      '  const { ProductTexts } = cols;',
+      '  await cols.Products.updateOne({ _id: id }, { $set: { indexed: true } });',
+      '  await ProductTexts.deleteMany({ productId: id });',
+      '  await (await CatalogCollections(db)).Products.findOne({ _id: id });',
+      "  const { Products } = await (await import('../db/collections')).CatalogCollections(db);",
+      '  return Products.find({ parent: id }).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/modules/reindex.ts').map(described), ['products.updateOne', 'product_texts.deleteMany', 'products.findOne', 'products.find']);
+  });
+
+  it("reads a parameter typed by the driver's type named inline, import('mongodb').Collection", () => {
+    const text = [
+      'export async function prune(',
+      "  logs: import('mongodb').Collection<{ at: Date }>,",
+      '  before: Date,',
+      ') {',
+      '  return logs.deleteMany({ at: { $lt: before } });',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/modules/prune.ts');
+    assert.deepEqual(qs.map(described), ['.deleteMany']);
+    assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /parameter logs, typed Collection/);
+  });
+
+  it("names a private method's collection parameter by what the class's calls of it give", () => {
+    const text = [
+      "import type { Collection } from 'mongodb';",
+      "import { CatalogCollections } from '../db/collections';",
+      'export class Catalog {',
+      '  constructor(private readonly db) {}',
+      '  async hide(id: string) {',
+      '    const { Products } = await CatalogCollections(this.db);',
+      '    await this.touch(Products, id);',
+      '  }',
+      '  async show(id: string) { const { Products } = await CatalogCollections(this.db); return this.touch(Products, id); }',
+      '  async relabel(id: string, texts: boolean) {',
+      '    const { Products, ProductTexts } = await CatalogCollections(this.db);',
+      '    return this.stamp(texts ? ProductTexts : Products, id);',
+      '  }',
+      '  private touch(coll: Collection, id: string) { return coll.updateOne({ _id: id }, { $set: { at: new Date() } }); }',
+      '  private stamp(coll: Collection, id: string) { return coll.findOne({ _id: id }); }',
+      '  public open(coll: Collection, id: string) { return coll.findOne({ _id: id, open: true }); }',
+      '}',
+    ].join('\n');
+    // A public method may be called from anywhere: its parameter stays the caller's choice.
+    assert.deepEqual(read(text, '/ws/modules/catalog-class.ts').map(described), ['products.updateOne', '.findOne', '.findOne']);
+  });
+
   it('reads a collection given in a destructured parameter typed by the driver, through a namespace another module passes on', () => {
     const text = [
       "import { mongodb } from '../db/driver';",

@@ -655,6 +655,62 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(read(base, '/ws/src/other-base.ts').map(sqlOf), ['.findOne']);
   });
 
+  it("names a base class's field that a set-up method opens from its parameter by what each subclass's call of it gives", () => {
+    const read = reader({
+      '/ws/src/syncer.ts': [
+        "import { Collection, Document, MongoClient } from 'mongodb';",
+        'export abstract class Syncer<T extends Document> {',
+        '  protected collection?: Collection<T>;',
+        '  protected client?: MongoClient;',
+        '  protected async open(collectionName: string, keys: Record<string, number>[]) {',
+        '    if (this.client) {',
+        '      this.collection = this.client.db(`sync_${process.env.CHAIN}`).collection<T>(collectionName);',
+        '      for (const key of keys) await this.collection.createIndex(key);',
+        '    }',
+        '  }',
+        '}',
+      ].join('\n'),
+    });
+    const text = [
+      "import { Collection } from 'mongodb';",
+      "import { Syncer } from './syncer';",
+      'export class HoldersSync extends Syncer<{ owner: string }> {',
+      '  private holders?: Collection<{ owner: string }>;',
+      "  protected async open() { await super.open('holders', [{ owner: 1 }]); this.holders = this.collection as Collection<{ owner: string }>; }",
+      '  write(docs: { owner: string }[]) { return this.holders!.deleteMany({ owner: { $in: docs.map((d) => d.owner) } }); }',
+      '}',
+      'export class VotesSync extends Syncer<{ voter: string }> {',
+      "  async start() { await this.open('votes', [{ voter: 1 }]); }",
+      '  clear(voter: string) { return this.collection!.deleteOne({ voter }); }',
+      '}',
+      'export class EitherSync extends Syncer<{ id: string }> {',
+      "  async start(old: boolean) { if (old) await this.open('old_items', []); else await this.open('items', []); }",
+      '  drop(id: string) { return this.collection!.deleteOne({ id }); }',
+      '}',
+    ].join('\n');
+    // Two calls that open different collections leave it unnamed: never one of them.
+    const qs = read(text, '/ws/src/syncs.ts');
+    assert.deepEqual(qs.map(sqlOf), ['holders.deleteMany', 'votes.deleteOne', '.deleteOne']);
+    assert.deepEqual(qs[2]!.engine === 'mongodb' && qs[2]!.warnings, [
+      'The collection is the parameter collectionName, which the 2 calls of open in syncs.ts give as old_items or items: the query runs on each, so no index can be named for one of them here.',
+    ]);
+    // The base class in the same file: its own method's query stays chosen by each subclass.
+    const together = [
+      "import { Collection, Document, MongoClient } from 'mongodb';",
+      'abstract class Syncer<T extends Document> {',
+      '  protected collection?: Collection<T>;',
+      '  constructor(protected client: MongoClient) {}',
+      '  protected open(name: string) { this.collection = this.client.db().collection<T>(name); }',
+      '  purge() { return this.collection!.deleteMany({}); }',
+      '}',
+      'export class PermsSync extends Syncer<{ actor: string }> {',
+      "  start() { this.open('permissions'); }",
+      '  of(actor: string) { return this.collection!.find({ actor }).toArray(); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(together, 'script', 'ts', {}).queries.map(sqlOf), ['.deleteMany', 'permissions.find']);
+  });
+
   it('reads a collection a getter of the base class opens by the name each subclass declares', () => {
     const text = [
       "import { Collection, Db, Document } from 'mongodb';",

@@ -1,7 +1,7 @@
 // A function's parameter as its callers give it: `configureFiltersModule({ Filters })` passes the collection
 // its caller made with `db.collection('filters')`. The calls are looked for in the function's own file (in
-// the block that declares it, or the whole file for a module-level function) and, for a module-level one,
-// in the workspace's files that import it by name (a reverse index of the names each file imports, built
+// the block that declares it, the class of a private method called as `this.<name>(...)`, or the whole file
+// for a module-level function) and, for a module-level one, in the workspace's files that import it by name (a reverse index of the names each file imports, built
 // on the first ask and kept for a while, so an edit does not read the workspace again). The answer is
 // every call's value, or nothing when a call cannot be read (a spread, a value the function is handed to
 // as a callback, more calls or files than the caps): a reader then names the collection only when every
@@ -37,7 +37,7 @@ export interface Callers {
 }
 
 /** A function whose callers are read: its parameter's place and the keys a pattern takes it by, the name it is called by (with `member`, a class's static method called as `<fnName>.<member>(...)`). */
-interface CalledAs { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean; member?: string }
+interface CalledAs { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; label?: string; isClass?: boolean; member?: string; viaThis?: boolean }
 
 /** Functions whose callers are being read, so a call inside one (recursion, or callers that call each other) ends. */
 const reading = new Set<BNode>();
@@ -50,6 +50,7 @@ const reading = new Set<BNode>();
 export function callersOf(ex: Extractor, name: string): Callers | undefined {
   if (ex.isForeign) return undefined;
   const p = ex.parameterOf(name);
+  if (p?.viaThis) return callersOfParameter(ex, { fn: p.fn, index: p.index, path: p.path, fnName: p.fnName, declaredIn: p.declaredIn, label: `this.${p.fnName}`, viaThis: true });
   return p ? callersOfParameter(ex, p.member !== undefined ? { ...p, label: `${p.fnName}.${p.member}`, isClass: true } : p) : undefined;
 }
 
@@ -105,7 +106,7 @@ function readCallers(ex: Extractor, p: CalledAs): Callers | undefined {
   try {
     const values: CallerValue[] = [];
     const own = p.declaredIn ? [p.declaredIn] : ex.module.statements?.() ?? [];
-    const here = callsIn(own, p.fnName, p.isClass, p.member);
+    const here = p.viaThis ? thisCallsIn(own, p.fnName) : callsIn(own, p.fnName, p.isClass, p.member);
     if (!here) return undefined;
     const ownFile = ex.context.file;
     for (const c of here) {
@@ -184,6 +185,39 @@ export function importersOf(ex: Extractor, name: string): { module: ForeignModul
       if (out.length >= MAX_CALLER_FILES) return undefined;
       out.push({ module: m, reader: ex.forModule(m), local });
     }
+  }
+  return out;
+}
+
+/**
+ * The calls `this.<name>(...)` of a class's private method in the class, each with the nodes from the class
+ * down to it; undefined when `this.<name>` is used otherwise than called (handed on, so calls not seen here
+ * may give it anything) or there are more calls than the cap.
+ */
+function thisCallsIn(roots: readonly BNode[], name: string): { call: BNode; path: BNode[] }[] | undefined {
+  const out: { call: BNode; path: BNode[] }[] = [];
+  const called = new Set<BNode>();
+  const EXIT = { type: '\u0000exit' } as BNode;
+  const path: BNode[] = [];
+  const stack: BNode[] = [...roots].reverse();
+  const isThisMember = (e: BNode) => isMember(e) && !e.computed && propertyName(e) === name && unwrap(e.object!).type === 'ThisExpression';
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n === EXIT) {
+      path.pop();
+      continue;
+    }
+    if (isCall(n) && isThisMember(unwrap(n.callee!))) {
+      called.add(unwrap(n.callee!));
+      out.push({ call: n, path: [...path] });
+      if (out.length > MAX_CALLS) return undefined;
+    } else if (isThisMember(n) && !called.has(n)) return undefined;
+    const children: BNode[] = [];
+    pushChildren(n, children);
+    if (children.length === 0) continue;
+    path.push(n);
+    stack.push(EXIT);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return out;
 }

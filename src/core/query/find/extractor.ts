@@ -86,6 +86,18 @@ export class Extractor {
     return found && 'ex' in found ? found : undefined;
   }
 
+  /**
+   * What `name` is in the workspace module a call loads by its path (`(await import('./db')).getCollections`,
+   * `require('./db').getCollections`): an extractor of that module and the name there.
+   */
+  exportOf(spec: string, name: string): { ex: Extractor; local: string } | undefined {
+    const { modules, file } = this.context;
+    if (!modules || file === undefined || this.importDepth >= MAX_IMPORT_DEPTH) return undefined;
+    const target = modules.resolve(file, spec);
+    const found = target ? exportedBinding(modules, target, name) : undefined;
+    return found && !('library' in found) ? { ex: this.readerOf(found.module), local: found.local } : undefined;
+  }
+
   /** A library's export that a module of the workspace passes on (`export type { Knex } from 'knex'`), imported here under `name`. */
   importedLibrary(name: string): { library: string; name: string } | undefined {
     const found = this.importedExport(name);
@@ -145,11 +157,26 @@ export class Extractor {
    * function, the parameter's place, the keys the pattern takes it by, the name the function is declared
    * under, and the node of the block or function that declares that name when it is not the module's.
    */
-  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string } | undefined {
+  parameterOf(name: string): { fn: BNode; index: number; path: string[]; fnName: string; declaredIn?: BNode; member?: string; viaThis?: boolean } | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;
     const fn = s?.node;
     const isStatic = fn?.type === 'ClassMethod' && fn.kind === 'method' && (fn as unknown as { static?: boolean }).static === true && !fn.computed;
+    // `private prune(logs: Collection)`: called only as `this.prune(...)`, in its own class.
+    const isPrivate = fn?.type === 'ClassMethod' && fn.kind === 'method' && !isStatic && !fn.computed && (fn as unknown as { accessibility?: string }).accessibility === 'private';
+    if (isPrivate) {
+      const member = fn.key?.name;
+      let cls = s!.parent;
+      while (cls && !cls.fields) cls = cls.parent;
+      const index = (fn.params ?? []).findIndex((p) => {
+        const names = new Map<string, Binding>();
+        declareNames(p, names);
+        return names.has(name);
+      });
+      const b = s!.names.get(name)!;
+      if (index < 0 || member === undefined || !cls?.classNode || !('unknown' in b)) return undefined;
+      return { fn, index, path: b.part?.path ?? [], fnName: member, member, declaredIn: cls.classNode, viaThis: true };
+    }
     if (!s || !fn || !(FUNCTIONS.has(fn.type) || fn.type === 'ObjectMethod' || isStatic)) return undefined;
     const b = s.names.get(name)!;
     if (!('unknown' in b)) return undefined;
@@ -468,6 +495,69 @@ export class Extractor {
     }
     byName.set(name, out);
     return out;
+  }
+
+  /**
+   * The value a local name holds where `at` reads it, when the order of the code says so without running
+   * it: the last write before `at` is a statement of a block that also holds `at` in a later statement
+   * (`let c = db.collection('a'); await c.find(); c = db.collection('b'); await c.find()`), so every way
+   * to `at` passes through it. Undefined when that write is inside a branch, a loop or another function,
+   * is not a plain `=`, or a block inside declares the name again.
+   */
+  reachingValue(name: string, at: BNode): BNode | undefined {
+    let s = this.scope;
+    while (s && !s.names.has(name)) s = s.parent;
+    if (!s?.node || !this.scope || s.node.type === 'Program') return undefined;
+    interface Write { start: number; end: number; value?: BNode; list?: BNode[]; index?: number }
+    const writes: Write[] = [];
+    let unsure = false;
+    const visit = (n: BNode, list: BNode[] | undefined, index: number, inFunction: boolean): void => {
+      if (unsure) return;
+      if (n !== s!.node && n !== (s!.node as { body?: unknown }).body && shadows(n, name)) {
+        unsure = true;
+        return;
+      }
+      const nested = inFunction || (n !== s!.node && FUNCTIONS.has(n.type));
+      const lhs = n.type === 'AssignmentExpression' ? unwrap(n.left!) : undefined;
+      if (lhs?.type === 'Identifier' && lhs.name === name) {
+        if (n.operator !== '=' || nested) unsure = true;
+        writes.push({ start: n.start, end: n.end, value: n.right! });
+      } else if (n.type === 'UpdateExpression' && unwrap(n.argument!).type === 'Identifier' && unwrap(n.argument!).name === name) unsure = true;
+      else if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.id.name === name && n.init) writes.push({ start: n.start, end: n.end, value: n.init });
+      walkChildren(n, nested);
+      // The statement that is the write itself, `c = ...;` or `let c = ...;`, written directly in a block.
+      const only = list === undefined ? undefined : n.type === 'ExpressionStatement' ? unwrap(n.expression!) : n.type === 'VariableDeclaration' && n.declarations?.length === 1 ? n.declarations[0] : undefined;
+      const w = only ? writes.find((x) => x.start === only.start && x.end === only.end) : undefined;
+      if (w) {
+        w.list = list;
+        w.index = index;
+      }
+    };
+    const walkChildren = (n: BNode, nested: boolean): void => {
+      const body = (n as { body?: unknown }).body;
+      const lists: BNode[][] = [];
+      if ((n.type === 'BlockStatement' || n.type === 'Program' || n.type === 'StaticBlock') && Array.isArray(body)) lists.push(body as BNode[]);
+      if (n.type === 'SwitchCase' && Array.isArray(n.consequent)) lists.push(n.consequent as unknown as BNode[]);
+      if (lists.length > 0) {
+        for (const l of lists) l.forEach((st, i) => visit(st, l, i, nested));
+        if (n.type === 'SwitchCase' && n.test) visit(n.test, undefined, 0, nested);
+        return;
+      }
+      const children: BNode[] = [];
+      pushChildren(n, children);
+      children.sort((a, b) => a.start - b.start);
+      for (const c of children) visit(c, undefined, 0, nested);
+    };
+    visit(s.node, undefined, 0, false);
+    if (unsure) return undefined;
+    const before = writes.filter((w) => w.end <= at.start).sort((a, b) => a.end - b.end);
+    const last = before[before.length - 1];
+    if (!last?.list || last.index === undefined || last.value === undefined) return undefined;
+    // `at` in a later statement of the same block (a write between them would be later than `last`), and no
+    // write after `at` in that statement, which a loop around both could bring back to it.
+    const holding = last.list.slice(last.index + 1).find((st) => st.start <= at.start && at.end <= st.end);
+    if (!holding || writes.some((w) => w.start >= at.end && w.end <= holding.end)) return undefined;
+    return last.value;
   }
 
   private readonly writes = new Map<BNode, Map<string, Writes>>();

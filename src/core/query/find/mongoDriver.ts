@@ -8,8 +8,11 @@
 // assigned a collection elsewhere; a parameter typed `Collection<T>` (found; its caller picks it, and the
 // collections its callers give are named when they differ), or called for one (`coll()`, read by the
 // functions its callers give). A field a base class keeps is named in each subclass by what its super
-// call gives or the name it declares, and a field injected by a token (`@Inject(ORDERS)`) by the one
-// provider of that token.
+// call gives, what its calls of the base class's set-up method give (`super.open('votes')`) or the name it
+// declares, and a field injected by a token (`@Inject(ORDERS)`) by the one provider of that token. A
+// variable given several collections in turn holds the one the order of the code gives it where it is read.
+// An object of collections a function returns is read through a constant that keeps it (`cols.Orders`) and
+// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`).
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -21,6 +24,7 @@ import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
 import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
+import { requiredModule } from './scope';
 
 /** A path's last part: `a.ts` of `src/a.ts`. */
 function baseName(file: string): string {
@@ -505,6 +509,18 @@ function constructorOf(cls: BNode): BNode | undefined {
   return ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
 }
 
+/** `(await import('./db')).getCollections`, `require('./db').getCollections`: the function that module of the workspace exports. */
+function loadedFunction(ex: Extractor, callee: BNode): { ex: Extractor; fn: BNode } | undefined {
+  const name = propertyName(callee);
+  let obj = unwrap(callee.object!);
+  if (obj.type === 'AwaitExpression' && obj.argument) obj = unwrap(obj.argument);
+  const spec = name !== undefined && isCall(obj) ? requiredModule(obj) : undefined;
+  const other = spec !== undefined ? ex.exportOf(spec, name!) : undefined;
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  const fn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+  return other && fn && ['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression'].includes(fn.type) ? { ex: other.ex, fn } : undefined;
+}
+
 /** A plain parameter's name (`x`, `x = 1`). */
 function paramName(p: BNode): string | undefined {
   const inner = p.type === 'AssignmentPattern' ? p.left : p;
@@ -604,7 +620,8 @@ class Collections {
   /**
    * A `let users` every value of which is the same collection, wherever it is assigned: in the function
    * or block that declares it (`let movies; beforeAll(async () => { movies = db.collection('movies') })`),
-   * or anywhere in the file for a module-level one (an `init(conn)` function that assigns it).
+   * or anywhere in the file for a module-level one (an `init(conn)` function that assigns it). One given
+   * several collections in turn holds, where it is read, the one the order of the code gives it there.
    */
   private assignedVariable(e: BNode, depth: number): FoundCollection | undefined {
     const key = e.name!;
@@ -614,6 +631,10 @@ class Collections {
     if (!values?.length) return undefined;
     this.following.add(key);
     try {
+      // `let c = db.collection('a'); ...; c = db.collection('b')`: the value the order of the code gives where it is read.
+      const reaching = values.length > 1 ? this.ex.reachingValue(key, e) : undefined;
+      const here = reaching && !isNothingValue(reaching) ? this.of(reaching, depth + 1) : undefined;
+      if (here) return here;
       return this.agreeing(values, (v) => this.of(v, depth + 1));
     } finally {
       this.following.delete(key);
@@ -754,6 +775,11 @@ class Collections {
       // collections.users where another module of the workspace exports `collections = { users: db.collection('Users') }`.
       const exported = held === e && obj.type === 'Identifier' && !e.computed ? this.exportedProperty(obj, name, e, depth) : undefined;
       if (exported) return exported;
+      // cols.Orders where `const cols = getCollections(db)`, and getCollections(db).Orders: what the function puts
+      // under that key of the object it returns.
+      const returned = held === e && (obj.type === 'Identifier' || isCall(obj) || obj.type === 'AwaitExpression') && !e.computed && depth < MAX_RESOLVE_DEPTH - 2
+        ? this.returnedMember(obj, [name], e, depth) : undefined;
+      if (returned) return returned;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -910,10 +936,15 @@ class Collections {
   private fromSuper(e: BNode, field: string, depth: number): FoundCollection | undefined {
     if (depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     const cls = this.ex.enclosingClassNode();
-    const ctor = cls ? constructorOf(cls) : undefined;
+    if (!cls) return undefined;
+    return this.fromSuperCall(e, field, depth, cls) ?? this.fromSetUp(e, field, depth, cls);
+  }
+
+  private fromSuperCall(e: BNode, field: string, depth: number, cls: BNode): FoundCollection | undefined {
+    const ctor = constructorOf(cls);
     const body = ctor?.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
     const sup = body.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).find((x) => x !== undefined && isCall(x) && unwrap(x.callee!).type === 'Super');
-    if (!cls || !ctor || !sup) return undefined;
+    if (!ctor || !sup) return undefined;
     const base = [...this.ex.lineage(cls)][1];
     const baseCtor = base ? constructorOf(base.node) : undefined;
     if (!base || !baseCtor) return undefined;
@@ -931,6 +962,67 @@ class Collections {
     const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
     const found = this.ex.throughConstructor(sup, { ex: base.ex, fn: baseCtor, cls: base.node }, assigned[0]!.right!, read);
     return found && found.name !== '' ? found : undefined;
+  }
+
+  /**
+   * `this.collection` in a subclass that calls the base class's set-up method (`await super.open('holders')`,
+   * `this.open('votes')`), where that method, the one place of the base class that assigns the field, opens
+   * it from its parameters (`this.collection = client.db(x).collection(name)`): what the subclass's calls
+   * give, when they all name the same collection. Calls that name different ones leave it unnamed.
+   */
+  private fromSetUp(e: BNode, field: string, depth: number, cls: BNode): FoundCollection | undefined {
+    const base = [...this.ex.lineage(cls)][1];
+    if (!base) return undefined;
+    const members = (c: BNode) => (c as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+    const assignments: { method: BNode; value: BNode }[] = [];
+    for (const m of members(base.node)) {
+      if (m.type !== 'ClassMethod' || !m.body || Array.isArray(m.body)) continue;
+      const stack: BNode[] = [m.body];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        if (n.type === 'AssignmentExpression' && n.operator === '=' && isMember(unwrap(n.left!)) && unwrap(unwrap(n.left!).object!).type === 'ThisExpression' && propertyName(unwrap(n.left!)) === field) {
+          assignments.push({ method: m, value: n.right! });
+        } else if (!['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration', 'ClassMethod', 'ObjectMethod'].includes(n.type) || n === m.body) pushChildren(n, stack);
+      }
+    }
+    const only = assignments.length === 1 ? assignments[0]! : undefined;
+    const method = only && only.method.kind === 'method' ? only.method : undefined;
+    const name = method ? keyName(method.key!) : undefined;
+    if (!only || !method || name === undefined) return undefined;
+    // A subclass that declares the method itself: `this.open(...)` is its own.
+    const overrides = members(cls).some((m) => m.type === 'ClassMethod' && m.kind === 'method' && m.key !== undefined && keyName(m.key) === name);
+    const calls: BNode[] = [];
+    const stack: BNode[] = [...members(cls)];
+    while (stack.length > 0 && calls.length <= 8) {
+      const n = stack.pop()!;
+      const callee = isCall(n) ? unwrap(n.callee!) : undefined;
+      if (callee && isMember(callee) && propertyName(callee) === name) {
+        const on = unwrap(callee.object!).type;
+        if (on === 'Super' || (on === 'ThisExpression' && !overrides)) calls.push(n);
+      }
+      pushChildren(n, stack);
+    }
+    if (calls.length === 0) return undefined;
+    calls.sort((a, b) => a.start - b.start);
+    const read = (v: BNode, inModule: Extractor) => inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), e);
+    let first: FoundCollection | undefined;
+    let differ = false;
+    const names: string[] = [];
+    for (const call of calls) {
+      const found = this.ex.throughConstructor(call, { ex: base.ex, fn: method, cls: base.node }, only.value, read);
+      if (!found || found.name === '' || found.givenAmong !== undefined) return undefined;
+      if (first && (found.name !== first.name || found.database !== first.database)) differ = true;
+      first ??= found;
+      if (!names.includes(found.name)) names.push(found.name);
+    }
+    if (!differ) return first;
+    // Calls that open different collections: unnamed, and the hover names them when the method opens it by its parameter.
+    const value = unwrap(only.value);
+    const arg = isCall(value) && isMember(unwrap(value.callee!)) && propertyName(unwrap(value.callee!)) === 'collection' && value.arguments?.[0] ? unwrap(value.arguments[0]) : undefined;
+    const parameter = arg?.type === 'Identifier' && (method.params ?? []).some((p) => paramName(p) === arg.name) ? arg.name : undefined;
+    if (parameter === undefined || !first) return undefined;
+    const file = this.ex.context.file !== undefined ? baseName(this.ex.context.file) : 'this file';
+    return { name: '', flavour: first.flavour, nameRange: range(e.property ?? e), namedBy: `the ${calls.length} calls of ${name} in ${file}`, givenAmong: { parameter, names } };
   }
 
   /**
@@ -995,6 +1087,9 @@ class Collections {
    */
   private returnedMember(of: BNode, path: string[], at: BNode, depth: number): FoundCollection | undefined {
     let call = unwrap(of);
+    // `const cols = getCollections(db); const { Orders } = cols` (or `cols.Orders`): the call the constant keeps.
+    const kept = call.type === 'Identifier' ? this.ex.constInit(call.name!) : undefined;
+    if (kept) call = unwrap(kept);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
     if (!isCall(call)) return undefined;
     const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
@@ -1008,9 +1103,10 @@ class Collections {
     };
     const callee = unwrap(call.callee!);
     if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
-    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object.
+    // `const [users, logs] = await Worker.openCollections(db)`: a method of a class or object; or a function
+    // of a module of the workspace loaded where it is called (`(await import('./db')).getCollections(db)`).
     if (!isMember(callee) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
-    const target = functionOf(this.ex, callee);
+    const target = loadedFunction(this.ex, callee) ?? functionOf(this.ex, callee);
     return target ? this.ex.throughFunction(call, target, read) : undefined;
   }
 

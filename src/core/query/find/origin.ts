@@ -535,6 +535,15 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
     const of = (t as unknown as { exprName?: BNode }).exprName;
     return of?.type === 'Identifier' ? originOf(ex, of, depth + 1) : undefined;
   }
+  // `import('mongodb').Collection<T>`: a library's type named where it is used, without an import statement.
+  if (t.type === 'TSImportType') {
+    const it = t as unknown as { argument?: BNode & { literal?: BNode }; qualifier?: BNode; typeParameters?: { params?: BNode[] } };
+    const source = it.argument?.type === 'TSLiteralType' ? it.argument.literal : it.argument;
+    const lib = source?.type === 'StringLiteral' ? LIBRARY_TYPES[libraryModule(source.value as string)] : undefined;
+    const q = it.qualifier;
+    const last = q?.type === 'Identifier' ? q.name : q?.type === 'TSQualifiedName' ? (q as unknown as { right: BNode }).right.name : undefined;
+    return lib && last !== undefined ? libraryType(lib, last, it.typeParameters?.params?.[0]) : undefined;
+  }
   if (t.type !== 'TSTypeReference') return undefined;
   const typeName = (t as unknown as { typeName: BNode }).typeName;
   const params = (t as unknown as { typeParameters?: { params?: BNode[] } }).typeParameters?.params ?? [];
