@@ -476,6 +476,16 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     const qs = findQueries("export const owner = (collection: { members: { userId: number }[] }, id: number) => collection.members.find((m) => m.userId === id);", 'script', 'ts').queries;
     assert.deepEqual(qs, []);
   });
+
+  it("never reads a module namespace's destroy() as a Sequelize model's", () => {
+    const text = [
+      "import * as Flags from 'feature-flags-client';",
+      "import { User } from './models';",
+      'export function stop() { Flags.destroy(); }',
+      'export const drop = (id: number) => User.destroy({ where: { id } });',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts').queries.map(described), ['DELETE FROM "Users" WHERE id = $1']);
+  });
 });
 
 describe('finder: Prisma writes the issue names', () => {

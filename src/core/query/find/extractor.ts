@@ -212,6 +212,12 @@ export class Extractor {
     return new Extractor(module.text, module.scope, new Set(), new Set(), this.kind, [], { ...this.context, file: module.file }, this.importDepth + 1);
   }
 
+  /** Whether a name is a module's namespace (`import * as x from 'm'`): an object of exports, never a class or an instance. */
+  isNamespaceImport(name: string): boolean {
+    const r = this.lookup(name);
+    return r !== undefined && 'from' in r.binding && r.binding.imported === '*';
+  }
+
   /** A namespace import's member (`import * as db from './db'; db.knex`): the module's export of that name. */
   importedMember(ns: string, member: string): { ex: Extractor; local: string } | undefined {
     const { modules, file } = this.context;

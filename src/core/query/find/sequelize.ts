@@ -45,6 +45,8 @@ interface ModelTable {
 }
 
 function tableOf(ex: Extractor, e: BNode, op: ChainCall): ModelTable | undefined {
+  // `import * as Flags from 'flags-client'; Flags.destroy()`: a module's namespace is no model.
+  if (e.type === 'Identifier' && ex.isNamespaceImport(e.name!)) return undefined;
   const named = ex.lastName(e);
   const modelLike = named !== undefined && (/^[A-Z]/.test(named) || (isMember(e) && /^(models|db)$/i.test(ex.lastName(unwrap(e.object!)) ?? '')));
   const declared = modelLike ? declaredEntity(ex, named) : undefined;
