@@ -1081,6 +1081,37 @@ describe('finder: the libraries people use', () => {
       // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
       assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
     });
+    it('reads a subquery that a function of the file returns, spliced into a template where a subquery stands, with the call\'s arguments', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'function activeConfigs(column?: string): string {',
+        '  return `SELECT cfg.${column || \'*\'} FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0`;',
+        '}',
+        'export async function plugins() {',
+        '  return pool.query(`SELECT p.* FROM plugins p WHERE p.id IN (${activeConfigs(\'plugin_id\')} GROUP BY cfg.plugin_id)`);',
+        '}',
+        'export async function files(owner: string) {',
+        '  return pool.query(`SELECT f.* FROM files f WHERE f.owner = $1 AND f.config_id IN (${activeConfigs(\'id\')})`, [owner]);',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT p.* FROM plugins p WHERE p.id IN (SELECT cfg.plugin_id FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0 GROUP BY cfg.plugin_id)',
+        'SELECT f.* FROM files f WHERE f.owner = $1 AND f.config_id IN (SELECT cfg.id FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0)',
+      ]);
+      for (const q of qs) assert.equal(parsePostgresQuerySync(q.sql).ok, true, q.sql);
+    });
+    it('reads a hole whose left side the code shows as a string as that string, never its fallback', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        "const SORT = 'created_at';",
+        'export async function page() {',
+        "  return pool.query(`SELECT * FROM events WHERE kind = $1 ORDER BY ${SORT || 'id'} DESC`, ['x']);",
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM events WHERE kind = $1 ORDER BY created_at DESC']);
+    });
     it('reads the text a method of the file returns with more SQL appended to it, and never writes it back', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

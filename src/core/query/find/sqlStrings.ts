@@ -646,6 +646,10 @@ function constantChoices(ex: Extractor, e: BNode, depth = 0): string[] | undefin
     const [a, b] = [one(n.consequent!), one(n.alternate!)];
     out = a && b ? [...a, ...b] : undefined;
   } else if (n.type === 'LogicalExpression' && (n.operator === '??' || n.operator === '||')) {
+    // A left side the code shows as a string (a constant, or the argument a helper's call binds) is what is
+    // sent: the fallback is never taken (`${field || '*'}` in `inForce('plugin_id')`).
+    const known = ex.stringOf(n.left!, 0);
+    if (known !== undefined && (n.operator === '??' || known !== '')) return [known];
     const [a, b] = [one(n.left!), one(n.right!)];
     out = a && b ? [...b, ...a] : undefined;
   } else if (n.type === 'MemberExpression' && n.computed) {
@@ -765,6 +769,9 @@ type FragmentRead = { empty: boolean; elsewhere: boolean; chose: boolean };
 /** Words a piece of SQL spliced into a plain template starts with, when it is a clause and not a value. */
 const CLAUSE_TEXT = /^\s*(set|where|and|or|order\s+by|group\s+by|limit|offset|(left|right|inner|full|cross)?\s*join|returning|values|from|having)\b/i;
 
+/** A statement spliced into a plain template where a subquery stands (`id IN (${inForce('plugin_id')})`). */
+const SUBQUERY_TEXT = /^\s*(select|with)\b/i;
+
 /**
  * Appends the SQL an expression stands for when the file shows it; undefined (and nothing appended) when
  * it does not. Of a choice, the first fragment with SQL in it wins: a statement is read with every
@@ -799,7 +806,7 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     appendTemplate(ex, n.quasi!, built, counter, depth, plain);
     return { empty: built.sql.slice(mark.sql).trim() === '', elsewhere: false, chose: false };
   }
-  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && CLAUSE_TEXT.test(ex.text(range(n)).slice(1))) {
+  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && (CLAUSE_TEXT.test(ex.text(range(n)).slice(1)) || (SUBQUERY_TEXT.test(ex.text(range(n)).slice(1)) && /\(\s*$/.test(built.sql)))) {
     if (n.type === 'TemplateLiteral') appendTemplate(ex, n, built, counter, depth, plain);
     else {
       const part = cookWithMap(ex.source, n.start + 1, n.end - 1);
