@@ -1112,6 +1112,59 @@ describe('finder: the libraries people use', () => {
       ].join('\n'));
       assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM events WHERE kind = $1 ORDER BY created_at DESC']);
     });
+    it('reads a statement handed to a function of the file that appends to it and returns it, with what the script appends after', () => {
+      const text = [
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'function byOwner(query: string, owner?: string): string {',
+        '  if (owner) query += ` WHERE owner_id = $1`;',
+        '  return query;',
+        '}',
+        'function filtering(query: string, filters: Record<string, string>, params: string[]): string {',
+        '  Object.entries(filters).forEach(([column, value], index) => {',
+        '    params.push(value);',
+        '    if (index === 0) query += ` WHERE "${column}" = $${params.length}`;',
+        '    else query += ` AND "${column}" = $${params.length}`;',
+        '  });',
+        '  return query;',
+        '}',
+        'function other(query: string): string { return `SELECT 1`; }',
+        'export async function mine(owner: string) {',
+        '  let query = `SELECT id, title FROM posts`;',
+        '  query = byOwner(query, owner);',
+        '  query += ` ORDER BY created_at DESC LIMIT 20`;',
+        '  return pool.query(query, [owner]);',
+        '}',
+        'export async function counted(filters: Record<string, string>) {',
+        '  let query = `SELECT p.user_id, COUNT(*) FROM posts p`;',
+        '  const params: string[] = [];',
+        '  query = filtering(query, filters, params);',
+        '  query += ` GROUP BY p.user_id`;',
+        '  return pool.query(query, params);',
+        '}',
+        'export async function replaced() {',
+        '  let query = `SELECT id FROM posts`;',
+        '  query = other(query);',
+        '  return pool.query(query);',
+        '}',
+        // A parameter the function is given and never assigns is no such text: its callers' statements are read.
+        'async function run(text: string, values: unknown[]) { return pool.query(text, values); }',
+        "export async function one(id: string) { return run('SELECT title FROM posts WHERE id = $1', [id]); }",
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT id, title FROM posts WHERE owner_id = $1 ORDER BY created_at DESC LIMIT 20',
+        'SELECT p.user_id, COUNT(*) FROM posts p WHERE "column" = $2 GROUP BY p.user_id',
+        'SELECT title FROM posts WHERE id = $1',
+      ]);
+      assert.deepEqual(keys(qs[0]!), ['posts(owner_id, created_at)']);
+      // The column is chosen at run time: a stand-in, on which no index is suggested.
+      assert.deepEqual(qs[1]!.standInNames, ['column']);
+      assert.match(qs[1]!.warnings.join(' '), /first branch's \(not 'AND "\$\{column\}"/);
+      // The appended text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      const call = text.indexOf('byOwner(query, owner)');
+      assert.ok(qs[0]!.runs.some(([, at, len, fileLen]) => at === call && len === 0 && fileLen > 0));
+    });
     it('reads the text a method of the file returns with more SQL appended to it, and never writes it back', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

@@ -421,8 +421,10 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
     const writes = ex.writesTo(lit.name!);
     const appended = writes ? writes.appended.filter((a) => !writes.otherBranch.has(a)) : [];
-    const start = writes?.values.length === 1 && appended.length > 0 && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = start ? concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]) : undefined;
+    // `query = filtering(query, filters)`: the text handed to a function of this file that appends to it and returns it.
+    const handed = writes && writes.values.length > 1 ? writes.values.slice(1).map(unwrap) : [];
+    const start = writes && (writes.values.length === 1 ? appended.length > 0 : handed.length > 0 && handed.every((c) => handedOn(c, lit.name!) !== undefined)) && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
+    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]);
     if (!joined) return undefined;
     joined.chose = true;
     if (writes!.otherBranch.size > 0) joined.otherBranches = [...writes!.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a)));
@@ -430,6 +432,65 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = start!;
   } else return undefined;
   return builtFound(built, lit, origin, callRange);
+}
+
+/** The place of `name` among a call's arguments (`filtering(query, filters)`), when the call hands it on. */
+function handedOn(call: BNode, name: string): number | undefined {
+  if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier') return undefined;
+  const i = (call.arguments ?? []).findIndex((a) => unwrap(a).type === 'Identifier' && unwrap(a).name === name);
+  return i < 0 ? undefined : i;
+}
+
+/**
+ * `let query = 'SELECT ...'; query = filtering(query, filters); query += ' LIMIT 20'`: the text with what the
+ * script appends to it and, at each call, what the function of this file it is handed to appends to its
+ * parameter (`query += \` WHERE ...\``) before returning it, read with the call's arguments. Undefined
+ * unless every such function is of this file and does only that: one of another module (whose characters
+ * are not in this file), or one that returns other text, leaves the statement unread. Never written back: the function's text is shared by its callers.
+ */
+function throughAppenders(ex: Extractor, start: BNode, appended: BNode[], calls: BNode[], name: string): Built | undefined {
+  const first = flattenSum(start);
+  if (first[0]!.type !== 'StringLiteral' && first[0]!.type !== 'TemplateLiteral') return undefined;
+  const built: Built = { sql: '', runs: [], params: [], chose: true };
+  const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
+  const counter = { next: Math.max(0, ...[...first, ...appended].filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
+  appendSum(ex, first, built, counter);
+  let prev = first[first.length - 1]!;
+  const steps = [...appended.map((node) => ({ node, call: false })), ...calls.map((node) => ({ node, call: true }))].sort((a, b) => a.node.start - b.node.start);
+  for (const step of steps) {
+    if (!step.call) {
+      const parts = flattenSum(unwrap(step.node));
+      junction(built, prev, parts[0]!);
+      appendSum(ex, parts, built, counter);
+      prev = parts[parts.length - 1]!;
+      continue;
+    }
+    const call = step.node;
+    const at = handedOn(call, name)!;
+    const callee = unwrap(call.callee!).name!;
+    const binding = ex.lookup(callee)?.binding;
+    const fnNode = binding && 'fn' in binding ? binding.fn : binding && 'init' in binding ? unwrap(binding.init) : undefined;
+    const param = fnNode?.params?.[at];
+    const pname = param ? unwrap(param.type === 'AssignmentPattern' ? param.left! : param).name : undefined;
+    const ok = ex.throughCall(call, (ret, inModule) => {
+      const r = unwrap(ret);
+      // The function returns the parameter it was handed the text in, having only appended to it. One of
+      // another module is not read: its characters are not in this file.
+      if (inModule !== ex || r.type !== 'Identifier' || pname === undefined || r.name !== pname) return undefined;
+      const w = ex.writesTo(r.name);
+      if (!w || w.values.length > 1 || w.appended.length === 0 || w.appended.length > 32) return undefined;
+      const parts = w.appended.filter((a) => !w.otherBranch.has(a)).sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)));
+      if (w.otherBranch.size > 0) (built.otherBranches ??= []).push(...[...w.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a))));
+      // A run of no SQL at the call: the text is the function's, so it is not written back.
+      built.runs.push([built.sql.length, call.start, 0, call.end - call.start]);
+      appendSum(ex, parts, built, counter);
+      (built.fragments ??= []).push(ex.text(range(call)));
+      return true;
+    });
+    if (!ok) return undefined;
+    prev = call;
+  }
+  return built;
 }
 
 /**
