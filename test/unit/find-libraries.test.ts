@@ -1101,6 +1101,22 @@ describe('finder: the libraries people use', () => {
       ]);
       for (const q of qs) assert.equal(parsePostgresQuerySync(q.sql).ok, true, q.sql);
     });
+    it("reads the text a function of the file returns where it is handed to the application's own wrapper", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'export class Store {',
+        '  private pool = new Pool();',
+        '  run(text: string, values: unknown[] | undefined, tag: string) { return this.pool.query(text, values); }',
+        '}',
+        'const store = new Store();',
+        'function enabledConfigs(): string {',
+        "  return `SELECT cfg.id, cfg.team_id FROM config cfg WHERE cfg.enabled AND cfg.deleted_at IS NULL`;",
+        '}',
+        "export async function configs() { return store.run(enabledConfigs(), undefined, 'configs'); }",
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT cfg.id, cfg.team_id FROM config cfg WHERE cfg.enabled AND cfg.deleted_at IS NULL']);
+      assert.match(qs[0]!.warnings.join(' '), /The SQL is what enabledConfigs\(\) returns/);
+    });
     it('reads a hole whose left side the code shows as a string as that string, never its fallback', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

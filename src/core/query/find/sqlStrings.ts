@@ -38,11 +38,13 @@ export const sqlWrapperCalls: CallReader = {
     if (ex.kind !== 'script' || !isCall(n) || (n.arguments?.length ?? 0) === 0) return false;
     // Cheap test first: some argument is a string or template that starts a statement.
     const args = n.arguments ?? [];
-    const sqlAt = args.findIndex((a) => {
-      const r = ex.resolve(a);
+    const startsStatement = (r: BNode) => {
       const text = r.type === 'StringLiteral' ? (r.value as string) : r.type === 'TemplateLiteral' ? cookedStart(r) : undefined;
       return text !== undefined && SQL_KEYWORD.test(text);
-    });
+    };
+    let sqlAt = args.findIndex((a) => startsStatement(ex.resolve(a)));
+    // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
+    if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
     if (sqlAt < 0) return false;
     const target = functionOf(ex, n.callee!);
     if (!target || sqlParameterOf(target.fn) !== sqlAt) return false;
