@@ -93,6 +93,13 @@ function describe(q: FoundQuery): string {
   return q.engine === 'mongodb' ? `mongodb ${q.command.collection || '?'}` : `postgres ${q.origin}`;
 }
 
+// An extra detection's own verdict, so that one the finder found and could not read stands out.
+function extraVerdict(q: FoundQuery): string {
+  if (q.engine === 'mongodb') return '';
+  const v = analysable(q);
+  return v === true ? '' : ` -- ${String(v).slice(0, 80)}`;
+}
+
 async function main(): Promise<void> {
   const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (dirs.length === 0) {
@@ -164,7 +171,7 @@ async function main(): Promise<void> {
         const test = sites[0]?.test ?? /(^|\/)(test|tests|__tests__|spec|specs)\/|\.(test|spec)\.[cm]?[jt]sx?$/.test(file);
         extraCount[test ? 'test' : 'app']++;
         const line = text.slice(0, q.range.start).split('\n').length;
-        extras.push(`  extra  ${describe(q).padEnd(24)} ${test ? 'test' : 'app '} ${file}:${line} ${text.slice(q.range.start, Math.min(q.range.end, q.range.start + 100)).replace(/\s+/g, ' ')}`);
+        extras.push(`  extra  ${describe(q).padEnd(24)} ${test ? 'test' : 'app '} ${file}:${line} ${text.slice(q.range.start, Math.min(q.range.end, q.range.start + 100)).replace(/\s+/g, ' ')}${extraVerdict(q)}`);
       }
     }
     const finderMs = Date.now() - began;

@@ -1107,6 +1107,106 @@ describe('finder: the libraries people use', () => {
       // The text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
       assert.ok(qs[3]!.runs.some(([, , len, fileLen]) => len === 0 && fileLen > 0));
     });
+    it('reads a subquery that a function of the file returns, spliced into a template where a subquery stands, with the call\'s arguments', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'function activeConfigs(column?: string): string {',
+        '  return `SELECT cfg.${column || \'*\'} FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0`;',
+        '}',
+        'export async function plugins() {',
+        '  return pool.query(`SELECT p.* FROM plugins p WHERE p.id IN (${activeConfigs(\'plugin_id\')} GROUP BY cfg.plugin_id)`);',
+        '}',
+        'export async function files(owner: string) {',
+        '  return pool.query(`SELECT f.* FROM files f WHERE f.owner = $1 AND f.config_id IN (${activeConfigs(\'id\')})`, [owner]);',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT p.* FROM plugins p WHERE p.id IN (SELECT cfg.plugin_id FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0 GROUP BY cfg.plugin_id)',
+        'SELECT f.* FROM files f WHERE f.owner = $1 AND f.config_id IN (SELECT cfg.id FROM config cfg JOIN teams t ON t.id = cfg.team_id WHERE cfg.enabled AND t.level > 0)',
+      ]);
+      for (const q of qs) assert.equal(parsePostgresQuerySync(q.sql).ok, true, q.sql);
+    });
+    it("reads the text a function of the file returns where it is handed to the application's own wrapper", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'export class Store {',
+        '  private pool = new Pool();',
+        '  run(text: string, values: unknown[] | undefined, tag: string) { return this.pool.query(text, values); }',
+        '}',
+        'const store = new Store();',
+        'function enabledConfigs(): string {',
+        "  return `SELECT cfg.id, cfg.team_id FROM config cfg WHERE cfg.enabled AND cfg.deleted_at IS NULL`;",
+        '}',
+        "export async function configs() { return store.run(enabledConfigs(), undefined, 'configs'); }",
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT cfg.id, cfg.team_id FROM config cfg WHERE cfg.enabled AND cfg.deleted_at IS NULL']);
+      assert.match(qs[0]!.warnings.join(' '), /The SQL is what enabledConfigs\(\) returns/);
+    });
+    it('reads a hole whose left side the code shows as a string as that string, never its fallback', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        "const SORT = 'created_at';",
+        'export async function page() {',
+        "  return pool.query(`SELECT * FROM events WHERE kind = $1 ORDER BY ${SORT || 'id'} DESC`, ['x']);",
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT * FROM events WHERE kind = $1 ORDER BY created_at DESC']);
+    });
+    it('reads a statement handed to a function of the file that appends to it and returns it, with what the script appends after', () => {
+      const text = [
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'function byOwner(query: string, owner?: string): string {',
+        '  if (owner) query += ` WHERE owner_id = $1`;',
+        '  return query;',
+        '}',
+        'function filtering(query: string, filters: Record<string, string>, params: string[]): string {',
+        '  Object.entries(filters).forEach(([column, value], index) => {',
+        '    params.push(value);',
+        '    if (index === 0) query += ` WHERE "${column}" = $${params.length}`;',
+        '    else query += ` AND "${column}" = $${params.length}`;',
+        '  });',
+        '  return query;',
+        '}',
+        'function other(query: string): string { return `SELECT 1`; }',
+        'export async function mine(owner: string) {',
+        '  let query = `SELECT id, title FROM posts`;',
+        '  query = byOwner(query, owner);',
+        '  query += ` ORDER BY created_at DESC LIMIT 20`;',
+        '  return pool.query(query, [owner]);',
+        '}',
+        'export async function counted(filters: Record<string, string>) {',
+        '  let query = `SELECT p.user_id, COUNT(*) FROM posts p`;',
+        '  const params: string[] = [];',
+        '  query = filtering(query, filters, params);',
+        '  query += ` GROUP BY p.user_id`;',
+        '  return pool.query(query, params);',
+        '}',
+        'export async function replaced() {',
+        '  let query = `SELECT id FROM posts`;',
+        '  query = other(query);',
+        '  return pool.query(query);',
+        '}',
+        // A parameter the function is given and never assigns is no such text: its callers' statements are read.
+        'async function run(text: string, values: unknown[]) { return pool.query(text, values); }',
+        "export async function one(id: string) { return run('SELECT title FROM posts WHERE id = $1', [id]); }",
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT id, title FROM posts WHERE owner_id = $1 ORDER BY created_at DESC LIMIT 20',
+        'SELECT p.user_id, COUNT(*) FROM posts p WHERE "column" = $2 GROUP BY p.user_id',
+        'SELECT title FROM posts WHERE id = $1',
+      ]);
+      assert.deepEqual(keys(qs[0]!), ['posts(owner_id, created_at)']);
+      // The column is chosen at run time: a stand-in, on which no index is suggested.
+      assert.deepEqual(qs[1]!.standInNames, ['column']);
+      assert.match(qs[1]!.warnings.join(' '), /first branch's \(not 'AND "\$\{column\}"/);
+      // The appended text is the function's, which other calls share: a run of no SQL at the call keeps it from being written back.
+      const call = text.indexOf('byOwner(query, owner)');
+      assert.ok(qs[0]!.runs.some(([, at, len, fileLen]) => at === call && len === 0 && fileLen > 0));
+    });
     it('reads the text a method of the file returns with more SQL appended to it, and never writes it back', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

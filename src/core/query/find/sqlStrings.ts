@@ -38,11 +38,13 @@ export const sqlWrapperCalls: CallReader = {
     if (ex.kind !== 'script' || !isCall(n) || (n.arguments?.length ?? 0) === 0) return false;
     // Cheap test first: some argument is a string or template that starts a statement.
     const args = n.arguments ?? [];
-    const sqlAt = args.findIndex((a) => {
-      const r = ex.resolve(a);
+    const startsStatement = (r: BNode) => {
       const text = r.type === 'StringLiteral' ? (r.value as string) : r.type === 'TemplateLiteral' ? cookedStart(r) : undefined;
       return text !== undefined && SQL_KEYWORD.test(text);
-    });
+    };
+    let sqlAt = args.findIndex((a) => startsStatement(ex.resolve(a)));
+    // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
+    if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
     if (sqlAt < 0) return false;
     const target = functionOf(ex, n.callee!);
     if (!target || sqlParameterOf(target.fn) !== sqlAt) return false;
@@ -421,8 +423,10 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
     const writes = ex.writesTo(lit.name!);
     const appended = writes ? writes.appended.filter((a) => !writes.otherBranch.has(a)) : [];
-    const start = writes?.values.length === 1 && appended.length > 0 && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = start ? concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]) : undefined;
+    // `query = filtering(query, filters)`: the text handed to a function of this file that appends to it and returns it.
+    const handed = writes && writes.values.length > 1 ? writes.values.slice(1).map(unwrap) : [];
+    const start = writes && (writes.values.length === 1 ? appended.length > 0 : handed.length > 0 && handed.every((c) => handedOn(c, lit.name!) !== undefined)) && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
+    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]);
     if (!joined) return undefined;
     joined.chose = true;
     if (writes!.otherBranch.size > 0) joined.otherBranches = [...writes!.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a)));
@@ -430,6 +434,65 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = start!;
   } else return undefined;
   return builtFound(built, lit, origin, callRange);
+}
+
+/** The place of `name` among a call's arguments (`filtering(query, filters)`), when the call hands it on. */
+function handedOn(call: BNode, name: string): number | undefined {
+  if (!isCall(call) || unwrap(call.callee!).type !== 'Identifier') return undefined;
+  const i = (call.arguments ?? []).findIndex((a) => unwrap(a).type === 'Identifier' && unwrap(a).name === name);
+  return i < 0 ? undefined : i;
+}
+
+/**
+ * `let query = 'SELECT ...'; query = filtering(query, filters); query += ' LIMIT 20'`: the text with what the
+ * script appends to it and, at each call, what the function of this file it is handed to appends to its
+ * parameter (`query += \` WHERE ...\``) before returning it, read with the call's arguments. Undefined
+ * unless every such function is of this file and does only that: one of another module (whose characters
+ * are not in this file), or one that returns other text, leaves the statement unread. Never written back: the function's text is shared by its callers.
+ */
+function throughAppenders(ex: Extractor, start: BNode, appended: BNode[], calls: BNode[], name: string): Built | undefined {
+  const first = flattenSum(start);
+  if (first[0]!.type !== 'StringLiteral' && first[0]!.type !== 'TemplateLiteral') return undefined;
+  const built: Built = { sql: '', runs: [], params: [], chose: true };
+  const literal = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral';
+  const counter = { next: Math.max(0, ...[...first, ...appended].filter(literal).map((p) => maxDollarParam(ex.source.slice(p.start, p.end)))) + 1 };
+  appendSum(ex, first, built, counter);
+  let prev = first[first.length - 1]!;
+  const steps = [...appended.map((node) => ({ node, call: false })), ...calls.map((node) => ({ node, call: true }))].sort((a, b) => a.node.start - b.node.start);
+  for (const step of steps) {
+    if (!step.call) {
+      const parts = flattenSum(unwrap(step.node));
+      junction(built, prev, parts[0]!);
+      appendSum(ex, parts, built, counter);
+      prev = parts[parts.length - 1]!;
+      continue;
+    }
+    const call = step.node;
+    const at = handedOn(call, name)!;
+    const callee = unwrap(call.callee!).name!;
+    const binding = ex.lookup(callee)?.binding;
+    const fnNode = binding && 'fn' in binding ? binding.fn : binding && 'init' in binding ? unwrap(binding.init) : undefined;
+    const param = fnNode?.params?.[at];
+    const pname = param ? unwrap(param.type === 'AssignmentPattern' ? param.left! : param).name : undefined;
+    const ok = ex.throughCall(call, (ret, inModule) => {
+      const r = unwrap(ret);
+      // The function returns the parameter it was handed the text in, having only appended to it. One of
+      // another module is not read: its characters are not in this file.
+      if (inModule !== ex || r.type !== 'Identifier' || pname === undefined || r.name !== pname) return undefined;
+      const w = ex.writesTo(r.name);
+      if (!w || w.values.length > 1 || w.appended.length === 0 || w.appended.length > 32) return undefined;
+      const parts = w.appended.filter((a) => !w.otherBranch.has(a)).sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)));
+      if (w.otherBranch.size > 0) (built.otherBranches ??= []).push(...[...w.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a))));
+      // A run of no SQL at the call: the text is the function's, so it is not written back.
+      built.runs.push([built.sql.length, call.start, 0, call.end - call.start]);
+      appendSum(ex, parts, built, counter);
+      (built.fragments ??= []).push(ex.text(range(call)));
+      return true;
+    });
+    if (!ok) return undefined;
+    prev = call;
+  }
+  return built;
 }
 
 /**
@@ -646,6 +709,10 @@ function constantChoices(ex: Extractor, e: BNode, depth = 0): string[] | undefin
     const [a, b] = [one(n.consequent!), one(n.alternate!)];
     out = a && b ? [...a, ...b] : undefined;
   } else if (n.type === 'LogicalExpression' && (n.operator === '??' || n.operator === '||')) {
+    // A left side the code shows as a string (a constant, or the argument a helper's call binds) is what is
+    // sent: the fallback is never taken (`${field || '*'}` in `inForce('plugin_id')`).
+    const known = ex.stringOf(n.left!, 0);
+    if (known !== undefined && (n.operator === '??' || known !== '')) return [known];
     const [a, b] = [one(n.left!), one(n.right!)];
     out = a && b ? [...b, ...a] : undefined;
   } else if (n.type === 'MemberExpression' && n.computed) {
@@ -765,6 +832,9 @@ type FragmentRead = { empty: boolean; elsewhere: boolean; chose: boolean };
 /** Words a piece of SQL spliced into a plain template starts with, when it is a clause and not a value. */
 const CLAUSE_TEXT = /^\s*(set|where|and|or|order\s+by|group\s+by|limit|offset|(left|right|inner|full|cross)?\s*join|returning|values|from|having)\b/i;
 
+/** A statement spliced into a plain template where a subquery stands (`id IN (${inForce('plugin_id')})`). */
+const SUBQUERY_TEXT = /^\s*(select|with)\b/i;
+
 /**
  * Appends the SQL an expression stands for when the file shows it; undefined (and nothing appended) when
  * it does not. Of a choice, the first fragment with SQL in it wins: a statement is read with every
@@ -799,7 +869,7 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     appendTemplate(ex, n.quasi!, built, counter, depth, plain);
     return { empty: built.sql.slice(mark.sql).trim() === '', elsewhere: false, chose: false };
   }
-  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && CLAUSE_TEXT.test(ex.text(range(n)).slice(1))) {
+  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && (CLAUSE_TEXT.test(ex.text(range(n)).slice(1)) || (SUBQUERY_TEXT.test(ex.text(range(n)).slice(1)) && /\(\s*$/.test(built.sql)))) {
     if (n.type === 'TemplateLiteral') appendTemplate(ex, n, built, counter, depth, plain);
     else {
       const part = cookWithMap(ex.source, n.start + 1, n.end - 1);
