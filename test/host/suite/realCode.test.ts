@@ -164,5 +164,42 @@ export function realCodeTests(): void {
         await vscode.workspace.fs.delete(dir, { recursive: true });
       }
     });
+
+    it('a statement a script loads from a .sql file is read, its hover says where to edit it, saving the file reads it again, and Explain runs it on PostgreSQL', async () => {
+      const dir = vscode.Uri.joinPath(folder, 'app', 'loaded');
+      const script = vscode.Uri.joinPath(dir, 'report.ts');
+      const sqlFile = vscode.Uri.joinPath(dir, 'sql', 'recent-orders.sql');
+      const write = (uri: vscode.Uri, text: string) => vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+      await write(sqlFile, 'SELECT id, created_at FROM orders WHERE country_id = 3 ORDER BY created_at DESC LIMIT 10\n');
+      await write(script, [
+        "import { readFileSync } from 'node:fs';",
+        "import { join } from 'node:path';",
+        "import { Pool } from 'pg';",
+        'const pool = new Pool();',
+        "const sql = (name: string) => readFileSync(join(__dirname, 'sql', `${name}.sql`), 'utf8');",
+        "export const recent = () => pool.query(sql('recent-orders'));",
+        '',
+      ].join('\n'));
+      try {
+        const doc = await vscode.workspace.openTextDocument(script);
+        await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+        let seen = '';
+        const listedNow = async () => (seen = ((await handle.listedQueries(doc)) ?? []).map((q) => `${q.targets.join(',')}: ${q.text}`).join(' | '));
+        await until(() => `the loaded statement (listed: ${seen})`, async () => (await listedNow()).startsWith('orders: SELECT id, created_at FROM orders'));
+        assert.match(await hoverText(doc, doc.getText().indexOf("sql('recent-orders')") + 2), /read from \.\/sql\/recent-orders\.sql, which sql\(\) loads; edit it there/);
+        // The .sql file saved with another statement (through the file system, as the editor saves it).
+        await write(sqlFile, 'SELECT order_id FROM order_details WHERE product_id = 5\n');
+        await until(() => `the saved file's statement (listed: ${seen})`, async () => (await listedNow()).startsWith('order_details: SELECT order_id FROM order_details'));
+        const spec = handle.parts.store.list('postgres').find((c) => c.name === 'real code pg');
+        assert.ok(spec, 'the connection of the Prisma test');
+        const r = await explainAt(doc, "sql('recent-orders')", spec);
+        assert.equal(r.engine, 'postgres');
+        const shown = handle.panel()?.lastMessage;
+        assert.match(JSON.stringify(shown?.type === 'showPlan' ? shown.plan.root : {}), /order_details/);
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        await vscode.workspace.fs.delete(dir, { recursive: true });
+      }
+    });
   });
 }
