@@ -4,6 +4,7 @@
 // read again and published. main.ts wires it to a real LSP connection; the unit tests drive it through
 // a fake one.
 
+import { basename } from 'node:path';
 import type { CodeAction, CodeActionParams, CodeLens, Hover, Position, Range } from 'vscode-languageserver';
 import { savedFilesReach, ScriptQueryIndex, workspaceFileChanged, type FinderContext, type RepositorySchema, type WorkspaceModules } from '../core/index';
 import type { ClearAdviceParams, ClearSchemaParams, ListedQuery, SetAdviceParams, SetPlansParams, SetSchemaParams, SetSchemaResult } from '../protocol/languageServer';
@@ -230,22 +231,16 @@ export class InlineAdviceService implements ServerContext {
     const changed = files.filter((f) => SCRIPT_FILE.test(f));
     // A `.sql` file a script loads by a name it shows (loadedSql.ts): the scripts whose text names the file
     // are read again, the new statement read through the modules' reader, which sees the saved text.
-    const sqlNames = files.filter((f) => /\.sql$/i.test(f)).map((f) => f.replace(/^.*[\\/]/, '').replace(/\.sql$/i, ''));
-    if (sqlNames.length > 0) {
-      for (const state of this.docs.values()) {
-        if (!(state.index instanceof ScriptQueryIndex) || !sqlNames.some((n) => state.doc.getText().includes(n))) continue;
-        state.index.readAgain();
-        this.schedule(state);
-      }
-    }
-    if (changed.length === 0) return;
+    const sqlNames = files.filter((f) => /\.sql$/i.test(f)).map((f) => basename(f).replace(/\.sql$/i, ''));
+    if (changed.length === 0 && sqlNames.length === 0) return;
     // The index of callers reads a few saved files at once; a branch switched is left to its periodic pass.
     if (changed.length <= MAX_FILES_REINDEXED) for (const file of changed) workspaceFileChanged(ws.modules, file);
-    const reaches = savedFilesReach(ws.modules, changed);
+    const reaches = changed.length > 0 ? savedFilesReach(ws.modules, changed) : () => false;
     for (const state of this.docs.values()) {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
       const file = ws.fileOf(state.doc.uri);
-      if (file === undefined || !reaches(file)) continue;
+      const loads = sqlNames.length > 0 && sqlNames.some((n) => state.doc.getText().includes(n));
+      if (!loads && (file === undefined || !reaches(file))) continue;
       state.index.readAgain();
       this.schedule(state);
     }

@@ -828,15 +828,16 @@ export class Extractor {
   /**
    * An argument as another module reads it: a string this file's constants and imports name
    * (`descriptor.collectionName`) as that string, written where the argument is, since the other module
-   * cannot look up this file's names; else the node a constant holds.
+   * cannot look up this file's names; else the node a constant holds; nothing for a property of this file's own objects.
    */
-  private foreignArgument(arg: BNode): BNode {
+  private foreignArgument(arg: BNode): BNode | undefined {
     const followed = this.follow(arg);
     if (followed.type === 'StringLiteral') return followed;
     const value = this.stringOf(arg, 0);
     const at = unwrap(arg);
     if (value !== undefined) return { type: 'StringLiteral', value, start: at.start, end: at.end } as unknown as BNode;
-    return isMember(followed) ? (undefined as unknown as BNode) : followed;
+    // A property of this file's object (`cfg.coll`): the other module would read it by its own names.
+    return isMember(followed) ? undefined : followed;
   }
 
   /** The class the walk is in, if any. */

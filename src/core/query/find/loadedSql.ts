@@ -8,9 +8,8 @@
 // The file is read through the host (WorkspaceModules.read); the query maps to the call that loads it and
 // is never written back.
 
-import { parseSqlSync, sqlParserLoaded } from '../../sql/parser';
 import type { Extractor } from './extractor';
-import { findSqlStatements } from './sqlFiles';
+import { onlyStatementQuery } from './sqlFiles';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange } from './types';
 import { dirOf, joinPath } from './workspace';
@@ -147,15 +146,8 @@ function pathOf(ex: Extractor, e: BNode, depth = 0): PathRead | undefined {
  */
 function fileQuery(ex: Extractor, file: string): string | undefined {
   const text = ex.context.modules?.read(file);
-  if (text === undefined || !sqlParserLoaded()) return undefined;
-  let statements: number;
-  try {
-    statements = parseSqlSync(text).stmts?.length ?? 0;
-  } catch {
-    return undefined;
-  }
-  const queries = findSqlStatements(text).queries;
-  return statements === 1 && queries.length === 1 && queries[0]!.engine === 'postgres' ? queries[0]!.sql : undefined;
+  const query = text === undefined ? undefined : onlyStatementQuery(text);
+  return query?.engine === 'postgres' ? query.sql : undefined;
 }
 
 /**

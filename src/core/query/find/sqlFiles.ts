@@ -23,6 +23,16 @@ export function findSqlStatements(text: string): FindResult {
   return { queries: r.chunks.flatMap((c) => (c.query ? [c.query] : [])), warnings: r.warnings };
 }
 
+/**
+ * The query of a .sql file that holds one statement and nothing else; undefined for a file of several (a
+ * schema or a migration run whole), one that does not parse, or one whose statement is no query.
+ */
+export function onlyStatementQuery(text: string): FoundSqlQuery | undefined {
+  if (!sqlParserLoaded()) return undefined;
+  const chunks = sqlChunks(text, 0, false)?.chunks;
+  return chunks?.length === 1 ? chunks[0]!.query : undefined;
+}
+
 /** One statement of a .sql file (trimmed of comments and the semicolon), with its query if it is one. */
 interface SqlChunk {
   start: number;
