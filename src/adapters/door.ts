@@ -65,7 +65,24 @@ export interface Verdict {
  */
 export async function pgVerdict(client: PgClient, statement: string): Promise<Verdict> {
   const info = await inspectStatement(statement);
-  return judged(info, await askCatalog(client, info, ''));
+  return judged(info, await askCatalog(client, info, '', {}));
+}
+
+/**
+ * How the server plans the catalog query. `generic` (plan_cache_mode, PostgreSQL 12 on): one plan for
+ * every execution on the connection from the first. Left to itself the server plans the query again at
+ * each of its first five executions (3 to 5 ms where the cached plan takes 1) before it settles on the
+ * same generic plan, so the first Explains of each kept session waited on planning the check. The mode is
+ * set in a savepoint rolled back as soon as the rows are in: the user's statement is planned as the
+ * session plans it, whatever the session, its role or its database set.
+ */
+export interface CatalogPlan {
+  generic?: boolean;
+}
+
+/** Whether a server of this server_version_num has plan_cache_mode (PostgreSQL 12 on). */
+export function canForceGenericPlan(serverVersionNum: number): boolean {
+  return serverVersionNum >= 120000;
 }
 
 /**
@@ -75,8 +92,8 @@ export async function pgVerdict(client: PgClient, statement: string): Promise<Ve
  * read and judged, with the clearance it gives. On an error the transaction may be open (and aborted):
  * the caller rolls it back, as after any failed explain.
  */
-export async function pgBeginVerdict(client: PgClient, info: StatementInfo, readOnly: boolean, timeoutMs: number): Promise<Verdict> {
-  return judged(info, await askCatalog(client, info, `${beginText(readOnly, timeoutMs)}; `));
+export async function pgBeginVerdict(client: PgClient, info: StatementInfo, readOnly: boolean, timeoutMs: number, plan: CatalogPlan = {}): Promise<Verdict> {
+  return judged(info, await askCatalog(client, info, `${beginText(readOnly, timeoutMs)}; `, plan));
 }
 
 function judged(info: StatementInfo, rows: readonly CatalogRow[]): Verdict {
@@ -97,15 +114,19 @@ const preparedOn = new WeakMap<PgClient, Set<string>>();
  * catalog rows as they are now. Its values, JSON of the names the statement uses, go in as escaped
  * literals: a simple-query message carries no parameters.
  */
-async function askCatalog(client: PgClient, info: StatementInfo, before: string): Promise<CatalogRow[]> {
+async function askCatalog(client: PgClient, info: StatementInfo, before: string, plan: CatalogPlan): Promise<CatalogRow[]> {
   const q = sideEffectsQuery(info.refs);
   const prepared = preparedOn.get(client) ?? new Set<string>();
   preparedOn.set(client, prepared);
-  const execute = `EXECUTE ${q.name}(${q.values.map((v) => client.escapeLiteral(v).trim()).join(', ')})`;
+  let execute = `EXECUTE ${q.name}(${q.values.map((v) => client.escapeLiteral(v).trim()).join(', ')})`;
+  // Only inside the explain's transaction (`before` opens it): the savepoint's rollback undoes the SET
+  // LOCAL and nothing else, the check having read only.
+  if (plan.generic && before !== '') execute = `SAVEPOINT qpi_check; SET LOCAL plan_cache_mode = force_generic_plan; ${execute}; ROLLBACK TO SAVEPOINT qpi_check; RELEASE SAVEPOINT qpi_check`;
   const send = async (prepare: boolean): Promise<CatalogRow[]> => {
     const r = (await client.query(`${prepare ? `PREPARE ${q.name} AS ${q.text};\n` : ''}${before}${execute}`)) as unknown as pg.QueryResult<CatalogRow> | pg.QueryResult<CatalogRow>[];
     prepared.add(q.name);
-    return (Array.isArray(r) ? r.at(-1)! : r).rows;
+    // The rows of the EXECUTE: the one statement of the message that returns rows.
+    return (Array.isArray(r) ? r.filter((one) => one.command === 'SELECT').at(-1)! : r).rows;
   };
   if (prepared.has(q.name)) return send(false);
   try {

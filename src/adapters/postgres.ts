@@ -16,7 +16,7 @@ import { parse as parseConnectionString, toClientConfig } from 'pg-connection-st
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, pgLostError, portProblem, scrub, uriSecrets } from './errors';
 import { afterCancel, CANCEL_GRACE_MS, graceFor, withDeadline } from './deadline';
 import { listPhrases } from './pgSideEffects';
-import { pgBegin, pgBeginVerdict, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
+import { canForceGenericPlan, pgBegin, pgBeginVerdict, pgCancelBackend, pgConsent, pgExecute, pgSend, pgTerminateBackend, pgVerdict, type Clearance, type Verdict } from './door';
 import { inspectCreateIndex, inspectStatement, position, statementsOf, type StatementInfo } from './pgStatement';
 import type { ExplainResult } from './types';
 
@@ -491,7 +491,7 @@ export class PostgresConnection {
   private async refuseSideEffects(info: StatementInfo, analyze: boolean, readOnly: boolean, timeoutMs: number): Promise<Clearance | undefined> {
     let verdict: Verdict;
     try {
-      verdict = await pgBeginVerdict(this.client, info, readOnly, timeoutMs);
+      verdict = await pgBeginVerdict(this.client, info, readOnly, timeoutMs, { generic: canForceGenericPlan(this.serverVersionNum) });
     } catch (err) {
       throw pgError(err, this.options);
     }

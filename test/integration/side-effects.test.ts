@@ -5,6 +5,7 @@
 
 import { strict as assert } from 'node:assert';
 import pg from 'pg';
+import { pgBeginVerdict } from '../../src/adapters/door';
 import { AdapterError } from '../../src/adapters/errors';
 import { connectPostgres, type PostgresConnection } from '../../src/adapters/postgres';
 import { sideEffectsQuery } from '../../src/adapters/pgSideEffects';
@@ -176,6 +177,41 @@ describe('PostgreSQL: explaining changes nothing', function () {
       assert.equal(planOf(next).root.metrics.rowsReturned, 200);
     } finally {
       await admin.query('DROP VIEW IF EXISTS se_flip');
+    }
+  });
+
+  it('has the check planned once per connection, and gives the statement the session\'s own plan cache mode back', async function () {
+    const c = new pg.Client({ connectionString: env.pgUri });
+    await c.connect();
+    try {
+      // A mode of the user's own for the session (a role's setting would give it too).
+      await c.query('SET plan_cache_mode = force_custom_plan');
+      const info = await inspectStatement('SELECT count(*) FROM se_view WHERE id = 5');
+      for (let i = 0; i < 3; i++) {
+        const verdict = await pgBeginVerdict(c, info, true, 5000, { generic: true });
+        assert.match(verdict.effects.execution.join('; '), /se_bump/, 'judged from the catalog\'s rows');
+        const mode = await c.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+        assert.equal(mode.rows[0]!.plan_cache_mode, 'force_custom_plan', 'the statement after the check is planned as the session plans');
+        await c.query('ROLLBACK');
+      }
+      const plans = await c.query<{ generic_plans: string; custom_plans: string }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'qpi_side_effects%'");
+      assert.deepEqual(plans.rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)]), [[3, 0]], 'three executions of one cached plan, none planned again');
+      // Without it, the server plans each of the first executions again.
+      await c.query('RESET plan_cache_mode; DEALLOCATE ALL');
+      const d = new pg.Client({ connectionString: env.pgUri });
+      await d.connect();
+      try {
+        for (let i = 0; i < 3; i++) {
+          await pgBeginVerdict(d, info, true, 5000);
+          await d.query('ROLLBACK');
+        }
+        const custom = await d.query<{ generic_plans: string; custom_plans: string }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'qpi_side_effects%'");
+        assert.deepEqual(custom.rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)]), [[0, 3]]);
+      } finally {
+        await d.end();
+      }
+    } finally {
+      await c.end();
     }
   });
 

@@ -5,7 +5,7 @@
 
 import { strict as assert } from 'node:assert';
 import pg from 'pg';
-import { pgBeginVerdict, pgVerdict, type PgClient } from '../../src/adapters/door';
+import { canForceGenericPlan, pgBeginVerdict, pgVerdict, type PgClient } from '../../src/adapters/door';
 import { inspectStatement } from '../../src/adapters/pgStatement';
 
 /** A connection that records each message and answers as a server does a multi-statement one: a result per statement. */
@@ -18,10 +18,10 @@ function fakeClient(rows: Record<string, unknown>[] = [], fail?: (text: string) 
       sent.push(text as string);
       const error = fail?.(text as string);
       if (error) throw error;
-      const statements = (text as string).split(/;\s*(?=BEGIN|SET|EXECUTE)/).length;
-      const results = Array.from({ length: statements }, () => ({ rows: [] as unknown[], command: 'SET' }));
-      results[statements - 1] = { rows, command: 'SELECT' };
-      return statements === 1 ? results[0] : results;
+      // Each statement's result; the EXECUTE's is the one with rows, whatever its place.
+      const statements = (text as string).split(/;\s*(?=BEGIN|SET|EXECUTE|SAVEPOINT|ROLLBACK|RELEASE)/);
+      const results = statements.map((one) => (/^\s*EXECUTE /.test(one) ? { rows, command: 'SELECT' } : { rows: [] as unknown[], command: one.trim().split(/\s/)[0]! }));
+      return results.length === 1 ? results[0] : results;
     },
   };
   return { client: client as unknown as PgClient, sent };
@@ -77,6 +77,20 @@ describe('the explain\'s BEGIN and side-effect check', function () {
     assert.ok(verdict.clearance);
     assert.equal(sent.length, 2);
     assert.match(sent[1]!, /^BEGIN READ ONLY; SET LOCAL statement_timeout = 5000; EXECUTE /);
+  });
+
+  it('has the catalog query planned once for the connection where the server can (PostgreSQL 12 on), and the session\'s mode back before the statement', async function () {
+    const { client, sent } = fakeClient([{ kind: 'sequence', name: 'public.orders_id_seq', proname: null, schema: null, volatility: null, language: null, ctx: null, via: 'nextval' }]);
+    const verdict = await pgBeginVerdict(client, await inspectStatement("SELECT nextval('orders_id_seq')"), true, 5000, { generic: true });
+    assert.match(sent[0]!, /\nBEGIN READ ONLY; SET LOCAL statement_timeout = 5000; SAVEPOINT qpi_check; SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE qpi_side_effects_reads\([^\n]*\); ROLLBACK TO SAVEPOINT qpi_check; RELEASE SAVEPOINT qpi_check$/);
+    // The rows judged are the EXECUTE's, though other statements' results come after them.
+    assert.equal(verdict.clearance, undefined);
+    assert.ok(verdict.effects.execution.some((e) => /advance the sequence public\.orders_id_seq/.test(e)), verdict.effects.execution.join('; '));
+    // Outside the explain's transaction (the measurement's verdict) nothing would undo the mode: left to the server.
+    await pgVerdict(client, 'SELECT 1');
+    assert.match(sent[1]!, /^EXECUTE qpi_side_effects_reads\([^\n]*\)$/);
+    assert.equal(canForceGenericPlan(110022), false);
+    assert.equal(canForceGenericPlan(120000), true);
   });
 
   it('passes any other failure on', async function () {
