@@ -509,6 +509,90 @@ describe('finder: node-postgres statements read from .sql files whose path the c
   });
 });
 
+describe('finder: node-postgres statements a registry of .sql files gives for a key', () => {
+  const files: Record<string, string> = {
+    '/ws/src/queries/orders/latest.sql': 'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2',
+    '/ws/src/queries/orders/unpaged/latest.sql': 'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC',
+    '/ws/src/queries/stores/one.sql': 'SELECT * FROM stores WHERE id = $1;',
+    '/ws/src/queries/migrate.sql': 'CREATE TABLE stores (id int);\nCREATE TABLE orders (id int);',
+    // A registry: a constant of keys to files, a class that reads each through it from its own folder.
+    '/ws/src/queries/index.ts': [
+      "import fs from 'fs';",
+      "import path from 'path';",
+      "import { fileURLToPath } from 'url';",
+      'const FILES = {',
+      "  orders_latest: 'orders/latest.sql',",
+      "  orders_latest_unpaged: 'orders/unpaged/latest.sql',",
+      "  'stores-one': 'stores/one.sql',",
+      "  migrate: 'migrate.sql',",
+      '} as const;',
+      'type Key = keyof typeof FILES;',
+      'class Queries {',
+      '  private cache = {} as Record<Key, string>;',
+      '  private load = (key: Key) => {',
+      '    const __filename = fileURLToPath(import.meta.url);',
+      '    const __dirname = path.dirname(__filename);',
+      '    return fs.readFileSync(path.join(__dirname, FILES[key])).toString();',
+      '  };',
+      '  get = (key: Key): string => (this.cache[key] ??= this.load(key));',
+      '}',
+      'export const queries = new Queries();',
+      'export const query = (key: Key) => queries.get(key);',
+    ].join('\n'),
+    // A look-alike: keys to files, read from the working folder (not the module's): which file is not in the code.
+    '/ws/src/other/index.ts': [
+      "import { readFileSync } from 'fs';",
+      "const FILES = { orders_latest: 'orders/latest.sql' };",
+      'export const get = (key: keyof typeof FILES) => readFileSync(FILES[key], "utf8");',
+    ].join('\n'),
+  };
+  const read = reader(files);
+
+  it('reads the file the literal key maps to, through the registry\'s object, function or namespace, and maps it to the call', async () => {
+    await loadSqlParser();
+    const text = [
+      "import { Pool } from 'pg';",
+      "import { queries, query } from '../queries/index.js';",
+      "import * as Q from '../queries';",
+      "import * as other from '../other';",
+      'const pool = new Pool();',
+      "export const latest = (c: string, n: number) => pool.query(queries.get('orders_latest'), [c, n]);",
+      "export const all = (c: string) => pool.query(query('orders_latest_unpaged'), [c]);",
+      "export const store = (id: string) => pool.query(Q.queries.get('stores-one'), [id]);",
+      "export const unknownKey = () => pool.query(queries.get('orders_oldest'));",
+      "export const byName = (key: 'orders_latest') => pool.query(queries.get(key));",
+      "export const wholeScript = () => pool.query(queries.get('migrate'));",
+      "export const fromCwd = () => pool.query(other.get('orders_latest'));",
+    ].join('\n');
+    const qs = read(text, '/ws/src/routes/orders.ts') as FoundSqlQuery[];
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2',
+      'SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC',
+      'SELECT * FROM stores WHERE id = $1',
+    ]);
+    const at = (q: FoundSqlQuery) => text.slice(q.textRange.start, q.textRange.end);
+    assert.equal(at(qs[0]!), "queries.get('orders_latest')");
+    assert.match(qs[0]!.warnings.join(' '), /read from \.\.\/queries\/orders\/latest\.sql, the file \.\.\/queries\/index\.ts maps 'orders_latest' to; edit it there/);
+    assert.ok(qs[0]!.runs.some(([, , l, fl]) => l !== fl), 'never written back over the call');
+  });
+
+  it('reads a key given to the registry in its own module', async () => {
+    await loadSqlParser();
+    const text = [
+      "import fs from 'node:fs';",
+      "import { join } from 'node:path';",
+      "import { Pool } from 'pg';",
+      "const FILES = { latest: 'orders/latest.sql' };",
+      'const sql = (k: keyof typeof FILES) => fs.readFileSync(join(__dirname, FILES[k]), "utf8");',
+      'const pool = new Pool();',
+      "export const latest = (c: string, n: number) => pool.query(sql('latest'), [c, n]);",
+    ].join('\n');
+    const qs = read(text, '/ws/src/queries/here.ts') as FoundSqlQuery[];
+    assert.deepEqual(qs.map(sqlOf), ['SELECT id, total FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2']);
+    assert.match(qs[0]!.warnings.join(' '), /read from \.\/orders\/latest\.sql, the file this module maps 'latest' to/);
+  });
+});
+
 describe("finder: sql-template-strings statements run by node-postgres", () => {
   const read = reader({});
   const text = [

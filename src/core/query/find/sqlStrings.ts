@@ -6,7 +6,7 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
-import { loadedSql, loaderSql } from './loadedSql';
+import { keyedSql, loadedSql, loaderSql } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
@@ -412,8 +412,9 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     built = read.built;
     lit = read.lit;
   } else if (isCall(lit) || lit.type === 'AwaitExpression') {
-    // Read from a `.sql` file whose path the code shows (loadedSql.ts), or what a function of this file returns.
-    return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
+    // Read from a `.sql` file whose path the code shows, or a registry of them gives for a key (loadedSql.ts),
+    // or what a function of this file returns.
+    return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? keyedSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
   } else if (isMember(lit)) {
     // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
     const held = ex.follow(lit);
