@@ -229,9 +229,11 @@ export class InlineAdviceService implements ServerContext {
     if (!ws) return;
     const files = uris.map((u) => ws.fileOf(u)).filter((f): f is string => f !== undefined);
     const changed = files.filter((f) => SCRIPT_FILE.test(f));
-    // A `.sql` file a script loads by a name it shows (loadedSql.ts): the scripts whose text names the file
-    // are read again, the new statement read through the modules' reader, which sees the saved text.
-    const sqlNames = files.filter((f) => /\.sql$/i.test(f)).map((f) => basename(f).replace(/\.sql$/i, ''));
+    // A `.sql` file a script loads (loadedSql.ts): the scripts whose text names the file, or whose queries were
+    // read from it (a registry given a key), are read again, the new statement read through the modules'
+    // reader, which sees the saved text.
+    const sqlFiles = new Set(files.filter((f) => /\.sql$/i.test(f)));
+    const sqlNames = [...sqlFiles].map((f) => basename(f).replace(/\.sql$/i, ''));
     if (changed.length === 0 && sqlNames.length === 0) return;
     // The index of callers reads a few saved files at once; a branch switched is left to its periodic pass.
     if (changed.length <= MAX_FILES_REINDEXED) for (const file of changed) workspaceFileChanged(ws.modules, file);
@@ -239,7 +241,7 @@ export class InlineAdviceService implements ServerContext {
     for (const state of this.docs.values()) {
       if (!(state.index instanceof ScriptQueryIndex)) continue;
       const file = ws.fileOf(state.doc.uri);
-      const loads = sqlNames.length > 0 && sqlNames.some((n) => state.doc.getText().includes(n));
+      const loads = sqlNames.length > 0 && (sqlNames.some((n) => state.doc.getText().includes(n)) || state.index.result().queries.some((q) => q.engine === 'postgres' && q.readFrom !== undefined && sqlFiles.has(q.readFrom)));
       if (!loads && (file === undefined || !reaches(file))) continue;
       state.index.readAgain();
       this.schedule(state);

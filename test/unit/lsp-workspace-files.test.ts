@@ -136,4 +136,32 @@ describe('language server: other files of the workspace saved', () => {
     assert.equal(service.docs.get('file:///ws/other.ts')!.timer, undefined, 'a script that names no such file was read again');
     await until('the query to read the saved .sql file', () => targets(service, uri)[0] === 'tickets');
   });
+
+  it('reads a statement again when the .sql file a registry gives for a key is saved, though the script never names the file', async () => {
+    const files: Record<string, string> = {
+      '/ws/queries/orders/by-customer.sql': 'SELECT id FROM orders WHERE customer_id = $1\n',
+      '/ws/queries/index.ts': [
+        "import { readFileSync } from 'node:fs';",
+        "import { join } from 'node:path';",
+        "const FILES = { byCustomer: 'orders/by-customer.sql' };",
+        "export const query = (k: keyof typeof FILES) => readFileSync(join(__dirname, FILES[k]), 'utf8');",
+      ].join('\n'),
+      '/ws/report.ts': [
+        "import { Pool } from 'pg';",
+        "import { query } from './queries';",
+        'const pool = new Pool();',
+        "export const mine = (c: string) => pool.query(query('byCustomer'), [c]);",
+      ].join('\n'),
+    };
+    const port = new FakePort();
+    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+    service.setWorkspaceModules(workspace(files), fileOf);
+    const uri = 'file:///ws/report.ts';
+    service.open(uri, 'typescript', 1, files['/ws/report.ts']!);
+    assert.deepEqual(targets(service, uri), ['orders']);
+    assert.ok(!files['/ws/report.ts']!.includes('by-customer'), 'the script does not name the file');
+    files['/ws/queries/orders/by-customer.sql'] = 'SELECT id FROM invoices WHERE customer_id = $1\n';
+    service.workspaceFilesChanged(['file:///ws/queries/orders/by-customer.sql']);
+    await until('the query to read the saved .sql file', () => targets(service, uri)[0] === 'invoices');
+  });
 });

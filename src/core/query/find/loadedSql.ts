@@ -178,7 +178,7 @@ export function loadedSql(ex: Extractor, e: BNode, callRange: SourceRange, at: B
     engine: 'postgres', origin: 'string', range: callRange, sql,
     // Every character maps to the call that loads the file: the text is the file's, never written back here.
     runs: [[0, r.start, 0, r.end - r.start], [0, r.start, sql.length, r.end - r.start]],
-    textRange: { start: r.start, end: r.end }, params: [],
+    textRange: { start: r.start, end: r.end }, params: [], readFrom: p.path,
     warnings: [`The SQL is read from ${shown}${via ? `, which ${via}() loads` : ''}; edit it there.`],
   };
 }
@@ -300,7 +300,7 @@ export function keyedSql(ex: Extractor, call: BNode, callRange: SourceRange): Fo
   return {
     engine: 'postgres', origin: 'string', range: callRange, sql,
     runs: [[0, r.start, 0, r.end - r.start], [0, r.start, sql.length, r.end - r.start]],
-    textRange: { start: r.start, end: r.end }, params: [],
+    textRange: { start: r.start, end: r.end }, params: [], readFrom: path!,
     warnings: [`The SQL is read from ${relativeTo(ex.context.file ?? '', path!)}, the file ${registry} maps '${key}' to; edit it there.`],
   };
 }

@@ -93,6 +93,8 @@ export interface FoundSqlQuery {
    * is not advised.
    */
   otherDatabase?: { name: string; module: string; by: 'tag' | 'client' };
+  /** The workspace's `.sql` file the text was read from, for a statement a script loads (loadedSql.ts). */
+  readFrom?: string;
   warnings: string[];
 }
 
