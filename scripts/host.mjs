@@ -199,8 +199,26 @@ export function packageVsix(out = join(ROOT, 'out', 'query-plan-inspector.vsix')
   // vsce's own summary: the file count and size a user downloads.
   const summary = /Packaged: .*/.exec(r.stdout)?.[0];
   log(summary ?? `packed ${out}`);
+  lastPackaged = summary;
   checkPackedFiles();
   return out;
+}
+
+/** vsce's summary of the last package made in this process. */
+let lastPackaged;
+
+/**
+ * The README's package figures ("20 files, 1.42 MB") against vsce's summary of the package just made: a
+ * sentence naming both when they differ (the README says what the packaging command prints, never a
+ * figure from memory), undefined when they agree.
+ */
+export function readmeFiguresDiffer(summary = lastPackaged) {
+  const packed = /\((\d+) files, ([\d.]+ [KM]B)\)/.exec(summary ?? '');
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const said = /packs the extension[\s\S]*?(\d+) files, ([\d.]+ [KM]B)/.exec(readme);
+  if (!packed || !said) return `The package figures could not be compared: vsce printed "${summary ?? ''}", and the README ${said ? 'has them' : 'has no "N files, X MB" after "packs the extension"'}.`;
+  if (packed[1] === said[1] && packed[2] === said[2]) return undefined;
+  return `The README says the package is ${said[1]} files, ${said[2]}; vsce packed ${packed[1]} files, ${packed[2]}: put the packaging command's figures in the README.`;
 }
 
 /**
@@ -399,6 +417,9 @@ async function main() {
   const vsix = dev ? undefined : packageVsix();
   const env = sampleServers();
   let code = 0;
+  // Checked before the suites, so a stale README fails the run even when every suite passes.
+  const differ = command === 'test' ? readmeFiguresDiffer() : undefined;
+  if (differ) console.error(`[host] ${differ}`);
   if (command === 'serve') {
     const host = await startHost({ env, vsix, testDriver: dev });
     const stopOnSignal = () => host.stop().then(() => process.exit(130));
@@ -433,7 +454,7 @@ async function main() {
     });
     code = code || fh;
   }
-  return code;
+  return code || (differ ? 1 : 0);
 }
 
 /** The folder settings of the first-hour flow: the sample servers, and a MongoDB database without the samples to switch to. */
