@@ -20,3 +20,5 @@ export function packageVsix(out?: string): string;
 /** `testDriver` turns on the smoke-test driver the in-host suite needs; it also hides every notification toast. */
 export function startHost(options?: { env?: Record<string, string>; vsix?: string; workspaceSettings?: Record<string, unknown>; testDriver?: boolean }): Promise<StartedHost>;
 export const CHROMIUM_ARGS: string[];
+/** A sentence naming both when the README's package figures differ from vsce's summary (of the last package by default); undefined when they agree. */
+export function readmeFiguresDiffer(summary?: string): string | undefined;

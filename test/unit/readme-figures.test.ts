@@ -10,7 +10,7 @@ const ROOT = join(__dirname, '..', '..');
 
 describe('the README\'s package figures', () => {
   it('agree with a vsce summary of the same figures, and a different count or size is named', async () => {
-    const { readmeFiguresDiffer } = (await import('../../scripts/host.mjs')) as { readmeFiguresDiffer: (summary?: string) => string | undefined };
+    const { readmeFiguresDiffer } = await import('../../scripts/host.mjs');
     const said = /packs the extension[\s\S]*?(\d+) files, ([\d.]+ [KM]B)/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'));
     assert.ok(said, 'the README gives the package figures');
     assert.equal(readmeFiguresDiffer(`Packaged: out/query-plan-inspector.vsix (${said[1]} files, ${said[2]})`), undefined);
