@@ -198,7 +198,7 @@ export function renderFindings(root: HTMLElement, plan: Plan, findings: Finding[
 const METRIC_LABEL: Record<string, string> = {
   rowsReturned: 'Rows returned', inclusiveTimeMs: 'Time, with children', exclusiveTimeMs: 'Own time',
   plannedRows: 'Rows planned', estimateFactor: 'Estimate off by', estimateDirection: 'Estimate was',
-  neverExecuted: 'Never executed', keysExamined: 'Keys examined', docsExamined: 'Documents examined',
+  neverExecuted: 'Never executed', stoppedEarly: 'Read until enough rows (planned rows are the whole result)', keysExamined: 'Keys examined', docsExamined: 'Documents examined',
   seeks: 'Index seeks', works: 'Work units', advanced: 'Advanced', needTime: 'Needed time', needYield: 'Yields',
   isEOF: 'Reached the end', dupsTested: 'Duplicates tested', dupsDropped: 'Duplicates dropped',
   memUsageBytes: 'Memory used', usedDisk: 'Spilled to disk', skipAmount: 'Skip', limitAmount: 'Limit',

@@ -61,6 +61,8 @@ function deriveTree(root: PlanNode, engine: Plan['engine'], nodes: PlanNode[]): 
   let ctes = false;
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!;
+    // Preorder: the parent's flag is set before its children are reached.
+    if (engine === 'postgres' && i > 0 && mayStopEarly(node, nodes[parents[i]!]!)) node.metrics.stoppedEarly = true;
     deriveNode(node);
     if (engine === 'postgres') {
       chargePostgresWaste(node);
@@ -178,6 +180,8 @@ function deriveNode(node: PlanNode): void {
       m.estimateFactor = round3(actual / planned);
       m.estimateDirection = 'under';
     } else if (planned > actual) {
+      // Read only until its consumer had enough: the planned rows are the whole result's, not an estimate of this.
+      if (m.stoppedEarly) return;
       m.estimateFactor = round3(planned / actual);
       m.estimateDirection = 'over';
     } else {
@@ -185,6 +189,23 @@ function deriveNode(node: PlanNode): void {
       m.estimateDirection = 'exact';
     }
   }
+}
+
+const SEMI_ANTI = /Semi|Anti/;
+const SEMI_ANTI_JOIN = /Semi|Anti/i;
+
+/** Whether what reads `node` (its parent, or a subplan's caller) may stop before `node` is exhausted; see NodeMetrics.stoppedEarly. */
+function mayStopEarly(node: PlanNode, parent: PlanNode): boolean {
+  if (parent.metrics.stoppedEarly) return true;
+  if (node.role === 'SubPlan' || node.role === 'InitPlan' || node.details.parentRelationship === 'SubPlan' || node.details.parentRelationship === 'InitPlan') return true;
+  const runCondition = parent.details.conditions?.['Run Condition'];
+  return (
+    parent.kind === 'Limit' ||
+    parent.kind === 'Merge Join' ||
+    (parent.kind === 'WindowAgg' && typeof runCondition === 'string' && runCondition.trim() !== '') ||
+    SEMI_ANTI_JOIN.test(parent.details.joinType ?? '') ||
+    SEMI_ANTI.test(parent.kind)
+  );
 }
 
 function round3(x: number): number {

@@ -337,7 +337,7 @@ const status = v.picklist(STATUSES, 'is not a known status');
 
 const sortFigures = { buffers: opt(numRecord), sortMethod: optStr, sortSpaceType: optStr };
 const METRICS = withRest({
-  neverExecuted: opt(bool), isEOF: opt(bool), usedDisk: opt(bool), estimateDirection: optStr, ...sortFigures,
+  neverExecuted: opt(bool), isEOF: opt(bool), usedDisk: opt(bool), stoppedEarly: opt(bool), estimateDirection: optStr, ...sortFigures,
   workers: opt(list(withRest(sortFigures, opt(num)))),
 }, opt(num));
 

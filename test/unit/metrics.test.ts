@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPlan, type Plan } from '../../src/core/index';
+import { textReport } from '../../src/cli/report';
+import { analyze, loadPlan, type Plan } from '../../src/core/index';
 
 const corpus = join(__dirname, '..', 'fixtures', 'corpus');
 function load(file: string): Plan {
@@ -92,5 +93,57 @@ describe('derive(): wasted reads, charged to the node that read', () => {
       assert.equal(r.maxima?.keysExamined, Math.max(0, ...nodes.map((n) => n.metrics.keysExamined ?? 0)));
       assert.equal(r.maxima?.wastedReads, Math.max(0, ...nodes.map((n) => n.metrics.wastedReads ?? 0)));
     }
+  });
+});
+
+describe('derive(): row estimates of nodes read only until their consumer had enough', () => {
+  const UNION = [
+    'Limit  (cost=0.86..2.20 rows=10 width=12) (actual time=0.030..0.060 rows=10 loops=1)',
+    '  ->  Merge Append  (cost=0.86..40.86 rows=30 width=12) (actual time=0.029..0.057 rows=10 loops=1)',
+    '        Sort Key: orders.created_at DESC',
+    '        ->  Limit  (cost=0.29..1.20 rows=10 width=12) (actual time=0.010..0.015 rows=4 loops=1)',
+    '              ->  Index Scan Backward using orders_country_created on orders  (cost=0.29..335.00 rows=3665 width=12) (actual time=0.009..0.013 rows=4 loops=1)',
+    '                    Index Cond: (country_id = 1)',
+    '        ->  Limit  (cost=0.29..1.20 rows=10 width=12) (actual time=0.010..0.015 rows=10 loops=1)',
+    '              ->  Index Scan Backward using orders_country_created on orders orders_1  (cost=0.29..335.00 rows=5 width=12) (actual time=0.009..0.013 rows=10 loops=1)',
+    '                    Index Cond: (country_id = 2)',
+    'Planning Time: 0.140 ms',
+    'Execution Time: 0.096 ms',
+  ].join('\n');
+  const JOIN = [
+    'Hash Join  (cost=10.00..200.00 rows=5000 width=8) (actual time=0.100..0.400 rows=10 loops=1)',
+    '  Hash Cond: (a.id = b.a_id)',
+    '  ->  Seq Scan on a  (cost=0.00..80.00 rows=5000 width=4) (actual time=0.010..0.200 rows=10 loops=1)',
+    '  ->  Hash  (cost=5.00..5.00 rows=100 width=4) (actual time=0.050..0.050 rows=100 loops=1)',
+    '        ->  Seq Scan on b  (cost=0.00..5.00 rows=100 width=4) (actual time=0.005..0.030 rows=100 loops=1)',
+    'Execution Time: 0.500 ms',
+  ].join('\n');
+  const plan = (text: string) => {
+    const r = loadPlan(text);
+    if (!r.ok) assert.fail(r.refusal);
+    return r.plan;
+  };
+
+  it('gives no over-estimate under a Limit, where the planned rows are the whole scan\'s, and says why', () => {
+    const p = plan(UNION);
+    const [first, second] = p.nodes.filter((n) => n.kind === 'Index Scan');
+    assert.equal(first!.metrics.plannedRows, 3665);
+    assert.equal(first!.metrics.stoppedEarly, true);
+    assert.equal(first!.metrics.estimateFactor, undefined, 'planned 3,665 for the whole scan, 4 read: no misestimate');
+    // More rows than planned for the whole scan is an estimate error even under a Limit.
+    assert.equal(second!.metrics.estimateDirection, 'under');
+    assert.equal(second!.metrics.estimateFactor, 2);
+    assert.equal(p.root.metrics.stoppedEarly, undefined);
+    assert.doesNotMatch(textReport(p, analyze(p)), /misestimate x916/);
+    assert.ok(!analyze(p).some((f) => f.code === 'pg.misestimate'));
+  });
+
+  it('keeps the over-estimate of a node read to its end', () => {
+    const p = plan(JOIN);
+    const scan = p.nodes.find((n) => n.kind === 'Seq Scan' && n.details.relationName === 'a')!;
+    assert.equal(scan.metrics.stoppedEarly, undefined);
+    assert.equal(scan.metrics.estimateDirection, 'over');
+    assert.equal(scan.metrics.estimateFactor, 500);
+    assert.match(textReport(p, analyze(p)), /misestimate x500 over/);
   });
 });

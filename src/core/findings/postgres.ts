@@ -500,7 +500,6 @@ function misestimate(ctx: Ctx, node: PlanNode): Scored | undefined {
   const actual = m.rowsReturned;
   const planned = m.plannedRows;
   if (actual === undefined || planned === undefined || Math.max(actual, planned) < 100) return undefined;
-  if (dir === 'over' && mayStopEarly(ctx, node)) return undefined;
   // Report where an error starts, not every node it travels through: a child already off by at least
   // half this factor in the same direction carries the blame.
   const inherited = node.children.some((c) => c.metrics.estimateDirection === dir && (c.metrics.estimateFactor ?? 1) * 2 >= factor);
@@ -547,27 +546,14 @@ function amongLargestFactors(ctx: Ctx, factor: number): boolean {
 }
 
 const DECISIONS = /Join|Nested Loop|^Hash$|Sort|Aggregate|HashAggregate|GroupAggregate|SetOp|Memoize|Materialize|Unique|WindowAgg/;
-const SEMI_ANTI_JOIN_TYPE = /Semi|Anti/i;
-const SEMI_ANTI_KIND = /Semi|Anti/;
-
-interface Above {
-  decision: boolean;
-  stopsEarly: boolean;
-}
 
 /**
- * Facts about each node's ancestors, computed in one preorder pass per plan so deep trees stay linear:
- * by position in ctx.nodes, an index into ABOVE.
+ * Whether some ancestor of each node takes a decision from its row estimate (a join method or order, hash
+ * or sort memory), computed in one preorder pass per plan so deep trees stay linear: by position in ctx.nodes.
+ * (Where an over-estimate only means the node was read until its consumer stopped, derive() gives none:
+ * NodeMetrics.stoppedEarly.)
  */
-const aboveCache = new WeakMap<Ctx, Uint8Array>();
-
-/** The four possible answers, shared by every node rather than allocated per node. */
-const ABOVE: readonly Above[] = [
-  { decision: false, stopsEarly: false },
-  { decision: false, stopsEarly: true },
-  { decision: true, stopsEarly: false },
-  { decision: true, stopsEarly: true },
-];
+const decisionCache = new WeakMap<Ctx, Uint8Array>();
 
 /** A regular expression's test, remembered per text. */
 function memoTest(re: RegExp): (text: string) => boolean {
@@ -579,46 +565,20 @@ function memoTest(re: RegExp): (text: string) => boolean {
   };
 }
 
-function above(ctx: Ctx, node: PlanNode): Above {
-  let facts = aboveCache.get(ctx);
+function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
+  let facts = decisionCache.get(ctx);
   if (!facts) {
     facts = new Uint8Array(ctx.nodes.length);
-    // Whether a parent decides or may stop early depends on its kind and join type: tested once per name.
-    const semiJoinType = memoTest(SEMI_ANTI_JOIN_TYPE);
-    const semiKind = memoTest(SEMI_ANTI_KIND);
+    // Whether a parent decides depends on its kind: tested once per name.
     const decides = memoTest(DECISIONS);
     for (let i = 1; i < ctx.nodes.length; i++) {
-      const n = ctx.nodes[i]!;
       const pi = ctx.parentAt[i]!;
-      const p = ctx.nodes[pi]!;
-      const pa = ABOVE[facts[pi]!]!;
-      const subplan = n.role === 'SubPlan' || n.role === 'InitPlan' || n.details.parentRelationship === 'SubPlan' || n.details.parentRelationship === 'InitPlan';
-      const stops =
-        p.kind === 'Limit' ||
-        p.kind === 'Merge Join' ||
-        (p.kind === 'WindowAgg' && condition(p, 'Run Condition') !== undefined) ||
-        semiJoinType(p.details.joinType ?? '') ||
-        semiKind(p.kind);
-      const decision = pa.decision || decides(p.kind);
-      facts[i] = (decision ? 2 : 0) + (pa.stopsEarly || stops || subplan ? 1 : 0);
+      facts[i] = facts[pi] === 1 || decides(ctx.nodes[pi]!.kind) ? 1 : 0;
     }
-    aboveCache.set(ctx, facts);
+    decisionCache.set(ctx, facts);
   }
   const at = positionOf(ctx, node);
-  return ABOVE[at >= 0 ? facts[at]! : 0]!;
-}
-
-function hasDecisionAbove(ctx: Ctx, node: PlanNode): boolean {
-  return above(ctx, node).decision;
-}
-
-/**
- * True when the node's consumer can stop reading it before it is exhausted: under a Limit, a WindowAgg
- * with a Run Condition, on either side of a Merge Join, inside a semi or anti join, or in a subplan. Its planned rows are then the full count while the
- * actual rows are what was pulled, so fewer actual rows are not a misestimate.
- */
-function mayStopEarly(ctx: Ctx, node: PlanNode): boolean {
-  return above(ctx, node).stopsEarly;
+  return at >= 0 && facts[at] === 1;
 }
 
 function neverExecuted(ctx: Ctx, node: PlanNode): Scored | undefined {
