@@ -219,6 +219,11 @@ describe('tournament verdicts', () => {
     // Without the existing indexes given, the narrower one would have won.
     const blind = applyTournament(emptyAdvice(), input([narrow, today]));
     assert.equal(blind.winner, narrow);
+    // Three were measured (the header's count): the verdict's "of 2" says where the third went.
+    assert.equal(t.tried, 3);
+    assert.match(advice.suggestions[0]!.verification?.message ?? '', /least work of 2 candidates, .* 1 more, which an existing index already serves, was measured and not suggested\.$/);
+    assert.match(t.verdict, /1 more, which an existing index already serves, was measured and not suggested\.$/);
+    assert.doesNotMatch(blind.verdict, /more, which an existing index/);
   });
 
   it('gives the same first suggestion whatever the order and the noise of near-equal candidates', () => {

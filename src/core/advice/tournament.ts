@@ -262,6 +262,9 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     : wholeWork(winner) > wholeWork(best)
       ? `Verified: within noise of the least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`
       : `Verified: least work of ${n} candidate${n === 1 ? '' : 's'}, ${input.label}: ${fig(winner)}; ${runnerText}; ${todayText}.`;
+  // The count agrees with the header's "N candidates measured": those an existing index already serves were measured too.
+  const setAside = runs.length - measured.length;
+  const countedText = setAside > 0 ? `${verifiedText} ${setAside} more, which an existing index already serves, ${setAside === 1 ? 'was' : 'were'} measured and not suggested.` : verifiedText;
   if (winner.existing !== undefined) {
     head.action = 'keep';
     head.rule = 'existing';
@@ -273,7 +276,7 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     head.action = 'none';
     head.rule = 'collection-scan';
   }
-  head.verification = sampled('verified', winner, verifiedText);
+  head.verification = sampled('verified', winner, countedText);
   out.push(head);
   // A group measured together is suggested whole: its other indexes follow the first, with its verdict.
   if (winner.set && head.action === 'create') head.rule = 'or-branch';
@@ -327,8 +330,8 @@ export function applyTournament(advice: Advice, input: TournamentInput): Tournam
     advice.notes.push(t.overturned);
   }
   t.verdict = winner.existing !== undefined
-    ? `Keep using ${winner.existing}: ${verifiedText.replace(/^Verified: /, '')}`
-    : `${winner.index ? `Create ${entryLabel(winner)}` : 'No new index'}. ${verifiedText}`;
+    ? `Keep using ${winner.existing}: ${countedText.replace(/^Verified: /, '')}`
+    : `${winner.index ? `Create ${entryLabel(winner)}` : 'No new index'}. ${countedText}`;
   return t;
 }
 
