@@ -194,9 +194,22 @@ function deriveNode(node: PlanNode): void {
 const SEMI_ANTI = /Semi|Anti/;
 const SEMI_ANTI_JOIN = /Semi|Anti/i;
 
+/**
+ * Whether a node reads its whole input before it returns a row, whoever reads it: a Sort (top-N too), a
+ * Hash, a hashed or plain Aggregate, a hashed SetOp. What such a node reads is read to its end even when
+ * the node itself is read only in part.
+ */
+function readsAllInput(node: PlanNode): boolean {
+  const k = node.kind;
+  const strategy = node.details.strategy;
+  if (k === 'Sort' || k === 'Hash' || k === 'HashAggregate' || k === 'MixedAggregate' || k === 'HashSetOp') return true;
+  if (k === 'Aggregate') return strategy === undefined || strategy === 'Plain' || strategy === 'Hashed' || strategy === 'Mixed';
+  return k === 'SetOp' && strategy === 'Hashed';
+}
+
 /** Whether what reads `node` (its parent, or a subplan's caller) may stop before `node` is exhausted; see NodeMetrics.stoppedEarly. */
 function mayStopEarly(node: PlanNode, parent: PlanNode): boolean {
-  if (parent.metrics.stoppedEarly) return true;
+  if (parent.metrics.stoppedEarly && !readsAllInput(parent)) return true;
   if (node.role === 'SubPlan' || node.role === 'InitPlan' || node.details.parentRelationship === 'SubPlan' || node.details.parentRelationship === 'InitPlan') return true;
   const runCondition = parent.details.conditions?.['Run Condition'];
   return (

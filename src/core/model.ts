@@ -67,8 +67,9 @@ export interface NodeMetrics {
   estimateDirection?: 'under' | 'over' | 'exact';
   /**
    * PostgreSQL: what reads this node may stop before it is done (a Limit above it, either side of a Merge
-   * Join, a semi or anti join, a WindowAgg with a Run Condition, a subplan), so its planned rows count the
-   * whole result and fewer actual rows are no misestimate: derive() then gives no over-estimate for it.
+   * Join, a semi or anti join, a WindowAgg with a Run Condition, a subplan; not below a node that reads
+   * all its input first, such as a Sort or a Hash), so its planned rows count the whole result and fewer
+   * actual rows are no misestimate: derive() then gives no over-estimate for it.
    */
   stoppedEarly?: boolean;
   /** True when the node never ran (PG "never executed", Actual Loops 0). */

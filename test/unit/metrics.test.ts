@@ -138,6 +138,25 @@ describe('derive(): row estimates of nodes read only until their consumer had en
     assert.ok(!analyze(p).some((f) => f.code === 'pg.misestimate'));
   });
 
+  it('reads what a Sort under a Limit sorts to its end: the scan below keeps its over-estimate', () => {
+    const p = plan([
+      'Limit  (cost=500.00..500.02 rows=10 width=12) (actual time=0.300..0.302 rows=10 loops=1)',
+      '  ->  Sort  (cost=500.00..512.50 rows=5000 width=12) (actual time=0.300..0.301 rows=10 loops=1)',
+      '        Sort Key: created_at DESC',
+      '        Sort Method: top-N heapsort  Memory: 25kB',
+      '        ->  Seq Scan on events  (cost=0.00..80.00 rows=5000 width=12) (actual time=0.010..0.200 rows=40 loops=1)',
+      '              Filter: (kind = 3)',
+      'Execution Time: 0.350 ms',
+    ].join('\n'));
+    const sort = p.nodes.find((n) => n.kind === 'Sort')!;
+    const scan = p.nodes.find((n) => n.kind === 'Seq Scan')!;
+    assert.equal(sort.metrics.stoppedEarly, true, 'the Limit takes 10 of what the Sort would give');
+    assert.equal(sort.metrics.estimateFactor, undefined);
+    assert.equal(scan.metrics.stoppedEarly, undefined, 'the Sort read every row of the scan');
+    assert.equal(scan.metrics.estimateDirection, 'over');
+    assert.equal(scan.metrics.estimateFactor, 125);
+  });
+
   it('keeps the over-estimate of a node read to its end', () => {
     const p = plan(JOIN);
     const scan = p.nodes.find((n) => n.kind === 'Seq Scan' && n.details.relationName === 'a')!;
