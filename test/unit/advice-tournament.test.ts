@@ -221,7 +221,9 @@ describe('tournament verdicts', () => {
     assert.equal(blind.winner, narrow);
     // Three were measured (the header's count): the verdict's "of 2" says where the third went.
     assert.equal(t.tried, 3);
-    assert.match(advice.suggestions[0]!.verification?.message ?? '', /least work of 2 candidates, .* 1 more, which an existing index already serves, was measured and not suggested\.$/);
+    const verification = advice.suggestions[0]!.verification;
+    assert.ok(verification && 'message' in verification);
+    assert.match(verification.message, /least work of 2 candidates, .* 1 more, which an existing index already serves, was measured and not suggested\.$/);
     assert.match(t.verdict, /1 more, which an existing index already serves, was measured and not suggested\.$/);
     assert.doesNotMatch(blind.verdict, /more, which an existing index/);
   });

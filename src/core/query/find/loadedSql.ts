@@ -218,15 +218,15 @@ interface Registry {
   hole: BNode;
 }
 
-/** The registries of each module, found once per version of its statements. */
-const registriesOf = new WeakMap<object, Registry[]>();
+/** The registries of each module, found once per version of its statements (the same statement nodes). */
+const registriesOf = new WeakMap<object, { statements: BNode[]; found: Registry[] }>();
 
 function registries(ex: Extractor): Registry[] {
-  const statements = ex.module.statements?.();
   // A module that names no `.sql` file keeps none; one whose statements the index does not keep is not read.
-  if (!statements || !ex.source.includes('.sql')) return [];
-  const known = registriesOf.get(statements);
-  if (known) return known;
+  if (!ex.module.statements || !ex.source.includes('.sql')) return [];
+  const statements = ex.module.statements();
+  const known = registriesOf.get(ex.module);
+  if (known && known.statements.length === statements.length && known.statements.every((n, i) => n === statements[i])) return known.found;
   const found: Registry[] = [];
   forEachNode(statements, (node) => {
     const read = fileRead(ex, node as unknown as BNode);
@@ -240,7 +240,7 @@ function registries(ex: Extractor): Registry[] {
       if (entries) found.push({ ex, entries, read, hole: m });
     });
   });
-  registriesOf.set(statements, found);
+  registriesOf.set(ex.module, { statements, found });
   return found;
 }
 
