@@ -19,6 +19,14 @@ function workspace(files: Record<string, string>): WorkspaceModules {
 const fileOf = (uri: string) => (uri.startsWith('file://') ? uri.slice('file://'.length) : undefined);
 const targets = (service: InlineAdviceService, uri: string) => service.listQueries(uri).map((q) => q.targets.join(','));
 
+/** The language server's service over an in-memory workspace of `files`, each edit read at once. */
+function serviceOver(files: Record<string, string>): { port: FakePort; service: InlineAdviceService } {
+  const port = new FakePort();
+  const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
+  service.setWorkspaceModules(workspace(files), fileOf);
+  return { port, service };
+}
+
 describe('language server: other files of the workspace saved', () => {
   before(() => loadSqlParser());
 
@@ -36,9 +44,7 @@ describe('language server: other files of the workspace saved', () => {
       ].join('\n'),
       '/ws/other.ts': "export const answer = 42;\n",
     };
-    const port = new FakePort();
-    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
-    service.setWorkspaceModules(workspace(files), fileOf);
+    const { port, service } = serviceOver(files);
     const uri = 'file:///ws/stores.ts';
     service.open(uri, 'typescript', 1, files['/ws/stores.ts']!);
     assert.deepEqual(targets(service, uri), ['tickets']);
@@ -61,9 +67,7 @@ describe('language server: other files of the workspace saved', () => {
         "export async function listOpen(coll: Collection) { return coll.find({ state: 'open' }).toArray(); }",
       ].join('\n'),
     };
-    const port = new FakePort();
-    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
-    service.setWorkspaceModules(workspace(files), fileOf);
+    const { service } = serviceOver(files);
     const uri = 'file:///ws/stores.ts';
     service.open(uri, 'typescript', 1, files['/ws/stores.ts']!);
     assert.deepEqual(targets(service, uri), [''], 'no caller yet: chosen at run time, no collection named');
@@ -124,9 +128,7 @@ describe('language server: other files of the workspace saved', () => {
         "export const n = () => new Pool().query('SELECT count(*) FROM users');",
       ].join('\n'),
     };
-    const port = new FakePort();
-    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
-    service.setWorkspaceModules(workspace(files), fileOf);
+    const { service } = serviceOver(files);
     const uri = 'file:///ws/report.ts';
     service.open(uri, 'typescript', 1, files['/ws/report.ts']!);
     service.open('file:///ws/other.ts', 'typescript', 1, files['/ws/other.ts']!);
@@ -153,9 +155,7 @@ describe('language server: other files of the workspace saved', () => {
         "export const mine = (c: string) => pool.query(query('byCustomer'), [c]);",
       ].join('\n'),
     };
-    const port = new FakePort();
-    const service = new InlineAdviceService(port, { debounceMs: 0, codeLens: true, maxTextLength: 1e6 });
-    service.setWorkspaceModules(workspace(files), fileOf);
+    const { service } = serviceOver(files);
     const uri = 'file:///ws/report.ts';
     service.open(uri, 'typescript', 1, files['/ws/report.ts']!);
     assert.deepEqual(targets(service, uri), ['orders']);
