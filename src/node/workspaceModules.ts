@@ -8,6 +8,12 @@ import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { resolveSpecifier, type WorkspaceModules } from '../core/index';
 
+/**
+ * The largest file the finder reads when it follows an import or a `.sql` file a script loads: above the
+ * 600,000 characters the language server reads of an open document, so the work per file stays bounded.
+ */
+export const MAX_READ_BYTES = 1_000_000;
+
 /** Folders never searched for packages. */
 const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.next', 'vendor', '.cache']);
 
@@ -57,7 +63,10 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     read(file) {
       let mtime = -1;
       try {
-        mtime = statSync(file).mtimeMs;
+        const st = statSync(file);
+        // A file far larger than any module or statement (a database dump a seed script loads) is not read.
+        if (st.size > MAX_READ_BYTES) return undefined;
+        mtime = st.mtimeMs;
       } catch {
         return undefined;
       }

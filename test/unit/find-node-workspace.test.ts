@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
+import { MAX_READ_BYTES, nodeWorkspaceModules } from '../../src/node/workspaceModules';
 
 describe('finder: workspace packages on disk', () => {
   let root = '';
@@ -48,5 +48,16 @@ describe('finder: workspace packages on disk', () => {
     const modules = nodeWorkspaceModules(root);
     const from = join(root, 'packages/app/src/catalog.ts');
     assert.equal(modules.resolve(from, '@shop/model'), join(root, 'platform/base/packages/model/src/index.ts'));
+  });
+
+  it('reads no file larger than the cap (a dump a seed script loads), and a file at the cap whole', () => {
+    const big = join(root, 'db', 'dump.sql');
+    mkdirSync(join(root, 'db'), { recursive: true });
+    writeFileSync(big, 'x'.repeat(MAX_READ_BYTES + 1));
+    const atCap = join(root, 'db', 'one.sql');
+    writeFileSync(atCap, `SELECT 1;${' '.repeat(MAX_READ_BYTES - 9)}`);
+    const modules = nodeWorkspaceModules(root);
+    assert.equal(modules.read(big), undefined);
+    assert.equal(modules.read(atCap)?.length, MAX_READ_BYTES);
   });
 });

@@ -8,6 +8,7 @@ import { analyzeQuery, loadSqlParser } from '../../src/core/index';
 import { anchorRange } from '../../src/core/lint/analysis';
 import { findQueries, type FoundQuery, type FoundSqlQuery, type WorkspaceModules } from '../../src/core/query/find/index';
 import { resolveSpecifier } from '../../src/core/query/find/workspace';
+import { MAX_STATEMENT_FILE } from '../../src/core/query/find/loadedSql';
 
 function reader(files: Record<string, string>) {
   const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
@@ -495,6 +496,20 @@ describe('finder: node-postgres statements read from .sql files whose path the c
     assert.equal(at(qs[2]!), "sql('orders-by-customer')");
     assert.match(qs[2]!.warnings.join(' '), /read from \.\/sql\/orders-by-customer\.sql, which sql\(\) loads/);
     assert.ok(qs[0]!.runs.some(([, , l, fl]) => l !== fl), 'never written back over the call');
+  });
+
+  it('parses no .sql file longer than one statement could be', async () => {
+    await loadSqlParser();
+    const long = `SELECT id FROM orders WHERE note = '${'x'.repeat(MAX_STATEMENT_FILE)}'`;
+    const readLong = reader({ ...files, '/ws/src/db/sql/long.sql': long, '/ws/src/db/sql/short.sql': 'SELECT id FROM orders WHERE id = $1' });
+    const text = [
+      "import { Pool } from 'pg';",
+      "import { sql } from './sql';",
+      'const pool = new Pool();',
+      "export const a = () => pool.query(sql('long'));",
+      "export const b = (id: string) => pool.query(sql('short'), [id]);",
+    ].join('\n');
+    assert.deepEqual(readLong(text, '/ws/src/db/orders.ts').map(sqlOf), ['SELECT id FROM orders WHERE id = $1']);
   });
 
   it('reads a statement a constant object holds by its property', () => {

@@ -21,6 +21,8 @@ const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 
 const PATH_MODULES = new Set(['path', 'node:path', 'path/posix', 'node:path/posix']);
 const URL_MODULES = new Set(['url', 'node:url']);
 const READERS = new Set(['readFileSync', 'readFile']);
+/** The longest `.sql` file read for its one statement, in characters. */
+export const MAX_STATEMENT_FILE = 100_000;
 
 /** A path as far as the code shows it: `anchored` when it starts at the module's own folder. */
 interface PathRead {
@@ -156,7 +158,8 @@ function pathOf(ex: Extractor, e: BNode, depth = 0, given?: Given): PathRead | u
  */
 function fileQuery(ex: Extractor, file: string): string | undefined {
   const text = ex.context.modules?.read(file);
-  const query = text === undefined ? undefined : onlyStatementQuery(text);
+  // One statement is never this long: a longer file (a dump, a schema) is not parsed for one.
+  const query = text === undefined || text.length > MAX_STATEMENT_FILE ? undefined : onlyStatementQuery(text);
   return query?.engine === 'postgres' ? query.sql : undefined;
 }
 
