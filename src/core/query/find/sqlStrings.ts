@@ -38,11 +38,13 @@ export const sqlWrapperCalls: CallReader = {
     if (ex.kind !== 'script' || !isCall(n) || (n.arguments?.length ?? 0) === 0) return false;
     // Cheap test first: some argument is a string or template that starts a statement.
     const args = n.arguments ?? [];
-    const startsStatement = (r: BNode) => {
+    const startsStatement = (r: BNode): boolean => {
+      // A sum of strings (`'SELECT ... ' + 'WHERE ...'`) starts where its first part does.
+      if (r.type === 'BinaryExpression' && r.operator === '+') return startsStatement(flattenSum(r)[0]!);
       const text = r.type === 'StringLiteral' ? (r.value as string) : r.type === 'TemplateLiteral' ? cookedStart(r) : undefined;
       return text !== undefined && SQL_KEYWORD.test(text);
     };
-    let sqlAt = args.findIndex((a) => startsStatement(ex.resolve(a)));
+    let sqlAt = args.findIndex((a) => startsStatement(laidOut(ex, ex.resolve(a))));
     // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
     if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
     if (sqlAt < 0) return false;
@@ -58,6 +60,25 @@ export const sqlWrapperCalls: CallReader = {
     return true;
   },
 };
+
+/**
+ * Tags that only change a template's layout (common-tags' `oneLine`, `stripIndent(s)`, dedent, ts-dedent,
+ * outdent): the SQL sent is the template's, its lines joined or unindented, and its `${...}` are values.
+ */
+const LAYOUT_TAGS: Record<string, string[]> = {
+  'common-tags': ['oneLine', 'stripIndent', 'stripIndents'],
+  dedent: ['default'],
+  'ts-dedent': ['default', 'dedent'],
+  outdent: ['default', 'outdent'],
+};
+
+/** The template of `oneLine\`...\``, when its tag only lays it out; else the node itself. */
+function laidOut(ex: Extractor, n: BNode): BNode {
+  if (n.type !== 'TaggedTemplateExpression') return n;
+  const t = unwrap(n.tag!);
+  const b = t.type === 'Identifier' ? ex.lookup(t.name!)?.binding : undefined;
+  return b && 'from' in b && typeof b.from === 'string' && LAYOUT_TAGS[b.from]?.includes(b.imported ?? 'default') ? n.quasi! : n;
+}
 
 function cookedStart(t: BNode): string | undefined {
   const q = t.quasis?.[0];
@@ -391,6 +412,11 @@ function textBuilt(ex: Extractor, lit: BNode, plain: boolean, sum: (parts: BNode
 
 export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   let built: Built;
+  const template = laidOut(ex, lit);
+  if (template !== lit) {
+    lit = template;
+    origin = 'template';
+  }
   if (lit.type === 'StringLiteral' || lit.type === 'TemplateLiteral' || (lit.type === 'BinaryExpression' && lit.operator === '+')) {
     const text = textBuilt(ex, lit, origin === 'template', (parts) => concatenation(ex, parts) ?? returnedHead(ex, parts));
     if (!text) return undefined;
@@ -426,7 +452,9 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // `query = filtering(query, filters)`: the text handed to a function of this file that appends to it and returns it.
     const handed = writes && writes.values.length > 1 ? writes.values.slice(1).map(unwrap) : [];
     const start = writes && (writes.values.length === 1 ? appended.length > 0 : handed.length > 0 && handed.every((c) => handedOn(c, lit.name!) !== undefined)) && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]);
+    // `let sql = ownQuery(); sql += ' ORDER BY ...'`: what a function of this file returns, with what is appended.
+    const parts = start && handed.length === 0 ? [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))] : [];
+    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, parts) ?? returnedHead(ex, parts);
     if (!joined) return undefined;
     joined.chose = true;
     if (writes!.otherBranch.size > 0) joined.otherBranches = [...writes!.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a)));
