@@ -1169,6 +1169,8 @@ describe('finder: the libraries people use', () => {
         '    SELECT kind, COUNT(*) AS n FROM items',
         '    WHERE owner = $1 GROUP BY kind`, [owner]);',
         '  await pool.query(stripIndent`SELECT id FROM items WHERE owner = ${owner}`);',
+        "  await pool.query('SELECT id FROM items ' + oneLine`",
+        '    WHERE kind = $1`, [owner]);',
         '  const text = dedent`',
         '    SELECT id FROM boxes WHERE owner = $1`;',
         '  return pool.query(text, [owner]);',
@@ -1177,6 +1179,7 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => q.sql.replace(/\s+/g, ' ').trim()), [
         'SELECT kind, COUNT(*) AS n FROM items WHERE owner = $1 GROUP BY kind',
         'SELECT id FROM items WHERE owner = $1',
+        'SELECT id FROM items WHERE kind = $1',
         'SELECT id FROM boxes WHERE owner = $1',
       ]);
     });

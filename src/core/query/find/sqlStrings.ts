@@ -6,6 +6,7 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
+import { classBuilt, type ClassBuilt } from './builderClass';
 import { loadedSql, loaderSql } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
@@ -439,6 +440,10 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = read.lit;
   } else if (isCall(lit) || lit.type === 'AwaitExpression') {
     // Read from a `.sql` file whose path the code shows (loadedSql.ts), or what a function of this file returns.
+    if (isCall(lit)) {
+      const byClass = classBuiltText(ex, lit);
+      if (byClass) return builtFound(byClass, lit, origin, callRange);
+    }
     return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
   } else if (isMember(lit)) {
     // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
@@ -588,6 +593,37 @@ function returnedHead(ex: Extractor, parts: BNode[]): Built | undefined {
   }
 }
 
+/**
+ * The statement an application's query-builder class builds (builderClass.ts), as SQL: the class's text
+ * mapped to the calls that made it, the calling file's arguments read as any part of a statement. Never
+ * written back: the text is the class's and the calls'.
+ */
+function classBuiltText(ex: Extractor, call: BNode): Built | undefined {
+  const read = classBuilt(ex, call);
+  if (!read) return undefined;
+  // A run of no SQL over the call first: the text is the class's, never written back.
+  const built: Built = { sql: '', runs: [[0, call.start, 0, call.end - call.start]], params: [], chose: true, fragments: [ex.text(range(call))] };
+  appendAtoms(ex, read, built, { next: 1 });
+  if (!SQL_KEYWORD.test(built.sql)) return undefined;
+  return built;
+}
+
+function appendAtoms(ex: Extractor, read: ClassBuilt, built: Built, counter: { next: number }): void {
+  const written = read.atoms.flatMap((a) => ('node' in a && (a.node.type === 'StringLiteral' || a.node.type === 'TemplateLiteral') ? [maxDollarParam(ex.source.slice(a.node.start, a.node.end))] : []));
+  counter.next = Math.max(counter.next, ...written.map((n) => n + 1));
+  for (const a of read.atoms) {
+    if ('node' in a) {
+      appendSum(ex, flattenSum(a.node), built, counter);
+      continue;
+    }
+    const text = 'lit' in a ? a.lit : /(^|[^$])\$$/.test(built.sql) ? String(counter.next) : `$${counter.next}`;
+    if ('value' in a) built.params.push({ n: counter.next++, text: ex.text(range(a.at)), range: range(a.at) });
+    built.runs.push([built.sql.length, a.at.start, text.length, a.at.end - a.at.start]);
+    built.sql += text;
+  }
+  if (read.left.length > 0) (built.handedTo ??= []).push(...read.left.map((c) => ex.text(range(c))));
+}
+
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
@@ -606,6 +642,10 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   if (built.otherBranches?.length) {
     const others = built.otherBranches.slice(0, 3).map((t) => `'${t.replace(/^[`'"]|[`'"]$/g, '').replace(/\s+/g, ' ').trim()}'`).join(', ') + (built.otherBranches.length > 3 ? ', ...' : '');
     found.warnings.push(`An if ... else chain appends one of several parts; the statement was read with its first branch's (not ${others}).`);
+  }
+  if (built.handedTo?.length) {
+    const calls = built.handedTo.map((t) => quotedCode(t)).join(', ');
+    found.warnings.push(`The builder is handed to ${calls}, which may add to the statement where this file does not show it; the statement was read without that.`);
   }
   if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
@@ -628,7 +668,7 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
 /** Appends the parts of a sum of strings (see concatenation) to what is built, numbering values from `counter`. */
 function appendSum(ex: Extractor, parts: BNode[], built: Built, counter: { next: number }): void {
   for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
+    const p = laidOut(ex, parts[i]!);
     if (i > 0) junction(built, parts[i - 1]!, p);
     if (p.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, p.start + 1, p.end - 1);
@@ -712,6 +752,8 @@ type Built = {
   sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
   /** `${...}` parts that hold one of several constants, read with the first of `values`. */
   choices?: { text: string; values: string[] }[];
+  /** Calls an application's query builder is handed to (builderClass.ts), whose additions are not read. */
+  handedTo?: string[];
   /** What the later branches of an if ... else chain append, left out for the first branch's. */
   otherBranches?: string[];
 };
@@ -930,6 +972,14 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
       if (r) return r;
       undo();
       return undefined;
+    }
+    // What an application's query-builder class builds (`'SELECT COUNT(*) FROM (' + q.buildString() + ') x'`).
+    if (plain && isMember(callee) && /\(\s*$/.test(built.sql)) {
+      const byClass = classBuilt(ex, n);
+      if (byClass) {
+        appendAtoms(ex, byClass, built, counter);
+        return { empty: false, elsewhere: true, chose: true };
+      }
     }
     // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
     if (callee.type === 'Identifier') {

@@ -1,0 +1,410 @@
+// An application's own query-builder class: `const q = new QueryBuilder('SELECT ... FROM t')`, then
+// `q.equal('owner', id)`, `q.addCondition('...')`, `q.append('ORDER BY ...')`, and `db.query(q.buildString())`.
+// The statement is what the class's methods make of the text the calling function gives them, read by
+// following the methods' bodies without running them: fields that hold text (`this.base += text`) or lists
+// of text (`this.conditions.push(column + ' = ' + this.addVariable(value))`), and the method that joins them
+// (`'WHERE ' + this.conditions.join(' AND ')`). A method's call inside an expression (`this.addVariable(v)`)
+// is a value, a $n; of an if the first branch that does not throw, unless the test asks how long a field is
+// or whether it holds text, which the state answers; a loop over a list the caller writes out runs once per
+// element. Anything else the class does (a field of another shape, a loop over what is not written out) leaves
+// the statement unread. What the calling function hands the builder to elsewhere may add to it, and is named.
+
+import type { Extractor } from './extractor';
+import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
+
+/**
+ * A piece of the statement: text the class writes (`lit`), an expression of the calling file to read as
+ * the finder reads any part of a statement (`node`), or a value the builder adds at run time (`value`).
+ * Each is mapped to `at`, the call in the calling file that made it.
+ */
+export type Atom = { lit: string; at: BNode } | { node: BNode; at: BNode } | { value: true; at: BNode };
+
+export interface ClassBuilt {
+  atoms: Atom[];
+  /** Calls of the calling function that hand the builder on (`addFilters(params, q)`), whose additions are not read. */
+  left: BNode[];
+}
+
+/** A field: text, or a list of texts. */
+type Value = { text: Atom[] } | { list: Atom[][] };
+
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+const MAX_STEPS = 400;
+
+class Unread extends Error {}
+
+/** The statement `call` (`q.buildString()`) builds, when `q` is a constant made with `new` of a class of the workspace. */
+export function classBuilt(ex: Extractor, call: BNode): ClassBuilt | undefined {
+  const callee = unwrap(call.callee!);
+  if (!isMember(callee) || (call.arguments?.length ?? 0) > 0) return undefined;
+  const obj = unwrap(callee.object!);
+  const method = propertyName(callee);
+  if (obj.type !== 'Identifier' || method === undefined) return undefined;
+  const made = ex.constInit(obj.name!);
+  const ctor = made ? unwrap(made) : undefined;
+  if (ctor?.type !== 'NewExpression' || unwrap(ctor.callee!).type !== 'Identifier') return undefined;
+  const cls = ex.classOf(ctor.callee!, 0);
+  if (!cls) return undefined;
+  const members = (cls.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+  const methodNamed = (name: string) => members.find((m) => m.type === 'ClassMethod' && m.kind === 'method' && !m.computed && m.key?.name === name);
+  const build = methodNamed(method);
+  // Only a method that returns something; what it returns must then read as a statement (sqlStrings.ts).
+  if (!build || !returnsValue(build)) return undefined;
+  const scopeNode = ex.declaringNode(obj.name!);
+  if (!scopeNode) return undefined;
+  const run = new Run(methodNamed);
+  try {
+    const ctorFn = members.find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+    for (const m of members) {
+      // Fields declared with a value: `private conditions: string[] = []`, `private ending = ''`.
+      if (m.type === 'ClassProperty' && !m.computed && m.key?.name && m.value) run.fields.set(m.key.name, run.initial(unwrap(m.value as BNode)));
+    }
+    const given = (args: BNode[], at: BNode) => args.map((a): Atom[] => [{ node: unwrap(a), at }]);
+    if (ctorFn) run.call(ctorFn, given(ctor.arguments ?? [], ctor), ctor);
+    const left: BNode[] = [];
+    for (const step of stepsOn(scopeNode, obj.name!, ctor.end, call.start)) {
+      if (step.handedOn) {
+        left.push(step.call);
+        continue;
+      }
+      const fn = methodNamed(step.method!);
+      if (!fn) throw new Unread();
+      run.call(fn, given(step.call.arguments ?? [], step.call), step.call);
+    }
+    const atoms = run.call(build, [], call);
+    return atoms ? { atoms, left } : undefined;
+  } catch (e) {
+    if (e instanceof Unread) return undefined;
+    throw e;
+  }
+}
+
+/** Whether a method returns a value (not only `return;`). */
+function returnsValue(fn: BNode): boolean {
+  const stack: BNode[] = [fn.body as BNode];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'ReturnStatement' && n.argument) return true;
+    if (FUNCTIONS.has(n.type)) continue;
+    pushChildren(n, stack);
+  }
+  return false;
+}
+
+interface Step {
+  call: BNode;
+  method?: string;
+  handedOn?: boolean;
+}
+
+/**
+ * The calls of the calling function on the builder between where it is made and where it is built, in the
+ * order written: `q.m(...)` as a statement of its own (also chained, `q.a(x).b(y)`), every optional one
+ * present; of an if ... else chain whose first branch calls on it, the first branch's. A call that hands the
+ * builder to another function is noted.
+ */
+function stepsOn(scope: BNode, name: string, from: number, to: number): Step[] {
+  const out: Step[] = [];
+  const elses = new Set<BNode>();
+  const stack: BNode[] = [scope];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.end <= from || n.start >= to) continue;
+    if (n.type === 'IfStatement' && n.alternate && callsOn(n.consequent!, name)) elses.add(n.alternate);
+    if ([...elses].some((e) => e.start <= n.start && n.end <= e.end)) continue;
+    if (n.type === 'ExpressionStatement') {
+      let e = unwrap(n.expression!);
+      if (e.type === 'AwaitExpression') e = unwrap(e.argument!);
+      const chain = chainOn(e, name);
+      if (chain) {
+        out.push(...chain.map((c) => ({ call: c, method: propertyName(unwrap(c.callee!))! })));
+        continue;
+      }
+    }
+    if (isCall(n) && !isMember(unwrap(n.callee!)) && (n.arguments ?? []).some((a) => unwrap(a).type === 'Identifier' && unwrap(a).name === name)) out.push({ call: n, handedOn: true });
+    if (FUNCTIONS.has(n.type)) continue;
+    pushChildren(n, stack);
+  }
+  return out.sort((a, b) => a.call.start - b.call.start);
+}
+
+/** `q.a(x).b(y)` on `name`: the calls [a(x), b(y)], inside out. */
+function chainOn(e: BNode, name: string): BNode[] | undefined {
+  const calls: BNode[] = [];
+  let cur = e;
+  while (isCall(cur) && isMember(unwrap(cur.callee!))) {
+    calls.unshift(cur);
+    cur = unwrap(unwrap(cur.callee!).object!);
+  }
+  return calls.length > 0 && cur.type === 'Identifier' && cur.name === name ? calls : undefined;
+}
+
+function callsOn(node: BNode, name: string): boolean {
+  const stack: BNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (isCall(n) && chainOn(n, name)) return true;
+    if (FUNCTIONS.has(n.type)) continue;
+    pushChildren(n, stack);
+  }
+  return false;
+}
+
+/** Thrown through a method's statements when it returns, with what it returns. */
+class Returned {
+  constructor(readonly value: Atom[] | undefined) {}
+}
+
+type Scope = Map<string, Atom[]>;
+
+/** The instance's fields as the calls so far left them, and the methods' bodies read against them. */
+class Run {
+  readonly fields = new Map<string, Value>();
+  private steps = 0;
+  private depth = 0;
+
+  constructor(private readonly methodNamed: (name: string) => BNode | undefined) {}
+
+  initial(v: BNode): Value {
+    if (v.type === 'ArrayExpression' && (v.elements ?? []).length === 0) return { list: [] };
+    if (v.type === 'StringLiteral') return { text: v.value ? [{ lit: v.value as string, at: v }] : [] };
+    return { text: [{ value: true, at: v }] };
+  }
+
+  /** Runs a method with its parameters bound to `args` (each as pieces); what it returns, if text. */
+  call(fn: BNode, args: Atom[][], at: BNode): Atom[] | undefined {
+    if (++this.depth > 6) throw new Unread();
+    const scope: Scope = new Map();
+    (fn.params ?? []).forEach((p, i) => {
+      let param = unwrap(p);
+      // `readonly view: string` in a constructor: a field set from the argument.
+      const property = param.type === 'TSParameterProperty';
+      if (property) param = unwrap((param as unknown as { parameter: BNode }).parameter);
+      const fallback = param.type === 'AssignmentPattern' ? unwrap(param.right!) : undefined;
+      const id = param.type === 'AssignmentPattern' ? unwrap(param.left!) : param;
+      if (id.type !== 'Identifier') return;
+      const value: Atom[] = args[i] ?? (fallback?.type === 'StringLiteral' ? [{ lit: fallback.value as string, at }] : [{ value: true, at }]);
+      scope.set(id.name!, value);
+      if (property) this.fields.set(id.name!, { text: value });
+    });
+    try {
+      this.block(fn.body as BNode, scope, at);
+      return undefined;
+    } catch (r) {
+      if (r instanceof Returned) return r.value;
+      throw r;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private block(n: BNode, scope: Scope, at: BNode): void {
+    if (++this.steps > MAX_STEPS) throw new Unread();
+    switch (n.type) {
+      case 'BlockStatement':
+        for (const s of n.body as unknown as BNode[]) this.block(s, scope, at);
+        return;
+      case 'EmptyStatement':
+        return;
+      case 'ExpressionStatement':
+        this.statement(unwrap(n.expression!), scope, at);
+        return;
+      case 'ReturnStatement': {
+        const arg = n.argument ? unwrap(n.argument) : undefined;
+        if (!arg || arg.type === 'ThisExpression') throw new Returned(undefined);
+        // `return this.equal(column, values[0])`: that method runs, and returns this.
+        if (isCall(arg) && this.ownMethod(arg)) {
+          this.statement(arg, scope, at);
+          throw new Returned(undefined);
+        }
+        throw new Returned(this.expr(arg, scope, at));
+      }
+      case 'VariableDeclaration':
+        for (const d of (n as unknown as { declarations: { id: BNode; init?: BNode }[] }).declarations) {
+          const id = unwrap(d.id);
+          if (id.type !== 'Identifier') throw new Unread();
+          scope.set(id.name!, d.init ? this.expr(unwrap(d.init), scope, at) : []);
+        }
+        return;
+      case 'IfStatement': {
+        const known = this.test(unwrap(n.test!));
+        if (known !== undefined) {
+          const b = known ? n.consequent! : n.alternate;
+          if (b) this.block(b, scope, at);
+          return;
+        }
+        // A branch that throws is not the one that builds a statement; else the first.
+        for (const b of [n.consequent!, n.alternate]) {
+          if (!b || throws(b)) continue;
+          this.block(b, scope, at);
+          return;
+        }
+        return;
+      }
+      case 'ForOfStatement': {
+        const left = unwrap(n.left!);
+        const decl = left.type === 'VariableDeclaration' ? unwrap((left as unknown as { declarations: { id: BNode }[] }).declarations[0]!.id) : left;
+        const list = elementsOf(unwrap(n.right!), scope);
+        if (decl.type !== 'Identifier' || !list) throw new Unread();
+        for (const el of list) {
+          scope.set(decl.name!, el);
+          this.block(n.body as BNode, scope, at);
+        }
+        return;
+      }
+      default:
+        throw new Unread();
+    }
+  }
+
+  /** The method of this class a call `this.m(...)` runs, if it is one. */
+  private ownMethod(c: BNode): BNode | undefined {
+    const callee = unwrap(c.callee!);
+    return isMember(callee) && unwrap(callee.object!).type === 'ThisExpression' ? this.methodNamed(propertyName(callee) ?? '') : undefined;
+  }
+
+  private statement(e: BNode, scope: Scope, at: BNode): void {
+    if (isCall(e)) {
+      const callee = unwrap(e.callee!);
+      if (!isMember(callee)) throw new Unread();
+      // this.m(...): another method, run for what it does to the fields.
+      const own = this.ownMethod(e);
+      if (own) {
+        this.call(own, (e.arguments ?? []).map((a) => this.expr(unwrap(a), scope, at)), at);
+        return;
+      }
+      const field = this.thisField(unwrap(callee.object!));
+      if (field === undefined || propertyName(callee) !== 'push') throw new Unread();
+      const v = this.fields.get(field);
+      // this.conditions.push(text); a push into a field that is no list of text (`this.values.push(v)`) adds nothing to it.
+      if (v && 'list' in v) for (const a of e.arguments ?? []) v.list.push(this.expr(unwrap(a), scope, at));
+      return;
+    }
+    if (e.type !== 'AssignmentExpression' || (e.operator !== '=' && e.operator !== '+=')) throw new Unread();
+    const target = unwrap(e.left!);
+    const field = this.thisField(target);
+    const local = target.type === 'Identifier' ? target.name! : undefined;
+    const right = unwrap(e.right!);
+    if (e.operator === '+=') {
+      const add = this.expr(right, scope, at);
+      const v = field !== undefined ? this.fields.get(field) : undefined;
+      if (local !== undefined && scope.has(local)) scope.set(local, [...scope.get(local)!, ...add]);
+      else if (v && 'text' in v) v.text.push(...add);
+      else throw new Unread();
+      return;
+    }
+    if (local !== undefined) {
+      scope.set(local, this.expr(right, scope, at));
+      return;
+    }
+    if (field === undefined) throw new Unread();
+    // `this.aggregations = [...this.aggregations, ...columns]`
+    if (right.type === 'ArrayExpression') {
+      const items: Atom[][] = [];
+      for (const el of right.elements ?? []) {
+        if (!el) continue;
+        if (el.type !== 'SpreadElement') {
+          items.push(this.expr(unwrap(el), scope, at));
+          continue;
+        }
+        const from = unwrap(el.argument!);
+        const f = this.thisField(from);
+        const v = f !== undefined ? this.fields.get(f) : undefined;
+        const listed = v && 'list' in v ? v.list : elementsOf(from, scope);
+        if (!listed) throw new Unread();
+        items.push(...listed);
+      }
+      this.fields.set(field, { list: items });
+      return;
+    }
+    const prior = this.fields.get(field);
+    if (prior && 'list' in prior) throw new Unread();
+    this.fields.set(field, { text: this.expr(right, scope, at) });
+  }
+
+  /** `this.name`, the field's name. */
+  private thisField(e: BNode): string | undefined {
+    return isMember(e) && unwrap(e.object!).type === 'ThisExpression' ? propertyName(e) : undefined;
+  }
+
+  /** A test the fields decide: `this.list.length > 0`, `this.list.length`, `this.text`, `!this.text`; else undefined. */
+  private test(t: BNode): boolean | undefined {
+    if (t.type === 'UnaryExpression' && t.operator === '!') {
+      const inner = this.test(unwrap(t.argument!));
+      return inner === undefined ? undefined : !inner;
+    }
+    const size = (e: BNode): number | undefined => {
+      const lengthOf = isMember(e) && propertyName(e) === 'length' ? this.thisField(unwrap(e.object!)) : undefined;
+      if (lengthOf !== undefined) {
+        const v = this.fields.get(lengthOf);
+        return v && 'list' in v ? v.list.length : undefined;
+      }
+      const f = this.thisField(e);
+      const v = f !== undefined ? this.fields.get(f) : undefined;
+      // Text that holds anything but empty strings is there.
+      return v && 'text' in v ? (v.text.some((a) => !('lit' in a) || a.lit !== '') ? 1 : 0) : undefined;
+    };
+    if (t.type === 'BinaryExpression' && t.right && unwrap(t.right).type === 'NumericLiteral') {
+      const n = size(unwrap(t.left!));
+      const k = unwrap(t.right).value as number;
+      if (n === undefined) return undefined;
+      if (t.operator === '>') return n > k;
+      if (t.operator === '>=') return n >= k;
+      if (t.operator === '===' || t.operator === '==') return n === k;
+      if (t.operator === '!==' || t.operator === '!=') return n !== k;
+      return undefined;
+    }
+    const n = size(t);
+    return n === undefined ? undefined : n > 0;
+  }
+
+  /** An expression's text as pieces; a call inside an expression, or anything that is not text, is a value. */
+  private expr(e: BNode, scope: Scope, at: BNode): Atom[] {
+    if (++this.steps > MAX_STEPS) throw new Unread();
+    if (e.type === 'StringLiteral') return [{ lit: e.value as string, at }];
+    if (e.type === 'TemplateLiteral') {
+      const out: Atom[] = [];
+      (e.quasis ?? []).forEach((q, i) => {
+        const cooked = (q.value as { cooked?: string } | undefined)?.cooked;
+        if (cooked === undefined) throw new Unread();
+        if (cooked) out.push({ lit: cooked, at });
+        const x = e.expressions?.[i];
+        if (x) out.push(...this.expr(unwrap(x), scope, at));
+      });
+      return out;
+    }
+    if (e.type === 'BinaryExpression' && e.operator === '+') return [...this.expr(unwrap(e.left!), scope, at), ...this.expr(unwrap(e.right!), scope, at)];
+    // Of constants chosen at run time (`isInt ? 'BIGINT' : 'TEXT'`), the first.
+    if (e.type === 'ConditionalExpression') return this.expr(unwrap(e.consequent!), scope, at);
+    if (e.type === 'Identifier' && scope.has(e.name!)) return [...scope.get(e.name!)!];
+    const f = this.thisField(e);
+    const v = f !== undefined ? this.fields.get(f) : undefined;
+    if (v && 'text' in v) return [...v.text];
+    // `this.list.join(' AND ')`: the list's pieces with the separator between them.
+    const callee = isCall(e) ? unwrap(e.callee!) : undefined;
+    if (callee && isMember(callee) && propertyName(callee) === 'join') {
+      const lf = this.thisField(unwrap(callee.object!));
+      const lv = lf !== undefined ? this.fields.get(lf) : undefined;
+      const sep = e.arguments?.[0] ? unwrap(e.arguments[0]) : undefined;
+      if (lv && 'list' in lv && (!sep || sep.type === 'StringLiteral')) {
+        const s = sep ? (sep.value as string) : ',';
+        return lv.list.flatMap((item, i) => (i === 0 ? item : [{ lit: s, at: item[0]?.at ?? at }, ...item]));
+      }
+    }
+    return [{ value: true, at }];
+  }
+}
+
+/** The elements of a list the calling file writes out (`['a', 'b']`), handed in as one piece. */
+function elementsOf(e: BNode, scope: Scope): Atom[][] | undefined {
+  const v = e.type === 'Identifier' ? scope.get(e.name!) : undefined;
+  const one = v?.length === 1 ? v[0]! : undefined;
+  const arr = one && 'node' in one ? unwrap(one.node) : undefined;
+  if (arr?.type !== 'ArrayExpression' || (arr.elements ?? []).some((x) => !x || x.type === 'SpreadElement')) return undefined;
+  return (arr.elements ?? []).map((x) => [{ node: x!, at: one!.at }]);
+}
+
+function throws(b: BNode): boolean {
+  const body = b.type === 'BlockStatement' ? (b.body as unknown as BNode[]) : [b];
+  return body.some((s) => s.type === 'ThrowStatement');
+}
