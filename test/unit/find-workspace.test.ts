@@ -498,7 +498,16 @@ describe("finder: SQL handed to the application's own wrapper", () => {
         '  values(): unknown[] { return this.args; }',
         '}',
       ].join('\n'),
-      '/ws/src/filters.ts': "import type { Select } from './select';\nexport function visible(q: Select) { q.raw('hidden = false'); }",
+      '/ws/src/filters.ts': [
+        "import type { Select } from './select';",
+        'export function visible(q: Select, columns: { owner?: string; team?: string }, since: string | null) {',
+        "  q.raw('hidden = false');",
+        "  if (columns.owner) q.where(columns.owner, 'me');",
+        "  if (columns.team) q.raw(columns.team + ' IS NOT NULL');",
+        "  if (since) q.raw(since + ' > now()');",
+        '}',
+        "export function tagged(q: Select, tags: string[]) { for (const t of tags) q.raw('tags @> ' + q.param(t)); }",
+      ].join('\n'),
     };
     const text = [
       "import { Pool } from 'pg';",
@@ -509,7 +518,8 @@ describe("finder: SQL handed to the application's own wrapper", () => {
       "  const q = new Select('SELECT id, title FROM notes');",
       "  q.where('owner_id', owner).anyOf('kind', kinds);",
       "  if (search) q.raw('title ILIKE ' + q.param(search));",
-      '  visible(q);',
+      "  visible(q, { owner: 'author_id' }, null);",
+      '  tagged(q, kinds);',
       "  q.orderBy('created_at DESC');",
       "  const total = await pool.query('SELECT COUNT(*) FROM (' + q.text() + ') t', q.values());",
       '  return pool.query(q.text(), q.values());',
@@ -517,10 +527,12 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     ].join('\n');
     const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/notes.ts', modules: workspace({ ...FILES, ...files }) }).queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
     assert.deepEqual(qs.map((q) => q.sql), [
-      'SELECT COUNT(*) FROM (SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) ORDER BY created_at DESC) t',
-      'SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) ORDER BY created_at DESC',
+      'SELECT COUNT(*) FROM (SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) AND (hidden = false) AND author_id = $4 ORDER BY created_at DESC) t',
+      'SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) AND (hidden = false) AND author_id = $4 ORDER BY created_at DESC',
     ]);
-    assert.match(qs[1]!.warnings.join(' '), /visible\(q\)/);
+    // What a helper does in a loop is not read, and the hover names it.
+    assert.match(qs[1]!.warnings.join(' '), /handed to `tagged\(q, kinds\)`/);
+    assert.doesNotMatch(qs[1]!.warnings.join(' '), /visible/);
     // Never written back: the text is the class's.
     assert.ok(qs[1]!.runs.some(([, , l, fl]) => l !== fl));
     // Without the class in the workspace, nothing is known of what q.text() returns.

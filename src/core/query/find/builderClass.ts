@@ -7,7 +7,9 @@
 // is a value, a $n; of an if the first branch that does not throw, unless the test asks how long a field is
 // or whether it holds text, which the state answers; a loop over a list the caller writes out runs once per
 // element. Anything else the class does (a field of another shape, a loop over what is not written out) leaves
-// the statement unread. What the calling function hands the builder to elsewhere may add to it, and is named.
+// the statement unread. A function of the module or the workspace the builder is handed to
+// (`buildFilters(params, q, 'asset.owner')`) is read the same way, its other parameters holding the call's
+// arguments; one whose calls on it are not read so (in a loop) is named, and what it adds is left out.
 
 import type { Extractor } from './extractor';
 import { isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
@@ -64,7 +66,7 @@ export function classBuilt(ex: Extractor, call: BNode): ClassBuilt | undefined {
     const left: BNode[] = [];
     for (const step of stepsOn(scopeNode, obj.name!, ctor.end, call.start)) {
       if (step.handedOn) {
-        left.push(step.call);
+        if (!handedTo(ex, step.call, obj.name!, run, methodNamed, 0)) left.push(step.call);
         continue;
       }
       const fn = methodNamed(step.method!);
@@ -77,6 +79,116 @@ export function classBuilt(ex: Extractor, call: BNode): ClassBuilt | undefined {
     if (e instanceof Unread) return undefined;
     throw e;
   }
+}
+
+/**
+ * `buildFilters(params, q, 'asset.owner')`: what a function of the module or of the workspace does to the
+ * builder it is handed, as the calling function's own calls are read (every optional call present, of an if
+ * ... else whose first branch calls on it the first), its other parameters holding the call's arguments: an
+ * if the arguments decide (`if (columns.collectionName)` of `{ collectionName: 'c.name' }`, `if (dateColumn)`
+ * of `null`) takes the branch they choose. Its text is mapped to the call. False, the fields as they were,
+ * when anything it does to the builder is not read so (a loop, another shape of statement).
+ */
+function handedTo(ex: Extractor, call: BNode, name: string, run: Run, methodNamed: (n: string) => BNode | undefined, depth: number): boolean {
+  const callee = unwrap(call.callee!);
+  if (depth > 2 || callee.type !== 'Identifier') return false;
+  const fn = functionNamed(ex, callee.name!);
+  const at = (call.arguments ?? []).findIndex((a) => unwrap(a).type === 'Identifier' && unwrap(a).name === name);
+  const param = fn?.params?.[at] ? unwrap(fn.params[at]!) : undefined;
+  if (!fn || param?.type !== 'Identifier' || (fn.body as BNode).type !== 'BlockStatement') return false;
+  const scope: Scope = new Map();
+  (fn.params ?? []).forEach((p, i) => {
+    const id = unwrap(p.type === 'AssignmentPattern' ? p.left! : p);
+    const arg = call.arguments?.[i];
+    if (id.type === 'Identifier' && i !== at && arg) scope.set(id.name!, [{ node: unwrap(arg), at: call }]);
+  });
+  const saved = run.snapshot();
+  try {
+    if (walk(fn.body as BNode, param.name!, scope, call, run, methodNamed)) return true;
+  } catch (e) {
+    if (!(e instanceof Unread)) throw e;
+  }
+  run.restore(saved);
+  return false;
+}
+
+/** A function this module declares or imports from another module of the workspace, by its name. */
+function functionNamed(ex: Extractor, name: string): BNode | undefined {
+  const r = ex.lookup(name);
+  const local = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding ? unwrap(r.binding.init) : undefined;
+  if (local) return FUNCTIONS.has(local.type) ? local : undefined;
+  const other = ex.imported(name);
+  const b = other ? other.ex.module.names.get(other.local) : undefined;
+  const f = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+  return f && FUNCTIONS.has(f.type) ? f : undefined;
+}
+
+/** Runs the calls a helper's statements make on its parameter `name`; false when one is not read. */
+function walk(n: BNode, name: string, scope: Scope, call: BNode, run: Run, methodNamed: (m: string) => BNode | undefined): boolean {
+  switch (n.type) {
+    case 'BlockStatement':
+      return (n.body as BNode[]).every((s) => walk(s, name, scope, call, run, methodNamed));
+    case 'IfStatement': {
+      const known = decided(unwrap(n.test!), scope);
+      if (known === false) return n.alternate ? walk(n.alternate, name, scope, call, run, methodNamed) : true;
+      if (!walk(n.consequent!, name, scope, call, run, methodNamed)) return false;
+      return known === true || !n.alternate || callsOn(n.consequent!, name) ? true : walk(n.alternate, name, scope, call, run, methodNamed);
+    }
+    case 'ExpressionStatement': {
+      let e = unwrap(n.expression!);
+      if (e.type === 'AwaitExpression') e = unwrap(e.argument!);
+      const chain = chainOn(e, name);
+      if (!chain) return !callsOn(n, name);
+      for (const c of chain) {
+        const fn = methodNamed(propertyName(unwrap(c.callee!)) ?? '');
+        if (!fn) return false;
+        run.call(fn, (c.arguments ?? []).map((a) => run.read(unwrap(a), scope, call)), call);
+      }
+      return true;
+    }
+    default:
+      // Any other statement may do anything to the builder; one that calls on it is not read.
+      return !callsOn(n, name);
+  }
+}
+
+/** What the helper's arguments say of a test: `columns.collectionName` of `{ collectionName: 'x' }`, a `null` column. */
+function decided(t: BNode, scope: Scope): boolean | undefined {
+  if (t.type === 'UnaryExpression' && t.operator === '!') {
+    const v = decided(unwrap(t.argument!), scope);
+    return v === undefined ? undefined : !v;
+  }
+  if (t.type === 'LogicalExpression' && (t.operator === '&&' || t.operator === '||')) {
+    const l = decided(unwrap(t.left!), scope);
+    const r = decided(unwrap(t.right!), scope);
+    if (t.operator === '&&') return l === false || r === false ? false : l === true && r === true ? true : undefined;
+    return l === true || r === true ? true : l === false && r === false ? false : undefined;
+  }
+  const given = (e: BNode): BNode | undefined => {
+    const v = e.type === 'Identifier' ? scope.get(e.name!) : undefined;
+    const one = v?.length === 1 ? v[0]! : undefined;
+    return one && 'node' in one ? unwrap(one.node) : undefined;
+  };
+  const truth = (v: BNode | undefined): boolean | undefined => {
+    if (!v) return undefined;
+    if (v.type === 'StringLiteral') return v.value !== '';
+    if (v.type === 'NullLiteral' || (v.type === 'Identifier' && v.name === 'undefined')) return false;
+    if (v.type === 'ObjectExpression' || v.type === 'ArrayExpression') return true;
+    return undefined;
+  };
+  if (t.type === 'Identifier') return truth(given(t));
+  // `columns.account?.length`, `columns.collectionName`: of an object the call writes out, a property it lacks is undefined.
+  let m = t;
+  if (isMember(m) && propertyName(m) === 'length' && isMember(unwrap(m.object!))) m = unwrap(m.object!);
+  if (isMember(m) && unwrap(m.object!).type === 'Identifier') {
+    const obj = given(unwrap(m.object!));
+    if (obj?.type !== 'ObjectExpression') return undefined;
+    const key = propertyName(m);
+    const prop = (obj.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && (p.key?.name ?? p.key?.value) === key);
+    if (!prop) return (obj.properties ?? []).some((p) => p.type !== 'ObjectProperty') ? undefined : false;
+    return m === t ? truth(unwrap(prop.value as BNode)) : undefined;
+  }
+  return undefined;
 }
 
 /** Whether a method returns a value (not only `return;`). */
@@ -164,6 +276,20 @@ class Run {
   private depth = 0;
 
   constructor(private readonly methodNamed: (name: string) => BNode | undefined) {}
+
+  snapshot(): Map<string, Value> {
+    return new Map([...this.fields].map(([k, v]) => [k, 'list' in v ? { list: v.list.map((i) => [...i]) } : { text: [...v.text] }]));
+  }
+
+  restore(saved: Map<string, Value>): void {
+    this.fields.clear();
+    for (const [k, v] of saved) this.fields.set(k, v);
+  }
+
+  /** An expression of a helper the builder is handed to, as pieces (see expr). */
+  read(e: BNode, scope: Scope, at: BNode): Atom[] {
+    return this.expr(e, scope, at);
+  }
 
   initial(v: BNode): Value {
     if (v.type === 'ArrayExpression' && (v.elements ?? []).length === 0) return { list: [] };
@@ -377,6 +503,15 @@ class Run {
     // Of constants chosen at run time (`isInt ? 'BIGINT' : 'TEXT'`), the first.
     if (e.type === 'ConditionalExpression') return this.expr(unwrap(e.consequent!), scope, at);
     if (e.type === 'Identifier' && scope.has(e.name!)) return [...scope.get(e.name!)!];
+    // `columns.collectionName` of a `{ collectionName: 'c.name' }` the calling file writes out.
+    if (isMember(e) && unwrap(e.object!).type === 'Identifier') {
+      const v = scope.get(unwrap(e.object!).name!);
+      const one = v?.length === 1 ? v[0]! : undefined;
+      const obj = one && 'node' in one ? unwrap(one.node) : undefined;
+      const key = propertyName(e);
+      const prop = obj?.type === 'ObjectExpression' ? (obj.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && (p.key?.name ?? p.key?.value) === key) : undefined;
+      if (prop) return [{ node: unwrap(prop.value as BNode), at: one!.at }];
+    }
     const f = this.thisField(e);
     const v = f !== undefined ? this.fields.get(f) : undefined;
     if (v && 'text' in v) return [...v.text];
