@@ -59,7 +59,7 @@ export function classBuilt(ex: Extractor, call: BNode): ClassBuilt | undefined {
     const ctorFn = members.find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
     for (const m of members) {
       // Fields declared with a value: `private conditions: string[] = []`, `private ending = ''`.
-      if (m.type === 'ClassProperty' && !m.computed && m.key?.name && m.value) run.fields.set(m.key.name, run.initial(unwrap(m.value as BNode)));
+      if (m.type === 'ClassProperty' && !m.computed && m.key?.name && m.value) run.fields.set(m.key.name, run.initial(unwrap(m.value as BNode), ctor));
     }
     const given = (args: BNode[], at: BNode) => args.map((a): Atom[] => [{ node: unwrap(a), at }]);
     if (ctorFn) run.call(ctorFn, given(ctor.arguments ?? [], ctor), ctor);
@@ -102,6 +102,13 @@ function handedTo(ex: Extractor, call: BNode, name: string, run: Run, methodName
     const arg = call.arguments?.[i];
     if (id.type === 'Identifier' && i !== at && arg) scope.set(id.name!, [{ node: unwrap(arg), at: call }]);
   });
+  // A parameter the function assigns again (`options = { ...defaults, ...options }`) holds what the call gave only until then.
+  const stack: BNode[] = [fn.body as BNode];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'AssignmentExpression' && unwrap(n.left!).type === 'Identifier') scope.delete(unwrap(n.left!).name!);
+    pushChildren(n, stack);
+  }
   const saved = run.snapshot();
   try {
     if (walk(fn.body as BNode, param.name!, scope, call, run, methodNamed)) return true;
@@ -138,7 +145,7 @@ function walk(n: BNode, name: string, scope: Scope, call: BNode, run: Run, metho
       let e = unwrap(n.expression!);
       if (e.type === 'AwaitExpression') e = unwrap(e.argument!);
       const chain = chainOn(e, name);
-      if (!chain) return !callsOn(n, name);
+      if (!chain) return !callsOn(n, name) && !handsOn(n, name);
       for (const c of chain) {
         const fn = methodNamed(propertyName(unwrap(c.callee!)) ?? '');
         if (!fn) return false;
@@ -147,9 +154,21 @@ function walk(n: BNode, name: string, scope: Scope, call: BNode, run: Run, metho
       return true;
     }
     default:
-      // Any other statement may do anything to the builder; one that calls on it is not read.
-      return !callsOn(n, name);
+      // Any other statement may do anything to the builder; one that calls on it or hands it on is not read.
+      return !callsOn(n, name) && !handsOn(n, name);
   }
+}
+
+/** Whether a call under `node` is given the builder itself (`buildListingFilter(values, q)`). */
+function handsOn(node: BNode, name: string): boolean {
+  const stack: BNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (isCall(n) && (n.arguments ?? []).some((a) => unwrap(a).type === 'Identifier' && unwrap(a).name === name)) return true;
+    if (FUNCTIONS.has(n.type)) continue;
+    pushChildren(n, stack);
+  }
+  return false;
 }
 
 /** What the helper's arguments say of a test: `columns.collectionName` of `{ collectionName: 'x' }`, a `null` column. */
@@ -291,10 +310,11 @@ class Run {
     return this.expr(e, scope, at);
   }
 
-  initial(v: BNode): Value {
+  /** A field's declared value (`= []`, `= ''`), its text mapped to `at`, where the instance is made. */
+  initial(v: BNode, at: BNode): Value {
     if (v.type === 'ArrayExpression' && (v.elements ?? []).length === 0) return { list: [] };
-    if (v.type === 'StringLiteral') return { text: v.value ? [{ lit: v.value as string, at: v }] : [] };
-    return { text: [{ value: true, at: v }] };
+    if (v.type === 'StringLiteral') return { text: v.value ? [{ lit: v.value as string, at }] : [] };
+    return { text: [{ value: true, at }] };
   }
 
   /** Runs a method with its parameters bound to `args` (each as pieces); what it returns, if text. */
