@@ -38,6 +38,14 @@ describe('advice: only indexes that can exist', () => {
     assert.equal(impossible(pg('items', ['order_id']), names), undefined);
   });
 
+  it('refuses an expression index whose expression holds a parameter', async () => {
+    const a = await advisePostgres('SELECT id FROM notes WHERE owner = $1 AND POSITION($2 IN title) > 0');
+    assert.ok(a.suggestions.every((s) => !/\$2/.test(s.createText ?? '')), a.suggestions.map((s) => s.createText).join(' | '));
+    assert.ok(a.notes.some((n) => /holds a parameter/.test(n)), a.notes.join(' | '));
+    assert.equal(impossible(pg('notes', [{ column: 'lower(title)', expression: true }]), undefined), undefined);
+    assert.match(impossible(pg('notes', [{ column: 'POSITION($1 IN title)', expression: true }]), undefined) ?? '', /holds a parameter/);
+  });
+
   it('refuses an index that is a declared primary key or starts with it, not one that merely contains it', () => {
     const known = { primaryKeys: { users: [['id']] } };
     assert.match(impossible(pg('users', ['id']), undefined, known) ?? '', /primary key, which is indexed already/);

@@ -1143,6 +1143,77 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => q.sql), ['SELECT cfg.id, cfg.team_id FROM config cfg WHERE cfg.enabled AND cfg.deleted_at IS NULL']);
       assert.match(qs[0]!.warnings.join(' '), /The SQL is what enabledConfigs\(\) returns/);
     });
+    it("reads SQL written as a sum of strings where it is handed to the application's own wrapper", () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'export class Ledger {',
+        '  private pool = new Pool();',
+        '  private async run(text: string, values: unknown[] = []) { return this.pool.query(text, values); }',
+        '  async undo(from: number, owner: string) {',
+        "    return this.run('SELECT kind, payload FROM ledger_entries ' +",
+        "      'WHERE height >= $1 AND owner = $2 ' +",
+        "      'ORDER BY height DESC', [from, owner]);",
+        '  }',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['SELECT kind, payload FROM ledger_entries WHERE height >= $1 AND owner = $2 ORDER BY height DESC']);
+    });
+    it('reads SQL in a template tagged by a tag that only joins its lines (common-tags oneLine, dedent)', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `import { oneLine, stripIndent } from 'common-tags';`,
+        `import dedent from 'dedent';`,
+        'const pool = new Pool();',
+        'export async function counts(owner: string) {',
+        '  await pool.query(oneLine`',
+        '    SELECT kind, COUNT(*) AS n FROM items',
+        '    WHERE owner = $1 GROUP BY kind`, [owner]);',
+        '  await pool.query(stripIndent`SELECT id FROM items WHERE owner = ${owner}`);',
+        "  await pool.query('SELECT id FROM items ' + oneLine`",
+        '    WHERE kind = $1`, [owner]);',
+        '  const text = dedent`',
+        '    SELECT id FROM boxes WHERE owner = $1`;',
+        '  return pool.query(text, [owner]);',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql.replace(/\s+/g, ' ').trim()), [
+        'SELECT kind, COUNT(*) AS n FROM items WHERE owner = $1 GROUP BY kind',
+        'SELECT id FROM items WHERE owner = $1',
+        'SELECT id FROM items WHERE kind = $1',
+        'SELECT id FROM boxes WHERE owner = $1',
+      ]);
+    });
+    it('reads a hole that a name goes on after as part of that name', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'export async function listing(prefix: string, filter: string, key: string) {',
+        '  await pool.query(`SELECT id FROM ${prefix}_orders WHERE owner = $1`, [key]);',
+        '  return pool.query(`SELECT COUNT(*) FROM listing_filters WHERE filter @> make_filter(${filter}s => $1)`, [[key]]);',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), [
+        'SELECT id FROM prefix_orders WHERE owner = $1',
+        'SELECT COUNT(*) FROM listing_filters WHERE filter @> make_filter(filters => $1)',
+      ]);
+      for (const q of qs) assert.equal(parsePostgresQuerySync(q.sql).ok, true, q.sql);
+      assert.deepEqual(qs[0]!.standInNames, ['prefix_orders']);
+    });
+    it('reads text a function of the file returns with what the script appends to it', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        'const pool = new Pool();',
+        'function volumeQuery(since?: number): string {',
+        "  return `SELECT account, SUM(price) volume FROM trades WHERE market = $1 ${since ? 'AND traded_at > $2' : ''} GROUP BY account `;",
+        '}',
+        'export async function top(market: string, limit: number) {',
+        '  let text = volumeQuery();',
+        "  text += 'ORDER BY volume DESC LIMIT $3';",
+        '  return pool.query(text, [market, 0, limit]);',
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql.replace(/\s+/g, ' ')), ['SELECT account, SUM(price) volume FROM trades WHERE market = $1 AND traded_at > $2 GROUP BY account ORDER BY volume DESC LIMIT $3']);
+    });
     it('reads a hole whose left side the code shows as a string as that string, never its fallback', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

@@ -3,7 +3,7 @@
 // passes on, a postgres.js field; each case also read without the workspace, where the call is not found.
 
 import assert from 'node:assert/strict';
-import { findQueries, type FoundQuery, type WorkspaceModules } from '../../src/core/query/find/index';
+import { findQueries, type FoundQuery, type FoundSqlQuery, type WorkspaceModules } from '../../src/core/query/find/index';
 import { resolveSpecifier } from '../../src/core/query/find/workspace';
 
 /** A workspace held in memory: the files by absolute path, resolved by the core's own rules. */
@@ -470,6 +470,81 @@ describe("finder: SQL handed to the application's own wrapper", () => {
 
   it('finds no wrapper where the workspace does not show the function', () => {
     assert.deepEqual(findQueries(text, 'script', 'ts').queries.map(described), []);
+  });
+
+  it("reads the statement an application's query-builder class of another module builds from the calls made on it", () => {
+    const files = {
+      '/ws/src/select.ts': [
+        'export class Select {',
+        '  private filters: string[] = [];',
+        "  private tail = '';",
+        "  private orderWord = ' ORDER BY ';",
+        '  private args: unknown[] = [];',
+        '  constructor(private readonly head: string) {}',
+        '  param(v: unknown): string { this.args.push(v); return `$${this.args.length}`; }',
+        '  where(column: string, v: unknown): this { this.filters.push(`${column} = ${this.param(v)}`); return this; }',
+        '  anyOf(column: string, vs: unknown[]): this {',
+        "    if (!Array.isArray(vs)) throw new Error('a list');",
+        '    if (vs.length === 1) return this.where(column, vs[0]);',
+        '    this.filters.push(column + " = ANY(" + this.param(vs) + ")");',
+        '    return this;',
+        '  }',
+        '  raw(cond: string): this { this.filters.push(`(${cond})`); return this; }',
+        '  orderBy(text: string): this { this.tail += this.orderWord + text; return this; }',
+        '  text(): string {',
+        '    let out = this.head;',
+        "    if (this.filters.length > 0) out += ' WHERE ' + this.filters.join(' AND ');",
+        '    return out + this.tail;',
+        '  }',
+        '  values(): unknown[] { return this.args; }',
+        '}',
+      ].join('\n'),
+      '/ws/src/filters.ts': [
+        "import type { Select } from './select';",
+        'export function visible(q: Select, columns: { owner?: string; team?: string }, since: string | null, area = "notes") {',
+        "  area = area + '.zone';",
+        "  q.raw('hidden = false');",
+        "  if (area) q.where(area, 'eu');",
+        "  if (columns.owner) q.where(columns.owner, 'me');",
+        "  if (columns.team) q.raw(columns.team + ' IS NOT NULL');",
+        "  if (since) q.raw(since + ' > now()');",
+        '}',
+        "export function tagged(q: Select, tags: string[]) { for (const t of tags) q.raw('tags @> ' + q.param(t)); }",
+        "export function shared(q: Select) { q.raw('shared'); tagged(q, ['a']); }",
+      ].join('\n'),
+    };
+    const text = [
+      "import { Pool } from 'pg';",
+      "import { Select } from './select';",
+      "import { shared, tagged, visible } from './filters';",
+      'const pool = new Pool();',
+      'export async function list(owner: string, kinds: string[], search?: string) {',
+      "  const q = new Select('SELECT id, title FROM notes');",
+      "  q.where('owner_id', owner).anyOf('kind', kinds);",
+      "  if (search) q.raw('title ILIKE ' + q.param(search));",
+      "  visible(q, { owner: 'author_id' }, null, 'notes');",
+      '  tagged(q, kinds);',
+      '  shared(q);',
+      "  q.orderBy('created_at DESC');",
+      "  const total = await pool.query('SELECT COUNT(*) FROM (' + q.text() + ') t', q.values());",
+      '  return pool.query(q.text(), q.values());',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/notes.ts', modules: workspace({ ...FILES, ...files }) }).queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+    assert.deepEqual(qs.map((q) => q.sql), [
+      'SELECT COUNT(*) FROM (SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) AND (hidden = false) AND $4 = $5 AND author_id = $6 ORDER BY created_at DESC) t',
+      'SELECT id, title FROM notes WHERE owner_id = $1 AND kind = $2 AND (title ILIKE $3) AND (hidden = false) AND $4 = $5 AND author_id = $6 ORDER BY created_at DESC',
+    ]);
+    // What a helper does in a loop is not read, and the hover names it.
+    assert.match(qs[1]!.warnings.join(' '), /handed to `tagged\(q, kinds\)`, `shared\(q\)`/);
+    assert.doesNotMatch(qs[1]!.warnings.join(' '), /visible/);
+    // Never written back: the text is the class's, mapped to the calls of this file that made it.
+    assert.ok(qs[1]!.runs.some(([, , l, fl]) => l !== fl));
+    assert.ok(qs.every((q) => q.runs.every(([, f, , fl]) => f >= 0 && f + fl <= text.length)));
+    // Without the class in the workspace, nothing is known of what q.text() returns.
+    const alone = findQueries(text, 'script', 'ts').queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+    assert.equal(alone.length, 1);
+    assert.doesNotMatch(alone[0]!.sql, /notes/);
   });
 
   it("never reads an array's find(fn) as a collection's", () => {

@@ -2,7 +2,8 @@
 // advisors hand their advice back through possibleOnly, so the panel, the language server, `qpi lint`,
 // `qpi advise` and `qpi check` say the same). An advisor reads names from the query, and some of them are
 // not tables or columns an index can be built on: a CTE or a subquery in FROM (also LATERAL), an output
-// alias (`count(*) AS total`), an expression written where a column goes, a name the finder wrote for one
+// alias (`count(*) AS total`), an expression written where a column goes or one that holds a parameter
+// (`POSITION($1 IN title)`), a name the finder wrote for one
 // chosen at run time, a placeholder schema (`schema.orders`), a system catalog. Others exist already or
 // add nothing: MongoDB's `_id` (always indexed), exactly a declared primary or unique key, an index led by
 // the whole primary key (one row per key: the columns after it narrow nothing). An index for the other
@@ -106,6 +107,8 @@ export function impossible(s: Suggestion, names: QueryNames | undefined, known: 
   for (const k of ix.keys) {
     if (!k.expression && /[()\s]/.test(k.column)) return `No index is suggested on ${ix.table} (${k.column}): an expression can only be indexed as an expression index.`;
     if (!k.expression && names?.standIns.has(k.column.toLowerCase())) return `No index is suggested on ${ix.table} (${k.column}): the code chooses the column at run time, and ${k.column} only stands in for it.`;
+    // `POSITION($1 IN name)`: a value given at each run, which no index can hold.
+    if (k.expression && /\$\d/.test(k.column)) return `No index is suggested on ${ix.table} (${k.column}): the expression holds a parameter, a value given at each run, which an index cannot hold.`;
     if (!k.expression && names?.outputs.has(k.column.toLowerCase())) return `No index is suggested on ${ix.table} (${k.column}): ${k.column} is an output alias of the select list, not a column of the table.`;
   }
   // An expression key is not a column of a key: only an index of plain columns can be one.

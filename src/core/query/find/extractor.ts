@@ -463,6 +463,13 @@ export class Extractor {
    * later assigned to it (`let bulk; ... bulk = coll.initializeUnorderedBulkOp()`), and what is pushed
    * into it (`ops.push({ updateOne: ... })`). Undefined for a module-level name or one not declared.
    */
+  /** The function or block that declares a local name (not the module's top level). */
+  declaringNode(name: string): BNode | undefined {
+    let s = this.scope;
+    while (s && !s.names.has(name)) s = s.parent;
+    return s?.node && s.node.type !== 'Program' ? s.node : undefined;
+  }
+
   writesTo(name: string): Writes | undefined {
     let s = this.scope;
     while (s && !s.names.has(name)) s = s.parent;

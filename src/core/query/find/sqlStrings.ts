@@ -6,6 +6,7 @@
 // parameters and every character of the SQL maps back to the file, escapes included.
 
 import type { Extractor, CallReader } from './extractor';
+import { classBuilt, type ClassBuilt } from './builderClass';
 import { keyedSql, loadedSql, loaderSql } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
@@ -38,11 +39,13 @@ export const sqlWrapperCalls: CallReader = {
     if (ex.kind !== 'script' || !isCall(n) || (n.arguments?.length ?? 0) === 0) return false;
     // Cheap test first: some argument is a string or template that starts a statement.
     const args = n.arguments ?? [];
-    const startsStatement = (r: BNode) => {
+    const startsStatement = (r: BNode): boolean => {
+      // A sum of strings (`'SELECT ... ' + 'WHERE ...'`) starts where its first part does.
+      if (r.type === 'BinaryExpression' && r.operator === '+') return startsStatement(flattenSum(r)[0]!);
       const text = r.type === 'StringLiteral' ? (r.value as string) : r.type === 'TemplateLiteral' ? cookedStart(r) : undefined;
       return text !== undefined && SQL_KEYWORD.test(text);
     };
-    let sqlAt = args.findIndex((a) => startsStatement(ex.resolve(a)));
+    let sqlAt = args.findIndex((a) => startsStatement(laidOut(ex, ex.resolve(a))));
     // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
     if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
     if (sqlAt < 0) return false;
@@ -58,6 +61,25 @@ export const sqlWrapperCalls: CallReader = {
     return true;
   },
 };
+
+/**
+ * Tags that only change a template's layout (common-tags' `oneLine`, `stripIndent(s)`, dedent, ts-dedent,
+ * outdent): the SQL sent is the template's, its lines joined or unindented, and its `${...}` are values.
+ */
+const LAYOUT_TAGS: Record<string, string[]> = {
+  'common-tags': ['oneLine', 'stripIndent', 'stripIndents'],
+  dedent: ['default'],
+  'ts-dedent': ['default', 'dedent'],
+  outdent: ['default', 'outdent'],
+};
+
+/** The template of `oneLine\`...\``, when its tag only lays it out; else the node itself. */
+function laidOut(ex: Extractor, n: BNode): BNode {
+  if (n.type !== 'TaggedTemplateExpression') return n;
+  const t = unwrap(n.tag!);
+  const b = t.type === 'Identifier' ? ex.lookup(t.name!)?.binding : undefined;
+  return b && 'from' in b && typeof b.from === 'string' && LAYOUT_TAGS[b.from]?.includes(b.imported ?? 'default') ? n.quasi! : n;
+}
 
 function cookedStart(t: BNode): string | undefined {
   const q = t.quasis?.[0];
@@ -391,6 +413,11 @@ function textBuilt(ex: Extractor, lit: BNode, plain: boolean, sum: (parts: BNode
 
 export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   let built: Built;
+  const template = laidOut(ex, lit);
+  if (template !== lit) {
+    lit = template;
+    origin = 'template';
+  }
   if (lit.type === 'StringLiteral' || lit.type === 'TemplateLiteral' || (lit.type === 'BinaryExpression' && lit.operator === '+')) {
     const text = textBuilt(ex, lit, origin === 'template', (parts) => concatenation(ex, parts) ?? returnedHead(ex, parts));
     if (!text) return undefined;
@@ -414,6 +441,10 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
   } else if (isCall(lit) || lit.type === 'AwaitExpression') {
     // Read from a `.sql` file whose path the code shows, or a registry of them gives for a key (loadedSql.ts),
     // or what a function of this file returns.
+    if (isCall(lit)) {
+      const byClass = classBuiltText(ex, lit);
+      if (byClass) return builtFound(byClass, lit, origin, callRange);
+    }
     return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? keyedSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
   } else if (isMember(lit)) {
     // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
@@ -427,7 +458,9 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // `query = filtering(query, filters)`: the text handed to a function of this file that appends to it and returns it.
     const handed = writes && writes.values.length > 1 ? writes.values.slice(1).map(unwrap) : [];
     const start = writes && (writes.values.length === 1 ? appended.length > 0 : handed.length > 0 && handed.every((c) => handedOn(c, lit.name!) !== undefined)) && appended.length <= 32 ? unwrap(writes.values[0]!) : undefined;
-    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))]);
+    // `let sql = ownQuery(); sql += ' ORDER BY ...'`: what a function of this file returns, with what is appended.
+    const parts = start && handed.length === 0 ? [...flattenSum(start), ...appended.sort((a, b) => a.start - b.start).flatMap((a) => flattenSum(unwrap(a)))] : [];
+    const joined = !start ? undefined : handed.length > 0 ? throughAppenders(ex, start, appended, handed, lit.name!) : concatenation(ex, parts) ?? returnedHead(ex, parts);
     if (!joined) return undefined;
     joined.chose = true;
     if (writes!.otherBranch.size > 0) joined.otherBranches = [...writes!.otherBranch].sort((a, b) => a.start - b.start).map((a) => ex.text(range(a)));
@@ -561,6 +594,37 @@ function returnedHead(ex: Extractor, parts: BNode[]): Built | undefined {
   }
 }
 
+/**
+ * The statement an application's query-builder class builds (builderClass.ts), as SQL: the class's text
+ * mapped to the calls that made it, the calling file's arguments read as any part of a statement. Never
+ * written back: the text is the class's and the calls'.
+ */
+function classBuiltText(ex: Extractor, call: BNode): Built | undefined {
+  const read = classBuilt(ex, call);
+  if (!read) return undefined;
+  // A run of no SQL over the call first: the text is the class's, never written back.
+  const built: Built = { sql: '', runs: [[0, call.start, 0, call.end - call.start]], params: [], chose: true, fragments: [ex.text(range(call))] };
+  appendAtoms(ex, read, built, { next: 1 });
+  if (!SQL_KEYWORD.test(built.sql)) return undefined;
+  return built;
+}
+
+function appendAtoms(ex: Extractor, read: ClassBuilt, built: Built, counter: { next: number }): void {
+  const written = read.atoms.flatMap((a) => ('node' in a && (a.node.type === 'StringLiteral' || a.node.type === 'TemplateLiteral') ? [maxDollarParam(ex.source.slice(a.node.start, a.node.end))] : []));
+  counter.next = Math.max(counter.next, ...written.map((n) => n + 1));
+  for (const a of read.atoms) {
+    if ('node' in a) {
+      appendSum(ex, flattenSum(a.node), built, counter);
+      continue;
+    }
+    const text = 'lit' in a ? a.lit : /(^|[^$])\$$/.test(built.sql) ? String(counter.next) : `$${counter.next}`;
+    if ('value' in a) built.params.push({ n: counter.next++, text: ex.text(range(a.at)), range: range(a.at) });
+    built.runs.push([built.sql.length, a.at.start, text.length, a.at.end - a.at.start]);
+    built.sql += text;
+  }
+  if (read.left.length > 0) (built.handedTo ??= []).push(...read.left.map((c) => ex.text(range(c))));
+}
+
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
@@ -579,6 +643,10 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   if (built.otherBranches?.length) {
     const others = built.otherBranches.slice(0, 3).map((t) => `'${t.replace(/^[`'"]|[`'"]$/g, '').replace(/\s+/g, ' ').trim()}'`).join(', ') + (built.otherBranches.length > 3 ? ', ...' : '');
     found.warnings.push(`An if ... else chain appends one of several parts; the statement was read with its first branch's (not ${others}).`);
+  }
+  if (built.handedTo?.length) {
+    const calls = built.handedTo.map((t) => quotedCode(t)).join(', ');
+    found.warnings.push(`The builder is handed to ${calls}, which may add to the statement where this file does not show it; the statement was read without that.`);
   }
   if (built.left?.length) found.warnings.push(`${built.left.map(quoted).join(', ')} ${built.left.length === 1 ? 'is' : 'are'} appended to the statement but not SQL this file shows, so ${built.left.length === 1 ? 'it is' : 'they are'} left out.`);
   return withStandIns(found);
@@ -601,7 +669,7 @@ function concatenation(ex: Extractor, parts: BNode[]): Built | undefined {
 /** Appends the parts of a sum of strings (see concatenation) to what is built, numbering values from `counter`. */
 function appendSum(ex: Extractor, parts: BNode[], built: Built, counter: { next: number }): void {
   for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
+    const p = laidOut(ex, parts[i]!);
     if (i > 0) junction(built, parts[i - 1]!, p);
     if (p.type === 'StringLiteral') {
       const part = cookWithMap(ex.source, p.start + 1, p.end - 1);
@@ -685,6 +753,8 @@ type Built = {
   sql: string; runs: SqlRun[]; params: SqlParameter[]; standIns?: string[]; fragments?: string[]; chose?: boolean; left?: string[];
   /** `${...}` parts that hold one of several constants, read with the first of `values`. */
   choices?: { text: string; values: string[] }[];
+  /** Calls an application's query builder is handed to (builderClass.ts), whose additions are not read. */
+  handedTo?: string[];
   /** What the later branches of an if ... else chain append, left out for the first branch's. */
   otherBranches?: string[];
 };
@@ -903,6 +973,14 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
       if (r) return r;
       undo();
       return undefined;
+    }
+    // What an application's query-builder class builds (`'SELECT COUNT(*) FROM (' + q.buildString() + ') x'`).
+    if (plain && isMember(callee) && /\(\s*$/.test(built.sql)) {
+      const byClass = classBuilt(ex, n);
+      if (byClass) {
+        appendAtoms(ex, byClass, built, counter);
+        return { empty: false, elsewhere: true, chose: true };
+      }
     }
     // A helper of the file that returns a fragment, read with its parameters bound to the call's arguments.
     if (callee.type === 'Identifier') {

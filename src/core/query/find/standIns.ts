@@ -148,7 +148,7 @@ export function withStandIns(found: FoundSqlQuery): FoundSqlQuery {
  * an index on. Read as a value it would be a name nothing has (`orders_$2`).
  */
 function withinNames(q: FoundSqlQuery): FoundSqlQuery {
-  if (!/[\w"]\$\d|\$\d+"/.test(q.sql)) return q;
+  if (!/[\w"]\$\d|\$\d+("|[A-Za-z_])/.test(q.sql)) return q;
   const toks = tokens(q.sql);
   if (!toks) return q;
   const byN = new Map(q.params.map((p) => [p.n, p]));
@@ -156,7 +156,14 @@ function withinNames(q: FoundSqlQuery): FoundSqlQuery {
   const texts: string[] = [];
   const names: string[] = [];
   const read = new Set<number>();
-  for (const t of toks) {
+  for (let i = 0; i < toks.length; i++) {
+    let t = toks[i]!;
+    // `${filter}s`, `${prefix}_orders`: the scanner reads the hole and the name written on after it as two tokens.
+    const after = toks[i + 1];
+    if (t.name === 'PARAM' && byN.has(Number(t.w.slice(1))) && after && after.start === t.end && /^[A-Za-z_]/.test(after.text)) {
+      t = { ...after, start: t.start, name: 'IDENT', text: t.text + after.text, w: (t.text + after.text).toLowerCase() };
+      i++;
+    }
     if (t.name !== 'IDENT' || !/\$\d/.test(t.text)) continue;
     let holes = 0;
     const text = t.text.replace(/\$(\d+)(?!\d)/g, (m: string, d: string) => {
