@@ -140,6 +140,11 @@ const FILES: Record<string, string> = {
     "export const coll = data.collection('refunds');",
     "export const collLog = data.collection('refunds.log');",
   ].join('\n'),
+  '/ws/src/data/ledger.ts': [
+    "import data from './service';",
+    "export class Ledger { static coll = data.collection('ledger'); }",
+    "export function useArchive() { Ledger.coll = data.collection('ledger.archive'); }",
+  ].join('\n'),
   '/ws/src/data/index.ts': "export * as Refunds from './refunds';\nexport { default as Receipts } from './receipts';",
   '/ws/src/shared/names.ts': "export const LEDGER = 'ledger_entries';\nexport const names = { AUDIT: 'audit_trail' };",
   '/ws/src/common/mongo.ts': [
@@ -318,6 +323,9 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(qs.map(described), ['receipts.find', 'receipts.archive.deleteMany', 'refunds.findOne', 'refunds.log.countDocuments']);
     const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
     assert.ok(at && text.slice(at.start, at.end) === 'Receipts.coll', 'the range is at the name in this file');
+    // A static property its class's module assigns again holds what the code chose last, not its initialiser.
+    const reassigned = "import { Ledger } from '../data/ledger';\nexport const recent = (shop: string) => Ledger.coll.find({ shop }).toArray();";
+    assert.deepEqual(found(reassigned).map(described), ['.find']);
     // Alone, the file does not show what the class or the module holds: nothing is named.
     assert.ok(found(text, undefined, false).every((q) => q.engine === 'mongodb' && q.command.collection === ''));
   });

@@ -836,6 +836,8 @@ class Collections {
     for (const c of cls.ex.lineage(cls.node)) {
       const value = staticValue(c.node, name);
       if (!value) continue;
+      // `Orders.coll = db.collection('archive')` in the class's own module: not the initialiser alone.
+      if (c.ex !== this.ex && c.ex.module.fields.has(`${c.node.id?.name ?? ''}.${name}`)) return undefined;
       const reader = c.ex === this.ex ? this : new Collections(c.ex);
       return atCall(c.ex.inClass(c.node, () => reader.of(value, depth + 1)), at);
     }
