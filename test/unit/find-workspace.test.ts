@@ -122,6 +122,30 @@ const FILES: Record<string, string> = {
     'const indexes = [[{ customer: 1 }, {}]];',
     'export default { indexes, collectionName };',
   ].join('\n'),
+  '/ws/src/data/service.ts': [
+    "import { Db } from 'mongodb';",
+    'class Data { db!: Db; collection(name: string) { return this.db.collection(name); } }',
+    'export default new Data();',
+  ].join('\n'),
+  '/ws/src/data/receipts.ts': [
+    "import data from './service';",
+    "const archive = data.collection('receipts.archive');",
+    'export default class Receipts {',
+    "  static coll = data.collection('receipts');",
+    '  static collArchive = archive;',
+    '}',
+  ].join('\n'),
+  '/ws/src/data/refunds.ts': [
+    "import data from './service';",
+    "export const coll = data.collection('refunds');",
+    "export const collLog = data.collection('refunds.log');",
+  ].join('\n'),
+  '/ws/src/data/ledger.ts': [
+    "import data from './service';",
+    "export class Ledger { static coll = data.collection('ledger'); }",
+    "export function useArchive() { Ledger.coll = data.collection('ledger.archive'); }",
+  ].join('\n'),
+  '/ws/src/data/index.ts': "export * as Refunds from './refunds';\nexport { default as Receipts } from './receipts';",
   '/ws/src/shared/names.ts': "export const LEDGER = 'ledger_entries';\nexport const names = { AUDIT: 'audit_trail' };",
   '/ws/src/common/mongo.ts': [
     "import { MongoClient } from 'mongodb';",
@@ -282,6 +306,54 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text).map(described), ['invoices.findOne', 'ledger_entries.countDocuments']);
     // Alone, the file does not show what the names hold.
     assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.countDocuments']);
+  });
+
+  it("reads a collection a class keeps in a static property, and one a namespace import's module exports, by the class's or the module's name", () => {
+    const text = [
+      "import Receipts from '../data/receipts';",
+      "import * as refunds from '../data/refunds';",
+      'export async function run(shop: string) {',
+      '  await Receipts.coll.find({ shop }).toArray();',
+      '  await Receipts.collArchive.deleteMany({ shop });',
+      '  await refunds.coll.findOne({ shop });',
+      '  return refunds.collLog.countDocuments({ shop });',
+      '}',
+    ].join('\n');
+    const qs = found(text);
+    assert.deepEqual(qs.map(described), ['receipts.find', 'receipts.archive.deleteMany', 'refunds.findOne', 'refunds.log.countDocuments']);
+    const at = qs[0]!.engine === 'mongodb' ? qs[0]!.command.ranges?.collection : undefined;
+    assert.ok(at && text.slice(at.start, at.end) === 'Receipts.coll', 'the range is at the name in this file');
+    // A static property its class's module assigns again holds what the code chose last, not its initialiser.
+    const reassigned = "import { Ledger } from '../data/ledger';\nexport const recent = (shop: string) => Ledger.coll.find({ shop }).toArray();";
+    assert.deepEqual(found(reassigned).map(described), ['.find']);
+    // Alone, the file does not show what the class or the module holds: nothing is named.
+    assert.ok(found(text, undefined, false).every((q) => q.engine === 'mongodb' && q.command.collection === ''));
+  });
+
+  it("reads a module's namespace another module exports again (`export * as`), never as a Mongoose model", () => {
+    const text = [
+      "import { Receipts, Refunds } from '../data';",
+      'export async function run(shop: string) {',
+      '  await Refunds.collLog.find({ shop }).toArray();',
+      "  await Refunds.deleteOne('eu', shop);",
+      '  return Receipts.coll.countDocuments({ shop });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['refunds.log.find', 'receipts.countDocuments']);
+  });
+
+  it('reads a static property of a class of the same file through its name, and never a parameter of that name', () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'class Sessions {',
+      "  static coll = db.collection('sessions');",
+      '  static byUser(uid: string) { return Sessions.coll.find({ uid }).toArray(); }',
+      '}',
+      'export const drop = (Sessions: { coll: any }, uid: string) => Sessions.coll.deleteMany({ uid });',
+      'export const all = (uid: string) => Sessions.coll.countDocuments({ uid });',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['sessions.find', '.deleteMany', 'sessions.countDocuments']);
   });
 
   it("gives a helper of another module the string this file's imports name", () => {

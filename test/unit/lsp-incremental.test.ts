@@ -190,6 +190,32 @@ describe('language server: statements an edit did not change are kept, and repor
     assert.deepEqual(after.map((q, i) => q === before[i]), [...Array(18).keys()].map((i) => i < 6 || i > 8));
   });
 
+  it("a class's static property read through the class's name: an edit of it, or of a method, reads every query as a fresh open does", async () => {
+    const { ScriptQueryIndex, findQueries } = await import('../../src/core/query/find');
+    const methods = [...Array(24).keys()].map((i) => `  static async m${i}(uid: string) {\n    const at = ${i};\n    return Sessions.coll.find({ uid, at }).toArray();\n  }`);
+    let text = [
+      "import { MongoClient } from 'mongodb';",
+      "const db = new MongoClient('').db('app');",
+      'export class Sessions {',
+      "  static coll = db.collection('sessions');",
+      ...methods,
+      '}',
+      'export const count = (uid: string) => Sessions.coll.countDocuments({ uid });',
+    ].join('\n');
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(text);
+    const names = (qs: readonly { engine: string; command?: { collection?: string } }[]) => qs.map((q) => (q.engine === 'mongodb' ? q.command!.collection : q.engine));
+    const inner: boolean[] = [];
+    for (const edit of [(t: string) => t.replace('const at = 3;', 'const at = 37;'), (t: string) => t.replace("'sessions'", "'sessions_v2'"), (t: string) => t.replace('const at = 5;', 'const at = 5;\n    const more = 1;')]) {
+      text = edit(text);
+      index.update(text);
+      inner.push(index.lastUpdate.inner);
+      assert.deepEqual(names(index.result().queries), names(findQueries(text, 'script', 'ts').queries));
+    }
+    assert.equal(inner[0], true, "a method's edit is read inside the class");
+    assert.deepEqual(names(index.result().queries), Array(25).fill('sessions_v2'));
+  });
+
   it('keeps the unchanged neighbours of an edited statement in a .sql file, with their queries', async () => {
     const { SqlQueryIndex } = await import('../../src/core/query/find');
     const text = denseSql(6);

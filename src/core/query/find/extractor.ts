@@ -7,7 +7,7 @@ import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BN
 import { classFields, collectMutations, declareNames, declareStatements, fieldKey, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
-import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, type ForeignModule } from './workspace';
+import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, namespaceModule, type ForeignModule } from './workspace';
 
 export const MAX_RESOLVE_DEPTH = 16;
 /** The name each function the walks met is declared under (`const f = () => ...`, `function f() {}`). */
@@ -218,13 +218,24 @@ export class Extractor {
     return r !== undefined && 'from' in r.binding && r.binding.imported === '*';
   }
 
+  /** Whether a named import is a module's namespace another module of the workspace exports (`export * as Orders from './orders'`). */
+  isReexportedNamespace(name: string): boolean {
+    const { modules, file } = this.context;
+    const r = modules && file !== undefined && this.importDepth < MAX_IMPORT_DEPTH ? this.lookup(name) : undefined;
+    if (!r || !('from' in r.binding) || r.binding.from === undefined || r.binding.imported === '*') return false;
+    const from = modules!.resolve(file!, r.binding.from);
+    return from !== undefined && namespaceModule(modules!, from, r.binding.imported ?? 'default') !== undefined;
+  }
+
   /** A namespace import's member (`import * as db from './db'; db.knex`): the module's export of that name. */
   importedMember(ns: string, member: string): { ex: Extractor; local: string } | undefined {
     const { modules, file } = this.context;
     if (!modules || file === undefined || this.importDepth >= MAX_IMPORT_DEPTH) return undefined;
     const r = this.lookup(ns);
-    if (!r || !('from' in r.binding) || r.binding.from === undefined || r.binding.imported !== '*') return undefined;
-    const target = modules.resolve(file, r.binding.from);
+    if (!r || !('from' in r.binding) || r.binding.from === undefined) return undefined;
+    const from = modules.resolve(file, r.binding.from);
+    // `import { Orders } from './models'` where that module writes `export * as Orders from './orders'`.
+    const target = r.binding.imported === '*' || !from ? from : namespaceModule(modules, from, r.binding.imported ?? 'default');
     const found = target ? exportedBinding(modules, target, member) : undefined;
     if (!found || 'library' in found) return undefined;
     return { ex: this.readerOf(found.module), local: found.local };

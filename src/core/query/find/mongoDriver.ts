@@ -361,6 +361,15 @@ function atCall(found: FoundCollection | undefined, call: BNode): FoundCollectio
   return found && isForeign(found.nameRange.start) ? { ...found, nameRange: range(call) } : found;
 }
 
+/** What a class's static property is initialised with (`static coll = db.collection('orders')`). */
+function staticValue(cls: BNode, name: string): BNode | undefined {
+  for (const m of (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+    const p = m as unknown as { static?: boolean; value?: BNode | null };
+    if (m.type === 'ClassProperty' && p.static === true && !m.computed && m.key?.type === 'Identifier' && m.key.name === name && p.value) return p.value;
+  }
+  return undefined;
+}
+
 /** `undefined` or `null`: a variable's value before it is given one. */
 function isNothingValue(e: BNode): boolean {
   const v = unwrap(e);
@@ -738,6 +747,9 @@ class Collections {
       const assigned = followed ? undefined : this.assigned(e, depth);
       // A base class's field assigned from its constructor's parameters: what this subclass's super call gives.
       if (assigned) return assigned.name === '' && obj.type === 'ThisExpression' && name !== undefined ? this.fromSuper(e, name, depth) ?? assigned : assigned;
+      // Orders.coll where the class declares `static coll = db.collection('orders')`; orders.coll through `import * as orders`.
+      const declared = obj.type === 'Identifier' && name !== undefined && !e.computed && !followed ? this.declaredOn(obj, name, e, depth) : undefined;
+      if (declared) return declared;
       // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
       // what it holds, not the driver's method.
       const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
@@ -799,6 +811,35 @@ class Collections {
         const made = obj.type === 'ThisExpression' && name !== undefined ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!), typedAs: this.ex.text(range(e)) };
       }
+    }
+    return undefined;
+  }
+
+  /**
+   * `Orders.coll` where `Orders` is a class, declared here or in the module it is imported from, that
+   * declares `static coll = db.collection('orders')` (or a class it extends does), and `orders.coll` where
+   * `import * as orders` names a module that exports `const coll = db.collection('orders')`: the collection
+   * read where it is written, shown at `at`. Undefined when the file assigns that property again.
+   */
+  private declaredOn(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || this.ex.assignedField(at)) return undefined;
+    const member = this.ex.importedMember(obj.name!, name);
+    if (member) {
+      const b = member.ex.module.names.get(member.local);
+      return b && 'init' in b && !member.ex.module.mutated.has(member.local) ? atCall(new Collections(member.ex).of(b.init, depth + 1), at) : undefined;
+    }
+    // Only a name that is a class here or an import: a parameter or a local of the same name is something else.
+    const binding = this.ex.lookup(obj.name!)?.binding;
+    if (!binding || !('unknown' in binding) || (binding.cls === undefined && binding.from === undefined)) return undefined;
+    const cls = this.ex.classOf(obj, 0);
+    if (!cls) return undefined;
+    for (const c of cls.ex.lineage(cls.node)) {
+      const value = staticValue(c.node, name);
+      if (!value) continue;
+      // `Orders.coll = db.collection('archive')` in the class's own module: not the initialiser alone.
+      if (c.ex !== this.ex && c.ex.module.fields.has(`${c.node.id?.name ?? ''}.${name}`)) return undefined;
+      const reader = c.ex === this.ex ? this : new Collections(c.ex);
+      return atCall(c.ex.inClass(c.node, () => reader.of(value, depth + 1)), at);
     }
     return undefined;
   }

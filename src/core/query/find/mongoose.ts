@@ -299,7 +299,8 @@ function usesSqlOrm(ex: Extractor): boolean {
 function importedModel(ex: Extractor, name: string): boolean {
   const other = ex.imported(name);
   if (other) return other.ex.imports(...MONGOOSE_MODULES);
-  if (ex.importedLibrary(name)) return false;
+  // `import { Orders } from './models'` where it writes `export * as Orders from './orders'`: a module's functions.
+  if (ex.importedLibrary(name) || ex.isReexportedNamespace(name)) return false;
   const from = ex.importSource(name);
   return !(ex.context.modules && ex.context.file !== undefined && from !== undefined && /^(@[\w.-]+\/)?[\w.-]+$/.test(from) && !ex.context.modules.resolve(ex.context.file, from));
 }

@@ -100,9 +100,11 @@ function parseModule(file: string, text: string): ForeignModule | undefined {
       star.push(source);
     } else if (s.type === 'ExportNamedDeclaration') {
       if (decl) for (const name of declaredNames(decl)) exports.set(name, { local: name });
-      for (const sp of (s as unknown as { specifiers?: { local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
+      for (const sp of (s as unknown as { specifiers?: { type: string; local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
         const local = sp.local?.name ?? (sp.local?.value as string | undefined);
         const exported = sp.exported?.name ?? (sp.exported?.value as string | undefined);
+        // `export * as orders from './orders'`: the other module's namespace (namespaceModule).
+        if (sp.type === 'ExportNamespaceSpecifier' && exported !== undefined && source !== undefined) exports.set(exported, { from: source, name: '*' });
         if (local === undefined || exported === undefined) continue;
         exports.set(exported, source !== undefined ? { from: source, name: local } : { local });
       }
@@ -205,6 +207,33 @@ export function exportedBinding(modules: WorkspaceModules, file: string, name: s
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * The module a name `file` exports is the namespace of (`export * as orders from './orders'`, or `import *
+ * as orders` exported again), followed through re-exports; undefined for anything else.
+ */
+export function namespaceModule(modules: WorkspaceModules, file: string, name: string, depth = 0): string | undefined {
+  const m = depth > MAX_IMPORT_DEPTH ? undefined : foreignModule(modules, file);
+  const e = m?.exports.get(name);
+  if (!m) return undefined;
+  if (!e) {
+    for (const star of m.star) {
+      const target = modules.resolve(file, star);
+      const found = target ? namespaceModule(modules, target, name, depth + 1) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if ('from' in e) {
+    const target = modules.resolve(file, e.from);
+    return target && e.name === '*' ? target : target ? namespaceModule(modules, target, e.name, depth + 1) : undefined;
+  }
+  const b = m.scope.names.get(e.local);
+  if (!b || !('from' in b) || b.from === undefined) return undefined;
+  const imported = importedName(m.program, e.local);
+  const target = modules.resolve(file, b.from);
+  return target && imported === '*' ? target : target && imported !== undefined ? namespaceModule(modules, target, imported, depth + 1) : undefined;
 }
 
 /** The name an import declaration takes from its module for a local name: `import { a as b }` gives "a" for b, a default import "default". */
