@@ -790,3 +790,120 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(read(twice.replace("import { PARCELS } from './parcels.provider';", "const PARCELS = Symbol('P');\nconst first = { provide: PARCELS, useFactory: (c: any) => c.db().collection('parcels') };"), '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['.findOne', '.countDocuments']);
   });
 });
+
+describe('finder: MongoDB collections kept by an instance of an application class, and named by what a method returns', () => {
+  const files: Record<string, string> = {
+    '/ws/lib/index.ts': "export * as driver from 'mongodb';",
+    '/ws/src/store.ts': [
+      "import { driver } from '../lib/index';",
+      'export class Store {',
+      '  readonly orders: driver.Collection<{ total: number }>;',
+      '  readonly db: driver.Db;',
+      '  constructor(client: driver.MongoClient) {',
+      '    const db = client.db();',
+      '    this.db = db;',
+      "    this.orders = db.collection('orders');",
+      '  }',
+      '  get settings() { return this.db.collection<{ key: string }>(\'app_settings\'); }',
+      '  shardName(shard: number) { return `items_${shard}`; }',
+      '}',
+      'export function openStore(url: string) { return new Store(new driver.MongoClient(url)); }',
+    ].join('\n'),
+    '/ws/src/index.ts': "export * from './store';",
+    '/ws/src/view.ts': [
+      "import { driver } from '../lib/index';",
+      "import { Store } from './store';",
+      'export abstract class View {',
+      '  constructor(protected readonly upstream: Store) {}',
+      '  get orders() { return this.upstream.orders; }',
+      '  protected itemsName(shard: number) { return this.upstream.shardName(shard); }',
+      '}',
+      'export class ShardView extends View {',
+      '  items(shard: number): driver.Collection<{ sku: string }> { return this.upstream.db.collection(this.itemsName(shard)); }',
+      '  legacy(_shard: number): driver.Collection<{ sku: string }> { return this.upstream.orders as any as driver.Collection<{ sku: string }>; }',
+      '}',
+    ].join('\n'),
+  };
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f], files: () => Object.keys(files) };
+  const read = (text: string, file: string) => findQueries(text, 'script', 'ts', { file, modules }).queries;
+
+  it("reads a member of a class's instance where the class assigns it, a getter returns it or a base class's getter hands it on", () => {
+    const text = [
+      "import * as stores from './index';",
+      "import { Store } from './store';",
+      "import { ShardView } from './view';",
+      'export async function migrate() {',
+      "  const db = stores.openStore('mongodb://x');",
+      '  await db.orders.updateMany({ state: null }, { $set: { state: 1 } });',
+      '}',
+      'export class Report {',
+      '  constructor(private readonly store: Store, private readonly view: ShardView) {}',
+      "  setting(key: string) { return this.store.settings.findOne({ key }); }",
+      '  open() { return this.view.orders.find({ open: true }).toArray(); }',
+      '  legacy() { return this.view.legacy(1).countDocuments({ sku: null }); }',
+      '}',
+      'class Slice {',
+      '  readonly collection;',
+      '  constructor(store: Store) { this.collection = store.settings; }',
+      '}',
+      "export function unset(slice: Slice) { return slice.collection.deleteMany({ key: '' }); }",
+    ].join('\n');
+    // The getter names app_settings, not its property's name; a factory imported through a namespace gives the class.
+    assert.deepEqual(read(text, '/ws/src/report.ts').map(sqlOf), ['orders.updateMany', 'app_settings.findOne', 'orders.find', 'orders.countDocuments', 'app_settings.deleteMany']);
+  });
+
+  it('names the family a method returns the name of, through the methods it calls', () => {
+    const text = [
+      "import { ShardView } from './view';",
+      'export class Pass {',
+      '  constructor(private readonly view: ShardView, private readonly shard: number) {}',
+      '  list() { return this.view.items(this.shard).find({ sku: { $gt: \'a\' } }).toArray(); }',
+      '  async fix() { const col = this.view.items(this.shard); await this.clear(col); return col.updateOne({ sku: \'b\' }, { $set: { sku: \'c\' } }); }',
+      "  private clear(col: ReturnType<ShardView['items']>) { return col.deleteMany({ sku: null }); }",
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/pass.ts');
+    assert.deepEqual(qs.map(sqlOf), ['items_*.find', 'items_*.updateOne', 'items_*.deleteMany']);
+    assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /family items_\*, named at run time \(`items_\$\{shard\}`\)/);
+  });
+
+  it("reads a bulkWrite of a field the class's methods push operations into, each where it is pushed", () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'export class Batch {',
+      "  private readonly items = new MongoClient('').db().collection<{ sku: string; n: number }>('items');",
+      '  private pending: object[] = [];',
+      '  remove(sku: string) { this.pending.push({ deleteOne: { filter: { sku } } }); }',
+      '  bump(sku: string) { const filter = { sku, n: { $gt: 0 } }; this.pending.push({ updateOne: { filter, update: { $inc: { n: 1 } } } }); }',
+      '  async flush() { await this.items.bulkWrite(this.pending as any); this.pending = []; }',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(qs.map(sqlOf), ['items.deleteOne', 'items.updateOne']);
+    const bump = qs[1]!;
+    assert.ok(bump.engine === 'mongodb');
+    assert.deepEqual(Object.keys(bump.command.filter ?? {}), ['sku', 'n'], "the filter read in the pushing method's scope");
+    assert.deepEqual(bump.calledFrom?.map((r) => text.slice(r.start, r.end).slice(0, 22)), ['this.items.bulkWrite(t']);
+  });
+
+  it("names a field a constructor takes from its options object by what the class's `new` calls give it", () => {
+    const local: Record<string, string> = {
+      '/ws/src/lock.ts': [
+        "import { Collection } from 'mongodb';",
+        'export class Lock {',
+        '  collection: Collection<{ name: string }>;',
+        '  constructor(options: { name: string; collection: Collection<{ name: string }> }) { this.collection = options.collection; }',
+        '  take(name: string) { return this.collection.updateOne({ name }, { $set: { held: true } }); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/use.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { Lock } from './lock';",
+        "export const lock = new Lock({ name: 'jobs', collection: new MongoClient('').db().collection('locks') });",
+      ].join('\n'),
+    };
+    const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in local }, from, spec), read: (f) => local[f], files: () => Object.keys(local) };
+    const qs = findQueries(local['/ws/src/lock.ts']!, 'script', 'ts', { file: '/ws/src/lock.ts', modules: mods }).queries;
+    assert.deepEqual(qs.map(sqlOf), ['locks.updateOne']);
+  });
+});

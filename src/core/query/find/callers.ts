@@ -68,15 +68,20 @@ export function constructorCallersOf(ex: Extractor, field: string): Callers | un
   if (!ctor) return undefined;
   const params = ctor.params ?? [];
   let index = params.findIndex((q) => q.type === 'TSParameterProperty' && paramName((q as unknown as { parameter: BNode }).parameter) === field);
+  let path: string[] = [];
   if (index < 0) {
     // `constructor(tickets) { this.tickets = tickets }`, assigned once.
     const stmts = ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
     const given = stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
       a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field);
     const right = given.length === 1 ? unwrap(given[0]!.right!) : undefined;
-    index = right?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === right.name) : -1;
+    // `constructor(options) { this.tickets = options.tickets }`: that property of what the calls give.
+    const key = right && isMember(right) && !right.computed && unwrap(right.object!).type === 'Identifier' ? propertyName(right) : undefined;
+    const base = key !== undefined ? unwrap(right!.object!) : right;
+    index = base?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === base.name) : -1;
+    if (key !== undefined) path = [key];
   }
-  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}`, isClass: true });
+  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path, fnName: className, label: `new ${className}`, isClass: true });
 }
 
 /** A plain parameter's name (`x`, `x = 1`, `private x`). */

@@ -241,22 +241,30 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
         if (!inside) known.calledFrom = [...(known.calledFrom ?? []), range(op.call)];
         continue;
       }
-      const body = ex.resolve(p.value as BNode);
-      if (body.type !== 'ObjectExpression') continue;
-      const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
-      const filter = member('filter');
-      const update = member('update') ?? member('replacement');
-      const args = [filter, ...(update ? [update] : [])].filter((x): x is BNode => x !== undefined);
-      // The operation reads like a call `updateOne(filter, update)` whose name is the key and whose arguments are the members.
-      const call: BNode = { type: 'CallExpression', start: p.start, end: p.end, arguments: args, callee: { type: 'MemberExpression', start: p.start, end: p.key!.end, object: op.call.callee!, property: p.key! } };
-      const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
-      q.range = { start: p.start, end: p.end };
-      q.command.ranges.whole = { start: p.start, end: p.end };
-      if (!inside) q.calledFrom = [range(op.call)];
-      ex.pushAt(p, q);
+      // An operation pushed in another method of the class is read in the scopes around it there.
+      const path = inside ? undefined : pathTo(ex.module.statements?.() ?? [], p);
+      if (path) ex.within(path, () => readBulkOperation(ex, coll, op, p, kind, inside));
+      else readBulkOperation(ex, coll, op, p, kind, inside);
     }
   }
   return true;
+}
+
+/** One operation of a bulkWrite (`{ updateOne: { filter, update } }`), read as a call and recorded at its place. */
+function readBulkOperation(ex: Extractor, coll: FoundCollection, op: ChainCall, p: BNode, kind: MongoOperation, inside: boolean): void {
+  const body = ex.resolve(p.value as BNode);
+  if (body.type !== 'ObjectExpression') return;
+  const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
+  const filter = member('filter');
+  const update = member('update') ?? member('replacement');
+  const args = [filter, ...(update ? [update] : [])].filter((x): x is BNode => x !== undefined);
+  // The operation reads like a call `updateOne(filter, update)` whose name is the key and whose arguments are the members.
+  const call: BNode = { type: 'CallExpression', start: p.start, end: p.end, arguments: args, callee: { type: 'MemberExpression', start: p.start, end: p.key!.end, object: op.call.callee!, property: p.key! } };
+  const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
+  q.range = { start: p.start, end: p.end };
+  q.command.ranges.whole = { start: p.start, end: p.end };
+  if (!inside) q.calledFrom = [range(op.call)];
+  ex.pushAt(p, q);
 }
 
 /**
@@ -304,6 +312,13 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       if (target && target.ex === ex) for (const x of returnedValues(target.fn)) add(x, depth + 1);
       return;
     }
+    // this.pending where the class's methods push operations into the field (`this.pending.push({ updateOne: ... })`).
+    if (isMember(v) && !v.computed && unwrap(v.object!).type === 'ThisExpression') {
+      const cls = ex.enclosingClassNode();
+      const field = propertyName(v);
+      if (cls && field !== undefined) for (const x of fieldPushes(cls, field)) add(x, depth + 1);
+      return;
+    }
     if (v.type === 'Identifier') {
       const writes = ex.writesTo(v.name!);
       for (const x of [...(writes?.values ?? []), ...(writes?.pushed ?? [])]) add(x, depth + 1);
@@ -319,6 +334,23 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     }
   };
   add(arg, 0);
+  return out;
+}
+
+/** What a class's methods push into one of its fields (`this.pending.push(op)`) and the array literals it is given: at most 64 values. */
+function fieldPushes(cls: BNode, field: string): BNode[] {
+  const out: BNode[] = [];
+  const isField = (x: BNode | undefined) => x !== undefined && isMember(unwrap(x)) && !unwrap(x).computed && unwrap(unwrap(x).object!).type === 'ThisExpression' && propertyName(unwrap(x)) === field;
+  const stack: BNode[] = [...((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? [])];
+  while (stack.length > 0 && out.length < 64) {
+    const n = stack.pop()!;
+    if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') continue;
+    if (isCall(n) && isMember(unwrap(n.callee!)) && propertyName(unwrap(n.callee!)) === 'push' && isField(unwrap(n.callee!).object)) out.push(...(n.arguments ?? []));
+    const value = n.type === 'ClassProperty' && n.key && !n.computed && keyName(n.key) === field ? (n as unknown as { value?: BNode | null }).value
+      : n.type === 'AssignmentExpression' && n.operator === '=' && isField(n.left) ? n.right : undefined;
+    if (value && unwrap(value).type === 'ArrayExpression') out.push(unwrap(value));
+    pushChildren(n, stack);
+  }
   return out;
 }
 
@@ -713,6 +745,9 @@ class Collections {
         // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
         const family = familyIn(this.ex, arg);
         if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
+        // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
+        const returned = this.calledName(arg, depth + 1);
+        if (returned) return { ...returned, ...where };
         // db.collection(env.entries_collection): a name set at run time, but named for the collection.
         const argName = this.ex.lastName(arg);
         const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
@@ -754,7 +789,8 @@ class Collections {
       // req.collection, this.coll: a collection chosen at run time, unless the class's instances are all
       // made with the same one (`constructor(private coll: Collection)`, `new Store(db.collection('x'))`).
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
-        const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
+        const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth)
+          : !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!) };
       }
       if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
@@ -780,6 +816,10 @@ class Collections {
       const returned = held === e && (obj.type === 'Identifier' || isCall(obj) || obj.type === 'AwaitExpression') && !e.computed && depth < MAX_RESOLVE_DEPTH - 2
         ? this.returnedMember(obj, [name], e, depth) : undefined;
       if (returned) return returned;
+      // store.orders, this.db.archive where the value is an instance of an application's class: what the
+      // class's field, its constructor's assignment or its getter holds, read where the class is written.
+      const member = held === e && obj.type !== 'ThisExpression' && !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) : undefined;
+      if (member) return member;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -813,6 +853,63 @@ class Collections {
     const b = other ? other.ex.module.names.get(other.local) : undefined;
     if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
     return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
+  }
+
+  /**
+   * The collection's name a call returns (`this.itemsName(tenant)` where the method returns
+   * `` `items_${tenant}` ``): a literal or a family, read where the function or method is written (this
+   * file, a class it extends, a class of the value it is called on, another module of the workspace),
+   * through the calls it returns in turn.
+   */
+  private calledName(arg: BNode, depth: number): { name: string; family?: string } | undefined {
+    const call = this.ex.resolve(arg);
+    if (!isCall(call) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const callee = unwrap(call.callee!);
+    const read = (ret: BNode, inModule: Extractor): { name: string; family?: string } | undefined => {
+      const name = inModule.stringOf(ret, 0);
+      if (name !== undefined) return { name };
+      const family = familyIn(inModule, ret);
+      if (family !== undefined) return { name: family, family: inModule.text(range(inModule.resolve(ret))) };
+      return (inModule === this.ex ? this : new Collections(inModule)).calledName(ret, depth + 1);
+    };
+    if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
+    if (!isMember(callee) || callee.computed) return undefined;
+    const m = propertyName(callee);
+    const self = unwrap(callee.object!).type;
+    if (m !== undefined && (self === 'ThisExpression' || self === 'Super')) return this.ex.throughMethod(call, m, read);
+    const target = functionOf(this.ex, callee);
+    return target ? this.ex.throughFunction(call, target, read) : undefined;
+  }
+
+  /**
+   * `store.orders` where `store` is an instance of an application's class (a parameter or field typed by it,
+   * or what a function returns by `new`): the collection the class gives that member by its field's
+   * initialiser, its constructor's one assignment (`this.orders = db.collection('orders')`, read with the
+   * constructor's constants) or its getter's return, in the class or one it extends; shown at `at`. Only a
+   * named collection: one the class takes from its constructor's parameters is left to the other readings.
+   */
+  private classMember(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    const holder = originOf(this.ex, obj, 0);
+    if (!holder || !('holder' in holder) || (holder.holder.type !== 'ClassDeclaration' && holder.holder.type !== 'ClassExpression')) return undefined;
+    const read = (v: BNode, inModule: Extractor) => (inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), at));
+    const named = (c: FoundCollection | undefined) => (c && c.name !== '' ? c : undefined);
+    const call = calledWithNothing(at);
+    for (const c of holder.ex.lineage(holder.holder)) {
+      let declared = false;
+      for (const m of (c.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+        if (!m.key || m.computed || keyName(m.key) !== name) continue;
+        const value = (m as unknown as { value?: BNode | null }).value;
+        if (m.type === 'ClassProperty' && value) return named(c.ex.inClass(c.node, () => read(value, c.ex)));
+        if (m.type === 'ClassProperty') declared = true;
+        if (m.type === 'ClassMethod' && m.kind === 'get') return named(this.ex.throughFunction(call, { ex: c.ex, fn: m, cls: c.node }, read));
+      }
+      const ctor = constructorOf(c.node);
+      const assigned = ctor ? thisAssignments(ctor, name) : [];
+      if (ctor && assigned.length === 1) return named(this.ex.throughConstructor(call, { ex: c.ex, fn: ctor, cls: c.node }, assigned[0]!, read));
+      const parameter = (ctor?.params ?? []).some((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === name);
+      if (declared || parameter || assigned.length > 1) return undefined;
+    }
+    return undefined;
   }
 
   /**
@@ -1039,7 +1136,7 @@ class Collections {
     const files = new Set<string>();
     for (const v of callers.values) {
       const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined || c.givenAmong !== undefined) return undefined;
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
         if (!unnamed) return undefined;
         differ = true;
@@ -1053,7 +1150,8 @@ class Collections {
     const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
     if (differ && unnamed) return { ...unnamed.found, namedBy, givenAmong: { parameter: unnamed.parameter, names } };
     if (differ) return undefined;
-    return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
+    // Every call gives one family (`bucket_data_${id}`): the family, as where it is made.
+    return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}), ...(first.family !== undefined ? { family: first.family } : {}) };
   }
 
   /**

@@ -471,6 +471,11 @@ function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined 
     // by a reader that needs it (declaredReturnOrigin): following every receiver's class costs too much.
     if (isMember(callee)) {
       const obj = unwrap(callee.object!);
+      // `storage.open(url)`: what a function of a module imported as a namespace returns.
+      if (obj.type === 'Identifier' && ex.isNamespaceImport(obj.name!) && depth < MAX_DEPTH) {
+        const target = functionOf(ex, callee, depth + 1);
+        return target ? ex.throughFunction(e, target, (ret, inModule) => originOf(inModule, ret, depth + 1)) : undefined;
+      }
       return (obj.type === 'ThisExpression' || obj.type === 'Super') && depth < MAX_DEPTH ? declaredReturnOrigin(ex, callee, depth + 1) : undefined;
     }
   }
@@ -697,6 +702,13 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
   if (obj.type === 'ThisExpression' || obj.type === 'Super') {
     const m = ex.methodOf(name);
     return m ? { ex: m.ex, fn: m.fn } : undefined;
+  }
+  // `storage.open(url)` where `import * as storage from './storage'`: the function that module exports.
+  const member = obj.type === 'Identifier' && ex.isNamespaceImport(obj.name!) ? ex.importedMember(obj.name!, name) : undefined;
+  if (member) {
+    const b = member.ex.module.names.get(member.local);
+    const fn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+    return fn && isFunction(fn) ? { ex: member.ex, fn } : undefined;
   }
   // `Worker.open(db)`: a static method of a class declared here or imported from the workspace.
   const statics = obj.type === 'Identifier' ? classBehind(ex, obj.name!) : undefined;
