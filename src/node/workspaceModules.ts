@@ -146,7 +146,7 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
       continue;
     }
     if (entries.some((e) => e.name === 'package.json' && !e.isDirectory())) {
-      const pkg = readJsonc(join(dir, 'package.json')) as { name?: string; main?: string; types?: string; source?: string } | undefined;
+      const pkg = readJsonc(join(dir, 'package.json')) as PackageFields | undefined;
       if (pkg?.name && !out.has(pkg.name)) out.set(pkg.name, { dir, ...entryOf(dir, pkg) });
     }
     // A monorepo's packages sit up to five folders down (`foundations/core/packages/core`).
@@ -165,14 +165,33 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
   return out;
 }
 
+/** The package.json fields that say where a package's entry is. */
+interface PackageFields { name?: string; main?: string; types?: string; source?: string; exports?: unknown }
+
 /**
- * A package's entry as source: `source`, else `types` or `main` moved from its build folder (dist, build,
+ * The file `exports` gives the package's root (`"exports": "./dist/index.js"`, or its `"."` entry), by its
+ * `types`, `import`, `require` or `default` condition when it names several.
+ */
+function rootExport(exports: unknown, depth = 0): string | undefined {
+  if (typeof exports === 'string') return exports;
+  if (typeof exports !== 'object' || exports === null || Array.isArray(exports) || depth > 3) return undefined;
+  const o = exports as Record<string, unknown>;
+  if ('.' in o) return rootExport(o['.'], depth + 1);
+  for (const condition of ['types', 'import', 'require', 'default']) {
+    const found = rootExport(o[condition], depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A package's entry as source: `source`, else `types`, `main` or the root of `exports` moved from its build folder (dist, build,
  * out, lib, or a declarations folder: types, typings) to `src` or `lib`, each field tried in turn, else the
  * first field as written (or none: index).
  */
-function entryOf(dir: string, pkg: { main?: string; types?: string; source?: string }): { entry?: string } {
+function entryOf(dir: string, pkg: PackageFields): { entry?: string } {
   if (pkg.source) return { entry: resolvePath(dir, pkg.source) };
-  const fields = [pkg.types, pkg.main].filter((f): f is string => typeof f === 'string' && f !== '');
+  const fields = [pkg.types, pkg.main, rootExport(pkg.exports)].filter((f): f is string => typeof f === 'string' && f !== '');
   if (fields.length === 0) return {};
   for (const main of fields) {
     // `lib/` is a build folder as often as a source one: both are tried, the source folder first.

@@ -26,6 +26,11 @@ describe('finder: workspace packages on disk', () => {
     // Four folders down, declarations in types/ and the build in lib/: the source is src/index.ts.
     write('platform/base/packages/model/package.json', JSON.stringify({ name: '@shop/model', main: 'lib/index.js', types: 'types/index.d.ts' }));
     write('platform/base/packages/model/src/index.ts', "export const DOMAIN_ORDER = 'order' as string;");
+    // Only `exports` says where the entry is, by a condition of its root: the source is src/index.ts.
+    write('packages/locks/package.json', JSON.stringify({ name: '@shop/locks', type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './extra': './dist/extra.js' } }));
+    write('packages/locks/src/index.ts', "export * as driver from 'mongodb';");
+    write('packages/flags/package.json', JSON.stringify({ name: '@shop/flags', exports: './dist/main.js' }));
+    write('packages/flags/src/main.ts', 'export const ON = true;');
     // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
     write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
     write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
@@ -42,6 +47,13 @@ describe('finder: workspace packages on disk', () => {
   it('takes, of two packages of one name, the one fewer folders down, whatever the folders\' order', () => {
     const modules = nodeWorkspaceModules(root);
     assert.equal(modules.resolve(join(root, 'packages/app/src/catalog.ts'), '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
+  });
+
+  it("resolves a package that names its entry only by `exports`, a string or its root's condition, to its src/", () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'packages/app/src/catalog.ts');
+    assert.equal(modules.resolve(from, '@shop/locks'), join(root, 'packages/locks/src/index.ts'));
+    assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
   });
 
   it('finds a package four folders down whose types are in a declarations folder, at its src/', () => {

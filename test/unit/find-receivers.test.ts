@@ -886,6 +886,19 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.deepEqual(bump.calledFrom?.map((r) => text.slice(r.start, r.end).slice(0, 22)), ['this.items.bulkWrite(t']);
   });
 
+  it("reads a field typed by the driver's Collection through a workspace module that passes on the driver's namespace", () => {
+    const text = [
+      "import { driver } from '../lib/index';",
+      'export class Chunks {',
+      '  private collection: driver.Collection;',
+      '  constructor(options: { collection: driver.Collection }) { this.collection = options.collection; }',
+      '  next(after: string) { return this.collection.find({ _id: { $gt: after } }, { limit: 10 }).toArray(); }',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/chunks.ts');
+    assert.deepEqual(qs.map(sqlOf), ['.find']);
+  });
+
   it("names a field a constructor takes from its options object by what the class's `new` calls give it", () => {
     const local: Record<string, string> = {
       '/ws/src/lock.ts': [

@@ -100,8 +100,9 @@ function parseModule(file: string, text: string): ForeignModule | undefined {
       star.push(source);
     } else if (s.type === 'ExportNamedDeclaration') {
       if (decl) for (const name of declaredNames(decl)) exports.set(name, { local: name });
-      for (const sp of (s as unknown as { specifiers?: { local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
-        const local = sp.local?.name ?? (sp.local?.value as string | undefined);
+      for (const sp of (s as unknown as { specifiers?: { type?: string; local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
+        // `export * as driver from 'mongodb'`: the module's namespace passed on, a library's types read through it.
+        const local = sp.type === 'ExportNamespaceSpecifier' ? '*' : sp.local?.name ?? (sp.local?.value as string | undefined);
         const exported = sp.exported?.name ?? (sp.exported?.value as string | undefined);
         if (local === undefined || exported === undefined) continue;
         exports.set(exported, source !== undefined ? { from: source, name: local } : { local });
