@@ -867,6 +867,22 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /family items_\*, named at run time \(`items_\$\{shard\}`\)/);
   });
 
+  it('reads the collection an object a local function returns holds, kept in a constant unless there is nothing to build', () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      'export async function lookups(db: Db, ids: string[]) {',
+      '  const build = (id: string) => {',
+      '    const collection = db.collection(`lookup_${id}`);',
+      '    return { collection, pipeline: [{ $match: { id } }] };',
+      '  };',
+      '  const first = ids.length === 0 ? null : build(ids[0]!);',
+      '  if (first == null) return [];',
+      '  return first.collection.aggregate(first.pipeline).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['lookup_*.aggregate']);
+  });
+
   it("reads a bulkWrite of a field the class's methods push operations into, each where it is pushed", () => {
     const text = [
       "import { MongoClient } from 'mongodb';",

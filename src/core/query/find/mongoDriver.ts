@@ -790,7 +790,7 @@ class Collections {
       // made with the same one (`constructor(private coll: Collection)`, `new Store(db.collection('x'))`).
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
         const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth)
-          : !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) : undefined;
+          : !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) ?? (obj.type === 'Identifier' || isCall(obj) ? this.returnedMember(obj, [name], e, depth) : undefined) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!) };
       }
       if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
@@ -1188,6 +1188,8 @@ class Collections {
     // `const cols = getCollections(db); const { Orders } = cols` (or `cols.Orders`): the call the constant keeps.
     const kept = call.type === 'Identifier' ? this.ex.constInit(call.name!) : undefined;
     if (kept) call = unwrap(kept);
+    // `const first = none ? null : build(lookup)`: the call, where it is made.
+    if (call.type === 'ConditionalExpression' && (isNothingValue(call.consequent!) || isNothingValue(call.alternate!))) call = unwrap(isNothingValue(call.consequent!) ? call.alternate! : call.consequent!);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
     if (!isCall(call)) return undefined;
     const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
