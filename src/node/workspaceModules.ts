@@ -13,6 +13,8 @@ const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage'
 
 export function nodeWorkspaceModules(root: string): WorkspaceModules {
   const texts = new Map<string, { mtime: number; text: string | undefined }>();
+  const statedThisTurn = new Set<string>();
+  const resolved = new Map<string, string | undefined>();
   const exists = new Map<string, boolean>();
   const tsconfigs = new Map<string, { pattern: string; targets: string[] }[]>();
   let packages: Map<string, { dir: string; entry?: string }> | undefined;
@@ -26,7 +28,10 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     } catch {
       yes = false;
     }
-    if (exists.size > 50_000) exists.clear();
+    if (exists.size > 50_000) {
+      exists.clear();
+      resolved.clear();
+    }
     exists.set(file, yes);
     return yes;
   };
@@ -51,17 +56,29 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
       return listed.files;
     },
     resolve(fromFile, specifier) {
+      // What a specifier resolves to is made only of what is cached above (files found, tsconfig paths,
+      // packages), so it is kept with them: a reading of a file asks the same thousands of times.
+      const key = `${fromFile}\u0000${specifier}`;
+      if (resolved.has(key)) return resolved.get(key);
       packages ??= findPackages(root);
-      return resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+      const target = resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+      if (resolved.size > 50_000) resolved.clear();
+      resolved.set(key, target);
+      return target;
     },
     read(file) {
+      const known = texts.get(file);
+      // Asked again in the same turn of the event loop (one reading of a file asks for the same module many
+      // times): the text stat'ed in this turn. A change on disk is seen from the next turn on.
+      if (known && statedThisTurn.has(file)) return known.text;
       let mtime = -1;
       try {
         mtime = statSync(file).mtimeMs;
       } catch {
         return undefined;
       }
-      const known = texts.get(file);
+      if (statedThisTurn.size === 0) setImmediate(() => statedThisTurn.clear());
+      statedThisTurn.add(file);
       if (known && known.mtime === mtime) return known.text;
       let text: string | undefined;
       try {

@@ -2,7 +2,7 @@
 // workspace package is found by its name at its source, not at the build its package.json points to.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeWorkspaceModules } from '../../src/node/workspaceModules';
@@ -54,6 +54,20 @@ describe('finder: workspace packages on disk', () => {
     const from = join(root, 'packages/app/src/catalog.ts');
     assert.equal(modules.resolve(from, '@shop/locks'), join(root, 'packages/locks/src/index.ts'));
     assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
+  });
+
+  it('reads a file again once its modification time changed, from the next turn of the event loop on', async () => {
+    const modules = nodeWorkspaceModules(root);
+    const file = join(root, 'packages/app/src/limits.ts');
+    writeFileSync(file, 'export const LIMIT = 1;');
+    utimesSync(file, new Date(1_000_000), new Date(1_000_000));
+    assert.equal(modules.read(file), 'export const LIMIT = 1;');
+    writeFileSync(file, 'export const LIMIT = 2;');
+    utimesSync(file, new Date(2_000_000), new Date(2_000_000));
+    // One reading asks for the same file many times in one turn: it is not looked at again within it.
+    assert.equal(modules.read(file), 'export const LIMIT = 1;');
+    await new Promise<void>((next) => setImmediate(next));
+    assert.equal(modules.read(file), 'export const LIMIT = 2;');
   });
 
   it('finds a package four folders down whose types are in a declarations folder, at its src/', () => {

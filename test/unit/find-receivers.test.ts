@@ -867,6 +867,22 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /family items_\*, named at run time \(`items_\$\{shard\}`\)/);
   });
 
+  it("finds a query on what a class's abstract method returns, typed the driver's Collection, unnamed: each subclass chooses", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'export abstract class Tables {',
+      '  constructor(protected readonly db: Db) {}',
+      '  abstract tables(stream: number): Collection<{ name: string }>;',
+      '}',
+      'export class Drop {',
+      '  constructor(private readonly store: Tables, private readonly stream: number) {}',
+      '  run(name: string) { return this.store.tables(this.stream).deleteOne({ name }); }',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(qs.map(sqlOf), ['.deleteOne']);
+  });
+
   it('reads the collection an object a local function returns holds, kept in a constant unless there is nothing to build', () => {
     const text = [
       "import { Db } from 'mongodb';",

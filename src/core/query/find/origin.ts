@@ -803,15 +803,28 @@ function implementing(ex: Extractor, name: string, method: string): { ex: Extrac
 }
 
 /**
- * What a method of an interface of the application declares it returns (`tenants(): Collection<Tenant>`),
- * when `callee` is a method of a value typed by that interface: its origin, or undefined.
+ * What a method of an interface of the application, or an abstract method of its class, declares it returns
+ * (`tenants(): Collection<Tenant>`), when `callee` is a method of a value typed by it: its origin, or undefined.
  */
 export function signatureReturnOrigin(ex: Extractor, callee: BNode): Origin | undefined {
   callee = unwrap(callee);
   const name = isMember(callee) ? propertyName(callee) : undefined;
   if (name === undefined || unwrap(callee.object!).type === 'ThisExpression') return undefined;
   const holder = originOf(ex, unwrap(callee.object!), 0);
-  if (!holder || !('holder' in holder) || holder.holder.type !== 'TSInterfaceDeclaration') return undefined;
+  if (!holder || !('holder' in holder)) return undefined;
+  // `abstract tables(id: number): Collection<Table>` of a class or one it extends: what each subclass's
+  // implementation returns is chosen by the instance, so the declared type is what is known.
+  if (holder.holder.type === 'ClassDeclaration' || holder.holder.type === 'ClassExpression') {
+    for (const at of holder.ex.lineage(holder.holder)) {
+      for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+        if (m.type !== 'TSDeclareMethod' || m.computed || m.key?.name !== name) continue;
+        const declared = (m as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation;
+        return declared ? typeOrigin(at.ex, declared, 1) : undefined;
+      }
+    }
+    return undefined;
+  }
+  if (holder.holder.type !== 'TSInterfaceDeclaration') return undefined;
   for (const m of (holder.holder as unknown as { body: { body: BNode[] } }).body.body) {
     if (m.type !== 'TSMethodSignature' || m.computed || m.key?.name !== name) continue;
     const t = (m as unknown as { typeAnnotation?: { typeAnnotation?: BNode }; returnType?: { typeAnnotation?: BNode } });
