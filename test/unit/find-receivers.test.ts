@@ -867,6 +867,18 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /family items_\*, named at run time \(`items_\$\{shard\}`\)/);
   });
 
+  it("reads a method of a value asserted to be an application's class: `(view as Shards).items(n)`", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'class Shards {',
+      '  constructor(private readonly db: Db) {}',
+      '  items(shard: number): Collection<{ sku: string }> { return this.db.collection(`items_${shard}`); }',
+      '}',
+      "export const second = (view: unknown, n: number) => (view as Shards).items(n).find({ sku: 'x' }).toArray();",
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['items_*.find']);
+  });
+
   it("finds a query on what a class's abstract method returns, typed the driver's Collection, unnamed: each subclass chooses", () => {
     const text = [
       "import { Collection, Db } from 'mongodb';",

@@ -712,7 +712,8 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
   }
   // `Worker.open(db)`: a static method of a class declared here or imported from the workspace.
   const statics = obj.type === 'Identifier' ? classBehind(ex, obj.name!) : undefined;
-  const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, obj, depth);
+  // `(store as ShardStore).items(1)`: the value as the code asserts it.
+  const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, callee.object!, depth);
   if (!holder || !('holder' in holder)) return undefined;
   // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
   // workspace that implements it.
