@@ -12,7 +12,11 @@
 // declares, and a field injected by a token (`@Inject(ORDERS)`) by the one provider of that token. A
 // variable given several collections in turn holds the one the order of the code gives it where it is read.
 // An object of collections a function returns is read through a constant that keeps it (`cols.Orders`) and
-// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`).
+// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`). A
+// member of an instance of an application's class (`store.orders`, `this.view.archive`) is what the class's
+// field, constructor or getter holds; a name a method returns (`db.collection(this.itemsName(id))`) is read
+// there, a family (`items_*`) when it joins a literal to a run-time value; a bulkWrite of a field the
+// class's methods push operations into reads each where it is pushed.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
