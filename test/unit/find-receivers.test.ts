@@ -963,4 +963,37 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     const qs = findQueries(local['/ws/src/lock.ts']!, 'script', 'ts', { file: '/ws/src/lock.ts', modules: mods }).queries;
     assert.deepEqual(qs.map(sqlOf), ['locks.updateOne']);
   });
+
+  it('counts the calls made through a namespace of a namespace among the callers, naming or unnaming by what they give', () => {
+    const base: Record<string, string> = {
+      '/ws/lib/lock.ts': [
+        "import { Collection } from 'mongodb';",
+        'export class Lock {',
+        '  collection: Collection<{ name: string }>;',
+        '  constructor(options: { collection: Collection<{ name: string }> }) { this.collection = options.collection; }',
+        '  take(name: string) { return this.collection.updateOne({ name }, { $set: { held: true } }); }',
+        '}',
+      ].join('\n'),
+      '/ws/lib/index.ts': "export * as locking from './lock';",
+      '/ws/src/direct.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { Lock } from '../lib/lock';",
+        "export const jobs = new Lock({ collection: new MongoClient('').db().collection('locks') });",
+      ].join('\n'),
+    };
+    const through = (name: string) => [
+      "import { MongoClient } from 'mongodb';",
+      "import * as lib from '../lib/index';",
+      `export const mail = new lib.locking.Lock({ collection: new MongoClient('').db().collection('${name}') });`,
+    ].join('\n');
+    const read = (files: Record<string, string>) => {
+      const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f], files: () => Object.keys(files) };
+      return findQueries(files['/ws/lib/lock.ts']!, 'script', 'ts', { file: '/ws/lib/lock.ts', modules: mods }).queries;
+    };
+    const same = read({ ...base, '/ws/src/ns.ts': through('locks') });
+    assert.deepEqual(same.map(sqlOf), ['locks.updateOne']);
+    assert.match(same[0]!.engine === 'mongodb' ? same[0]!.warnings.join(' ') : '', /the 2 calls of new Lock in direct\.ts, ns\.ts/);
+    // A call through the namespace that gives another collection: no longer named by the direct call alone.
+    assert.deepEqual(read({ ...base, '/ws/src/ns.ts': through('old_locks') }).map(sqlOf), ['.updateOne']);
+  });
 });
