@@ -1,11 +1,13 @@
 // A function's parameter as its callers give it: `configureFiltersModule({ Filters })` passes the collection
 // its caller made with `db.collection('filters')`. The calls are looked for in the function's own file (in
 // the block that declares it, the class of a private method called as `this.<name>(...)`, or the whole file
-// for a module-level function) and, for a module-level one, in the workspace's files that import it by name (a reverse index of the names each file imports, built
-// on the first ask and kept for a while, so an edit does not read the workspace again). The answer is
-// every call's value, or nothing when a call cannot be read (a spread, a value the function is handed to
-// as a callback, more calls or files than the caps): a reader then names the collection only when every
-// value names the same one, and never guesses.
+// for a module-level function) and, for a module-level one, in the workspace's files that import it by name
+// or reach it through a namespace they import (`new lib.locks.Lock(...)`) (a reverse index of the names each
+// file imports, and of the names a file importing a namespace calls as members, built on the first ask and
+// kept for a while, so an edit does not read the workspace again). The answer is every call's value, or
+// nothing when a call cannot be read (a spread, a value the function is handed to as a callback, more calls
+// or files than the caps): a reader then names the collection only when every value names the same one, and
+// never guesses.
 
 import type { Extractor } from './extractor';
 import { collectMutations, requiredModule } from './scope';
