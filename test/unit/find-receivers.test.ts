@@ -895,6 +895,43 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.deepEqual(qs.map(sqlOf), ['.deleteOne']);
   });
 
+  it("reads what the workspace's subclasses implementing an abstract method return: named when they agree, else named in the hover", () => {
+    const files: Record<string, string> = {
+      '/ws/src/base.ts': [
+        "import { Collection, Db } from 'mongodb';",
+        'export abstract class Tables {',
+        '  constructor(protected readonly db: Db) {}',
+        '  abstract tables(stream: number): Collection<{ name: string }>;',
+        '}',
+      ].join('\n'),
+      '/ws/src/v1.ts': [
+        "import { Collection } from 'mongodb';",
+        "import { Tables } from './base';",
+        "export class TablesV1 extends Tables { tables(_stream: number): Collection<{ name: string }> { return this.db.collection('tables'); } }",
+      ].join('\n'),
+      '/ws/src/v2.ts': [
+        "import { Collection } from 'mongodb';",
+        "import { Tables } from './base';",
+        'export class TablesV2 extends Tables { tables(stream: number): Collection<{ name: string }> { return this.db.collection(`tables_${stream}`); } }',
+      ].join('\n'),
+    };
+    const use = [
+      "import { Tables } from './base';",
+      'export const drop = (store: Tables, stream: number, name: string) => store.tables(stream).deleteOne({ name });',
+    ].join('\n');
+    const read = (all: Record<string, string>) => {
+      const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in all }, from, spec), read: (f) => all[f], files: () => Object.keys(all) };
+      return findQueries(use, 'script', 'ts', { file: '/ws/src/use.ts', modules: mods }).queries;
+    };
+    const differ = read({ ...files, '/ws/src/use.ts': use });
+    assert.deepEqual(differ.map(sqlOf), ['.deleteOne']);
+    assert.deepEqual(differ[0]!.engine === 'mongodb' && differ[0]!.warnings, [
+      'The collection is what tables returns, which the 2 implementations of tables in v1.ts, v2.ts give as tables or tables_*: the query runs on each, so no index can be named for one of them here.',
+    ]);
+    const agree = read({ ...files, '/ws/src/v2.ts': files['/ws/src/v2.ts']!.replace('`tables_${stream}`', "'tables'"), '/ws/src/use.ts': use });
+    assert.deepEqual(agree.map(sqlOf), ['tables.deleteOne']);
+  });
+
   it('reads the collection an object a local function returns holds, kept in a constant unless there is nothing to build', () => {
     const text = [
       "import { Db } from 'mongodb';",

@@ -26,7 +26,7 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
-import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
+import { functionOf, libraryOf, originOf, overridesOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 import { requiredModule } from './scope';
 
@@ -85,6 +85,11 @@ export interface FoundCollection {
    * The name stays empty: the query runs on each of them.
    */
   givenAmong?: { parameter: string; names: string[] };
+  /**
+   * Where the collection is what an abstract method returns (`store.tables(id)`), the subclasses'
+   * implementations that were read and the collections they name, in their order.
+   */
+  implementedBy?: { method: string; by: string; names: string[] };
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -765,7 +770,7 @@ class Collections {
         const got = target ? this.ex.throughFunction(e, target, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee)) : undefined;
         if (got) return got;
         const declared = target ? undefined : signatureReturnOrigin(this.ex, callee);
-        if (declared && 'library' in declared && declared.library === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(callee.property!) };
+        if (declared && 'library' in declared && declared.library === 'mongodb-collection') return this.implemented(e, callee, m, depth) ?? { name: '', flavour: 'driver', nameRange: range(callee.property!) };
       }
       return undefined;
     }
@@ -857,6 +862,39 @@ class Collections {
     const b = other ? other.ex.module.names.get(other.local) : undefined;
     if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
     return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
+  }
+
+  /**
+   * `store.tables(id)` where `tables` is an abstract method of the value's class: what the subclasses of the
+   * workspace that implement it return (origin.ts overridesOf), the collection when they all name the same
+   * one; else unnamed, with the collections they name between them for the hover. Undefined when one of
+   * them names none.
+   */
+  private implemented(e: BNode, callee: BNode, method: string, depth: number): FoundCollection | undefined {
+    const holder = originOf(this.ex, callee.object!, 0);
+    if (!holder || !('holder' in holder) || (holder.holder.type !== 'ClassDeclaration' && holder.holder.type !== 'ClassExpression')) return undefined;
+    let declaring: { ex: Extractor; node: BNode } | undefined;
+    for (const at of holder.ex.lineage(holder.holder)) {
+      const body = (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+      if (body.some((m) => m.type === 'TSDeclareMethod' && !m.computed && m.key?.name === method)) declaring = at;
+      if (declaring) break;
+    }
+    const subclasses = declaring ? overridesOf(declaring.ex, declaring.node, method, this.ex) : undefined;
+    if (!subclasses || subclasses.length === 0) return undefined;
+    const names: string[] = [];
+    const files = new Set<string>();
+    let first: FoundCollection | undefined;
+    for (const o of subclasses) {
+      const c = this.ex.throughFunction(e, { ex: o.ex, fn: o.fn, cls: o.node }, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
+      first ??= c;
+      if (!names.includes(c.name)) names.push(c.name);
+      files.add(o.ex.context.file !== undefined ? baseName(o.ex.context.file) : 'this file');
+    }
+    const n = subclasses.length;
+    const implementedBy = { method, by: `${n === 1 ? 'the implementation' : `the ${n} implementations`} of ${method} in ${[...files].join(', ')}`, names };
+    if (names.length === 1 && first) return { ...first, nameRange: range(callee.property!), implementedBy };
+    return { name: '', flavour: 'driver', nameRange: range(callee.property!), implementedBy };
   }
 
   /**
@@ -1292,6 +1330,10 @@ function collectionSentence(coll: FoundCollection): string | undefined {
   if (coll.givenAmong !== undefined && coll.namedBy !== undefined) {
     return `The collection is the parameter ${coll.givenAmong.parameter}, which ${coll.namedBy} give as ${coll.givenAmong.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
   }
+  if (coll.implementedBy !== undefined && coll.name === '') {
+    return `The collection is what ${coll.implementedBy.method} returns, which ${coll.implementedBy.by} give as ${coll.implementedBy.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
+  }
+  if (coll.implementedBy !== undefined && coll.family === undefined) return `The collection is ${coll.name}, what ${coll.implementedBy.by} return.`;
   if (coll.alternatives !== undefined && coll.name !== '') return `The collection is chosen at run time between ${[coll.name, ...coll.alternatives].join(', ')}: the query is read on ${coll.name}.`;
   if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';

@@ -803,6 +803,59 @@ function implementing(ex: Extractor, name: string, method: string): { ex: Extrac
   return out;
 }
 
+/** Files whose text is read, at most, for the classes that extend a class; of those, files parsed. */
+const MAX_SUBCLASS_FILES = 8;
+
+/** What was found of each class's subclasses that declare a method, per method name. */
+const overrides = new WeakMap<BNode, Map<string, { ex: Extractor; node: BNode; fn: BNode }[] | undefined>>();
+
+/**
+ * The classes that extend `cls` (declared in `ex`'s module) directly and declare the method `method`: in
+ * its own module, and in the workspace's files that import its name, read from `from` (the file being read,
+ * so they are as few imports deep as can be); undefined past the caps.
+ */
+export function overridesOf(ex: Extractor, cls: BNode, method: string, from: Extractor): { ex: Extractor; node: BNode; fn: BNode }[] | undefined {
+  let memo = overrides.get(cls);
+  if (!memo) overrides.set(cls, (memo = new Map()));
+  if (memo.has(method)) return memo.get(method);
+  const found = findOverrides(ex, cls, method, from);
+  memo.set(method, found);
+  return found;
+}
+
+function findOverrides(ex: Extractor, cls: BNode, method: string, from: Extractor): { ex: Extractor; node: BNode; fn: BNode }[] | undefined {
+  const name = (cls as unknown as { id?: BNode }).id?.name;
+  if (name === undefined) return undefined;
+  const declaring = (reader: Extractor, extendsName: (sup: BNode) => boolean): { ex: Extractor; node: BNode; fn: BNode }[] => {
+    const out: { ex: Extractor; node: BNode; fn: BNode }[] = [];
+    for (const [, c] of reader.module.classes) {
+      const sup = (c.node as unknown as { superClass?: BNode }).superClass;
+      if (!sup || unwrap(sup).type !== 'Identifier' || !extendsName(unwrap(sup))) continue;
+      const fn = ((c.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'method' && !m.computed && m.key?.name === method);
+      if (fn) out.push({ ex: reader, node: c.node, fn });
+    }
+    return out;
+  };
+  const out = declaring(ex, (sup) => sup.name === name);
+  const { modules, file } = ex.context;
+  if (!modules?.files) return out;
+  const mentions = new RegExp(`\\bextends\\s+${name.replace(/\$/g, '\\$')}\\b`);
+  let parsed = 0;
+  for (const f of filesImporting(modules, name)) {
+    if (f === file) continue;
+    const text = modules.read(f);
+    if (text === undefined || !mentions.test(text)) continue;
+    if (++parsed > MAX_SUBCLASS_FILES) return undefined;
+    const m = foreignModule(modules, f);
+    if (!m) continue;
+    const reader = from.forModule(m);
+    // The name it extends must be this class, imported from where the class is declared.
+    out.push(...declaring(reader, (sup) => reader.imported(sup.name!)?.ex.context.file === file));
+  }
+  // In the order of their files' paths, so a hover names them the same way however the workspace is listed.
+  return out.sort((a, b) => (a.ex.context.file ?? '').localeCompare(b.ex.context.file ?? '') || a.node.start - b.node.start);
+}
+
 /**
  * What a method of an interface of the application, or an abstract method of its class, declares it returns
  * (`tenants(): Collection<Tenant>`), when `callee` is a method of a value typed by it: its origin, or undefined.
