@@ -19,6 +19,8 @@ const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage'
 
 export function nodeWorkspaceModules(root: string): WorkspaceModules {
   const texts = new Map<string, { mtime: number; text: string | undefined }>();
+  const statedThisTurn = new Set<string>();
+  const resolved = new Map<string, string | undefined>();
   const exists = new Map<string, boolean>();
   const tsconfigs = new Map<string, { pattern: string; targets: string[] }[]>();
   let packages: Map<string, { dir: string; entry?: string }> | undefined;
@@ -32,7 +34,10 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     } catch {
       yes = false;
     }
-    if (exists.size > 50_000) exists.clear();
+    if (exists.size > 50_000) {
+      exists.clear();
+      resolved.clear();
+    }
     exists.set(file, yes);
     return yes;
   };
@@ -57,10 +62,21 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
       return listed.files;
     },
     resolve(fromFile, specifier) {
+      // What a specifier resolves to is made only of what is cached above (files found, tsconfig paths,
+      // packages), so it is kept with them: a reading of a file asks the same thousands of times.
+      const key = `${fromFile}\u0000${specifier}`;
+      if (resolved.has(key)) return resolved.get(key);
       packages ??= findPackages(root);
-      return resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+      const target = resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+      if (resolved.size > 50_000) resolved.clear();
+      resolved.set(key, target);
+      return target;
     },
     read(file) {
+      const known = texts.get(file);
+      // Asked again in the same turn of the event loop (one reading of a file asks for the same module many
+      // times): the text stat'ed in this turn. A change on disk is seen from the next turn on.
+      if (known && statedThisTurn.has(file)) return known.text;
       let mtime = -1;
       try {
         const st = statSync(file);
@@ -70,7 +86,8 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
       } catch {
         return undefined;
       }
-      const known = texts.get(file);
+      if (statedThisTurn.size === 0) setImmediate(() => statedThisTurn.clear());
+      statedThisTurn.add(file);
       if (known && known.mtime === mtime) return known.text;
       let text: string | undefined;
       try {
@@ -155,7 +172,7 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
       continue;
     }
     if (entries.some((e) => e.name === 'package.json' && !e.isDirectory())) {
-      const pkg = readJsonc(join(dir, 'package.json')) as { name?: string; main?: string; types?: string; source?: string } | undefined;
+      const pkg = readJsonc(join(dir, 'package.json')) as PackageFields | undefined;
       if (pkg?.name && !out.has(pkg.name)) out.set(pkg.name, { dir, ...entryOf(dir, pkg) });
     }
     // A monorepo's packages sit up to five folders down (`foundations/core/packages/core`).
@@ -174,14 +191,33 @@ function findPackages(root: string): Map<string, { dir: string; entry?: string }
   return out;
 }
 
+/** The package.json fields that say where a package's entry is. */
+interface PackageFields { name?: string; main?: string; types?: string; source?: string; exports?: unknown }
+
 /**
- * A package's entry as source: `source`, else `types` or `main` moved from its build folder (dist, build,
+ * The file `exports` gives the package's root (`"exports": "./dist/index.js"`, or its `"."` entry), by its
+ * `types`, `import`, `require` or `default` condition when it names several.
+ */
+function rootExport(exports: unknown, depth = 0): string | undefined {
+  if (typeof exports === 'string') return exports;
+  if (typeof exports !== 'object' || exports === null || Array.isArray(exports) || depth > 3) return undefined;
+  const o = exports as Record<string, unknown>;
+  if ('.' in o) return rootExport(o['.'], depth + 1);
+  for (const condition of ['types', 'import', 'require', 'default']) {
+    const found = rootExport(o[condition], depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A package's entry as source: `source`, else `types`, `main` or the root of `exports` moved from its build folder (dist, build,
  * out, lib, or a declarations folder: types, typings) to `src` or `lib`, each field tried in turn, else the
  * first field as written (or none: index).
  */
-function entryOf(dir: string, pkg: { main?: string; types?: string; source?: string }): { entry?: string } {
+function entryOf(dir: string, pkg: PackageFields): { entry?: string } {
   if (pkg.source) return { entry: resolvePath(dir, pkg.source) };
-  const fields = [pkg.types, pkg.main].filter((f): f is string => typeof f === 'string' && f !== '');
+  const fields = [pkg.types, pkg.main, rootExport(pkg.exports)].filter((f): f is string => typeof f === 'string' && f !== '');
   if (fields.length === 0) return {};
   for (const main of fields) {
     // `lib/` is a build folder as often as a source one: both are tried, the source folder first.

@@ -2,7 +2,7 @@
 // workspace package is found by its name at its source, not at the build its package.json points to.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_READ_BYTES, nodeWorkspaceModules } from '../../src/node/workspaceModules';
@@ -26,6 +26,11 @@ describe('finder: workspace packages on disk', () => {
     // Four folders down, declarations in types/ and the build in lib/: the source is src/index.ts.
     write('platform/base/packages/model/package.json', JSON.stringify({ name: '@shop/model', main: 'lib/index.js', types: 'types/index.d.ts' }));
     write('platform/base/packages/model/src/index.ts', "export const DOMAIN_ORDER = 'order' as string;");
+    // Only `exports` says where the entry is, by a condition of its root: the source is src/index.ts.
+    write('packages/locks/package.json', JSON.stringify({ name: '@shop/locks', type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './extra': './dist/extra.js' } }));
+    write('packages/locks/src/index.ts', "export * as driver from 'mongodb';");
+    write('packages/flags/package.json', JSON.stringify({ name: '@shop/flags', exports: './dist/main.js' }));
+    write('packages/flags/src/main.ts', 'export const ON = true;');
     // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
     write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
     write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
@@ -42,6 +47,27 @@ describe('finder: workspace packages on disk', () => {
   it('takes, of two packages of one name, the one fewer folders down, whatever the folders\' order', () => {
     const modules = nodeWorkspaceModules(root);
     assert.equal(modules.resolve(join(root, 'packages/app/src/catalog.ts'), '@shop/db'), join(root, 'packages/db/src/db-index.ts'));
+  });
+
+  it("resolves a package that names its entry only by `exports`, a string or its root's condition, to its src/", () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'packages/app/src/catalog.ts');
+    assert.equal(modules.resolve(from, '@shop/locks'), join(root, 'packages/locks/src/index.ts'));
+    assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
+  });
+
+  it('reads a file again once its modification time changed, from the next turn of the event loop on', async () => {
+    const modules = nodeWorkspaceModules(root);
+    const file = join(root, 'packages/app/src/limits.ts');
+    writeFileSync(file, 'export const LIMIT = 1;');
+    utimesSync(file, new Date(1_000_000), new Date(1_000_000));
+    assert.equal(modules.read(file), 'export const LIMIT = 1;');
+    writeFileSync(file, 'export const LIMIT = 2;');
+    utimesSync(file, new Date(2_000_000), new Date(2_000_000));
+    // One reading asks for the same file many times in one turn: it is not looked at again within it.
+    assert.equal(modules.read(file), 'export const LIMIT = 1;');
+    await new Promise<void>((next) => setImmediate(next));
+    assert.equal(modules.read(file), 'export const LIMIT = 2;');
   });
 
   it('finds a package four folders down whose types are in a declarations folder, at its src/', () => {

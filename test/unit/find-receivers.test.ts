@@ -889,3 +889,247 @@ describe('finder: MongoDB collections held by a class, assigned in its construct
     assert.deepEqual(read(twice.replace("import { PARCELS } from './parcels.provider';", "const PARCELS = Symbol('P');\nconst first = { provide: PARCELS, useFactory: (c: any) => c.db().collection('parcels') };"), '/ws/src/parcels/parcels.dao.ts').map(sqlOf), ['.findOne', '.countDocuments']);
   });
 });
+
+describe('finder: MongoDB collections kept by an instance of an application class, and named by what a method returns', () => {
+  const files: Record<string, string> = {
+    '/ws/lib/index.ts': "export * as driver from 'mongodb';",
+    '/ws/src/store.ts': [
+      "import { driver } from '../lib/index';",
+      'export class Store {',
+      '  readonly orders: driver.Collection<{ total: number }>;',
+      '  readonly db: driver.Db;',
+      '  constructor(client: driver.MongoClient) {',
+      '    const db = client.db();',
+      '    this.db = db;',
+      "    this.orders = db.collection('orders');",
+      '  }',
+      '  get settings() { return this.db.collection<{ key: string }>(\'app_settings\'); }',
+      '  shardName(shard: number) { return `items_${shard}`; }',
+      '}',
+      'export function openStore(url: string) { return new Store(new driver.MongoClient(url)); }',
+    ].join('\n'),
+    '/ws/src/index.ts': "export * from './store';",
+    '/ws/src/view.ts': [
+      "import { driver } from '../lib/index';",
+      "import { Store } from './store';",
+      'export abstract class View {',
+      '  constructor(protected readonly upstream: Store) {}',
+      '  get orders() { return this.upstream.orders; }',
+      '  protected itemsName(shard: number) { return this.upstream.shardName(shard); }',
+      '}',
+      'export class ShardView extends View {',
+      '  items(shard: number): driver.Collection<{ sku: string }> { return this.upstream.db.collection(this.itemsName(shard)); }',
+      '  legacy(_shard: number): driver.Collection<{ sku: string }> { return this.upstream.orders as any as driver.Collection<{ sku: string }>; }',
+      '}',
+    ].join('\n'),
+  };
+  const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f], files: () => Object.keys(files) };
+  const read = (text: string, file: string) => findQueries(text, 'script', 'ts', { file, modules }).queries;
+
+  it("reads a member of a class's instance where the class assigns it, a getter returns it or a base class's getter hands it on", () => {
+    const text = [
+      "import * as stores from './index';",
+      "import { Store } from './store';",
+      "import { ShardView } from './view';",
+      'export async function migrate() {',
+      "  const db = stores.openStore('mongodb://x');",
+      '  await db.orders.updateMany({ state: null }, { $set: { state: 1 } });',
+      '}',
+      'export class Report {',
+      '  constructor(private readonly store: Store, private readonly view: ShardView) {}',
+      "  setting(key: string) { return this.store.settings.findOne({ key }); }",
+      '  open() { return this.view.orders.find({ open: true }).toArray(); }',
+      '  legacy() { return this.view.legacy(1).countDocuments({ sku: null }); }',
+      '}',
+      'class Slice {',
+      '  readonly collection;',
+      '  constructor(store: Store) { this.collection = store.settings; }',
+      '}',
+      "export function unset(slice: Slice) { return slice.collection.deleteMany({ key: '' }); }",
+    ].join('\n');
+    // The getter names app_settings, not its property's name; a factory imported through a namespace gives the class.
+    assert.deepEqual(read(text, '/ws/src/report.ts').map(sqlOf), ['orders.updateMany', 'app_settings.findOne', 'orders.find', 'orders.countDocuments', 'app_settings.deleteMany']);
+  });
+
+  it('names the family a method returns the name of, through the methods it calls', () => {
+    const text = [
+      "import { ShardView } from './view';",
+      'export class Pass {',
+      '  constructor(private readonly view: ShardView, private readonly shard: number) {}',
+      '  list() { return this.view.items(this.shard).find({ sku: { $gt: \'a\' } }).toArray(); }',
+      '  async fix() { const col = this.view.items(this.shard); await this.clear(col); return col.updateOne({ sku: \'b\' }, { $set: { sku: \'c\' } }); }',
+      "  private clear(col: ReturnType<ShardView['items']>) { return col.deleteMany({ sku: null }); }",
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/pass.ts');
+    assert.deepEqual(qs.map(sqlOf), ['items_*.find', 'items_*.updateOne', 'items_*.deleteMany']);
+    assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /family items_\*, named at run time \(`items_\$\{shard\}`\)/);
+  });
+
+  it("reads a method of a value asserted to be an application's class: `(view as Shards).items(n)`", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'class Shards {',
+      '  constructor(private readonly db: Db) {}',
+      '  items(shard: number): Collection<{ sku: string }> { return this.db.collection(`items_${shard}`); }',
+      '}',
+      "export const second = (view: unknown, n: number) => (view as Shards).items(n).find({ sku: 'x' }).toArray();",
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['items_*.find']);
+  });
+
+  it("finds a query on what a class's abstract method returns, typed the driver's Collection, unnamed: each subclass chooses", () => {
+    const text = [
+      "import { Collection, Db } from 'mongodb';",
+      'export abstract class Tables {',
+      '  constructor(protected readonly db: Db) {}',
+      '  abstract tables(stream: number): Collection<{ name: string }>;',
+      '}',
+      'export class Drop {',
+      '  constructor(private readonly store: Tables, private readonly stream: number) {}',
+      '  run(name: string) { return this.store.tables(this.stream).deleteOne({ name }); }',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(qs.map(sqlOf), ['.deleteOne']);
+  });
+
+  it("reads what the workspace's subclasses implementing an abstract method return: named when they agree, else named in the hover", () => {
+    const files: Record<string, string> = {
+      '/ws/src/base.ts': [
+        "import { Collection, Db } from 'mongodb';",
+        'export abstract class Tables {',
+        '  constructor(protected readonly db: Db) {}',
+        '  abstract tables(stream: number): Collection<{ name: string }>;',
+        '}',
+      ].join('\n'),
+      '/ws/src/v1.ts': [
+        "import { Collection } from 'mongodb';",
+        "import { Tables } from './base';",
+        "export class TablesV1 extends Tables { tables(_stream: number): Collection<{ name: string }> { return this.db.collection('tables'); } }",
+      ].join('\n'),
+      '/ws/src/v2.ts': [
+        "import { Collection } from 'mongodb';",
+        "import { Tables } from './base';",
+        'export class TablesV2 extends Tables { tables(stream: number): Collection<{ name: string }> { return this.db.collection(`tables_${stream}`); } }',
+      ].join('\n'),
+    };
+    const use = [
+      "import { Tables } from './base';",
+      'export const drop = (store: Tables, stream: number, name: string) => store.tables(stream).deleteOne({ name });',
+    ].join('\n');
+    const read = (all: Record<string, string>) => {
+      const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in all }, from, spec), read: (f) => all[f], files: () => Object.keys(all) };
+      return findQueries(use, 'script', 'ts', { file: '/ws/src/use.ts', modules: mods }).queries;
+    };
+    const differ = read({ ...files, '/ws/src/use.ts': use });
+    assert.deepEqual(differ.map(sqlOf), ['.deleteOne']);
+    assert.deepEqual(differ[0]!.engine === 'mongodb' && differ[0]!.warnings, [
+      'The collection is what tables returns, which the 2 implementations of tables in v1.ts, v2.ts give as tables or tables_*: the query runs on each, so no index can be named for one of them here.',
+    ]);
+    const agree = read({ ...files, '/ws/src/v2.ts': files['/ws/src/v2.ts']!.replace('`tables_${stream}`', "'tables'"), '/ws/src/use.ts': use });
+    assert.deepEqual(agree.map(sqlOf), ['tables.deleteOne']);
+  });
+
+  it('reads the collection an object a local function returns holds, kept in a constant unless there is nothing to build', () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      'export async function lookups(db: Db, ids: string[]) {',
+      '  const build = (id: string) => {',
+      '    const collection = db.collection(`lookup_${id}`);',
+      '    return { collection, pipeline: [{ $match: { id } }] };',
+      '  };',
+      '  const first = ids.length === 0 ? null : build(ids[0]!);',
+      '  if (first == null) return [];',
+      '  return first.collection.aggregate(first.pipeline).toArray();',
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['lookup_*.aggregate']);
+  });
+
+  it("reads a bulkWrite of a field the class's methods push operations into, each where it is pushed", () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'export class Batch {',
+      "  private readonly items = new MongoClient('').db().collection<{ sku: string; n: number }>('items');",
+      '  private pending: object[] = [];',
+      '  remove(sku: string) { this.pending.push({ deleteOne: { filter: { sku } } }); }',
+      '  bump(sku: string) { const filter = { sku, n: { $gt: 0 } }; this.pending.push({ updateOne: { filter, update: { $inc: { n: 1 } } } }); }',
+      '  async flush() { await this.items.bulkWrite(this.pending as any); this.pending = []; }',
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(qs.map(sqlOf), ['items.deleteOne', 'items.updateOne']);
+    const bump = qs[1]!;
+    assert.ok(bump.engine === 'mongodb');
+    assert.deepEqual(Object.keys(bump.command.filter ?? {}), ['sku', 'n'], "the filter read in the pushing method's scope");
+    assert.deepEqual(bump.calledFrom?.map((r) => text.slice(r.start, r.end).slice(0, 22)), ['this.items.bulkWrite(t']);
+  });
+
+  it("reads a field typed by the driver's Collection through a workspace module that passes on the driver's namespace", () => {
+    const text = [
+      "import { driver } from '../lib/index';",
+      'export class Chunks {',
+      '  private collection: driver.Collection;',
+      '  constructor(options: { collection: driver.Collection }) { this.collection = options.collection; }',
+      '  next(after: string) { return this.collection.find({ _id: { $gt: after } }, { limit: 10 }).toArray(); }',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/chunks.ts');
+    assert.deepEqual(qs.map(sqlOf), ['.find']);
+  });
+
+  it("names a field a constructor takes from its options object by what the class's `new` calls give it", () => {
+    const local: Record<string, string> = {
+      '/ws/src/lock.ts': [
+        "import { Collection } from 'mongodb';",
+        'export class Lock {',
+        '  collection: Collection<{ name: string }>;',
+        '  constructor(options: { name: string; collection: Collection<{ name: string }> }) { this.collection = options.collection; }',
+        '  take(name: string) { return this.collection.updateOne({ name }, { $set: { held: true } }); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/use.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { Lock } from './lock';",
+        "export const lock = new Lock({ name: 'jobs', collection: new MongoClient('').db().collection('locks') });",
+      ].join('\n'),
+    };
+    const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in local }, from, spec), read: (f) => local[f], files: () => Object.keys(local) };
+    const qs = findQueries(local['/ws/src/lock.ts']!, 'script', 'ts', { file: '/ws/src/lock.ts', modules: mods }).queries;
+    assert.deepEqual(qs.map(sqlOf), ['locks.updateOne']);
+  });
+
+  it('counts the calls made through a namespace of a namespace among the callers, naming or unnaming by what they give', () => {
+    const base: Record<string, string> = {
+      '/ws/lib/lock.ts': [
+        "import { Collection } from 'mongodb';",
+        'export class Lock {',
+        '  collection: Collection<{ name: string }>;',
+        '  constructor(options: { collection: Collection<{ name: string }> }) { this.collection = options.collection; }',
+        '  take(name: string) { return this.collection.updateOne({ name }, { $set: { held: true } }); }',
+        '}',
+      ].join('\n'),
+      '/ws/lib/index.ts': "export * as locking from './lock';",
+      '/ws/src/direct.ts': [
+        "import { MongoClient } from 'mongodb';",
+        "import { Lock } from '../lib/lock';",
+        "export const jobs = new Lock({ collection: new MongoClient('').db().collection('locks') });",
+      ].join('\n'),
+    };
+    const through = (name: string) => [
+      "import { MongoClient } from 'mongodb';",
+      "import * as lib from '../lib/index';",
+      `export const mail = new lib.locking.Lock({ collection: new MongoClient('').db().collection('${name}') });`,
+    ].join('\n');
+    const read = (files: Record<string, string>) => {
+      const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f], files: () => Object.keys(files) };
+      return findQueries(files['/ws/lib/lock.ts']!, 'script', 'ts', { file: '/ws/lib/lock.ts', modules: mods }).queries;
+    };
+    const same = read({ ...base, '/ws/src/ns.ts': through('locks') });
+    assert.deepEqual(same.map(sqlOf), ['locks.updateOne']);
+    assert.match(same[0]!.engine === 'mongodb' ? same[0]!.warnings.join(' ') : '', /the 2 calls of new Lock in direct\.ts, ns\.ts/);
+    // A call through the namespace that gives another collection: no longer named by the direct call alone.
+    assert.deepEqual(read({ ...base, '/ws/src/ns.ts': through('old_locks') }).map(sqlOf), ['.updateOne']);
+  });
+});

@@ -328,6 +328,9 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(reassigned).map(described), ['.find']);
     // Alone, the file does not show what the class or the module holds: nothing is named.
     assert.ok(found(text, undefined, false).every((q) => q.engine === 'mongodb' && q.command.collection === ''));
+    // An instance has no static property: `new Receipts().coll` is not the class's `static coll`.
+    const instance = "import Receipts from '../data/receipts';\nexport const mine = (shop: string) => new Receipts().coll.find({ shop }).toArray();";
+    assert.deepEqual(found(instance).map(described), ['.find']);
   });
 
   it("reads a module's namespace another module exports again (`export * as`), never as a Mongoose model", () => {

@@ -271,6 +271,30 @@ describe('language server: statements an edit did not change are kept, and repor
     ]);
   });
 
+  it("a class whose bulkWrite runs operations its other methods push into a field: an edit in a pushed operation", async () => {
+    const padding = Array.from({ length: 70 }, (_, i) => `  helper${i}(x: number) { return x * ${i} + ${i}; }`);
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'export class Batch {',
+      "  private readonly items = new MongoClient('').db('app').collection<{ title: string; n: number }>('items');",
+      '  private pending: object[] = [];',
+      ...padding,
+      '  queue(text: string) {',
+      '    const n = 1;',
+      "    this.pending.push({ updateOne: { filter: { owner: n, title: new RegExp(text, 'i') }, update: { $inc: { n: 1 } } } });",
+      '  }',
+      '  async flush() { await this.items.bulkWrite(this.pending as any); this.pending = []; }',
+      '}',
+      '',
+    ].join('\n');
+    assert.ok(text.length > 2500, 'the class is long enough to be read again in parts');
+    await sequenceEqualsFreshOpens('file:///batch.ts', 'typescript', text, [
+      ['the pushed filter loses its regular expression', (t) => t.replace("title: new RegExp(text, 'i')", 'title: text')],
+      ['and gains it back', (t) => t.replace('title: text', "title: new RegExp(text, 'i')")],
+      ['a digit typed in the method that pushes', (t) => t.replace('const n = 1;', 'const n = 12;')],
+    ]);
+  });
+
   it("the editor's changes as LSP sends them: ranges, several in one notification, a whole text", async () => {
     const uri = 'file:///changes.ts';
     const port = new FakePort();

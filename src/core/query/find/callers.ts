@@ -1,11 +1,13 @@
 // A function's parameter as its callers give it: `configureFiltersModule({ Filters })` passes the collection
 // its caller made with `db.collection('filters')`. The calls are looked for in the function's own file (in
 // the block that declares it, the class of a private method called as `this.<name>(...)`, or the whole file
-// for a module-level function) and, for a module-level one, in the workspace's files that import it by name (a reverse index of the names each file imports, built
-// on the first ask and kept for a while, so an edit does not read the workspace again). The answer is
-// every call's value, or nothing when a call cannot be read (a spread, a value the function is handed to
-// as a callback, more calls or files than the caps): a reader then names the collection only when every
-// value names the same one, and never guesses.
+// for a module-level function) and, for a module-level one, in the workspace's files that import it by name
+// or reach it through a namespace they import (`new lib.locks.Lock(...)`) (a reverse index of the names each
+// file imports, and of the names a file importing a namespace calls as members, built on the first ask and
+// kept for a while, so an edit does not read the workspace again). The answer is every call's value, or
+// nothing when a call cannot be read (a spread, a value the function is handed to as a callback, more calls
+// or files than the caps): a reader then names the collection only when every value names the same one, and
+// never guesses.
 
 import type { Extractor } from './extractor';
 import { collectMutations, requiredModule } from './scope';
@@ -68,15 +70,20 @@ export function constructorCallersOf(ex: Extractor, field: string): Callers | un
   if (!ctor) return undefined;
   const params = ctor.params ?? [];
   let index = params.findIndex((q) => q.type === 'TSParameterProperty' && paramName((q as unknown as { parameter: BNode }).parameter) === field);
+  let path: string[] = [];
   if (index < 0) {
     // `constructor(tickets) { this.tickets = tickets }`, assigned once.
     const stmts = ctor.body && !Array.isArray(ctor.body) ? (ctor.body.body as BNode[] | undefined) ?? [] : [];
     const given = stmts.map((st) => (st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined)).filter((a): a is BNode =>
       a?.type === 'AssignmentExpression' && a.operator === '=' && isMember(unwrap(a.left!)) && unwrap(unwrap(a.left!).object!).type === 'ThisExpression' && propertyName(unwrap(a.left!)) === field);
     const right = given.length === 1 ? unwrap(given[0]!.right!) : undefined;
-    index = right?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === right.name) : -1;
+    // `constructor(options) { this.tickets = options.tickets }`: that property of what the calls give.
+    const key = right && isMember(right) && !right.computed && unwrap(right.object!).type === 'Identifier' ? propertyName(right) : undefined;
+    const base = key !== undefined ? unwrap(right!.object!) : right;
+    index = base?.type === 'Identifier' ? params.findIndex((q) => paramName(q) === base.name) : -1;
+    if (key !== undefined) path = [key];
   }
-  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path: [], fnName: className, label: `new ${className}`, isClass: true });
+  return index < 0 ? undefined : callersOfParameter(ex, { fn: ctor, index, path, fnName: className, label: `new ${className}`, isClass: true });
 }
 
 /** A plain parameter's name (`x`, `x = 1`, `private x`). */
@@ -158,6 +165,107 @@ function importersCalls(ex: Extractor, fnName: string, index: number, keys: stri
     if (!calls) return undefined;
     for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, m.file));
     if (out.length > MAX_CALLS) return undefined;
+  }
+  if (member !== undefined) return out;
+  const through = namespaceCallers(ex, fnName);
+  if (!through) return undefined;
+  for (const { module: m, reader, calls } of through) {
+    for (const c of calls) out.push(valueAt(reader, c.path, c.call, index, keys, m.file));
+    if (out.length > MAX_CALLS) return undefined;
+  }
+  return out;
+}
+
+/**
+ * The calls of this module's top-level `name` that other files of the workspace make through a namespace
+ * they import (`import * as lib from '@app/lib'`, then `new lib.locks.Lock(...)`, the module reached
+ * through `export * as locks` and `export *`), each file with a reader of it; undefined when a file uses
+ * the name otherwise than calling it (handed on, its calls are not all seen) or past the caps.
+ */
+function namespaceCallers(ex: Extractor, name: string): { module: ForeignModule; reader: Extractor; calls: { call: BNode; path: BNode[] }[] }[] | undefined {
+  const { modules, file } = ex.context;
+  if (!modules || file === undefined || !modules.files) return [];
+  const out: { module: ForeignModule; reader: Extractor; calls: { call: BNode; path: BNode[] }[] }[] = [];
+  const candidates = filesImporting(modules, `.${name}`).filter((x) => x !== file);
+  if (candidates.length > MAX_CALLER_FILES) return undefined;
+  for (const f of candidates) {
+    const m = foreignModule(modules, f);
+    if (!m) continue;
+    const namespaces = new Map<string, string>();
+    for (const [local, b] of m.scope.names) {
+      if ('from' in b && b.from !== undefined && importedName(m.program, local) === '*') namespaces.set(local, b.from);
+    }
+    if (namespaces.size === 0) continue;
+    const reaches = (chain: string[]): boolean => {
+      let target = modules.resolve(f, namespaces.get(chain[0]!)!);
+      for (const part of chain.slice(1, -1)) target = target ? namespaceAt(modules, target, part, 0) : undefined;
+      const found = target ? exportedBinding(modules, target, name) : undefined;
+      return found !== undefined && 'module' in found && found.module.file === file && found.local === name;
+    };
+    const calls = chainCallsIn((m.program.body as BNode[] | undefined) ?? [], namespaces, name, reaches);
+    if (!calls) return undefined;
+    if (calls.length > 0) out.push({ module: m, reader: ex.forModule(m), calls });
+  }
+  return out;
+}
+
+/** The module a module passes on as a namespace under `name` (`export * as name from './x'`, also through `export *`). */
+function namespaceAt(modules: WorkspaceModules, file: string, name: string, depth: number): string | undefined {
+  const m = depth > 4 ? undefined : foreignModule(modules, file);
+  if (!m) return undefined;
+  const e = m.exports.get(name);
+  if (e) return 'from' in e && e.name === '*' ? modules.resolve(file, e.from) : undefined;
+  for (const s of m.star) {
+    const target = modules.resolve(file, s);
+    const found = target ? namespaceAt(modules, target, name, depth + 1) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The calls (and `new`s) whose callee is a chain from a namespace import to `name` (`lib.locks.Lock`) that
+ * `reaches` says is the function, each with the nodes from the top-level statement down to it; undefined
+ * when such a chain is used otherwise than called.
+ */
+function chainCallsIn(roots: readonly BNode[], namespaces: Map<string, string>, name: string, reaches: (chain: string[]) => boolean): { call: BNode; path: BNode[] }[] | undefined {
+  const chainOf = (e: BNode): string[] | undefined => {
+    const parts: string[] = [];
+    let cur = unwrap(e);
+    for (let i = 0; i < 8 && isMember(cur) && !cur.computed; i++) {
+      parts.unshift(propertyName(cur) ?? '');
+      cur = unwrap(cur.object!);
+    }
+    return cur.type === 'Identifier' && namespaces.has(cur.name!) && parts.length > 0 && parts[parts.length - 1] === name ? [cur.name!, ...parts] : undefined;
+  };
+  const out: { call: BNode; path: BNode[] }[] = [];
+  const called = new Set<BNode>();
+  const EXIT = { type: '\u0000exit' } as BNode;
+  const path: BNode[] = [];
+  const stack: BNode[] = [...roots].reverse();
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n === EXIT) {
+      path.pop();
+      continue;
+    }
+    if ((isCall(n) || n.type === 'NewExpression') && n.callee) {
+      const chain = chainOf(n.callee);
+      if (chain && reaches(chain)) {
+        called.add(unwrap(n.callee));
+        out.push({ call: n, path: [...path] });
+        if (out.length > MAX_CALLS) return undefined;
+      }
+    } else if (isMember(n) && !called.has(n)) {
+      const chain = chainOf(n);
+      if (chain && reaches(chain)) return undefined;
+    }
+    const children: BNode[] = [];
+    pushChildren(n, children);
+    if (children.length === 0) continue;
+    path.push(n);
+    stack.push(EXIT);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return out;
 }
@@ -353,12 +461,30 @@ function recheck(modules: WorkspaceModules, index: ImportIndex, file: string): v
   if (known && known.print === print) return;
   for (const n of known?.names ?? []) index.byName.get(n)?.delete(file);
   const names = text !== undefined && text.length <= 2_000_000 ? importedNames(text) : new Set<string>();
+  if (text !== undefined && text.length <= 2_000_000) for (const n of namespaceCalledNames(text)) names.add(n);
   index.byFile.set(file, { print, names });
   for (const n of names) {
     const set = index.byName.get(n);
     if (set) set.add(file);
     else index.byName.set(n, new Set([file]));
   }
+}
+
+/** `import * as name from '...'`: a namespace import. */
+const NAMESPACE_IMPORT = /\bimport\s+\*\s+as\s+[\w$]+\s+from\s*['"]/;
+/** `.name(`, `.name<T>(`: a name called as a member. */
+const MEMBER_CALL = /\.\s*([A-Za-z_$][\w$]*)\s*[(<]/g;
+
+/**
+ * In a file that imports a namespace, the names it calls as members, each as `.name` (`lib.locks.Lock(`
+ * gives `.Lock`): the files that may call a function or class through a namespace, for importersOf.
+ */
+function namespaceCalledNames(text: string): Set<string> {
+  const out = new Set<string>();
+  if (!NAMESPACE_IMPORT.test(text)) return out;
+  MEMBER_CALL.lastIndex = 0;
+  for (let m = MEMBER_CALL.exec(text); m; m = MEMBER_CALL.exec(text)) out.add(`.${m[1]!}`);
+  return out;
 }
 
 /** A text's length and a 32-bit FNV-1a hash of it. */

@@ -12,7 +12,11 @@
 // declares, and a field injected by a token (`@Inject(ORDERS)`) by the one provider of that token. A
 // variable given several collections in turn holds the one the order of the code gives it where it is read.
 // An object of collections a function returns is read through a constant that keeps it (`cols.Orders`) and
-// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`).
+// through a module loaded where the function is called (`(await import('./db')).getCollections(db)`). A
+// member of an instance of an application's class (`store.orders`, `this.view.archive`) is what the class's
+// field, constructor or getter holds; a name a method returns (`db.collection(this.itemsName(id))`) is read
+// there, a family (`items_*`) when it joins a literal to a run-time value; a bulkWrite of a field the
+// class's methods push operations into reads each where it is pushed.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -22,7 +26,7 @@ import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
 import { isForeign } from './workspace';
-import { functionOf, libraryOf, originOf, signatureReturnOrigin } from './origin';
+import { functionOf, libraryOf, originOf, overridesOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 import { requiredModule } from './scope';
 
@@ -81,6 +85,11 @@ export interface FoundCollection {
    * The name stays empty: the query runs on each of them.
    */
   givenAmong?: { parameter: string; names: string[] };
+  /**
+   * Where the collection is what an abstract method returns (`store.tables(id)`), the subclasses'
+   * implementations that were read and the collections they name, in their order.
+   */
+  implementedBy?: { method: string; by: string; names: string[] };
 }
 
 /** The fact (ModuleScope.shows) that some statement of the file uses a `db` as a holder of collections. */
@@ -241,22 +250,30 @@ function readBulkWrite(ex: Extractor, coll: FoundCollection, chain: ChainCall[],
         if (!inside) known.calledFrom = [...(known.calledFrom ?? []), range(op.call)];
         continue;
       }
-      const body = ex.resolve(p.value as BNode);
-      if (body.type !== 'ObjectExpression') continue;
-      const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
-      const filter = member('filter');
-      const update = member('update') ?? member('replacement');
-      const args = [filter, ...(update ? [update] : [])].filter((x): x is BNode => x !== undefined);
-      // The operation reads like a call `updateOne(filter, update)` whose name is the key and whose arguments are the members.
-      const call: BNode = { type: 'CallExpression', start: p.start, end: p.end, arguments: args, callee: { type: 'MemberExpression', start: p.start, end: p.key!.end, object: op.call.callee!, property: p.key! } };
-      const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
-      q.range = { start: p.start, end: p.end };
-      q.command.ranges.whole = { start: p.start, end: p.end };
-      if (!inside) q.calledFrom = [range(op.call)];
-      ex.pushAt(p, q);
+      // An operation pushed in another method of the class is read in the scopes around it there.
+      const path = inside ? undefined : pathTo(ex.module.statements?.() ?? [], p);
+      if (path) ex.within(path, () => readBulkOperation(ex, coll, op, p, kind, inside));
+      else readBulkOperation(ex, coll, op, p, kind, inside);
     }
   }
   return true;
+}
+
+/** One operation of a bulkWrite (`{ updateOne: { filter, update } }`), read as a call and recorded at its place. */
+function readBulkOperation(ex: Extractor, coll: FoundCollection, op: ChainCall, p: BNode, kind: MongoOperation, inside: boolean): void {
+  const body = ex.resolve(p.value as BNode);
+  if (body.type !== 'ObjectExpression') return;
+  const member = (k: string) => (body.properties ?? []).find((x) => x.type === 'ObjectProperty' && x.key && keyName(x.key) === k)?.value as BNode | undefined;
+  const filter = member('filter');
+  const update = member('update') ?? member('replacement');
+  const args = [filter, ...(update ? [update] : [])].filter((x): x is BNode => x !== undefined);
+  // The operation reads like a call `updateOne(filter, update)` whose name is the key and whose arguments are the members.
+  const call: BNode = { type: 'CallExpression', start: p.start, end: p.end, arguments: args, callee: { type: 'MemberExpression', start: p.start, end: p.key!.end, object: op.call.callee!, property: p.key! } };
+  const q = new MongoReader(ex, coll, { name: kind, call, nameNode: p.key! }, [], kind).read();
+  q.range = { start: p.start, end: p.end };
+  q.command.ranges.whole = { start: p.start, end: p.end };
+  if (!inside) q.calledFrom = [range(op.call)];
+  ex.pushAt(p, q);
 }
 
 /**
@@ -304,6 +321,13 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       if (target && target.ex === ex) for (const x of returnedValues(target.fn)) add(x, depth + 1);
       return;
     }
+    // this.pending where the class's methods push operations into the field (`this.pending.push({ updateOne: ... })`).
+    if (isMember(v) && !v.computed && unwrap(v.object!).type === 'ThisExpression') {
+      const cls = ex.enclosingClassNode();
+      const field = propertyName(v);
+      if (cls && field !== undefined) for (const x of fieldPushes(cls, field)) add(x, depth + 1);
+      return;
+    }
     if (v.type === 'Identifier') {
       const writes = ex.writesTo(v.name!);
       for (const x of [...(writes?.values ?? []), ...(writes?.pushed ?? [])]) add(x, depth + 1);
@@ -319,6 +343,23 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     }
   };
   add(arg, 0);
+  return out;
+}
+
+/** What a class's methods push into one of its fields (`this.pending.push(op)`) and the array literals it is given: at most 64 values. */
+function fieldPushes(cls: BNode, field: string): BNode[] {
+  const out: BNode[] = [];
+  const isField = (x: BNode | undefined) => x !== undefined && isMember(unwrap(x)) && !unwrap(x).computed && unwrap(unwrap(x).object!).type === 'ThisExpression' && propertyName(unwrap(x)) === field;
+  const stack: BNode[] = [...((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? [])];
+  while (stack.length > 0 && out.length < 64) {
+    const n = stack.pop()!;
+    if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') continue;
+    if (isCall(n) && isMember(unwrap(n.callee!)) && propertyName(unwrap(n.callee!)) === 'push' && isField(unwrap(n.callee!).object)) out.push(...(n.arguments ?? []));
+    const value = n.type === 'ClassProperty' && n.key && !n.computed && keyName(n.key) === field ? (n as unknown as { value?: BNode | null }).value
+      : n.type === 'AssignmentExpression' && n.operator === '=' && isField(n.left) ? n.right : undefined;
+    if (value && unwrap(value).type === 'ArrayExpression') out.push(unwrap(value));
+    pushChildren(n, stack);
+  }
   return out;
 }
 
@@ -722,6 +763,9 @@ class Collections {
         // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
         const family = familyIn(this.ex, arg);
         if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
+        // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
+        const returned = this.calledName(arg, depth + 1);
+        if (returned) return { ...returned, ...where };
         // db.collection(env.entries_collection): a name set at run time, but named for the collection.
         const argName = this.ex.lastName(arg);
         const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
@@ -735,7 +779,7 @@ class Collections {
         const got = target ? this.ex.throughFunction(e, target, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee)) : undefined;
         if (got) return got;
         const declared = target ? undefined : signatureReturnOrigin(this.ex, callee);
-        if (declared && 'library' in declared && declared.library === 'mongodb-collection') return { name: '', flavour: 'driver', nameRange: range(callee.property!) };
+        if (declared && 'library' in declared && declared.library === 'mongodb-collection') return this.implemented(e, callee, m, depth) ?? { name: '', flavour: 'driver', nameRange: range(callee.property!) };
       }
       return undefined;
     }
@@ -766,7 +810,8 @@ class Collections {
       // req.collection, this.coll: a collection chosen at run time, unless the class's instances are all
       // made with the same one (`constructor(private coll: Collection)`, `new Store(db.collection('x'))`).
       if (name !== undefined && RUNTIME_COLLECTION.test(name) && !this.isShellDb(obj) && !followed && !this.ex.imports(...SQL_LIBRARIES)) {
-        const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth) : undefined;
+        const made = obj.type === 'ThisExpression' ? this.agreed(constructorCallersOf(this.ex, name), e, depth) ?? this.injected(e, name, depth) ?? this.fromSuper(e, name, depth)
+          : !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) ?? (obj.type === 'Identifier' || isCall(obj) ? this.returnedMember(obj, [name], e, depth) : undefined) : undefined;
         return made ?? { name: '', flavour: 'driver', nameRange: range(e.property!) };
       }
       if (name === undefined || DB_METHODS.has(name) || MONGO_OPERATIONS.has(name)) return undefined;
@@ -792,6 +837,10 @@ class Collections {
       const returned = held === e && (obj.type === 'Identifier' || isCall(obj) || obj.type === 'AwaitExpression') && !e.computed && depth < MAX_RESOLVE_DEPTH - 2
         ? this.returnedMember(obj, [name], e, depth) : undefined;
       if (returned) return returned;
+      // store.orders, this.db.archive where the value is an instance of an application's class: what the
+      // class's field, its constructor's assignment or its getter holds, read where the class is written.
+      const member = held === e && obj.type !== 'ThisExpression' && !e.computed && depth < MAX_RESOLVE_DEPTH - 2 ? this.classMember(obj, name, e, depth) : undefined;
+      if (member) return member;
       // usersCollection, this.ordersColl: a collection named after what it holds.
       const named = NAMED_FOR_COLLECTION.exec(name);
       if (named && !this.ex.imports(...SQL_LIBRARIES)) return { name: named[1]!, flavour: 'driver', nameRange: range(e.property!), namedAfter: this.ex.text(range(e)) };
@@ -854,6 +903,99 @@ class Collections {
     const b = other ? other.ex.module.names.get(other.local) : undefined;
     if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
     return atCall(new Collections(other.ex).of(b.init, depth + 1), e);
+  }
+
+  /**
+   * `store.tables(id)` where `tables` is an abstract method of the value's class: what the subclasses of the
+   * workspace that implement it return (origin.ts overridesOf), the collection when they all name the same
+   * one; else unnamed, with the collections they name between them for the hover. Undefined when one of
+   * them names none.
+   */
+  private implemented(e: BNode, callee: BNode, method: string, depth: number): FoundCollection | undefined {
+    const holder = originOf(this.ex, callee.object!, 0);
+    if (!holder || !('holder' in holder) || (holder.holder.type !== 'ClassDeclaration' && holder.holder.type !== 'ClassExpression')) return undefined;
+    let declaring: { ex: Extractor; node: BNode } | undefined;
+    for (const at of holder.ex.lineage(holder.holder)) {
+      const body = (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+      if (body.some((m) => m.type === 'TSDeclareMethod' && !m.computed && m.key?.name === method)) declaring = at;
+      if (declaring) break;
+    }
+    const subclasses = declaring ? overridesOf(declaring.ex, declaring.node, method, this.ex) : undefined;
+    if (!subclasses || subclasses.length === 0) return undefined;
+    const names: string[] = [];
+    const files = new Set<string>();
+    let first: FoundCollection | undefined;
+    for (const o of subclasses) {
+      const c = this.ex.throughFunction(e, { ex: o.ex, fn: o.fn, cls: o.node }, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
+      first ??= c;
+      if (!names.includes(c.name)) names.push(c.name);
+      files.add(o.ex.context.file !== undefined ? baseName(o.ex.context.file) : 'this file');
+    }
+    const n = subclasses.length;
+    const implementedBy = { method, by: `${n === 1 ? 'the implementation' : `the ${n} implementations`} of ${method} in ${[...files].join(', ')}`, names };
+    if (names.length === 1 && first) return { ...first, nameRange: range(callee.property!), implementedBy };
+    return { name: '', flavour: 'driver', nameRange: range(callee.property!), implementedBy };
+  }
+
+  /**
+   * The collection's name a call returns (`this.itemsName(tenant)` where the method returns
+   * `` `items_${tenant}` ``): a literal or a family, read where the function or method is written (this
+   * file, a class it extends, a class of the value it is called on, another module of the workspace),
+   * through the calls it returns in turn.
+   */
+  private calledName(arg: BNode, depth: number): { name: string; family?: string } | undefined {
+    const call = this.ex.resolve(arg);
+    if (!isCall(call) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
+    const callee = unwrap(call.callee!);
+    const read = (ret: BNode, inModule: Extractor): { name: string; family?: string } | undefined => {
+      const name = inModule.stringOf(ret, 0);
+      if (name !== undefined) return { name };
+      const family = familyIn(inModule, ret);
+      if (family !== undefined) return { name: family, family: inModule.text(range(inModule.resolve(ret))) };
+      return (inModule === this.ex ? this : new Collections(inModule)).calledName(ret, depth + 1);
+    };
+    if (callee.type === 'Identifier') return this.ex.throughCall(call, read);
+    if (!isMember(callee) || callee.computed) return undefined;
+    const m = propertyName(callee);
+    const self = unwrap(callee.object!).type;
+    if (m !== undefined && (self === 'ThisExpression' || self === 'Super')) return this.ex.throughMethod(call, m, read);
+    const target = functionOf(this.ex, callee);
+    return target ? this.ex.throughFunction(call, target, read) : undefined;
+  }
+
+  /**
+   * `store.orders` where `store` is an instance of an application's class (a parameter or field typed by it,
+   * or what a function returns by `new`): the collection the class gives that member by its field's
+   * initialiser, its constructor's one assignment (`this.orders = db.collection('orders')`, read with the
+   * constructor's constants) or its getter's return, in the class or one it extends; shown at `at`. Only a
+   * named collection: one the class takes from its constructor's parameters is left to the other readings.
+   */
+  private classMember(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    // The class itself (`Orders.coll`): its static properties are declaredOn's, which also knows when the
+    // class's module assigns one again; an instance's member is never a static one.
+    if (obj.type === 'Identifier' && this.ex.classOf(obj, 0)) return undefined;
+    const holder = originOf(this.ex, obj, 0);
+    if (!holder || !('holder' in holder) || (holder.holder.type !== 'ClassDeclaration' && holder.holder.type !== 'ClassExpression')) return undefined;
+    const read = (v: BNode, inModule: Extractor) => (inModule === this.ex ? this.of(v, depth + 1) : atCall(new Collections(inModule).of(v, depth + 1), at));
+    const named = (c: FoundCollection | undefined) => (c && c.name !== '' ? c : undefined);
+    const call = calledWithNothing(at);
+    for (const c of holder.ex.lineage(holder.holder)) {
+      let declared = false;
+      for (const m of (c.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+        if (!m.key || m.computed || keyName(m.key) !== name || (m as unknown as { static?: boolean }).static === true) continue;
+        const value = (m as unknown as { value?: BNode | null }).value;
+        if (m.type === 'ClassProperty' && value) return named(c.ex.inClass(c.node, () => read(value, c.ex)));
+        if (m.type === 'ClassProperty') declared = true;
+        if (m.type === 'ClassMethod' && m.kind === 'get') return named(this.ex.throughFunction(call, { ex: c.ex, fn: m, cls: c.node }, read));
+      }
+      const ctor = constructorOf(c.node);
+      const assigned = ctor ? thisAssignments(ctor, name) : [];
+      if (ctor && assigned.length === 1) return named(this.ex.throughConstructor(call, { ex: c.ex, fn: ctor, cls: c.node }, assigned[0]!, read));
+      const parameter = (ctor?.params ?? []).some((p) => p.type === 'TSParameterProperty' && paramName((p as unknown as { parameter: BNode }).parameter) === name);
+      if (declared || parameter || assigned.length > 1) return undefined;
+    }
+    return undefined;
   }
 
   /**
@@ -1080,7 +1222,7 @@ class Collections {
     const files = new Set<string>();
     for (const v of callers.values) {
       const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
-      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.family !== undefined || c.givenAmong !== undefined) return undefined;
+      if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
         if (!unnamed) return undefined;
         differ = true;
@@ -1094,7 +1236,8 @@ class Collections {
     const namedBy = `the ${n === 1 ? 'call' : `${n} calls`} of ${callers.fnName} in ${[...files].join(', ')}`;
     if (differ && unnamed) return { ...unnamed.found, namedBy, givenAmong: { parameter: unnamed.parameter, names } };
     if (differ) return undefined;
-    return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}) };
+    // Every call gives one family (`bucket_data_${id}`): the family, as where it is made.
+    return { name: first.name, flavour: first.flavour, nameRange: range(e), namedBy, ...(first.database !== undefined ? { database: first.database } : {}), ...(first.family !== undefined ? { family: first.family } : {}) };
   }
 
   /**
@@ -1131,6 +1274,8 @@ class Collections {
     // `const cols = getCollections(db); const { Orders } = cols` (or `cols.Orders`): the call the constant keeps.
     const kept = call.type === 'Identifier' ? this.ex.constInit(call.name!) : undefined;
     if (kept) call = unwrap(kept);
+    // `const first = none ? null : build(lookup)`: the call, where it is made.
+    if (call.type === 'ConditionalExpression' && (isNothingValue(call.consequent!) || isNothingValue(call.alternate!))) call = unwrap(isNothingValue(call.consequent!) ? call.alternate! : call.consequent!);
     if (call.type === 'AwaitExpression' && call.argument) call = unwrap(call.argument);
     if (!isCall(call)) return undefined;
     const read = (ret: BNode, inModule: Extractor): FoundCollection | undefined => {
@@ -1229,6 +1374,10 @@ function collectionSentence(coll: FoundCollection): string | undefined {
   if (coll.givenAmong !== undefined && coll.namedBy !== undefined) {
     return `The collection is the parameter ${coll.givenAmong.parameter}, which ${coll.namedBy} give as ${coll.givenAmong.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
   }
+  if (coll.implementedBy !== undefined && coll.name === '') {
+    return `The collection is what ${coll.implementedBy.method} returns, which ${coll.implementedBy.by} give as ${coll.implementedBy.names.join(' or ')}: the query runs on each, so no index can be named for one of them here.`;
+  }
+  if (coll.implementedBy !== undefined && coll.family === undefined) return `The collection is ${coll.name}, what ${coll.implementedBy.by} return.`;
   if (coll.alternatives !== undefined && coll.name !== '') return `The collection is chosen at run time between ${[coll.name, ...coll.alternatives].join(', ')}: the query is read on ${coll.name}.`;
   if (coll.typedAs !== undefined) return `The collection is the parameter ${coll.typedAs}, typed Collection: the caller chooses it at run time, so no index can be named for it here.`;
   if (coll.name === '') return 'The collection is chosen at run time, so no index can be named for it here.';

@@ -471,6 +471,11 @@ function callOrigin(ex: Extractor, e: BNode, depth: number): Origin | undefined 
     // by a reader that needs it (declaredReturnOrigin): following every receiver's class costs too much.
     if (isMember(callee)) {
       const obj = unwrap(callee.object!);
+      // `storage.open(url)`: what a function of a module imported as a namespace returns.
+      if (obj.type === 'Identifier' && ex.isNamespaceImport(obj.name!) && depth < MAX_DEPTH) {
+        const target = functionOf(ex, callee, depth + 1);
+        return target ? ex.throughFunction(e, target, (ret, inModule) => originOf(inModule, ret, depth + 1)) : undefined;
+      }
       return (obj.type === 'ThisExpression' || obj.type === 'Super') && depth < MAX_DEPTH ? declaredReturnOrigin(ex, callee, depth + 1) : undefined;
     }
   }
@@ -698,9 +703,17 @@ export function functionOf(ex: Extractor, callee: BNode, depth = 0): { ex: Extra
     const m = ex.methodOf(name);
     return m ? { ex: m.ex, fn: m.fn } : undefined;
   }
+  // `storage.open(url)` where `import * as storage from './storage'`: the function that module exports.
+  const member = obj.type === 'Identifier' && ex.isNamespaceImport(obj.name!) ? ex.importedMember(obj.name!, name) : undefined;
+  if (member) {
+    const b = member.ex.module.names.get(member.local);
+    const fn = b ? ('fn' in b ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+    return fn && isFunction(fn) ? { ex: member.ex, fn } : undefined;
+  }
   // `Worker.open(db)`: a static method of a class declared here or imported from the workspace.
   const statics = obj.type === 'Identifier' ? classBehind(ex, obj.name!) : undefined;
-  const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, obj, depth);
+  // `(store as ShardStore).items(1)`: the value as the code asserts it.
+  const holder = statics ? { holder: statics.node, ex: statics.ex } : originOf(ex, callee.object!, depth);
   if (!holder || !('holder' in holder)) return undefined;
   // `mongo.tenants()` where `mongo: MongoContext`, an interface: the method of the one class of the
   // workspace that implements it.
@@ -790,16 +803,82 @@ function implementing(ex: Extractor, name: string, method: string): { ex: Extrac
   return out;
 }
 
+/** Files whose text is read, at most, for the classes that extend a class; of those, files parsed. */
+const MAX_SUBCLASS_FILES = 8;
+
+/** What was found of each class's subclasses that declare a method, per method name. */
+const overrides = new WeakMap<BNode, Map<string, { ex: Extractor; node: BNode; fn: BNode }[] | undefined>>();
+
 /**
- * What a method of an interface of the application declares it returns (`tenants(): Collection<Tenant>`),
- * when `callee` is a method of a value typed by that interface: its origin, or undefined.
+ * The classes that extend `cls` (declared in `ex`'s module) directly and declare the method `method`: in
+ * its own module, and in the workspace's files that import its name, read from `from` (the file being read,
+ * so they are as few imports deep as can be); undefined past the caps.
+ */
+export function overridesOf(ex: Extractor, cls: BNode, method: string, from: Extractor): { ex: Extractor; node: BNode; fn: BNode }[] | undefined {
+  let memo = overrides.get(cls);
+  if (!memo) overrides.set(cls, (memo = new Map()));
+  if (memo.has(method)) return memo.get(method);
+  const found = findOverrides(ex, cls, method, from);
+  memo.set(method, found);
+  return found;
+}
+
+function findOverrides(ex: Extractor, cls: BNode, method: string, from: Extractor): { ex: Extractor; node: BNode; fn: BNode }[] | undefined {
+  const name = (cls as unknown as { id?: BNode }).id?.name;
+  if (name === undefined) return undefined;
+  const declaring = (reader: Extractor, extendsName: (sup: BNode) => boolean): { ex: Extractor; node: BNode; fn: BNode }[] => {
+    const out: { ex: Extractor; node: BNode; fn: BNode }[] = [];
+    for (const [, c] of reader.module.classes) {
+      const sup = (c.node as unknown as { superClass?: BNode }).superClass;
+      if (!sup || unwrap(sup).type !== 'Identifier' || !extendsName(unwrap(sup))) continue;
+      const fn = ((c.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'method' && !m.computed && m.key?.name === method);
+      if (fn) out.push({ ex: reader, node: c.node, fn });
+    }
+    return out;
+  };
+  const out = declaring(ex, (sup) => sup.name === name);
+  const { modules, file } = ex.context;
+  if (!modules?.files) return out;
+  const mentions = new RegExp(`\\bextends\\s+${name.replace(/\$/g, '\\$')}\\b`);
+  let parsed = 0;
+  for (const f of filesImporting(modules, name)) {
+    if (f === file) continue;
+    const text = modules.read(f);
+    if (text === undefined || !mentions.test(text)) continue;
+    if (++parsed > MAX_SUBCLASS_FILES) return undefined;
+    const m = foreignModule(modules, f);
+    if (!m) continue;
+    const reader = from.forModule(m);
+    // The name it extends must be this class, imported from where the class is declared.
+    out.push(...declaring(reader, (sup) => reader.imported(sup.name!)?.ex.context.file === file));
+  }
+  // In the order of their files' paths, so a hover names them the same way however the workspace is listed.
+  return out.sort((a, b) => (a.ex.context.file ?? '').localeCompare(b.ex.context.file ?? '') || a.node.start - b.node.start);
+}
+
+/**
+ * What a method of an interface of the application, or an abstract method of its class, declares it returns
+ * (`tenants(): Collection<Tenant>`), when `callee` is a method of a value typed by it: its origin, or undefined.
  */
 export function signatureReturnOrigin(ex: Extractor, callee: BNode): Origin | undefined {
   callee = unwrap(callee);
   const name = isMember(callee) ? propertyName(callee) : undefined;
   if (name === undefined || unwrap(callee.object!).type === 'ThisExpression') return undefined;
   const holder = originOf(ex, unwrap(callee.object!), 0);
-  if (!holder || !('holder' in holder) || holder.holder.type !== 'TSInterfaceDeclaration') return undefined;
+  if (!holder || !('holder' in holder)) return undefined;
+  // `abstract tables(id: number): Collection<Table>` of a class or one it extends: what each subclass's
+  // implementation returns is chosen by the instance, so the declared type is what is known.
+  if (holder.holder.type === 'ClassDeclaration' || holder.holder.type === 'ClassExpression') {
+    for (const at of holder.ex.lineage(holder.holder)) {
+      for (const m of (at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []) {
+        if (m.type !== 'TSDeclareMethod' || m.computed || m.key?.name !== name) continue;
+        const declared = (m as unknown as { returnType?: { typeAnnotation?: BNode } }).returnType?.typeAnnotation;
+        return declared ? typeOrigin(at.ex, declared, 1) : undefined;
+      }
+    }
+    return undefined;
+  }
+  if (holder.holder.type !== 'TSInterfaceDeclaration') return undefined;
   for (const m of (holder.holder as unknown as { body: { body: BNode[] } }).body.body) {
     if (m.type !== 'TSMethodSignature' || m.computed || m.key?.name !== name) continue;
     const t = (m as unknown as { typeAnnotation?: { typeAnnotation?: BNode }; returnType?: { typeAnnotation?: BNode } });

@@ -232,6 +232,9 @@ export function collectMutations(root: BNode, into: Set<string>, fields?: [strin
       if (base && name !== undefined && MUTATING_METHODS.has(name)) {
         written?.push(n);
         into.add(base);
+      } else if (name !== undefined && MUTATING_METHODS.has(name) && isMember(unwrap(callee.object!)) && unwrap(unwrap(callee.object!).object!).type === 'ThisExpression') {
+        // `this.pending.push(op)`: a bulkWrite of another method may read what it pushes.
+        written?.push(n);
       }
       if (name === 'assign' && callee.object?.type === 'Identifier' && callee.object.name === 'Object') {
         written?.push(n);

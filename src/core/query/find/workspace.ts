@@ -100,11 +100,11 @@ function parseModule(file: string, text: string): ForeignModule | undefined {
       star.push(source);
     } else if (s.type === 'ExportNamedDeclaration') {
       if (decl) for (const name of declaredNames(decl)) exports.set(name, { local: name });
-      for (const sp of (s as unknown as { specifiers?: { type: string; local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
-        const local = sp.local?.name ?? (sp.local?.value as string | undefined);
+      for (const sp of (s as unknown as { specifiers?: { type?: string; local?: BNode; exported?: BNode }[] }).specifiers ?? []) {
+        // `export * as orders from './orders'`, `export * as driver from 'mongodb'`: the other module's namespace,
+        // a workspace module's (namespaceModule) or a library's, whose types are read through it.
+        const local = sp.type === 'ExportNamespaceSpecifier' ? '*' : sp.local?.name ?? (sp.local?.value as string | undefined);
         const exported = sp.exported?.name ?? (sp.exported?.value as string | undefined);
-        // `export * as orders from './orders'`: the other module's namespace (namespaceModule).
-        if (sp.type === 'ExportNamespaceSpecifier' && exported !== undefined && source !== undefined) exports.set(exported, { from: source, name: '*' });
         if (local === undefined || exported === undefined) continue;
         exports.set(exported, source !== undefined ? { from: source, name: local } : { local });
       }
