@@ -240,6 +240,29 @@ function chainCallsIn(roots: readonly BNode[], namespaces: Map<string, string>, 
   };
   const out: { call: BNode; path: BNode[] }[] = [];
   const called = new Set<BNode>();
+  const whole = walkWithPath(roots, (n, path) => {
+    if ((isCall(n) || n.type === 'NewExpression') && n.callee) {
+      const chain = chainOf(n.callee);
+      if (chain && reaches(chain)) {
+        called.add(unwrap(n.callee));
+        out.push({ call: n, path: [...path] });
+        if (out.length > MAX_CALLS) return 'stop';
+      }
+    } else if (isMember(n) && !called.has(n)) {
+      const chain = chainOf(n);
+      if (chain && reaches(chain)) return 'stop';
+    }
+    return undefined;
+  });
+  return whole ? out : undefined;
+}
+
+/**
+ * Visits `roots` depth first, in source order, with the nodes from the top-level statement down to each
+ * node (`path`, the node itself left out): `visit` answers 'skip' to leave out a node's children and 'stop'
+ * to end the walk, which then returns false.
+ */
+function walkWithPath(roots: readonly BNode[], visit: (n: BNode, path: readonly BNode[]) => 'skip' | 'stop' | undefined): boolean {
   const EXIT = { type: '\u0000exit' } as BNode;
   const path: BNode[] = [];
   const stack: BNode[] = [...roots].reverse();
@@ -249,17 +272,9 @@ function chainCallsIn(roots: readonly BNode[], namespaces: Map<string, string>, 
       path.pop();
       continue;
     }
-    if ((isCall(n) || n.type === 'NewExpression') && n.callee) {
-      const chain = chainOf(n.callee);
-      if (chain && reaches(chain)) {
-        called.add(unwrap(n.callee));
-        out.push({ call: n, path: [...path] });
-        if (out.length > MAX_CALLS) return undefined;
-      }
-    } else if (isMember(n) && !called.has(n)) {
-      const chain = chainOf(n);
-      if (chain && reaches(chain)) return undefined;
-    }
+    const said = visit(n, path);
+    if (said === 'stop') return false;
+    if (said === 'skip') continue;
     const children: BNode[] = [];
     pushChildren(n, children);
     if (children.length === 0) continue;
@@ -267,7 +282,7 @@ function chainCallsIn(roots: readonly BNode[], namespaces: Map<string, string>, 
     stack.push(EXIT);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
-  return out;
+  return true;
 }
 
 /**
@@ -305,29 +320,16 @@ export function importersOf(ex: Extractor, name: string): { module: ForeignModul
 function thisCallsIn(roots: readonly BNode[], name: string): { call: BNode; path: BNode[] }[] | undefined {
   const out: { call: BNode; path: BNode[] }[] = [];
   const called = new Set<BNode>();
-  const EXIT = { type: '\u0000exit' } as BNode;
-  const path: BNode[] = [];
-  const stack: BNode[] = [...roots].reverse();
   const isThisMember = (e: BNode) => isMember(e) && !e.computed && propertyName(e) === name && unwrap(e.object!).type === 'ThisExpression';
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n === EXIT) {
-      path.pop();
-      continue;
-    }
+  const whole = walkWithPath(roots, (n, path) => {
     if (isCall(n) && isThisMember(unwrap(n.callee!))) {
       called.add(unwrap(n.callee!));
       out.push({ call: n, path: [...path] });
-      if (out.length > MAX_CALLS) return undefined;
-    } else if (isThisMember(n) && !called.has(n)) return undefined;
-    const children: BNode[] = [];
-    pushChildren(n, children);
-    if (children.length === 0) continue;
-    path.push(n);
-    stack.push(EXIT);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
-  }
-  return out;
+      if (out.length > MAX_CALLS) return 'stop';
+    } else if (isThisMember(n) && !called.has(n)) return 'stop';
+    return undefined;
+  });
+  return whole ? out : undefined;
 }
 
 /** Nodes whose identifiers are no use of a value: types, imports and exports by name. */
@@ -346,32 +348,21 @@ const HANDS_ON = new Set(['prototype', 'call', 'apply', 'bind']);
 function callsIn(roots: readonly BNode[], name: string, isClass = false, member?: string): { call: BNode; path: BNode[] }[] | undefined {
   const out: { call: BNode; path: BNode[] }[] = [];
   const notUse = new Set<BNode>();
-  const path: BNode[] = [];
-  const EXIT = { type: '\u0000exit' } as BNode;
-  const stack: BNode[] = [...roots].reverse();
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n === EXIT) {
-      path.pop();
-      continue;
-    }
-    if (NOT_VALUES.has(n.type)) continue;
-    if (n.type === 'Identifier') {
-      if (n.name === name && !notUse.has(n)) return undefined;
-      continue;
-    }
+  const whole = walkWithPath(roots, (n, path) => {
+    if (NOT_VALUES.has(n.type)) return 'skip';
+    if (n.type === 'Identifier') return n.name === name && !notUse.has(n) ? 'stop' : 'skip';
     if (isCall(n) || n.type === 'NewExpression') {
       const callee = unwrap(n.callee!);
       const called = member === undefined ? callee.type === 'Identifier' && callee.name === name
         : isCall(n) && isMember(callee) && !callee.computed && propertyName(callee) === member && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === name;
       // A static method called through `this` (in another static method) or `super` is called where no name shows it.
-      if (member !== undefined && isMember(callee) && propertyName(callee) === member && ['ThisExpression', 'Super'].includes(unwrap(callee.object!).type)) return undefined;
+      if (member !== undefined && isMember(callee) && propertyName(callee) === member && ['ThisExpression', 'Super'].includes(unwrap(callee.object!).type)) return 'stop';
       // Its class made (`new Inbox(...)`) is no hand-off of the static method.
       if (member !== undefined && callee.type === 'Identifier' && callee.name === name) notUse.add(callee);
       if (called) {
         notUse.add(member === undefined ? callee : unwrap(callee.object!));
         out.push({ call: n, path: [...path] });
-        if (out.length > MAX_CALLS) return undefined;
+        if (out.length > MAX_CALLS) return 'stop';
       }
     }
     if (isMember(n) && !n.computed && n.property) {
@@ -386,20 +377,12 @@ function callsIn(roots: readonly BNode[], name: string, isClass = false, member?
     }
     if (n.type === 'VariableDeclarator' && n.id) notUse.add(n.id);
     if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration' || n.type === 'FunctionExpression') && n.id) notUse.add(n.id);
-    if (n.type === 'ExportNamedDeclaration' && !n.declaration) continue;
+    if (n.type === 'ExportNamedDeclaration' && !n.declaration) return 'skip';
     // `const { name } = require('./m')`: an import.
-    if (n.type === 'VariableDeclarator' && n.init && requiredModule(n.init) !== undefined) continue;
-    stack.push(EXIT);
-    path.push(n);
-    const from = stack.length;
-    pushChildren(n, stack);
-    for (let i = from, j = stack.length - 1; i < j; i++, j--) {
-      const t = stack[i]!;
-      stack[i] = stack[j]!;
-      stack[j] = t;
-    }
-  }
-  return out;
+    if (n.type === 'VariableDeclarator' && n.init && requiredModule(n.init) !== undefined) return 'skip';
+    return undefined;
+  });
+  return whole ? out : undefined;
 }
 
 /** What the index knows of the workspace: each file's text when read and the names it imports; the files by name imported. */
