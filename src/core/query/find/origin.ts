@@ -764,24 +764,14 @@ function findImplementation(ex: Extractor, iface: BNode, method: string): { ex: 
   if (name === undefined) return undefined;
   const own = implementing(ex, name, method);
   if (own.length > 0) return own.length === 1 ? own[0] : undefined;
-  const { modules, file } = ex.context;
-  if (!modules?.files) return undefined;
   const mentions = new RegExp(`\\bimplements\\b[^{]*\\b${name.replace(/\$/g, '\\$')}\\b`);
+  const readers = importersMentioning(ex, ex, name, mentions, MAX_IMPLEMENTER_FILES, MAX_IMPLEMENTER_TEXTS);
+  if (!readers) return undefined;
   const out: { ex: Extractor; node: BNode }[] = [];
-  let texts = 0;
-  let parsed = 0;
-  for (const f of filesImporting(modules, name)) {
-    if (f === file) continue;
-    if (++texts > MAX_IMPLEMENTER_TEXTS) return undefined;
-    const text = modules.read(f);
-    if (text === undefined || !mentions.test(text)) continue;
-    if (++parsed > MAX_IMPLEMENTER_FILES) return undefined;
-    const m = foreignModule(modules, f);
-    if (!m) continue;
-    const reader = ex.forModule(m);
+  for (const reader of readers) {
     // The name it implements must be this interface, imported from where the interface is declared.
     const target = reader.imported(name);
-    if (!target || target.ex.context.file !== file) continue;
+    if (!target || target.ex.context.file !== ex.context.file) continue;
     out.push(...implementing(reader, name, method));
   }
   return out.length === 1 ? out[0] : undefined;
@@ -808,6 +798,29 @@ const MAX_SUBCLASS_FILES = 8;
 
 /** What was found of each class's subclasses that declare a method, per method name. */
 const overrides = new WeakMap<BNode, Map<string, { ex: Extractor; node: BNode; fn: BNode }[] | undefined>>();
+
+/**
+ * The workspace's files other than `ex`'s that import `name` and whose text `mentions` matches, each read
+ * as a module from `reader` (as few imports deep as it is); undefined past `maxFiles` such files, or past
+ * `maxTexts` texts read to find them.
+ */
+function importersMentioning(ex: Extractor, reader: Extractor, name: string, mentions: RegExp, maxFiles: number, maxTexts = Infinity): Extractor[] | undefined {
+  const { modules, file } = ex.context;
+  if (!modules?.files) return [];
+  const out: Extractor[] = [];
+  let texts = 0;
+  let parsed = 0;
+  for (const f of filesImporting(modules, name)) {
+    if (f === file) continue;
+    if (++texts > maxTexts) return undefined;
+    const text = modules.read(f);
+    if (text === undefined || !mentions.test(text)) continue;
+    if (++parsed > maxFiles) return undefined;
+    const m = foreignModule(modules, f);
+    if (m) out.push(reader.forModule(m));
+  }
+  return out;
+}
 
 /**
  * The classes that extend `cls` (declared in `ex`'s module) directly and declare the method `method`: in
@@ -837,21 +850,10 @@ function findOverrides(ex: Extractor, cls: BNode, method: string, from: Extracto
     return out;
   };
   const out = declaring(ex, (sup) => sup.name === name);
-  const { modules, file } = ex.context;
-  if (!modules?.files) return out;
-  const mentions = new RegExp(`\\bextends\\s+${name.replace(/\$/g, '\\$')}\\b`);
-  let parsed = 0;
-  for (const f of filesImporting(modules, name)) {
-    if (f === file) continue;
-    const text = modules.read(f);
-    if (text === undefined || !mentions.test(text)) continue;
-    if (++parsed > MAX_SUBCLASS_FILES) return undefined;
-    const m = foreignModule(modules, f);
-    if (!m) continue;
-    const reader = from.forModule(m);
-    // The name it extends must be this class, imported from where the class is declared.
-    out.push(...declaring(reader, (sup) => reader.imported(sup.name!)?.ex.context.file === file));
-  }
+  const readers = importersMentioning(ex, from, name, new RegExp(`\\bextends\\s+${name.replace(/\$/g, '\\$')}\\b`), MAX_SUBCLASS_FILES);
+  if (!readers) return undefined;
+  // The name it extends must be this class, imported from where the class is declared.
+  for (const reader of readers) out.push(...declaring(reader, (sup) => reader.imported(sup.name!)?.ex.context.file === ex.context.file));
   // In the order of their files' paths, so a hover names them the same way however the workspace is listed.
   return out.sort((a, b) => (a.ex.context.file ?? '').localeCompare(b.ex.context.file ?? '') || a.node.start - b.node.start);
 }
