@@ -7,11 +7,12 @@
 
 import type { Extractor, CallReader } from './extractor';
 import { classBuilt, type ClassBuilt } from './builderClass';
-import { keyedSql, loadedSql, loaderSql } from './loadedSql';
+import { keyedSql, loadedSql, loaderSql, relativeTo } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
+import { runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
-import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { cookedOf, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 /** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
@@ -347,11 +348,12 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
 
 /**
  * The statements a conditional chooses between (`cond ? 'SELECT ...' : 'SELECT ...'`, nested ones too), each as
- * the literal or sum that writes it; undefined when a side is not text the file shows.
+ * the literal or sum that writes it, or the name of what another module holds (`cond ? a.byId : b.byId`);
+ * undefined when a side is neither.
  */
 function statementChoices(ex: Extractor, e: BNode, depth = 0): BNode[] | undefined {
   const n = unwrap(e);
-  if (n.type !== 'ConditionalExpression') return depth > 0 && isText(n) ? [n] : undefined;
+  if (n.type !== 'ConditionalExpression') return depth > 0 && (isText(n) || ((n.type === 'Identifier' || isMember(n)) && heldElsewhere(ex, n, range(n)) !== undefined)) ? [n] : undefined;
   if (depth > 3) return undefined;
   const sides = [n.consequent!, n.alternate!].map((side) => statementChoices(ex, ex.resolve(side), depth + 1));
   return sides[0] && sides[1] ? [...sides[0], ...sides[1]] : undefined;
@@ -447,9 +449,13 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     }
     return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? keyedSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
   } else if (isMember(lit)) {
-    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
+    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`), of this
+    // module or of another the file imports.
     const held = ex.follow(lit);
-    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : undefined;
+    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : heldElsewhere(ex, lit, callRange);
+  } else if (lit.type === 'Identifier' && ex.constInit(lit.name!) === undefined && ex.importSource(lit.name!) !== undefined) {
+    // A statement another module exports under this name (`const { byOwner } = require('./queries')`).
+    return heldElsewhere(ex, lit, callRange);
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
@@ -468,6 +474,55 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = start!;
   } else return undefined;
   return builtFound(built, lit, origin, callRange);
+}
+
+/**
+ * A statement another module of the workspace holds, named here by what the file imports from it: a name it
+ * exports (`const { byOwner } = require('../queries/orders')`, `import { byOwner }`) or a property of an object
+ * it exports (`orderQueries.byOwner` of `module.exports = orderQueries` or `export default {...}`, a namespace
+ * import's). Read as that module writes it when it shows all of it (see textHeld), mapped to the name here
+ * and never written back: the text is the other module's.
+ */
+function heldElsewhere(ex: Extractor, at: BNode, callRange: SourceRange): FoundSqlQuery | undefined {
+  const held = ex.importedHeld(at);
+  const sql = held ? textHeld(held.ex, held.node, 0) : undefined;
+  if (sql === undefined || !SQL_KEYWORD.test(sql) || EXPLAIN_OF_UNKNOWN.test(sql)) return undefined;
+  const r = range(at);
+  const where = relativeTo(ex.context.file ?? '', held!.ex.context.file ?? '');
+  return {
+    engine: 'postgres', origin: 'string', range: callRange, sql, runs: runsElsewhere(sql.length, r), textRange: r, params: [],
+    warnings: [`The SQL is read from ${where} (${quotedCode(ex.text(r))}); edit it there.`],
+  };
+}
+
+/**
+ * The text a module writes for a value when every part of it is shown there: a string, a template whose
+ * `${...}` parts are its constants, a sum of those, or what a module it imports holds (bounded); undefined
+ * for a part chosen at run time (no $n is made for a value of another module).
+ */
+function textHeld(ex: Extractor, e: BNode, depth: number): string | undefined {
+  if (depth > 4) return undefined;
+  const known = ex.stringOf(e, 0);
+  if (known !== undefined) return known;
+  const n = ex.resolve(e);
+  if (n.type === 'TemplateLiteral') {
+    let out = '';
+    for (let i = 0; i < (n.quasis ?? []).length; i++) {
+      out += cookedOf(n.quasis![i]!);
+      const x = n.expressions?.[i];
+      if (!x) continue;
+      const part = textHeld(ex, x, depth + 1);
+      if (part === undefined) return undefined;
+      out += part;
+    }
+    return out;
+  }
+  if (n.type === 'BinaryExpression' && n.operator === '+') {
+    const parts = flattenSum(n).map((p) => textHeld(ex, p, depth + 1));
+    return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
+  }
+  const other = n.type === 'Identifier' || isMember(n) ? ex.importedHeld(n) : undefined;
+  return other ? textHeld(other.ex, other.node, depth + 1) : undefined;
 }
 
 /** The place of `name` among a call's arguments (`filtering(query, filters)`), when the call hands it on. */
