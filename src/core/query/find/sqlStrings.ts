@@ -12,7 +12,7 @@ import { normalisePlaceholders } from './placeholders';
 import { runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
-import { cookedOf, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { cookedOf, isCall, isMember, keyName, propertyName, pushChildren, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 /** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
@@ -323,7 +323,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   if (statement) ex.consumeInside(ex.resolve(statement));
   // `const sql = byPhone ? 'SELECT ... WHERE phone = $1' : 'SELECT ... WHERE email = $1'`: the call runs one
   // of the statements, chosen at run time, so each is a query of its own (at this call, mapped to its text).
-  const chosen = !syntax && lit.type === 'ConditionalExpression' ? statementChoices(ex, lit) : undefined;
+  // Also `let sql; if (byPhone) sql = '...'; else sql = '...';` before the call.
+  const choice = syntax ? undefined : lit.type === 'ConditionalExpression' ? { test: lit.test!, texts: statementChoices(ex, lit) } : lit.type === 'Identifier' ? assignedChoices(ex, lit.name!, call) : undefined;
+  const chosen = choice?.texts;
   const readOne = (text: BNode) => sqlFromLiteral(ex, text, text.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   const founds = syntax ? [builtFound(syntax.built, syntax.lit, 'tagged-template', range(call))] : chosen ? chosen.map(readOne) : [readOne(lit)];
   const read = founds.filter((f): f is FoundSqlQuery => f !== undefined);
@@ -340,7 +342,7 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     if (values) found.values = values;
     if (other) found.otherDatabase = other;
     if (note) found.warnings.push(note);
-    if (chosen) found.warnings.push(`This call runs one of ${chosen.length} statements, chosen at run time by ${quotedCode(ex.text(range(unwrap(lit.test!))))}; each is read as a query of its own.`);
+    if (chosen) found.warnings.push(`This call runs one of ${chosen.length} statements, chosen at run time by ${quotedCode(ex.text(range(unwrap(choice!.test))))}; each is read as a query of its own.`);
     ex.push(found);
   }
   return true;
@@ -357,6 +359,54 @@ function statementChoices(ex: Extractor, e: BNode, depth = 0): BNode[] | undefin
   if (depth > 3) return undefined;
   const sides = [n.consequent!, n.alternate!].map((side) => statementChoices(ex, ex.resolve(side), depth + 1));
   return sides[0] && sides[1] ? [...sides[0], ...sides[1]] : undefined;
+}
+
+/**
+ * `let sql; if (byPhone) sql = 'SELECT ... phone = $1'; else sql = queries.byEmail;` before the call: the
+ * statements the branches of one if ... else chain assign, one in each branch and the chain ending in an else,
+ * each read as statementChoices reads a side, and the first if's test. Undefined when the name is written
+ * anywhere else, or a branch assigns none, several or under another statement.
+ */
+function assignedChoices(ex: Extractor, name: string, call: BNode): { test: BNode; texts: BNode[] | undefined } | undefined {
+  const w = ex.writesTo(name);
+  const home = ex.declaringNode(name);
+  if (!w || !home || w.values.length < 2 || w.values.length > 8 || w.appended.length > 0 || w.pushed.length > 0) return undefined;
+  const first = w.values[0]!;
+  // The outermost if that holds the first write and ends before the call.
+  let chain: BNode | undefined;
+  const stack: BNode[] = [home];
+  while (stack.length > 0 && !chain) {
+    const n = stack.pop()!;
+    if (n.start > first.start || n.end < first.end) continue;
+    if (n.type === 'IfStatement' && n.end <= call.start) chain = n;
+    else pushChildren(n, stack);
+  }
+  const assigned = (branch: BNode): BNode | undefined => {
+    const body = branch.type === 'BlockStatement' ? ((branch.body as unknown as BNode[] | undefined) ?? []) : [branch];
+    const writes = body.flatMap((st) => {
+      const e = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+      return e?.type === 'AssignmentExpression' && e.operator === '=' && unwrap(e.left!).type === 'Identifier' && unwrap(e.left!).name === name ? [e.right!] : [];
+    });
+    return writes.length === 1 ? writes[0] : undefined;
+  };
+  const values: BNode[] = [];
+  for (let at: BNode | undefined = chain; at; ) {
+    const v = assigned(at.consequent!);
+    if (!v) return undefined;
+    values.push(v);
+    const alt: BNode | undefined = at.alternate ?? undefined;
+    if (!alt) return undefined;
+    if (alt.type === 'IfStatement') at = alt;
+    else {
+      const last = assigned(alt);
+      if (!last) return undefined;
+      values.push(last);
+      at = undefined;
+    }
+  }
+  if (!chain || values.length !== w.values.length || !values.every((v) => w.values.includes(v))) return undefined;
+  const texts = values.map((v) => statementChoices(ex, ex.resolve(v), 1));
+  return { test: chain.test!, texts: texts.every((t): t is BNode[] => t !== undefined) ? texts.flat() : undefined };
 }
 
 const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral' || (n.type === 'BinaryExpression' && n.operator === '+');
