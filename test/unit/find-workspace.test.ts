@@ -525,6 +525,7 @@ describe("finder: SQL handed to the application's own wrapper", () => {
       '}',
       'export async function runQuery(pool: Pool, text: string) { return (await pool.query(text)).rows; }',
     ].join('\n'),
+    '/ws/src/userSql.js': "const userSql = { byId: 'SELECT * FROM users WHERE id = $1' };\nmodule.exports = userSql;",
   };
   const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
   const text = [
@@ -535,12 +536,16 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     '  user(id: number) { return runQuery(this.pool as never, `SELECT * FROM users WHERE id = ${id}`); }',
     // A method that does not run its argument as SQL: the string is only a name.
     "  size() { return this.sql.count('SELECT'); }",
+    // A statement another module holds, handed to the wrapper; a name of another module handed to a method that only names.
+    '  byId(id: number) { return this.sql.getRowsBySqlQuery(userSql.byId, [id]); }',
+    '  sized() { return this.sql.count(userSql.byId); }',
     '}',
-  ].join('\n');
+  ].join('\n').replace("import { SqlHelper, runQuery } from './sqlHelper';", "import { SqlHelper, runQuery } from './sqlHelper';\nimport userSql from './userSql';");
 
   it('reads the SQL a wrapper method or function runs, with the values given beside it', () => {
     const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/explorer.ts', modules }).queries;
-    assert.deepEqual(qs.map(described), ['SELECT table_name FROM information_schema.tables WHERE table_schema = $1', 'SELECT * FROM users WHERE id = $1']);
+    assert.deepEqual(qs.map(described), ['SELECT table_name FROM information_schema.tables WHERE table_schema = $1', 'SELECT * FROM users WHERE id = $1', 'SELECT * FROM users WHERE id = $1']);
+    assert.match(qs[2]!.warnings.join(' '), /read from \.\/userSql\.js \(`userSql\.byId`\)/);
   });
 
   it('finds no wrapper where the workspace does not show the function', () => {

@@ -49,6 +49,8 @@ export const sqlWrapperCalls: CallReader = {
     let sqlAt = args.findIndex((a) => startsStatement(laidOut(ex, ex.resolve(a))));
     // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
     if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
+    // Else a statement another module holds (`runQuery(orderQueries.byOwner, [id])`).
+    if (sqlAt < 0) sqlAt = args.findIndex((a) => namesImported(ex, ex.resolve(a)) && heldElsewhere(ex, ex.resolve(a), range(n)) !== undefined);
     if (sqlAt < 0) return false;
     const target = functionOf(ex, n.callee!);
     if (!target || sqlParameterOf(target.fn) !== sqlAt) return false;
@@ -503,7 +505,7 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     // module or of another the file imports.
     const held = ex.follow(lit);
     return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : heldElsewhere(ex, lit, callRange);
-  } else if (lit.type === 'Identifier' && ex.constInit(lit.name!) === undefined && ex.importSource(lit.name!) !== undefined) {
+  } else if (lit.type === 'Identifier' && namesImported(ex, lit)) {
     // A statement another module exports under this name (`const { byOwner } = require('./queries')`).
     return heldElsewhere(ex, lit, callRange);
   } else if (lit.type === 'Identifier') {
@@ -543,6 +545,15 @@ function heldElsewhere(ex: Extractor, at: BNode, callRange: SourceRange): FoundS
     engine: 'postgres', origin: 'string', range: callRange, sql, runs: runsElsewhere(sql.length, r), textRange: r, params: [],
     warnings: [`The SQL is read from ${where} (${quotedCode(ex.text(r))}); edit it there.`],
   };
+}
+
+/** Whether a name, or the object of a property (`orderQueries.byOwner`), is imported or required: a cheap test before heldElsewhere. */
+function namesImported(ex: Extractor, n: BNode): boolean {
+  if (isMember(n)) {
+    const root = unwrap(n.object!);
+    return root.type === 'Identifier' && ex.importSource(root.name!) !== undefined;
+  }
+  return n.type === 'Identifier' && ex.importSource(n.name!) !== undefined && ex.constInit(n.name!) === undefined;
 }
 
 /**
