@@ -372,6 +372,41 @@ describe('finder: node-postgres statements written in pieces', () => {
     assert.match(qs[0]!.warnings.join(' '), /one of 2 statements, chosen at run time by `byPhone`/);
   });
 
+  it('reads each statement the branches of an if ... else chain assign to a name as a query of its own, and nothing when a branch assigns none', () => {
+    const text = [
+      "import { Pool } from 'pg';",
+      'const pool = new Pool();',
+      "const SHIPPED = 'SELECT id FROM shipments WHERE order_id = $1';",
+      'export async function tracking(kind: string, id: number) {',
+      '  let sql, label;',
+      "  if (kind === 'parcel') {",
+      "    sql = 'SELECT id FROM parcels WHERE order_id = $1';",
+      "    label = 'parcel';",
+      "  } else if (kind === 'freight') sql = `SELECT id FROM freight WHERE order_id = $1`;",
+      '  else {',
+      '    sql = SHIPPED;',
+      '  }',
+      '  await pool.query(sql, [id]);',
+      '  let other;',
+      "  if (kind === 'parcel') other = 'SELECT 1 FROM parcels WHERE id = $1';",
+      "  else if (kind === 'freight') other = 'SELECT 1 FROM freight WHERE id = $1';",
+      '  await pool.query(other, [id]);',
+      '  let late;',
+      "  if (kind === 'parcel') late = 'SELECT 1 FROM parcels WHERE late';",
+      "  else late = 'SELECT 1 FROM freight WHERE late';",
+      "  late = 'SELECT 1 FROM shipments WHERE late';",
+      '  return pool.query(late);',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/tracking.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'SELECT id FROM parcels WHERE order_id = $1',
+      'SELECT id FROM freight WHERE order_id = $1',
+      'SELECT id FROM shipments WHERE order_id = $1',
+    ]);
+    assert.match(qs[0]!.warnings.join(' '), /one of 3 statements, chosen at run time by `kind === 'parcel'`/);
+  });
+
   it('reads the first branch of an if ... else chain that appends in each branch, and the optional parts around it', () => {
     const text = [
       "import { Pool } from 'pg';",

@@ -525,6 +525,7 @@ describe("finder: SQL handed to the application's own wrapper", () => {
       '}',
       'export async function runQuery(pool: Pool, text: string) { return (await pool.query(text)).rows; }',
     ].join('\n'),
+    '/ws/src/userSql.js': "const userSql = { byId: 'SELECT * FROM users WHERE id = $1' };\nmodule.exports = userSql;",
   };
   const modules: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f] };
   const text = [
@@ -535,12 +536,16 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     '  user(id: number) { return runQuery(this.pool as never, `SELECT * FROM users WHERE id = ${id}`); }',
     // A method that does not run its argument as SQL: the string is only a name.
     "  size() { return this.sql.count('SELECT'); }",
+    // A statement another module holds, handed to the wrapper; a name of another module handed to a method that only names.
+    '  byId(id: number) { return this.sql.getRowsBySqlQuery(userSql.byId, [id]); }',
+    '  sized() { return this.sql.count(userSql.byId); }',
     '}',
-  ].join('\n');
+  ].join('\n').replace("import { SqlHelper, runQuery } from './sqlHelper';", "import { SqlHelper, runQuery } from './sqlHelper';\nimport userSql from './userSql';");
 
   it('reads the SQL a wrapper method or function runs, with the values given beside it', () => {
     const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/explorer.ts', modules }).queries;
-    assert.deepEqual(qs.map(described), ['SELECT table_name FROM information_schema.tables WHERE table_schema = $1', 'SELECT * FROM users WHERE id = $1']);
+    assert.deepEqual(qs.map(described), ['SELECT table_name FROM information_schema.tables WHERE table_schema = $1', 'SELECT * FROM users WHERE id = $1', 'SELECT * FROM users WHERE id = $1']);
+    assert.match(qs[2]!.warnings.join(' '), /read from \.\/userSql\.js \(`userSql\.byId`\)/);
   });
 
   it('finds no wrapper where the workspace does not show the function', () => {
@@ -620,6 +625,83 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     const alone = findQueries(text, 'script', 'ts').queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
     assert.equal(alone.length, 1);
     assert.doesNotMatch(alone[0]!.sql, /notes/);
+  });
+
+  it('reads a statement another module holds, exported by CommonJS or ESM, mapped to the name here and never written back', () => {
+    const files: Record<string, string> = {
+      '/ws/db/pool.js': "const { Pool } = require('pg');\nconst pool = new Pool({ max: 5 });\nconst db = pool;\nmodule.exports = db;",
+      '/ws/sql/invoice.sql.js': [
+        'const invoiceSql = {',
+        '  byCustomer: `',
+        '    SELECT id, total FROM invoices',
+        '    WHERE customer_id = $1',
+        '  `,',
+        "  overdue: 'SELECT id FROM invoices ' + 'WHERE due_on < now() AND paid = false',",
+        '};',
+        'module.exports = invoiceSql;',
+      ].join('\n'),
+      '/ws/sql/line.sql.js': [
+        "const LINES = 'invoice_lines';",
+        'const forInvoice = `SELECT sku, qty FROM ${LINES} WHERE invoice_id = $1`;',
+        'const forSkus = `SELECT sku FROM invoice_lines WHERE sku IN (${skuList})`;',
+        "module.exports = { forInvoice, forSkus, bySku: 'SELECT invoice_id FROM invoice_lines WHERE sku = $1' };",
+      ].join('\n'),
+      '/ws/sql/moved.sql.js': "const movedSql = { byId: 'SELECT * FROM moved WHERE id = $1' };\nmovedSql.byId = process.env.OTHER;\nmodule.exports = movedSql;",
+      '/ws/sql/refund.ts': "export const byInvoice = 'SELECT id FROM refunds WHERE invoice_id = $1';\nexport default { open: 'SELECT id FROM refunds WHERE closed_at IS NULL' };",
+    };
+    const text = [
+      "const db = require('../db/pool');",
+      "const invoiceSql = require('../sql/invoice.sql');",
+      "const lineSql = require('../sql/line.sql');",
+      "const { bySku } = require('../sql/line.sql');",
+      "const movedSql = require('../sql/moved.sql');",
+      'exports.list = async (req) => {',
+      '  const a = await db.query(invoiceSql.byCustomer, [req.params.id]);',
+      '  const sql = invoiceSql.overdue;',
+      '  const b = await db.query(sql);',
+      '  const c = await db.query(lineSql.forInvoice, [7]);',
+      "  const d = await db.query(bySku, ['x-1']);",
+      '  const e = await db.query(req.query.paid ? invoiceSql.overdue : lineSql.bySku, [1]);',
+      '  const f = await db.query(lineSql.forSkus);',
+      '  const g = await db.query(movedSql.byId, [1]);',
+      '  return [a, b, c, d, e, f, g];',
+      '};',
+    ].join('\n');
+    const modules = workspace({ ...FILES, ...files });
+    const qs = findQueries(text, 'script', 'js', { file: '/ws/routes/invoices.js', modules }).queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+    assert.deepEqual(qs.map((q) => q.sql.replace(/\s+/g, ' ').trim()), [
+      'SELECT id, total FROM invoices WHERE customer_id = $1',
+      'SELECT id FROM invoices WHERE due_on < now() AND paid = false',
+      'SELECT sku, qty FROM invoice_lines WHERE invoice_id = $1',
+      'SELECT invoice_id FROM invoice_lines WHERE sku = $1',
+      'SELECT id FROM invoices WHERE due_on < now() AND paid = false',
+      'SELECT invoice_id FROM invoice_lines WHERE sku = $1',
+    ]);
+    assert.deepEqual(qs[3]!.values, ['x-1']);
+    assert.match(qs[0]!.warnings.join(' '), /read from \.\.\/sql\/invoice\.sql\.js \(`invoiceSql\.byCustomer`\); edit it there/);
+    assert.match(qs[4]!.warnings.join(' '), /one of 2 statements/);
+    // Mapped to the name in this file, with a run of no SQL over it: never written back.
+    const at = text.indexOf('invoiceSql.byCustomer');
+    assert.deepEqual(qs[0]!.textRange, { start: at, end: at + 'invoiceSql.byCustomer'.length });
+    assert.ok(qs.every((q) => q.runs[0]![2] === 0 && q.runs.every(([, f, , fl]) => f >= 0 && f + fl <= text.length)));
+    // ESM: a named export, a namespace import's export and a default export's property.
+    const esm = [
+      "import { Pool } from 'pg';",
+      "import { byInvoice } from '../sql/refund';",
+      "import * as refundSql from '../sql/refund';",
+      "import refunds from '../sql/refund';",
+      'const pool = new Pool();',
+      'export const a = (id: number) => pool.query(byInvoice, [id]);',
+      'export const b = (id: number) => pool.query(refundSql.byInvoice, [id]);',
+      'export const c = () => pool.query(refunds.open);',
+    ].join('\n');
+    assert.deepEqual(findQueries(esm, 'script', 'ts', { file: '/ws/routes/refunds.ts', modules }).queries.map((q) => (q as FoundSqlQuery).sql), [
+      'SELECT id FROM refunds WHERE invoice_id = $1',
+      'SELECT id FROM refunds WHERE invoice_id = $1',
+      'SELECT id FROM refunds WHERE closed_at IS NULL',
+    ]);
+    // Without the workspace, the text is not known.
+    assert.deepEqual(findQueries(text, 'script', 'js').queries, []);
   });
 
   it("never reads an array's find(fn) as a collection's", () => {

@@ -1025,9 +1025,8 @@ export class Extractor {
       const init = this.constInit(e.name!);
       if (init) return this.stringOf(init, depth + 1);
       // A constant another module of the workspace exports (`import { COLLECTION } from './names'`).
-      const other = this.imported(e.name!);
-      const b = other ? other.ex.module.names.get(other.local) : undefined;
-      return other && b && 'init' in b && !other.ex.module.mutated.has(other.local) ? other.ex.stringOf(b.init, depth + 1) : undefined;
+      const held = this.importedHeld(e);
+      return held ? held.ex.stringOf(held.node, depth + 1) : undefined;
     }
     // collections.WALLETS where `const collections = { WALLETS: 'wallets' }`.
     if (isMember(e)) {
@@ -1044,13 +1043,30 @@ export class Extractor {
    * `names.ORDERS` where `import * as names`: the string that property holds there.
    */
   private importedProperty(e: BNode, depth: number): string | undefined {
-    const name = propertyName(e);
-    const obj = unwrap(e.object!);
-    if (name === undefined || e.computed || obj.type !== 'Identifier' || depth > MAX_RESOLVE_DEPTH) return undefined;
+    const held = depth > MAX_RESOLVE_DEPTH ? undefined : this.importedHeld(e);
+    return held ? held.ex.stringOf(held.node, depth + 1) : undefined;
+  }
+
+  /**
+   * What another module of the workspace holds under an imported name (`import { byOwner }`, `const {
+   * byOwner } = require('./queries')`) or a property of an object it exports (`queries.byOwner` of
+   * `module.exports = queries` or `export default {...}`, `names.ORDERS` of `import * as names`): that
+   * module's reader and the node there, unless the module assigns the name again.
+   */
+  importedHeld(e: BNode): { ex: Extractor; node: BNode } | undefined {
+    e = unwrap(e);
+    if (e.type === 'Identifier') {
+      const other = this.imported(e.name!);
+      const b = other ? other.ex.module.names.get(other.local) : undefined;
+      return other && b && 'init' in b && !other.ex.module.mutated.has(other.local) ? { ex: other.ex, node: b.init } : undefined;
+    }
+    const name = isMember(e) && !e.computed ? propertyName(e) : undefined;
+    const obj = name === undefined ? undefined : unwrap(e.object!);
+    if (name === undefined || obj?.type !== 'Identifier') return undefined;
     const member = this.importedMember(obj.name!, name);
     if (member) {
       const b = member.ex.module.names.get(member.local);
-      return b && 'init' in b && !member.ex.module.mutated.has(member.local) ? member.ex.stringOf(b.init, depth + 1) : undefined;
+      return b && 'init' in b && !member.ex.module.mutated.has(member.local) ? { ex: member.ex, node: b.init } : undefined;
     }
     const other = this.imported(obj.name!);
     const b = other ? other.ex.module.names.get(other.local) : undefined;
@@ -1058,7 +1074,7 @@ export class Extractor {
     const holder = other.ex.resolve(b.init);
     if (holder.type !== 'ObjectExpression') return undefined;
     const prop = (holder.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && p.key && (p.key.name ?? p.key.value) === name);
-    return prop ? other.ex.stringOf((prop.shorthand ? prop.key : prop.value) as BNode, depth + 1) : undefined;
+    return prop ? { ex: other.ex, node: (prop.shorthand ? prop.key : prop.value) as BNode } : undefined;
   }
 
   /**

@@ -12,6 +12,7 @@
 
 import { forEachNode } from '../../sql/tree';
 import type { Extractor } from './extractor';
+import { runsElsewhere } from './ranges';
 import { onlyStatementQuery } from './sqlFiles';
 import { isCall, isMember, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange } from './types';
@@ -180,14 +181,14 @@ export function loadedSql(ex: Extractor, e: BNode, callRange: SourceRange, at: B
   return {
     engine: 'postgres', origin: 'string', range: callRange, sql,
     // Every character maps to the call that loads the file: the text is the file's, never written back here.
-    runs: [[0, r.start, 0, r.end - r.start], [0, r.start, sql.length, r.end - r.start]],
+    runs: runsElsewhere(sql.length, r),
     textRange: { start: r.start, end: r.end }, params: [], readFrom: p.path,
     warnings: [`The SQL is read from ${shown}${via ? `, which ${via}() loads` : ''}; edit it there.`],
   };
 }
 
 /** A path as the hover shows it: relative to the module's folder (`./sql/x.sql`, `../../sql/x.sql`). */
-function relativeTo(file: string, path: string): string {
+export function relativeTo(file: string, path: string): string {
   const from = dirOf(file).split('/').filter(Boolean);
   const to = path.split('/').filter(Boolean);
   if (!file.startsWith('/') || !path.startsWith('/')) return path;
@@ -302,7 +303,7 @@ export function keyedSql(ex: Extractor, call: BNode, callRange: SourceRange): Fo
   const registry = home === ex ? 'this module' : relativeTo(ex.context.file ?? '', home.context.file ?? '');
   return {
     engine: 'postgres', origin: 'string', range: callRange, sql,
-    runs: [[0, r.start, 0, r.end - r.start], [0, r.start, sql.length, r.end - r.start]],
+    runs: runsElsewhere(sql.length, r),
     textRange: { start: r.start, end: r.end }, params: [], readFrom: path!,
     warnings: [`The SQL is read from ${relativeTo(ex.context.file ?? '', path!)}, the file ${registry} maps '${key}' to; edit it there.`],
   };

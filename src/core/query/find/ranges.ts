@@ -32,6 +32,13 @@ export function sqlRangeToSource(q: Pick<FoundSqlQuery, 'runs' | 'textRange'>, s
   return { start: a.start, end: Math.max(a.start, b.end) };
 }
 
+/**
+ * The runs of SQL whose text is not in the file (a `.sql` file it loads, another module's constant): every
+ * character maps to `at`, the code that names it, after a run of no SQL over `at`, so a fix never writes it there.
+ */
+export function runsElsewhere(sqlLength: number, at: SourceRange): SqlRun[] {
+  return [[0, at.start, 0, at.end - at.start], [0, at.start, sqlLength, at.end - at.start]];
+}
 
 /**
  * Where two versions of a text differ: `p` is the length of their common prefix, `oldEnd` the end of the

@@ -7,11 +7,12 @@
 
 import type { Extractor, CallReader } from './extractor';
 import { classBuilt, type ClassBuilt } from './builderClass';
-import { keyedSql, loadedSql, loaderSql } from './loadedSql';
+import { keyedSql, loadedSql, loaderSql, relativeTo } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
+import { runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
-import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { cookedOf, isCall, isMember, keyName, propertyName, pushChildren, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 /** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
@@ -48,6 +49,8 @@ export const sqlWrapperCalls: CallReader = {
     let sqlAt = args.findIndex((a) => startsStatement(laidOut(ex, ex.resolve(a))));
     // Else the text a function of this file returns (`db.run(activeConfigs(), undefined, 'tag')`).
     if (sqlAt < 0) sqlAt = args.findIndex((a) => isCall(unwrap(a)) && throughOwnCall(ex, unwrap(a), (ret) => (startsStatement(ex.resolve(ret)) ? true : undefined)) === true);
+    // Else a statement another module holds (`runQuery(orderQueries.byOwner, [id])`).
+    if (sqlAt < 0) sqlAt = args.findIndex((a) => namesImported(ex, ex.resolve(a)) && heldElsewhere(ex, ex.resolve(a), range(n)) !== undefined);
     if (sqlAt < 0) return false;
     const target = functionOf(ex, n.callee!);
     if (!target || sqlParameterOf(target.fn) !== sqlAt) return false;
@@ -322,7 +325,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   if (statement) ex.consumeInside(ex.resolve(statement));
   // `const sql = byPhone ? 'SELECT ... WHERE phone = $1' : 'SELECT ... WHERE email = $1'`: the call runs one
   // of the statements, chosen at run time, so each is a query of its own (at this call, mapped to its text).
-  const chosen = !syntax && lit.type === 'ConditionalExpression' ? statementChoices(ex, lit) : undefined;
+  // Also `let sql; if (byPhone) sql = '...'; else sql = '...';` before the call.
+  const choice = syntax ? undefined : lit.type === 'ConditionalExpression' ? { test: lit.test!, texts: statementChoices(ex, lit) } : lit.type === 'Identifier' ? assignedChoices(ex, lit.name!, call) : undefined;
+  const chosen = choice?.texts;
   const readOne = (text: BNode) => sqlFromLiteral(ex, text, text.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   const founds = syntax ? [builtFound(syntax.built, syntax.lit, 'tagged-template', range(call))] : chosen ? chosen.map(readOne) : [readOne(lit)];
   const read = founds.filter((f): f is FoundSqlQuery => f !== undefined);
@@ -339,7 +344,7 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
     if (values) found.values = values;
     if (other) found.otherDatabase = other;
     if (note) found.warnings.push(note);
-    if (chosen) found.warnings.push(`This call runs one of ${chosen.length} statements, chosen at run time by ${quotedCode(ex.text(range(unwrap(lit.test!))))}; each is read as a query of its own.`);
+    if (chosen) found.warnings.push(`This call runs one of ${chosen.length} statements, chosen at run time by ${quotedCode(ex.text(range(unwrap(choice!.test))))}; each is read as a query of its own.`);
     ex.push(found);
   }
   return true;
@@ -347,14 +352,63 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
 
 /**
  * The statements a conditional chooses between (`cond ? 'SELECT ...' : 'SELECT ...'`, nested ones too), each as
- * the literal or sum that writes it; undefined when a side is not text the file shows.
+ * the literal or sum that writes it, or the name of what another module holds (`cond ? a.byId : b.byId`);
+ * undefined when a side is neither.
  */
 function statementChoices(ex: Extractor, e: BNode, depth = 0): BNode[] | undefined {
   const n = unwrap(e);
-  if (n.type !== 'ConditionalExpression') return depth > 0 && isText(n) ? [n] : undefined;
+  if (n.type !== 'ConditionalExpression') return depth > 0 && (isText(n) || ((n.type === 'Identifier' || isMember(n)) && heldElsewhere(ex, n, range(n)) !== undefined)) ? [n] : undefined;
   if (depth > 3) return undefined;
   const sides = [n.consequent!, n.alternate!].map((side) => statementChoices(ex, ex.resolve(side), depth + 1));
   return sides[0] && sides[1] ? [...sides[0], ...sides[1]] : undefined;
+}
+
+/**
+ * `let sql; if (byPhone) sql = 'SELECT ... phone = $1'; else sql = queries.byEmail;` before the call: the
+ * statements the branches of one if ... else chain assign, one in each branch and the chain ending in an else,
+ * each read as statementChoices reads a side, and the first if's test. Undefined when the name is written
+ * anywhere else, or a branch assigns none, several or under another statement.
+ */
+function assignedChoices(ex: Extractor, name: string, call: BNode): { test: BNode; texts: BNode[] | undefined } | undefined {
+  const w = ex.writesTo(name);
+  const home = ex.declaringNode(name);
+  if (!w || !home || w.values.length < 2 || w.values.length > 8 || w.appended.length > 0 || w.pushed.length > 0) return undefined;
+  const first = w.values[0]!;
+  // The outermost if that holds the first write and ends before the call.
+  let chain: BNode | undefined;
+  const stack: BNode[] = [home];
+  while (stack.length > 0 && !chain) {
+    const n = stack.pop()!;
+    if (n.start > first.start || n.end < first.end) continue;
+    if (n.type === 'IfStatement' && n.end <= call.start) chain = n;
+    else pushChildren(n, stack);
+  }
+  const assigned = (branch: BNode): BNode | undefined => {
+    const body = branch.type === 'BlockStatement' ? ((branch.body as unknown as BNode[] | undefined) ?? []) : [branch];
+    const writes = body.flatMap((st) => {
+      const e = st.type === 'ExpressionStatement' ? unwrap(st.expression!) : undefined;
+      return e?.type === 'AssignmentExpression' && e.operator === '=' && unwrap(e.left!).type === 'Identifier' && unwrap(e.left!).name === name ? [e.right!] : [];
+    });
+    return writes.length === 1 ? writes[0] : undefined;
+  };
+  const values: BNode[] = [];
+  for (let at: BNode | undefined = chain; at; ) {
+    const v = assigned(at.consequent!);
+    if (!v) return undefined;
+    values.push(v);
+    const alt: BNode | undefined = at.alternate ?? undefined;
+    if (!alt) return undefined;
+    if (alt.type === 'IfStatement') at = alt;
+    else {
+      const last = assigned(alt);
+      if (!last) return undefined;
+      values.push(last);
+      at = undefined;
+    }
+  }
+  if (!chain || values.length !== w.values.length || !values.every((v) => w.values.includes(v))) return undefined;
+  const texts = values.map((v) => statementChoices(ex, ex.resolve(v), 1));
+  return { test: chain.test!, texts: texts.every((t): t is BNode[] => t !== undefined) ? texts.flat() : undefined };
 }
 
 const isText = (n: BNode) => n.type === 'StringLiteral' || n.type === 'TemplateLiteral' || (n.type === 'BinaryExpression' && n.operator === '+');
@@ -447,9 +501,13 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     }
     return loadedSql(ex, lit, callRange) ?? (isCall(lit) ? loaderSql(ex, lit, callRange) ?? keyedSql(ex, lit, callRange) ?? returnedSql(ex, lit, callRange) : undefined);
   } else if (isMember(lit)) {
-    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`).
+    // A statement held by a constant object's property (`QUERIES.byOwner`, `sql.ordersByCustomer`), of this
+    // module or of another the file imports.
     const held = ex.follow(lit);
-    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : undefined;
+    return held !== lit && !isMember(held) ? sqlFromLiteral(ex, held, held.type === 'TemplateLiteral' ? 'template' : 'string', callRange) : heldElsewhere(ex, lit, callRange);
+  } else if (lit.type === 'Identifier' && namesImported(ex, lit)) {
+    // A statement another module exports under this name (`const { byOwner } = require('./queries')`).
+    return heldElsewhere(ex, lit, callRange);
   } else if (lit.type === 'Identifier') {
     // `let sql = 'SELECT ...'; if (x) sql += ' AND ...'`: the text with every part appended to it.
     // Of an if ... else if chain that appends in each branch, the first branch's part (they are choices).
@@ -468,6 +526,64 @@ export function sqlFromLiteral(ex: Extractor, lit: BNode, origin: SqlOrigin, cal
     lit = start!;
   } else return undefined;
   return builtFound(built, lit, origin, callRange);
+}
+
+/**
+ * A statement another module of the workspace holds, named here by what the file imports from it: a name it
+ * exports (`const { byOwner } = require('../queries/orders')`, `import { byOwner }`) or a property of an object
+ * it exports (`orderQueries.byOwner` of `module.exports = orderQueries` or `export default {...}`, a namespace
+ * import's). Read as that module writes it when it shows all of it (see textHeld), mapped to the name here
+ * and never written back: the text is the other module's.
+ */
+function heldElsewhere(ex: Extractor, at: BNode, callRange: SourceRange): FoundSqlQuery | undefined {
+  const held = ex.importedHeld(at);
+  const sql = held ? textHeld(held.ex, held.node, 0) : undefined;
+  if (sql === undefined || !SQL_KEYWORD.test(sql) || EXPLAIN_OF_UNKNOWN.test(sql)) return undefined;
+  const r = range(at);
+  const where = relativeTo(ex.context.file ?? '', held!.ex.context.file ?? '');
+  return {
+    engine: 'postgres', origin: 'string', range: callRange, sql, runs: runsElsewhere(sql.length, r), textRange: r, params: [],
+    warnings: [`The SQL is read from ${where} (${quotedCode(ex.text(r))}); edit it there.`],
+  };
+}
+
+/** Whether a name, or the object of a property (`orderQueries.byOwner`), is imported or required: a cheap test before heldElsewhere. */
+function namesImported(ex: Extractor, n: BNode): boolean {
+  if (isMember(n)) {
+    const root = unwrap(n.object!);
+    return root.type === 'Identifier' && ex.importSource(root.name!) !== undefined;
+  }
+  return n.type === 'Identifier' && ex.importSource(n.name!) !== undefined && ex.constInit(n.name!) === undefined;
+}
+
+/**
+ * The text a module writes for a value when every part of it is shown there: a string, a template whose
+ * `${...}` parts are its constants, a sum of those, or what a module it imports holds (bounded); undefined
+ * for a part chosen at run time (no $n is made for a value of another module).
+ */
+function textHeld(ex: Extractor, e: BNode, depth: number): string | undefined {
+  if (depth > 4) return undefined;
+  const known = ex.stringOf(e, 0);
+  if (known !== undefined) return known;
+  const n = ex.resolve(e);
+  if (n.type === 'TemplateLiteral') {
+    let out = '';
+    for (let i = 0; i < (n.quasis ?? []).length; i++) {
+      out += cookedOf(n.quasis![i]!);
+      const x = n.expressions?.[i];
+      if (!x) continue;
+      const part = textHeld(ex, x, depth + 1);
+      if (part === undefined) return undefined;
+      out += part;
+    }
+    return out;
+  }
+  if (n.type === 'BinaryExpression' && n.operator === '+') {
+    const parts = flattenSum(n).map((p) => textHeld(ex, p, depth + 1));
+    return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
+  }
+  const other = n.type === 'Identifier' || isMember(n) ? ex.importedHeld(n) : undefined;
+  return other ? textHeld(other.ex, other.node, depth + 1) : undefined;
 }
 
 /** The place of `name` among a call's arguments (`filtering(query, filters)`), when the call hands it on. */
