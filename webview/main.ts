@@ -83,7 +83,7 @@ append(app, toolbar.element, notice.element, compareBar.element, compareView.hea
 const tree = new TreeView(canvas.element, {
   onSelect: (node) => {
     store.select(node);
-    if (view.drawn) renderDetails(panels.node, node, view.drawn.plan, view.drawn.findings, actions);
+    if (view.drawn) renderDetails(panels.node, node, view.drawn.plan, view.drawn.findings, actions, store.nodeRawLater);
   },
   onOpen: (node) => host.post({ type: 'openNode', nodeId: node.id, kind: node.kind, label: node.label }),
   onClickNode: () => selectTab('node'),
@@ -103,7 +103,7 @@ const actions: PanelActions = {
       const n = tree.node(id);
       if (n) {
         store.select(n);
-        if (view.drawn) renderDetails(panels.node, n, view.drawn.plan, view.drawn.findings, actions);
+        if (view.drawn) renderDetails(panels.node, n, view.drawn.plan, view.drawn.findings, actions, store.nodeRawLater);
       }
     }
   },
@@ -169,6 +169,11 @@ function selectTab(t: Tab): void {
       renderRaw(panels.raw, undefined, view.drawn?.plan ?? shown.plan, true);
       return;
     }
+    if (shown.rawText === undefined && store.nodeRawLater) {
+      // The plan as read, shown when there is no text, waits for its nodes' raw fields (`nodeRaw`).
+      renderRaw(panels.raw, undefined, view.drawn?.plan ?? shown.plan, true);
+      return;
+    }
     renderRaw(panels.raw, shown.comparison ? undefined : shown.rawText, view.drawn?.plan ?? shown.plan);
     panels.raw.dataset.filled = '1';
   }
@@ -224,7 +229,7 @@ function drawTree(plan: Plan, findings: Finding[], resetSelection = true, sideLa
   const kept = resetSelection || !view.selected ? undefined : tree.node(view.selected.id);
   const selected = kept ?? plan.root;
   store.select(selected);
-  if (!sideLater) renderDetails(panels.node, selected, plan, findings, actions);
+  if (!sideLater) renderDetails(panels.node, selected, plan, findings, actions, store.nodeRawLater);
   runSearch();
 }
 
@@ -251,7 +256,12 @@ function afterFirstPaint(fill: () => void): void {
   };
   const frame = requestAnimationFrame(() => setTimeout(run, 0));
   const fallback = setTimeout(run, 100);
-  sideFill = { cancel: stop };
+  sideFill = {
+    cancel: () => {
+      stop();
+      sideFill = undefined;
+    },
+  };
 }
 
 function renderSide(): void {
@@ -306,7 +316,7 @@ function showPlan(m: ShowPlanMessage): void {
     if (shown && !shown.comparison && drawn) {
       // A new plan opens at its top: the summary and the plan first.
       sidePanel.scrollToTop();
-      renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions);
+      renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions, store.nodeRawLater);
       renderSide();
       selectTab(view.activeTab);
     }
@@ -433,14 +443,26 @@ function activeTree(): TreeView {
   return compareView.tree('after') ?? tree;
 }
 
+/** Those waiting for the nodes' raw fields of the plan shown (an export of the plan); see handle(). */
+const rawWaiters: (() => void)[] = [];
+
+/** Resolves once the nodes shown have their raw fields: at once, or when `nodeRaw` (or a plan that carries them) arrives. */
+function nodeRawThere(): Promise<void> {
+  return store.nodeRawLater ? new Promise((resolve) => rawWaiters.push(resolve)) : Promise.resolve();
+}
+
 async function runExport(kind: ExportKind): Promise<void> {
-  const { shown, drawn } = view;
-  if (!shown || !drawn) {
+  if (!view.shown || !view.drawn) {
     showNotice('There is no plan to export yet.');
     return;
   }
   const placeholders = toolbar.placeholders;
   toolbar.closeExportMenu();
+  // The JSON holds every node's raw fields; the drawing shows none of them. What is drawn once they are
+  // there is exported (a plan that came in the meantime has its own).
+  if (kind === 'json') await nodeRawThere();
+  const { shown, drawn } = view;
+  if (!shown || !drawn) return;
   try {
     let msg: SaveFileMessage;
     if (kind === 'json') {
@@ -483,6 +505,9 @@ function handle(m: HostToViewMessage): void {
         if (view.activeTab === 'raw') selectTab('raw');
       }
       break;
+    case 'nodeRaw':
+      if (store.setNodeRaw(m)) showNodeRaw();
+      break;
     case 'setTheme':
       applyTheme(m.kind);
       break;
@@ -505,6 +530,23 @@ function handle(m: HostToViewMessage): void {
         panels.findings.scrollTop = top;
       }
       break;
+  }
+  if (!store.nodeRawLater) for (const w of rawWaiters.splice(0)) w();
+}
+
+/**
+ * The nodes' raw fields arrived: the Node tab and the Raw tab's plan as read show them. Before the side
+ * panel's first filling (the fields came early) that filling shows them; nothing to draw again.
+ */
+function showNodeRaw(): void {
+  const { shown, drawn, selected } = view;
+  if (sideFill || !shown || !drawn) return;
+  const top = panels.node.scrollTop;
+  renderDetails(panels.node, selected ?? drawn.plan.root, drawn.plan, drawn.findings, actions);
+  panels.node.scrollTop = top;
+  if (shown.rawText === undefined && !shown.hasRawText) {
+    delete panels.raw.dataset.filled;
+    if (view.activeTab === 'raw') selectTab('raw');
   }
 }
 

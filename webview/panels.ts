@@ -267,7 +267,11 @@ function fieldList(title: string, entries: [string, unknown][], className: strin
   return sec;
 }
 
-export function renderDetails(root: HTMLElement, node: PlanNode | undefined, plan: Plan, findings: Finding[], act: PanelActions): void {
+/**
+ * The Node tab for one node. With `rawLater` the node's raw fields are still on their way from the host
+ * (`nodeRaw`): a loading line stands where they go and Copy raw waits, until the tab is drawn again.
+ */
+export function renderDetails(root: HTMLElement, node: PlanNode | undefined, plan: Plan, findings: Finding[], act: PanelActions, rawLater = false): void {
   clear(root);
   if (!node) {
     root.appendChild(el('p', 'empty', 'Select a node to see its figures and raw fields.'));
@@ -278,10 +282,9 @@ export function renderDetails(root: HTMLElement, node: PlanNode | undefined, pla
   if (spec.subtitle) root.appendChild(el('div', 'node-sub', spec.subtitle));
   if (node.label !== spec.title && node.label !== `${spec.title} ${spec.subtitle ?? ''}`.trim()) root.appendChild(el('div', 'node-label', node.label));
   const bar = el('div', 'actions');
-  bar.append(
-    button('Reveal', 'secondary', () => act.openNode(node), 'Show this node in the explain output'),
-    button('Copy raw', 'secondary', () => act.copy(show(node.raw), 'the node’s raw fields')),
-  );
+  const copyRaw = button('Copy raw', 'secondary', () => act.copy(show(node.raw), 'the node’s raw fields'));
+  copyRaw.disabled = rawLater;
+  bar.append(button('Reveal', 'secondary', () => act.openNode(node), 'Show this node in the explain output'), copyRaw);
   root.appendChild(bar);
   if (spec.waste) {
     root.appendChild(el('div', `waste-note level-${spec.waste.level ?? 'muted'}`, `Examined ${formatCount(spec.waste.examined)} ${spec.waste.unit}, ${spec.waste.verb} ${formatCount(spec.waste.returned)}: ${formatRatio(spec.waste.ratio)}.`));
@@ -313,7 +316,12 @@ export function renderDetails(root: HTMLElement, node: PlanNode | undefined, pla
   if (m.workers && m.workers.length > 0) root.appendChild(fieldList('Workers', m.workers.map((w) => [`worker ${w.worker}`, w]), 'workers'));
   const det = Object.entries(node.details).filter(([, v]) => v !== undefined);
   if (det.length > 0) root.appendChild(fieldList('Details', det, 'details'));
-  root.appendChild(fieldList('Raw fields', Object.entries(node.raw), 'raw-fields'));
+  if (!rawLater) root.appendChild(fieldList('Raw fields', Object.entries(node.raw), 'raw-fields'));
+  else {
+    const sec = el('section', 'raw-fields loading');
+    append(sec, el('h3', undefined, 'Raw fields'), el('div', 'raw-note', 'Loading the raw fields…'));
+    root.appendChild(sec);
+  }
 }
 
 export function renderRaw(root: HTMLElement, rawText: string | undefined, plan: Plan, loading = false): void {

@@ -4,7 +4,7 @@
 // Pure (no DOM), so the transitions are tested in Node.
 
 import { emptyMaxima, type Finding, type Plan, type PlanNode } from '../src/core/view';
-import type { ShowComparisonMessage, ShowPlanMessage, SuggestionStatus, SuggestionVerdict, SuggestionView } from '../src/protocol/webview';
+import { fillNodeRaw, type NodeRawMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionStatus, type SuggestionVerdict, type SuggestionView } from '../src/protocol/webview';
 
 export type Tab = 'findings' | 'node' | 'raw' | 'plan';
 export const TABS: readonly Tab[] = ['findings', 'node', 'raw', 'plan'];
@@ -28,6 +28,8 @@ export interface Shown {
   /** The host holds the raw text and sends it when asked (the Raw tab); `rawAsked` once asked. */
   hasRawText?: boolean;
   rawAsked?: boolean;
+  /** The nodes' raw fields are on their way (`nodeRaw`): until then every node's `raw` is empty, not known to be. */
+  nodeRawLater?: boolean;
   suggestions: SuggestionView[];
   comparison?: { before: ShowComparisonMessage['before']; after: ShowComparisonMessage['after']; side: CompareMode };
 }
@@ -77,6 +79,7 @@ export class ViewStore {
     const shown: Shown = { title: m.title, plan: m.plan, findings: m.findings, suggestions: m.suggestions ?? [] };
     if (m.rawText !== undefined) shown.rawText = m.rawText;
     else if (m.hasRawText) shown.hasRawText = true;
+    if (m.nodeRawLater) shown.nodeRawLater = true;
     this.model.shown = shown;
     this.model.drawn = { plan: m.plan, findings: m.findings };
   }
@@ -143,6 +146,23 @@ export class ViewStore {
     const shown = this.model.shown;
     if (!shown || shown.comparison) return false;
     shown.rawText = text;
+    return true;
+  }
+
+  /** Whether the nodes drawn now wait for their raw fields (a comparison carries its own). */
+  get nodeRawLater(): boolean {
+    return this.model.shown?.nodeRawLater === true;
+  }
+
+  /**
+   * The host's `nodeRaw` for the plan shown: its fields go into the plan's nodes (the drawn tree's and its
+   * rejected plans', the objects every tree and panel holds). Returns whether they were taken: not when no
+   * plan waits for them, or when they do not match its trees.
+   */
+  setNodeRaw(m: NodeRawMessage): boolean {
+    const shown = this.model.shown;
+    if (!shown?.nodeRawLater || shown.comparison || !fillNodeRaw(shown.plan, m)) return false;
+    delete shown.nodeRawLater;
     return true;
   }
 

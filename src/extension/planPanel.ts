@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Finding, Plan } from '../core/index';
 import {
-  parseViewMessage, webviewHtml, wirePlan, WEBVIEW_PROTOCOL_VERSION,
+  nodeRawOf, parseViewMessage, webviewHtml, wirePlan, wirePlanWithoutRaw, WEBVIEW_PROTOCOL_VERSION,
   type HostToViewMessage, type ShowComparisonMessage, type ShowPlanMessage, type SuggestionView, type ViewToHostMessage,
 } from '../protocol/webview';
 import type { Log } from './log';
@@ -46,6 +46,8 @@ export class PlanPanel implements vscode.Disposable {
   private message: ShowPlanMessage | ShowComparisonMessage | undefined;
   /** The explain output of the plan shown, sent only when the view asks (the Raw tab). */
   private rawText: string | undefined;
+  /** The plan shown, with its nodes' raw fields, which go to the page once it says it drew the plan (`nodeRaw`). */
+  private rawOf: Plan | undefined;
   private ready = false;
   private source: PlanSource | undefined;
   /** The actions of the plan shown (undefined for a comparison or a plan opened from a file). */
@@ -79,12 +81,13 @@ export class PlanPanel implements vscode.Disposable {
   /** Shows a plan in the panel (creating or revealing it). */
   static showPlan(extensionUri: vscode.Uri, log: Log, m: { title: string; plan: Plan; findings: Finding[]; rawText?: string; suggestions?: SuggestionView[] }, source?: PlanSource, actions?: PanelActions): PlanPanel {
     const panel = PlanPanel.reveal(extensionUri, log);
-    // Slim on the wire: the `nodes` index would repeat every subtree in JSON; the view rebuilds it.
-    const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: wirePlan(m.plan), findings: m.findings };
+    // Slim on the wire: the `nodes` index would repeat every subtree in JSON; the view rebuilds it. The
+    // nodes' raw fields, a third of the rest, follow once the plan is drawn: the cards do not show them.
+    const message: ShowPlanMessage = { type: 'showPlan', title: m.title, plan: wirePlanWithoutRaw(m.plan), findings: m.findings, nodeRawLater: true };
     // The text goes over only when the Raw tab asks for it: the plan itself is already the larger part.
     if (m.rawText !== undefined) message.hasRawText = true;
     if (m.suggestions) message.suggestions = m.suggestions;
-    panel.setMessage(message, m.title, source, actions, m.rawText);
+    panel.setMessage(message, m.title, source, actions, m.rawText, m.plan);
     return panel;
   }
 
@@ -125,10 +128,11 @@ export class PlanPanel implements vscode.Disposable {
     return PlanPanel.current;
   }
 
-  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined, actions: PanelActions | undefined, rawText?: string): void {
+  private setMessage(message: ShowPlanMessage | ShowComparisonMessage, title: string, source: PlanSource | undefined, actions: PanelActions | undefined, rawText?: string, rawOf?: Plan): void {
     this.message = message;
     this.actions = actions;
     this.rawText = rawText;
+    this.rawOf = rawOf;
     this.source = source;
     this.panel.title = title.length > 40 ? `${title.slice(0, 39)}…` : title;
     if (this.ready) this.post(message);
@@ -308,6 +312,8 @@ export class PlanPanel implements vscode.Disposable {
           for (const w of this.readyWaiters.splice(0)) w(true);
           break;
         case 'planDrawn':
+          // The page that said it holds the message shown now (messages keep their order both ways).
+          if (this.rawOf && this.ready) this.post(nodeRawOf(this.rawOf));
           for (const w of this.drawnWaiters.slice()) w();
           break;
         case 'rawTextWanted':

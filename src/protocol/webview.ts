@@ -111,6 +111,13 @@ export interface ShowPlanMessage {
   rawText?: string;
   /** The host holds the explain output and sends it on `rawTextWanted`. */
   hasRawText?: boolean;
+  /**
+   * The nodes' `raw` fields are not in this message: every node's `raw` is empty here (see
+   * `wirePlanWithoutRaw`), and the host sends them with `nodeRaw` once the page says `planDrawn`, so the
+   * message that draws the plan carries only what the cards need. The page shows a loading line where
+   * they belong until they arrive, never an empty list.
+   */
+  nodeRawLater?: boolean;
   suggestions?: SuggestionView[];
 }
 
@@ -175,8 +182,22 @@ export interface RawTextMessage {
   text: string;
 }
 
+/**
+ * Sent by the host after `planDrawn`, for a plan whose `showPlan` said `nodeRawLater`: every node's `raw`
+ * fields, in preorder (the drawn tree's by PlanNode.id, each rejected plan's in the preorder of its own
+ * tree). The page puts them into the nodes it shows and fills the Node tab's raw fields.
+ */
+export interface NodeRawMessage {
+  type: 'nodeRaw';
+  /** The drawn tree's nodes' raw fields; `nodes[i]` belongs to the node with id i. */
+  nodes: Record<string, unknown>[];
+  /** Each rejected plan's nodes' raw fields, by its position in `plan.rejectedPlans`, each list in preorder. */
+  rejected: Record<string, unknown>[][];
+}
+
 export type HostToViewMessage =
   | RawTextMessage
+  | NodeRawMessage
   | ShowPlanMessage
   | ShowComparisonMessage
   | SetThemeMessage
@@ -260,7 +281,8 @@ export interface RawTextWantedMessage {
 /**
  * Sent when the page has drawn a plan and filled its side panel after the first frame: the host starts the
  * work that follows a plan (the advice, its queries on the server) only then, so none of it shares the
- * machine with the message's way to the page and the page's own work.
+ * machine with the message's way to the page and the page's own work. A plan sent with `nodeRawLater`
+ * gets its nodes' raw fields (`nodeRaw`) in answer, before that work starts.
  */
 export interface PlanDrawnMessage {
   type: 'planDrawn';
@@ -458,7 +480,7 @@ const SIDE = obj({ label: str, plan: v.unknown(), findings: v.unknown() });
  */
 const HOST_MESSAGES: { [K in HostToViewMessage['type']]: { schema: v.GenericSchema; then?: (m: Record<string, unknown>) => void } } = {
   showPlan: {
-    schema: obj({ title: str, plan: v.unknown(), findings: v.unknown(), rawText: optStr, hasRawText: opt(bool), suggestions: opt(SUGGESTIONS) }),
+    schema: obj({ title: str, plan: v.unknown(), findings: v.unknown(), rawText: optStr, hasRawText: opt(bool), nodeRawLater: opt(bool), suggestions: opt(SUGGESTIONS) }),
     then: (m) => {
       const pl = plan(m.plan, 'showPlan.plan');
       findings(m.findings, 'showPlan.findings', pl.nodes.length);
@@ -473,6 +495,7 @@ const HOST_MESSAGES: { [K in HostToViewMessage['type']]: { schema: v.GenericSche
     },
   },
   rawText: { schema: obj({ text: str }) },
+  nodeRaw: { schema: obj({ nodes: list(plainObject), rejected: list(list(plainObject)) }) },
   setTheme: { schema: obj({ kind: v.picklist(THEMES, 'is not a known theme kind') }) },
   focusNode: { schema: obj({ nodeId: int }) },
   suggestionStatus: { schema: obj({ id: str, status, detail: optStr, verdict: opt(VERDICT) }) },
@@ -558,6 +581,56 @@ function preorder(root: PlanNode): PlanNode[] {
  */
 export function wirePlan(plan: Plan): Plan {
   return { ...plan, nodes: [] };
+}
+
+/** A copy of a tree with every node's `raw` empty, made without recursion; the nodes' other fields are shared. */
+function withoutRaw(root: PlanNode): PlanNode {
+  const copy = (n: PlanNode): PlanNode => ({ ...n, raw: {}, children: [] });
+  const top = copy(root);
+  const stack: [PlanNode, PlanNode][] = [[root, top]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    for (const c of from.children) {
+      const d = copy(c);
+      to.children.push(d);
+      stack.push([c, d]);
+    }
+  }
+  return top;
+}
+
+/**
+ * The plan as a `showPlan` with `nodeRawLater` carries it: `wirePlan`, and every node's `raw` empty, in
+ * the drawn tree and in the rejected plans. The plan given is left as it is; `nodeRawOf` takes the fields.
+ */
+export function wirePlanWithoutRaw(plan: Plan): Plan {
+  return {
+    ...wirePlan(plan),
+    root: withoutRaw(plan.root),
+    rejectedPlans: plan.rejectedPlans.map((r) => ({ ...r, root: withoutRaw(r.root) })),
+  };
+}
+
+/** The `nodeRaw` message for a plan sent with `wirePlanWithoutRaw`. */
+export function nodeRawOf(plan: Plan): NodeRawMessage {
+  return {
+    type: 'nodeRaw',
+    nodes: preorder(plan.root).map((n) => n.raw),
+    rejected: plan.rejectedPlans.map((r) => preorder(r.root).map((n) => n.raw)),
+  };
+}
+
+/**
+ * Puts a `nodeRaw` message's fields into the plan a `showPlan` with `nodeRawLater` drew, in place (the
+ * nodes the page holds are these objects). Returns false, changing nothing, when the lists do not match
+ * the plan's trees node for node.
+ */
+export function fillNodeRaw(plan: Plan, m: NodeRawMessage): boolean {
+  const trees = [preorder(plan.root), ...plan.rejectedPlans.map((r) => preorder(r.root))];
+  const lists = [m.nodes, ...m.rejected];
+  if (lists.length !== trees.length || trees.some((t, i) => t.length !== lists[i]!.length)) return false;
+  trees.forEach((t, i) => t.forEach((n, j) => (n.raw = lists[i]![j]!)));
+  return true;
 }
 
 /** Counts nodes of a tree; exported for hosts that want to warn before posting a huge plan. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { analyze } from '../../src/core/index';
 import type { Plan, PlanNode } from '../../src/core/model';
 import { FINDINGS_PAGE } from '../../webview/panels';
-import type { SaveFileMessage, ShowPlanMessage } from '../../src/protocol/webview';
+import { nodeRawOf, wirePlanWithoutRaw, type SaveFileMessage, type ShowPlanMessage } from '../../src/protocol/webview';
 import { painted, pageViolations, RESULTS, screenshot, suiteHarness, toWire, type ViewPage } from './harness';
 import { until } from '../until';
 import { bigPostgresText, corpusMessage, HOSTILE, hostileMongoText, hostilePostgresText, load, wideAppendText } from './plans';
@@ -56,6 +56,14 @@ async function cardOnScreen(v: ViewPage, id: number): Promise<boolean> {
     const b = svg.getBoundingClientRect();
     return a.left >= b.left - 1 && a.top >= b.top - 1 && a.right <= b.right + 1 && a.bottom <= b.bottom + 1;
   }, id);
+}
+
+/** Sends a plan and waits for the page to say it drew it (its side panel filled after the first frame). */
+async function sendDrawn(v: ViewPage, message: unknown): Promise<void> {
+  const drawn = async () => (await v.outbox()).filter((m) => m.type === 'planDrawn').length;
+  const before = await drawn();
+  await v.send(message);
+  await until('the page to say planDrawn', async () => (await drawn()) > before);
 }
 
 async function lastSave(v: ViewPage): Promise<SaveFileMessage> {
@@ -322,6 +330,62 @@ describe('plan view in Chromium', function () {
       await v.send(msg);
     });
 
+    it('draws a plan sent without its nodes\' raw fields, says they are loading, and fills the Node tab and a waiting export when they arrive', async () => {
+      const count = async (type: string) => (await v.outbox()).filter((m) => m.type === type).length;
+      await v.page.locator('button.tab[data-tab="node"]').click();
+      await sendDrawn(v, { ...msg, plan: wirePlanWithoutRaw(msg.plan), nodeRawLater: true });
+      assert.equal(await cardCount(v), msg.plan.nodes.length, 'the cards are drawn without the raw fields');
+      const section = v.page.locator('.node-panel .raw-fields');
+      assert.equal((await section.textContent())?.includes('Loading the raw fields'), true, 'no loading line where the raw fields go');
+      assert.equal(await section.locator('dt').count(), 0, 'an empty list shown as if the node had no raw fields');
+      assert.equal(await v.page.locator('.node-panel button', { hasText: 'Copy raw' }).isDisabled(), true);
+      // An export of the plan asked for now waits for the fields instead of leaving them out.
+      const saves = await count('saveFile');
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export input[type=checkbox]').check();
+      await v.page.locator('.export button', { hasText: 'JSON' }).click();
+      await painted(v.page);
+      assert.equal(await count('saveFile'), saves, 'the JSON was exported before the raw fields came');
+
+      await v.send(nodeRawOf(msg.plan));
+      const root = msg.plan.root;
+      await until('the raw fields in the Node tab', async () => (await section.locator('dt').count()) === Object.keys(root.raw).length);
+      assert.ok((await section.textContent())!.includes(String(root.raw['Node Type'])));
+      assert.equal((await section.textContent())?.includes('Loading'), false);
+      await until('the waiting export', async () => (await count('saveFile')) > saves);
+      const doc = JSON.parse((await lastSave(v)).content) as { plan: Plan; placeholders: boolean };
+      assert.equal(doc.placeholders, true);
+      const filtered = all(doc.plan).find((n) => typeof n.raw['Filter'] === 'string' && String(n.raw['Filter']).includes('user_username'));
+      assert.ok(filtered, 'the export lacks the raw Filter field');
+      assert.ok(!String(filtered.raw['Filter']).includes('nicolas1'), 'a literal in a raw field survived the placeholders');
+      assert.equal(all(doc.plan).length, msg.plan.nodes.length);
+      assert.ok(all(doc.plan).every((n) => Object.keys(n.raw).length > 0), 'a node went out without its raw fields');
+
+      // Copy raw copies them; another node's fields are there too.
+      await v.page.locator('.node-panel button', { hasText: 'Copy raw' }).click();
+      await until('the copy', async () => (await v.outbox()).some((m) => m.type === 'copyText' && m.text.includes(String(root.raw['Node Type']))));
+      const leaf = msg.plan.nodes[msg.plan.nodes.length - 1]!;
+      await v.page.locator(`svg.tree g.card[data-id="${leaf.id}"]`).click();
+      await v.page.locator('button.tab[data-tab="node"]').click();
+      assert.ok((await section.textContent())!.includes(String(leaf.raw['Node Type'])));
+      assert.equal(await section.locator('dt').count(), Object.keys(leaf.raw).length);
+      assert.deepEqual(await pageViolations(v), []);
+      await sendDrawn(v, msg);
+    });
+
+    it('shows the plan as read in the Raw tab only with its nodes\' raw fields, when there is no explain text', async () => {
+      const { rawText: _text, ...noText } = msg;
+      await v.page.locator('button.tab[data-tab="raw"]').click();
+      await v.send({ ...noText, plan: wirePlanWithoutRaw(msg.plan), nodeRawLater: true });
+      await until('the loading line', async () => (await v.page.locator('.raw-panel .raw-note').textContent())?.includes('Loading') === true);
+      assert.equal(await v.page.locator('.raw-panel pre.raw').count(), 0);
+      await v.send(nodeRawOf(msg.plan));
+      await v.page.locator('.raw-panel pre.raw').waitFor();
+      assert.ok((await v.page.locator('.raw-panel pre.raw').textContent())!.includes(String(msg.plan.root.raw['Node Type'])));
+      await v.page.locator('button.tab[data-tab="findings"]').click();
+      await sendDrawn(v, msg);
+    });
+
     it('says planDrawn once per plan, when its cards and its side panel are drawn (the host starts the advice then)', async () => {
       await v.page.evaluate(() => {
         const w = window as unknown as { qpiDrawnSeen: { cards: number; findings: number }[] };
@@ -446,6 +510,24 @@ describe('plan view in Chromium', function () {
       await v.page.locator('.rejected-bar button').click();
       assert.equal(await cardCount(v), msg.plan.nodes.length);
       assert.deepEqual(await pageViolations(v), []);
+      await v.page.close();
+    });
+
+    it('gives a rejected plan drawn before the nodes\' raw fields came its fields when they come', async () => {
+      const v = await open('light');
+      const msg = corpusMessage(MONGO_SHARDED);
+      await v.send({ ...msg, plan: wirePlanWithoutRaw(msg.plan), nodeRawLater: true });
+      await v.page.locator('button.tab[data-tab="plan"]').click();
+      await v.page.locator('.plan-panel li.rejected-plan').first().locator('button', { hasText: 'Draw' }).click();
+      await v.page.locator('button.tab[data-tab="node"]').click();
+      const section = v.page.locator('.node-panel .raw-fields');
+      assert.equal((await section.textContent())?.includes('Loading the raw fields'), true);
+      await v.send(nodeRawOf(msg.plan));
+      const root = msg.plan.rejectedPlans[0]!.root;
+      await until('the rejected root\'s raw fields', async () => (await section.locator('dt').count()) === Object.keys(root.raw).length);
+      assert.ok((await section.textContent())!.includes(String(root.raw['stage'])));
+      await v.page.locator('.rejected-bar button').click();
+      assert.equal(await section.locator('dt').count(), Object.keys(msg.plan.root.raw).length, 'the winning plan\'s root has its fields too');
       await v.page.close();
     });
 

@@ -53,6 +53,9 @@ describe('VS Code UI flows (code-server + Chromium)', function () {
     assert.deepEqual(kinds.slice(0, 1), ['Limit']);
     assert.ok(kinds.some((k) => /Index (Only )?Scan/.test(k)), `cards: ${kinds.join(', ')}`);
     await view.getByText('OFFSET reads what it skips').first().waitFor();
+    // The message that draws the plan goes without the nodes' raw fields; they follow it, and the Node tab
+    // (filled, not opened: a click in the view would move the editor focus to the panel's group) lists them.
+    await view.locator('.node-panel .raw-fields dt', { hasText: 'Node Type' }).first().waitFor({ state: 'attached' });
     await wb.planFitted();
     await page.screenshot({ path: join(SHOTS, 'explain-sql.png') });
   });

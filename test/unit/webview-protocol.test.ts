@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze, loadPlan } from '../../src/core/index';
 import type { Plan } from '../../src/core/model';
-import { parseHostMessage, parseViewMessage, webviewCsp, webviewHtml, wirePlan } from '../../src/protocol/webview';
+import { fillNodeRaw, nodeRawOf, parseHostMessage, parseViewMessage, webviewCsp, webviewHtml, wirePlan, wirePlanWithoutRaw } from '../../src/protocol/webview';
 
 const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
 
@@ -44,6 +44,39 @@ describe('webview protocol guards', () => {
     const full = JSON.stringify(pg).length;
     const slim = JSON.stringify(wirePlan(pg)).length;
     assert.ok(slim < full * 0.6, `slim ${slim} vs full ${full}`);
+  });
+
+  it('the nodes\' raw fields cross after the plan: showPlan without them, then nodeRaw fills every tree node for node', () => {
+    for (const p of [pg, mongo]) {
+      const before = JSON.stringify(p);
+      const message = overJson({ type: 'showPlan', title: 't', plan: wirePlanWithoutRaw(p), findings: analyze(p), nodeRawLater: true });
+      assert.equal(JSON.stringify(p), before, 'the host\'s plan keeps its raw fields');
+      const size = JSON.stringify(message).length;
+      const withRaw = JSON.stringify({ ...message, plan: wirePlan(p) }).length;
+      assert.ok(size < withRaw * 0.8, `${size} bytes without the raw fields, ${withRaw} with them`);
+      const r = parseHostMessage(message);
+      assert.ok(r.ok && r.message.type === 'showPlan' && r.message.nodeRawLater === true, r.ok ? '' : r.reason);
+      const shown = r.message.plan;
+      assert.ok(shown.nodes.every((n) => Object.keys(n.raw).length === 0), 'no raw field in the message that draws the plan');
+      const raw = parseHostMessage(overJson(nodeRawOf(p)));
+      assert.ok(raw.ok && raw.message.type === 'nodeRaw', raw.ok ? '' : raw.reason);
+      assert.equal(fillNodeRaw(shown, raw.message), true);
+      // With its raw fields back, the plan is the one the host read, rejected plans included.
+      assert.deepEqual(overJson({ ...shown, nodes: [] }), overJson(wirePlan(p)));
+    }
+    assert.ok(mongo.rejectedPlans.length > 0, 'the MongoDB plan has rejected plans to fill');
+    const other = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlanWithoutRaw(mongo), findings: [], nodeRawLater: true }));
+    assert.ok(other.ok && other.message.type === 'showPlan');
+    assert.equal(fillNodeRaw(other.message.plan, nodeRawOf(pg)), false, 'fields of another tree are refused');
+    const short = { ...nodeRawOf(mongo), rejected: [] };
+    assert.equal(fillNodeRaw(other.message.plan, short), false, 'a missing rejected plan is refused');
+    assert.ok(other.message.plan.nodes.every((n) => Object.keys(n.raw).length === 0), 'a refused nodeRaw changes nothing');
+    const bad = parseHostMessage({ type: 'nodeRaw', nodes: [{}, []], rejected: [] });
+    assert.ok(!bad.ok && bad.reason === 'nodeRaw.nodes[1] is not an object', bad.ok ? '' : bad.reason);
+    const noRejected = parseHostMessage({ type: 'nodeRaw', nodes: [] });
+    assert.ok(!noRejected.ok && noRejected.reason === 'nodeRaw.rejected is not a list', noRejected.ok ? '' : noRejected.reason);
+    const flag = parseHostMessage(overJson({ type: 'showPlan', title: 't', plan: wirePlan(pg), findings: [], nodeRawLater: 1 }));
+    assert.ok(!flag.ok && flag.reason === 'showPlan.nodeRawLater is not a boolean');
   });
 
   it('the raw text crosses on request: hasRawText in showPlan, rawTextWanted from the view, rawText back', () => {

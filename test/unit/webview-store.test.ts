@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPlan } from '../../src/core/index';
 import type { Plan } from '../../src/core/model';
-import type { SuggestionVerdict } from '../../src/protocol/webview';
+import { nodeRawOf, parseHostMessage, wirePlanWithoutRaw, type SuggestionVerdict } from '../../src/protocol/webview';
 import { ViewStore, type ViewState } from '../../webview/store';
 
 function plan(name: string): Plan {
@@ -41,6 +41,28 @@ describe('webview store', () => {
     const side = { label: 'x', plan: pg, findings: [] };
     store.showComparison({ type: 'showComparison', title: 'c', before: side, after: side }, 'both');
     assert.equal(store.setRawText('[]'), false);
+  });
+
+  it('waits for the nodes\' raw fields of a plan sent without them, and takes them once, for that plan only', () => {
+    const store = new ViewStore({}, () => undefined);
+    // As the view receives it: through JSON and the guard, which rebuilds the node index.
+    const parsed = parseHostMessage(JSON.parse(JSON.stringify({ type: 'showPlan', title: 'm', plan: wirePlanWithoutRaw(mongo), findings: [], nodeRawLater: true })));
+    assert.ok(parsed.ok && parsed.message.type === 'showPlan');
+    assert.equal(store.setNodeRaw(nodeRawOf(mongo)), false, 'nothing shown yet');
+    store.showPlan(parsed.message);
+    assert.equal(store.nodeRawLater, true);
+    assert.equal(store.setNodeRaw(nodeRawOf(pg)), false, 'another plan\'s fields');
+    assert.equal(store.nodeRawLater, true);
+    assert.equal(store.setNodeRaw(nodeRawOf(mongo)), true);
+    assert.equal(store.nodeRawLater, false);
+    assert.deepEqual(store.state.shown?.plan.root.raw, mongo.root.raw);
+    // A rejected plan drawn later has its fields too: its nodes are the ones filled.
+    assert.deepEqual(store.drawRejected(0)?.plan.root.raw, mongo.rejectedPlans[0]!.root.raw);
+    assert.equal(store.setNodeRaw(nodeRawOf(mongo)), false, 'taken once');
+    const side = { label: 'x', plan: pg, findings: [] };
+    store.showComparison({ type: 'showComparison', title: 'c', before: side, after: side }, 'both');
+    assert.equal(store.nodeRawLater, false, 'a comparison carries its own');
+    assert.equal(store.setNodeRaw(nodeRawOf(pg)), false);
   });
 
   it('draws a rejected plan with its own maxima and its nodes by id, and goes back to the winner', () => {
