@@ -305,7 +305,9 @@ export function adviceText(advice: Advice, live: LiveAdvice | undefined, hints: 
     if (t.today) out += `Today: ${workText(t.today)} (${t.today.plan}).\n`;
     if (t.plannerChoice !== undefined) out += `The planner's own choice with every candidate built: ${t.plannerChoice}.\n`;
   } else {
-    out += `Not measured: ${m.reason}\n`;
+    // A trial on a sample is said as one ("Tried on a sample of 1,000 documents: ..."), never as "Not measured".
+    const head = m.label === 'not measured' ? 'Not measured' : m.label.charAt(0).toUpperCase() + m.label.slice(1);
+    out += `${head}: ${m.reason}\n`;
   }
   if (rulesOnly) out += `${rulesOnly.text} ${rulesOnly.howToMeasure}\n`;
   out += '\n';

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectEngine } from '../../src/cli/advise';
+import { adviceText, detectEngine } from '../../src/cli/advise';
+import type { LiveAdvice } from '../../src/adapters/advise';
+import { adviseMongo } from '../../src/core/advice/mongoAdvisor';
 import { run } from '../../src/cli/main';
 import { builtCli } from './builtCli';
 import { captureIo } from './cli-io';
@@ -178,6 +180,17 @@ describe('qpi advise (offline)', () => {
       assert.equal(await run(args, io), 64, args.join(' '));
       assert.equal(io.out, '', args.join(' '));
     }
+  });
+
+  it('heads a trial on a sample as one, and only an unmeasured advice as "Not measured"', () => {
+    const advice = adviseMongo({ collection: 'customers', operation: 'aggregate', pipeline: [{ $project: { email: '$contact.email' } }, { $match: { email: 'a@example.com' } }] });
+    const live = (measurement: LiveAdvice['measurement']): LiveAdvice =>
+      ({ advice, engine: 'mongodb', serverVersion: '6.0.5', existingIndexes: ['_id_'], verification: { method: 'sampled-trial', sampleSize: 1000 }, measurement });
+    const tried = adviceText(advice, live({ status: 'not-measured', label: 'tried on a sample of 1,000 documents', reason: 'the rules\' suggestions were tried together on the sample.' }));
+    assert.match(tried, /^Tried on a sample of 1,000 documents: the rules' suggestions were tried together on the sample\.$/m);
+    assert.doesNotMatch(tried, /Not measured/);
+    const none = adviceText(advice, live({ status: 'not-measured', label: 'not measured', reason: 'Measurement was not asked for.' }));
+    assert.match(none, /^Not measured: Measurement was not asked for\.$/m);
   });
 
   it('runs as a built binary', () => {

@@ -202,7 +202,7 @@ async function onSample(session: MongoAdviceSession, cmd: MongoCommand & { datab
   advice.warnings.push(...measured.warnings);
   live.verification = { method: measured.sampleSize > 0 ? 'sampled-trial' : 'none', sampleSize: measured.sampleSize, collectionSize: measured.collectionSize };
   live.measurement = measured.sampleSize > 0
-    ? { status: 'not-measured', label: `tried on a sample of ${formatCount(measured.sampleSize)} documents`, reason: 'A pipeline the rules rewrite ($match moved first): the rules\' suggestions were tried on a sample, not ranked by a tournament.' }
+    ? { status: 'not-measured', label: `tried on a sample of ${formatCount(measured.sampleSize)} documents`, reason: 'the rules\' suggestions for the pipeline they rewrite ($match moved first) were tried together on the sample, not ranked against each other.' }
     : { status: 'not-measured', label: 'not measured', reason: measured.notes[0] ?? 'Nothing could be tried.' };
   return live;
 }
