@@ -10,7 +10,7 @@ import { BSON, BSONRegExp } from 'mongodb';
 import { existingPg } from '../../src/adapters/advise';
 import type { PostgresIndexInfo } from '../../src/adapters/postgres';
 import { boundedSampleSize, mongoCountSets, mongoSetFilter } from '../../src/adapters/stats';
-import { mongoNumbers, planShape } from '../../src/adapters/measure/figures';
+import { emptySampleNote, mongoNumbers, planShape, type MeasuredNumbers } from '../../src/adapters/measure/figures';
 import { rolledBackDdl } from '../../src/adapters/measure/pgEstimates';
 import { mongoShape } from '../../src/core/advice/mongoShape';
 import { loadPlan } from '../../src/core/load';
@@ -104,6 +104,14 @@ describe('advice with a connection: the parts without a server', () => {
       const or = mongoSetFilter(shapeOf({ $or: [{ r: 10 }, { r: 30 }] }).predicates);
       assert.deepEqual(BSON.EJSON.serialize(or, { relaxed: true }), { $or: [{ r: 10 }, { r: 30 }] });
     });
+  });
+
+  it('says a trial on a sample that holds no matching document shows the plans, not their work on matches', () => {
+    const n = (nReturned: number, docsExamined: number): MeasuredNumbers =>
+      ({ keysExamined: 0, docsExamined, nReturned, sorted: 0, blockingSort: false, work: docsExamined, plan: 'COLLSCAN' });
+    assert.match(emptySampleNote(n(0, 1000), n(0, 0)), /^ The sample holds no document the query returns/);
+    assert.equal(emptySampleNote(n(1, 1000), n(1, 1)), '');
+    assert.equal(emptySampleNote(n(0, 1000), n(2, 2)), '', 'either side returning documents is a measurement of work on them');
   });
 
   it('keeps a sample under 5% of a big collection, and lets a small one be read whole', () => {

@@ -101,6 +101,15 @@ export function numbersText(n: MeasuredNumbers): string {
   return `${fmt(n.keysExamined)} keys + ${fmt(n.docsExamined)} documents${n.blockingSort ? ` + ${fmt(n.sorted)} sorted in memory` : ''} = ${fmt(n.work)}`;
 }
 
+/**
+ * What a trial on a sample cannot show when the sample holds none of the documents the query returns: the
+ * plan's shape is measured, its work on matching documents is not ("" when the sample returned some).
+ */
+export function emptySampleNote(before: MeasuredNumbers, after: MeasuredNumbers): string {
+  if (before.nReturned > 0 || after.nReturned > 0) return '';
+  return ' The sample holds no document the query returns, so these figures show the plan each way, not its work on matching documents.';
+}
+
 /** Stores a measured verdict with its extra facts (MeasuredVerdict is a subtype of the core's Verification). */
 export function setVerdict(s: Suggestion, v: MeasuredVerdict): void {
   s.verification = v;

@@ -11,7 +11,7 @@ import { AdapterError } from '../errors';
 import { hasPlaceholder } from '../mongoOps';
 import type { MongoConnection, MongoIndexInfo } from '../mongodb';
 import { boundedSampleSize, DEFAULT_SAMPLE_SIZE } from '../stats';
-import { BETTER, fmt, mongoNumbers, MONGO_WORK_UNIT, numbersText, setVerdict, type MeasuredNumbers, type MeasuredVerdict, type MeasureStep } from './figures';
+import { BETTER, emptySampleNote, fmt, mongoNumbers, MONGO_WORK_UNIT, numbersText, setVerdict, type MeasuredNumbers, type MeasuredVerdict, type MeasureStep } from './figures';
 import { buildIndexes, createScratch, indexSpecOf, inScratch, measurementBudget, measurementCancelled, MongoMeasurement, sampleRefusal, scratchName } from './mongoScratch';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -186,7 +186,7 @@ export async function measureMongoSuggestions(db: Db, conn: MongoConnection, cmd
         planAfter: a.plan,
         numbersBefore: b,
         numbersAfter: a,
-        message: `${better ? 'Verified' : 'Not better'} ${where}, copied to a scratch collection: ${numbersText(b)} today (${b.plan}), ${numbersText(a)} with ${orBranch ? "the $or branches' indexes" : 'the index'}${t.query === cmd ? '' : ' and the rewritten query'} (${a.plan}).`,
+        message: `${better ? 'Verified' : 'Not better'} ${where}, copied to a scratch collection: ${numbersText(b)} today (${b.plan}), ${numbersText(a)} with ${orBranch ? "the $or branches' indexes" : 'the index'}${t.query === cmd ? '' : ' and the rewritten query'} (${a.plan}).${emptySampleNote(b, a)}`,
       };
       if (orBranch) {
         v.usedByPlanner = a.plan.includes(`IXSCAN {${Object.entries(t.key).map(([k, d]) => `${k}: ${d}`).join(', ')}}`);
