@@ -393,6 +393,9 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 /** What a parameter is without its callers, and its name as the hover writes it (`coll`, or `coll()` for one called). */
 interface Unnamed { found: FoundCollection; parameter: string; called?: boolean }
 
+/** What the argument of `db.collection(...)` names, without where: a FoundCollection's name and how it was known. */
+type CollectionName = Omit<FoundCollection, 'flavour' | 'nameRange' | 'database'>;
+
 /** `f()` for a function `f` a caller gives: a call written where `f` is, with no arguments. */
 function calledWithNothing(f: BNode): BNode {
   return { type: 'CallExpression', callee: f, arguments: [], start: f.start, end: f.end } as unknown as BNode;
@@ -748,28 +751,7 @@ class Collections {
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
         const database = this.databaseOf(unwrap(callee.object!), depth + 1);
         const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
-        const name = this.ex.stringOf(arg, 0);
-        if (name !== undefined) return { name, ...where };
-        // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
-        const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
-        if (fromInstance !== undefined) return { name: fromInstance, ...where };
-        // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
-        const between = this.namesBetween(arg);
-        if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}), ...where };
-        // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
-        const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
-        const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
-        if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name!, ...where };
-        // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
-        const family = familyIn(this.ex, arg);
-        if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
-        // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
-        const returned = this.calledName(arg, depth + 1);
-        if (returned) return { ...returned, ...where };
-        // db.collection(env.entries_collection): a name set at run time, but named for the collection.
-        const argName = this.ex.lastName(arg);
-        const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
-        return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))), ...where } : { name: '', ...where };
+        return { ...this.nameIn(arg, depth + 1), ...where };
       }
       // mongo.tenants(): a method of the application's own object, typed by a class or by an interface a
       // class of the workspace implements, read by what its implementation returns; else by the type the
@@ -936,6 +918,55 @@ class Collections {
     const implementedBy = { method, by: `${n === 1 ? 'the implementation' : `the ${n} implementations`} of ${method} in ${[...files].join(', ')}`, names };
     if (names.length === 1 && first) return { ...first, nameRange: range(callee.property!), implementedBy };
     return { name: '', flavour: 'driver', nameRange: range(callee.property!), implementedBy };
+  }
+
+  /**
+   * What the argument of `db.collection(...)` names: a string, a field an instance's class sets, names a
+   * conditional chooses between, a family, a name a function returns, the names a parameter's callers give
+   * it, a parameter's default, else a guess from the argument's own name, or nothing (chosen at run time).
+   */
+  private nameIn(arg: BNode, depth: number): CollectionName {
+    const name = this.ex.stringOf(arg, 0);
+    if (name !== undefined) return { name };
+    // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
+    const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
+    if (fromInstance !== undefined) return { name: fromInstance };
+    // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
+    const between = this.namesBetween(arg);
+    if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}) };
+    // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
+    const family = familyIn(this.ex, arg);
+    if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))) };
+    // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
+    const returned = this.calledName(arg, depth);
+    if (returned) return returned;
+    // db.collection(collectionName) where every call of the function gives the parameter the same name.
+    const given = this.givenName(arg, depth);
+    if (given) return given;
+    // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
+    const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
+    const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
+    if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name! };
+    // db.collection(env.entries_collection): a name set at run time, but named for the collection.
+    const argName = this.ex.lastName(arg);
+    const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
+    return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))) } : { name: '' };
+  }
+
+  /**
+   * `db.collection(collectionName)` where `collectionName` is a parameter of a function declared under a
+   * name: the name every call of it gives (read as nameIn reads it where the call is, so a caller's own
+   * parameter is named by its callers in turn), or, where the calls name different collections, none, the
+   * hover naming them.
+   */
+  private givenName(arg: BNode, depth: number): CollectionName | undefined {
+    const a = unwrap(arg);
+    if (a.type !== 'Identifier' || depth > MAX_RESOLVE_DEPTH - 2 || !this.ex.parameterOf(a.name!)) return undefined;
+    const unnamed: Unnamed = { found: { name: '', flavour: 'driver', nameRange: range(a) }, parameter: a.name! };
+    const found = this.agreed(callersOf(this.ex, a.name!), a, depth, unnamed, (ex, value) => ({ ...new Collections(ex).nameIn(value, depth + 1), flavour: 'driver', nameRange: range(value) }));
+    if (!found) return undefined;
+    const { flavour: _f, nameRange: _r, ...name } = found;
+    return name;
   }
 
   /**
@@ -1212,16 +1243,18 @@ class Collections {
    * The collection every one of the callers' values names, shown at `e`. With `unnamed` (what the parameter
    * is without its callers), callers that each name a collection but not the same one give `unnamed` with
    * the collections they name between them (givenAmong): still no name, never one of them. With
-   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns.
+   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns; with
+   * `readValue`, each value is read by it (a collection's name a parameter is given: givenName).
    */
-  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed): FoundCollection | undefined {
+  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed, readValue?: (ex: Extractor, value: BNode) => FoundCollection | undefined): FoundCollection | undefined {
     if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     let first: FoundCollection | undefined;
     let differ = false;
     const names: string[] = [];
     const files = new Set<string>();
+    const read = readValue ?? ((ex: Extractor, value: BNode) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
     for (const v of callers.values) {
-      const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
+      const c = v.read(read);
       if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
         if (!unnamed) return undefined;
