@@ -25,8 +25,8 @@ import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './type
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
-import { isForeign } from './workspace';
-import { functionOf, libraryOf, originOf, overridesOf, signatureReturnOrigin } from './origin';
+import { exportedBinding, isForeign } from './workspace';
+import { functionOf, globalMemberType, libraryOf, originOf, overridesOf, signatureReturnOrigin, typeofTarget } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 import { requiredModule } from './scope';
 
@@ -776,6 +776,9 @@ class Collections {
       // Orders.coll where the class declares `static coll = db.collection('orders')`; orders.coll through `import * as orders`.
       const declared = obj.type === 'Identifier' && name !== undefined && !e.computed && !followed ? this.declaredOn(obj, name, e, depth) : undefined;
       if (declared) return declared;
+      // orders.coll where `const { orders } = global.App.models`: what the global's declared type says it is.
+      const fromGlobal = name !== undefined && !e.computed && !followed ? this.globalMember(obj, name, e, depth) : undefined;
+      if (fromGlobal) return fromGlobal;
       // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
       // what it holds, not the driver's method.
       const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
@@ -863,7 +866,11 @@ class Collections {
     const binding = this.ex.lookup(obj.name!)?.binding;
     if (!binding || !('unknown' in binding) || (binding.cls === undefined && binding.from === undefined)) return undefined;
     const cls = this.ex.classOf(obj, 0);
-    if (!cls) return undefined;
+    return cls ? this.staticOn(cls, name, at, depth) : undefined;
+  }
+
+  /** The collection a class's static property (or that of a class it extends) opens, read where it is written, shown at `at`. */
+  private staticOn(cls: { ex: Extractor; node: BNode }, name: string, at: BNode, depth: number): FoundCollection | undefined {
     for (const c of cls.ex.lineage(cls.node)) {
       const value = staticValue(c.node, name);
       if (!value) continue;
@@ -873,6 +880,26 @@ class Collections {
       return atCall(c.ex.inClass(c.node, () => reader.of(value, depth + 1)), at);
     }
     return undefined;
+  }
+
+  /**
+   * `orders.coll` where `const { orders } = global.App.models` (or `App.models.orders.coll`) and the module
+   * that declares the global types that member `typeof import('./orders').default` (a class: its static
+   * property) or `typeof import('./orders')` (a module: its exported constant): the collection read where
+   * it is written, shown at `at`.
+   */
+  private globalMember(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || this.ex.assignedField(at)) return undefined;
+    const declared = globalMemberType(this.ex, obj);
+    const target = declared ? typeofTarget(declared.ex, declared.type) : undefined;
+    if (!target) return undefined;
+    if ('cls' in target) return this.staticOn({ ex: target.ex, node: target.cls }, name, at, depth);
+    const { modules } = this.ex.context;
+    const found = modules ? exportedBinding(modules, target.namespace, name) : undefined;
+    if (!found || !('module' in found)) return undefined;
+    const reader = this.ex.forModule(found.module);
+    const b = reader.module.names.get(found.local);
+    return b && 'init' in b && !reader.module.mutated.has(found.local) ? atCall(new Collections(reader).of(b.init, depth + 1), at) : undefined;
   }
 
   /**
