@@ -281,7 +281,8 @@ function readBulkOperation(ex: Extractor, coll: FoundCollection, op: ChainCall, 
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
  * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
  * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`), or
- * given by the calls of a local function whose parameter it is.
+ * given by the calls of a local function whose parameter it is; a property of each element of an array
+ * mapped (`group.map((e) => e.operation)`), the elements as elementsOf reads them.
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -306,7 +307,15 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
       const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
       const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
-      for (const x of returnedValues(named ?? given)) add(x, depth + 1);
+      const fn = named ?? given;
+      const first = fn && ['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration'].includes(unwrap(fn).type) ? unwrap(fn).params?.[0] : undefined;
+      for (const x of returnedValues(fn)) {
+        // groups.map((entry) => entry.operation): that property of each element of the array mapped.
+        const ux = unwrap(x);
+        const key = first?.type === 'Identifier' && isMember(ux) && !ux.computed && unwrap(ux.object!).type === 'Identifier' && unwrap(ux.object!).name === first.name ? propertyName(ux) : undefined;
+        if (key === undefined) add(x, depth + 1);
+        else for (const el of elementsOf(ex, unwrap(v.callee!).object!, new Set())) add(heldAt(ex.resolve(el), key), depth + 1);
+      }
       return;
     }
     if (isCall(v)) {
@@ -343,6 +352,85 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     }
   };
   add(arg, 0);
+  return out;
+}
+
+/**
+ * The elements an array holds, as the code shows them: an array literal's; a field's, pushed by the class's
+ * methods (fieldPushes); a local's, from the arrays it is given and what is pushed into it; and a group of
+ * elements collected by key in a local Map (`const groups = new Map(); for (const op of this.pending) {
+ * const g = groups.get(k) ?? []; g.push(op); groups.set(k, g); } for (const ops of groups.values()) ...`),
+ * the elements pushed into the arrays the map is given. An element that is a loop's variable over an array
+ * stands for that array's elements. At most 64.
+ */
+function elementsOf(ex: Extractor, e: BNode, seen: Set<BNode>): BNode[] {
+  const v = unwrap(e);
+  if (seen.has(v) || seen.size > 64) return [];
+  seen.add(v);
+  const out: BNode[] = [];
+  const items = (x: BNode) => {
+    const u = unwrap(x);
+    if (u.type === 'SpreadElement' && u.argument) out.push(...elementsOf(ex, u.argument, seen));
+    else if (u.type === 'Identifier' && loopOver(ex, u.name!)) out.push(...elementsOf(ex, loopOver(ex, u.name!)!, seen));
+    else out.push(u);
+  };
+  if (v.type === 'ArrayExpression') for (const el of v.elements ?? []) if (el) items(el);
+  // `existing ?? []`: what either side holds.
+  if (v.type === 'LogicalExpression') for (const side of [v.left!, v.right!]) out.push(...elementsOf(ex, side, seen));
+  if (isMember(v) && !v.computed && unwrap(v.object!).type === 'ThisExpression') {
+    const cls = ex.enclosingClassNode();
+    const field = propertyName(v);
+    for (const x of cls && field !== undefined ? fieldPushes(cls, field) : []) {
+      if (unwrap(x).type === 'ArrayExpression') out.push(...elementsOf(ex, x, seen));
+      else items(x);
+    }
+  }
+  // groups.values(), groups.get(k): the arrays the Map is given by `groups.set(k, g)`, each group's elements.
+  const callee = isCall(v) ? unwrap(v.callee!) : undefined;
+  if (callee && isMember(callee) && !callee.computed && (propertyName(callee) === 'get' || propertyName(callee) === 'values')) {
+    // Each group read in the scopes around its `set` (the block that fills the Map, not the one that reads it).
+    const statements = ex.module.statements?.() ?? [];
+    for (const g of mapGroups(ex, unwrap(callee.object!))) {
+      const path = pathTo(statements, g);
+      if (path) out.push(...ex.within(path, () => elementsOf(ex, g, seen)));
+    }
+  }
+  if (v.type === 'Identifier') {
+    const over = loopOver(ex, v.name!);
+    // `for (const ops of groups.values())`: one group of the Map, whose elements any group's are.
+    if (over) {
+      const c = isCall(unwrap(over)) ? unwrap(unwrap(over).callee!) : undefined;
+      if (c && isMember(c) && propertyName(c) === 'values') out.push(...elementsOf(ex, unwrap(over), seen));
+    } else {
+      const writes = ex.writesTo(v.name!);
+      for (const x of writes?.values ?? []) out.push(...elementsOf(ex, x, seen));
+      for (const x of writes?.pushed ?? []) items(x);
+    }
+  }
+  return out.slice(0, 64);
+}
+
+/** What a `for (const x of ...)` loop's variable runs over, when `name` is one. */
+function loopOver(ex: Extractor, name: string): BNode | undefined {
+  const at = ex.declaringNode(name);
+  const left = at?.type === 'ForOfStatement' ? (at as unknown as { left?: BNode }).left : undefined;
+  const id = left?.type === 'VariableDeclaration' && left.declarations?.length === 1 ? left.declarations[0]!.id : undefined;
+  return id?.type === 'Identifier' && id.name === name ? (at as unknown as { right: BNode }).right : undefined;
+}
+
+/** The values a local `new Map()` is given by its `set(key, value)` calls in the block that declares it; none for anything else. */
+function mapGroups(ex: Extractor, m: BNode): BNode[] {
+  const init = m.type === 'Identifier' ? ex.constInit(m.name!) : undefined;
+  const at = m.type === 'Identifier' ? ex.declaringNode(m.name!) : undefined;
+  if (!init || unwrap(init).type !== 'NewExpression' || unwrap(unwrap(init).callee!).type !== 'Identifier' || unwrap(unwrap(init).callee!).name !== 'Map' || !at) return [];
+  const out: BNode[] = [];
+  const stack: BNode[] = [at];
+  while (stack.length > 0 && out.length < 64) {
+    const n = stack.pop()!;
+    const c = isCall(n) ? unwrap(n.callee!) : undefined;
+    if (c && isMember(c) && !c.computed && propertyName(c) === 'set' && unwrap(c.object!).type === 'Identifier' && unwrap(c.object!).name === m.name && n.arguments?.[1]) out.push(n.arguments[1]);
+    pushChildren(n, stack);
+  }
   return out;
 }
 
