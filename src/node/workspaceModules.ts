@@ -1,8 +1,9 @@
 // The workspace's files as the finder follows imports into them (core/query/find/workspace.ts asks, this
 // answers from the file system): a file's text, kept while its modification time is the same, and the
-// rules an import is resolved by: the nearest tsconfig.json's `paths` (with one `extends`), and the
-// workspace's packages by name (a monorepo's `@app/database` is its folder's source, not its build); and
-// its script files, listed for the finder's index of what each file imports (a function's callers).
+// rules an import is resolved by: the nearest tsconfig.json's (or jsconfig.json's) `paths` (with one
+// `extends`), the nearest package.json's subpath imports (`#db/*`), and the workspace's packages by name
+// (a monorepo's `@app/database` is its folder's source, not its build); and its script files, listed for
+// the finder's index of what each file imports (a function's callers).
 
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
@@ -23,6 +24,7 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
   const resolved = new Map<string, string | undefined>();
   const exists = new Map<string, boolean>();
   const tsconfigs = new Map<string, { pattern: string; targets: string[] }[]>();
+  const packageImports = new Map<string, { pattern: string; targets: string[] }[]>();
   let packages: Map<string, { dir: string; entry?: string }> | undefined;
 
   const isFile = (file: string): boolean => {
@@ -47,9 +49,23 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     const known = tsconfigs.get(dir);
     if (known) return known;
     let found: { pattern: string; targets: string[] }[] = [];
-    if (isFile(join(dir, 'tsconfig.json'))) found = readPaths(join(dir, 'tsconfig.json'), 0);
+    // A JavaScript project writes its paths in jsconfig.json, which the editor reads as it reads tsconfig.json.
+    const config = ['tsconfig.json', 'jsconfig.json'].map((name) => join(dir, name)).find(isFile);
+    if (config) found = readPaths(config, 0);
     else if (dir !== dirname(dir) && dir.startsWith(root)) found = pathsFor(dir);
     tsconfigs.set(dir, found);
+    return found;
+  };
+
+  const subpathsFor = (file: string): { pattern: string; targets: string[] }[] => {
+    const dir = dirname(file);
+    const known = packageImports.get(dir);
+    if (known) return known;
+    let found: { pattern: string; targets: string[] }[] = [];
+    // Node's subpath imports (`import x from '#db/users.js'`): the `imports` of the nearest package.json.
+    if (isFile(join(dir, 'package.json'))) found = readSubpathImports(dir);
+    else if (dir !== dirname(dir) && dir.startsWith(root)) found = subpathsFor(dir);
+    packageImports.set(dir, found);
     return found;
   };
 
@@ -67,7 +83,8 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
       const key = `${fromFile}\u0000${specifier}`;
       if (resolved.has(key)) return resolved.get(key);
       packages ??= findPackages(root);
-      const target = resolveSpecifier({ exists: isFile, paths: pathsFor(fromFile), packages }, fromFile, specifier);
+      const paths = specifier.startsWith('#') ? [...subpathsFor(fromFile), ...pathsFor(fromFile)] : pathsFor(fromFile);
+      const target = resolveSpecifier({ exists: isFile, paths, packages }, fromFile, specifier);
       if (resolved.size > 50_000) resolved.clear();
       resolved.set(key, target);
       return target;
@@ -140,6 +157,26 @@ function readPaths(file: string, depth: number): { pattern: string; targets: str
     return readPaths(parent, depth + 1);
   }
   return [];
+}
+
+/**
+ * A package's subpath imports (`"imports": { "#db/*": "./src/db/*" }`), as paths made absolute from its
+ * folder: a target by its `types`, `import`, `node`, `require` or `default` condition where it names several,
+ * each tried in that order; a target outside the package (another package's name) is left out.
+ */
+function readSubpathImports(dir: string): { pattern: string; targets: string[] }[] {
+  const pkg = readJsonc(join(dir, 'package.json')) as { imports?: unknown } | undefined;
+  if (typeof pkg?.imports !== 'object' || pkg.imports === null || Array.isArray(pkg.imports)) return [];
+  const targetsOf = (v: unknown, depth: number): string[] => {
+    if (typeof v === 'string') return v.startsWith('./') ? [resolvePath(dir, v)] : [];
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || depth > 3) return [];
+    const o = v as Record<string, unknown>;
+    return ['types', 'import', 'node', 'require', 'default'].flatMap((c) => targetsOf(o[c], depth + 1));
+  };
+  return Object.entries(pkg.imports as Record<string, unknown>)
+    .filter(([pattern]) => pattern.startsWith('#'))
+    .map(([pattern, v]) => ({ pattern, targets: targetsOf(v, 0) }))
+    .filter((p) => p.targets.length > 0);
 }
 
 /** JSON with comments and trailing commas (tsconfig.json), or undefined. */

@@ -31,6 +31,12 @@ describe('finder: workspace packages on disk', () => {
     write('packages/locks/src/index.ts', "export * as driver from 'mongodb';");
     write('packages/flags/package.json', JSON.stringify({ name: '@shop/flags', exports: './dist/main.js' }));
     write('packages/flags/src/main.ts', 'export const ON = true;');
+    // A JavaScript service: subpath imports in its package.json, paths in its jsconfig.json.
+    write('services/ledger/package.json', JSON.stringify({ name: 'ledger', type: 'module', imports: { '#repos/*': './src/repositories/*', '#config': { types: './types/config.d.ts', default: './src/config.js' }, '#lodash': 'lodash' } }));
+    write('services/ledger/jsconfig.json', JSON.stringify({ compilerOptions: { paths: { '~/*': ['./src/*'] } } }));
+    write('services/ledger/src/repositories/entries.js', "export const ENTRIES = 'entries';");
+    write('services/ledger/src/config.js', 'export default {};');
+    write('services/ledger/src/routes/list.js', "import { ENTRIES } from '#repos/entries.js';");
     // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
     write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
     write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
@@ -54,6 +60,17 @@ describe('finder: workspace packages on disk', () => {
     const from = join(root, 'packages/app/src/catalog.ts');
     assert.equal(modules.resolve(from, '@shop/locks'), join(root, 'packages/locks/src/index.ts'));
     assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
+  });
+
+  it("resolves a subpath import by the nearest package.json's imports, and a path by a jsconfig.json", () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'services/ledger/src/routes/list.js');
+    assert.equal(modules.resolve(from, '#repos/entries.js'), join(root, 'services/ledger/src/repositories/entries.js'));
+    assert.equal(modules.resolve(from, '#config'), join(root, 'services/ledger/src/config.js'));
+    assert.equal(modules.resolve(from, '#lodash'), undefined);
+    assert.equal(modules.resolve(from, '~/repositories/entries.js'), join(root, 'services/ledger/src/repositories/entries.js'));
+    // Outside the package, its imports name nothing.
+    assert.equal(modules.resolve(join(root, 'packages/app/src/catalog.ts'), '#repos/entries.js'), undefined);
   });
 
   it('reads a file again once its modification time changed, from the next turn of the event loop on', async () => {

@@ -150,6 +150,63 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(read('/ws/module/configureFilters.ts', true, false)), ['?.findOne', '?.countDocuments']);
   });
 
+  it("names a collection opened by a name the function takes, from what its calls give it, through a caller's own parameter too", () => {
+    const read = reader({
+      '/ws/scripts/bench.js': [
+        "import { MongoClient } from 'mongodb';",
+        "const LEDGER = 'ledger_entries';",
+        'async function touchAll(uri, dbName, collectionName, ids) {',
+        '  const client = new MongoClient(uri);',
+        '  try {',
+        '    const entries = client.db(dbName).collection(collectionName);',
+        '    await Promise.all(ids.map((id) => entries.updateOne({ _id: id }, { $set: { touched: true } })));',
+        '  } finally {',
+        '    await client.close();',
+        '  }',
+        '}',
+        'async function timeLookups(uri, dbName, collectionName, accounts) {',
+        '  const client = new MongoClient(uri);',
+        '  return client.db(dbName).collection(collectionName).findOne({ account: accounts[0] });',
+        '}',
+        'async function runLookups(uri, dbName, name, accounts) {',
+        '  await timeLookups(uri, dbName, name, accounts);',
+        '  await timeLookups(uri, dbName, name, accounts.slice(1));',
+        '}',
+        "await touchAll('mongodb://localhost', 'bench', LEDGER, [1, 2]);",
+        "await runLookups('mongodb://localhost', 'bench', LEDGER, ['a']);",
+      ].join('\n'),
+      '/ws/src/counters.js': [
+        "export const nextValue = (db, collectionName, key) => db.collection(collectionName).findOneAndUpdate({ _id: key }, { $inc: { seq: 1 } });",
+      ].join('\n'),
+      '/ws/src/orders.js': [
+        "import { nextValue } from './counters.js';",
+        "export const nextOrderNumber = (db) => nextValue(db, 'counters', 'orders');",
+      ].join('\n'),
+    });
+    const qs = mongo(read('/ws/scripts/bench.js'));
+    assert.deepEqual(described(qs), ['ledger_entries.updateOne', 'ledger_entries.findOne']);
+    assert.match(qs[0]!.warnings.join(' '), /The collection is ledger_entries, named by the function's callers: taken from the call of touchAll in bench\.js/);
+    assert.match(qs[1]!.warnings.join(' '), /taken from the 2 calls of timeLookups in bench\.js/);
+    assert.deepEqual(described(read('/ws/src/counters.js')), ['counters.findOneAndUpdate']);
+  });
+
+  it('keeps a collection opened by a name the function takes unnamed when its calls give different names, and names them', () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL).db();',
+      'export async function highest() {',
+      '  const top = async (collectionName) => {',
+      '    const [doc] = await db.collection(collectionName).find({ rank: { $gte: 1 } }).sort({ rank: -1 }).limit(1).toArray();',
+      '    return doc?.rank ?? 0;',
+      '  };',
+      "  return Math.max(await top('players'), await top('retired_players'));",
+      '}',
+    ].join('\n');
+    const qs = mongo(findQueries(text, 'script', 'js', {}).queries);
+    assert.deepEqual(described(qs), ['?.find']);
+    assert.match(qs[0]!.warnings.join(' '), /the parameter collectionName, which the 2 calls of top in this file give as players or retired_players: the query runs on each/);
+  });
+
   it('keeps it unnamed when a module that imports the function passes another collection', () => {
     const read = reader({
       '/ws/audit.ts': [

@@ -345,6 +345,50 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text).map(described), ['refunds.log.find', 'receipts.countDocuments']);
   });
 
+  it("reads a collection of a model the application keeps in a global registry, by the type the module declaring the global gives it", () => {
+    const files: Record<string, string> = {
+      '/ws/src/types.ts': [
+        'export interface Models {',
+        "  ticket: typeof import('./model/ticket').default;",
+        "  audit: Omit<typeof import('./model/audit'), 'log'>;",
+        '}',
+        'export interface DeskGlobal { version: string; models: Models }',
+        'declare global {',
+        '  var Desk: DeskGlobal;',
+        '}',
+      ].join('\n'),
+      '/ws/src/db.ts': "import { MongoClient } from 'mongodb';\nexport const db = new MongoClient(process.env.URL!).db();",
+      '/ws/src/model/ticket.ts': [
+        "import { db } from '../db';",
+        'class TicketModel {',
+        "  static coll = db.collection('ticket');",
+        '}',
+        'global.Desk.models.ticket = TicketModel;',
+        'export default TicketModel;',
+      ].join('\n'),
+      '/ws/src/model/audit.ts': [
+        "import { db } from '../db';",
+        "export const coll = db.collection('audit');",
+        'export function log() {}',
+      ].join('\n'),
+      '/ws/src/service/stats.ts': [
+        'export async function stats() {',
+        '  const { ticket, audit } = global.Desk.models;',
+        '  const open = await ticket.coll.countDocuments({ state: 1 });',
+        "  const late = await Desk.models.ticket.coll.countDocuments({ state: 2 });",
+        "  return [open, late, await audit.coll.countDocuments({ kind: 'login' })];",
+        '}',
+      ].join('\n'),
+    };
+    const listed: WorkspaceModules = { ...workspace(files), files: () => Object.keys(files) };
+    const read = (modules: WorkspaceModules) => findQueries(files['/ws/src/service/stats.ts']!, 'script', 'ts', { file: '/ws/src/service/stats.ts', modules }).queries.map(described);
+    assert.deepEqual(read(listed), ['ticket.countDocuments', 'ticket.countDocuments', 'audit.countDocuments']);
+    // Two modules that declare the same global: which one holds is not known, so nothing is named.
+    const twice: Record<string, string> = { ...files, '/ws/src/other.ts': 'declare global {\n  var Desk: { models: { ticket: { coll: any } } };\n}\nexport {};' };
+    const both: WorkspaceModules = { ...workspace(twice), files: () => Object.keys(twice) };
+    assert.deepEqual(findQueries(twice['/ws/src/service/stats.ts']!, 'script', 'ts', { file: '/ws/src/service/stats.ts', modules: both }).queries.map(described), ['.countDocuments', '.countDocuments', '.countDocuments']);
+  });
+
   it('reads a static property of a class of the same file through its name, and never a parameter of that name', () => {
     const text = [
       "import { MongoClient } from 'mongodb';",

@@ -4,7 +4,8 @@
 // for a module-level function) and, for a module-level one, in the workspace's files that import it by name
 // or reach it through a namespace they import (`new lib.locks.Lock(...)`) (a reverse index of the names each
 // file imports, and of the names a file importing a namespace calls as members, built on the first ask and
-// kept for a while, so an edit does not read the workspace again). The answer is every call's value, or
+// kept for a while, so an edit does not read the workspace again; it also lists the files that declare a
+// global's type, `declare global { var App: AppGlobal }`). The answer is every call's value, or
 // nothing when a call cannot be read (a spread, a value the function is handed to as a callback, more calls
 // or files than the caps): a reader then names the collection only when every value names the same one, and
 // never guesses.
@@ -444,7 +445,7 @@ function recheck(modules: WorkspaceModules, index: ImportIndex, file: string): v
   if (known && known.print === print) return;
   for (const n of known?.names ?? []) index.byName.get(n)?.delete(file);
   const names = text !== undefined && text.length <= 2_000_000 ? importedNames(text) : new Set<string>();
-  if (text !== undefined && text.length <= 2_000_000) for (const n of namespaceCalledNames(text)) names.add(n);
+  if (text !== undefined && text.length <= 2_000_000) for (const n of [...namespaceCalledNames(text), ...declaredGlobals(text)]) names.add(n);
   index.byFile.set(file, { print, names });
   for (const n of names) {
     const set = index.byName.get(n);
@@ -468,6 +469,31 @@ function namespaceCalledNames(text: string): Set<string> {
   MEMBER_CALL.lastIndex = 0;
   for (let m = MEMBER_CALL.exec(text); m; m = MEMBER_CALL.exec(text)) out.add(`.${m[1]!}`);
   return out;
+}
+
+/** `declare global { ... }`: a module that declares globals. */
+const DECLARE_GLOBAL = /\bdeclare\s+global\s*\{/;
+/** `var App: AppGlobal`: a variable declared with its type (in a `declare global` block, the parse says). */
+const TYPED_VAR = /\b(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*:/g;
+
+/**
+ * In a file that writes `declare global`, the variables it may declare there, each as `global name`:
+ * the files that may declare a global's type, for filesDeclaringGlobal.
+ */
+function declaredGlobals(text: string): Set<string> {
+  const out = new Set<string>();
+  if (!DECLARE_GLOBAL.test(text)) return out;
+  TYPED_VAR.lastIndex = 0;
+  for (let m = TYPED_VAR.exec(text); m; m = TYPED_VAR.exec(text)) out.add(`global ${m[1]!}`);
+  return out;
+}
+
+/**
+ * The workspace's files that may declare the global `name` with its type (`declare global { var App:
+ * AppGlobal }`), from the same index as filesImporting; the caller reads each file's syntax to be sure.
+ */
+export function filesDeclaringGlobal(modules: WorkspaceModules, name: string): string[] {
+  return filesImporting(modules, `global ${name}`);
 }
 
 /** A text's length and a 32-bit FNV-1a hash of it. */

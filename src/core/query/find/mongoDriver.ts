@@ -25,8 +25,8 @@ import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './type
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
 import { familyIn, familySentence } from './family';
-import { isForeign } from './workspace';
-import { functionOf, libraryOf, originOf, overridesOf, signatureReturnOrigin } from './origin';
+import { exportedBinding, isForeign } from './workspace';
+import { functionOf, globalMemberType, libraryOf, originOf, overridesOf, signatureReturnOrigin, typeofTarget } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
 import { requiredModule } from './scope';
 
@@ -281,7 +281,8 @@ function readBulkOperation(ex: Extractor, coll: FoundCollection, op: ChainCall, 
  * from literal operations (`const ops = []; ops.push({ updateOne: ... })`, `items.map((i) => ({ ... }))`,
  * `await coll.find(q).map((d) => ({ ... })).toArray()`), or returned by a function or method of the same
  * file (`bulkWrite(rankOperations(players))`, `Promise.all(docs.map((d) => this.toOperation(d)))`), or
- * given by the calls of a local function whose parameter it is.
+ * given by the calls of a local function whose parameter it is; a property of each element of an array
+ * mapped (`group.map((e) => e.operation)`), the elements as elementsOf reads them.
  */
 function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
   const out: BNode[] = [];
@@ -306,7 +307,15 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       const given = v.arguments?.[0] ? unwrap(v.arguments[0]) : undefined;
       const r = given?.type === 'Identifier' ? ex.lookup(given.name!) : undefined;
       const named = r && 'fn' in r.binding ? r.binding.fn : r && 'init' in r.binding && !r.mutated ? r.binding.init : undefined;
-      for (const x of returnedValues(named ?? given)) add(x, depth + 1);
+      const fn = named ?? given;
+      const first = fn && ['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration'].includes(unwrap(fn).type) ? unwrap(fn).params?.[0] : undefined;
+      for (const x of returnedValues(fn)) {
+        // groups.map((entry) => entry.operation): that property of each element of the array mapped.
+        const ux = unwrap(x);
+        const key = first?.type === 'Identifier' && isMember(ux) && !ux.computed && unwrap(ux.object!).type === 'Identifier' && unwrap(ux.object!).name === first.name ? propertyName(ux) : undefined;
+        if (key === undefined) add(x, depth + 1);
+        else for (const el of elementsOf(ex, unwrap(v.callee!).object!, new Set())) add(heldAt(ex.resolve(el), key), depth + 1);
+      }
       return;
     }
     if (isCall(v)) {
@@ -343,6 +352,85 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
     }
   };
   add(arg, 0);
+  return out;
+}
+
+/**
+ * The elements an array holds, as the code shows them: an array literal's; a field's, pushed by the class's
+ * methods (fieldPushes); a local's, from the arrays it is given and what is pushed into it; and a group of
+ * elements collected by key in a local Map (`const groups = new Map(); for (const op of this.pending) {
+ * const g = groups.get(k) ?? []; g.push(op); groups.set(k, g); } for (const ops of groups.values()) ...`),
+ * the elements pushed into the arrays the map is given. An element that is a loop's variable over an array
+ * stands for that array's elements. At most 64.
+ */
+function elementsOf(ex: Extractor, e: BNode, seen: Set<BNode>): BNode[] {
+  const v = unwrap(e);
+  if (seen.has(v) || seen.size > 64) return [];
+  seen.add(v);
+  const out: BNode[] = [];
+  const items = (x: BNode) => {
+    const u = unwrap(x);
+    if (u.type === 'SpreadElement' && u.argument) out.push(...elementsOf(ex, u.argument, seen));
+    else if (u.type === 'Identifier' && loopOver(ex, u.name!)) out.push(...elementsOf(ex, loopOver(ex, u.name!)!, seen));
+    else out.push(u);
+  };
+  if (v.type === 'ArrayExpression') for (const el of v.elements ?? []) if (el) items(el);
+  // `existing ?? []`: what either side holds.
+  if (v.type === 'LogicalExpression') for (const side of [v.left!, v.right!]) out.push(...elementsOf(ex, side, seen));
+  if (isMember(v) && !v.computed && unwrap(v.object!).type === 'ThisExpression') {
+    const cls = ex.enclosingClassNode();
+    const field = propertyName(v);
+    for (const x of cls && field !== undefined ? fieldPushes(cls, field) : []) {
+      if (unwrap(x).type === 'ArrayExpression') out.push(...elementsOf(ex, x, seen));
+      else items(x);
+    }
+  }
+  // groups.values(), groups.get(k): the arrays the Map is given by `groups.set(k, g)`, each group's elements.
+  const callee = isCall(v) ? unwrap(v.callee!) : undefined;
+  if (callee && isMember(callee) && !callee.computed && (propertyName(callee) === 'get' || propertyName(callee) === 'values')) {
+    // Each group read in the scopes around its `set` (the block that fills the Map, not the one that reads it).
+    const statements = ex.module.statements?.() ?? [];
+    for (const g of mapGroups(ex, unwrap(callee.object!))) {
+      const path = pathTo(statements, g);
+      if (path) out.push(...ex.within(path, () => elementsOf(ex, g, seen)));
+    }
+  }
+  if (v.type === 'Identifier') {
+    const over = loopOver(ex, v.name!);
+    // `for (const ops of groups.values())`: one group of the Map, whose elements any group's are.
+    if (over) {
+      const c = isCall(unwrap(over)) ? unwrap(unwrap(over).callee!) : undefined;
+      if (c && isMember(c) && propertyName(c) === 'values') out.push(...elementsOf(ex, unwrap(over), seen));
+    } else {
+      const writes = ex.writesTo(v.name!);
+      for (const x of writes?.values ?? []) out.push(...elementsOf(ex, x, seen));
+      for (const x of writes?.pushed ?? []) items(x);
+    }
+  }
+  return out.slice(0, 64);
+}
+
+/** What a `for (const x of ...)` loop's variable runs over, when `name` is one. */
+function loopOver(ex: Extractor, name: string): BNode | undefined {
+  const at = ex.declaringNode(name);
+  const left = at?.type === 'ForOfStatement' ? (at as unknown as { left?: BNode }).left : undefined;
+  const id = left?.type === 'VariableDeclaration' && left.declarations?.length === 1 ? left.declarations[0]!.id : undefined;
+  return id?.type === 'Identifier' && id.name === name ? (at as unknown as { right: BNode }).right : undefined;
+}
+
+/** The values a local `new Map()` is given by its `set(key, value)` calls in the block that declares it; none for anything else. */
+function mapGroups(ex: Extractor, m: BNode): BNode[] {
+  const init = m.type === 'Identifier' ? ex.constInit(m.name!) : undefined;
+  const at = m.type === 'Identifier' ? ex.declaringNode(m.name!) : undefined;
+  if (!init || unwrap(init).type !== 'NewExpression' || unwrap(unwrap(init).callee!).type !== 'Identifier' || unwrap(unwrap(init).callee!).name !== 'Map' || !at) return [];
+  const out: BNode[] = [];
+  const stack: BNode[] = [at];
+  while (stack.length > 0 && out.length < 64) {
+    const n = stack.pop()!;
+    const c = isCall(n) ? unwrap(n.callee!) : undefined;
+    if (c && isMember(c) && !c.computed && propertyName(c) === 'set' && unwrap(c.object!).type === 'Identifier' && unwrap(c.object!).name === m.name && n.arguments?.[1]) out.push(n.arguments[1]);
+    pushChildren(n, stack);
+  }
   return out;
 }
 
@@ -392,6 +480,9 @@ export function readMongoChain(ex: Extractor, coll: FoundCollection, chain: Chai
 /** A collection read in another module, its name's range moved to the call of this file when it was written there. */
 /** What a parameter is without its callers, and its name as the hover writes it (`coll`, or `coll()` for one called). */
 interface Unnamed { found: FoundCollection; parameter: string; called?: boolean }
+
+/** What the argument of `db.collection(...)` names, without where: a FoundCollection's name and how it was known. */
+type CollectionName = Omit<FoundCollection, 'flavour' | 'nameRange' | 'database'>;
 
 /** `f()` for a function `f` a caller gives: a call written where `f` is, with no arguments. */
 function calledWithNothing(f: BNode): BNode {
@@ -748,28 +839,7 @@ class Collections {
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
         const database = this.databaseOf(unwrap(callee.object!), depth + 1);
         const where = { flavour, nameRange: range(unwrap(arg)), ...(database !== undefined ? { database } : {}) };
-        const name = this.ex.stringOf(arg, 0);
-        if (name !== undefined) return { name, ...where };
-        // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
-        const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
-        if (fromInstance !== undefined) return { name: fromInstance, ...where };
-        // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
-        const between = this.namesBetween(arg);
-        if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}), ...where };
-        // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
-        const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
-        const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
-        if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name!, ...where };
-        // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
-        const family = familyIn(this.ex, arg);
-        if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
-        // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
-        const returned = this.calledName(arg, depth + 1);
-        if (returned) return { ...returned, ...where };
-        // db.collection(env.entries_collection): a name set at run time, but named for the collection.
-        const argName = this.ex.lastName(arg);
-        const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
-        return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))), ...where } : { name: '', ...where };
+        return { ...this.nameIn(arg, depth + 1), ...where };
       }
       // mongo.tenants(): a method of the application's own object, typed by a class or by an interface a
       // class of the workspace implements, read by what its implementation returns; else by the type the
@@ -794,6 +864,9 @@ class Collections {
       // Orders.coll where the class declares `static coll = db.collection('orders')`; orders.coll through `import * as orders`.
       const declared = obj.type === 'Identifier' && name !== undefined && !e.computed && !followed ? this.declaredOn(obj, name, e, depth) : undefined;
       if (declared) return declared;
+      // orders.coll where `const { orders } = global.App.models`: what the global's declared type says it is.
+      const fromGlobal = name !== undefined && !e.computed && !followed ? this.globalMember(obj, name, e, depth) : undefined;
+      if (fromGlobal) return fromGlobal;
       // this.collection where the class's constructor assigns it (`this.collection = db.collection('counters')`):
       // what it holds, not the driver's method.
       const own = name !== undefined && DB_METHODS.has(name) && obj.type === 'ThisExpression' && followed ? this.of(this.ex.follow(e), depth + 1) : undefined;
@@ -881,7 +954,11 @@ class Collections {
     const binding = this.ex.lookup(obj.name!)?.binding;
     if (!binding || !('unknown' in binding) || (binding.cls === undefined && binding.from === undefined)) return undefined;
     const cls = this.ex.classOf(obj, 0);
-    if (!cls) return undefined;
+    return cls ? this.staticOn(cls, name, at, depth) : undefined;
+  }
+
+  /** The collection a class's static property (or that of a class it extends) opens, read where it is written, shown at `at`. */
+  private staticOn(cls: { ex: Extractor; node: BNode }, name: string, at: BNode, depth: number): FoundCollection | undefined {
     for (const c of cls.ex.lineage(cls.node)) {
       const value = staticValue(c.node, name);
       if (!value) continue;
@@ -891,6 +968,26 @@ class Collections {
       return atCall(c.ex.inClass(c.node, () => reader.of(value, depth + 1)), at);
     }
     return undefined;
+  }
+
+  /**
+   * `orders.coll` where `const { orders } = global.App.models` (or `App.models.orders.coll`) and the module
+   * that declares the global types that member `typeof import('./orders').default` (a class: its static
+   * property) or `typeof import('./orders')` (a module: its exported constant): the collection read where
+   * it is written, shown at `at`.
+   */
+  private globalMember(obj: BNode, name: string, at: BNode, depth: number): FoundCollection | undefined {
+    if (depth > MAX_RESOLVE_DEPTH - 2 || this.ex.assignedField(at)) return undefined;
+    const declared = globalMemberType(this.ex, obj);
+    const target = declared ? typeofTarget(declared.ex, declared.type) : undefined;
+    if (!target) return undefined;
+    if ('cls' in target) return this.staticOn({ ex: target.ex, node: target.cls }, name, at, depth);
+    const { modules } = this.ex.context;
+    const found = modules ? exportedBinding(modules, target.namespace, name) : undefined;
+    if (!found || !('module' in found)) return undefined;
+    const reader = this.ex.forModule(found.module);
+    const b = reader.module.names.get(found.local);
+    return b && 'init' in b && !reader.module.mutated.has(found.local) ? atCall(new Collections(reader).of(b.init, depth + 1), at) : undefined;
   }
 
   /**
@@ -936,6 +1033,55 @@ class Collections {
     const implementedBy = { method, by: `${n === 1 ? 'the implementation' : `the ${n} implementations`} of ${method} in ${[...files].join(', ')}`, names };
     if (names.length === 1 && first) return { ...first, nameRange: range(callee.property!), implementedBy };
     return { name: '', flavour: 'driver', nameRange: range(callee.property!), implementedBy };
+  }
+
+  /**
+   * What the argument of `db.collection(...)` names: a string, a field an instance's class sets, names a
+   * conditional chooses between, a family, a name a function returns, the names a parameter's callers give
+   * it, a parameter's default, else a guess from the argument's own name, or nothing (chosen at run time).
+   */
+  private nameIn(arg: BNode, depth: number): CollectionName {
+    const name = this.ex.stringOf(arg, 0);
+    if (name !== undefined) return { name };
+    // db.collection(this.store.collections.guilds.name): a field the instance's class sets from what its `new` gives.
+    const fromInstance = unwrap(arg).type === 'MemberExpression' ? instanceString(this.ex, unwrap(arg)) : undefined;
+    if (fromInstance !== undefined) return { name: fromInstance };
+    // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
+    const between = this.namesBetween(arg);
+    if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}) };
+    // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
+    const family = familyIn(this.ex, arg);
+    if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))) };
+    // db.collection(this.itemsName(tenant)): the name, or the family, a function or method returns.
+    const returned = this.calledName(arg, depth);
+    if (returned) return returned;
+    // db.collection(collectionName) where every call of the function gives the parameter the same name.
+    const given = this.givenName(arg, depth);
+    if (given) return given;
+    // db.collection(collectionName) where `{ collectionName = 'entries' }` is a parameter.
+    const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
+    const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
+    if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name! };
+    // db.collection(env.entries_collection): a name set at run time, but named for the collection.
+    const argName = this.ex.lastName(arg);
+    const named = argName !== undefined ? NAMED_FOR_COLLECTION.exec(argName) : null;
+    return named ? { name: named[1]!, namedAfter: this.ex.text(range(unwrap(arg))) } : { name: '' };
+  }
+
+  /**
+   * `db.collection(collectionName)` where `collectionName` is a parameter of a function declared under a
+   * name: the name every call of it gives (read as nameIn reads it where the call is, so a caller's own
+   * parameter is named by its callers in turn), or, where the calls name different collections, none, the
+   * hover naming them.
+   */
+  private givenName(arg: BNode, depth: number): CollectionName | undefined {
+    const a = unwrap(arg);
+    if (a.type !== 'Identifier' || depth > MAX_RESOLVE_DEPTH - 2 || !this.ex.parameterOf(a.name!)) return undefined;
+    const unnamed: Unnamed = { found: { name: '', flavour: 'driver', nameRange: range(a) }, parameter: a.name! };
+    const found = this.agreed(callersOf(this.ex, a.name!), a, depth, unnamed, (ex, value) => ({ ...new Collections(ex).nameIn(value, depth + 1), flavour: 'driver', nameRange: range(value) }));
+    if (!found) return undefined;
+    const { flavour: _f, nameRange: _r, ...name } = found;
+    return name;
   }
 
   /**
@@ -1212,16 +1358,18 @@ class Collections {
    * The collection every one of the callers' values names, shown at `e`. With `unnamed` (what the parameter
    * is without its callers), callers that each name a collection but not the same one give `unnamed` with
    * the collections they name between them (givenAmong): still no name, never one of them. With
-   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns.
+   * `unnamed.called`, each value is a function the parameter is called as, read by what it returns; with
+   * `readValue`, each value is read by it (a collection's name a parameter is given: givenName).
    */
-  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed): FoundCollection | undefined {
+  private agreed(callers: Callers | undefined, e: BNode, depth: number, unnamed?: Unnamed, readValue?: (ex: Extractor, value: BNode) => FoundCollection | undefined): FoundCollection | undefined {
     if (!callers || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     let first: FoundCollection | undefined;
     let differ = false;
     const names: string[] = [];
     const files = new Set<string>();
+    const read = readValue ?? ((ex: Extractor, value: BNode) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
     for (const v of callers.values) {
-      const c = v.read((ex, value) => new Collections(ex).of(unnamed?.called ? calledWithNothing(value) : value, depth + 1));
+      const c = v.read(read);
       if (!c || c.name === '' || c.typedAs !== undefined || c.namedAfter !== undefined || c.heldAs !== undefined || c.alternatives !== undefined || c.defaultOf !== undefined || c.givenAmong !== undefined) return undefined;
       if (first && (c.name !== first.name || c.database !== first.database || c.flavour !== first.flavour)) {
         if (!unnamed) return undefined;

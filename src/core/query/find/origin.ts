@@ -9,11 +9,11 @@
 // UserRepository extends Repository<User>`) is that library's. A reader asks before it falls back on
 // names, so a call is read as the library its receiver comes from and never by the file's other imports.
 
-import { callersOf, filesImporting, type Callers } from './callers';
+import { callersOf, filesDeclaringGlobal, filesImporting, type Callers } from './callers';
 import type { Extractor } from './extractor';
 import { typeAnnotationOf } from './scope';
 import { heldAt, isCall, isMember, propertyName, pushChildren, unwrap, type BNode } from './syntax';
-import { foreignModule } from './workspace';
+import { exportedBinding, foreignModule } from './workspace';
 
 export type Library = 'knex' | 'pg' | 'postgres' | 'mongodb-collection' | 'mongodb-db' | 'prisma' | 'mongoose-model' | 'typeorm-repository' | 'typeorm-manager';
 
@@ -579,6 +579,116 @@ export function typeOrigin(ex: Extractor, t: BNode, depth: number): Origin | und
   }
   if (last !== undefined) return undefined;
   return typeBindingOrigin(ex, name, depth + 1);
+}
+
+/** What the global object is called: `global.App`, `globalThis.App`. */
+const GLOBAL_OBJECTS = new Set(['global', 'globalThis']);
+
+/**
+ * The type the workspace declares for a value read from a global (`global.App.models.orders`,
+ * `App.models.orders`, `const { orders } = global.App.models`, where a module writes `declare global {
+ * var App: AppGlobal }`): the last member's declared type, followed through the interfaces and type
+ * literals of the module that declares the global and the modules it imports them from. Undefined when no
+ * module or more than one declares the global, or a member's type is not written.
+ */
+export function globalMemberType(ex: Extractor, e: BNode): { ex: Extractor; type: BNode } | undefined {
+  const chain = globalChain(ex, e, 0);
+  if (!chain || chain.length === 0) return undefined;
+  let at = declaredGlobal(ex, chain[0]!);
+  for (const member of chain.slice(1)) at = at ? memberType(at.ex, at.type, member, 0) : undefined;
+  return at;
+}
+
+/** The names from a global down to a value (`global.App.models` and `const { orders } = ...` give App, models, orders). */
+function globalChain(ex: Extractor, e: BNode, depth: number): string[] | undefined {
+  const parts: string[] = [];
+  let cur = unwrap(e);
+  for (let i = 0; i < 8 && isMember(cur) && !cur.computed; i++) {
+    parts.unshift(propertyName(cur) ?? '');
+    cur = unwrap(cur.object!);
+  }
+  if (cur.type !== 'Identifier' || depth > 3) return undefined;
+  const r = ex.lookup(cur.name!);
+  // A name no scope or module declares: a global (`global` itself, or `App` read bare).
+  if (!r) return GLOBAL_OBJECTS.has(cur.name!) ? parts : [cur.name!, ...parts];
+  const part = ex.partOf(cur.name!);
+  const base = part?.of ? globalChain(ex, part.of, depth + 1) : 'init' in r.binding && !r.mutated ? globalChain(ex, r.binding.init, depth + 1) : undefined;
+  return base ? [...base, ...(part?.path ?? []), ...parts] : undefined;
+}
+
+/** The type of the global `name` the one module of the workspace that declares it writes (`declare global { var name: T }`). */
+function declaredGlobal(ex: Extractor, name: string): { ex: Extractor; type: BNode } | undefined {
+  const { modules } = ex.context;
+  if (!modules?.files || ex.isForeign) return undefined;
+  let found: { ex: Extractor; type: BNode } | undefined;
+  for (const f of filesDeclaringGlobal(modules, name)) {
+    const m = foreignModule(modules, f);
+    for (const st of (m?.program.body as BNode[] | undefined) ?? []) {
+      if (st.type !== 'TSModuleDeclaration' || (st as unknown as { kind?: string }).kind !== 'global') continue;
+      for (const d of ((st as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).filter((x) => x.type === 'VariableDeclaration')) {
+        for (const v of d.declarations ?? []) {
+          const t = v.id?.type === 'Identifier' && v.id.name === name ? typeAnnotationOf(v.id) : undefined;
+          if (!t) continue;
+          if (found) return undefined;
+          found = { ex: ex.forModule(m!), type: t };
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** The declared type of a member of a type: a property of an interface or a type literal, through aliases, imports and Omit-like wrappers. */
+function memberType(ex: Extractor, t: BNode, name: string, depth: number): { ex: Extractor; type: BNode } | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (t.type === 'TSTypeReference') {
+    const typeName = (t as unknown as { typeName: BNode }).typeName;
+    const params = (t as unknown as { typeParameters?: { params?: BNode[] } }).typeParameters?.params ?? [];
+    if (typeName.type !== 'Identifier') return undefined;
+    if (SAME_MEMBERS.has(typeName.name!)) return params[0] ? memberType(ex, params[0], name, depth + 1) : undefined;
+    const b = ex.module.names.get(typeName.name!);
+    if (b && 'unknown' in b && b.typeNode) return memberType(ex, b.typeNode, name, depth + 1);
+    const other = ex.imported(typeName.name!);
+    const ob = other ? other.ex.module.names.get(other.local) : undefined;
+    return other && ob && 'unknown' in ob && ob.typeNode ? memberType(other.ex, ob.typeNode, name, depth + 1) : undefined;
+  }
+  const members = t.type === 'TSInterfaceDeclaration' ? (t as unknown as { body: { body: BNode[] } }).body.body
+    : t.type === 'TSTypeLiteral' ? (t as unknown as { members: BNode[] }).members : undefined;
+  const m = members?.find((x) => x.type === 'TSPropertySignature' && x.key && !x.computed && (x.key.name ?? x.key.value) === name);
+  const declared = m ? typeAnnotationOf(m) : undefined;
+  return declared ? { ex, type: declared } : undefined;
+}
+
+/**
+ * What a `typeof` type names: a class (`typeof import('./orders').default`, `typeof Orders`) or a module's
+ * namespace (`typeof import('./orders')`, also inside Omit, Pick and the like): the class with the extractor
+ * of its module, or the module's file; undefined for anything else.
+ */
+export function typeofTarget(ex: Extractor, t: BNode, depth = 0): { ex: Extractor; cls: BNode } | { namespace: string } | undefined {
+  if (depth > 4) return undefined;
+  if (t.type === 'TSTypeReference') {
+    const typeName = (t as unknown as { typeName: BNode }).typeName;
+    const params = (t as unknown as { typeParameters?: { params?: BNode[] } }).typeParameters?.params ?? [];
+    return typeName.type === 'Identifier' && SAME_MEMBERS.has(typeName.name!) && params[0] ? typeofTarget(ex, params[0], depth + 1) : undefined;
+  }
+  if (t.type !== 'TSTypeQuery') return undefined;
+  const of = (t as unknown as { exprName?: BNode }).exprName;
+  if (of?.type === 'Identifier') {
+    const cls = ex.classOf(of, 0);
+    return cls ? { ex: cls.ex, cls: cls.node } : undefined;
+  }
+  if (of?.type !== 'TSImportType') return undefined;
+  const it = of as unknown as { argument?: BNode & { literal?: BNode }; qualifier?: BNode | null };
+  const source = it.argument?.type === 'TSLiteralType' ? it.argument.literal : it.argument;
+  const { modules, file } = ex.context;
+  const target = source?.type === 'StringLiteral' && modules && file !== undefined ? modules.resolve(file, source.value as string) : undefined;
+  if (!target || !modules) return undefined;
+  if (!it.qualifier) return { namespace: target };
+  if (it.qualifier.type !== 'Identifier') return undefined;
+  const found = exportedBinding(modules, target, it.qualifier.name!);
+  if (!found || !('module' in found)) return undefined;
+  const cls = ex.forModule(found.module).classNamed(found.local);
+  return cls ? { ex: cls.ex, cls: cls.node } : undefined;
 }
 
 function libraryType(lib: Record<string, Library>, name: string, typeArg?: BNode): { library: Library; entity?: string } | undefined {
