@@ -12,6 +12,7 @@ import { normalisePlaceholders } from './placeholders';
 import { runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
+import { declareNames, type Binding } from './scope';
 import { cookedOf, isCall, isMember, keyName, propertyName, pushChildren, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
@@ -651,18 +652,20 @@ function returnedProperty(ex: Extractor, at: BNode): FoundSqlQuery[] {
 /** The values a function returns (at most 8, a nested function's returns not among them) and the names it declares. */
 function returnsOfFunction(fn: BNode): { returns: BNode[]; locals: Set<string> } {
   const returns: BNode[] = [];
-  const locals = new Set<string>();
+  const declared = new Map<string, Binding>();
+  for (const p of fn.params ?? []) declareNames(p, declared);
   const body = fn.body as BNode;
-  if (body.type !== 'BlockStatement') return { returns: [unwrap(body)], locals };
+  const locals = () => new Set(declared.keys());
+  if (body.type !== 'BlockStatement') return { returns: [unwrap(body)], locals: locals() };
   const stack: BNode[] = [body];
   while (stack.length > 0) {
     const n = stack.pop()!;
     if (n.type === 'ReturnStatement' && n.argument) returns.push(unwrap(n.argument));
-    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier') locals.add(n.id.name!);
+    if (n.type === 'VariableDeclarator') declareNames(n.id, declared);
     if (FUNCTION_TYPES.has(n.type) || n.type === 'ClassMethod' || n.type === 'ObjectMethod') continue;
     pushChildren(n, stack);
   }
-  return { returns: returns.length <= 8 ? returns.sort((a, b) => a.start - b.start) : [], locals };
+  return { returns: returns.length <= 8 ? returns.sort((a, b) => a.start - b.start) : [], locals: locals() };
 }
 
 const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
