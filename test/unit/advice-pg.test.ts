@@ -147,6 +147,12 @@ describe('advice: PostgreSQL candidates', () => {
     assert.deepEqual(both.suggestions.map((s) => `${s.action} ${cols(s)}`), ['keep orders(created_at DESC)', 'keep customers(country, id)']);
   });
 
+  it('advises the query a cursor is declared for', async () => {
+    const a = await advisePostgres('DECLARE batch NO SCROLL CURSOR WITH HOLD FOR SELECT id, total FROM invoices WHERE shop_id = $1 ORDER BY issued_at');
+    assert.equal(a.refusal, undefined);
+    assert.equal(cols(a.suggestions[0]), 'invoices(shop_id, issued_at)');
+  });
+
   it('advises an UPDATE on its WHERE', async () => {
     const a = await advisePostgres("UPDATE accounts SET balance = 0 WHERE owner = 'x' AND closed_at < now()");
     assert.equal(cols(a.suggestions[0]), 'accounts(owner, closed_at)');

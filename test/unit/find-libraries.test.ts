@@ -1324,6 +1324,20 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs.map((q) => q.sql), ['SELECT id FROM events WHERE owner = $1 ORDER BY id', 'SELECT * FROM audit WHERE actor = $1']);
       assert.deepEqual(keys(qs[0]!), ['events(owner, id)']);
     });
+    it('reads a cursor declared for a query, and not a text that only starts with the word', () => {
+      const qs = sql([
+        `import { Pool } from 'pg';`,
+        `const pool = new Pool();`,
+        'export async function exportRows(client, owner: string) {',
+        "  await client.query('BEGIN');",
+        '  await client.query(`DECLARE rows_out CURSOR FOR SELECT id, total FROM invoices WHERE owner = $1 ORDER BY id`, [owner]);',
+        "  await client.query('FETCH 500 FROM rows_out');",
+        "  await pool.query('declare the winner', []);",
+        '}',
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.sql), ['DECLARE rows_out CURSOR FOR SELECT id, total FROM invoices WHERE owner = $1 ORDER BY id']);
+      assert.deepEqual(keys(qs[0]!), ['invoices(owner, id)']);
+    });
     it('reads a function called in a schema chosen at run time, and an assignment list beside a column named by a keyword', () => {
       const qs = sql([
         `import { Pool } from 'pg';`,

@@ -748,6 +748,78 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     assert.deepEqual(findQueries(text, 'script', 'js').queries, []);
   });
 
+  it('reads the statements a function returns as a property of an object, with the arguments the call gives it', () => {
+    const files = {
+      '/ws/lib/jsonPatch.ts': [
+        'export function patchSettings(opts: { table: string; match: string; keys: unknown[]; path: string; value?: unknown }) {',
+        '  const { table, match, keys, path, value } = opts;',
+        '  const p = keys.length + 1;',
+        '  if (value === undefined) {',
+        '    return { text: `UPDATE "${table}" SET settings = settings #- ARRAY[$${p}::text] WHERE ${match}`, values: [...keys, path] };',
+        '  }',
+        '  return {',
+        '    text: `UPDATE "${table}" SET settings = jsonb_set(settings, ARRAY[$${p}::text], $${p + 1}::jsonb) WHERE ${match}`,',
+        '    values: [...keys, path, JSON.stringify(value)],',
+        '  };',
+        '}',
+        'export function upsertRow(table: string, row: object) {',
+        "  const cols = Object.keys(row).join(', ');",
+        '  return { text: `INSERT INTO ${table} (${cols}) VALUES ($1)` };',
+        '}',
+        "const match = 'archived = false';",
+        'export function notesWhere([match]: string[]) {',
+        '  return { text: `SELECT id FROM notes WHERE ${match}` };',
+        '}',
+      ].join('\n'),
+    };
+    const text = [
+      "import { Pool } from 'pg';",
+      "import { notesWhere, patchSettings, upsertRow } from '../lib/jsonPatch';",
+      'const pool = new Pool();',
+      "const SHOPS = 'shop';",
+      'export async function setShopSetting(shopId: number, path: string, value: unknown) {',
+      "  const { text, values } = patchSettings({ table: SHOPS, match: 'shop_id = $1', keys: [shopId], path, value });",
+      '  await pool.query(text, values);',
+      '}',
+      'export async function setStoreSetting(path: string, value: unknown) {',
+      "  const q = patchSettings({ table: 'store', match: 'id = true', keys: [], path, value });",
+      '  await pool.query(q.text, q.values);',
+      '}',
+      'export async function save(row: object) {',
+      "  const { text } = upsertRow('shop', row);",
+      '  await pool.query(text);',
+      '}',
+      'export async function notes(where: string) {',
+      '  const q = notesWhere([where]);',
+      '  await pool.query(q.text);',
+      '}',
+      'function ownFilter(owner: string) {',
+      '  return { sql: `SELECT id FROM invoices WHERE ${owner} = $1`, args: [] };',
+      '}',
+      'export async function mine(id: number) {',
+      "  const { sql } = ownFilter('owner_id');",
+      '  return pool.query(sql, [id]);',
+      '}',
+    ].join('\n');
+    const modules = workspace({ ...FILES, ...files });
+    const qs = findQueries(text, 'script', 'ts', { file: '/ws/services/settings.ts', modules }).queries.filter((q): q is FoundSqlQuery => q.engine === 'postgres');
+    assert.deepEqual(qs.map((q) => q.sql), [
+      'UPDATE "shop" SET settings = settings #- ARRAY[$2::text] WHERE shop_id = $1',
+      'UPDATE "shop" SET settings = jsonb_set(settings, ARRAY[$2::text], $3::jsonb) WHERE shop_id = $1',
+      'UPDATE "store" SET settings = settings #- ARRAY[$1::text] WHERE id = true',
+      'UPDATE "store" SET settings = jsonb_set(settings, ARRAY[$1::text], $2::jsonb) WHERE id = true',
+      'SELECT id FROM invoices WHERE owner_id = $1',
+    ]);
+    assert.match(qs[0]!.warnings.join(' '), /what patchSettings\(\) returns as `text` \(in \.\.\/lib\/jsonPatch\.ts\), read with this call's arguments/);
+    assert.match(qs[0]!.warnings.join(' '), /one of the 2 statements patchSettings\(\) returns/);
+    // Mapped to the name at the call, with a run of no SQL over it: never written back.
+    const at = text.indexOf('text, values);');
+    assert.deepEqual(qs[0]!.textRange, { start: at, end: at + 'text'.length });
+    assert.ok(qs.every((q) => q.runs[0]![2] === 0));
+    // Without the workspace, only the function of this file is read.
+    assert.deepEqual(findQueries(text, 'script', 'ts').queries.map((q) => (q as FoundSqlQuery).sql), ['SELECT id FROM invoices WHERE owner_id = $1']);
+  });
+
   it("never reads an array's find(fn) as a collection's", () => {
     const qs = findQueries("export const owner = (collection: { members: { userId: number }[] }, id: number) => collection.members.find((m) => m.userId === id);", 'script', 'ts').queries;
     assert.deepEqual(qs, []);

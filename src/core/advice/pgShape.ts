@@ -247,6 +247,8 @@ function readStatement(stmt: unknown, text: SourceText, out: PgShape[], top: boo
     return undefined;
   }
   if ('ExplainStmt' in stmt) return readStatement(get(stmt['ExplainStmt'], 'query'), text, out, false);
+  // `DECLARE c CURSOR FOR SELECT ...`: the rows are the query's, read as the cursor is fetched.
+  if ('DeclareCursorStmt' in stmt) return readStatement(get(stmt['DeclareCursorStmt'], 'query'), text, out, false);
   if ('InsertStmt' in stmt) {
     const sel = get(stmt['InsertStmt'], 'selectStmt');
     if (isObj(sel) && 'SelectStmt' in sel) readSelect(sel['SelectStmt'], text, out, false, undefined);

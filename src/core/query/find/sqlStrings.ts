@@ -12,13 +12,14 @@ import { normalisePlaceholders } from './placeholders';
 import { runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
+import { declareNames, type Binding } from './scope';
 import { cookedOf, isCall, isMember, keyName, propertyName, pushChildren, range, unwrap, type BNode } from './syntax';
 import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlValue } from './types';
 
 /** `EXPLAIN ${statement}` of a statement this file does not show (a helper's parameter): no query of its own. */
 const EXPLAIN_OF_UNKNOWN = /^\s*explain\b(\s*\([^)]*\))?(\s+(analy[sz]e|verbose))*\s+\$\d+\s*;?\s*$/i;
 
-const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain)\b/i;
+const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain|declare\s+\S+\s+(?:binary\s+)?(?:(?:in|a)?sensitive\s+)?(?:no\s+)?(?:scroll\s+)?cursor)\b/i;
 
 /** `x.query('SELECT ...')` in a script, the node-postgres way. */
 export const pgQueryCalls: CallReader = {
@@ -330,7 +331,9 @@ function pgQuery(call: BNode, ex: Extractor): boolean {
   const chosen = choice?.texts;
   const readOne = (text: BNode) => sqlFromLiteral(ex, text, text.type === 'TemplateLiteral' ? 'template' : 'string', range(call));
   const founds = syntax ? [builtFound(syntax.built, syntax.lit, 'tagged-template', range(call))] : chosen ? chosen.map(readOne) : [readOne(lit)];
-  const read = founds.filter((f): f is FoundSqlQuery => f !== undefined);
+  let read = founds.filter((f): f is FoundSqlQuery => f !== undefined);
+  // `const { sql, params } = buildUpdate({...}); pool.query(sql, params)`: the statements the function returns.
+  if (read.length === 0 && !syntax && !chosen) read = returnedProperty(ex, lit);
   if (read.length === 0) return true;
   const values = valuesNode ? literalValues(ex, valuesNode) : undefined;
   const other = otherDatabaseClient(ex);
@@ -545,6 +548,155 @@ function heldElsewhere(ex: Extractor, at: BNode, callRange: SourceRange): FoundS
     engine: 'postgres', origin: 'string', range: callRange, sql, runs: runsElsewhere(sql.length, r), textRange: r, params: [],
     warnings: [`The SQL is read from ${where} (${quotedCode(ex.text(r))}); edit it there.`],
   };
+}
+
+/**
+ * `const { sql, params } = buildUpdate({ table: 'orders', where: 'id = $1' }); pool.query(sql, params)`, or
+ * `const q = buildUpdate(...); pool.query(q.sql, q.params)`: the statement each return of that function (of
+ * this module or another the file imports) writes as the property, an object written at the return,
+ * read with this call's arguments: a part the function is given (a parameter, or a property of an object
+ * parameter it takes apart) as the string the call gives, a `$${...}` whose number the function computes
+ * as a parameter (the same expression the same number, after those written), any other part as the
+ * function's module's constants hold it, and a statement with a part chosen at run time not read. Mapped
+ * to the name at the call and never written back: the text is the function's, shared by its callers.
+ */
+function returnedProperty(ex: Extractor, at: BNode): FoundSqlQuery[] {
+  let made: BNode | undefined;
+  let key: string | undefined;
+  if (at.type === 'Identifier') {
+    const b = ex.lookup(at.name!);
+    const part = b && !b.mutated && 'part' in b.binding ? b.binding.part : undefined;
+    if (part?.of && part.path.length === 1) [made, key] = [part.of, part.path[0]];
+  } else if (isMember(at) && !at.computed && unwrap(at.object!).type === 'Identifier') {
+    made = ex.constInit(unwrap(at.object!).name!);
+    key = propertyName(at);
+  }
+  let call = made ? unwrap(made) : undefined;
+  if (call?.type === 'AwaitExpression') call = unwrap(call.argument!);
+  if (!call || !isCall(call) || key === undefined || unwrap(call.callee!).type !== 'Identifier') return [];
+  const name = unwrap(call.callee!).name!;
+  const own = ex.lookup(name);
+  const other = own && ('fn' in own.binding || 'init' in own.binding) ? undefined : ex.imported(name);
+  const home = other ? other.ex : ex;
+  const b = other ? (other.ex.module.mutated.has(other.local) ? undefined : other.ex.module.names.get(other.local)) : own && !own.mutated ? own.binding : undefined;
+  const fn = b ? ('fn' in b && b.fn ? b.fn : 'init' in b ? unwrap(b.init) : undefined) : undefined;
+  if (!fn || !FUNCTION_TYPES.has(fn.type) || !fn.body) return [];
+  const given = givenParts(fn);
+  const { returns, locals } = returnsOfFunction(fn);
+  // What the call gives a parameter, or a property of an object it gives: a string this file shows.
+  const argument = (g: { index: number; key?: string }): string | undefined => {
+    const arg = call!.arguments?.[g.index];
+    if (!arg || arg.type === 'SpreadElement') return undefined;
+    if (g.key === undefined) return ex.stringOf(arg, 0);
+    const o = ex.resolve(arg);
+    const p = o.type === 'ObjectExpression' ? (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && keyName(x.key) === g.key) : undefined;
+    return p ? ex.stringOf((p.shorthand ? p.key : p.value) as BNode, 0) : undefined;
+  };
+  const numbered = new Map<string, string>();
+  const partOf = (x: BNode, param: boolean): string | undefined => {
+    const n = unwrap(x);
+    if (param) {
+      const text = home.text(range(n));
+      let marker = numbered.get(text);
+      if (marker === undefined) numbered.set(text, (marker = `\u0000${numbered.size}\u0000`));
+      return marker;
+    }
+    const g = n.type === 'Identifier' ? given.get(n.name!) : undefined;
+    if (g) return argument(g);
+    // A name the function declares is computed there: chosen at run time.
+    return n.type === 'Identifier' && locals.has(n.name!) ? undefined : home.stringOf(n, 0);
+  };
+  const textOf = (v: BNode, depth: number): string | undefined => {
+    const n = unwrap(v);
+    if (depth > 3) return undefined;
+    if (n.type === 'StringLiteral') return n.value as string;
+    if (n.type === 'TemplateLiteral') {
+      let out = '';
+      for (let i = 0; i < (n.quasis ?? []).length; i++) {
+        out += cookedOf(n.quasis![i]!);
+        const x = n.expressions?.[i];
+        if (!x) continue;
+        const part = partOf(x, /(^|[^$])\$$/.test(out));
+        if (part === undefined) return undefined;
+        out += part;
+      }
+      return out;
+    }
+    if (n.type === 'BinaryExpression' && n.operator === '+') {
+      const parts = flattenSum(n).map((p) => textOf(p, depth + 1));
+      return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
+    }
+    return partOf(n, false);
+  };
+  const out: FoundSqlQuery[] = [];
+  const r = range(at);
+  const where = other ? ` (in ${relativeTo(ex.context.file ?? '', home.context.file ?? '')})` : '';
+  for (const ret of returns) {
+    if (ret.type !== 'ObjectExpression') continue;
+    const p = (ret.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && keyName(x.key) === key);
+    numbered.clear();
+    const text = p ? textOf((p.shorthand ? p.key : p.value) as BNode, 0) : undefined;
+    if (text === undefined) continue;
+    const written = maxDollarParam(text.replace(/\u0000\d+\u0000/g, ''));
+    const sql = text.replace(/\u0000(\d+)\u0000/g, (_, i: string) => String(written + 1 + Number(i)));
+    if (!SQL_KEYWORD.test(sql) || EXPLAIN_OF_UNKNOWN.test(sql)) continue;
+    out.push({
+      engine: 'postgres', origin: 'string', range: range(at), sql, runs: runsElsewhere(sql.length, r), textRange: r, params: [],
+      warnings: [`The SQL is what ${name}() returns as \`${key}\`${where}, read with this call's arguments; edit it there.`],
+    });
+  }
+  if (out.length > 1) for (const f of out) f.warnings.push(`This call runs one of the ${out.length} statements ${name}() returns, chosen at run time; each is read as a query of its own.`);
+  return out;
+}
+
+/** The values a function returns (at most 8, a nested function's returns not among them) and the names it declares. */
+function returnsOfFunction(fn: BNode): { returns: BNode[]; locals: Set<string> } {
+  const returns: BNode[] = [];
+  const declared = new Map<string, Binding>();
+  for (const p of fn.params ?? []) declareNames(p, declared);
+  const body = fn.body as BNode;
+  const locals = () => new Set(declared.keys());
+  if (body.type !== 'BlockStatement') return { returns: [unwrap(body)], locals: locals() };
+  const stack: BNode[] = [body];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'ReturnStatement' && n.argument) returns.push(unwrap(n.argument));
+    if (n.type === 'VariableDeclarator') declareNames(n.id, declared);
+    if (FUNCTION_TYPES.has(n.type) || n.type === 'ClassMethod' || n.type === 'ObjectMethod') continue;
+    pushChildren(n, stack);
+  }
+  return { returns: returns.length <= 8 ? returns.sort((a, b) => a.start - b.start) : [], locals: locals() };
+}
+
+const FUNCTION_TYPES = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
+/** The names a function's parameters give it: a parameter (`opts`), and a property it takes apart, in the parameter list or as the first thing its body does (`const { table } = opts`). */
+function givenParts(fn: BNode): Map<string, { index: number; key?: string }> {
+  const out = new Map<string, { index: number; key?: string }>();
+  const apart = (pattern: BNode, index: number) => {
+    for (const p of pattern.properties ?? []) {
+      if (p.type !== 'ObjectProperty' || p.computed || !p.key) continue;
+      const v = unwrap(p.value as BNode);
+      const target = v.type === 'AssignmentPattern' ? v.left! : v;
+      if (target.type === 'Identifier') out.set(target.name!, { index, key: keyName(p.key) });
+    }
+  };
+  (fn.params ?? []).forEach((p, index) => {
+    const target = p.type === 'AssignmentPattern' ? p.left! : p;
+    if (target.type === 'Identifier') out.set(target.name!, { index });
+    else if (target.type === 'ObjectPattern') apart(target, index);
+  });
+  const block = fn.body as BNode;
+  const body = block.type === 'BlockStatement' && Array.isArray(block.body) ? block.body : [];
+  for (const st of body) {
+    if (st.type !== 'VariableDeclaration' || st.kind !== 'const') continue;
+    for (const d of st.declarations ?? []) {
+      const init = d.init ? unwrap(d.init) : undefined;
+      const g = init?.type === 'Identifier' ? out.get(init.name!) : undefined;
+      if (d.id?.type === 'ObjectPattern' && g && g.key === undefined) apart(d.id, g.index);
+    }
+  }
+  return out;
 }
 
 /** Whether a name, or the object of a property (`orderQueries.byOwner`), is imported or required: a cheap test before heldElsewhere. */
