@@ -438,7 +438,9 @@ export class Extractor {
   lookup(name: string): { binding: Binding; mutated: boolean } | undefined {
     for (let s = this.scope; s; s = s.parent) {
       const b = s.names.get(name);
-      if (b) return { binding: b, mutated: this.localMutated.has(name) && this.mutatedIn(s, name) };
+      // A local of a function another statement or module declares (read through a call of it) is assigned
+      // among the module's names, not among the names of the statement being read.
+      if (b) return { binding: b, mutated: (this.localMutated.has(name) || this.module.mutated.has(name)) && this.mutatedIn(s, name) };
     }
     this.uses.add(name);
     const b = this.module.names.get(name);
