@@ -15,7 +15,9 @@
 // through a module loaded where the function is called (`(await import('./db')).getCollections(db)`). A
 // member of an instance of an application's class (`store.orders`, `this.view.archive`) is what the class's
 // field, constructor or getter holds; a name a method returns (`db.collection(this.itemsName(id))`) is read
-// there, a family (`items_*`) when it joins a literal to a run-time value; a bulkWrite of a field the
+// there, a family (`items_*`) when it joins a literal to a run-time value, and an application's own
+// `getCollection` or `collection` method (`storage.getCollection(tenant.id, 'users')`) is read through its
+// body with the call's arguments, not as the shell's or the driver's; a bulkWrite of a field the
 // class's methods push operations into reads each where it is pushed.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
@@ -742,6 +744,14 @@ class Collections {
         // `this.getCollection()`: the class's own method of that name (the shell's is `db.getCollection('x')`).
         const own = this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
         if (own || (m !== 'collection' && m !== 'getCollection')) return own;
+      }
+      // store.getCollection(tenant, 'users') where `store` is an application's class whose own method of that
+      // name opens the collection: read through that method, with the call's arguments.
+      const own = (m === 'collection' || m === 'getCollection') && self !== 'ThisExpression' && self !== 'Super' && depth < MAX_RESOLVE_DEPTH - 2 ? functionOf(this.ex, callee) : undefined;
+      if (own) {
+        const got = this.ex.throughFunction(e, own, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        // One it leaves unnamed is read as the library's own method below.
+        if (got && got.name !== '') return got;
       }
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
