@@ -45,6 +45,18 @@ export interface WalkTrace {
   byNode: Map<BNode, FoundQuery>;
 }
 
+/**
+ * The names each block or function assigns again, by its node, shared by every reader of the statement and
+ * every call read through it. A statement parsed again in place of one inside a block (scriptIndex.ts
+ * readInside) changes what the blocks around it assign: forgetMutations drops theirs.
+ */
+const scopeMutations = new WeakMap<BNode, Set<string>>();
+
+/** Forgets what the blocks and functions of `around` assign, after a statement inside them was replaced. */
+export function forgetMutations(around: readonly BNode[]): void {
+  for (const n of around) scopeMutations.delete(n);
+}
+
 export class Extractor {
   private scope: Scope | undefined;
   private readonly consumed = new Set<BNode>();
@@ -455,15 +467,14 @@ export class Extractor {
    */
   private mutatedIn(s: Scope, name: string): boolean {
     if (!s.node) return true;
-    let set = this.scopeMutations.get(s.node);
+    let set = scopeMutations.get(s.node);
     if (!set) {
       set = new Set();
       collectMutations(s.node, set);
-      this.scopeMutations.set(s.node, set);
+      scopeMutations.set(s.node, set);
     }
     return set.has(name);
   }
-  private readonly scopeMutations = new WeakMap<BNode, Set<string>>();
 
   /** Where a destructured name came from (`const { Orders } = context.collections`), if it was destructured. */
   partOf(name: string): Part | undefined {
