@@ -1133,6 +1133,25 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.deepEqual(read({ ...base, '/ws/src/ns.ts': through('old_locks') }).map(sqlOf), ['.updateOne']);
   });
 
+  it("names a collection a template or a sum writes of known parts, also through an application's own collection method", () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      "const PREFIX = 'app';",
+      'class Store {',
+      '  constructor(private readonly db: Db) {}',
+      '  collection(name: string) { return this.db.collection(`app.${name}`); }',
+      "  tableName(t: string) { return PREFIX + '_' + t; }",
+      '}',
+      "export const users = (store: Store, email: string) => store.collection('users').find({ email }).toArray();",
+      'export const orders = (db: Db) => db.collection(`${PREFIX}_orders`).find({ open: true }).toArray();',
+      "export const carts = (db: Db, s: Store) => db.collection(s.tableName('carts')).find({ open: true }).toArray();",
+      'export const mixed = (db: Db, t: string) => db.collection(`${PREFIX}_${t}`).find({ open: true }).toArray();',
+    ].join('\n');
+    // The method's prefix is read, where the driver's `collection('users')` would name another collection;
+    // a part chosen at run time still makes a family.
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['app.users.find', 'app_orders.find', 'app_carts.find', 'app_*.find']);
+  });
+
   it("reads an application's own getCollection method with the call's arguments, through a global its module types or a parameter", () => {
     const files: Record<string, string> = {
       '/ws/src/names.ts': [

@@ -26,7 +26,7 @@ import { heldAt, pushChildren, isCall, isMember, keyName, propertyName, range, u
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
-import { familyIn, familySentence } from './family';
+import { familyIn, familySentence, joinedIn } from './family';
 import { isForeign } from './workspace';
 import { functionOf, libraryOf, originOf, overridesOf, signatureReturnOrigin } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
@@ -770,6 +770,9 @@ class Collections {
         const fallback = unwrap(arg).type === 'Identifier' ? this.ex.fallbackOf(unwrap(arg).name!) : undefined;
         const byDefault = fallback ? this.ex.stringOf(fallback, 0) : undefined;
         if (byDefault !== undefined) return { name: byDefault, defaultOf: unwrap(arg).name!, ...where };
+        // db.collection(`${PREFIX}_orders`), `app.${name}` given 'users': the one name its known parts write.
+        const joined = joinedIn(this.ex, arg);
+        if (joined !== undefined) return { name: joined, ...where };
         // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
         const family = familyIn(this.ex, arg);
         if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))), ...where };
@@ -959,7 +962,7 @@ class Collections {
     if (!isCall(call) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     const callee = unwrap(call.callee!);
     const read = (ret: BNode, inModule: Extractor): { name: string; family?: string } | undefined => {
-      const name = inModule.stringOf(ret, 0);
+      const name = inModule.stringOf(ret, 0) ?? joinedIn(inModule, ret);
       if (name !== undefined) return { name };
       const family = familyIn(inModule, ret);
       if (family !== undefined) return { name: family, family: inModule.text(range(inModule.resolve(ret))) };
