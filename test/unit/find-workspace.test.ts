@@ -183,7 +183,7 @@ describe('finder: values followed across the workspace', () => {
   });
 
   it("never takes a variable a called function assigns again for its first value, in another module or this file", () => {
-    const helpers = [
+    const pickModule = [
       "import { Db } from 'mongodb';",
       'export function ordersOf(db: Db, archived: boolean) {',
       "  let name = 'orders';",
@@ -197,10 +197,10 @@ describe('finder: values followed across the workspace', () => {
       'export const paid = (db: Db) => invoicesOf(db).find({ paid: true }).toArray();',
     ];
     const text = ["import { Db } from 'mongodb';", "import { ordersOf, invoicesOf } from '../util/pick';", ...calls].join('\n');
-    const files = { ...FILES, '/ws/src/util/pick.ts': helpers };
+    const files = { ...FILES, '/ws/src/util/pick.ts': pickModule };
     const other = findQueries(text, 'script', 'ts', { file: '/ws/src/models/model.ts', modules: workspace(files) }).queries;
     assert.deepEqual(other.map(described), ['.find', 'invoices.find']);
-    const here = findQueries([helpers, ...calls].join('\n'), 'script', 'ts', {}).queries;
+    const here = findQueries([pickModule, ...calls].join('\n'), 'script', 'ts', {}).queries;
     assert.deepEqual(here.map(described), ['.find', 'invoices.find']);
   });
 
