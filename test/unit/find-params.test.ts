@@ -307,6 +307,29 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(index.result().queries), ['issues.find', 'parcels.find']);
   });
 
+  it('reads a method a query names its collection by again when an edit inside a large class assigns its variable again', () => {
+    const lines = [
+      "import { type Db } from 'mongodb';",
+      'export class Desk {',
+      '  constructor(private readonly db: Db) {}',
+      ...Array.from({ length: 120 }, (_, i) => `  note${i}() { return ${i}; }`),
+      '  count() { let n = 0; n += 1; return n; }',
+      "  name(old: boolean) { let n = 'letters'; if (old) { console.log(n); } return n; }",
+      '  unread(old: boolean) { return this.db.collection(this.name(old)).find({ seen: false }).toArray(); }',
+      '}',
+    ];
+    const text = lines.join('\n');
+    const index = new ScriptQueryIndex('script', 'ts', {});
+    index.update(text);
+    assert.deepEqual(described(index.result().queries), ['letters.find']);
+    // The variable given another name in a branch: no longer the name it starts with.
+    const edited = text.replace('console.log(n);', "n = 'archive';");
+    index.update(edited);
+    assert.equal(index.lastUpdate.inner, true, 'the edit was read inside the class');
+    assert.deepEqual(described(index.result().queries), described(findQueries(edited, 'script', 'ts', {}).queries));
+    assert.deepEqual(described(index.result().queries), ['?.find']);
+  });
+
   it('names a field called coll or collection, which alone would be chosen at run time, from the new calls of its class', () => {
     const head = [
       "import { Db, Collection } from 'mongodb';",

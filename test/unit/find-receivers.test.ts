@@ -1203,4 +1203,65 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     // A call through the namespace that gives another collection: no longer named by the direct call alone.
     assert.deepEqual(read({ ...base, '/ws/src/ns.ts': through('old_locks') }).map(sqlOf), ['.updateOne']);
   });
+
+  it("names a collection a template or a sum writes of known parts, also through an application's own collection method", () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      "const PREFIX = 'app';",
+      'class Store {',
+      '  constructor(private readonly db: Db) {}',
+      '  collection(name: string) { return this.db.collection(`app.${name}`); }',
+      "  tableName(t: string) { return PREFIX + '_' + t; }",
+      '}',
+      "export const users = (store: Store, email: string) => store.collection('users').find({ email }).toArray();",
+      'export const orders = (db: Db) => db.collection(`${PREFIX}_orders`).find({ open: true }).toArray();',
+      "export const carts = (db: Db, s: Store) => db.collection(s.tableName('carts')).find({ open: true }).toArray();",
+      'export const mixed = (db: Db, t: string) => db.collection(`${PREFIX}_${t}`).find({ open: true }).toArray();',
+    ].join('\n');
+    // The method's prefix is read, where the driver's `collection('users')` would name another collection;
+    // a part chosen at run time still makes a family.
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['app.users.find', 'app_orders.find', 'app_carts.find', 'app_*.find']);
+  });
+
+  it("reads an application's own getCollection method with the call's arguments, through a global its module types or a parameter", () => {
+    const files: Record<string, string> = {
+      '/ws/src/names.ts': [
+        "const SHARED = ['tenants'];",
+        'export default class Names {',
+        '  static of(tenant: string, suffix: string): string {',
+        "    let prefix = 'common';",
+        '    if (!SHARED.includes(suffix) && tenant) prefix = tenant;',
+        '    return `${prefix}.${suffix}`;',
+        '  }',
+        '}',
+      ].join('\n'),
+      '/ws/src/storage.ts': [
+        "import { Collection, Db } from 'mongodb';",
+        "import Names from './names';",
+        'export default class Storage {',
+        '  constructor(private readonly db: Db) {}',
+        '  getCollection<T>(tenant: string, name: string): Collection<T> { return this.db.collection<T>(Names.of(tenant, name)); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/global.ts': [
+        "import Storage from './storage';",
+        'interface AppGlobal extends Global { database: Storage; }',
+        'declare const global: AppGlobal;',
+        'export default global;',
+      ].join('\n'),
+    };
+    const text = [
+      "import global from './global';",
+      "import Storage from './storage';",
+      'export const invoice = (tenant: { id: string }, number: string) =>',
+      "  global.database.getCollection<any>(tenant.id, 'invoices').findOne({ number });",
+      "export const tenants = (store: Storage, host: string) => store.getCollection<any>('', 'tenants').find({ host }).toArray();",
+    ].join('\n');
+    const mods: WorkspaceModules = { resolve: (from, spec) => resolveSpecifier({ exists: (f) => f in files }, from, spec), read: (f) => files[f], files: () => Object.keys(files) };
+    const qs = findQueries(text, 'script', 'ts', { file: '/ws/src/invoices.ts', modules: mods }).queries;
+    // The prefix of the name is chosen at run time: a family, `*.invoices`, where the shell's
+    // `getCollection(name)` would take the tenant's id for the name.
+    assert.deepEqual(qs.map(sqlOf), ['*.invoices.findOne', '*.tenants.find']);
+    assert.match(qs[0]!.engine === 'mongodb' ? qs[0]!.warnings.join(' ') : '', /one of the family \*\.invoices, named at run time \(`\$\{prefix\}\.\$\{suffix\}`\)/);
+  });
 });

@@ -182,6 +182,28 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text, undefined, false), []);
   });
 
+  it("never takes a variable a called function assigns again for its first value, in another module or this file", () => {
+    const pickModule = [
+      "import { Db } from 'mongodb';",
+      'export function ordersOf(db: Db, archived: boolean) {',
+      "  let name = 'orders';",
+      "  if (archived) name = 'orders_archive';",
+      '  return db.collection(name);',
+      '}',
+      "export function invoicesOf(db: Db) { let name = 'invoices'; return db.collection(name); }",
+    ].join('\n');
+    const calls = [
+      'export const open = (db: Db, archived: boolean) => ordersOf(db, archived).find({ open: true }).toArray();',
+      'export const paid = (db: Db) => invoicesOf(db).find({ paid: true }).toArray();',
+    ];
+    const text = ["import { Db } from 'mongodb';", "import { ordersOf, invoicesOf } from '../util/pick';", ...calls].join('\n');
+    const files = { ...FILES, '/ws/src/util/pick.ts': pickModule };
+    const other = findQueries(text, 'script', 'ts', { file: '/ws/src/models/model.ts', modules: workspace(files) }).queries;
+    assert.deepEqual(other.map(described), ['.find', 'invoices.find']);
+    const here = findQueries([pickModule, ...calls].join('\n'), 'script', 'ts', {}).queries;
+    assert.deepEqual(here.map(described), ['.find', 'invoices.find']);
+  });
+
   it('puts a collection named in the other module at the call of this file', () => {
     const text = "import { products } from '../util/mongo.util';\nexport const cheap = () => products().find({ price: { $lt: 5 } });";
     const [q] = found(text);

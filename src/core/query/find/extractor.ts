@@ -45,6 +45,18 @@ export interface WalkTrace {
   byNode: Map<BNode, FoundQuery>;
 }
 
+/**
+ * The names each block or function assigns again, by its node, shared by every reader of the statement and
+ * every call read through it. A statement parsed again in place of one inside a block (scriptIndex.ts
+ * readInside) changes what the blocks around it assign: forgetMutations drops theirs.
+ */
+const scopeMutations = new WeakMap<BNode, Set<string>>();
+
+/** Forgets what the blocks and functions of `around` assign, after a statement inside them was replaced. */
+export function forgetMutations(around: readonly BNode[]): void {
+  for (const n of around) scopeMutations.delete(n);
+}
+
 export class Extractor {
   private scope: Scope | undefined;
   private readonly consumed = new Set<BNode>();
@@ -438,7 +450,9 @@ export class Extractor {
   lookup(name: string): { binding: Binding; mutated: boolean } | undefined {
     for (let s = this.scope; s; s = s.parent) {
       const b = s.names.get(name);
-      if (b) return { binding: b, mutated: this.localMutated.has(name) && this.mutatedIn(s, name) };
+      // A local of a function another statement or module declares (read through a call of it) is assigned
+      // among the module's names, not among the names of the statement being read.
+      if (b) return { binding: b, mutated: (this.localMutated.has(name) || this.module.mutated.has(name)) && this.mutatedIn(s, name) };
     }
     this.uses.add(name);
     const b = this.module.names.get(name);
@@ -453,15 +467,14 @@ export class Extractor {
    */
   private mutatedIn(s: Scope, name: string): boolean {
     if (!s.node) return true;
-    let set = this.scopeMutations.get(s.node);
+    let set = scopeMutations.get(s.node);
     if (!set) {
       set = new Set();
       collectMutations(s.node, set);
-      this.scopeMutations.set(s.node, set);
+      scopeMutations.set(s.node, set);
     }
     return set.has(name);
   }
-  private readonly scopeMutations = new WeakMap<BNode, Set<string>>();
 
   /** Where a destructured name came from (`const { Orders } = context.collections`), if it was destructured. */
   partOf(name: string): Part | undefined {

@@ -66,6 +66,20 @@ function familyParts(e: BNode, stringOf: (e: BNode) => string | undefined, depth
   return [FAMILY_PART];
 }
 
+/**
+ * The one name an expression built of parts writes when every part is known (`` `app.${name}` `` where the
+ * call gives `name` as 'users'): `app.users`; undefined for a literal alone or when a part is chosen at run
+ * time (a family, collectionFamily).
+ */
+export function joinedIn(ex: Extractor, e: BNode): string | undefined {
+  const start = unwrap(e);
+  const held = unwrap(start.type === 'Identifier' ? ex.resolve(start) : start);
+  if (held.type !== 'TemplateLiteral' && !(held.type === 'BinaryExpression' && held.operator === '+')) return undefined;
+  const parts = familyParts(held, (x) => ex.stringOf(x, 0), 0);
+  const name = parts.join('');
+  return parts.includes(FAMILY_PART) || name === '' ? undefined : name;
+}
+
 /** The family an expression names in a file the finder reads, through the file's constants. */
 export function familyIn(ex: Extractor, e: BNode): string | undefined {
   const start = unwrap(e);

@@ -15,7 +15,9 @@
 // through a module loaded where the function is called (`(await import('./db')).getCollections(db)`). A
 // member of an instance of an application's class (`store.orders`, `this.view.archive`) is what the class's
 // field, constructor or getter holds; a name a method returns (`db.collection(this.itemsName(id))`) is read
-// there, a family (`items_*`) when it joins a literal to a run-time value; a bulkWrite of a field the
+// there, a family (`items_*`) when it joins a literal to a run-time value, and an application's own
+// `getCollection` or `collection` method (`storage.getCollection(tenant.id, 'users')`) is read through its
+// body with the call's arguments, not as the shell's or the driver's; a bulkWrite of a field the
 // class's methods push operations into reads each where it is pushed.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
@@ -24,7 +26,7 @@ import { heldAt, pushChildren, isCall, isMember, keyName, propertyName, range, u
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
-import { familyIn, familySentence } from './family';
+import { familyIn, familySentence, joinedIn } from './family';
 import { exportedBinding, isForeign } from './workspace';
 import { functionOf, globalMemberType, libraryOf, originOf, overridesOf, signatureReturnOrigin, typeofTarget } from './origin';
 import { callersOf, constructorCallersOf, importersOf, type Callers } from './callers';
@@ -834,6 +836,14 @@ class Collections {
         const own = this.ex.throughMethod(e, m, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
         if (own || (m !== 'collection' && m !== 'getCollection')) return own;
       }
+      // store.getCollection(tenant, 'users') where `store` is an application's class whose own method of that
+      // name opens the collection: read through that method, with the call's arguments.
+      const own = (m === 'collection' || m === 'getCollection') && self !== 'ThisExpression' && self !== 'Super' && depth < MAX_RESOLVE_DEPTH - 2 ? functionOf(this.ex, callee) : undefined;
+      if (own) {
+        const got = this.ex.throughFunction(e, own, (ret, inModule) => inModule === this.ex ? this.of(ret, depth + 1) : atCall(new Collections(inModule).of(ret, depth + 1), callee));
+        // One it leaves unnamed is read as the library's own method below.
+        if (got && got.name !== '') return got;
+      }
       if ((m === 'collection' || m === 'getCollection') && e.arguments?.length) {
         const arg = e.arguments[0]!;
         const flavour: MongoFlavour = m === 'collection' ? 'driver' : 'shell';
@@ -1049,6 +1059,9 @@ class Collections {
     // db.collection(dps ? 'leaderboard_dps' : 'leaderboard_hps'): one of the names, chosen at run time.
     const between = this.namesBetween(arg);
     if (between) return { name: between[0]!, ...(between.length > 1 ? { alternatives: between.slice(1) } : {}) };
+    // db.collection(`${PREFIX}_orders`), `app.${name}` given 'users': the one name its known parts write.
+    const joined = joinedIn(this.ex, arg);
+    if (joined !== undefined) return { name: joined };
     // db.collection('app_users' + appId): one collection of a family, named for it (`app_users*`).
     const family = familyIn(this.ex, arg);
     if (family !== undefined) return { name: family, family: this.ex.text(range(this.ex.resolve(arg))) };
@@ -1095,7 +1108,7 @@ class Collections {
     if (!isCall(call) || depth > MAX_RESOLVE_DEPTH - 2) return undefined;
     const callee = unwrap(call.callee!);
     const read = (ret: BNode, inModule: Extractor): { name: string; family?: string } | undefined => {
-      const name = inModule.stringOf(ret, 0);
+      const name = inModule.stringOf(ret, 0) ?? joinedIn(inModule, ret);
       if (name !== undefined) return { name };
       const family = familyIn(inModule, ret);
       if (family !== undefined) return { name: family, family: inModule.text(range(inModule.resolve(ret))) };

@@ -1,7 +1,7 @@
 // The queries of one script, kept per top-level statement and re-read only where an edit touched.
 
 import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
-import { CALLS_OF, Extractor, type CallReader, type WalkTrace } from './extractor';
+import { CALLS_OF, Extractor, forgetMutations, type CallReader, type WalkTrace } from './extractor';
 import { DB_HOLDS_COLLECTIONS, mongoCalls, showsDbHoldingCollections } from './mongoDriver';
 import { mongooseCalls } from './mongoose';
 import { prismaCalls, PRISMA_CLIENT, showsPrismaClient } from './prisma';
@@ -203,6 +203,7 @@ export class ScriptQueryIndex extends IncrementalIndex<Chunk> {
     const same = before.signature === after.signature;
     moveAround(c.node, node, delta);
     list[index] = fresh;
+    forgetMutations(path);
     const region = detached(text.slice(c.start, c.end + delta));
     // When the statement changes what it changed before (the same assignments and names, word for
     // word), the top-level statement's names, fields and facts are the old ones, its fields now read
