@@ -9,13 +9,19 @@ export interface RepoFile {
   text: string;
 }
 
-/** JavaScript/TypeScript (and, with `sql`, .sql) files under 400 KB, without vendored or built folders. */
+/**
+ * JavaScript/TypeScript (and, with `sql`, .sql) files under 400 KB, without vendored or built folders. The
+ * size comes from the tree, so a large file a fetched snapshot lists but does not hold is never read.
+ */
 export function gitFiles(dir: string, options: { sql?: boolean } = {}): RepoFile[] {
   const wanted = options.sql ? /\.((c|m)?(j|t)sx?|sql)$/ : /\.(c|m)?(j|t)sx?$/;
-  const names = execFileSync('git', ['--git-dir', dir, 'ls-tree', '-r', '--name-only', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+  const entries = execFileSync('git', ['--git-dir', dir, 'ls-tree', '-r', '-l', 'HEAD'], { maxBuffer: 1 << 28 }).toString().split('\n')
+    .map((line) => /^\d+ blob \w+\s+(\d+)\t(.+)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && Number(m[1]) < 400_000)
+    .map((m) => m[2]!)
     .filter((p) => wanted.test(p) && !/(^|\/)(node_modules|dist|build|vendor|coverage)\//.test(p) && !/\.d\.ts$|\.min\.js$/.test(p));
   const out: RepoFile[] = [];
-  for (const path of names) {
+  for (const path of entries) {
     const text = execFileSync('git', ['--git-dir', dir, 'show', `HEAD:${path}`], { maxBuffer: 1 << 26 }).toString();
     if (text.length < 400_000) out.push({ path, text });
   }
