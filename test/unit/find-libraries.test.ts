@@ -1563,6 +1563,24 @@ describe('finder: the libraries people use', () => {
       // A transaction's control statement alone is no query.
       assert.deepEqual(sql(`import { Client } from 'pg';\nexport const open = (client: Client) => client.query('BEGIN;');`), []);
     });
+
+    it('numbers what is appended to a clause after the placeholders its first value writes', () => {
+      const text = [
+        `import { Client } from 'pg';`,
+        'export async function countOwned(client: Client, ownerId: number, status?: string) {',
+        "  let where = 'WHERE o.owner_id = $1';",
+        '  const values: unknown[] = [ownerId];',
+        '  if (status) {',
+        '    values.push(status);',
+        '    where = `${where} AND o.status = $${values.length}`;',
+        '  }',
+        '  return client.query({ text: `SELECT COUNT(o.id) FROM orders AS o ${where}`, values });',
+        '}',
+      ].join('\n');
+      const [q] = sql(text);
+      assert.equal(q!.sql, 'SELECT COUNT(o.id) FROM orders AS o WHERE o.owner_id = $1 AND o.status = $2');
+      assert.deepEqual(keys(q!), ['orders(owner_id, status)']);
+    });
   });
 
   describe('.sql query files', () => {

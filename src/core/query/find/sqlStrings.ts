@@ -1253,6 +1253,8 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
       let listed = false;
       for (const a of appends) {
         const t = unwrap(a);
+        // A `$${...}` appended numbers after the $n already written (`'WHERE owner = $1'`, then `AND status = $${n}`).
+        counter.next = Math.max(counter.next, maxDollarParam(built.sql) + 1);
         if (!home || repeated(home, a)) {
           if (!listed) {
             built.params.push({ n: counter.next, text: n.name!, range: range(a) });
