@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
 import { findQueries, type FoundMongoQuery, type FoundQuery, type FoundSqlQuery } from '../../src/core/query/find/index';
 import { mongooseCollection } from '../../src/core/query/find/mongoose';
+import { sqlCharToSource } from '../../src/core/query/find/ranges';
 import { loadSqlParser } from '../../src/core/sql/index';
 import { advisePostgresShapes, analyzeQuery, chooseFamilyMember, explainTargets, familyMembers, fillExplainValues, onFamilyMember, parsePostgresQuerySync } from '../../src/core/index';
 import { readRepositorySchema } from '../../src/core/schema/index';
@@ -1489,6 +1490,96 @@ describe('finder: the libraries people use', () => {
       const parsed = parsePostgresQuerySync(qs[1]!.sql);
       assert.ok(parsed.ok);
       assert.match(advisePostgresShapes(parsed.shapes, { standIns: ['field'] }).notes.join(' '), /field stands in for a column the code chooses at run time: the suggestions leave it out/);
+    });
+
+    it('reads a statement that starts with a clause a helper of the file returns, with what the helper appends to it', () => {
+      const text = [
+        `import { Client, QueryConfig } from 'pg';`,
+        `const ORDERS = 'orders';`,
+        'function listParts(fields: string[], withOwner: boolean) {',
+        "  let selectPart = `SELECT ${fields}`, joinPart = '', groupPart = '';",
+        '  if (withOwner) {',
+        '    selectPart = `${selectPart}, owner.name`;',
+        '    joinPart = `${joinPart} JOIN owners AS owner ON owner.id = o.owner_id`;',
+        "    groupPart = 'GROUP BY o.id, owner.id';",
+        '  }',
+        '  return { selectPart, joinPart, groupPart };',
+        '}',
+        'export async function listOrders(client: Client, status: string, fields: string[]) {',
+        '  const { selectPart, joinPart, groupPart } = listParts(fields, true);',
+        '  const q: QueryConfig = { text: `${selectPart} FROM ${ORDERS} AS o ${joinPart} WHERE o.status = $1 ${groupPart}`, values: [status] };',
+        '  return client.query(q);',
+        '}',
+      ].join('\n');
+      const qs = sql(text);
+      assert.deepEqual(qs.map((q) => q.sql.replace(/\s+/g, ' ')), ['SELECT $2, owner.name FROM orders AS o JOIN owners AS owner ON owner.id = o.owner_id WHERE o.status = $1 GROUP BY o.id, owner.id']);
+      assert.match(qs[0]!.warnings.join(' '), /\$\{selectPart\}, \$\{joinPart\}, \$\{groupPart\} were read with the SQL this file builds for them/);
+      assert.deepEqual(keys(qs[0]!), ['orders(status)', 'owners(id)']);
+      // A name the helper does not return leaves the statement unread.
+      assert.deepEqual(sql(text.replace('return { selectPart, joinPart, groupPart };', 'return { joinPart, groupPart };')), []);
+    });
+
+    it('reads assignments a loop appends to a clause as one part the code does not show', () => {
+      const text = [
+        `import { Client, QueryConfig } from 'pg';`,
+        'export async function updateMember(client: Client, payload: Record<string, unknown>, teamId: number, userId: number) {',
+        "  let assignments = 'SET';",
+        '  const values: unknown[] = [teamId, userId];',
+        '  Object.entries(payload).forEach(([key, value], index, all) => {',
+        '    values.push(value);',
+        '    if (index !== all.length - 1) assignments = `${assignments} ${key} = $${values.length},`;',
+        '    else assignments = `${assignments} ${key} = $${values.length}`;',
+        '  });',
+        '  const q: QueryConfig = { text: `UPDATE team_members ${assignments} WHERE team_id = $1 AND user_id = $2 RETURNING id;`, values };',
+        '  return client.query(q);',
+        '}',
+      ].join('\n');
+      const [q] = sql(text);
+      assert.equal(q!.sql, 'UPDATE team_members SET team_id = team_id WHERE team_id = $1 AND user_id = $2 RETURNING id;');
+      assert.match(q!.warnings.join(' '), /\$\{assignments\} \(assignments\) is built where this file does not show it/);
+      assert.deepEqual(keys(q!), ['team_members(team_id, user_id)']);
+    });
+
+    it('reads the statements of a text that opens a transaction, from the first after BEGIN', () => {
+      const text = [
+        `import { Client, QueryConfig } from 'pg';`,
+        'export async function publish(client: Client, id: number, userId: number) {',
+        '  const publishQuery: QueryConfig = {',
+        '    text: `BEGIN;',
+        "      UPDATE articles SET status = 'published' WHERE slug = ${id};",
+        '      INSERT INTO events (article_id, user_id) VALUES (${id}, ${userId});',
+        '    COMMIT;`,',
+        '  };',
+        '  await client.query(publishQuery.text);',
+        '}',
+      ].join('\n');
+      const [q] = sql(text);
+      assert.equal(q!.sql.trim().replace(/\s+/g, ' '), "UPDATE articles SET status = 'published' WHERE slug = $1; INSERT INTO events (article_id, user_id) VALUES ($2, $3); COMMIT;");
+      assert.match(q!.warnings.join(' '), /opens a transaction/);
+      assert.deepEqual(keys(q!), ['articles(slug)']);
+      // Its SQL maps back to the file: the UPDATE's table is where the template writes it.
+      const at = sqlCharToSource(q!, q!.sql.indexOf('articles')).start;
+      assert.equal(text.slice(at, at + 8), 'articles');
+      // A transaction's control statement alone is no query.
+      assert.deepEqual(sql(`import { Client } from 'pg';\nexport const open = (client: Client) => client.query('BEGIN;');`), []);
+    });
+
+    it('numbers what is appended to a clause after the placeholders its first value writes', () => {
+      const text = [
+        `import { Client } from 'pg';`,
+        'export async function countOwned(client: Client, ownerId: number, status?: string) {',
+        "  let where = 'WHERE o.owner_id = $1';",
+        '  const values: unknown[] = [ownerId];',
+        '  if (status) {',
+        '    values.push(status);',
+        '    where = `${where} AND o.status = $${values.length}`;',
+        '  }',
+        '  return client.query({ text: `SELECT COUNT(o.id) FROM orders AS o ${where}`, values });',
+        '}',
+      ].join('\n');
+      const [q] = sql(text);
+      assert.equal(q!.sql, 'SELECT COUNT(o.id) FROM orders AS o WHERE o.owner_id = $1 AND o.status = $2');
+      assert.deepEqual(keys(q!), ['orders(owner_id, status)']);
     });
   });
 

@@ -355,6 +355,27 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(instance).map(described), ['.find']);
   });
 
+  it('reads a Mongoose model a namespace import of a barrel module names, the model module exporting it by default', () => {
+    const files: Record<string, string> = {
+      ...FILES,
+      '/ws/scripts/models/badge.model.ts': ["import mongoose from 'mongoose';", "const Badge = mongoose.model('Badge', new mongoose.Schema({ name: String }));", 'export default Badge;'].join('\n'),
+      '/ws/scripts/models/helpers.ts': 'export const label = (name: string) => name.trim();',
+      '/ws/scripts/models/index.ts': ["export { default as badge } from './badge.model';", "export * as helpers from './helpers';"].join('\n'),
+    };
+    const text = [
+      "import * as models from './models';",
+      'export async function copy() {',
+      '  const all = await models.badge.find();',
+      "  await models.helpers.find({ name: 'x' });",
+      "  return models.badge.findOne({ name: 'x' });",
+      '}',
+    ].join('\n');
+    const read = (modules?: WorkspaceModules) => findQueries(text, 'script', 'ts', modules ? { file: '/ws/scripts/copy.ts', modules } : {}).queries;
+    assert.deepEqual(read(workspace(files)).map(described), ['badges.find', 'badges.findOne']);
+    // Alone, the file does not show what the module exports: no model is read.
+    assert.deepEqual(read().map(described), []);
+  });
+
   it("reads a module's namespace another module exports again (`export * as`), never as a Mongoose model", () => {
     const text = [
       "import { Receipts, Refunds } from '../data';",

@@ -180,6 +180,10 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
     }
     // models.Order, db.models.Order
     if (ex.lastName(obj) === 'models' && /^[A-Z]/.test(name)) return { model: name, at: e.property! };
+    // `import * as models from './models'; models.badge.find()`: the model the module exports under that name.
+    const exported = obj.type === 'Identifier' && ex.isNamespaceImport(obj.name!) ? ex.importedMember(obj.name!, name) : undefined;
+    const fromModule = exported ? modelOf(exported.ex, { type: 'Identifier', name: exported.local, start: e.start, end: e.end } as BNode, op, depth + 1) : undefined;
+    if (fromModule) return { ...fromModule, at: e.property! };
     // jobRepository._model: a repository of a class whose base holds the model its constructor is given.
     const holder = originOf(ex, obj, 0);
     const passed = holder && 'holder' in holder ? passedModel(holder.ex, holder.holder, name, op, depth) : undefined;

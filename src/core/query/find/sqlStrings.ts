@@ -9,7 +9,7 @@ import type { Extractor, CallReader } from './extractor';
 import { classBuilt, type ClassBuilt } from './builderClass';
 import { keyedSql, loadedSql, loaderSql, relativeTo } from './loadedSql';
 import { normalisePlaceholders } from './placeholders';
-import { runsElsewhere } from './ranges';
+import { replaceInSql, runsElsewhere } from './ranges';
 import { parses, quoted, standInBare, standInName, standInWarning, withStandIns } from './standIns';
 import { callersNote, functionOf, libraryOf, sqlParameterOf } from './origin';
 import { declareNames, type Binding } from './scope';
@@ -20,6 +20,9 @@ import type { FoundSqlQuery, SourceRange, SqlOrigin, SqlParameter, SqlRun, SqlVa
 const EXPLAIN_OF_UNKNOWN = /^\s*explain\b(\s*\([^)]*\))?(\s+(analy[sz]e|verbose))*\s+\$\d+\s*;?\s*$/i;
 
 const SQL_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*\(*\s*(select|with|insert|update|delete|merge|values|table|explain|declare\s+\S+\s+(?:binary\s+)?(?:(?:in|a)?sensitive\s+)?(?:no\s+)?(?:scroll\s+)?cursor)\b/i;
+
+/** `BEGIN;` opening a text of several statements sent as one (node-postgres's simple query runs them all). */
+const TRANSACTION_HEAD = /^\s*(?:begin|start\s+transaction)(?:\s+(?:work|transaction))?\s*;/i;
 
 /** `x.query('SELECT ...')` in a script, the node-postgres way. */
 export const pgQueryCalls: CallReader = {
@@ -895,9 +898,15 @@ function appendAtoms(ex: Extractor, read: ClassBuilt, built: Built, counter: { n
 
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
-  if (!SQL_KEYWORD.test(built.sql) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
+  // `BEGIN; UPDATE ...; INSERT ...; COMMIT;`: the statements after the transaction's start, read from the first.
+  const opened = TRANSACTION_HEAD.exec(built.sql)?.[0].length ?? 0;
+  if (!SQL_KEYWORD.test(built.sql.slice(opened)) || EXPLAIN_OF_UNKNOWN.test(built.sql)) return undefined;
   const textRange = { start: lit.start + 1, end: lit.end - 1 };
-  const found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
+  let found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
+  if (opened > 0) {
+    found = replaceInSql(found, [{ start: 0, end: opened, text: '' }]);
+    found.warnings.push('The text opens a transaction and sends its statements as one; they are read without the BEGIN, and the index advice is for the first.');
+  }
   if (built.standIns?.length) {
     found.warnings.push(standInWarning(built.standIns));
     found.standInNames = [...new Set(built.standIns.map(standInBare))];
@@ -1208,7 +1217,8 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     appendTemplate(ex, n.quasi!, built, counter, depth, plain);
     return { empty: built.sql.slice(mark.sql).trim() === '', elsewhere: false, chose: false };
   }
-  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && (CLAUSE_TEXT.test(ex.text(range(n)).slice(1)) || (SUBQUERY_TEXT.test(ex.text(range(n)).slice(1)) && /\(\s*$/.test(built.sql)))) {
+  // A statement's head spliced in as a whole (`${selectPart} FROM orders ...`) starts it, as a subquery does after `(`.
+  if (plain && (n.type === 'TemplateLiteral' || n.type === 'StringLiteral') && (CLAUSE_TEXT.test(ex.text(range(n)).slice(1)) || (SUBQUERY_TEXT.test(ex.text(range(n)).slice(1)) && (/\(\s*$/.test(built.sql) || built.sql.trim() === '')))) {
     if (n.type === 'TemplateLiteral') appendTemplate(ex, n, built, counter, depth, plain);
     else {
       const part = cookWithMap(ex.source, n.start + 1, n.end - 1);
@@ -1229,7 +1239,50 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     const init = ex.constInit(n.name!);
     // `let where = sql\`\`; if (x) where = sql\`WHERE ...\``: what the function gives it.
     const values = init ? [init] : [...(ex.writesTo(n.name!)?.values ?? [])].sort((a, b) => a.start - b.start);
-    found = first(values, values.length > 1);
+    // `join = \`${join} JOIN owners ...\``: a plain template that starts with the name appends to it, as `+=` does.
+    const appends = plain ? values.filter((v) => selfAppend(ex, v, n.name!)) : [];
+    const bases = values.filter((v) => !appends.includes(v));
+    // `let join = ''` appended to later: what it starts with adds nothing.
+    const blank = appends.length > 0 ? bases.filter((v) => ex.stringOf(v, 0) === '') : [];
+    found = first(bases.filter((v) => !blank.includes(v)), bases.length > 1 || appends.length > 0);
+    if (!found && blank.length > 0) found = { empty: true, elsewhere: false, chose: true };
+    if (found && appends.length > 0) {
+      // Appends in a loop or a callback (`fields.forEach((f) => { set = \`${set} ${f} = ...\` })`) build a list
+      // from what the code is given at run time: one part not shown, after what the name starts with.
+      const home = ex.declaringNode(n.name!);
+      let listed = false;
+      for (const a of appends) {
+        const t = unwrap(a);
+        // A `$${...}` appended numbers after the $n already written (`'WHERE owner = $1'`, then `AND status = $${n}`).
+        counter.next = Math.max(counter.next, maxDollarParam(built.sql) + 1);
+        if (!home || repeated(home, a)) {
+          if (!listed) {
+            built.params.push({ n: counter.next, text: n.name!, range: range(a) });
+            const text = ` $${counter.next++}`;
+            built.runs.push([built.sql.length, a.start, text.length, a.end - a.start]);
+            built.sql += text;
+          }
+          listed = true;
+          continue;
+        }
+        appendTemplate(ex, { ...t, quasis: t.quasis!.slice(1), expressions: t.expressions!.slice(1) } as BNode, built, counter, depth, plain);
+      }
+      found = { empty: built.sql.slice(mark.sql).trim() === '', elsewhere: found.elsewhere, chose: true };
+    }
+    // `const { selectPart, joinPart } = listParts(fields)`: the property a helper of this file returns.
+    const part = values.length === 0 ? ex.partOf(n.name!) : undefined;
+    const call = part?.of && part.path.length === 1 ? unwrap(part.of) : undefined;
+    if (call && isCall(call) && unwrap(call.callee!).type === 'Identifier') {
+      found = ex.throughCall(call, (ret, inModule) => {
+        const obj = inModule === ex ? unwrap(ret) : undefined;
+        const prop = obj?.type === 'ObjectExpression' ? (obj.properties ?? []).find((p) => p.type === 'ObjectProperty' && !p.computed && keyName(p.key!) === part!.path[0]) : undefined;
+        if (!prop) return undefined;
+        const r = appendFragment(ex, prop.value as BNode, built, counter, depth + 1, plain);
+        if (r && !r.empty) return r;
+        undo();
+        return undefined;
+      });
+    }
   } else if (isMember(n)) {
     const held = ex.follow(n);
     if (held !== n) found = appendFragment(ex, held, built, counter, depth + 1, plain);
@@ -1263,6 +1316,28 @@ function appendFragment(ex: Extractor, e: BNode, built: Built, counter: { next: 
     }
   }
   return found ? { ...found, elsewhere: true } : undefined;
+}
+
+/** `${name} ...` written to `name` itself in a plain template: what it holds with more appended. */
+function selfAppend(ex: Extractor, v: BNode, name: string): boolean {
+  const t = unwrap(v);
+  const head = t.type === 'TemplateLiteral' ? t.expressions?.[0] : undefined;
+  return head !== undefined && unwrap(head).type === 'Identifier' && unwrap(head).name === name && ex.source.slice(t.quasis![0]!.start, t.quasis![0]!.end).trim() === '';
+}
+
+const LOOPS = new Set(['ForStatement', 'ForOfStatement', 'ForInStatement', 'WhileStatement', 'DoWhileStatement']);
+
+/** Whether `node`, written in `home`, is inside a loop or a function of it: it may run any number of times. */
+function repeated(home: BNode, node: BNode): boolean {
+  const stack: BNode[] = [];
+  pushChildren(home, stack);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.start > node.start || n.end < node.end || n === node) continue;
+    if (LOOPS.has(n.type) || FUNCTION_TYPES.has(n.type) || n.type === 'ObjectMethod' || n.type === 'ClassMethod') return true;
+    pushChildren(n, stack);
+  }
+  return false;
 }
 
 /** The elements of an array the file builds: written out, or pushed into in the same function (`chose`). */
