@@ -876,7 +876,8 @@ class Collections {
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
     // new SessionCollection(db.collection('orders'), session): an application's class that says it implements
     // the driver's Collection and is made from one is read as the collection it wraps.
-    if (e.type === 'NewExpression') return this.wrapped(e, depth);
+    const wrapped = e.type === 'NewExpression' ? this.wrapped(e, depth) : undefined;
+    if (wrapped) return wrapped;
     if (e.type === 'Identifier') {
       // `let _col = undefined` holds nothing yet: what the code assigns it later says what it holds.
       const written = this.ex.constInit(e.name!);
