@@ -1101,6 +1101,72 @@ describe('finder: MongoDB collections kept by an instance of an application clas
     assert.deepEqual(bump.calledFrom?.map((r) => text.slice(r.start, r.end).slice(0, 22)), ['this.items.bulkWrite(t']);
   });
 
+  it("reads an application's class that implements the driver's Collection as the collection it is made from", () => {
+    const text = [
+      "import { Collection, Db, Document, Filter } from 'mongodb';",
+      'export class Audited<T extends Document> implements Collection<T> {',
+      '  constructor(private inner: Collection<T>, private user: string) {}',
+      '  find(filter: Filter<T>) { return this.inner.find(filter); }',
+      '}',
+      'export async function openInvoices(db: Db, user: string) {',
+      "  const invoices = new Audited(db.collection('invoices'), user);",
+      "  return invoices.find({ status: 'open', owner: user }).toArray();",
+      '}',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries.filter((q) => q.engine === 'mongodb' && q.command.filter?.status !== undefined);
+    assert.deepEqual(qs.map(sqlOf), ['invoices.find']);
+    // A class that does not say it is a collection is not read as the one it is given.
+    const plain = text.replace(' implements Collection<T>', '');
+    assert.deepEqual(findQueries(plain, 'script', 'ts', {}).queries.filter((q) => q.engine === 'mongodb' && q.command.filter?.status !== undefined).map(sqlOf), []);
+  });
+
+  it("does not name a collection after a calling class's field that one of its methods assigns again", () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      'abstract class Source {',
+      '  protected abstract collectionName: string;',
+      '  constructor(private db: Db) {}',
+      '  protected open() { return this.db.collection(this.collectionName); }',
+      '}',
+      'export class Invoices extends Source {',
+      "  protected collectionName = 'invoices';",
+      "  pending() { return this.open().find({ paid: false }).toArray(); }",
+      '}',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(sqlOf), ['invoices.find']);
+    const moved = text.replace("  pending()", "  useArchive(year: number) { this.collectionName = `invoices_${year}`; }\n  pending()");
+    assert.deepEqual(findQueries(moved, 'script', 'ts', {}).queries.map((q) => q.engine === 'mongodb' && q.command.collection), ['']);
+  });
+
+  it("reads a bulkWrite of a property an object's methods push operations into, each where it is built", () => {
+    const text = [
+      "import { Db } from 'mongodb';",
+      'export default {',
+      '  size: 100,',
+      '  queued: [] as object[],',
+      '  markStale(id: string, at: number) {',
+      '    return { updateOne: { filter: { _id: id, seenAt: { $lt: at } }, update: { $set: { stale: true } } } };',
+      '  },',
+      '  visit(ids: string[], at: number) {',
+      '    ids.forEach((id) => this.queued.push(this.markStale(id, at)));',
+      '  },',
+      '  async flush(db: Db) {',
+      "    if (this.queued.length >= this.size) await db.collection('pages').bulkWrite(this.queued as any);",
+      '    this.queued = [];',
+      '  },',
+      '};',
+    ].join('\n');
+    const qs = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(qs.map(sqlOf), ['pages.updateOne']);
+    const stale = qs[0]!;
+    assert.ok(stale.engine === 'mongodb');
+    assert.deepEqual(Object.keys(stale.command.filter ?? {}), ['_id', 'seenAt'], 'the filter read where the method builds it');
+    assert.deepEqual(stale.calledFrom?.map((r) => text.slice(r.start, r.end).slice(0, 24)), ["db.collection('pages').b"]);
+    // A property of another object (not the one whose method runs the bulkWrite) is not read as this one's.
+    const other = text.replace('this.queued.push(this.markStale(id, at))', 'helper.queued.push(this.markStale(id, at))');
+    assert.deepEqual(findQueries(other, 'script', 'ts', {}).queries.map(sqlOf), []);
+  });
+
   it('reads a bulkWrite of the operations a class collects in a field and groups by key in a Map, each where it is pushed', () => {
     const text = [
       "import { MongoClient, type AnyBulkWriteOperation } from 'mongodb';",

@@ -863,6 +863,44 @@ describe("finder: SQL handed to the application's own wrapper", () => {
     assert.deepEqual(findQueries(text, 'script', 'ts').queries.map((q) => (q as FoundSqlQuery).sql), ['SELECT id FROM invoices WHERE owner_id = $1']);
   });
 
+  it("reads a collection wrapped in a class of another module that implements the driver's Collection, named by the calling class", () => {
+    const files: Record<string, string> = {
+      '/ws/src/db/wrapper.ts': [
+        "import { Collection, Document } from 'mongodb';",
+        'export abstract class Forwarding<T extends Document> {',
+        '  protected inner: Collection<T>;',
+        '  constructor(inner: Collection<T>) { this.inner = inner; }',
+        '}',
+      ].join('\n'),
+      '/ws/src/db/logged.ts': [
+        "import { Collection, Document, Filter } from 'mongodb';",
+        "import { Forwarding } from './wrapper';",
+        'export class Logged<T extends Document> extends Forwarding<T> implements Collection<T> {',
+        '  constructor(inner: Collection<T>, private log: (m: string) => void) { super(inner); }',
+        '  find(filter: Filter<T>) { this.log(JSON.stringify(filter)); return this.inner.find(filter); }',
+        '}',
+      ].join('\n'),
+      '/ws/src/db/source.ts': [
+        "import { Db } from 'mongodb';",
+        "import { Logged } from './logged';",
+        'export abstract class Source {',
+        '  protected abstract collectionName: string;',
+        '  constructor(private db: Db) {}',
+        '  protected getCollection(name = this.collectionName) { return new Logged(this.db.collection(name), console.log); }',
+        '}',
+      ].join('\n'),
+    };
+    const text = [
+      "import { Source } from '../db/source';",
+      'export class Shipments extends Source {',
+      "  protected collectionName = 'shipments';",
+      "  late(now: Date) { return this.getCollection().find({ due: { $lt: now }, delivered: false }).toArray(); }",
+      '}',
+    ].join('\n');
+    const found = findQueries(text, 'script', 'ts', { file: '/ws/src/shipments/source.ts', modules: workspace(files) }).queries;
+    assert.deepEqual(found.map((q) => (q.engine === 'mongodb' ? `${q.command.collection}.${q.command.operation}` : q.sql)), ['shipments.find']);
+  });
+
   it("never reads an array's find(fn) as a collection's", () => {
     const qs = findQueries("export const owner = (collection: { members: { userId: number }[] }, id: number) => collection.members.find((m) => m.userId === id);", 'script', 'ts').queries;
     assert.deepEqual(qs, []);

@@ -1108,6 +1108,8 @@ export class Extractor {
     if (unwrap(e.object!).type === 'ThisExpression' && view.cls !== this.enclosingClassNode()) {
       let sub: { ex: Extractor; node: BNode } | undefined;
       for (const at of view.ex.lineage(view.cls)) {
+        // A field a method of the class assigns again (`setCollectionName(n) { this.collectionName = n }`) is not its first value.
+        if (assignsField(at.node, name)) return undefined;
         const own = classFields(at.node).get(name);
         if (own) return at.ex.stringOf(own, depth + 1);
         const index = sub ? parameterPropertyIndex(at.node, name) : -1;
@@ -1298,4 +1300,26 @@ function shadows(n: BNode, name: string): boolean {
   } else if (n.type === 'BlockStatement') declareStatements(Array.isArray(n.body) ? n.body : [], names);
   else return false;
   return names.has(name);
+}
+
+/** The fields each class's methods assign (assignsField), kept per class node: a parsed tree does not change. */
+const assignedFields = new WeakMap<BNode, Set<string>>();
+
+/** True when a method of the class (its constructor aside) assigns `this.<field> = ...`. */
+function assignsField(cls: BNode, field: string): boolean {
+  let names = assignedFields.get(cls);
+  if (!names) {
+    names = new Set<string>();
+    const stack: BNode[] = ((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).filter((m) => !(m.type === 'ClassMethod' && m.kind === 'constructor'));
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') continue;
+      const left = n.type === 'AssignmentExpression' ? unwrap(n.left!) : undefined;
+      const key = left && isMember(left) && !left.computed && unwrap(left.object!).type === 'ThisExpression' ? propertyName(left) : undefined;
+      if (key !== undefined) names.add(key);
+      pushChildren(n, stack);
+    }
+    assignedFields.set(cls, names);
+  }
+  return names.has(field);
 }

@@ -18,7 +18,9 @@
 // there, a family (`items_*`) when it joins a literal to a run-time value, and an application's own
 // `getCollection` or `collection` method (`storage.getCollection(tenant.id, 'users')`) is read through its
 // body with the call's arguments, not as the shell's or the driver's; a bulkWrite of a field the
-// class's methods push operations into reads each where it is pushed.
+// class's methods push operations into (or of a property an object literal's methods push into) reads
+// each where it is pushed. An instance of an application's class that says `implements Collection<T>`
+// and is made from a collection (`new Logged(db.collection('orders'), log)`) is that collection.
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
@@ -327,16 +329,18 @@ function bulkOperations(ex: Extractor, arg: BNode): BNode[] {
       if (m === 'filter' || m === 'slice') return add(callee.object, depth + 1);
       // Promise.all(docs.map(async (d) => ...)): the operations the promises give.
       if (m === 'all' && isMember(callee) && unwrap(callee.object!).type === 'Identifier' && unwrap(callee.object!).name === 'Promise') return add(v.arguments?.[0], depth + 1);
-      // rankOperations(players), this.toOperation(doc): what a function or method of this file returns.
-      const target = functionOf(ex, callee);
+      // rankOperations(players), this.toOperation(doc): what a function or method of this file returns; a
+      // method of the object literal whose method makes the call (`this.toOperation(doc)` in `export default { ... }`).
+      const target = functionOf(ex, callee) ?? objectMethodAt(ex, callee);
       if (target && target.ex === ex) for (const x of returnedValues(target.fn)) add(x, depth + 1);
       return;
     }
-    // this.pending where the class's methods push operations into the field (`this.pending.push({ updateOne: ... })`).
+    // this.pending where the class's methods push operations into the field (`this.pending.push({ updateOne: ... })`),
+    // or the methods of the object literal the bulkWrite's method is one of (`export default { pending: [], ... }`).
     if (isMember(v) && !v.computed && unwrap(v.object!).type === 'ThisExpression') {
-      const cls = ex.enclosingClassNode();
+      const holder = ex.enclosingClassNode() ?? thisObjectAt(ex, v);
       const field = propertyName(v);
-      if (cls && field !== undefined) for (const x of fieldPushes(cls, field)) add(x, depth + 1);
+      if (holder && field !== undefined) for (const x of fieldPushes(holder, field)) add(x, depth + 1);
       return;
     }
     if (v.type === 'Identifier') {
@@ -440,7 +444,13 @@ function mapGroups(ex: Extractor, m: BNode): BNode[] {
 function fieldPushes(cls: BNode, field: string): BNode[] {
   const out: BNode[] = [];
   const isField = (x: BNode | undefined) => x !== undefined && isMember(unwrap(x)) && !unwrap(x).computed && unwrap(unwrap(x).object!).type === 'ThisExpression' && propertyName(unwrap(x)) === field;
-  const stack: BNode[] = [...((cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? [])];
+  const members = cls.type === 'ObjectExpression' ? cls.properties ?? [] : (cls as unknown as { body?: { body?: BNode[] } }).body?.body ?? [];
+  // An object literal's own property (`pending: [] as Op[]`): the array it starts with.
+  for (const m of cls.type === 'ObjectExpression' ? members : []) {
+    const value = m.type === 'ObjectProperty' && m.key && !m.computed && keyName(m.key) === field ? unwrap(m.value as BNode) : undefined;
+    if (value?.type === 'ArrayExpression') out.push(value);
+  }
+  const stack: BNode[] = [...members];
   while (stack.length > 0 && out.length < 64) {
     const n = stack.pop()!;
     if (n.type === 'ClassDeclaration' || n.type === 'ClassExpression') continue;
@@ -451,6 +461,37 @@ function fieldPushes(cls: BNode, field: string): BNode[] {
     pushChildren(n, stack);
   }
   return out;
+}
+
+/**
+ * The object literal whose method the node is in, when `this` there is that object: the nearest function
+ * around the node that is not an arrow function is one of the object's methods (`flush() { ... }`,
+ * `flush: async function () { ... }`). Looked for only when a bulkWrite is given a `this.<property>` outside a class.
+ */
+function thisObjectAt(ex: Extractor, node: BNode): BNode | undefined {
+  const path = pathTo(ex.module.statements?.() ?? [], node);
+  for (let i = (path?.length ?? 0) - 1; path && i > 0; i--) {
+    const n = path[i]!;
+    if (n.type === 'ArrowFunctionExpression') continue;
+    if (n.type === 'ObjectMethod' && n.kind === 'method') return path[i - 1]!.type === 'ObjectExpression' ? path[i - 1] : undefined;
+    if (n.type === 'FunctionExpression') return path[i - 1]!.type === 'ObjectProperty' && path[i - 2]?.type === 'ObjectExpression' ? path[i - 2] : undefined;
+    if (n.type === 'FunctionDeclaration' || n.type === 'ClassMethod' || n.type === 'ClassDeclaration' || n.type === 'ClassExpression') return undefined;
+  }
+  return undefined;
+}
+
+/** `this.toOperation(doc)` in a method of an object literal: that object's method of the name. */
+function objectMethodAt(ex: Extractor, callee: BNode): { ex: Extractor; fn: BNode } | undefined {
+  if (!isMember(callee) || callee.computed || unwrap(callee.object!).type !== 'ThisExpression') return undefined;
+  const name = propertyName(callee);
+  const obj = name !== undefined ? thisObjectAt(ex, callee) : undefined;
+  for (const m of obj?.properties ?? []) {
+    if (!m.key || m.computed || keyName(m.key) !== name) continue;
+    if (m.type === 'ObjectMethod' && m.kind === 'method') return { ex, fn: m };
+    const value = m.type === 'ObjectProperty' ? unwrap(m.value as BNode) : undefined;
+    if (value && (value.type === 'FunctionExpression' || value.type === 'ArrowFunctionExpression')) return { ex, fn: value };
+  }
+  return undefined;
 }
 
 /** The values a function returns (its expression body, or its own return statements). */
@@ -798,6 +839,33 @@ class Collections {
     }
   }
 
+  /**
+   * `new Wrapper(inner, ...)` where the class (or a class it extends) says `implements Collection<T>`, the
+   * driver's interface, and its constructor takes a parameter typed `Collection<T>`: the collection that
+   * argument is. A class that does not say so, or takes no collection, is not read as one.
+   */
+  private wrapped(e: BNode, depth: number): FoundCollection | undefined {
+    const cls = depth < MAX_RESOLVE_DEPTH - 2 ? this.ex.classOf(e.callee!, depth + 1) : undefined;
+    if (!cls) return undefined;
+    const driverCollection = (ex: Extractor, t: BNode | undefined) => t?.type === 'Identifier' && t.name === 'Collection' && ex.importSource(t.name) === 'mongodb';
+    let says = false;
+    let ctor: { ex: Extractor; fn: BNode } | undefined;
+    for (const at of cls.ex.lineage(cls.node)) {
+      const list = (at.node as unknown as { implements?: BNode[] }).implements ?? [];
+      if (list.some((i) => driverCollection(at.ex, (i as unknown as { expression?: BNode; typeName?: BNode }).expression ?? (i as unknown as { typeName?: BNode }).typeName))) says = true;
+      const own = ((at.node as unknown as { body?: { body?: BNode[] } }).body?.body ?? []).find((m) => m.type === 'ClassMethod' && m.kind === 'constructor');
+      if (!ctor && own) ctor = { ex: at.ex, fn: own };
+    }
+    if (!says || !ctor) return undefined;
+    const index = (ctor.fn.params ?? []).findIndex((p) => {
+      const q = p.type === 'TSParameterProperty' ? (p as unknown as { parameter: BNode }).parameter : p;
+      const t = (q as unknown as { typeAnnotation?: { typeAnnotation?: BNode } }).typeAnnotation?.typeAnnotation as unknown as { type: string; typeName?: BNode } | undefined;
+      return t?.type === 'TSTypeReference' && driverCollection(ctor!.ex, t.typeName);
+    });
+    const arg = index >= 0 ? e.arguments?.[index] : undefined;
+    return arg && arg.type !== 'SpreadElement' ? this.of(arg, depth + 1) : undefined;
+  }
+
   /** The collection an expression stands for, if it is one this reader recognises. */
   of(e: BNode, depth: number): FoundCollection | undefined {
     if (depth > MAX_RESOLVE_DEPTH) return undefined;
@@ -806,6 +874,10 @@ class Collections {
     // `ready ? db.collection('a') : await setUp(db)`, `cached || db.collection('a')`: the branch that names one.
     if (e.type === 'ConditionalExpression') return this.either([e.consequent!, e.alternate!], depth);
     if (e.type === 'LogicalExpression') return this.either([e.left!, e.right!], depth);
+    // new SessionCollection(db.collection('orders'), session): an application's class that says it implements
+    // the driver's Collection and is made from one is read as the collection it wraps.
+    const wrapped = e.type === 'NewExpression' ? this.wrapped(e, depth) : undefined;
+    if (wrapped) return wrapped;
     if (e.type === 'Identifier') {
       // `let _col = undefined` holds nothing yet: what the code assigns it later says what it holds.
       const written = this.ex.constInit(e.name!);
