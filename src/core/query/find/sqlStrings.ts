@@ -613,23 +613,8 @@ function returnedProperty(ex: Extractor, at: BNode): FoundSqlQuery[] {
     const n = unwrap(v);
     if (depth > 3) return undefined;
     if (n.type === 'StringLiteral') return n.value as string;
-    if (n.type === 'TemplateLiteral') {
-      let out = '';
-      for (let i = 0; i < (n.quasis ?? []).length; i++) {
-        out += cookedOf(n.quasis![i]!);
-        const x = n.expressions?.[i];
-        if (!x) continue;
-        const part = partOf(x, /(^|[^$])\$$/.test(out));
-        if (part === undefined) return undefined;
-        out += part;
-      }
-      return out;
-    }
-    if (n.type === 'BinaryExpression' && n.operator === '+') {
-      const parts = flattenSum(n).map((p) => textOf(p, depth + 1));
-      return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
-    }
-    return partOf(n, false);
+    const joined = joinedText(n, (x, afterDollar) => partOf(x, afterDollar), (x) => textOf(x, depth + 1));
+    return joined !== NOT_JOINED ? joined : partOf(n, false);
   };
   const out: FoundSqlQuery[] = [];
   const r = range(at);
@@ -721,22 +706,8 @@ function textHeld(ex: Extractor, e: BNode, depth: number): string | undefined {
   const known = ex.stringOf(e, 0);
   if (known !== undefined) return known;
   const n = ex.resolve(e);
-  if (n.type === 'TemplateLiteral') {
-    let out = '';
-    for (let i = 0; i < (n.quasis ?? []).length; i++) {
-      out += cookedOf(n.quasis![i]!);
-      const x = n.expressions?.[i];
-      if (!x) continue;
-      const part = textHeld(ex, x, depth + 1);
-      if (part === undefined) return undefined;
-      out += part;
-    }
-    return out;
-  }
-  if (n.type === 'BinaryExpression' && n.operator === '+') {
-    const parts = flattenSum(n).map((p) => textHeld(ex, p, depth + 1));
-    return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
-  }
+  const joined = joinedText(n, (x) => textHeld(ex, x, depth + 1), (x) => textHeld(ex, x, depth + 1));
+  if (joined !== NOT_JOINED) return joined;
   const other = n.type === 'Identifier' || isMember(n) ? ex.importedHeld(n) : undefined;
   return other ? textHeld(other.ex, other.node, depth + 1) : undefined;
 }
@@ -999,6 +970,34 @@ function junction(built: Built, before: BNode, after: BNode): void {
 }
 
 /** The operands of `a + b + c`, left to right. */
+/** What joinedText gives for a node that is neither a template nor a `+` sum. */
+const NOT_JOINED = Symbol('not joined');
+
+/**
+ * The text a template or a `+` sum writes when every part is known: `part` reads each `${...}` (told whether
+ * the text before it ends in a lone `$`, as `$${n}` writes a placeholder's number) and `summand` each term of
+ * the sum; undefined when one is not known, NOT_JOINED for any other node.
+ */
+function joinedText(n: BNode, part: (x: BNode, afterDollar: boolean) => string | undefined, summand: (x: BNode) => string | undefined): string | undefined | typeof NOT_JOINED {
+  if (n.type === 'TemplateLiteral') {
+    let out = '';
+    for (let i = 0; i < (n.quasis ?? []).length; i++) {
+      out += cookedOf(n.quasis![i]!);
+      const x = n.expressions?.[i];
+      if (!x) continue;
+      const got = part(x, /(^|[^$])\$$/.test(out));
+      if (got === undefined) return undefined;
+      out += got;
+    }
+    return out;
+  }
+  if (n.type === 'BinaryExpression' && n.operator === '+') {
+    const parts = flattenSum(n).map(summand);
+    return parts.every((p): p is string => p !== undefined) ? parts.join('') : undefined;
+  }
+  return NOT_JOINED;
+}
+
 function flattenSum(n: BNode, out: BNode[] = []): BNode[] {
   if (out.length > 64) return out;
   if (n.type === 'BinaryExpression' && n.operator === '+') {
