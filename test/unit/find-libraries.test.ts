@@ -1554,7 +1554,9 @@ describe('finder: the libraries people use', () => {
         '}',
       ].join('\n');
       const [q] = sql(text);
-      assert.equal(q!.sql.trim().replace(/\s+/g, ' '), "UPDATE articles SET status = 'published' WHERE slug = $1; INSERT INTO events (article_id, user_id) VALUES ($2, $3); COMMIT;");
+      // Only the first statement is the query, the one an Explain runs: the adapter takes one statement.
+      assert.equal(q!.sql.trim().replace(/\s+/g, ' '), "UPDATE articles SET status = 'published' WHERE slug = $1");
+      assert.deepEqual(q!.params.map((p) => p.n), [1]);
       assert.match(q!.warnings.join(' '), /opens a transaction/);
       assert.deepEqual(keys(q!), ['articles(slug)']);
       // Its SQL maps back to the file: the UPDATE's table is where the template writes it.

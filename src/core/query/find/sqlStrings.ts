@@ -5,6 +5,8 @@
 // `sql`, postgres.js (`sql`/`tx` tags, fragments, `sql.unsafe`) and slonik. `${...}` parts become $n
 // parameters and every character of the SQL maps back to the file, escapes included.
 
+import { ByteMap } from '../../sql/bytes';
+import { scanSqlSync, sqlParserLoaded } from '../../sql/parser';
 import type { Extractor, CallReader } from './extractor';
 import { classBuilt, type ClassBuilt } from './builderClass';
 import { keyedSql, loadedSql, loaderSql, relativeTo } from './loadedSql';
@@ -867,6 +869,23 @@ function appendAtoms(ex: Extractor, read: ClassBuilt, built: Built, counter: { n
   if (read.left.length > 0) (built.handedTo ??= []).push(...read.left.map((c) => ex.text(range(c))));
 }
 
+/**
+ * Where the first of several statements ends (at its `;`, by PostgreSQL's own scanner, which knows quotes,
+ * comments and dollar quoting); undefined for a text of one statement or before the parser is loaded.
+ */
+function firstStatementEnd(sql: string): number | undefined {
+  if (!sqlParserLoaded()) return undefined;
+  let semi: number | undefined;
+  try {
+    semi = scanSqlSync(sql).find((t) => t.tokenName === 'ASCII_59')?.start;
+  } catch {
+    return undefined;
+  }
+  if (semi === undefined) return undefined;
+  const end = new ByteMap(sql).char(semi);
+  return sql.slice(end + 1).trim() === '' ? undefined : end;
+}
+
 /** The query of SQL built from a literal `lit` (whose characters the text range covers), when it starts a statement. */
 function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: SourceRange): FoundSqlQuery | undefined {
   // `BEGIN; UPDATE ...; INSERT ...; COMMIT;`: the statements after the transaction's start, read from the first.
@@ -876,7 +895,13 @@ function builtFound(built: Built, lit: BNode, origin: SqlOrigin, callRange: Sour
   let found: FoundSqlQuery = { engine: 'postgres', origin, range: callRange, sql: built.sql, runs: built.runs, textRange, params: built.params, warnings: [] };
   if (opened > 0) {
     found = replaceInSql(found, [{ start: 0, end: opened, text: '' }]);
-    found.warnings.push('The text opens a transaction and sends its statements as one; they are read without the BEGIN, and the index advice is for the first.');
+    // The first statement after BEGIN is the query: the one advised, and the one an Explain can run.
+    const end = firstStatementEnd(found.sql);
+    if (end !== undefined) {
+      found = replaceInSql(found, [{ start: end, end: found.sql.length, text: '' }]);
+      found.params = found.params.filter((p) => new RegExp(`\\$${p.n}(?!\\d)`).test(found.sql));
+    }
+    found.warnings.push('The text opens a transaction and sends its statements as one; the first after the BEGIN is the one read here, explained and advised.');
   }
   if (built.standIns?.length) {
     found.warnings.push(standInWarning(built.standIns));
