@@ -21,6 +21,11 @@ export class Notice {
     this.text.textContent = text;
     this.element.hidden = false;
   }
+
+  /** Hides the notice if it still says `text` (a later sentence stays). */
+  hide(text: string): void {
+    if (this.text.textContent === text) this.element.hidden = true;
+  }
 }
 
 /** The buttons that show a comparison side by side or one of its plans alone. */

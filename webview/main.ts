@@ -446,9 +446,26 @@ function activeTree(): TreeView {
 /** Those waiting for the nodes' raw fields of the plan shown (an export of the plan); see handle(). */
 const rawWaiters: (() => void)[] = [];
 
-/** Resolves once the nodes shown have their raw fields: at once, or when `nodeRaw` (or a plan that carries them) arrives. */
-function nodeRawThere(): Promise<void> {
-  return store.nodeRawLater ? new Promise((resolve) => rawWaiters.push(resolve)) : Promise.resolve();
+/** How long an export waits for the nodes' raw fields before it gives up and says so. */
+const RAW_FIELDS_WAIT_MS = 10_000;
+
+/**
+ * Whether the nodes shown have their raw fields: at once, or when `nodeRaw` (or a plan that carries them)
+ * arrives; false when they have not come within RAW_FIELDS_WAIT_MS.
+ */
+function nodeRawThere(): Promise<boolean> {
+  if (!store.nodeRawLater) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const waiter = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      rawWaiters.splice(rawWaiters.indexOf(waiter) >>> 0, 1);
+      resolve(false);
+    }, RAW_FIELDS_WAIT_MS);
+    rawWaiters.push(waiter);
+  });
 }
 
 async function runExport(kind: ExportKind): Promise<void> {
@@ -460,7 +477,17 @@ async function runExport(kind: ExportKind): Promise<void> {
   toolbar.closeExportMenu();
   // The JSON holds every node's raw fields; the drawing shows none of them. What is drawn once they are
   // there is exported (a plan that came in the meantime has its own).
-  if (kind === 'json') await nodeRawThere();
+  if (kind === 'json' && store.nodeRawLater) {
+    const waiting = 'The JSON export waits for the plan\'s raw fields from the extension…';
+    showNotice(waiting);
+    if (!(await nodeRawThere())) {
+      const what = `The JSON export was not saved: the plan's raw fields did not come from the extension within ${RAW_FIELDS_WAIT_MS / 1000} s`;
+      showNotice(`${what}. Nothing was written; try again, or Explain the query again.`);
+      host.post({ type: 'reportError', message: what, detail: 'The page asked for an export before the extension sent the nodes\' raw fields (nodeRaw), and they did not come.' });
+      return;
+    }
+    notice.hide(waiting);
+  }
   const { shown, drawn } = view;
   if (!shown || !drawn) return;
   try {

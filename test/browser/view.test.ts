@@ -784,3 +784,44 @@ describe('plan view in Chromium', function () {
     });
   });
 });
+
+// Its own browser context: the page's clock is the context's, and this test stops it.
+describe('plan view in Chromium, with the page\'s clock in the test\'s hands', function () {
+  this.timeout(180_000);
+  const open = suiteHarness();
+
+  describe('an export waiting for raw fields that do not come', () => {
+    it('gives up a JSON export whose raw fields do not come, says so, saves nothing, and exports once they come', async () => {
+      const v = await open('light');
+      const msg = corpusMessage(MONGO_SHARDED);
+      await v.send({ ...msg, plan: wirePlanWithoutRaw(msg.plan), nodeRawLater: true });
+      // The page's time stands still from here, moved on only by the test (no frame is drawn meanwhile).
+      await v.page.clock.install();
+      await v.page.clock.pauseAt(Date.now() + 1000);
+      const saves = async () => (await v.outbox()).filter((m) => m.type === 'saveFile').length;
+      const noticeText = async () => ((await v.page.locator('.notice').isVisible()) ? await v.page.locator('.notice-text').textContent() : '');
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'JSON' }).click();
+      await until('the waiting line', async () => (await noticeText())?.includes('waits for the plan\'s raw fields') === true);
+      await v.page.clock.runFor(9_000);
+      assert.equal(await saves(), 0, 'saved before the raw fields came');
+      assert.match((await noticeText()) ?? '', /waits for/, 'the waiting line went before the bound');
+      await v.page.clock.runFor(1_500);
+      await until('the sentence', async () => (await noticeText())?.includes('was not saved') === true);
+      assert.match((await noticeText())!, /did not come from the extension within 10 s\. Nothing was written/);
+      assert.equal(await saves(), 0, 'a JSON without the raw fields was saved');
+      assert.ok((await v.outbox()).some((m) => m.type === 'reportError' && /raw fields did not come/.test(m.message)), 'the log was not told');
+      // The fields come late: nothing is saved by the export given up, and the next one is whole.
+      await v.page.clock.resume();
+      await v.send(nodeRawOf(msg.plan));
+      await painted(v.page);
+      assert.equal(await saves(), 0, 'the given-up export was saved after all');
+      await v.page.locator('.export summary').click();
+      await v.page.locator('.export button', { hasText: 'JSON' }).click();
+      await until('the export', async () => (await saves()) === 1);
+      const doc = JSON.parse((await lastSave(v)).content) as { plan: Plan };
+      assert.ok(all(doc.plan).every((n) => Object.keys(n.raw).length > 0), 'a node went out without its raw fields');
+      await v.page.close();
+    });
+  });
+});
