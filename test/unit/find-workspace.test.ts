@@ -359,6 +359,19 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.deleteMany', '.findOne', '.findOne', '.findOne']);
   });
 
+  it("reads a $lookup's other collection named by an enum's member another module exports", () => {
+    const text = [
+      "import { Tables } from '../shared/tables';",
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export const withParcels = (owner: string) => db.collection(Tables.SHIPMENTS).aggregate([',
+      "  { $match: { owner } }, { $lookup: { from: Tables.PARCELS, localField: '_id', foreignField: 'shipment', as: 'parcels' } },",
+      ']);',
+    ].join('\n');
+    const [q] = found(text);
+    assert.deepEqual(q?.engine === 'mongodb' ? q.command.pipeline?.[1] : undefined, { $lookup: { from: 'parcels', localField: '_id', foreignField: 'shipment', as: 'parcels' } });
+  });
+
   it('reads a collection named by a string member of an enum the file declares, never a parameter of the same name', () => {
     const text = [
       "import { MongoClient } from 'mongodb';",
