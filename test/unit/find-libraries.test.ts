@@ -40,6 +40,23 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs[2]!.warnings, ['The collection is taken to be invoices, the name of the property app.db.invoices: the object that holds it is not in the files read, so the collection it holds may be named otherwise.']);
     });
 
+    it("reads a value written as an enum's string member or a constant object's property, and leaves any other property unknown", () => {
+      const qs = mongo([
+        `import { MongoClient } from 'mongodb';`,
+        `enum State { OPEN = 'open', LATE = 2 }`,
+        `const Kinds = { RETURN: 'return' };`,
+        `const db = new MongoClient('mongodb://localhost').db();`,
+        `export function list(req, opts = { kind: 'x' }) {`,
+        `  db.collection('orders').find({ state: State.OPEN, kind: Kinds.RETURN, age: State.LATE, owner: req.user, tag: opts.kind });`,
+        `  return db.collection('orders').aggregate([{ $lookup: { from: Kinds.RETURN, localField: '_id', foreignField: 'order', as: 'r' } }]);`,
+        `}`,
+      ].join('\n'));
+      assert.deepEqual(qs[0]!.command.filter, {
+        state: 'open', kind: 'return', age: { $placeholder: 'State.LATE' }, owner: { $placeholder: 'req.user' }, tag: { $placeholder: 'opts.kind' },
+      });
+      assert.deepEqual(qs[1]!.command.pipeline, [{ $lookup: { from: 'return', localField: '_id', foreignField: 'order', as: 'r' } }]);
+    });
+
     it('reads a query on collections the code chooses between on the first, and names the others in its hover', () => {
       const qs = mongo([
         `const { MongoClient } = require('mongodb');`,

@@ -147,6 +147,17 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   '/ws/src/data/index.ts': "export * as Refunds from './refunds';\nexport { default as Receipts } from './receipts';",
   '/ws/src/shared/names.ts': "export const LEDGER = 'ledger_entries';\nexport const names = { AUDIT: 'audit_trail' };",
+  '/ws/src/shared/tables.ts': [
+    'export const enum Tables {',
+    "  SHIPMENTS = 'shipments',",
+    '  PARCELS = `parcels`,',
+    "  LEGACY = 'shipments',",
+    '  COUNT = 3,',
+    '  ALIAS = SHIPMENTS,',
+    '}',
+    'export enum Plain { LABELS = "labels" }',
+  ].join('\n'),
+  '/ws/src/shared/index.ts': "export * from './tables';",
   '/ws/src/common/mongo.ts': [
     "import { MongoClient } from 'mongodb';",
     'let client: MongoClient | null = null;',
@@ -328,6 +339,54 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text).map(described), ['invoices.findOne', 'ledger_entries.countDocuments']);
     // Alone, the file does not show what the names hold.
     assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.countDocuments']);
+  });
+
+  it("reads a collection named by a string member of an enum another module exports, and leaves other members unnamed", () => {
+    const text = [
+      "import { Tables, Plain } from '../shared';",
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export async function run(owner: string) {',
+      '  await db.collection(Tables.SHIPMENTS).findOne({ owner });',
+      '  await db.collection<{ owner: string }>(Tables.PARCELS).find({ owner }).toArray();',
+      '  await db.collection(Plain.LABELS).deleteMany({ owner });',
+      '  await db.collection(Tables.COUNT).findOne({ owner });',
+      '  await db.collection(Tables.ALIAS).findOne({ owner });',
+      '  await db.collection(Tables.MISSING).findOne({ owner });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['shipments.findOne', 'parcels.find', 'labels.deleteMany', '.findOne', '.findOne', '.findOne']);
+    assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.deleteMany', '.findOne', '.findOne', '.findOne']);
+  });
+
+  it("reads a $lookup's other collection named by an enum's member another module exports", () => {
+    const text = [
+      "import { Tables } from '../shared/tables';",
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export const withParcels = (owner: string) => db.collection(Tables.SHIPMENTS).aggregate([',
+      "  { $match: { owner } }, { $lookup: { from: Tables.PARCELS, localField: '_id', foreignField: 'shipment', as: 'parcels' } },",
+      ']);',
+    ].join('\n');
+    const [q] = found(text);
+    assert.deepEqual(q?.engine === 'mongodb' ? q.command.pipeline?.[1] : undefined, { $lookup: { from: 'parcels', localField: '_id', foreignField: 'shipment', as: 'parcels' } });
+  });
+
+  it('reads a collection named by a string member of an enum the file declares, never a parameter of the same name', () => {
+    const text = [
+      "import { MongoClient } from 'mongodb';",
+      "enum Coll { ORDERS = 'orders', STOCK = 'stock' }",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export async function run(sku: string) {',
+      '  await db.collection(Coll.ORDERS).find({ sku }).toArray();',
+      '  const orders = db.collection(Coll.STOCK);',
+      '  await orders.updateOne({ sku }, { $inc: { n: 1 } });',
+      '}',
+      'export async function other(Coll: { ORDERS: string }, sku: string) {',
+      '  await db.collection(Coll.ORDERS).findOne({ sku });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text, undefined, false).map(described), ['orders.find', 'stock.updateOne', '.findOne']);
   });
 
   it("reads a collection a class keeps in a static property, and one a namespace import's module exports, by the class's or the module's name", () => {

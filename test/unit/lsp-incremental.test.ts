@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import type { Diagnostic, Range, TextEdit } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { loadSqlParser } from '../../src/core/query/find';
+import { loadSqlParser, type FoundQuery } from '../../src/core/query/find';
 import { InlineAdviceService } from '../../src/server/service';
 import { FakePort, languageOf, LSP_FIXTURES, readFixture } from './lsp-fixtures';
 
@@ -214,6 +214,28 @@ describe('language server: statements an edit did not change are kept, and repor
     }
     assert.equal(inner[0], true, "a method's edit is read inside the class");
     assert.deepEqual(names(index.result().queries), Array(25).fill('sessions_v2'));
+  });
+
+  it("an enum's member edited: every statement naming a collection or a value by it reads it again, as a fresh open does", async () => {
+    const { ScriptQueryIndex, findQueries } = await import('../../src/core/query/find');
+    let text = [
+      "import { MongoClient } from 'mongodb';",
+      "enum Coll { ORDERS = 'orders', STOCK = 'stock' }",
+      "const db = new MongoClient('').db('app');",
+      'export const a = (sku: string) => db.collection(Coll.ORDERS).find({ sku }).toArray();',
+      'export const b = (sku: string) => db.collection(Coll.STOCK).findOne({ sku, kind: Coll.ORDERS });',
+    ].join('\n');
+    const index = new ScriptQueryIndex('script', 'ts');
+    index.update(text);
+    const read = (qs: readonly FoundQuery[]) => qs.map((q) => (q.engine === 'mongodb' ? [q.command.collection, q.command.filter?.kind ?? null] : []));
+    const seen: unknown[] = [];
+    for (const edit of [(t: string) => t.replace("ORDERS = 'orders'", "ORDERS = 'orders_v2'"), (t: string) => t.replace("STOCK = 'stock'", 'STOCK = 3')]) {
+      text = edit(text);
+      index.update(text);
+      assert.deepEqual(read(index.result().queries), read(findQueries(text, 'script', 'ts').queries));
+      seen.push(read(index.result().queries));
+    }
+    assert.deepEqual(seen, [[['orders_v2', null], ['stock', 'orders_v2']], [['orders_v2', null], ['', 'orders_v2']]]);
   });
 
   it('keeps the unchanged neighbours of an edited statement in a .sql file, with their queries', async () => {

@@ -1045,9 +1045,23 @@ export class Extractor {
     if (isMember(e)) {
       const held = this.follow(e);
       if (held !== e) return this.stringOf(held, depth + 1);
+      const declared = this.enumMember(e);
+      if (declared) return this.stringOf(declared, depth + 1);
       return this.importedProperty(e, depth) ?? this.configured(e, depth);
     }
     return undefined;
+  }
+
+  /**
+   * `Collections.USERS` where this module declares `enum Collections { USERS = 'users' }` (or `const enum`):
+   * the string the member is given, when it is written as one (a member given another member, a number or
+   * nothing is left unread).
+   */
+  private enumMember(e: BNode): BNode | undefined {
+    const name = propertyName(e);
+    const obj = unwrap(e.object!);
+    const b = name !== undefined && obj.type === 'Identifier' ? this.lookup(obj.name!)?.binding : undefined;
+    return b && 'unknown' in b && b.enumDecl ? enumInitializer(b.enumDecl, name!) : undefined;
   }
 
   /**
@@ -1083,6 +1097,9 @@ export class Extractor {
     }
     const other = this.imported(obj.name!);
     const b = other ? other.ex.module.names.get(other.local) : undefined;
+    // `Collections.USERS` of `export enum Collections { USERS = 'users' }` in that module.
+    const declared = other && b && 'unknown' in b && b.enumDecl ? enumInitializer(b.enumDecl, name) : undefined;
+    if (declared) return { ex: other!.ex, node: declared };
     if (!other || !b || !('init' in b) || other.ex.module.mutated.has(other.local)) return undefined;
     const holder = other.ex.resolve(b.init);
     if (holder.type !== 'ObjectExpression') return undefined;
@@ -1322,4 +1339,12 @@ function assignsField(cls: BNode, field: string): boolean {
     assignedFields.set(cls, names);
   }
   return names.has(field);
+}
+
+/** The string an enum's member is given as a literal (`USERS = 'users'`), the node written; undefined for any other member. */
+function enumInitializer(decl: BNode, name: string): BNode | undefined {
+  const members = (decl as unknown as { members?: { id?: BNode; initializer?: BNode }[] }).members ?? [];
+  const m = members.find((x) => x.id && (x.id.name ?? x.id.value) === name);
+  const init = m?.initializer ? unwrap(m.initializer) : undefined;
+  return init && (init.type === 'StringLiteral' || (init.type === 'TemplateLiteral' && (init.expressions?.length ?? 0) === 0)) ? init : undefined;
 }

@@ -11,7 +11,7 @@ import { pushChildren, isCall, isMember, keyName, propertyName, unwrap, type BNo
  * `typeNode` the annotation itself; `imported`: the name the module exports it under, "default" or "*"
  * for a default or namespace import).
  */
-export type Binding = { init: BNode } | { unknown: true; from?: string; imported?: string; fn?: BNode; cls?: BNode; part?: Part; fallback?: BNode; type?: string; typeNode?: BNode };
+export type Binding = { init: BNode } | { unknown: true; from?: string; imported?: string; fn?: BNode; cls?: BNode; enumDecl?: BNode; part?: Part; fallback?: BNode; type?: string; typeNode?: BNode };
 
 /**
  * Where a destructured name came from: `const { Orders } = context.collections` is `Orders` of
@@ -175,7 +175,8 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
     } else if (s.type === 'ClassDeclaration' && s.id) {
       into.set(s.id.name!, { unknown: true, cls: s });
     } else if (s.type === 'TSEnumDeclaration' && s.id) {
-      into.set(s.id.name!, { unknown: true });
+      // `enum Collections { USERS = 'users' }`: its members' strings are read (enumMember), the name holds no value.
+      into.set(s.id.name!, { unknown: true, enumDecl: s });
     } else if (s.type === 'TSTypeAliasDeclaration' && s.id?.name && !into.has(s.id.name)) {
       // `type PostgresDB = postgres.Sql<...>`: a type's name, followed by origin.ts.
       const t = (s as unknown as { typeAnnotation?: BNode }).typeAnnotation;

@@ -75,6 +75,13 @@ export class ValueReader {
         }
         return this.placeholder(n);
       }
+      case 'MemberExpression':
+      case 'OptionalMemberExpression': {
+        // `Status.ACTIVE`, `from: Collections.USERS`: a string an enum's member, a constant object's property
+        // or another module's export holds (extractor.ts stringOf); a property of anything else is unknown.
+        const held = !n.computed && unwrap(n.object!).type === 'Identifier' ? this.ex.stringOf(n, 0) : undefined;
+        return held ?? this.placeholder(n);
+      }
       case 'BinaryExpression': {
         if (n.operator === '+') {
           const l = this.ex.stringOf(n.left!, 0);
