@@ -177,10 +177,13 @@ export const typeormCalls: CallReader = {
     let managerEntity = first && (named || receiverLibrary(ex, receiver) === 'typeorm-manager') ? first : undefined;
     let entity = managerEntity ?? entityOf(ex, receiver, op);
     let unknownEntity = false;
-    if (!entity && arg0 && unwrap(arg0).type !== 'ObjectExpression') {
-      // `manager.find(this.entityTarget, ...)`: the entity the class's construction gives the field; in a
-      // generic base class, whose subclasses give it each another, the table is unknown, and the call is read
-      // so where what the receiver is (not its name) says it is a manager.
+    // `manager.find(this.entityTarget, ...)`: the entity the class's construction gives the field; in a
+    // generic base class, whose subclasses give it each another, the table is unknown, and the call is read
+    // so where what the receiver is (not its name) says it is a manager. Asked only of a call shaped as a
+    // manager's, its entity then its criteria or a field of `this` first: what a receiver is costs more to
+    // ask than its name (`map.delete(key)` is not asked).
+    const field = arg0 !== undefined && isMember(unwrap(arg0)) && unwrap(unwrap(arg0).object!).type === 'ThisExpression';
+    if (!entity && arg0 && unwrap(arg0).type !== 'ObjectExpression' && (field || (op.call.arguments?.length ?? 0) >= 2)) {
       const library = receiverLibrary(ex, receiver);
       if (named || library === 'typeorm-manager') entity = managerEntity = constructedEntity(ex, arg0);
       unknownEntity = !entity && library === 'typeorm-manager';
