@@ -152,6 +152,76 @@ describe('finder: TypeORM repositories followed to where they come from', () => 
   });
 });
 
+describe("finder: TypeORM managers an application's unit of work hands out, and the entity a generic base class is given", () => {
+  // A unit of work in its own folder (imported through its index) hands out the current transaction's
+  // manager from a method declared `: EntityManager`; repositories extend a generic base class that keeps
+  // the entity its subclasses give to `super(...)`. The files that query import nothing from typeorm.
+  const generic = [
+    "import { EntityTarget, FindOptionsWhere } from 'typeorm';",
+    "import { Session } from '../work';",
+    'export abstract class GenericStore<T> {',
+    '  constructor(protected readonly target: EntityTarget<T>, protected readonly session: Session) {}',
+    '  async remove(where: FindOptionsWhere<T>) { const db = this.session.currentManager(); await db.delete<T>(this.target, where); }',
+    '}',
+  ].join('\n');
+  const read = reader({
+    '/ws/app/work/session.ts': [
+      "import { DataSource, EntityManager, QueryRunner } from 'typeorm';",
+      'export class Session {',
+      '  private runner?: QueryRunner;',
+      '  constructor(private readonly source: DataSource, private readonly fallback: EntityManager) {}',
+      '  public currentManager(): EntityManager { return this.runner?.manager || this.fallback; }',
+      '}',
+    ].join('\n'),
+    '/ws/app/work/index.ts': "export * from './session';",
+    '/ws/app/entities/parcel.ts': [
+      "import { Entity, Column, PrimaryGeneratedColumn } from 'typeorm';",
+      "@Entity({ name: 'parcels' })",
+      'export class Parcel { @PrimaryGeneratedColumn() id: number; @Column() trackingCode: string; @Column() shippedAt: Date; @Column() status: string; }',
+    ].join('\n'),
+    '/ws/app/stores/generic.store.ts': generic,
+  });
+  const parcels = [
+    "import { Parcel } from '../entities/parcel';",
+    "import { Session } from '../work';",
+    "import { GenericStore } from './generic.store';",
+    'export class ParcelStore extends GenericStore<Parcel> {',
+    '  constructor(session: Session) { super(Parcel, session); }',
+    '  async late(since: Date) { const db = this.session.currentManager(); return db.find(this.target, { where: { shippedAt: since } }); }',
+    "  async resend(trackingCode: string) { const db = this.session.currentManager(); await db.update(this.target, { trackingCode }, { status: 'queued' }); }",
+    "  async purge(ids: number[]) { const db = this.session.currentManager(); await db.createQueryBuilder().delete().from(Parcel).where('id IN (:...ids)', { ids }).execute(); }",
+    '}',
+  ].join('\n');
+
+  it("reads a manager another value's method declares it returns, with the entity the subclass gives to super(...)", () => {
+    assert.deepEqual(read(parcels, '/ws/app/stores/parcel.store.ts').map(sqlOf), [
+      'SELECT * FROM parcels WHERE "shippedAt" = $1',
+      `UPDATE parcels SET status = 'queued' WHERE "trackingCode" = $1`,
+      'DELETE FROM parcels WHERE (id IN ($1))',
+    ]);
+  });
+
+  it('reads a manager call in the generic base class with its table unknown, since each subclass gives another entity', () => {
+    const qs = read(generic, '/ws/app/stores/generic.store.ts') as FoundSqlQuery[];
+    assert.equal(qs.length, 1);
+    assert.match(qs[0]!.sql, /^DELETE FROM unknown_entity /);
+    assert.deepEqual(qs[0]!.standInNames, ['unknown_entity']);
+    assert.ok(qs[0]!.warnings.some((w) => /entity of this call is chosen at run time/.test(w)));
+  });
+
+  it('does not take a value whose method is declared to return something else for a manager', () => {
+    const text = [
+      "import { Parcel } from '../entities/parcel';",
+      'class Cache { current(): Map<string, unknown> { return new Map(); } }',
+      'export class Shelf {',
+      '  constructor(private readonly cache: Cache, private readonly target: unknown) {}',
+      '  drop(key: string) { const db = this.cache.current(); return db.delete(this.target, key); }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(read(text, '/ws/app/stores/shelf.ts').map(sqlOf), []);
+  });
+});
+
 describe('finder: TypeORM active records whose BaseEntity is reached through other modules', () => {
   // The entities live in a package of the workspace, extend the application's own base class (itself in
   // another file), and are imported from the package's index; the file that queries them imports nothing

@@ -1123,21 +1123,34 @@ export class Extractor {
     // A parameter the base class keeps (`constructor(protected collectionName: string)`): what the calling
     // class's `super('orders', ...)` gives it.
     if (unwrap(e.object!).type === 'ThisExpression' && view.cls !== this.enclosingClassNode()) {
-      let sub: { ex: Extractor; node: BNode } | undefined;
-      for (const at of view.ex.lineage(view.cls)) {
-        // A field a method of the class assigns again (`setCollectionName(n) { this.collectionName = n }`) is not its first value.
-        if (assignsField(at.node, name)) return undefined;
-        const own = classFields(at.node).get(name);
-        if (own) return at.ex.stringOf(own, depth + 1);
-        const index = sub ? parameterPropertyIndex(at.node, name) : -1;
-        const given = index >= 0 && sub ? superCall(sub.node)?.arguments?.[index] : undefined;
-        if (given && sub && given.type !== 'SpreadElement') return sub.ex.stringOf(given, depth + 1);
-        sub = at;
-      }
+      const held = view.ex.fieldGiven(view.cls, name);
+      if (held !== undefined) return held ? held.ex.stringOf(held.node, depth + 1) : undefined;
     }
     for (const o of constructionObjects(view.cls, (n) => view.ex.resolve(n))) {
       const p = (o.properties ?? []).find((x) => x.type === 'ObjectProperty' && !x.computed && x.key && (x.key.name ?? x.key.value) === name);
       if (p) return view.ex.stringOf((p.shorthand ? p.key : p.value) as BNode, depth + 1);
+    }
+    return undefined;
+  }
+
+  /**
+   * What `this.name` holds in a class (`cls`, of this module) by its construction: the field's initializer in
+   * the class or a class it extends, or what the `super(...)` of the class below gives a parameter the base
+   * class keeps (`constructor(protected entityTarget: EntityTarget<T>)`, `super(Token, unitOfWork)`), with
+   * the extractor of the module that holds it; null when a method of the lineage assigns the field again,
+   * undefined when the construction does not say.
+   */
+  fieldGiven(cls: BNode, name: string): { ex: Extractor; node: BNode } | null | undefined {
+    let sub: { ex: Extractor; node: BNode } | undefined;
+    for (const at of this.lineage(cls)) {
+      // A field a method of the class assigns again (`setCollectionName(n) { this.collectionName = n }`) is not its first value.
+      if (assignsField(at.node, name)) return null;
+      const own = classFields(at.node).get(name);
+      if (own) return { ex: at.ex, node: own };
+      const index = sub ? parameterPropertyIndex(at.node, name) : -1;
+      const given = index >= 0 && sub ? superCall(sub.node)?.arguments?.[index] : undefined;
+      if (given && sub && given.type !== 'SpreadElement') return { ex: sub.ex, node: given };
+      sub = at;
     }
     return undefined;
   }

@@ -8,8 +8,11 @@
 // then from `@InjectRepository(User)`, `getRepository(User)`, `manager.find(User, ...)`, a repository's
 // name (`userRepository`), the entity itself (`User.findBy`, and `getRepository(this)` or
 // `this.getRepository()` in its static methods), the last class argument of an application's wrapper on a
-// connection (`connection.getRepository(ctx, User)`), or the key that picks it from an object of entities
-// (`getRepository(entities['User'])`, with a note); its table and columns are
+// connection (`connection.getRepository(ctx, User)`), the key that picks it from an object of entities
+// (`getRepository(entities['User'])`, with a note), or a field the class's construction gives
+// (`manager.find(this.entityTarget, ...)` where a subclass calls `super(Token, unitOfWork)`); a manager's
+// call whose entity is chosen at run time (in the generic base class itself) is read with its table
+// unknown, where what the receiver is says it is a manager; its table and columns are
 // the ones the repository declares (`context.entities`), else the `@Entity('name')` the file declares,
 // else the name TypeORM's DefaultNamingStrategy gives the class (typeormTableName). `.query(sql)` is read
 // by sqlStrings.ts.
@@ -20,7 +23,7 @@
 // function (`list.find((x) => ...)`) is an array's, never a query.
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
-import { activeRecordClass, callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository } from './origin';
+import { activeRecordClass, callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository, type Library } from './origin';
 import { members, SqlWriter, type SelectParts } from './sqlBuild';
 import { quoteIdent, quoteQualified } from '../../postgres/names';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
@@ -148,12 +151,12 @@ export const typeormCalls: CallReader = {
       const qbCall = chain[qb]!.call;
       const receiver = unwrap(unwrap(qbCall.callee!).object!);
       const first = qbCall.arguments?.[0] && unwrap(qbCall.arguments[0]).type === 'Identifier' ? entityArgument(ex, qbCall.arguments[0]) : undefined;
-      const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || libraryOf(ex, receiver) === 'typeorm-manager') ? first : undefined;
+      const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || receiverLibrary(ex, receiver) === 'typeorm-manager') ? first : undefined;
       const entity = managerEntity ?? entityOf(ex, receiver, undefined);
       // Without an entity, the builder is TypeORM's where the file imports it or the receiver comes from it
       // (`dbManager.connection.createQueryBuilder().update(Plan)` where `connection` is a DataSource).
       const typeormReceiver = (l: string | undefined) => l === 'typeorm-manager' || l === 'typeorm-repository';
-      if (!entity && !ex.imports('typeorm') && !typeormReceiver(libraryOf(ex, receiver))) return false;
+      if (!entity && !ex.imports('typeorm') && !typeormReceiver(receiverLibrary(ex, receiver))) return false;
       for (const c of chain) ex.consume(c.call);
       const q = readBuilder(ex, entity, chain.slice(qb), managerEntity !== undefined ? 1 : 0);
       // A builder kept in a variable gets more conditions and runs later: what is added there is not read.
@@ -168,12 +171,26 @@ export const typeormCalls: CallReader = {
     const receiver = unwrap(unwrap(op.call.callee!).object!);
     // manager.find(User, { where }) names the entity first: on a value named for a manager, or one whose
     // origin is TypeORM's EntityManager, DataSource or Connection under any name.
-    const first = op.call.arguments?.[0] ? entityArgument(ex, op.call.arguments[0]) : undefined;
-    const managerEntity = first && (/manager$/i.test(ex.lastName(receiver) ?? '') || libraryOf(ex, receiver) === 'typeorm-manager') ? first : undefined;
-    const entity = managerEntity ?? entityOf(ex, receiver, op);
-    if (!entity) return false;
+    const arg0 = op.call.arguments?.[0];
+    const first = arg0 ? entityArgument(ex, arg0) : undefined;
+    const named = /manager$/i.test(ex.lastName(receiver) ?? '');
+    let managerEntity = first && (named || receiverLibrary(ex, receiver) === 'typeorm-manager') ? first : undefined;
+    let entity = managerEntity ?? entityOf(ex, receiver, op);
+    let unknownEntity = false;
+    // `manager.find(this.entityTarget, ...)`: the entity the class's construction gives the field; in a
+    // generic base class, whose subclasses give it each another, the table is unknown, and the call is read
+    // so where what the receiver is (not its name) says it is a manager. Asked only of a call shaped as a
+    // manager's, its entity then its criteria or a field of `this` first: what a receiver is costs more to
+    // ask than its name (`map.delete(key)` is not asked).
+    const field = arg0 !== undefined && isMember(unwrap(arg0)) && unwrap(unwrap(arg0).object!).type === 'ThisExpression';
+    if (!entity && arg0 && unwrap(arg0).type !== 'ObjectExpression' && (field || (op.call.arguments?.length ?? 0) >= 2)) {
+      const library = receiverLibrary(ex, receiver);
+      if (named || library === 'typeorm-manager') entity = managerEntity = constructedEntity(ex, arg0);
+      unknownEntity = !entity && library === 'typeorm-manager';
+    }
+    if (!entity && !unknownEntity) return false;
     for (const c of chain) ex.consume(c.call);
-    const q = readRepository(ex, entity, op, managerEntity !== undefined ? 1 : 0);
+    const q = readRepository(ex, entity, op, managerEntity !== undefined || unknownEntity ? 1 : 0);
     const note = callersNote(ex, receiver);
     if (note) q.warnings.push(note);
     ex.push(q);
@@ -219,6 +236,41 @@ function entityArgument(ex: Extractor, node: BNode): Entity | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * What a receiver is (origin.ts), also where a method of another value declares what it returns
+ * (`const manager = this.unitOfWork.getTransactionManager()` where the method is declared `: EntityManager`):
+ * asked here, where a call's reading depends on it, and not for every receiver.
+ */
+function receiverLibrary(ex: Extractor, receiver: BNode): Library | undefined {
+  const known = libraryOf(ex, receiver);
+  if (known !== undefined) return known;
+  let made = unwrap(receiver);
+  if (made.type === 'Identifier') {
+    const init = ex.constInit(made.name!);
+    if (!init) return undefined;
+    made = unwrap(init);
+  }
+  if (made.type === 'AwaitExpression' && made.argument) made = unwrap(made.argument);
+  const callee = isCall(made) ? unwrap(made.callee!) : undefined;
+  const o = callee && isMember(callee) ? declaredReturnOrigin(ex, callee) : undefined;
+  return o && 'library' in o ? o.library : undefined;
+}
+
+/**
+ * The entity a field holds by the construction of the class the walk is in: the `super(Token, unitOfWork)`
+ * of a subclass, given to a base class that keeps it (`constructor(protected readonly entityTarget:
+ * EntityTarget<T>)`), or the field's own initializer. Asked only of a manager's call, whose first argument
+ * is an entity: the class's lineage is read.
+ */
+function constructedEntity(ex: Extractor, node: BNode): Entity | undefined {
+  const e = unwrap(node);
+  const cls = isMember(e) && !e.computed && unwrap(e.object!).type === 'ThisExpression' ? ex.enclosingClassNode() : undefined;
+  const field = cls ? propertyName(e) : undefined;
+  const held = cls && field !== undefined ? ex.fieldGiven(cls, field) : undefined;
+  const given = held && held.ex === ex ? entityName(ex, held.node) : undefined;
+  return given !== undefined ? { name: given } : undefined;
 }
 
 /** Receivers of an application's own `getRepository(ctx, Entity)` wrapper: a connection, a data source, a manager. */
@@ -341,10 +393,14 @@ function classTable(ex: Extractor, entity: string): string | undefined {
   return cls && local ? cls.ex.entityTable(local) : undefined;
 }
 
-function readRepository(ex: Extractor, entity: Entity, op: ChainCall, first: number) {
+function readRepository(ex: Extractor, entity: Entity | undefined, op: ChainCall, first: number) {
   const w = new SqlWriter(ex);
-  if (entity.note !== undefined) w.warnings.push(entity.note);
-  const names = namesOf(ex, entity.name);
+  if (entity?.note !== undefined) w.warnings.push(entity.note);
+  const names: EntityNames = entity ? namesOf(ex, entity.name) : { table: 'unknown_entity', column: (p) => p };
+  if (!entity) {
+    w.warnings.push('The entity of this call is chosen at run time, so its table is not known and no index is suggested for it.');
+    w.standIns.push(names.table);
+  }
   const col = (k: string) => quoteIdent(names.column(k));
   const parts: SelectParts = { table: names.table, where: [], orderBy: [], kind: METHODS[op.name]! };
   const arg = op.call.arguments?.[first];
