@@ -4,7 +4,7 @@
 // the receiver is.
 
 import assert from 'node:assert/strict';
-import { analyzeQuery, loadSqlParser } from '../../src/core/index';
+import { analyzeQuery, loadSqlParser, parsePostgresQuerySync } from '../../src/core/index';
 import { anchorRange } from '../../src/core/lint/analysis';
 import { findQueries, type FoundQuery, type FoundSqlQuery, type WorkspaceModules } from '../../src/core/query/find/index';
 import { resolveSpecifier } from '../../src/core/query/find/workspace';
@@ -317,6 +317,30 @@ describe('finder: TypeORM active records whose BaseEntity is reached through oth
       'UPDATE tickets SET closed = TRUE WHERE (id = $1)',
       'DELETE FROM tickets WHERE (owner_id = $1)',
     ]);
+  });
+
+  it("reads a query builder's insert as an INSERT of the entity `into` names, which reads no rows, never as a SELECT", async () => {
+    const text = [
+      "import { EntityManager } from 'typeorm';",
+      "import { Ticket } from '../store';",
+      'export async function open(em: EntityManager, owner: string, rows: object[]) {',
+      "  await em.createQueryBuilder().insert().into(Ticket).values({ owner_id: owner, closed: false }).execute();",
+      "  await em.createQueryBuilder().insert().into(Ticket).values([{ owner_id: 'a', views: 1 }, { owner_id: 'b', views: 2 }]).orIgnore().execute();",
+      '  await em.createQueryBuilder().insert().into(Ticket).values(rows).execute();',
+      '}',
+    ].join('\n');
+    const qs = read(text, '/ws/src/routes/open.ts');
+    assert.deepEqual(qs.map(sqlOf), [
+      'INSERT INTO tickets (owner_id, closed) VALUES ($1, FALSE)',
+      "INSERT INTO tickets (owner_id, views) VALUES ('a', 1), ('b', 2) ON CONFLICT DO NOTHING",
+      'INSERT INTO tickets DEFAULT VALUES',
+    ]);
+    assert.match((qs[2] as FoundSqlQuery).warnings.join(' '), /values it inserts are not written out here/);
+    await loadSqlParser();
+    for (const q of qs) {
+      const parsed = parsePostgresQuerySync(sqlOf(q));
+      assert.ok(!parsed.ok && /reads no rows/.test(parsed.refusal), `${sqlOf(q)} read as a query with rows to index`);
+    }
   });
 
   it("reads a data source a getter returns, and either of two managers, in a file that does not import typeorm", () => {

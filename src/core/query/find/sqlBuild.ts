@@ -17,9 +17,13 @@ export interface SelectParts {
   orderBy: string[];
   limit?: string;
   offset?: string;
-  kind: 'select' | 'count' | 'update' | 'delete';
+  kind: 'select' | 'count' | 'update' | 'delete' | 'insert';
   /** For update: `column = value` items. */
   set?: string[];
+  /** For insert: the columns and each row's values (none: the values are not written out, DEFAULT VALUES stands). */
+  insert?: { columns: string[]; rows: string[][] };
+  /** For insert: `ON CONFLICT DO NOTHING`. */
+  orIgnore?: boolean;
   /** Extra FROM text after the table (joins written as SQL). */
   joins?: string[];
 }
@@ -93,6 +97,11 @@ export class SqlWriter {
     let sql: string;
     if (p.kind === 'update') sql = `UPDATE ${from} SET ${(p.set?.length ? p.set : ['id = id']).join(', ')}${where}`;
     else if (p.kind === 'delete') sql = `DELETE FROM ${from}${where}`;
+    else if (p.kind === 'insert') {
+      const rows = p.insert?.rows ?? [];
+      const values = rows.length > 0 && p.insert!.columns.length > 0 ? `(${p.insert!.columns.join(', ')}) VALUES ${rows.map((r) => `(${r.join(', ')})`).join(', ')}` : 'DEFAULT VALUES';
+      sql = `INSERT INTO ${quoteQualified(p.table)} ${values}${p.orIgnore ? ' ON CONFLICT DO NOTHING' : ''}`;
+    }
     else {
       const cols = p.kind === 'count' ? 'count(*)' : p.columns?.length ? p.columns.join(', ') : '*';
       sql = `SELECT ${cols} FROM ${from}${where}`;

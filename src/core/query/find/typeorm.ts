@@ -24,7 +24,7 @@
 
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { activeRecordClass, callersNote, declaredReturnOrigin, libraryOf, originOf, thisRepository, type Library } from './origin';
-import { members, SqlWriter, type SelectParts } from './sqlBuild';
+import { hasUnknownMembers, members, SqlWriter, type SelectParts } from './sqlBuild';
 import { quoteIdent, quoteQualified } from '../../postgres/names';
 import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { DeclaredEntity } from './types';
@@ -533,6 +533,30 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
       case 'delete':
         // createQueryBuilder().delete().from(User): a DELETE of the entity `from` names.
         parts.kind = 'delete';
+        break;
+      case 'insert':
+        // createQueryBuilder().insert().into(User).values({ ... }): an INSERT, which reads no rows.
+        parts.kind = 'insert';
+        break;
+      case 'into':
+        if (a[0] && entityName(ex, a[0]) !== undefined) {
+          names = namesOf(ex, entityName(ex, a[0])!);
+          parts.table = names.table;
+        }
+        break;
+      case 'values': {
+        // One object, or an array of objects with the same properties: their columns and rows.
+        const v = a[0] ? ex.resolve(a[0]) : undefined;
+        const objects = v?.type === 'ArrayExpression' ? (v.elements ?? []) : v ? [v] : [];
+        const rows = objects.map((o) => (o && o.type !== 'SpreadElement' && !hasUnknownMembers(ex, o) ? members(ex, o) : undefined));
+        const keys = rows[0] ? [...rows[0].keys()] : [];
+        const same = rows.length > 0 && keys.length > 0 && rows.every((r) => r !== undefined && r.size === keys.length && keys.every((k) => r.has(k)));
+        if (same) parts.insert = { columns: keys.map((k) => quoteIdent(names?.column(k) ?? k)), rows: rows.map((r) => keys.map((k) => w.value(r!.get(k)!))) };
+        else w.warnings.push('The values it inserts are not written out here, so DEFAULT VALUES stands for them.');
+        break;
+      }
+      case 'orIgnore':
+        parts.orIgnore = true;
         break;
       case 'where':
       case 'andWhere':
