@@ -175,7 +175,14 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
     } else if (s.type === 'ClassDeclaration' && s.id) {
       into.set(s.id.name!, { unknown: true, cls: s });
     } else if (s.type === 'TSEnumDeclaration' && s.id) {
-      into.set(s.id.name!, { unknown: true });
+      // `enum Kind { Refund = 'refund' }` holds an object of its members that are given a string: `Kind.Refund` is 'refund'.
+      const members = (s as unknown as { members?: BNode[]; body?: { members?: BNode[] } }).members ?? (s as unknown as { body?: { members?: BNode[] } }).body?.members ?? [];
+      const properties = members.flatMap((m) => {
+        const v = (m as unknown as { initializer?: BNode }).initializer;
+        return m.id && v?.type === 'StringLiteral' ? [{ type: 'ObjectProperty', start: m.start, end: m.end, key: m.id, value: v } as unknown as BNode] : [];
+      });
+      const mixed = properties.length !== members.length || (s as unknown as { declare?: boolean }).declare;
+      into.set(s.id.name!, mixed ? { unknown: true } : { init: { type: 'ObjectExpression', start: s.start, end: s.end, properties } as BNode });
     } else if (s.type === 'TSTypeAliasDeclaration' && s.id?.name && !into.has(s.id.name)) {
       // `type PostgresDB = postgres.Sql<...>`: a type's name, followed by origin.ts.
       const t = (s as unknown as { typeAnnotation?: BNode }).typeAnnotation;
