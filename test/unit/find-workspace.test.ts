@@ -1005,7 +1005,12 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     ].join('\n');
     const read = (modules?: WorkspaceModules) => findQueries(text, 'script', 'ts', modules ? { file: '/ws/src/services/tickets.ts', modules } : {}).queries;
     // A discriminator's documents are in its base model's collection; a factory whose returns name two collections gives a model chosen at run time.
-    assert.deepEqual(read(workspace(files)).map(described), ['tickets.find', '.findOne', 'note_book.deleteMany', 'tickets.countDocuments']);
+    const queries = read(workspace(files));
+    assert.deepEqual(queries.map(described), ['tickets.find', '.findOne', 'note_book.deleteMany', 'tickets.countDocuments']);
+    // Mongoose adds the discriminator's key (the base schema's discriminatorKey) and value to its queries.
+    const filters = queries.map((q) => (q.engine === 'mongodb' ? q.command.filter : undefined));
+    assert.deepEqual(filters[0], { kind: 'refund', owner: { $placeholder: 'owner' } });
+    assert.deepEqual(filters[3], { owner: { $placeholder: 'owner' } });
     // Alone, the file does not show what the functions return: no model is read.
     assert.deepEqual(read().map(described), []);
   });
@@ -1036,6 +1041,27 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     ].join('\n');
     const queries = findQueries(text, 'script', 'ts', {}).queries;
     assert.deepEqual(queries.map(described), ['events.find', 'events.findOne', 'events.countDocuments', 'events.findOne', 'site_pages.findOne']);
+    // A discriminator's statics query with its key, Mongoose's `__t` where the base schema names none; the base's do not.
+    const filters = queries.map((q) => (q.engine === 'mongodb' ? q.command.filter : undefined));
+    assert.deepEqual(filters[1], { owner: { $placeholder: 'owner' } });
+    assert.deepEqual(filters[2], { __t: 'Click', at: { $gt: { $placeholder: 'at' } } });
+    assert.deepEqual(filters[3], { __t: 'Click' });
+  });
+
+  it("adds a discriminator's key to an aggregate's first stage, keeps a key the code writes, and takes the value an option gives", () => {
+    const text = [
+      "import mongoose, { Schema } from 'mongoose';",
+      "const BaseSchema = new Schema({ day: Date }, { discriminatorKey: 'kind' });",
+      'const VisitSchema = new Schema({ path: String });',
+      "VisitSchema.statics.perDay = function () { return this.aggregate([{ $group: { _id: '$day', n: { $sum: 1 } } }]); };",
+      "VisitSchema.statics.ofKind = function (kind: string) { return this.find({ kind, path: '/' }); };",
+      "const Base = mongoose.model('Hit', BaseSchema);",
+      "Base.discriminator('Visit', VisitSchema, { value: 'visit' });",
+    ].join('\n');
+    const [perDay, ofKind] = findQueries(text, 'script', 'ts', {}).queries;
+    assert.ok(perDay?.engine === 'mongodb' && ofKind?.engine === 'mongodb');
+    assert.equal(perDay.command.collection, 'hits');
+    assert.deepEqual(perDay.command.pipeline, [{ $match: { kind: 'visit' } }, { $group: { _id: '$day', n: { $sum: 1 } } }]);
+    assert.deepEqual(ofKind.command.filter, { kind: { $placeholder: 'kind' }, path: '/' });
   });
 });
-

@@ -10,9 +10,9 @@
 // (one library per call, typeorm.ts declaredEntity). A model a factory function returns (`const Users =
 // getUserModel(mongoose)`, here or in another module) is the one every return names; `this` in a schema's
 // static is the model made from that schema; a discriminator (`Form.discriminator('Encrypted', schema)`)
-// keeps its documents in its base model's collection.
+// keeps its documents in its base model's collection, and its queries carry its key and value.
 
-import type { MongoOperation } from '../mongoShell';
+import type { MongoCommand, MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { forEachNode } from '../../sql/tree';
@@ -66,6 +66,8 @@ interface ModelName {
   at: BNode;
   /** The calls a parameter's model was taken from, when its function's callers name it (callers.ts). */
   namedBy?: string;
+  /** A discriminator's key and value, which Mongoose adds to each query of the model (`{ kind: 'Refund' }`). */
+  discriminator?: { key: string; value: string };
 }
 
 export const mongooseCalls: CallReader = {
@@ -97,7 +99,23 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
   const call = byIdCall(op);
   const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
   q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
+  if (model.discriminator && op.name !== 'estimatedDocumentCount') withDiscriminator(q.command, model.discriminator);
   ex.push(q);
+}
+
+/**
+ * What Mongoose sends for a discriminator's query: its filter with the discriminator's key and value added
+ * (an aggregate's pipeline with a `$match` on them first), unless the code writes that key itself or the
+ * filter is a value chosen at run time.
+ */
+function withDiscriminator(cmd: MongoCommand, d: { key: string; value: string }): void {
+  if (cmd.operation === 'aggregate') {
+    if (Array.isArray(cmd.pipeline)) cmd.pipeline = [{ $match: { [d.key]: d.value } }, ...cmd.pipeline];
+    return;
+  }
+  const filter = cmd.filter ?? {};
+  if (typeof filter !== 'object' || Array.isArray(filter) || '$placeholder' in filter || d.key in filter) return;
+  cmd.filter = { [d.key]: d.value, ...filter };
 }
 
 /**
@@ -334,9 +352,9 @@ function modelDefinition(ex: Extractor, e: BNode, depth = 0): ModelName | undefi
   const model = ex.stringOf(e.arguments[0], 0);
   if (model === undefined) return undefined;
   if (!e.arguments[1]) {
-    const registered = registeredCollection(ex, model, depth);
+    const registered = registeredModel(ex, model, depth);
     if (registered === null) return undefined;
-    if (registered) return { model, collection: registered, at: e.arguments[0] };
+    if (registered) return { ...registered, model, at: e.arguments[0] };
   }
   const third = e.arguments[2] ? ex.stringOf(e.arguments[2], 0) : undefined;
   const option = e.arguments[1] ? schemaCollection(ex, e.arguments[1]) : undefined;
@@ -391,7 +409,11 @@ function returnedModel(ex: Extractor, call: BNode, depth: number): ModelName | u
   });
   if (unread || seen.length === 0) return undefined;
   if (seen.some((m) => m.collection !== seen[0]!.collection)) return { model: '', collection: '', at: call };
-  return seen[0];
+  // Discriminators of one base chosen at run time: the collection is known, the key's value is not.
+  const d = seen[0]!.discriminator;
+  const same = seen.every((m) => m.discriminator?.key === d?.key && m.discriminator?.value === d?.value);
+  const { discriminator: _, ...first } = seen[0]!;
+  return same ? seen[0] : first;
 }
 
 /** One value a model factory returns: a model made or looked up, a name holding one, or another factory's call. */
@@ -477,20 +499,24 @@ function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): Mo
   if (!models || schema === undefined) return undefined;
   // `const DocSchema = FormSchema as Schema<FormDoc>`: statics given through another name of the schema.
   const names = new Set([schema]);
-  // Its own statics are assigned to it, so the name counts as changed: what it was declared with is read all the same.
-  const declared = (name: string) => {
-    const b = ex.lookup(name)?.binding;
-    return b && 'init' in b ? unwrap(b.init) : undefined;
-  };
-  for (let init = declared(schema); init?.type === 'Identifier' && names.size < 8; init = declared(init.name!)) names.add(init.name!);
+  for (let init = declaredSchema(ex, schema); init?.type === 'Identifier' && names.size < 8; init = declaredSchema(ex, init.name!)) names.add(init.name!);
   let found: ModelName | undefined;
   for (const call of models.makers) {
     if (!names.has(unwrap(call.arguments![1]!).name!)) continue;
     const m = madeModel(ex, models, call, op, depth);
-    if (!m || (found && collectionOf(ex, found) !== collectionOf(ex, m))) return undefined;
+    if (!m || (found && (collectionOf(ex, found) !== collectionOf(ex, m) || found.discriminator?.value !== m.discriminator?.value))) return undefined;
     found ??= m;
   }
-  return found ? { model: found.model, collection: collectionOf(ex, found), at: e } : undefined;
+  return found ? { ...found, collection: collectionOf(ex, found), at: e } : undefined;
+}
+
+/**
+ * What a schema's name is declared with: its statics and indexes are given to it afterwards (`schema.statics.x =
+ * ...`, `schema.index(...)`), so the name counts as changed, but neither changes which schema it is or its options.
+ */
+function declaredSchema(ex: Extractor, name: string): BNode | undefined {
+  const b = ex.lookup(name)?.binding;
+  return b && 'init' in b ? unwrap(b.init) : undefined;
 }
 
 /** What a `model(name, schema)` or `Base.discriminator(name, schema)` call of the module makes, read in the scopes around it. */
@@ -502,9 +528,35 @@ function madeModel(ex: Extractor, models: ModuleModels, call: BNode, op: ChainCa
     const callee = unwrap(call.callee!);
     if (propertyName(callee) === 'model') return ex.imports(...MONGOOSE_MODULES) ? modelDefinition(ex, call, depth + 1) : undefined;
     const name = ex.stringOf(call.arguments![0]!, 0);
-    const base = name === undefined ? undefined : modelOf(ex, unwrap(callee.object!), op, depth + 1);
-    return base && base.collection !== '' ? { model: name!, collection: collectionOf(ex, base), at: call.arguments![0]! } : undefined;
+    const baseNode = unwrap(callee.object!);
+    const base = name === undefined ? undefined : modelOf(ex, baseNode, op, depth + 1);
+    if (!base || base.collection === '') return undefined;
+    const key = discriminatorKey(ex, baseNode);
+    // The value is the name unless the third argument gives one (`'refund'` or `{ value: 'refund' }`).
+    const third = call.arguments![2] ? ex.resolve(call.arguments![2]) : undefined;
+    const option = third?.type === 'ObjectExpression' ? (third.properties ?? []).find((p) => p.type === 'ObjectProperty' && p.key && keyName(p.key) === 'value') : undefined;
+    const value = !third ? name : option ? ex.stringOf(option.value as BNode, 0) : third.type === 'ObjectExpression' ? name : ex.stringOf(third, 0);
+    return { model: name!, collection: collectionOf(ex, base), at: call.arguments![0]!, ...(key !== undefined && value !== undefined ? { discriminator: { key, value } } : {}) };
   });
+}
+
+/**
+ * The discriminator key of a base model made here (`const Ticket = db.model('Ticket', TicketSchema)`): its
+ * schema's `discriminatorKey` option, else Mongoose's `__t`; unknown when the schema or its options are not read.
+ */
+function discriminatorKey(ex: Extractor, base: BNode): string | undefined {
+  const made = base.type === 'Identifier' ? ex.constInit(base.name!) : base;
+  const call = made ? unwrap(made) : undefined;
+  if (!call || !isCall(call) || !call.arguments?.[1]) return undefined;
+  const arg = unwrap(call.arguments[1]);
+  const schema = arg.type === 'Identifier' ? declaredSchema(ex, arg.name!) ?? arg : arg;
+  if ((schema.type !== 'NewExpression' && !isCall(schema)) || !schemaCallee(schema)) return undefined;
+  const options = schema.arguments?.[1] ? ex.resolve(schema.arguments[1]) : undefined;
+  if (!options) return '__t';
+  if (options.type !== 'ObjectExpression') return undefined;
+  const prop = (options.properties ?? []).find((p) => p.type === 'ObjectProperty' && p.key && keyName(p.key) === 'discriminatorKey');
+  if ((options.properties ?? []).some((p) => p.type !== 'ObjectProperty')) return undefined;
+  return prop ? ex.stringOf(prop.value as BNode, 0) : '__t';
 }
 
 /**
@@ -513,7 +565,7 @@ function madeModel(ex: Extractor, models: ModuleModels, call: BNode, op: ChainCa
  * plural), or a discriminator's (`Form.discriminator('Encrypted', schema)`), its base model's; null when the
  * module makes one under that name whose collection is not known, or a discriminator whose name is not read.
  */
-function registeredCollection(ex: Extractor, name: string, depth: number): string | null | undefined {
+function registeredModel(ex: Extractor, name: string, depth: number): ModelName | null | undefined {
   const models = depth > 6 ? undefined : moduleModels(ex);
   if (!models) return undefined;
   // A discriminator whose name is not read may be the one looked up: its collection is then not known.
@@ -524,7 +576,7 @@ function registeredCollection(ex: Extractor, name: string, depth: number): strin
     if (made === undefined && propertyName(unwrap(call.callee!)) === 'discriminator') unread = true;
     if (made !== name) continue;
     const m = madeModel(ex, models, call, { name: 'find', call, nameNode: call }, depth + 1);
-    return m ? collectionOf(ex, m) : null;
+    return m ? { ...m, collection: collectionOf(ex, m) } : null;
   }
   return unread ? null : undefined;
 }
