@@ -143,20 +143,25 @@ function listScripts(root: string): string[] {
   return out;
 }
 
-/** A tsconfig's `paths`, made absolute from its `baseUrl` (or its folder), with what it extends. */
+/**
+ * A tsconfig's `paths`, made absolute from its `baseUrl` (or its folder), with what it extends; then its
+ * `baseUrl` itself, under which TypeScript looks for a bare name that no path maps
+ * (`import getUser from 'src/models/user'` with `"baseUrl": "."`), before it looks in node_modules.
+ */
 function readPaths(file: string, depth: number): { pattern: string; targets: string[] }[] {
   const json = readJsonc(file) as { extends?: string; compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } } | undefined;
   if (!json) return [];
   const own = json.compilerOptions?.paths;
-  if (own) {
-    const base = resolvePath(dirname(file), json.compilerOptions?.baseUrl ?? '.');
-    return Object.entries(own).map(([pattern, targets]) => ({ pattern, targets: targets.map((t) => resolvePath(base, t)) }));
-  }
+  const baseUrl = json.compilerOptions?.baseUrl;
+  const base = resolvePath(dirname(file), baseUrl ?? '.');
+  const underBase = baseUrl !== undefined ? [{ pattern: '*', targets: [join(base, '*')] }] : [];
+  if (own) return [...Object.entries(own).map(([pattern, targets]) => ({ pattern, targets: targets.map((t) => resolvePath(base, t)) })), ...underBase];
   if (typeof json.extends === 'string' && json.extends.startsWith('.') && depth < 3) {
     const parent = resolvePath(dirname(file), json.extends.endsWith('.json') ? json.extends : `${json.extends}.json`);
-    return readPaths(parent, depth + 1);
+    const inherited = readPaths(parent, depth + 1);
+    return [...inherited, ...underBase];
   }
-  return [];
+  return underBase;
 }
 
 /**

@@ -37,6 +37,10 @@ describe('finder: workspace packages on disk', () => {
     write('services/ledger/src/repositories/entries.js', "export const ENTRIES = 'entries';");
     write('services/ledger/src/config.js', 'export default {};');
     write('services/ledger/src/routes/list.js', "import { ENTRIES } from '#repos/entries.js';");
+    // A service whose tsconfig gives only a baseUrl: bare names are looked for under it, then among packages.
+    write('services/forms/tsconfig.json', '{\n  // comments are allowed\n  "compilerOptions": { "baseUrl": "." }\n}');
+    write('services/forms/src/models/user.model.ts', "export default () => 'user';");
+    write('services/forms/src/app/users.service.ts', "import getUserModel from 'src/models/user.model';");
     // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
     write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
     write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
@@ -71,6 +75,14 @@ describe('finder: workspace packages on disk', () => {
     assert.equal(modules.resolve(from, '~/repositories/entries.js'), join(root, 'services/ledger/src/repositories/entries.js'));
     // Outside the package, its imports name nothing.
     assert.equal(modules.resolve(join(root, 'packages/app/src/catalog.ts'), '#repos/entries.js'), undefined);
+  });
+
+  it("resolves a bare name under the tsconfig's baseUrl, and a package's name still to the package", () => {
+    const modules = nodeWorkspaceModules(root);
+    const from = join(root, 'services/forms/src/app/users.service.ts');
+    assert.equal(modules.resolve(from, 'src/models/user.model'), join(root, 'services/forms/src/models/user.model.ts'));
+    assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
+    assert.equal(modules.resolve(from, 'mongoose'), undefined);
   });
 
   it('reads a file again once its modification time changed, from the next turn of the event loop on', async () => {

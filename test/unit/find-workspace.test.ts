@@ -990,3 +990,137 @@ describe('finder: Prisma writes the issue names', () => {
     ]);
   });
 });
+
+describe('finder: Mongoose models a factory returns or a schema static uses', () => {
+  it('reads a Mongoose model a factory function of another module returns, looked up or compiled, and its discriminators', () => {
+    const files: Record<string, string> = {
+      ...FILES,
+      '/ws/src/models/ticket.model.ts': [
+        "import { Mongoose, Schema } from 'mongoose';",
+        "import { Kind } from '../types/kind';",
+        "export const TICKET_ID = 'Ticket';",
+        "const TicketSchema = new Schema({ owner: String, kind: String }, { discriminatorKey: 'kind' });",
+        "const RefundSchema = new Schema({ amount: Number });",
+        'const compileTicketModel = (db: Mongoose) => {',
+        '  const Ticket = db.model(TICKET_ID, TicketSchema);',
+        // Written without a semicolon, the statement ends where the call does.
+        '  Ticket.discriminator(Kind.Refund, RefundSchema)',
+        '  return db.model(TICKET_ID, TicketSchema);',
+        '};',
+        'const getTicketModel = (db: Mongoose) => {',
+        '  try {',
+        '    return db.model(TICKET_ID);',
+        '  } catch {',
+        '    return compileTicketModel(db);',
+        '  }',
+        '};',
+        'export const getRefundModel = (db: Mongoose) => {',
+        '  getTicketModel(db);',
+        '  return db.model(Kind.Refund);',
+        '};',
+        "export const getLabelModel = (db: Mongoose) => db.model('Label', new Schema({ text: String }));",
+        'export const pick = (kind: string) => (kind === \'label\' ? getLabelModel(mongoose) : getTicketModel(mongoose));',
+        'export default getTicketModel;',
+      ].join('\n'),
+      '/ws/src/types/kind.ts': "export enum Kind { Refund = 'refund', Credit = 'credit' }",
+      '/ws/src/models/audit.model.ts': [
+        "import { Mongoose, Schema } from 'mongoose';",
+        "const AuditSchema = new Schema({ owner: String });",
+        'export const getLoginAuditModel = (db: Mongoose, kind: string) => {',
+        "  db.model('Audit', AuditSchema).discriminator(kind, new Schema({ ip: String }));",
+        "  return db.model('LoginAudit');",
+        '};',
+      ].join('\n'),
+      '/ws/src/models/note.model.ts': [
+        "import { Mongoose, Schema } from 'mongoose';",
+        "const NOTE_ID = 'Note';",
+        'export const getNoteModel = (db: Mongoose) => {',
+        '  try {',
+        '    return db.model(NOTE_ID);',
+        '  } catch {',
+        "    return db.model(NOTE_ID, new Schema({ text: String }), 'note_book');",
+        '  }',
+        '};',
+      ].join('\n'),
+    };
+    const text = [
+      "import mongoose from 'mongoose';",
+      "import getTicketModel, { getRefundModel, pick } from '../models/ticket.model';",
+      "import { getNoteModel } from '../models/note.model';",
+      "import { getLoginAuditModel } from '../models/audit.model';",
+      'const TicketModel = getTicketModel(mongoose);',
+      'const NoteModel = getNoteModel(mongoose);',
+      'const RefundModel = getRefundModel(mongoose);',
+      'export async function mine(owner: string, kind: string) {',
+      '  await RefundModel.find({ owner });',
+      '  const Chosen = pick(kind);',
+      '  await Chosen.findOne({ owner });',
+      '  await NoteModel.deleteMany({ owner });',
+      // A discriminator named at run time may be the model looked up: its collection is not known, and no plural is made up.
+      '  const Audits = getLoginAuditModel(mongoose, process.env.AUDIT_KIND!);',
+      '  await Audits.find({ owner });',
+      '  return TicketModel.countDocuments({ owner });',
+      '}',
+    ].join('\n');
+    const read = (modules?: WorkspaceModules) => findQueries(text, 'script', 'ts', modules ? { file: '/ws/src/services/tickets.ts', modules } : {}).queries;
+    // A discriminator's documents are in its base model's collection; a factory whose returns name two collections gives a model chosen at run time.
+    const queries = read(workspace(files));
+    assert.deepEqual(queries.map(described), ['tickets.find', '.findOne', 'note_book.deleteMany', 'tickets.countDocuments']);
+    // Mongoose adds the discriminator's key (the base schema's discriminatorKey) and value to its queries.
+    const filters = queries.map((q) => (q.engine === 'mongodb' ? q.command.filter : undefined));
+    assert.deepEqual(filters[0], { kind: 'refund', owner: { $placeholder: 'owner' } });
+    assert.deepEqual(filters[3], { owner: { $placeholder: 'owner' } });
+    // Alone, the file does not show what the functions return: no model is read.
+    assert.deepEqual(read().map(described), []);
+  });
+
+  it("reads `this` in a schema's statics as the model made from that schema, a discriminator's as its base collection", () => {
+    const text = [
+      "import { Mongoose, Schema } from 'mongoose';",
+      "const EventSchema = new Schema({ owner: String }, { statics: { byOwner(owner: string) { return this.find({ owner }); } } });",
+      'const ClickSchema = new Schema({ at: Date });',
+      'const EventDocSchema = EventSchema as unknown as Schema<{ owner: string }>;',
+      'EventDocSchema.statics.newest = function (owner: string) {',
+      "  return this.findOne({ owner }).sort('-at');",
+      '};',
+      "ClickSchema.static('since', function (at: Date) { return this.countDocuments({ at: { $gt: at } }); });",
+      'ClickSchema.statics = { last() { return this.findOne({}).sort({ at: -1 }); } };',
+      'export const compile = (db: Mongoose) => {',
+      '  const PageSchema = new Schema({ path: String });',
+      '  PageSchema.statics.byPath = async function (path: string) {',
+      '    return [1].map(() => this.exists({ path }));',
+      '  };',
+      "  const Event = db.model('Event', EventSchema);",
+      "  Event.discriminator('Click', ClickSchema)",
+      "  db.model('Page', PageSchema, 'site_pages');",
+      '  return Event;',
+      '};',
+      // A function that is no static keeps `this` unknown.
+      'export function other(this: { find(f: object): void }) { return this.find({ a: 1 }); }',
+    ].join('\n');
+    const queries = findQueries(text, 'script', 'ts', {}).queries;
+    assert.deepEqual(queries.map(described), ['events.find', 'events.findOne', 'events.countDocuments', 'events.findOne', 'site_pages.findOne']);
+    // A discriminator's statics query with its key, Mongoose's `__t` where the base schema names none; the base's do not.
+    const filters = queries.map((q) => (q.engine === 'mongodb' ? q.command.filter : undefined));
+    assert.deepEqual(filters[1], { owner: { $placeholder: 'owner' } });
+    assert.deepEqual(filters[2], { __t: 'Click', at: { $gt: { $placeholder: 'at' } } });
+    assert.deepEqual(filters[3], { __t: 'Click' });
+  });
+
+  it("adds a discriminator's key to an aggregate's first stage, keeps a key the code writes, and takes the value an option gives", () => {
+    const text = [
+      "import mongoose, { Schema } from 'mongoose';",
+      "const BaseSchema = new Schema({ day: Date }, { discriminatorKey: 'kind' });",
+      'const VisitSchema = new Schema({ path: String });',
+      "VisitSchema.statics.perDay = function () { return this.aggregate([{ $group: { _id: '$day', n: { $sum: 1 } } }]); };",
+      "VisitSchema.statics.ofKind = function (kind: string) { return this.find({ kind, path: '/' }); };",
+      "const Base = mongoose.model('Hit', BaseSchema);",
+      "Base.discriminator('Visit', VisitSchema, { value: 'visit' });",
+    ].join('\n');
+    const [perDay, ofKind] = findQueries(text, 'script', 'ts', {}).queries;
+    assert.ok(perDay?.engine === 'mongodb' && ofKind?.engine === 'mongodb');
+    assert.equal(perDay.command.collection, 'hits');
+    assert.deepEqual(perDay.command.pipeline, [{ $match: { kind: 'visit' } }, { $group: { _id: '$day', n: { $sum: 1 } } }]);
+    assert.deepEqual(ofKind.command.filter, { kind: { $placeholder: 'kind' }, path: '/' });
+  });
+});

@@ -871,6 +871,15 @@ export class Extractor {
     return isMember(followed) ? undefined : followed;
   }
 
+  /** The function that gives `this` where the walk is (not an arrow function, which keeps its outer `this`); none in a class. */
+  thisFunction(): BNode | undefined {
+    for (let s = this.scope; s; s = s.parent) {
+      if (s.fields) return undefined;
+      if (s.node && (s.node.type === 'FunctionExpression' || s.node.type === 'FunctionDeclaration' || s.node.type === 'ObjectMethod')) return s.node;
+    }
+    return undefined;
+  }
+
   /** The class the walk is in, if any. */
   enclosingClassNode(): BNode | undefined {
     for (let s = this.scope; s; s = s.parent) if (s.fields) return s.classNode;

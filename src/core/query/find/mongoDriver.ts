@@ -24,7 +24,7 @@
 
 import type { Doc, MongoCommand, MongoCommandPart, MongoOperation } from '../mongoShell';
 import { Extractor, MAX_RESOLVE_DEPTH, type CallReader, type ChainCall } from './extractor';
-import { heldAt, pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { heldAt, pathTo, pushChildren, isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
 import type { FoundMongoQuery, Located, MongoFlavour, SourceRange } from './types';
 import { isPlaceholder, isUndefinedValue, isDoc, ValueReader } from './values';
 import { escapeKey } from './ranges';
@@ -669,23 +669,6 @@ function classAt(ex: Extractor, callee: BNode): { ex: Extractor; node: BNode } |
   const obj = valueOf(ex, callee.object!, 0);
   const held = obj && name !== undefined && obj.node.type === 'ObjectExpression' ? heldAt(obj.node, name) : undefined;
   return held && obj ? obj.ex.classOf(held, 0) : undefined;
-}
-
-/** The nodes from a top-level statement down to (not including) `target`, as Extractor.within takes them; undefined when no statement holds it. */
-function pathTo(statements: readonly BNode[], target: BNode): BNode[] | undefined {
-  for (const st of statements) {
-    if (target.start < st.start || target.end > st.end) continue;
-    const path: BNode[] = [];
-    let cur: BNode | undefined = st;
-    while (cur && cur !== target) {
-      path.push(cur);
-      const children: BNode[] = [];
-      pushChildren(cur, children);
-      cur = children.find((c) => c === target) ?? children.find((c) => c.start <= target.start && target.end <= c.end && c.end - c.start > target.end - target.start);
-    }
-    return cur === target ? path : undefined;
-  }
-  return undefined;
 }
 
 /** A class's constructor, if it declares one. */

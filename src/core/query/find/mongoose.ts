@@ -7,15 +7,19 @@
 // repository declares for the model (context.entities: `model('Order', schema, 'orders_v2')`, the schema's
 // `collection` option), else the model name by Mongoose's pluralisation rules (`Order` -> `orders`,
 // `Category` -> `categories`, `Person` -> `people`). A name TypeORM or Sequelize declares is not a model
-// (one library per call, typeorm.ts declaredEntity).
+// (one library per call, typeorm.ts declaredEntity). A model a factory function returns (`const Users =
+// getUserModel(mongoose)`, here or in another module) is the one every return names; `this` in a schema's
+// static is the model made from that schema; a discriminator (`Form.discriminator('Encrypted', schema)`)
+// keeps its documents in its base model's collection, and its queries carry its key and value.
 
-import type { MongoOperation } from '../mongoShell';
+import type { MongoCommand, MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
+import { forEachNode } from '../../sql/tree';
 import { requiredModule } from './scope';
 import { callersOf } from './callers';
 import { callersPlace, classMemberOf, libraryOf, originOf } from './origin';
-import { isCall, isMember, keyName, propertyName, range, unwrap, type BNode } from './syntax';
+import { isCall, isMember, keyName, pathTo, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 
 /** Model methods and the operation each runs. */
@@ -62,6 +66,8 @@ interface ModelName {
   at: BNode;
   /** The calls a parameter's model was taken from, when its function's callers name it (callers.ts). */
   namedBy?: string;
+  /** A discriminator's key and value, which Mongoose adds to each query of the model (`{ kind: 'Refund' }`). */
+  discriminator?: { key: string; value: string };
 }
 
 export const mongooseCalls: CallReader = {
@@ -93,7 +99,23 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
   const call = byIdCall(op);
   const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
   q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
+  if (model.discriminator && op.name !== 'estimatedDocumentCount') withDiscriminator(q.command, model.discriminator);
   ex.push(q);
+}
+
+/**
+ * What Mongoose sends for a discriminator's query: its filter with the discriminator's key and value added
+ * (an aggregate's pipeline with a `$match` on them first), unless the code writes that key itself or the
+ * filter is a value chosen at run time.
+ */
+function withDiscriminator(cmd: MongoCommand, d: { key: string; value: string }): void {
+  if (cmd.operation === 'aggregate') {
+    if (Array.isArray(cmd.pipeline)) cmd.pipeline = [{ $match: { [d.key]: d.value } }, ...cmd.pipeline];
+    return;
+  }
+  const filter = cmd.filter ?? {};
+  if (typeof filter !== 'object' || Array.isArray(filter) || '$placeholder' in filter || d.key in filter) return;
+  cmd.filter = { [d.key]: d.value, ...filter };
 }
 
 /**
@@ -142,15 +164,19 @@ function modelOf(ex: Extractor, e: BNode, op: ChainCall, depth = 0): ModelName |
   const first = op.call.arguments?.[0] ? ex.resolve(op.call.arguments[0]) : undefined;
   if (first?.type === 'ObjectExpression' && (first.properties ?? []).some((p) => p.key && keyName(p.key) === 'where')) return undefined;
   // mongoose.model('Order'), connection.model('Order', schema), mongoose.models.Order
-  const defined = modelDefinition(ex, e);
+  const defined = modelDefinition(ex, e, depth);
   if (defined) return defined;
+  // `this` in a schema's static (`schema.statics.byOwner = function () { return this.find(...) }`): the model made from that schema.
+  if (e.type === 'ThisExpression') return staticsModel(ex, e, op, depth);
   if (e.type === 'Identifier') {
     const init = ex.constInit(e.name!);
     if (init && !requiredModule(init)) {
-      const d = modelDefinition(ex, unwrap(init));
+      const d = modelDefinition(ex, unwrap(init), depth);
       if (d) return { ...d, at: e };
       if (unwrap(init).type === 'Identifier' || isMember(unwrap(init))) return modelOf(ex, init, op, depth + 1);
-      return undefined;
+      // `const Users = getUserModel(mongoose)`: the model the function (here or in another module) returns.
+      const returned = isCall(unwrap(init)) ? returnedModel(ex, unwrap(init), depth) : undefined;
+      return returned ? { ...returned, at: e } : undefined;
     }
     // `function listOpen(Model) { return Model.find(...) }`: the model every call of the function passes.
     const passed = init ? undefined : callersModel(ex, e, op, depth);
@@ -313,14 +339,23 @@ function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** `mongoose.model('Order', schema, 'orders')`, `model('Order')`, `conn.model(...)`, with the schema's `collection` option. */
-function modelDefinition(ex: Extractor, e: BNode): ModelName | undefined {
+/**
+ * `mongoose.model('Order', schema, 'orders')`, `model('Order')`, `conn.model(...)`, with the schema's
+ * `collection` option; `model('Encrypted')` where the module makes `Form.discriminator('Encrypted', schema)`
+ * is a discriminator, whose documents are in its base model's collection.
+ */
+function modelDefinition(ex: Extractor, e: BNode, depth = 0): ModelName | undefined {
   if (!isCall(e)) return undefined;
   const callee = unwrap(e.callee!);
   const fn = callee.type === 'Identifier' ? callee.name : isMember(callee) ? propertyName(callee) : undefined;
   if (fn !== 'model' || !e.arguments?.[0]) return undefined;
   const model = ex.stringOf(e.arguments[0], 0);
   if (model === undefined) return undefined;
+  if (!e.arguments[1]) {
+    const registered = registeredModel(ex, model, depth);
+    if (registered === null) return undefined;
+    if (registered) return { ...registered, model, at: e.arguments[0] };
+  }
   const third = e.arguments[2] ? ex.stringOf(e.arguments[2], 0) : undefined;
   const option = e.arguments[1] ? schemaCollection(ex, e.arguments[1]) : undefined;
   const collection = third ?? option;
@@ -345,4 +380,203 @@ function injectedModel(ex: Extractor, decorator: BNode): string | undefined {
   const arg = unwrap(d.arguments[0]);
   if (isMember(arg) && propertyName(arg) === 'name' && unwrap(arg.object!).type === 'Identifier') return unwrap(arg.object!).name;
   return ex.stringOf(arg, 0);
+}
+
+/** What the collection of a model read elsewhere is: the one it names, the one the repository declares, else Mongoose's plural. */
+function collectionOf(ex: Extractor, m: ModelName): string {
+  const declared = ex.context.entities?.get(m.model);
+  return m.collection ?? (declared?.library === 'mongoose' ? declared.table : undefined) ?? mongooseCollection(m.model);
+}
+
+/**
+ * The model a function returns where every return names one (`getUserModel(db)` returning
+ * `db.model('User')` and, when that throws, `compileUserModel(db)`), from a module that uses Mongoose;
+ * returns naming different collections are a model chosen at run time.
+ */
+function returnedModel(ex: Extractor, call: BNode, depth: number): ModelName | undefined {
+  if (depth > 6) return undefined;
+  const seen: ModelName[] = [];
+  let unread = false;
+  ex.throughCall(call, (ret, inModule) => {
+    // `kind === 'a' ? getA(db) : getB(db)`: each branch is a value the function returns.
+    const r = unwrap(ret);
+    for (const v of r.type === 'ConditionalExpression' ? [r.consequent!, r.alternate!] : [r]) {
+      const m = inModule.imports(...MONGOOSE_MODULES) ? returnedValue(inModule, unwrap(v), depth) : undefined;
+      if (m) seen.push({ ...m, collection: m.collection === '' ? '' : collectionOf(inModule, m) });
+      else unread = true;
+    }
+    return undefined;
+  });
+  if (unread || seen.length === 0) return undefined;
+  if (seen.some((m) => m.collection !== seen[0]!.collection)) return { model: '', collection: '', at: call };
+  // Discriminators of one base chosen at run time: the collection is known, the key's value is not.
+  const d = seen[0]!.discriminator;
+  const same = seen.every((m) => m.discriminator?.key === d?.key && m.discriminator?.value === d?.value);
+  const { discriminator: _, ...first } = seen[0]!;
+  return same ? seen[0] : first;
+}
+
+/** One value a model factory returns: a model made or looked up, a name holding one, or another factory's call. */
+function returnedValue(ex: Extractor, r: BNode, depth: number): ModelName | undefined {
+  if (r.type === 'AwaitExpression' && r.argument) r = unwrap(r.argument);
+  const d = modelDefinition(ex, r, depth + 1);
+  if (d) return d;
+  if (r.type === 'Identifier') {
+    const init = ex.constInit(r.name!);
+    return init && !requiredModule(init) ? returnedValue(ex, unwrap(init), depth + 1) : undefined;
+  }
+  return isCall(r) && unwrap(r.callee!).type === 'Identifier' ? returnedModel(ex, r, depth + 1) : undefined;
+}
+
+/** A module's schema statics and the calls that make models from its schemas, found once per version of its statements. */
+interface ModuleModels {
+  statements: BNode[];
+  /** Functions a schema takes as statics, by the name of the schema's variable. */
+  statics: Map<BNode, string>;
+  /** `model(name, schema)` and `Base.discriminator(name, schema)` calls, in the order the module writes them. */
+  makers: BNode[];
+}
+const modelsOf = new WeakMap<object, ModuleModels>();
+
+const THIS_FUNCTIONS = new Set(['FunctionExpression', 'FunctionDeclaration', 'ObjectMethod']);
+
+function moduleModels(ex: Extractor): ModuleModels | undefined {
+  if (!ex.module.statements || !ex.imports(...MONGOOSE_MODULES)) return undefined;
+  const statements = ex.module.statements();
+  const known = modelsOf.get(ex.module);
+  if (known && known.statements.length === statements.length && known.statements.every((n, i) => n === statements[i])) return known;
+  const found: ModuleModels = { statements, statics: new Map(), makers: [] };
+  const takeAll = (obj: BNode | undefined, schema: string) => {
+    for (const p of obj?.type === 'ObjectExpression' ? obj.properties ?? [] : []) {
+      const f = p.type === 'ObjectMethod' ? p : p.type === 'ObjectProperty' ? unwrap(p.value as BNode) : undefined;
+      if (f && THIS_FUNCTIONS.has(f.type)) found.statics.set(f, schema);
+    }
+  };
+  forEachNode(statements, (o) => {
+    const n = o as unknown as BNode;
+    if (n.type === 'AssignmentExpression' && n.operator === '=' && isMember(unwrap(n.left!))) {
+      // schema.statics.byOwner = function () {...}; schema.statics = { byOwner() {...} }
+      const left = unwrap(n.left!);
+      const right = unwrap(n.right!);
+      const obj = unwrap(left.object!);
+      if (isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' && THIS_FUNCTIONS.has(right.type)) found.statics.set(right, unwrap(obj.object!).name!);
+      else if (propertyName(left) === 'statics' && obj.type === 'Identifier') takeAll(right, obj.name!);
+    } else if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) {
+      // new Schema(fields, { statics: { byOwner() {...} } })
+      const init = unwrap(n.init);
+      const options = (init.type === 'NewExpression' || isCall(init)) && schemaCallee(init) ? init.arguments?.[1] : undefined;
+      const prop = options?.type === 'ObjectExpression' ? (options.properties ?? []).find((p) => p.type === 'ObjectProperty' && p.key && keyName(p.key) === 'statics') : undefined;
+      if (prop) takeAll(unwrap(prop.value as BNode), n.id.name!);
+    } else if (isCall(n) && isMember(unwrap(n.callee!))) {
+      const callee = unwrap(n.callee!);
+      const name = propertyName(callee);
+      const obj = unwrap(callee.object!);
+      const [a, b] = n.arguments ?? [];
+      // schema.static('byOwner', function () {...}), schema.static({ byOwner() {...} })
+      if (name === 'static' && obj.type === 'Identifier') {
+        if (b && THIS_FUNCTIONS.has(unwrap(b).type)) found.statics.set(unwrap(b), obj.name!);
+        else takeAll(a ? unwrap(a) : undefined, obj.name!);
+      } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
+    }
+  });
+  modelsOf.set(ex.module, found);
+  return found;
+}
+
+function schemaCallee(n: BNode): boolean {
+  const c = unwrap(n.callee!);
+  return (c.type === 'Identifier' && c.name === 'Schema') || (isMember(c) && propertyName(c) === 'Schema');
+}
+
+/**
+ * The model `this` is in a static of a schema of this module: the one `model(name, schema)` or
+ * `Base.discriminator(name, schema)` makes from it here, when every such call names the same collection.
+ */
+function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): ModelName | undefined {
+  const fn = ex.thisFunction();
+  const models = fn ? moduleModels(ex) : undefined;
+  const schema = fn ? models?.statics.get(fn) : undefined;
+  if (!models || schema === undefined) return undefined;
+  // `const DocSchema = FormSchema as Schema<FormDoc>`: statics given through another name of the schema.
+  const names = new Set([schema]);
+  for (let init = declaredSchema(ex, schema); init?.type === 'Identifier' && names.size < 8; init = declaredSchema(ex, init.name!)) names.add(init.name!);
+  let found: ModelName | undefined;
+  for (const call of models.makers) {
+    if (!names.has(unwrap(call.arguments![1]!).name!)) continue;
+    const m = madeModel(ex, models, call, op, depth);
+    if (!m || (found && (collectionOf(ex, found) !== collectionOf(ex, m) || found.discriminator?.value !== m.discriminator?.value))) return undefined;
+    found ??= m;
+  }
+  return found ? { ...found, collection: collectionOf(ex, found), at: e } : undefined;
+}
+
+/**
+ * What a schema's name is declared with: its statics and indexes are given to it afterwards (`schema.statics.x =
+ * ...`, `schema.index(...)`), so the name counts as changed, but neither changes which schema it is or its options.
+ */
+function declaredSchema(ex: Extractor, name: string): BNode | undefined {
+  const b = ex.lookup(name)?.binding;
+  return b && 'init' in b ? unwrap(b.init) : undefined;
+}
+
+/** What a `model(name, schema)` or `Base.discriminator(name, schema)` call of the module makes, read in the scopes around it. */
+function madeModel(ex: Extractor, models: ModuleModels, call: BNode, op: ChainCall, depth: number): ModelName | undefined {
+  if (depth > 6) return undefined;
+  const path = pathTo(models.statements, call);
+  if (!path) return undefined;
+  return ex.within(path, () => {
+    const callee = unwrap(call.callee!);
+    if (propertyName(callee) === 'model') return ex.imports(...MONGOOSE_MODULES) ? modelDefinition(ex, call, depth + 1) : undefined;
+    const name = ex.stringOf(call.arguments![0]!, 0);
+    const baseNode = unwrap(callee.object!);
+    const base = name === undefined ? undefined : modelOf(ex, baseNode, op, depth + 1);
+    if (!base || base.collection === '') return undefined;
+    const key = discriminatorKey(ex, baseNode);
+    // The value is the name unless the third argument gives one (`'refund'` or `{ value: 'refund' }`).
+    const third = call.arguments![2] ? ex.resolve(call.arguments![2]) : undefined;
+    const option = third?.type === 'ObjectExpression' ? (third.properties ?? []).find((p) => p.type === 'ObjectProperty' && p.key && keyName(p.key) === 'value') : undefined;
+    const value = !third ? name : option ? ex.stringOf(option.value as BNode, 0) : third.type === 'ObjectExpression' ? name : ex.stringOf(third, 0);
+    return { model: name!, collection: collectionOf(ex, base), at: call.arguments![0]!, ...(key !== undefined && value !== undefined ? { discriminator: { key, value } } : {}) };
+  });
+}
+
+/**
+ * The discriminator key of a base model made here (`const Ticket = db.model('Ticket', TicketSchema)`): its
+ * schema's `discriminatorKey` option, else Mongoose's `__t`; unknown when the schema or its options are not read.
+ */
+function discriminatorKey(ex: Extractor, base: BNode): string | undefined {
+  const made = base.type === 'Identifier' ? ex.constInit(base.name!) : base;
+  const call = made ? unwrap(made) : undefined;
+  if (!call || !isCall(call) || !call.arguments?.[1]) return undefined;
+  const arg = unwrap(call.arguments[1]);
+  const schema = arg.type === 'Identifier' ? declaredSchema(ex, arg.name!) ?? arg : arg;
+  if ((schema.type !== 'NewExpression' && !isCall(schema)) || !schemaCallee(schema)) return undefined;
+  const options = schema.arguments?.[1] ? ex.resolve(schema.arguments[1]) : undefined;
+  if (!options) return '__t';
+  if (options.type !== 'ObjectExpression') return undefined;
+  const prop = (options.properties ?? []).find((p) => p.type === 'ObjectProperty' && p.key && keyName(p.key) === 'discriminatorKey');
+  if ((options.properties ?? []).some((p) => p.type !== 'ObjectProperty')) return undefined;
+  return prop ? ex.stringOf(prop.value as BNode, 0) : '__t';
+}
+
+/**
+ * The collection of a model a module looks up by name (`db.model('Feedback')`) where it also makes a model
+ * under that name: `model('Feedback', schema, 'feedback')`'s (its third argument or schema option, else the
+ * plural), or a discriminator's (`Form.discriminator('Encrypted', schema)`), its base model's; null when the
+ * module makes one under that name whose collection is not known, or a discriminator whose name is not read.
+ */
+function registeredModel(ex: Extractor, name: string, depth: number): ModelName | null | undefined {
+  const models = depth > 6 ? undefined : moduleModels(ex);
+  if (!models) return undefined;
+  // A discriminator whose name is not read may be the one looked up: its collection is then not known.
+  let unread = false;
+  for (const call of models.makers) {
+    const path = pathTo(models.statements, call);
+    const made = path ? ex.within(path, () => ex.stringOf(call.arguments![0]!, 0)) : undefined;
+    if (made === undefined && propertyName(unwrap(call.callee!)) === 'discriminator') unread = true;
+    if (made !== name) continue;
+    const m = madeModel(ex, models, call, { name: 'find', call, nameNode: call }, depth + 1);
+    return m ? { ...m, collection: collectionOf(ex, m) } : null;
+  }
+  return unread ? null : undefined;
 }

@@ -161,3 +161,20 @@ export function cookedOf(q: BNode): string {
   const v = q.value as { cooked?: string | null; raw: string };
   return v.cooked ?? v.raw;
 }
+
+/** The nodes from a top-level statement down to (not including) `target`, as Extractor.within takes them; undefined when no statement holds it. */
+export function pathTo(statements: readonly BNode[], target: BNode): BNode[] | undefined {
+  for (const st of statements) {
+    if (target.start < st.start || target.end > st.end) continue;
+    const path: BNode[] = [];
+    let cur: BNode | undefined = st;
+    while (cur && cur !== target) {
+      path.push(cur);
+      const children: BNode[] = [];
+      pushChildren(cur, children);
+      cur = children.find((c) => c === target) ?? children.find((c) => c.start <= target.start && target.end <= c.end);
+    }
+    return cur === target ? path : undefined;
+  }
+  return undefined;
+}
