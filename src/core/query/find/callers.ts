@@ -11,7 +11,7 @@
 // never guesses.
 
 import type { Extractor } from './extractor';
-import { collectMutations, requiredModule } from './scope';
+import { mutationsOf, requiredModule } from './scope';
 import { isCall, isMember, keyName, propertyName, pushChildren, unwrap, type BNode } from './syntax';
 import type { WorkspaceModules } from './types';
 import { exportedBinding, foreignModule, importedName, type ForeignModule } from './workspace';
@@ -119,9 +119,7 @@ function readCallers(ex: Extractor, p: CalledAs): Callers | undefined {
     const ownFile = ex.context.file;
     for (const c of here) {
       const top = c.path[0] ?? c.call;
-      const mutated = new Set<string>();
-      collectMutations(top, mutated);
-      values.push(valueAt(ex.sibling(mutated), c.path, c.call, p.index, p.path, ownFile));
+      values.push(valueAt(ex.sibling(mutationsOf(top)), c.path, c.call, p.index, p.path, ownFile));
     }
     if (!p.declaredIn) {
       const elsewhere = importersCalls(ex, p.fnName, p.index, p.path, p.isClass, p.member);

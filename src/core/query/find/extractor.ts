@@ -4,7 +4,8 @@
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
 import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
-import { classFields, collectMutations, declareNames, declareStatements, fieldKey, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
+import { classFields, declareNames, declareStatements, fieldKey, mutationsOf, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
+export { forgetMutations } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
 import { detached } from './ranges';
 import { exportedBinding, FOREIGN_BASE, MAX_IMPORT_DEPTH, namespaceModule, type ForeignModule } from './workspace';
@@ -43,18 +44,6 @@ export interface WalkTrace {
   taken: BNode[];
   consumed: Set<BNode>;
   byNode: Map<BNode, FoundQuery>;
-}
-
-/**
- * The names each block or function assigns again, by its node, shared by every reader of the statement and
- * every call read through it. A statement parsed again in place of one inside a block (scriptIndex.ts
- * readInside) changes what the blocks around it assign: forgetMutations drops theirs.
- */
-const scopeMutations = new WeakMap<BNode, Set<string>>();
-
-/** Forgets what the blocks and functions of `around` assign, after a statement inside them was replaced. */
-export function forgetMutations(around: readonly BNode[]): void {
-  for (const n of around) scopeMutations.delete(n);
 }
 
 export class Extractor {
@@ -467,13 +456,7 @@ export class Extractor {
    */
   private mutatedIn(s: Scope, name: string): boolean {
     if (!s.node) return true;
-    let set = scopeMutations.get(s.node);
-    if (!set) {
-      set = new Set();
-      collectMutations(s.node, set);
-      scopeMutations.set(s.node, set);
-    }
-    return set.has(name);
+    return mutationsOf(s.node).has(name);
   }
 
   /** Where a destructured name came from (`const { Orders } = context.collections`), if it was destructured. */

@@ -194,6 +194,30 @@ export function declareStatements(stmts: BNode[], into: Map<string, Binding>): v
   }
 }
 
+/**
+ * The names each block, function or top-level statement assigns again, by its node, shared by every reader
+ * of the statement and every call read through it (a caller's statement is walked once, not once per
+ * function it calls). A statement parsed again in place of one inside a block (scriptIndex.ts readInside)
+ * changes what the blocks around it assign: forgetMutations drops theirs.
+ */
+const scopeMutations = new WeakMap<BNode, Set<string>>();
+
+/** What `node` assigns again (collectMutations), counted once per node. The set is shared: never change it. */
+export function mutationsOf(node: BNode): Set<string> {
+  let set = scopeMutations.get(node);
+  if (!set) {
+    set = new Set();
+    collectMutations(node, set);
+    scopeMutations.set(node, set);
+  }
+  return set;
+}
+
+/** Forgets what the blocks and functions of `around` assign, after a statement inside them was replaced. */
+export function forgetMutations(around: readonly BNode[]): void {
+  for (const n of around) scopeMutations.delete(n);
+}
+
 const MUTATING_METHODS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', 'fill', 'reverse', 'copyWithin']);
 
 /**
