@@ -461,7 +461,8 @@ function nodeRawThere(): Promise<boolean> {
       resolve(true);
     };
     const timer = setTimeout(() => {
-      rawWaiters.splice(rawWaiters.indexOf(waiter) >>> 0, 1);
+      const at = rawWaiters.indexOf(waiter);
+      if (at >= 0) rawWaiters.splice(at, 1);
       resolve(false);
     }, RAW_FIELDS_WAIT_MS);
     rawWaiters.push(waiter);

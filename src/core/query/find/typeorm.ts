@@ -137,6 +137,9 @@ const TYPEORM_ONLY = new Set(['findBy', 'findOneBy', 'findAndCount', 'findAndCou
 const FIND_OPERATORS: Record<string, string> = { MoreThan: '>', MoreThanOrEqual: '>=', LessThan: '<', LessThanOrEqual: '<=', Equal: '=', Like: 'LIKE', ILike: 'ILIKE' };
 /** Keys of a find options object (anything else means the object is the where itself). */
 const FIND_OPTIONS = new Set(['where', 'order', 'take', 'skip', 'select', 'relations', 'join', 'cache', 'lock', 'withDeleted', 'loadRelationIds', 'loadEagerRelations', 'transaction', 'comment', 'relationLoadStrategy']);
+/** The table written for an entity the code does not show: a stand-in, never an index's table (sqlBuild.ts UNKNOWN_TABLE for builders). */
+const UNKNOWN_ENTITY = 'unknown_entity';
+
 /** Query builder methods that end a chain by running it. */
 const RUNS = new Set(['getMany', 'getOne', 'getOneOrFail', 'getRawMany', 'getRawOne', 'getCount', 'getManyAndCount', 'getRawAndEntities', 'getExists', 'execute', 'stream']);
 
@@ -396,7 +399,7 @@ function classTable(ex: Extractor, entity: string): string | undefined {
 function readRepository(ex: Extractor, entity: Entity | undefined, op: ChainCall, first: number) {
   const w = new SqlWriter(ex);
   if (entity?.note !== undefined) w.warnings.push(entity.note);
-  const names: EntityNames = entity ? namesOf(ex, entity.name) : { table: 'unknown_entity', column: (p) => p };
+  const names: EntityNames = entity ? namesOf(ex, entity.name) : { table: UNKNOWN_ENTITY, column: (p) => p };
   if (!entity) {
     w.warnings.push('The entity of this call is chosen at run time, so its table is not known and no index is suggested for it.');
     w.standIns.push(names.table);
@@ -506,6 +509,13 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
   // `u.createdAt` on the main alias names the entity's property: written as its column.
   const paths = (text: string) => propertyPaths(text, parts.alias, names?.column);
   const joined = new Set<string>();
+  // `update(User)`, `into(User)`: the entity the call names, when it names one, is the statement's table.
+  const takeEntity = (arg: BNode | undefined) => {
+    const name = arg ? entityName(ex, arg) : undefined;
+    if (name === undefined) return;
+    names = namesOf(ex, name);
+    parts.table = names.table;
+  };
   for (const c of chain.slice(1)) {
     const a = c.call.arguments ?? [];
     switch (c.name) {
@@ -518,10 +528,7 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
         break;
       case 'update':
         // createQueryBuilder().update(User).set({ ... }): an UPDATE of the entity it names.
-        if (a[0] && entityName(ex, a[0]) !== undefined) {
-          names = namesOf(ex, entityName(ex, a[0])!);
-          parts.table = names.table;
-        }
+        takeEntity(a[0]);
         parts.kind = 'update';
         break;
       case 'set': {
@@ -539,10 +546,7 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
         parts.kind = 'insert';
         break;
       case 'into':
-        if (a[0] && entityName(ex, a[0]) !== undefined) {
-          names = namesOf(ex, entityName(ex, a[0])!);
-          parts.table = names.table;
-        }
+        takeEntity(a[0]);
         break;
       case 'values': {
         // One object, or an array of objects with the same properties: their columns and rows.
@@ -609,7 +613,7 @@ function readBuilder(ex: Extractor, entity: Entity | undefined, chain: ChainCall
   }
   if (!parts.table) {
     w.warnings.push('The entity of this query builder is not known here, so its table is not known and no index is suggested for it.');
-    parts.table = 'unknown_entity';
+    parts.table = UNKNOWN_ENTITY;
     w.standIns.push(parts.table);
   }
   return w.build(parts, chain[chain.length - 1]!.call);
