@@ -74,7 +74,7 @@ async function startTrace(page: import('playwright-core').Page, file: string): P
 const MOUSE_UP = `if (window === window.top) window.addEventListener('mouseup', (e) => { window.__qpiUp = performance.timeOrigin + e.timeStamp; }, true);`;
 
 /**
- * Evaluated in every frame, again and again while an Explain runs: watches the frame's current document
+ * Evaluated in the plan's page (PLAN_PAGE), again and again while an Explain runs: watches its current document
  * (the webview writes its page anew after the frame exists) for any change to a plan card, and returns
  * the times of the changes seen. Cards already there when a document is first watched count at that
  * moment: a bound from above, a poll's interval late at most. Also notes when each message reached the
@@ -101,6 +101,9 @@ const WATCH = `(() => {
   window.addEventListener('message', w.__qpiOnMessage, true);
   return w.__qpiCards;
 })()`;
+
+/** The frame the plan's page runs in: the webview's inner frame, its document written anew by the workbench. */
+const PLAN_PAGE = /\/webview\/browser\/pre\/fake\.html/;
 
 /** The times messages reached a frame (the listener WATCH adds): in the plan's page, the host's messages. */
 const MESSAGES = 'window.__qpiMsgs ?? []';
@@ -244,7 +247,9 @@ class Window {
   /** Clicks Explain Query on `engine`'s query; returns click-to-panel-ready and the step line, once everything it started has finished. */
   async explain(engine: Engine, via: 'menu' | 'lens' = 'menu', trace?: string): Promise<{ ms: number; steps: Steps }> {
     const page = this.wb.page;
-    const seen = async (): Promise<number[]> => (await Promise.all(page.frames().map((f) => f.evaluate(WATCH).catch(() => []) as Promise<number[]>))).flat();
+    // Only the plan's page is watched: an observer on the workbench's own document would run on the
+    // workbench's thread at each of its changes while the click is carried, and count there.
+    const seen = async (): Promise<number[]> => (await Promise.all(page.frames().filter((f) => PLAN_PAGE.test(f.url())).map((f) => f.evaluate(WATCH).catch(() => []) as Promise<number[]>))).flat();
     await seen();
     const tracing = trace === undefined ? undefined : await startTrace(page, trace);
     const before = Date.now();
@@ -292,7 +297,7 @@ class Window {
       // and the webview's frame), and the page's own work to the cards.
       let arrived: number | undefined;
       for (const f of page.frames()) {
-        if (!/\/webview\/browser\/pre\/fake\.html/.test(f.url())) continue;
+        if (!PLAN_PAGE.test(f.url())) continue;
         const times = (await f.evaluate(MESSAGES).catch(() => [])) as number[];
         for (const t of times) if (t >= handed - 2 && t <= drawn && (arrived === undefined || t < arrived)) arrived = t;
       }

@@ -242,12 +242,19 @@ export async function startServers() {
   chmodSync(base, 0o755);
   const password = randomBytes(12).toString('hex');
   const state = { base, mongo: null, pg: null, env: {} };
+  // The setup clients, closed before the servers stop when a step fails, so that the server going away
+  // under an open client does not end this process before the step's own error is told.
+  const clients = [];
   try {
     const t0 = Date.now();
     const [mongo, pgs] = await Promise.all([startMongo(base), startPostgres(base)]);
+    clients.push(() => mongo.client.close(), () => pgs.client.end());
+    pgs.client.on('error', () => {});
     state.mongo = { port: mongo.port, pid: mongo.pid, uri: mongo.uri };
     state.pg = { port: pgs.port, data: pgs.data, uri: pgs.uri };
-    await pgs.client.query('CREATE EXTENSION IF NOT EXISTS hypopg');
+    await pgs.client.query('CREATE EXTENSION IF NOT EXISTS hypopg').catch((err) => {
+      throw new Error(`PostgreSQL's HypoPG extension could not be created (${err.message}): run scripts/setup-machine.sh first.`);
+    });
     await pgs.client.query(`CREATE ROLE ${PW_USER} LOGIN PASSWORD '${password}'`);
     const version = (await pgs.client.query('SHOW server_version')).rows[0].server_version;
     await pgs.client.end();
@@ -263,6 +270,7 @@ export async function startServers() {
     log(`mongod ${build.version} on ${mongo.port}, PostgreSQL ${version} on ${pgs.port}, ready in ${Date.now() - t0} ms`);
     return state;
   } catch (err) {
+    for (const close of clients) await Promise.resolve().then(close).catch(() => {});
     await stopServers(state).catch(() => {});
     throw err;
   }
