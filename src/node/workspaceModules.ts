@@ -51,7 +51,7 @@ export function nodeWorkspaceModules(root: string): WorkspaceModules {
     let found: { pattern: string; targets: string[] }[] = [];
     // A JavaScript project writes its paths in jsconfig.json, which the editor reads as it reads tsconfig.json.
     const config = ['tsconfig.json', 'jsconfig.json'].map((name) => join(dir, name)).find(isFile);
-    if (config) found = readPaths(config, 0);
+    if (config) found = readPaths(config);
     else if (dir !== dirname(dir) && dir.startsWith(root)) found = pathsFor(dir);
     tsconfigs.set(dir, found);
     return found;
@@ -144,24 +144,38 @@ function listScripts(root: string): string[] {
 }
 
 /**
- * A tsconfig's `paths`, made absolute from its `baseUrl` (or its folder), with what it extends; then its
- * `baseUrl` itself, under which TypeScript looks for a bare name that no path maps
- * (`import getUser from 'src/models/user'` with `"baseUrl": "."`), before it looks in node_modules.
+ * A tsconfig's `paths`, made absolute, then its `baseUrl` itself, under which TypeScript looks for a bare
+ * name that no path maps (`import getUser from 'src/models/user'` with `"baseUrl": "."`), before it looks
+ * in node_modules. The options are merged over what the file extends as TypeScript merges them: each of
+ * `baseUrl` and `paths` is taken from the nearest file in the chain that sets it, a `baseUrl` is relative
+ * to the file that sets it, and `paths` are relative to the `baseUrl` so found, or, without one, to the
+ * file that sets them.
  */
-function readPaths(file: string, depth: number): { pattern: string; targets: string[] }[] {
-  const json = readJsonc(file) as { extends?: string; compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } } | undefined;
-  if (!json) return [];
-  const own = json.compilerOptions?.paths;
-  const baseUrl = json.compilerOptions?.baseUrl;
-  const base = resolvePath(dirname(file), baseUrl ?? '.');
-  const underBase = baseUrl !== undefined ? [{ pattern: '*', targets: [join(base, '*')] }] : [];
-  if (own) return [...Object.entries(own).map(([pattern, targets]) => ({ pattern, targets: targets.map((t) => resolvePath(base, t)) })), ...underBase];
-  if (typeof json.extends === 'string' && json.extends.startsWith('.') && depth < 3) {
-    const parent = resolvePath(dirname(file), json.extends.endsWith('.json') ? json.extends : `${json.extends}.json`);
-    const inherited = readPaths(parent, depth + 1);
-    return [...inherited, ...underBase];
+function readPaths(file: string): { pattern: string; targets: string[] }[] {
+  const { baseUrl, paths } = mergedOptions(file, 0);
+  const underBase = baseUrl !== undefined ? [{ pattern: '*', targets: [join(baseUrl, '*')] }] : [];
+  if (!paths) return underBase;
+  const base = baseUrl ?? paths.dir;
+  // A hand-edited file may hold anything: a pattern whose targets are not a list of strings maps nothing.
+  const mapped = Object.entries(paths.map).map(([pattern, targets]) => ({ pattern, targets: (Array.isArray(targets) ? targets : []).filter((t) => typeof t === 'string').map((t) => resolvePath(base, t)) }));
+  return [...mapped, ...underBase];
+}
+
+/** `baseUrl` (absolute) and `paths` (with the folder of the file that sets them) after `extends`; relative `extends` only, a list's later entries over its earlier ones. */
+function mergedOptions(file: string, depth: number): { baseUrl?: string; paths?: { map: Record<string, string[]>; dir: string } } {
+  const json = readJsonc(file) as { extends?: string | string[]; compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } } | undefined;
+  if (!json) return {};
+  let merged: ReturnType<typeof mergedOptions> = {};
+  const parents = typeof json.extends === 'string' ? [json.extends] : Array.isArray(json.extends) ? json.extends : [];
+  for (const parent of parents) {
+    if (typeof parent !== 'string' || !parent.startsWith('.') || depth >= 3) continue;
+    const from = mergedOptions(resolvePath(dirname(file), parent.endsWith('.json') ? parent : `${parent}.json`), depth + 1);
+    merged = { ...merged, ...from };
   }
-  return underBase;
+  const options = json.compilerOptions;
+  if (typeof options?.baseUrl === 'string') merged = { ...merged, baseUrl: resolvePath(dirname(file), options.baseUrl) };
+  if (options?.paths && typeof options.paths === 'object') merged = { ...merged, paths: { map: options.paths, dir: dirname(file) } };
+  return merged;
 }
 
 /**

@@ -41,6 +41,18 @@ describe('finder: workspace packages on disk', () => {
     write('services/forms/tsconfig.json', '{\n  // comments are allowed\n  "compilerOptions": { "baseUrl": "." }\n}');
     write('services/forms/src/models/user.model.ts', "export default () => 'user';");
     write('services/forms/src/app/users.service.ts', "import getUserModel from 'src/models/user.model';");
+    // A service whose tsconfig sets paths and extends one that sets the baseUrl: the paths are relative
+    // to that baseUrl (TypeScript merges the two files' options), not to the service's own folder.
+    write('services/tsconfig.base.json', JSON.stringify({ compilerOptions: { baseUrl: './shared' } }));
+    write('services/billing/tsconfig.json', JSON.stringify({ extends: '../tsconfig.base.json', compilerOptions: { paths: { '@models/*': ['models/*'] } } }));
+    write('services/shared/models/invoice.ts', "export const INVOICES = 'invoices';");
+    write('services/billing/src/list.ts', "import { INVOICES } from '@models/invoice';");
+    // One that sets its own baseUrl and inherits the paths: they are relative to its baseUrl; and a
+    // malformed target list maps nothing instead of stopping the reading.
+    write('services/tsconfig.paths.json', JSON.stringify({ compilerOptions: { paths: { '@lib/*': ['lib/*'], '@broken/*': 'lib/*' } } }));
+    write('services/payouts/tsconfig.json', JSON.stringify({ extends: ['../tsconfig.paths.json'], compilerOptions: { baseUrl: './src' } }));
+    write('services/payouts/src/lib/transfers.ts', "export const TRANSFERS = 'transfers';");
+    write('services/payouts/src/run.ts', "import { TRANSFERS } from '@lib/transfers';");
     // The same name again deeper (a fixture copied into a test folder): the shallower one is the package.
     write('a/b/c/fixtures/db/package.json', JSON.stringify({ name: '@shop/db', main: 'index.js' }));
     write('a/b/c/fixtures/db/index.js', 'module.exports = {};');
@@ -83,6 +95,14 @@ describe('finder: workspace packages on disk', () => {
     assert.equal(modules.resolve(from, 'src/models/user.model'), join(root, 'services/forms/src/models/user.model.ts'));
     assert.equal(modules.resolve(from, '@shop/flags'), join(root, 'packages/flags/src/main.ts'));
     assert.equal(modules.resolve(from, 'mongoose'), undefined);
+  });
+
+  it("merges a tsconfig's baseUrl and paths over what it extends, as TypeScript does", () => {
+    const modules = nodeWorkspaceModules(root);
+    assert.equal(modules.resolve(join(root, 'services/billing/src/list.ts'), '@models/invoice'), join(root, 'services/shared/models/invoice.ts'));
+    const run = join(root, 'services/payouts/src/run.ts');
+    assert.equal(modules.resolve(run, '@lib/transfers'), join(root, 'services/payouts/src/lib/transfers.ts'));
+    assert.equal(modules.resolve(run, '@broken/transfers'), undefined);
   });
 
   it('reads a file again once its modification time changed, from the next turn of the event loop on', async () => {
