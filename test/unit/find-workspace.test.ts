@@ -359,6 +359,23 @@ describe('finder: values followed across the workspace', () => {
     assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.deleteMany', '.findOne', '.findOne', '.findOne']);
   });
 
+  it("reads a collection named by an enum's member through a namespace import, also through a re-export, and no other property of it", () => {
+    const text = [
+      "import * as tables from '../shared/tables';",
+      "import * as shared from '../shared';",
+      "import { MongoClient } from 'mongodb';",
+      'const db = new MongoClient(process.env.URL!).db();',
+      'export async function run(owner: string) {',
+      '  await db.collection(tables.Tables.SHIPMENTS).findOne({ owner });',
+      '  await db.collection(shared.Tables.PARCELS).find({ owner }).toArray();',
+      '  await db.collection(tables.Tables.COUNT).findOne({ owner });',
+      '  await db.collection(tables.Missing.SHIPMENTS).findOne({ owner });',
+      '}',
+    ].join('\n');
+    assert.deepEqual(found(text).map(described), ['shipments.findOne', 'parcels.find', '.findOne', '.findOne']);
+    assert.deepEqual(found(text, undefined, false).map(described), ['.findOne', '.find', '.findOne', '.findOne']);
+  });
+
   it("reads a $lookup's other collection named by an enum's member another module exports", () => {
     const text = [
       "import { Tables } from '../shared/tables';",

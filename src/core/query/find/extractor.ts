@@ -1081,6 +1081,15 @@ export class Extractor {
     }
     const name = isMember(e) && !e.computed ? propertyName(e) : undefined;
     const obj = name === undefined ? undefined : unwrap(e.object!);
+    // `names.Collections.USERS` where `import * as names` and that module exports `enum Collections`.
+    const outer = obj && isMember(obj) && !obj.computed ? propertyName(obj) : undefined;
+    const ns = outer === undefined ? undefined : unwrap(obj!.object!);
+    if (name !== undefined && outer !== undefined && ns?.type === 'Identifier') {
+      const holder = this.importedMember(ns.name!, outer);
+      const b = holder ? holder.ex.module.names.get(holder.local) : undefined;
+      const declared = b && 'unknown' in b && b.enumDecl ? enumInitializer(b.enumDecl, name) : undefined;
+      return declared ? { ex: holder!.ex, node: declared } : undefined;
+    }
     if (name === undefined || obj?.type !== 'Identifier') return undefined;
     const member = this.importedMember(obj.name!, name);
     if (member) {
