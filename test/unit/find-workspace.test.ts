@@ -1124,6 +1124,49 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     assert.deepEqual(filters[3], { __t: 'Click' });
   });
 
+  it("reads `this` in the statics of a schema whose model another module makes, and not when two make different ones", () => {
+    const files: Record<string, string> = {
+      '/ws/src/schemas/user.schema.ts': [
+        "import { Schema } from 'mongoose';",
+        'export const UserSchema = new Schema({ email: String });',
+        'UserSchema.statics.byEmail = function (email: string) { return this.findOne({ email }); };',
+      ].join('\n'),
+      '/ws/src/models/user.model.ts': [
+        "import mongoose from 'mongoose';",
+        "import { UserSchema } from '../schemas/user.schema';",
+        "export const User = mongoose.model('User', UserSchema, 'app_users');",
+      ].join('\n'),
+      // A CommonJS schema module, required under its own name by the module that makes its model.
+      '/ws/src/schemas/note.schema.js': [
+        "const { Schema } = require('mongoose');",
+        'const NoteSchema = new Schema({ owner: String });',
+        'NoteSchema.statics.mine = function (owner) { return this.find({ owner }); };',
+        'module.exports = NoteSchema;',
+      ].join('\n'),
+      '/ws/src/models/note.model.js': "const mongoose = require('mongoose');\nconst NoteSchema = require('../schemas/note.schema');\nmodule.exports = mongoose.model('Note', NoteSchema);",
+      // Made into two models of different collections: which one `this` is depends on the caller.
+      '/ws/src/schemas/tag.schema.ts': [
+        "import { Schema } from 'mongoose';",
+        'export const TagSchema = new Schema({ label: String });',
+        'TagSchema.statics.byLabel = function (label: string) { return this.findOne({ label }); };',
+      ].join('\n'),
+      '/ws/src/models/tags.ts': [
+        "import { model } from 'mongoose';",
+        "import { TagSchema } from '../schemas/tag.schema';",
+        "export const PostTag = model('PostTag', TagSchema);",
+        "export const UserTag = model('UserTag', TagSchema);",
+      ].join('\n'),
+    };
+    const listed: WorkspaceModules = { ...workspace(files), files: () => Object.keys(files) };
+    const read = (file: string, modules?: WorkspaceModules) => findQueries(files[file]!, 'script', file.endsWith('.js') ? 'js' : 'ts', modules ? { file, modules } : {}).queries.map(described);
+    assert.deepEqual(read('/ws/src/schemas/user.schema.ts', listed), ['app_users.findOne']);
+    assert.deepEqual(read('/ws/src/schemas/note.schema.js', listed), ['notes.find']);
+    // As where one module makes both: `this` is not read as a model (nothing is named that may be wrong).
+    assert.deepEqual(read('/ws/src/schemas/tag.schema.ts', listed), []);
+    // Alone, the schema's module does not show that `this` is a model.
+    assert.deepEqual(read('/ws/src/schemas/user.schema.ts'), []);
+  });
+
   it("adds a discriminator's key to an aggregate's first stage, keeps a key the code writes, and takes the value an option gives", () => {
     const text = [
       "import mongoose, { Schema } from 'mongoose';",

@@ -287,20 +287,22 @@ function walkWithPath(roots: readonly BNode[], visit: (n: BNode, path: readonly 
 /**
  * The workspace's files (other than this one) that import this module's top-level `name`, through
  * re-exports, each with the local name it is imported under and a reader of it; undefined past
- * MAX_CALLER_FILES. Only the files the index of imported names lists for `name` are parsed.
+ * MAX_CALLER_FILES. Only the files the index of imported names lists for `name` are parsed. `exported`
+ * is the name the module exports it under where that is another (`default`: then only the files that
+ * import it under its own name are found).
  */
-export function importersOf(ex: Extractor, name: string): { module: ForeignModule; reader: Extractor; local: string }[] | undefined {
+export function importersOf(ex: Extractor, name: string, exported = name): { module: ForeignModule; reader: Extractor; local: string }[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
   const out: { module: ForeignModule; reader: Extractor; local: string }[] = [];
-  for (const f of filesImporting(modules, name).filter((x) => x !== file)) {
+  for (const f of filesImporting(modules, exported === 'default' ? name : exported).filter((x) => x !== file)) {
     const m = foreignModule(modules, f);
     if (!m) continue;
     for (const [local, b] of m.scope.names) {
       const from = 'from' in b ? b.from : 'init' in b ? requiredModule(b.init) : undefined;
       if (from === undefined) continue;
       const imported = importedName(m.program, local);
-      if (imported !== name) continue;
+      if (imported !== exported) continue;
       const target = modules.resolve(f, from);
       const found = target ? exportedBinding(modules, target, imported) : undefined;
       if (!found || !('module' in found) || found.module.file !== file || found.local !== name) continue;

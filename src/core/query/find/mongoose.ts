@@ -17,10 +17,11 @@ import type { CallReader, ChainCall, Extractor } from './extractor';
 import { MongoReader, SQL_LIBRARIES, type FoundCollection } from './mongoDriver';
 import { forEachNode } from '../../sql/tree';
 import { requiredModule } from './scope';
-import { callersOf } from './callers';
+import { callersOf, importersOf } from './callers';
 import { callersPlace, classMemberOf, libraryOf, originOf } from './origin';
 import { isCall, isMember, keyName, pathTo, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
+import { foreignModule } from './workspace';
 
 /** Model methods and the operation each runs. */
 const MODEL_METHODS: Record<string, MongoOperation> = {
@@ -500,14 +501,57 @@ function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): Mo
   // `const DocSchema = FormSchema as Schema<FormDoc>`: statics given through another name of the schema.
   const names = new Set([schema]);
   for (let init = declaredSchema(ex, schema); init?.type === 'Identifier' && names.size < 8; init = declaredSchema(ex, init.name!)) names.add(init.name!);
-  let found: ModelName | undefined;
+  let found: { ex: Extractor; model: ModelName } | undefined;
+  let made = false;
   for (const call of models.makers) {
     if (!names.has(unwrap(call.arguments![1]!).name!)) continue;
+    made = true;
     const m = madeModel(ex, models, call, op, depth);
-    if (!m || (found && (collectionOf(ex, found) !== collectionOf(ex, m) || found.discriminator?.value !== m.discriminator?.value))) return undefined;
-    found ??= m;
+    if (!m || (found && !sameModel(found, { ex, model: m }))) return undefined;
+    found ??= { ex, model: m };
   }
-  return found ? { ...found, collection: collectionOf(ex, found), at: e } : undefined;
+  // Made nowhere here: by the modules that import the schema (`model('User', UserSchema)` in user.model.ts).
+  if (!made) {
+    const elsewhere = importedSchemaModels(ex, names, op, depth);
+    if (!elsewhere) return undefined;
+    for (const m of elsewhere) {
+      if (found && !sameModel(found, m)) return undefined;
+      found ??= m;
+    }
+  }
+  return found ? { ...found.model, collection: collectionOf(found.ex, found.model), at: e } : undefined;
+}
+
+function sameModel(a: { ex: Extractor; model: ModelName }, b: { ex: Extractor; model: ModelName }): boolean {
+  return collectionOf(a.ex, a.model) === collectionOf(b.ex, b.model) && a.model.discriminator?.value === b.model.discriminator?.value;
+}
+
+/**
+ * The models the workspace's other modules make from a schema this module exports (under one of `names`),
+ * each read in its own module; undefined when one of them cannot be read, or the importers are past the
+ * cap. Empty when no module is seen making one.
+ */
+function importedSchemaModels(ex: Extractor, names: ReadonlySet<string>, op: ChainCall, depth: number): { ex: Extractor; model: ModelName }[] | undefined {
+  const { modules, file } = ex.context;
+  const own = modules && file !== undefined && depth <= 6 ? foreignModule(modules, file) : undefined;
+  if (!own) return [];
+  const out: { ex: Extractor; model: ModelName }[] = [];
+  for (const [exported, what] of own.exports) {
+    if (!('local' in what) || !names.has(what.local)) continue;
+    const importers = importersOf(ex, what.local, exported);
+    if (!importers) return undefined;
+    for (const { reader, local } of importers) {
+      const theirs = moduleModels(reader);
+      for (const call of theirs?.makers ?? []) {
+        const schema = unwrap(call.arguments![1]!);
+        if (schema.type !== 'Identifier' || schema.name !== local) continue;
+        const m = madeModel(reader, theirs!, call, op, depth + 1);
+        if (!m) return undefined;
+        out.push({ ex: reader, model: m });
+      }
+    }
+  }
+  return out;
 }
 
 /**
