@@ -199,18 +199,21 @@ export class Workbench {
 
   /**
    * Clicks the CodeLens link holding `text` drawn right above the first line holding `line` (the lens of
-   * the query that starts there), as clickLens does once it stands still.
+   * the query that starts there), as clickLens does once it stands still. The editor draws a file's lenses
+   * again when the language server refreshes them (after an Explain, say): until that lens is back, within
+   * 30 s, it is looked for again.
    */
   async clickLensAbove(line: string | RegExp, text: string | RegExp): Promise<void> {
     const row = this.page.locator('.view-lines .view-line', { hasText: line }).first();
     await row.waitFor();
     const links = this.page.locator('.contentWidgets .codelens-decoration a', { hasText: text });
     await links.first().waitFor({ timeout: 30_000 });
+    await this.page.waitForFunction(lensAbove, { line: patternOf(line), text: patternOf(text) }, { timeout: 30_000, polling: 100 });
     const top = (await row.boundingBox())?.y;
     if (top === undefined) throw new Error(`the line holding ${String(line)} is not on screen`);
     let best: { link: Locator; gap: number } | undefined;
     for (const link of await links.all()) {
-      const y = (await link.boundingBox())?.y;
+      const y = (await link.boundingBox().catch(() => null))?.y;
       if (y !== undefined && y < top && (!best || top - y < best.gap)) best = { link, gap: top - y };
     }
     if (!best) throw new Error(`no CodeLens holding ${String(text)} above the line holding ${String(line)}`);
@@ -281,4 +284,36 @@ export function flowHooks(shots: string, ready: (wb: Workbench) => void): void {
 async function clickStill(link: Locator): Promise<void> {
   await link.evaluate((a) => Promise.all((a.parentElement ?? a).getAnimations({ subtree: true }).map((x: { finished: Promise<unknown> }) => x.finished.catch(() => undefined))));
   await link.click();
+}
+
+/** A text or pattern as it crosses into the page: a RegExp's source and flags, or the text to hold. */
+interface PagePattern { source: string; flags: string; literal: boolean }
+function patternOf(p: string | RegExp): PagePattern {
+  return typeof p === 'string' ? { source: p, flags: '', literal: true } : { source: p.source, flags: p.flags, literal: false };
+}
+
+interface PageDocument { querySelectorAll(selector: string): Iterable<{ textContent: string | null; getBoundingClientRect(): PageBox }> }
+
+/**
+ * In the page: true once a CodeLens link holding `text` is drawn above the first line holding `line`. (No
+ * named function inside, as for cardsInside.)
+ */
+function lensAbove(args: { line: PagePattern; text: PagePattern }): boolean {
+  const doc = (globalThis as unknown as { document: PageDocument }).document;
+  const line = args.line.literal ? undefined : new RegExp(args.line.source, args.line.flags);
+  const text = args.text.literal ? undefined : new RegExp(args.text.source, args.text.flags);
+  let top: number | undefined;
+  for (const r of doc.querySelectorAll('.view-lines .view-line')) {
+    const t = r.textContent ?? '';
+    if (line ? line.test(t) : t.includes(args.line.source)) {
+      top = r.getBoundingClientRect().top;
+      break;
+    }
+  }
+  if (top === undefined) return false;
+  for (const a of doc.querySelectorAll('.contentWidgets .codelens-decoration a')) {
+    const t = a.textContent ?? '';
+    if ((text ? text.test(t) : t.includes(args.text.source)) && a.getBoundingClientRect().top < top) return true;
+  }
+  return false;
 }
