@@ -1,9 +1,9 @@
 // The workspace's files as the finder follows imports into them (core/query/find/workspace.ts asks, this
 // answers from the file system): a file's text, kept while its modification time is the same, and the
 // rules an import is resolved by: the nearest tsconfig.json's (or jsconfig.json's) `paths` and `baseUrl`
-// (merged over the files it extends), the nearest package.json's subpath imports (`#db/*`), and the workspace's packages by name
-// (a monorepo's `@app/database` is its folder's source, not its build); and its script files, listed for
-// the finder's index of what each file imports (a function's callers).
+// (merged over the files it extends), the nearest package.json's subpath imports (`#db/*`), and the
+// workspace's packages by name (a monorepo's `@app/database` is its folder's source, not its build); and
+// its script files, listed for the finder's index of what each file imports (a function's callers).
 
 import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
