@@ -3,7 +3,7 @@
 // recognises a call takes it; calls it consumed (the cursor methods of a chain) are not read again.
 // The readers share what the walk knows: constants in scope, strings they hold, the source text.
 
-import { cookedOf, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
+import { cookedOf, givesThis, pushChildren, isCall, isMember, propertyName, unwrap, type BNode } from './syntax';
 import { classFields, declareNames, declareStatements, fieldKey, mutationsOf, requiredModule, Scope, typeAnnotationOf, type Binding, type ModuleScope, type Part } from './scope';
 export { forgetMutations } from './scope';
 import type { FinderContext, FoundQuery, PrismaModels, SourceRange } from './types';
@@ -858,7 +858,7 @@ export class Extractor {
   thisFunction(): BNode | undefined {
     for (let s = this.scope; s; s = s.parent) {
       if (s.fields) return undefined;
-      if (s.node && (s.node.type === 'FunctionExpression' || s.node.type === 'FunctionDeclaration' || s.node.type === 'ObjectMethod')) return s.node;
+      if (s.node && givesThis(s.node)) return s.node;
     }
     return undefined;
   }

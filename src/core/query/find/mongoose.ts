@@ -19,7 +19,7 @@ import { forEachNode } from '../../sql/tree';
 import { requiredModule } from './scope';
 import { callersOf, importersOf } from './callers';
 import { callersPlace, classMemberOf, libraryOf, originOf } from './origin';
-import { isCall, isMember, keyName, pathTo, propertyName, range, unwrap, type BNode } from './syntax';
+import { givesThis, isCall, isMember, keyName, pathTo, propertyName, range, unwrap, type BNode } from './syntax';
 import { declaredEntity, functionArgument } from './typeorm';
 import { foreignModule } from './workspace';
 
@@ -439,8 +439,6 @@ interface ModuleModels {
 }
 const modelsOf = new WeakMap<object, ModuleModels>();
 
-const THIS_FUNCTIONS = new Set(['FunctionExpression', 'FunctionDeclaration', 'ObjectMethod']);
-
 function moduleModels(ex: Extractor): ModuleModels | undefined {
   if (!ex.module.statements || !ex.imports(...MONGOOSE_MODULES)) return undefined;
   const statements = ex.module.statements();
@@ -450,7 +448,7 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
   const takeAll = (obj: BNode | undefined, schema: string) => {
     for (const p of obj?.type === 'ObjectExpression' ? obj.properties ?? [] : []) {
       const f = p.type === 'ObjectMethod' ? p : p.type === 'ObjectProperty' ? unwrap(p.value as BNode) : undefined;
-      if (f && THIS_FUNCTIONS.has(f.type)) found.statics.set(f, schema);
+      if (f && givesThis(f)) found.statics.set(f, schema);
     }
   };
   forEachNode(statements, (o) => {
@@ -460,7 +458,7 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const left = unwrap(n.left!);
       const right = unwrap(n.right!);
       const obj = unwrap(left.object!);
-      if (isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' && THIS_FUNCTIONS.has(right.type)) found.statics.set(right, unwrap(obj.object!).name!);
+      if (isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' && givesThis(right)) found.statics.set(right, unwrap(obj.object!).name!);
       else if (propertyName(left) === 'statics' && obj.type === 'Identifier') takeAll(right, obj.name!);
     } else if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) {
       // new Schema(fields, { statics: { byOwner() {...} } })
@@ -475,7 +473,7 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const [a, b] = n.arguments ?? [];
       // schema.static('byOwner', function () {...}), schema.static({ byOwner() {...} })
       if (name === 'static' && obj.type === 'Identifier') {
-        if (b && THIS_FUNCTIONS.has(unwrap(b).type)) found.statics.set(unwrap(b), obj.name!);
+        if (b && givesThis(unwrap(b))) found.statics.set(unwrap(b), obj.name!);
         else takeAll(a ? unwrap(a) : undefined, obj.name!);
       } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
     }
@@ -501,25 +499,17 @@ function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): Mo
   // `const DocSchema = FormSchema as Schema<FormDoc>`: statics given through another name of the schema.
   const names = new Set([schema]);
   for (let init = declaredSchema(ex, schema); init?.type === 'Identifier' && names.size < 8; init = declaredSchema(ex, init.name!)) names.add(init.name!);
-  let found: { ex: Extractor; model: ModelName } | undefined;
-  let made = false;
-  for (const call of models.makers) {
-    if (!names.has(unwrap(call.arguments![1]!).name!)) continue;
-    made = true;
-    const m = madeModel(ex, models, call, op, depth);
-    if (!m || (found && !sameModel(found, { ex, model: m }))) return undefined;
-    found ??= { ex, model: m };
-  }
+  const here = models.makers.filter((call) => names.has(unwrap(call.arguments![1]!).name!));
   // Made nowhere here: by the modules that import the schema (`model('User', UserSchema)` in user.model.ts).
-  if (!made) {
-    const elsewhere = importedSchemaModels(ex, names, op, depth);
-    if (!elsewhere) return undefined;
-    for (const m of elsewhere) {
-      if (found && !sameModel(found, m)) return undefined;
-      found ??= m;
-    }
-  }
-  return found ? { ...found.model, collection: collectionOf(found.ex, found.model), at: e } : undefined;
+  const made = here.length > 0
+    ? here.map((call) => {
+      const m = madeModel(ex, models, call, op, depth);
+      return m && { ex, model: m };
+    })
+    : importedSchemaModels(ex, names, op, depth);
+  const first = made?.[0];
+  if (!first || made!.some((m) => !m || !sameModel(first, m))) return undefined;
+  return { ...first.model, collection: collectionOf(first.ex, first.model), at: e };
 }
 
 function sameModel(a: { ex: Extractor; model: ModelName }, b: { ex: Extractor; model: ModelName }): boolean {

@@ -178,3 +178,11 @@ export function pathTo(statements: readonly BNode[], target: BNode): BNode[] | u
   }
   return undefined;
 }
+
+/** Functions that give their body a `this` of its own (an arrow function keeps the one around it). */
+const GIVES_THIS = new Set(['FunctionExpression', 'FunctionDeclaration', 'ObjectMethod']);
+
+/** True for a function (not a class's method) whose `this` is the one it is called on. */
+export function givesThis(n: BNode): boolean {
+  return GIVES_THIS.has(n.type);
+}
