@@ -22,6 +22,8 @@
 // the extension host; the session Explain keeps per connection (src/extension/connections/sessions.ts) is
 // opened when the file is shown, so the first Explain of a window finds it open too. A benchmark prints
 // figures; it asserts nothing.
+// The first Explain of a window also says when the plan's page asked for its script and style sheet and
+// when they had come (the page's own resource timings), from the click.
 // "handed to page" splits the stretch from the plan handed to the panel to its cards drawn: the message's way
 // from the extension host through the workbench to the plan's page, and then the page's own work.
 // Run: npm run bench:explain [-- --runs N (warm, default 10) --first N (default 3) --trace FILE]
@@ -266,6 +268,13 @@ class Window {
         if (!m) continue;
         const t = await f.evaluate('performance.timeOrigin').catch(() => undefined) as number | undefined;
         if (t !== undefined && t > up - 120_000) found[m[1] === 'index' ? 'click to panel frame' : 'click to plan page'] = t;
+        if (m[1] === 'fake') {
+          const loads = await f.evaluate('performance.getEntriesByType("resource").map((e) => [e.name.split("/").pop(), performance.timeOrigin + e.startTime, performance.timeOrigin + e.responseEnd])').catch(() => []) as [string, number, number][];
+          for (const [name, start, end] of loads) {
+            found[`click to ${name} asked`] = start;
+            found[`click to ${name} loaded`] = end;
+          }
+        }
       }
       return found;
     };
