@@ -463,14 +463,17 @@ describe('finder: a collection named by the callers of the function that takes i
     assert.deepEqual(described(twice('/ws/src/ledger.ts')), ['?.find']);
   });
 
-  it('reads the names import statements and require declarations take', () => {
+  it('reads the names import statements and require declarations take, and the modules they name', () => {
     assert.deepEqual([...importedNames([
       "import { a, b as c } from './x';",
       "import type { T } from './t';",
       "import d, { e } from 'e';",
       "const { f } = require('./f');",
       "const g = require('./g');",
-    ].join('\n'))].sort(), ['T', 'a', 'b', 'c', 'd', 'e', 'f', 'g']);
+      "import h from '../schemas/user.schema.js';",
+      "const i = require(`./lib/`);",
+      "const j = require(path.join(dir, 'k'));",
+    ].join('\n'))].sort(), ['T', 'a', 'b', 'c', 'd', 'e', 'f', 'from e', 'from f', 'from g', 'from t', 'from user.schema', 'from x', 'g', 'h', 'i', 'j']);
   });
 });
 

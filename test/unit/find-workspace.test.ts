@@ -1124,7 +1124,22 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     assert.deepEqual(filters[3], { __t: 'Click' });
   });
 
-  it("reads `this` in the statics of a schema whose model another module makes, and not when two make different ones", () => {
+  it("reads a model made by the `model` function imported from Mongoose: its schema's statics and a look-up by its name", () => {
+    const made = (imports: string) => [
+      imports,
+      'const ThingSchema = new Schema({ a: String });',
+      'ThingSchema.statics.byA = function (a: string) { return this.find({ a }); };',
+      "export const Thing = model('Thing', ThingSchema, 'things_x');",
+      "export const later = () => model('Thing').findOne({ a: 'x' });",
+    ].join('\n');
+    const read = (text: string) => findQueries(text, 'script', 'ts', {}).queries.map(described);
+    assert.deepEqual(read(made("import { Schema, model } from 'mongoose';")), ['things_x.find', 'things_x.findOne']);
+    assert.deepEqual(read(made("const { Schema, model } = require('mongoose');")), ['things_x.find', 'things_x.findOne']);
+    // A `model` function of the application's own is not Mongoose's: what it makes is not taken as the schema's model.
+    assert.ok(!read(made("import { Schema } from 'mongoose';\nimport { model } from './registry';")).some((q) => q.startsWith('things_x.')));
+  });
+
+  it("reads `this` in the statics of a schema whose model another module makes, under any name, and not when two make different ones", () => {
     const files: Record<string, string> = {
       '/ws/src/schemas/user.schema.ts': [
         "import { Schema } from 'mongoose';",
@@ -1144,6 +1159,21 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
         'module.exports = NoteSchema;',
       ].join('\n'),
       '/ws/src/models/note.model.js': "const mongoose = require('mongoose');\nconst NoteSchema = require('../schemas/note.schema');\nmodule.exports = mongoose.model('Note', NoteSchema);",
+      // A default export imported under another name, by ESM and by require (from an index file).
+      '/ws/src/schemas/profile.schema.ts': [
+        "import { Schema } from 'mongoose';",
+        'const ProfileSchema = new Schema({ handle: String });',
+        'ProfileSchema.statics.byHandle = function (handle: string) { return this.findOne({ handle }); };',
+        'export default ProfileSchema;',
+      ].join('\n'),
+      '/ws/src/models/profile.model.ts': "import { model } from 'mongoose';\nimport schema from '../schemas/profile.schema';\nexport default model('Profile', schema, 'profiles_v2');",
+      '/ws/src/schemas/invite/index.js': [
+        "const { Schema } = require('mongoose');",
+        'const InviteSchema = new Schema({ code: String });',
+        'InviteSchema.statics.byCode = function (code) { return this.findOne({ code }); };',
+        'module.exports = InviteSchema;',
+      ].join('\n'),
+      '/ws/src/models/invite.model.js': "const mongoose = require('mongoose');\nconst s = require('../schemas/invite');\nmodule.exports = mongoose.model('Invite', s);",
       // Made into two models of different collections: which one `this` is depends on the caller.
       '/ws/src/schemas/tag.schema.ts': [
         "import { Schema } from 'mongoose';",
@@ -1161,6 +1191,8 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     const read = (file: string, modules?: WorkspaceModules) => findQueries(files[file]!, 'script', file.endsWith('.js') ? 'js' : 'ts', modules ? { file, modules } : {}).queries.map(described);
     assert.deepEqual(read('/ws/src/schemas/user.schema.ts', listed), ['app_users.findOne']);
     assert.deepEqual(read('/ws/src/schemas/note.schema.js', listed), ['notes.find']);
+    assert.deepEqual(read('/ws/src/schemas/profile.schema.ts', listed), ['profiles_v2.findOne']);
+    assert.deepEqual(read('/ws/src/schemas/invite/index.js', listed), ['invites.findOne']);
     // As where one module makes both: `this` is not read as a model (nothing is named that may be wrong).
     assert.deepEqual(read('/ws/src/schemas/tag.schema.ts', listed), []);
     // Alone, the schema's module does not show that `this` is a model.

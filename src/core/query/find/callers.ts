@@ -288,14 +288,16 @@ function walkWithPath(roots: readonly BNode[], visit: (n: BNode, path: readonly 
  * The workspace's files (other than this one) that import this module's top-level `name`, through
  * re-exports, each with the local name it is imported under and a reader of it; undefined past
  * MAX_CALLER_FILES. Only the files the index of imported names lists for `name` are parsed. `exported`
- * is the name the module exports it under where that is another (`default`: then only the files that
- * import it under its own name are found).
+ * is the name the module exports it under where that is another (`default`: the files that import it
+ * under its own name, or import a module named as this file is, whatever name they give it).
  */
 export function importersOf(ex: Extractor, name: string, exported = name): { module: ForeignModule; reader: Extractor; local: string }[] | undefined {
   const { modules, file } = ex.context;
   if (!modules || file === undefined || !modules.files) return [];
   const out: { module: ForeignModule; reader: Extractor; local: string }[] = [];
-  for (const f of filesImporting(modules, exported === 'default' ? name : exported).filter((x) => x !== file)) {
+  // A default export is imported under any name: also the files that import a module of this one's name.
+  const listed = exported === 'default' ? [...new Set([...filesImporting(modules, name), ...filesImporting(modules, importedModuleKey(file))])] : filesImporting(modules, exported);
+  for (const f of listed.filter((x) => x !== file)) {
     const m = foreignModule(modules, f);
     if (!m) continue;
     for (const [local, b] of m.scope.names) {
@@ -503,17 +505,29 @@ function fingerprint(text: string): string {
   return `${text.length}:${h >>> 0}`;
 }
 
-const IMPORT_CLAUSE = /\bimport\s+(?:type\s+)?([\w$\s{},*]+?)\s+from\s*['"]/g;
-const REQUIRE_CLAUSE = /\b(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*(?:await\s+)?require\s*\(/g;
+const IMPORT_CLAUSE = /\bimport\s+(?:type\s+)?([\w$\s{},*]+?)\s+from\s*['"]([^'"\n]*)/g;
+const REQUIRE_CLAUSE = /\b(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*(?:await\s+)?require\s*\(\s*(?:['"`]([^'"`\n]*))?/g;
 
-/** The names a file's import statements and `require` declarations take (both sides of an `as`). */
+/**
+ * The names a file's import statements and `require` declarations take (both sides of an `as`), and each
+ * module it imports as `from <name>` (importedModuleKey), for a default export imported under another name.
+ */
 export function importedNames(text: string): Set<string> {
   const out = new Set<string>();
   for (const re of [IMPORT_CLAUSE, REQUIRE_CLAUSE]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       for (const w of m[1]!.match(/[\w$]+/g) ?? []) if (w !== 'as' && w !== 'type') out.add(w);
+      const from = m[2]?.split('/').pop()?.replace(/\.[cm]?[jt]sx?$/, '');
+      if (from && from !== '.' && from !== '..') out.add(`from ${from}`);
     }
   }
   return out;
+}
+
+/** The key importedNames gives an import of `file`'s module: its name, or its folder's for an index file. */
+function importedModuleKey(file: string): string {
+  const parts = file.split(/[\\/]/);
+  const base = (parts.pop() ?? '').replace(/\.[cm]?[jt]sx?$/, '');
+  return `from ${base === 'index' ? parts.pop() ?? base : base}`;
 }

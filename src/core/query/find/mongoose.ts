@@ -476,10 +476,20 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
         if (b && givesThis(unwrap(b))) found.statics.set(unwrap(b), obj.name!);
         else takeAll(a ? unwrap(a) : undefined, obj.name!);
       } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
+    } else if (isCall(n) && n.arguments?.[1] && isMongooseModelFunction(ex, unwrap(n.callee!))) {
+      // import { model } from 'mongoose'; model('User', UserSchema)
+      found.makers.push(n);
     }
   });
   modelsOf.set(ex.module, found);
   return found;
+}
+
+/** `model` imported from Mongoose (`import { model } from 'mongoose'`, `const { model } = require('mongoose')`), called by that name. */
+function isMongooseModelFunction(ex: Extractor, callee: BNode): boolean {
+  if (callee.type !== 'Identifier' || callee.name !== 'model') return false;
+  const from = ex.importSource('model');
+  return from !== undefined && MONGOOSE_MODULES.includes(from);
 }
 
 function schemaCallee(n: BNode): boolean {
@@ -560,7 +570,7 @@ function madeModel(ex: Extractor, models: ModuleModels, call: BNode, op: ChainCa
   if (!path) return undefined;
   return ex.within(path, () => {
     const callee = unwrap(call.callee!);
-    if (propertyName(callee) === 'model') return ex.imports(...MONGOOSE_MODULES) ? modelDefinition(ex, call, depth + 1) : undefined;
+    if (propertyName(callee) === 'model' || isMongooseModelFunction(ex, callee)) return ex.imports(...MONGOOSE_MODULES) ? modelDefinition(ex, call, depth + 1) : undefined;
     const name = ex.stringOf(call.arguments![0]!, 0);
     const baseNode = unwrap(callee.object!);
     const base = name === undefined ? undefined : modelOf(ex, baseNode, op, depth + 1);
