@@ -1124,7 +1124,7 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     assert.deepEqual(filters[3], { __t: 'Click' });
   });
 
-  it("reads a model made by the `model` function imported from Mongoose: its schema's statics and a look-up by its name", () => {
+  it("reads a model made by the `model` function imported from Mongoose: its schema's statics, also given by name, and a look-up by its name", () => {
     const made = (imports: string) => [
       imports,
       'const ThingSchema = new Schema({ a: String });',
@@ -1135,6 +1135,20 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     const read = (text: string) => findQueries(text, 'script', 'ts', {}).queries.map(described);
     assert.deepEqual(read(made("import { Schema, model } from 'mongoose';")), ['things_x.find', 'things_x.findOne']);
     assert.deepEqual(read(made("const { Schema, model } = require('mongoose');")), ['things_x.find', 'things_x.findOne']);
+    // Statics given as functions of the module by their names: declared, held by a constant, shorthand in an object.
+    const named = [
+      "import { Schema, model } from 'mongoose';",
+      'const LinkSchema = new Schema({ url: String });',
+      'function byUrl(url: string) { return this.findOne({ url }); }',
+      'const recent = function () { return this.find({}).sort({ at: -1 }); };',
+      'async function count() { return this.countDocuments({}); }',
+      'const helper = () => 1;',
+      'LinkSchema.statics = { count, helper };',
+      'LinkSchema.statics.byUrl = byUrl;',
+      "LinkSchema.static('recent', recent);",
+      "export const Link = model('Link', LinkSchema);",
+    ].join('\n');
+    assert.deepEqual(read(named), ['links.findOne', 'links.find', 'links.countDocuments']);
     // A `model` function of the application's own is not Mongoose's: what it makes is not taken as the schema's model.
     assert.ok(!read(made("import { Schema } from 'mongoose';\nimport { model } from './registry';")).some((q) => q.startsWith('things_x.')));
   });

@@ -445,10 +445,17 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
   const known = modelsOf.get(ex.module);
   if (known && known.statements.length === statements.length && known.statements.every((n, i) => n === statements[i])) return known;
   const found: ModuleModels = { statements, statics: new Map(), makers: [] };
+  // A static written in place, or a function of the module given by its name (`statics.byEmail = byEmail`).
+  const staticFunction = (n: BNode): BNode | undefined => {
+    if (givesThis(n)) return n;
+    const b = n.type === 'Identifier' ? ex.lookup(n.name!)?.binding : undefined;
+    const f = !b ? undefined : 'init' in b ? unwrap(b.init) : b.fn;
+    return f && givesThis(f) ? f : undefined;
+  };
   const takeAll = (obj: BNode | undefined, schema: string) => {
     for (const p of obj?.type === 'ObjectExpression' ? obj.properties ?? [] : []) {
-      const f = p.type === 'ObjectMethod' ? p : p.type === 'ObjectProperty' ? unwrap(p.value as BNode) : undefined;
-      if (f && givesThis(f)) found.statics.set(f, schema);
+      const f = p.type === 'ObjectMethod' ? p : p.type === 'ObjectProperty' ? staticFunction(unwrap(p.value as BNode)) : undefined;
+      if (f) found.statics.set(f, schema);
     }
   };
   forEachNode(statements, (o) => {
@@ -458,7 +465,8 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const left = unwrap(n.left!);
       const right = unwrap(n.right!);
       const obj = unwrap(left.object!);
-      if (isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' && givesThis(right)) found.statics.set(right, unwrap(obj.object!).name!);
+      const fn = isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' ? staticFunction(right) : undefined;
+      if (fn) found.statics.set(fn, unwrap(obj.object!).name!);
       else if (propertyName(left) === 'statics' && obj.type === 'Identifier') takeAll(right, obj.name!);
     } else if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) {
       // new Schema(fields, { statics: { byOwner() {...} } })
@@ -473,7 +481,8 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const [a, b] = n.arguments ?? [];
       // schema.static('byOwner', function () {...}), schema.static({ byOwner() {...} })
       if (name === 'static' && obj.type === 'Identifier') {
-        if (b && givesThis(unwrap(b))) found.statics.set(unwrap(b), obj.name!);
+        const fn = b ? staticFunction(unwrap(b)) : undefined;
+        if (fn) found.statics.set(fn, obj.name!);
         else takeAll(a ? unwrap(a) : undefined, obj.name!);
       } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
     } else if (isCall(n) && n.arguments?.[1] && isMongooseModelFunction(ex, unwrap(n.callee!))) {
