@@ -44,7 +44,10 @@ const FIRST = firstArg > 0 ? Number(process.argv[firstArg + 1]) : 3;
 const TARGET = { warm: 1000, first: 3000, overhead: 50 };
 const ROOT = resolve(import.meta.dirname, '..');
 const traceArg = process.argv.indexOf('--trace');
-/** `--trace FILE`: a Chromium trace of each engine's last warm Explain is written to FILE.<engine>.json. */
+/**
+ * `--trace FILE`: a Chromium trace of each engine's last warm Explain is written to FILE.<engine>.json, and of
+ * the first Explain in its last reopened window to FILE.<engine>.first.json.
+ */
 const TRACE = traceArg > 0 ? process.argv[traceArg + 1] : undefined;
 
 /** Starts a Chromium trace (the workbench and its webview's frames); the function returned ends it and gives its JSON. */
@@ -390,7 +393,7 @@ async function main(): Promise<void> {
           win = await Window.open(host, win);
           await win.wb.openFile(engine.file);
           await baseline();
-          const r = await win.explain(engine);
+          const r = await win.explain(engine, 'menu', TRACE && w > 0 && w === FIRST - 1 ? `${TRACE}.${engine.name}.first.json` : undefined);
           (w === 0 ? firstNew : first).push(r.ms);
           firstSteps.push(r.steps);
           console.log(`${engine.name} first Explain in ${w === 0 ? 'a new browser profile' : `reopened window ${w}`}: ${fmt(r.ms)} (${Object.entries(r.steps).map(([k, v]) => `${k} ${v}`).join(', ')})`);
