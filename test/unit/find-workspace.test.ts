@@ -1213,6 +1213,36 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     assert.deepEqual(read('/ws/src/schemas/user.schema.ts'), []);
   });
 
+  it("reads `this` in functions another module gives a schema as statics, as the model that module makes", () => {
+    const files: Record<string, string> = {
+      '/ws/src/users/statics.ts': [
+        "import type { Model } from 'mongoose';",
+        'export async function getUser(this: Model<unknown>, id: string) { return this.findOne({ _id: id }); }',
+        'export const listUsers = function (this: Model<unknown>) { return this.find({ active: true }); };',
+        // Exported, but given to no schema: its `this` is not known.
+        'export function unrelated(this: { find(q: object): unknown }) { return this.find({ x: 1 }); }',
+      ].join('\n'),
+      '/ws/src/users/model.ts': [
+        "import mongoose, { Schema } from 'mongoose';",
+        "import { getUser, listUsers } from './statics';",
+        'const userSchema = new Schema({ name: String, active: Boolean });',
+        "userSchema.static('getUser', getUser);",
+        'userSchema.statics.listUsers = listUsers;',
+        "export default mongoose.model('User', userSchema, 'members');",
+      ].join('\n'),
+      // Given to two schemas whose models are in different collections: which one `this` is depends on the caller.
+      '/ws/src/shared/byName.ts': "export function byName(name: string) { return this.findOne({ name }); }",
+      '/ws/src/a.ts': "import { Schema, model } from 'mongoose';\nimport { byName } from './shared/byName';\nconst A = new Schema({ name: String });\nA.statics = { byName };\nexport const Alpha = model('Alpha', A);",
+      '/ws/src/b.ts': "import { Schema, model } from 'mongoose';\nimport { byName } from './shared/byName';\nconst B = new Schema({ name: String });\nB.static('byName', byName);\nexport const Beta = model('Beta', B);",
+    };
+    const listed: WorkspaceModules = { ...workspace(files), files: () => Object.keys(files) };
+    const read = (file: string, modules?: WorkspaceModules) => findQueries(files[file]!, 'script', 'ts', modules ? { file, modules } : {}).queries.map(described);
+    assert.deepEqual(read('/ws/src/users/statics.ts', listed), ['members.findOne', 'members.find']);
+    assert.deepEqual(read('/ws/src/shared/byName.ts', listed), []);
+    // Alone, the module does not show that `this` is a model.
+    assert.deepEqual(read('/ws/src/users/statics.ts'), []);
+  });
+
   it("adds a discriminator's key to an aggregate's first stage, keeps a key the code writes, and takes the value an option gives", () => {
     const text = [
       "import mongoose, { Schema } from 'mongoose';",

@@ -434,6 +434,8 @@ interface ModuleModels {
   statements: BNode[];
   /** Functions a schema takes as statics, by the name of the schema's variable. */
   statics: Map<BNode, string>;
+  /** Functions imported from another module that a schema takes as statics: the local name to the schema's. */
+  importedStatics: Map<string, string>;
   /** `model(name, schema)` and `Base.discriminator(name, schema)` calls, in the order the module writes them. */
   makers: BNode[];
 }
@@ -444,18 +446,25 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
   const statements = ex.module.statements();
   const known = modelsOf.get(ex.module);
   if (known && known.statements.length === statements.length && known.statements.every((n, i) => n === statements[i])) return known;
-  const found: ModuleModels = { statements, statics: new Map(), makers: [] };
-  // A static written in place, or a function of the module given by its name (`statics.byEmail = byEmail`).
-  const staticFunction = (n: BNode): BNode | undefined => {
-    if (givesThis(n)) return n;
-    const b = n.type === 'Identifier' ? ex.lookup(n.name!)?.binding : undefined;
+  const found: ModuleModels = { statements, statics: new Map(), importedStatics: new Map(), makers: [] };
+  // A static written in place, a function of the module given by its name (`statics.byEmail = byEmail`), or
+  // one imported from another module, whose `this` is read there (exportedStaticModels).
+  const give = (value: BNode, schema: string): boolean => {
+    if (givesThis(value)) {
+      found.statics.set(value, schema);
+      return true;
+    }
+    const b = value.type === 'Identifier' ? ex.lookup(value.name!)?.binding : undefined;
     const f = !b ? undefined : 'init' in b ? unwrap(b.init) : b.fn;
-    return f && givesThis(f) ? f : undefined;
+    if (f && givesThis(f)) found.statics.set(f, schema);
+    else if (b && ex.importSource(value.name!) !== undefined) found.importedStatics.set(value.name!, schema);
+    else return false;
+    return true;
   };
   const takeAll = (obj: BNode | undefined, schema: string) => {
     for (const p of obj?.type === 'ObjectExpression' ? obj.properties ?? [] : []) {
-      const f = p.type === 'ObjectMethod' ? p : p.type === 'ObjectProperty' ? staticFunction(unwrap(p.value as BNode)) : undefined;
-      if (f) found.statics.set(f, schema);
+      if (p.type === 'ObjectMethod') found.statics.set(p, schema);
+      else if (p.type === 'ObjectProperty') give(unwrap(p.value as BNode), schema);
     }
   };
   forEachNode(statements, (o) => {
@@ -465,9 +474,8 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const left = unwrap(n.left!);
       const right = unwrap(n.right!);
       const obj = unwrap(left.object!);
-      const fn = isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' ? staticFunction(right) : undefined;
-      if (fn) found.statics.set(fn, unwrap(obj.object!).name!);
-      else if (propertyName(left) === 'statics' && obj.type === 'Identifier') takeAll(right, obj.name!);
+      const given = isMember(obj) && propertyName(obj) === 'statics' && unwrap(obj.object!).type === 'Identifier' && give(right, unwrap(obj.object!).name!);
+      if (!given && propertyName(left) === 'statics' && obj.type === 'Identifier') takeAll(right, obj.name!);
     } else if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) {
       // new Schema(fields, { statics: { byOwner() {...} } })
       const init = unwrap(n.init);
@@ -481,9 +489,7 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       const [a, b] = n.arguments ?? [];
       // schema.static('byOwner', function () {...}), schema.static({ byOwner() {...} })
       if (name === 'static' && obj.type === 'Identifier') {
-        const fn = b ? staticFunction(unwrap(b)) : undefined;
-        if (fn) found.statics.set(fn, obj.name!);
-        else takeAll(a ? unwrap(a) : undefined, obj.name!);
+        if (!(b && give(unwrap(b), obj.name!))) takeAll(a ? unwrap(a) : undefined, obj.name!);
       } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
     } else if (isCall(n) && n.arguments?.[1] && isMongooseModelFunction(ex, unwrap(n.callee!))) {
       // import { model } from 'mongoose'; model('User', UserSchema)
@@ -512,23 +518,59 @@ function schemaCallee(n: BNode): boolean {
  */
 function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): ModelName | undefined {
   const fn = ex.thisFunction();
-  const models = fn ? moduleModels(ex) : undefined;
-  const schema = fn ? models?.statics.get(fn) : undefined;
-  if (!models || schema === undefined) return undefined;
+  if (!fn) return undefined;
+  const models = moduleModels(ex);
+  const schema = models?.statics.get(fn);
+  const made = models && schema !== undefined ? schemaModels(ex, models, schema, op, depth) : exportedStaticModels(ex, fn, op, depth);
+  const first = made?.[0];
+  if (!first || made!.some((m) => !m || !sameModel(first, m))) return undefined;
+  return { ...first.model, collection: collectionOf(first.ex, first.model), at: e };
+}
+
+/**
+ * The models made from this module's schema `schema`: here, or, made nowhere here, by the modules that
+ * import the schema (`model('User', UserSchema)` in user.model.ts); an undefined entry is one not read.
+ */
+function schemaModels(ex: Extractor, models: ModuleModels, schema: string, op: ChainCall, depth: number): ({ ex: Extractor; model: ModelName } | undefined)[] | undefined {
   // `const DocSchema = FormSchema as Schema<FormDoc>`: statics given through another name of the schema.
   const names = new Set([schema]);
   for (let init = declaredSchema(ex, schema); init?.type === 'Identifier' && names.size < 8; init = declaredSchema(ex, init.name!)) names.add(init.name!);
   const here = models.makers.filter((call) => names.has(unwrap(call.arguments![1]!).name!));
-  // Made nowhere here: by the modules that import the schema (`model('User', UserSchema)` in user.model.ts).
-  const made = here.length > 0
+  return here.length > 0
     ? here.map((call) => {
       const m = madeModel(ex, models, call, op, depth);
       return m && { ex, model: m };
     })
     : importedSchemaModels(ex, names, op, depth);
-  const first = made?.[0];
-  if (!first || made!.some((m) => !m || !sameModel(first, m))) return undefined;
-  return { ...first.model, collection: collectionOf(first.ex, first.model), at: e };
+}
+
+/**
+ * A function this module exports that other modules give a schema as a static (`export function byEmail(this:
+ * UserModel, ...)` here, `UserSchema.static('byEmail', byEmail)` in user.model.ts): the models made from
+ * those schemas, read in the modules that give it. Empty when no module is seen giving it; undefined when
+ * one of them cannot be read, or the importers are past the cap.
+ */
+function exportedStaticModels(ex: Extractor, fn: BNode, op: ChainCall, depth: number): ({ ex: Extractor; model: ModelName } | undefined)[] | undefined {
+  const { modules, file } = ex.context;
+  const own = modules && file !== undefined && depth <= 6 ? foreignModule(modules, file) : undefined;
+  if (!own) return [];
+  const out: ({ ex: Extractor; model: ModelName } | undefined)[] = [];
+  for (const [exported, what] of own.exports) {
+    if (!('local' in what)) continue;
+    const b = ex.lookup(what.local)?.binding;
+    if (!b || ('init' in b ? unwrap(b.init) : b.fn) !== fn) continue;
+    const importers = importersOf(ex, what.local, exported);
+    if (!importers) return undefined;
+    for (const { reader, local } of importers) {
+      const theirs = moduleModels(reader);
+      const schema = theirs?.importedStatics.get(local);
+      if (schema === undefined) continue;
+      const made = schemaModels(reader, theirs!, schema, op, depth + 1);
+      if (!made) return undefined;
+      out.push(...made);
+    }
+  }
+  return out;
 }
 
 function sameModel(a: { ex: Extractor; model: ModelName }, b: { ex: Extractor; model: ModelName }): boolean {
