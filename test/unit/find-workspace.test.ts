@@ -1243,6 +1243,29 @@ describe('finder: Mongoose models a factory returns or a schema static uses', ()
     assert.deepEqual(read('/ws/src/users/statics.ts'), []);
   });
 
+  it("reads `this` in the static methods of a class a schema loads as the schema's model, and not in its other methods", () => {
+    const text = [
+      "import mongoose, { Schema } from 'mongoose';",
+      'const mongoSchema = new Schema({ slug: String });',
+      'class UserClass extends mongoose.Model {',
+      '  public static async getBySlug({ slug }: { slug: string }) {',
+      '    return this.findOne({ slug }).lean();',
+      '  }',
+      '  static list() { return [1].map(() => this.find({})); }',
+      '  static nested() { return function (this: { find(q: object): void }) { return this.find({ n: 1 }); }; }',
+      '  async mine() { return this.findOne({ own: 1 }); }',
+      '}',
+      'mongoSchema.loadClass(UserClass);',
+      "const TeamSchema = new Schema({ name: String });",
+      "TeamSchema.loadClass(class extends mongoose.Model { static byName(name: string) { return this.findOne({ name }); } });",
+      "export const User = mongoose.model('User', mongoSchema);",
+      "export const Team = mongoose.model('Team', TeamSchema, 'squads');",
+      // A class no schema loads: its static methods' `this` is not a model.
+      'export class Other { static nope() { return this.findOne({ y: 1 }); } }',
+    ].join('\n');
+    assert.deepEqual(findQueries(text, 'script', 'ts', {}).queries.map(described), ['users.findOne', 'users.find', 'squads.findOne']);
+  });
+
   it("adds a discriminator's key to an aggregate's first stage, keeps a key the code writes, and takes the value an option gives", () => {
     const text = [
       "import mongoose, { Schema } from 'mongoose';",

@@ -863,6 +863,16 @@ export class Extractor {
     return undefined;
   }
 
+  /** The static method of a class whose `this` is the one where the walk is (an arrow function keeps its outer `this`). */
+  staticMethod(): BNode | undefined {
+    for (let s = this.scope; s; s = s.parent) {
+      if (s.fields) return undefined;
+      if (!s.node || s.node.type === 'ArrowFunctionExpression' || !(FUNCTIONS.has(s.node.type) || s.node.type === 'ObjectMethod' || s.node.type === 'ClassMethod' || s.node.type === 'ClassPrivateMethod')) continue;
+      return s.node.type === 'ClassMethod' && s.node.kind === 'method' && (s.node as unknown as { static?: boolean }).static === true ? s.node : undefined;
+    }
+    return undefined;
+  }
+
   /** The class the walk is in, if any. */
   enclosingClassNode(): BNode | undefined {
     for (let s = this.scope; s; s = s.parent) if (s.fields) return s.classNode;

@@ -436,6 +436,8 @@ interface ModuleModels {
   statics: Map<BNode, string>;
   /** Functions imported from another module that a schema takes as statics: the local name to the schema's. */
   importedStatics: Map<string, string>;
+  /** Classes a schema loads (`schema.loadClass(UserClass)`), whose static methods are its statics: the class (its name, or the class expression) to the schema's name. */
+  loadedClasses: Map<BNode | string, string>;
   /** `model(name, schema)` and `Base.discriminator(name, schema)` calls, in the order the module writes them. */
   makers: BNode[];
 }
@@ -446,7 +448,7 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
   const statements = ex.module.statements();
   const known = modelsOf.get(ex.module);
   if (known && known.statements.length === statements.length && known.statements.every((n, i) => n === statements[i])) return known;
-  const found: ModuleModels = { statements, statics: new Map(), importedStatics: new Map(), makers: [] };
+  const found: ModuleModels = { statements, statics: new Map(), importedStatics: new Map(), loadedClasses: new Map(), makers: [] };
   // A static written in place, a function of the module given by its name (`statics.byEmail = byEmail`), or
   // one imported from another module, whose `this` is read there (exportedStaticModels).
   const give = (value: BNode, schema: string): boolean => {
@@ -491,6 +493,12 @@ function moduleModels(ex: Extractor): ModuleModels | undefined {
       if (name === 'static' && obj.type === 'Identifier') {
         if (!(b && give(unwrap(b), obj.name!))) takeAll(a ? unwrap(a) : undefined, obj.name!);
       } else if ((name === 'model' || name === 'discriminator') && a && b) found.makers.push(n);
+      else if (name === 'loadClass' && obj.type === 'Identifier' && a) {
+        // schema.loadClass(UserClass), schema.loadClass(class extends Model { static byEmail() {...} })
+        const c = unwrap(a);
+        if (c.type === 'Identifier') found.loadedClasses.set(c.name!, obj.name!);
+        else if (c.type === 'ClassExpression') found.loadedClasses.set(c, obj.name!);
+      }
     } else if (isCall(n) && n.arguments?.[1] && isMongooseModelFunction(ex, unwrap(n.callee!))) {
       // import { model } from 'mongoose'; model('User', UserSchema)
       found.makers.push(n);
@@ -513,15 +521,24 @@ function schemaCallee(n: BNode): boolean {
 }
 
 /**
- * The model `this` is in a static of a schema of this module: the one `model(name, schema)` or
- * `Base.discriminator(name, schema)` makes from it here, when every such call names the same collection.
+ * The model `this` is in a static of a schema (a function given as one, or a static method of a class the
+ * schema loads): the one `model(name, schema)` or `Base.discriminator(name, schema)` makes from it, here or
+ * in the modules that import it, when every such call names the same collection.
  */
 function staticsModel(ex: Extractor, e: BNode, op: ChainCall, depth: number): ModelName | undefined {
   const fn = ex.thisFunction();
-  if (!fn) return undefined;
-  const models = moduleModels(ex);
-  const schema = models?.statics.get(fn);
-  const made = models && schema !== undefined ? schemaModels(ex, models, schema, op, depth) : exportedStaticModels(ex, fn, op, depth);
+  const models = fn || ex.staticMethod() ? moduleModels(ex) : undefined;
+  let made: ({ ex: Extractor; model: ModelName } | undefined)[] | undefined;
+  if (fn) {
+    const schema = models?.statics.get(fn);
+    made = models && schema !== undefined ? schemaModels(ex, models, schema, op, depth) : exportedStaticModels(ex, fn, op, depth);
+  } else {
+    // A static method of a class the schema loads: `this` is the model, as in a static.
+    const cls = models ? ex.enclosingClassNode() : undefined;
+    const schema = cls ? models!.loadedClasses.get(cls) ?? (cls.id?.name ? models!.loadedClasses.get(cls.id.name) : undefined) : undefined;
+    if (schema === undefined) return undefined;
+    made = schemaModels(ex, models!, schema, op, depth);
+  }
   const first = made?.[0];
   if (!first || made!.some((m) => !m || !sameModel(first, m))) return undefined;
   return { ...first.model, collection: collectionOf(first.ex, first.model), at: e };
