@@ -9,7 +9,8 @@
 // `Category` -> `categories`, `Person` -> `people`). A name TypeORM or Sequelize declares is not a model
 // (one library per call, typeorm.ts declaredEntity). A model a factory function returns (`const Users =
 // getUserModel(mongoose)`, here or in another module) is the one every return names; `this` in a schema's
-// static is the model made from that schema; a discriminator (`Form.discriminator('Encrypted', schema)`)
+// static (written in place, a function of the module or of another one given by its name, or a static
+// method of a class the schema loads with `loadClass`) is the model made from that schema; a discriminator (`Form.discriminator('Encrypted', schema)`)
 // keeps its documents in its base model's collection, and its queries carry its key and value.
 
 import type { MongoCommand, MongoOperation } from '../mongoShell';
