@@ -73,8 +73,24 @@ function parseFlags(args: string[]): { positional: string[]; flags: Map<string, 
   return { positional, flags };
 }
 
+/** The commands `qpi COMMAND --help` prints the usage of. */
+const COMMANDS = new Set(['analyze', 'explain', 'advise', 'compare', 'lint', 'check', 'stats']);
+
+/** `--help` or `-h` among a command's arguments, before a `--` that ends the options. */
+function asksHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 export async function run(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && COMMANDS.has(command) && asksHelp(rest)) {
+    // check and stats read their own options, and say them in full.
+    if (command === 'check') io.stdout(`Usage:\n${(await import('./check/index')).CHECK_USAGE}`);
+    else if (command === 'stats') io.stdout(`Usage:\n${(await import('./stats')).STATS_USAGE}`);
+    else io.stdout(USAGE);
+    return EXIT_OK;
+  }
   // `check` reads its own options (--uri is given once per engine).
   if (command === 'check') return (await import('./check/index')).runCheck(rest, io);
   if (command === 'stats') return (await import('./stats')).runStats(rest, io);

@@ -31,6 +31,25 @@ describe('qpi analyze', () => {
     assert.equal(await run(['analyze'], capture()), 64);
   });
 
+  it('prints the usage for --help or -h after a command, with exit 0, and the full usage of check and stats', async () => {
+    for (const args of [['--help'], ['help'], ['analyze', '--help'], ['explain', '-h'], ['advise', '--query', 'db.a.find()', '--help'], ['lint', 'a.sql', '--help']]) {
+      const io = capture();
+      assert.equal(await run(args, io), 0, args.join(' '));
+      assert.match(io.out, /^Usage:\n {2}qpi analyze/, args.join(' '));
+      assert.equal(io.err, '');
+    }
+    const check = capture();
+    assert.equal(await run(['check', '--help'], check), 0);
+    assert.match(check.out, /^Usage:\n {2}qpi check \[PATH\.\.\.\] --uri URI/);
+    assert.match(check.out, /--changed-since REF/);
+    const stats = capture();
+    assert.equal(await run(['stats', '-h'], stats), 0);
+    assert.match(stats.out, /^Usage:\n {2}qpi stats export/);
+    // After `--` it is an argument, not a request for help; an unknown command stays unknown.
+    assert.equal(await run(['analyze', '--', '--help'], capture()), 2);
+    assert.equal(await run(['frobnicate', '--help'], capture()), 64);
+  });
+
   it('prints the documented JSON document for a PostgreSQL plan', async () => {
     const io = capture();
     const code = await run(['analyze', join(corpus, 'pg-json-analyze-buffers-nested-loop-memoize-15.json'), '--json'], io);
