@@ -20,7 +20,7 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { AdapterError, describeHost, firstLine, isNetworkCode, misplacedAt, networkReason, portProblem, scrub, uriSecrets } from './errors';
 import { graceFor, withDeadline } from './deadline';
 import { stopOwnOperations } from './mongoOps';
-import { mongoBuildIndex, mongoClientDatabase, mongoCommand, mongoDropBuiltIndex, mongoEstimatedCount, mongoExplain, mongoListCollections, mongoListIndexes } from './door';
+import { mongoAggregate, mongoBuildIndex, mongoClientDatabase, mongoCommand, mongoDropBuiltIndex, mongoEstimatedCount, mongoExplain, mongoListCollections, mongoListIndexes } from './door';
 import type { ExplainResult } from './types';
 
 export interface MongoConnectOptions {
@@ -90,6 +90,8 @@ export interface MongoIndexInfo {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** maxTimeMS of reading one field's value for the CI gate. */
+const DEFAULT_FIELD_VALUE_TIMEOUT_MS = 5_000;
 
 /** Connects, reads hello and buildInfo; throws AdapterError (network, auth, config). */
 export async function connectMongo(options: MongoConnectOptions): Promise<MongoConnection> {
@@ -614,6 +616,29 @@ export class MongoConnection {
       }
       return { where, relations };
     } catch (err) {
+      throw mongoError(err, this.options);
+    }
+  }
+
+  /**
+   * One value of each field path in the collection, as relaxed extended JSON (none for a path no document
+   * has, or holds only null in): what the CI gate explains a query's variables with. One aggregate per
+   * path, reading until the first document that has it, under maxTimeMS; nothing is written.
+   */
+  async fieldValues(collection: string, paths: readonly string[], database?: string, timeoutMs = DEFAULT_FIELD_VALUE_TIMEOUT_MS): Promise<Map<string, unknown>> {
+    const out = new Map<string, unknown>();
+    try {
+      const db = mongoClientDatabase(this.client, database);
+      for (const path of paths) {
+        // A path the aggregation language cannot name ($-prefixed parts, empty parts) gets no value.
+        if (path.split('.').some((p) => p === '' || p.startsWith('$'))) continue;
+        const rows = await mongoAggregate(db, collection, [{ $match: { [path]: { $exists: true, $ne: null } } }, { $limit: 1 }, { $project: { _id: 0, v: `$${path}` } }], { maxTimeMS: Math.max(1, Math.floor(timeoutMs)) });
+        const v = rows[0]?.['v'];
+        if (v !== undefined && v !== null) out.set(path, BSON.EJSON.serialize(v as Document, { relaxed: true }));
+      }
+      return out;
+    } catch (err) {
+      if ((err as { code?: number }).code === 26) return out;
       throw mongoError(err, this.options);
     }
   }

@@ -62,7 +62,7 @@ describe('qpi check on real servers', function () {
     const second = await check('--update');
     assert.equal(second.code, 0, second.err);
     assert.equal(readFileSync(join(app, 'qpi.lock.json'), 'utf8'), lock1);
-    const lock = JSON.parse(lock1) as { environment: Record<string, { server: string }>; queries: Record<string, { engine: string; signature?: { access: { target: string; path: string; index?: string }[] } }> };
+    const lock = JSON.parse(lock1) as { environment: Record<string, { server: string }>; queries: Record<string, { engine: string; signature?: { parameters?: string; access: { target: string; path: string; index?: string }[] } }> };
     const keys = Object.keys(lock.queries);
     assert.deepEqual(keys, [...keys].sort());
     assert.equal(keys.length, 6, keys.join('\n'));
@@ -77,10 +77,39 @@ describe('qpi check on real servers', function () {
     const r = await checkJson();
     assert.equal(r.code, 0, r.err);
     assert.equal(r.doc.passed, true);
-    assert.deepEqual([r.doc.counts.queries, r.doc.counts.explained, r.doc.counts.notExplainable, r.doc.counts.failed], [6, 5, 1, 0]);
-    const placeholder = r.doc.queries.find((q) => q.outcome === 'not-explainable')!;
-    assert.equal(placeholder.file, 'src/events.js');
-    assert.match(placeholder.notExplainable!, /userId/);
+    assert.deepEqual([r.doc.counts.queries, r.doc.counts.explained, r.doc.counts.notExplainable, r.doc.counts.failed], [6, 6, 0, 0]);
+    // eventsOf(userId): the variable is given a user_id of the CI database's events, and the plan is the index's.
+    const withValue = Object.entries(lock.queries).find(([k]) => k.startsWith('src/events.js mongodb eventsOf '));
+    assert.ok(withValue, keys.join('\n'));
+    assert.equal(withValue[1].signature!.parameters, 'bound from data');
+    assert.ok(withValue[1].signature!.access.some((a) => a.index === 'user_recent'), JSON.stringify(withValue[1].signature));
+  });
+
+  it('explains MongoDB queries with values from the code: from the data, stand-ins where no document has the field, and says why when the code gives the whole filter', async function () {
+    writeFileSync(join(app, 'src', 'variables.js'), [
+      "const { MongoClient } = require('mongodb');",
+      "const db = new MongoClient('mongodb://localhost').db('qpi_check_app');",
+      "async function byKind(kind, since) { return db.collection('events').find({ kind, created_at: { $gt: since } }).toArray(); }",
+      "async function tagged(tags) { return db.collection('events').find({ user_id: 3, tags: { $in: tags } }).toArray(); }",
+      'async function anything(filter) { return db.collection(\'events\').find(filter).toArray(); }',
+      "async function seen(id, at) { return db.collection('events').updateOne({ _id: id }, { $set: { seen_at: at }, $inc: { views: 1 } }); }",
+      'module.exports = { byKind, tagged, anything, seen };',
+    ].join('\n'));
+    const r = await check('--update');
+    assert.equal(r.code, 0, r.err);
+    const lock = JSON.parse(readFileSync(join(app, 'qpi.lock.json'), 'utf8')) as { queries: Record<string, { signature?: { parameters?: string; access: { path: string; index?: string }[] } }> };
+    const entry = (fn: string) => Object.entries(lock.queries).find(([k]) => k.startsWith(`src/variables.js mongodb ${fn} `))?.[1];
+    assert.equal(entry('byKind')?.signature?.parameters, 'bound from data', JSON.stringify(entry('byKind')));
+    assert.deepEqual(entry('byKind')!.signature!.access.map((a) => a.path), ['full-scan']);
+    // No event has tags: a stand-in, and the plan is still the one its shape gets (the index on user_id).
+    assert.equal(entry('tagged')?.signature?.parameters, 'stand-in values', JSON.stringify(entry('tagged')));
+    assert.ok(entry('tagged')!.signature!.access.some((a) => a.index === 'user_recent'));
+    assert.equal(entry('seen')?.signature?.parameters, 'bound from data', JSON.stringify(entry('seen')));
+    assert.deepEqual(entry('seen')!.signature!.access.map((a) => a.path), ['id-lookup']);
+    const j = await checkJson();
+    const anything = j.doc.queries.find((q) => q.file === 'src/variables.js' && q.outcome === 'not-explainable');
+    assert.ok(anything, JSON.stringify(j.doc.queries.map((q) => [q.file, q.outcome])));
+    assert.match(anything.notExplainable!, /values from the code \(filter\), so it cannot be explained/);
   });
 
   it('fails a new query no index can serve, at its own file and line', async function () {

@@ -587,6 +587,23 @@ describe('finder: the libraries people use', () => {
       assert.deepEqual(qs[1]!.command.projection, { total: 1 });
     });
 
+    it('writes an update without operators as Mongoose sends it, its fields under $set, unless overwrite is set', () => {
+      const qs = mongo([
+        `import mongoose from 'mongoose';`,
+        `const Team = mongoose.model('Team', new mongoose.Schema({ name: String }));`,
+        `export const rename = (id, name) => Team.updateOne({ _id: id }, { name, active: true });`,
+        `export const mixed = (id, name) => Team.findByIdAndUpdate(id, { name, $inc: { edits: 1 }, $set: { touched: true } }, { new: true });`,
+        `export const keep = (id) => Team.updateOne({ _id: id }, { $set: { active: false } });`,
+        `export const replace = (id, doc) => Team.findOneAndUpdate({ _id: id }, { name: 'x' }, { overwrite: true });`,
+      ].join('\n'));
+      assert.deepEqual(qs.map((q) => q.command.update), [
+        { $set: { name: { $placeholder: 'name' }, active: true } },
+        { $inc: { edits: 1 }, $set: { touched: true, name: { $placeholder: 'name' } } },
+        { $set: { active: false } },
+        { name: 'x' },
+      ]);
+    });
+
     it('reads imported and injected models, and leaves SQL ORMs alone', () => {
       const qs = mongo([
         `const Category = require('../models/category');`,

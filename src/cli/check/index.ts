@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import {
-  analyzeQuery, anchorRange, formatCount, formatSeconds, plural, explainValues, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
+  analyzeQuery, anchorRange, bindableMongo, formatCount, formatSeconds, plural, explainValues, mongoVariableValue, canonicalJson, notThere, causeOfLostIndex, collectQueries, decide, DiagnosticCodes, gateCounts, indexTables, lineColumn, loadSqlParser, nextLock, parseLock, planCounters, planSignature,
   querySourceKind, readScriptDdl, readSqlDdl, scriptDialect, serializeLock, sqlTables, stableHash, toGitlab, toJsonDocument, toJunit, toMarkdown, toSarif, touchedTargets, measurementSentence, versionNumber,
   type CheckFinding, type CheckQuery, type DdlStatement, type DecideOptions, type DocumentSchema, type GateDecision, type Lock, type PlanSignature, type QueryRun,
 } from '../../core/index';
@@ -446,9 +446,12 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
   const notExplainable = (why: string): QueryRun => ({ ...base, status: 'not-explainable', why, findings: findingsOf(q, undefined) });
   // A statement with $n parameters the code binds at run time: a generic plan, or values from the statistics.
   const parameterized = q.explain.ok ? undefined : withParameters(q);
-  if (!q.explain.ok && parameterized === undefined) return notExplainable(q.explain.problem);
+  // A MongoDB query with values from the code: values of their fields in the CI database, or stand-ins.
+  const bindable = q.explain.ok || q.found.engine !== 'mongodb' ? undefined : bindableMongo(q.found);
+  if (bindable?.ok === false) return notExplainable(`${bindable.why}.`);
+  if (!q.explain.ok && parameterized === undefined && bindable === undefined) return notExplainable(q.explain.problem);
   if (!dbs.has(q.engine)) return notExplainable(`no --uri for ${ENGINE_NAME[q.engine]} was given`);
-  const text = q.explain.ok ? q.explain.text : parameterized!;
+  const text = q.explain.ok ? q.explain.text : parameterized ?? bindable!.text((v) => mongoVariableValue(v, undefined));
   // A table or collection the CI database does not have: said so under its own rule, never a scan (an
   // explain on MongoDB reads nothing there) nor only "not explainable".
   const absent = await dbs.missing(q.engine, text, CI_DATABASE);
@@ -458,7 +461,9 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
     run.findings.unshift({ rule: DiagnosticCodes.doesNotExist, tier: 'structural', severity: 'warning', range: q.range, message: `${sentence}: the query cannot run there as written, so it is neither explained nor advised.` });
     return run;
   }
-  const r = parameterized !== undefined ? await dbs.explainWithParameters(parameterized) : await dbs.explain(q.engine, text);
+  const r = parameterized !== undefined ? await dbs.explainWithParameters(parameterized)
+    : bindable !== undefined && q.found.engine === 'mongodb' ? await dbs.explainWithValues(q.found.command.collection, q.found.command.database, bindable)
+      : await dbs.explain(q.engine, text);
   if (!r.ok) return notExplainable(r.why);
   const signature = planSignature(r.plan, r.collection);
   if (r.parameters !== undefined) signature.parameters = r.parameters;

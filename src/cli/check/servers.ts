@@ -10,8 +10,8 @@ import { isAdapterError } from '../../adapters/errors';
 import { connectMongo, type MongoConnection } from '../../adapters/mongodb';
 import type { PostgresConnection } from '../../adapters/postgres';
 import { pgBindFromStatistics, type PgCatalog } from '../../adapters/stats';
-import type { Catalog, ExistingMongoIndex, ExistingPgIndex, Plan } from '../../core/index';
-import { catalogTargets, isCollectionFamily, versionNumber, missingNames, parseMongoQuery, parsePostgresQuery } from '../../core/index';
+import type { BindableMongo, Catalog, ExistingMongoIndex, ExistingPgIndex, Plan, PlanSignature } from '../../core/index';
+import { catalogTargets, isCollectionFamily, versionNumber, missingNames, mongoVariableValue, parseMongoQuery, parsePostgresQuery } from '../../core/index';
 
 export type Engine = 'mongodb' | 'postgres';
 
@@ -20,7 +20,7 @@ export const ENGINE_NAME: Record<Engine, string> = { mongodb: 'MongoDB', postgre
 /** A database that cannot be used: the run stops with exit 4. */
 export class EnvironmentProblem extends Error {}
 
-export type Explained = { ok: true; plan: Plan; collection?: string; parameters?: 'generic plan' | 'bound from statistics' } | { ok: false; why: string };
+export type Explained = { ok: true; plan: Plan; collection?: string; parameters?: PlanSignature['parameters'] } | { ok: false; why: string };
 
 /** EXPLAIN (GENERIC_PLAN) arrived in PostgreSQL 16. */
 const GENERIC_PLAN_FROM = 160000;
@@ -116,6 +116,26 @@ export class CiDatabases {
       if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The PostgreSQL database stopped answering: ${err.message}`);
       return { ok: false, why: err.message };
     }
+  }
+
+  /**
+   * Explains a MongoDB query that takes values from the code with, for each variable, a value of the field it
+   * is compared to in one document of the CI database, or a stand-in where no document has one.
+   * `parameters` says which, for the lock.
+   */
+  async explainWithValues(collection: string, database: string | undefined, bindable: BindableMongo): Promise<Explained> {
+    const fields = [...new Set(bindable.variables.flatMap((v) => (v.field !== undefined && (v.kind === 'value' || v.kind === 'list') ? [v.field] : [])))];
+    let data: Map<string, unknown>;
+    try {
+      data = await this.mongo!.fieldValues(collection, fields, database, this.timeoutMs);
+    } catch (err) {
+      if (!isAdapterError(err)) throw err;
+      if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The MongoDB database stopped answering: ${err.message}`);
+      return { ok: false, why: err.message };
+    }
+    const fromData = fields.every((f) => data.has(f));
+    const r = await this.explain('mongodb', bindable.text((v) => mongoVariableValue(v, v.field !== undefined ? data.get(v.field) : undefined)));
+    return r.ok ? { ...r, parameters: fromData ? 'bound from data' : 'stand-in values' } : r;
   }
 
   /** Every PostgreSQL table's indexes, read once; `tables` read by a plan are added with none if they have none. */

@@ -4,6 +4,7 @@
 export { stableHash } from './hash';
 export { fingerprintOf, identityKey, identityKeys, mongoQueryShape, scopeAt, scriptScopes, sqlShape, type QueryIdentity } from './identity';
 export { checksFile, collectQueries, queryIgnores, queryKeys, type CheckQuery, type CollectedFile, type InlineIgnore, type LineRange } from './collect';
+export { bindableMongo, mongoVariables, mongoVariableValue, STAND_IN, type BindableMongo, type MongoVariable, type MongoVariables } from './mongoValues';
 export { planCounters, planSignature, planSummaryOf, type AccessPath, type PlanCounters, type PlanSignature } from './signature';
 export { canonicalJson, emptyLock, LOCK_VERSION, parseLock, serializeLock, versionNumber, type Lock, type LockEntry, type Waiver } from './lock';
 export { CheckRules, RULES, ruleInfo, type Level, type RuleInfo, type Tier } from './rules';

@@ -32,10 +32,12 @@ export interface PlanSignature {
   /** Node kinds root first, for people reading the lock; not compared. */
   stages: string;
   /**
-   * How a PostgreSQL statement's $n parameters were planned, when it has some: `generic plan` (EXPLAIN
-   * GENERIC_PLAN, 16 and later) or `bound from statistics` (values of the compared columns' statistics).
+   * How the values the code gives at run time were planned, when the query takes some. PostgreSQL's $n
+   * parameters: `generic plan` (EXPLAIN GENERIC_PLAN, 16 and later) or `bound from statistics` (values of
+   * the compared columns' statistics). MongoDB's variables: `bound from data` (each a value of its field in
+   * the CI database) or `stand-in values` (some field has no value there; mongoValues.ts).
    */
-  parameters?: 'generic plan' | 'bound from statistics';
+  parameters?: 'generic plan' | 'bound from statistics' | 'bound from data' | 'stand-in values';
 }
 
 export interface PlanCounters {

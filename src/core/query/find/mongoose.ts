@@ -102,8 +102,27 @@ function readModelChain(ex: Extractor, model: ModelName, chain: ChainCall[], opI
   const q = new MongoReader(ex, coll, { ...op, call }, cursor.filter((c) => c.name !== 'where'), MODEL_METHODS[op.name]).read();
   q.range = { start: q.range.start, end: chain[i - 1]!.call.end };
   if (model.discriminator && op.name !== 'estimatedDocumentCount') withDiscriminator(q.command, model.discriminator);
+  if (q.engine === 'mongodb') withSetOperator(q.command);
   ex.push(q);
 }
+
+/**
+ * What Mongoose sends for an update written without operators (`updateOne({ _id }, { name })`): the fields
+ * under `$set`, with the operators written beside them, as Mongoose casts an update unless `overwrite` is set.
+ */
+function withSetOperator(cmd: MongoCommand): void {
+  const u = cmd.update;
+  if (!SET_WRAPPED.has(cmd.operation) || !u || Array.isArray(u) || '$placeholder' in u || cmd.options?.['overwrite'] === true) return;
+  const fields = Object.entries(u).filter(([k]) => !k.startsWith('$'));
+  if (fields.length === 0) return;
+  const set = u['$set'];
+  if (set !== undefined && (typeof set !== 'object' || set === null || Array.isArray(set) || '$placeholder' in set)) return;
+  const ops = Object.fromEntries(Object.entries(u).filter(([k]) => k.startsWith('$')));
+  cmd.update = { ...ops, $set: { ...(set as Record<string, unknown> | undefined), ...Object.fromEntries(fields) } };
+}
+
+/** The operations whose update Mongoose wraps in `$set` (findByIdAndUpdate is read as findOneAndUpdate). */
+const SET_WRAPPED = new Set<string>(['updateOne', 'updateMany', 'findOneAndUpdate']);
 
 /**
  * What Mongoose sends for a discriminator's query: its filter with the discriminator's key and value added
