@@ -93,7 +93,8 @@ describe('qpi check on real servers', function () {
       "async function tagged(tags) { return db.collection('events').find({ user_id: 3, tags: { $in: tags } }).toArray(); }",
       'async function anything(filter) { return db.collection(\'events\').find(filter).toArray(); }',
       "async function seen(id, at) { return db.collection('events').updateOne({ _id: id }, { $set: { seen_at: at }, $inc: { views: 1 } }); }",
-      'module.exports = { byKind, tagged, anything, seen };',
+      'async function inAny(collection, id) { return collection.findOne({ _id: id }); }',
+      'module.exports = { byKind, tagged, anything, seen, inAny };',
     ].join('\n'));
     const r = await check('--update');
     assert.equal(r.code, 0, r.err);
@@ -110,6 +111,9 @@ describe('qpi check on real servers', function () {
     const anything = j.doc.queries.find((q) => q.file === 'src/variables.js' && q.outcome === 'not-explainable');
     assert.ok(anything, JSON.stringify(j.doc.queries.map((q) => [q.file, q.outcome])));
     assert.match(anything.notExplainable!, /values from the code \(filter\), so it cannot be explained/);
+    const inAny = j.doc.queries.find((q) => q.file === 'src/variables.js' && q.key.includes(' inAny '));
+    assert.ok(inAny, JSON.stringify(j.doc.queries.map((q) => q.key)));
+    assert.equal(inAny.notExplainable, 'The collection is chosen at run time, so which one the query reads is not known.');
   });
 
   it('fails a new query no index can serve, at its own file and line', async function () {

@@ -446,6 +446,8 @@ async function runQuery(q: CheckQuery & { source: string }, dbs: CiDatabases): P
   const notExplainable = (why: string): QueryRun => ({ ...base, status: 'not-explainable', why, findings: findingsOf(q, undefined) });
   // A statement with $n parameters the code binds at run time: a generic plan, or values from the statistics.
   const parameterized = q.explain.ok ? undefined : withParameters(q);
+  // A collection the code chooses at run time (a `collection` parameter): there is nothing to explain on.
+  if (q.found.engine === 'mongodb' && q.found.command.collection === '') return notExplainable('The collection is chosen at run time, so which one the query reads is not known.');
   // A MongoDB query with values from the code: values of their fields in the CI database, or stand-ins.
   const bindable = q.explain.ok || q.found.engine !== 'mongodb' ? undefined : bindableMongo(q.found);
   if (bindable?.ok === false) return notExplainable(`${bindable.why}.`);
