@@ -3,7 +3,7 @@
 // decides the query's shape leaves it not explainable, with the reason; the text explained has the values in.
 
 import assert from 'node:assert/strict';
-import { bindableMongo, mongoVariables, mongoVariableValue, STAND_IN, type MongoVariable } from '../../src/core/check/mongoValues';
+import { bindableMongo, mongoVariables, mongoVariableValue, STAND_IN, STAND_IN_LIMIT, type MongoVariable } from '../../src/core/check/mongoValues';
 import { findQueries, type FoundQuery } from '../../src/core/query/find/index';
 import type { MongoCommand } from '../../src/core/query/mongoShell';
 
@@ -87,7 +87,28 @@ describe('qpi check: values for a MongoDB query\'s variables', () => {
     assert.ok(b?.ok);
     const values: Record<string, unknown> = { user_id: 42, at: { $date: '2026-01-01T00:00:00Z' } };
     assert.equal(b.text((v) => mongoVariableValue(v, values[v.field ?? ''])), 'db.getSiblingDB("app").events.find({user_id: (42), at: {$gt: (ISODate("2026-01-01T00:00:00Z"))}}).sort({at: -1}).limit(20)');
+    assert.equal(b.standInParts, false);
     // The whole filter from the code: no values can make it a query, and the finder's own reason stands.
     assert.equal(bindableMongo(any!), undefined);
+  });
+
+  it('leaves out a projection the code gives, and puts stand-ins for its skip and limit', () => {
+    const text = [
+      "const { MongoClient } = require('mongodb');",
+      "const db = new MongoClient('mongodb://localhost').db('app');",
+      "async function page(kind, fields, offset, size) { return db.collection('events').find({ kind }, { projection: fields }).sort({ at: -1 }).skip(offset).limit(size).toArray(); }",
+      "async function listed(offset) { return db.collection('events').find({ kind: 'click' }).sort({ at: -1 }).skip(offset).limit(10).toArray(); }",
+    ].join('\n');
+    const [page, listed] = findQueries(text, 'script', 'js', {}).queries as Extract<FoundQuery, { engine: 'mongodb' }>[];
+    const p = bindableMongo(page!);
+    assert.ok(p?.ok);
+    assert.equal(p.standInParts, true);
+    assert.deepEqual(p.variables, [{ name: 'kind', field: 'kind', kind: 'value' }]);
+    assert.equal(p.text((v) => mongoVariableValue(v, 'view')), `db.getSiblingDB("app").events.find({kind: ("view")}).sort({at: -1}).skip(0).limit(${STAND_IN_LIMIT})`);
+    // No variable left once the skip has its stand-in: the text is the literal query.
+    const l = bindableMongo(listed!);
+    assert.ok(l?.ok);
+    assert.deepEqual([l.variables, l.standInParts], [[], true]);
+    assert.equal(l.text(() => undefined), 'db.getSiblingDB("app").events.find({kind: "click"}).sort({at: -1}).skip(0).limit(10)');
   });
 });

@@ -133,7 +133,7 @@ export class CiDatabases {
       if (err.kind === 'network' || err.kind === 'auth') throw new EnvironmentProblem(`The MongoDB database stopped answering: ${err.message}`);
       return { ok: false, why: err.message };
     }
-    const fromData = fields.every((f) => data.has(f));
+    const fromData = !bindable.standInParts && fields.every((f) => data.has(f));
     const r = await this.explain('mongodb', bindable.text((v) => mongoVariableValue(v, v.field !== undefined ? data.get(v.field) : undefined)));
     return r.ok ? { ...r, parameters: fromData ? 'bound from data' : 'stand-in values' } : r;
   }

@@ -7,7 +7,7 @@
 // than $match) leaves the query not explainable, with the reason. Pure: the adapter reads the values.
 
 import { shellValue } from '../advice/mongoText';
-import { explainValues, fillExplainValues } from '../lint/explainText';
+import { explainText, explainValues, fillExplainValues } from '../lint/explainText';
 import { isPlaceholder, type FoundQuery } from '../query/find/index';
 import type { MongoCommand } from '../query/mongoShell';
 
@@ -72,6 +72,8 @@ export function mongoVariables(cmd: MongoCommand): MongoVariables {
 export interface BindableMongo {
   ok: true;
   variables: MongoVariable[];
+  /** A projection the code gives was left out, or a skip or a limit given a stand-in (withStandInParts). */
+  standInParts: boolean;
   text(valueOf: (v: MongoVariable) => unknown): string;
 }
 
@@ -80,14 +82,39 @@ export interface BindableMongo {
  * with values; not ok, with the reason, when a variable decides its shape; undefined when it cannot take
  * values at all (a spread object, a limit from the code), whose own reason then stands.
  */
-export function bindableMongo(q: Extract<FoundQuery, { engine: 'mongodb' }>): BindableMongo | { ok: false; why: string } | undefined {
+export function bindableMongo(found: Extract<FoundQuery, { engine: 'mongodb' }>): BindableMongo | { ok: false; why: string } | undefined {
+  const q = withStandInParts(found);
+  const standInParts = q !== found;
   const template = explainValues(q);
-  if (!template) return undefined;
-  const found = mongoVariables(q.command);
-  if (!found.ok) return found;
-  const byName = new Map(found.variables.map((v) => [v.name, v]));
+  if (!template) {
+    // Only a projection, a skip or a limit came from the code: with their stand-ins the query is literal.
+    const literal = standInParts ? explainText(q) : undefined;
+    return literal?.ok ? { ok: true, variables: [], standInParts, text: () => literal.text } : undefined;
+  }
+  const read = mongoVariables(q.command);
+  if (!read.ok) return read;
+  const byName = new Map(read.variables.map((v) => [v.name, v]));
   if (template.names.some((n) => !byName.has(n))) return undefined;
-  return { ok: true, variables: found.variables, text: (valueOf) => fillExplainValues(template, template.names.map((n) => shellValue(valueOf(byName.get(n)!)))) };
+  return { ok: true, variables: read.variables, standInParts, text: (valueOf) => fillExplainValues(template, template.names.map((n) => shellValue(valueOf(byName.get(n)!)))) };
+}
+
+/** The page a query given skip and limit from the code is explained with: the first, of this many. */
+export const STAND_IN_LIMIT = 20;
+
+/**
+ * The query as the gate explains it when the code gives it a projection, a skip or a limit: without the
+ * projection (which fields come back does not choose the index), at skip 0 and limit STAND_IN_LIMIT (a
+ * limit keeps its place in the plan, which one does not change it).
+ */
+function withStandInParts(q: Extract<FoundQuery, { engine: 'mongodb' }>): Extract<FoundQuery, { engine: 'mongodb' }> {
+  const standIn = new Set(['projection', 'skip', 'limit']);
+  const projected = q.command.projection !== undefined && firstVariable(q.command.projection) !== undefined;
+  if (!projected && !q.variableParts.some((p) => standIn.has(p))) return q;
+  const command = { ...q.command };
+  if (projected || q.variableParts.includes('projection')) delete command.projection;
+  if (q.variableParts.includes('skip')) command.skip = 0;
+  if (q.variableParts.includes('limit')) command.limit = STAND_IN_LIMIT;
+  return { ...q, command, variableParts: q.variableParts.filter((p) => !standIn.has(p)) };
 }
 
 /** The value a variable is explained with: the data's (`fromData`, the field's value in one document) or a stand-in. */
