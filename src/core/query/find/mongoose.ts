@@ -10,8 +10,10 @@
 // (one library per call, typeorm.ts declaredEntity). A model a factory function returns (`const Users =
 // getUserModel(mongoose)`, here or in another module) is the one every return names; `this` in a schema's
 // static (written in place, a function of the module or of another one given by its name, or a static
-// method of a class the schema loads with `loadClass`) is the model made from that schema; a discriminator (`Form.discriminator('Encrypted', schema)`)
-// keeps its documents in its base model's collection, and its queries carry its key and value.
+// method of a class the schema loads with `loadClass`) is the model made from that schema; a discriminator
+// (`Form.discriminator('Encrypted', schema)`) keeps its documents in its base model's collection, and its
+// queries carry its key and value. An update written without operators is sent under `$set`, as Mongoose
+// sends it.
 
 import type { MongoCommand, MongoOperation } from '../mongoShell';
 import type { CallReader, ChainCall, Extractor } from './extractor';
@@ -456,7 +458,10 @@ interface ModuleModels {
   statics: Map<BNode, string>;
   /** Functions imported from another module that a schema takes as statics: the local name to the schema's. */
   importedStatics: Map<string, string>;
-  /** Classes a schema loads (`schema.loadClass(UserClass)`), whose static methods are its statics: the class (its name, or the class expression) to the schema's name. */
+  /**
+   * Classes a schema loads (`schema.loadClass(UserClass)`), whose static methods are its statics: the class
+   * (its name, or the class expression) to the schema's name.
+   */
   loadedClasses: Map<BNode | string, string>;
   /** `model(name, schema)` and `Base.discriminator(name, schema)` calls, in the order the module writes them. */
   makers: BNode[];
