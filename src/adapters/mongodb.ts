@@ -623,24 +623,35 @@ export class MongoConnection {
   /**
    * One value of each field path in the collection, as relaxed extended JSON (none for a path no document
    * has, or holds only null in): what the CI gate explains a query's variables with. One aggregate per
-   * path, reading until the first document that has it, under maxTimeMS; nothing is written.
+   * path, reading until the first document that has it; nothing is written. Bounded and stopped as an
+   * explain is: maxTimeMS, the client-side deadline, and cancel() by the operation's comment.
    */
   async fieldValues(collection: string, paths: readonly string[], database?: string, timeoutMs = DEFAULT_FIELD_VALUE_TIMEOUT_MS): Promise<Map<string, unknown>> {
-    const out = new Map<string, unknown>();
-    try {
-      const db = mongoClientDatabase(this.client, database);
-      for (const path of paths) {
-        // A path the aggregation language cannot name ($-prefixed parts, empty parts) gets no value.
-        if (path.split('.').some((p) => p === '' || p.startsWith('$'))) continue;
-        const rows = await mongoAggregate(db, collection, [{ $match: { [path]: { $exists: true, $ne: null } } }, { $limit: 1 }, { $project: { _id: 0, v: `$${path}` } }], { maxTimeMS: Math.max(1, Math.floor(timeoutMs)) });
-        const v = rows[0]?.['v'];
-        if (v !== undefined && v !== null) out.set(path, BSON.EJSON.serialize(v as Document, { relaxed: true }));
+    if (this.closed) throw new AdapterError('network', 'The MongoDB connection is closed.');
+    if (this.running) throw new AdapterError('unsupported', 'Another operation is still running on this connection; wait for it or cancel it.');
+    const limit = Math.max(1, Math.floor(timeoutMs));
+    const tag = `qpi-values-${randomBytes(8).toString('hex')}`;
+    const commented = (this.server.maxWireVersion ?? 0) >= 9;
+    const db = mongoClientDatabase(this.client, database);
+    return this.operation(tag, undefined, () => {}, async (state) => {
+      const out = new Map<string, unknown>();
+      try {
+        for (const path of paths) {
+          // A path the aggregation language cannot name ($-prefixed parts, empty parts) gets no value.
+          if (path.split('.').some((p) => p === '' || p.startsWith('$'))) continue;
+          const pipeline = [{ $match: { [path]: { $exists: true, $ne: null } } }, { $limit: 1 }, { $project: { _id: 0, v: `$${path}` } }];
+          const run = mongoAggregate(db, collection, pipeline, { maxTimeMS: limit, session: state.session, ...(commented ? { comment: tag } : {}) });
+          state.promise = run;
+          const rows = await withDeadline(run, limit + graceFor(limit), () => this.abandon(state, limit, false));
+          const v = rows[0]?.['v'];
+          if (v !== undefined && v !== null) out.set(path, BSON.EJSON.serialize(v as Document, { relaxed: true }));
+        }
+        return out;
+      } catch (err) {
+        if ((err as { code?: number }).code === 26) return out;
+        throw mongoError(err, this.options, { cancelled: state.cancelled, timeoutMs: limit });
       }
-      return out;
-    } catch (err) {
-      if ((err as { code?: number }).code === 26) return out;
-      throw mongoError(err, this.options);
-    }
+    });
   }
 
   /** Indexes of a collection (none when it does not exist). */

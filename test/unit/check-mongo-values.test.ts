@@ -10,6 +10,12 @@ import type { MongoCommand } from '../../src/core/query/mongoShell';
 const P = (name: string) => ({ $placeholder: name });
 const cmd = (over: Partial<MongoCommand>): MongoCommand => ({ collection: 'events', operation: 'find', hasPlaceholders: true, ranges: {}, ...over });
 
+/** The MongoDB driver calls the finder reads in `functions`, written after a `db` of the database `app`. */
+function driverQueries(...functions: string[]): Extract<FoundQuery, { engine: 'mongodb' }>[] {
+  const text = ["const { MongoClient } = require('mongodb');", "const db = new MongoClient('mongodb://localhost').db('app');", ...functions].join('\n');
+  return findQueries(text, 'script', 'js', {}).queries as Extract<FoundQuery, { engine: 'mongodb' }>[];
+}
+
 describe('qpi check: values for a MongoDB query\'s variables', () => {
   it('gives each variable the field it is compared to, and the kind of value its operator takes', () => {
     const r = mongoVariables(cmd({
@@ -76,13 +82,10 @@ describe('qpi check: values for a MongoDB query\'s variables', () => {
   });
 
   it('writes the text explained with the values in, from a query the finder read', () => {
-    const text = [
-      "const { MongoClient } = require('mongodb');",
-      "const db = new MongoClient('mongodb://localhost').db('app');",
+    const [recent, any] = driverQueries(
       "async function recent(userId, since) { return db.collection('events').find({ user_id: userId, at: { $gt: since } }).sort({ at: -1 }).limit(20).toArray(); }",
       "async function any(filter) { return db.collection('events').find(filter).toArray(); }",
-    ].join('\n');
-    const [recent, any] = findQueries(text, 'script', 'js', {}).queries as Extract<FoundQuery, { engine: 'mongodb' }>[];
+    );
     const b = bindableMongo(recent!);
     assert.ok(b?.ok);
     const values: Record<string, unknown> = { user_id: 42, at: { $date: '2026-01-01T00:00:00Z' } };
@@ -93,13 +96,10 @@ describe('qpi check: values for a MongoDB query\'s variables', () => {
   });
 
   it('leaves out a projection the code gives, and puts stand-ins for its skip and limit', () => {
-    const text = [
-      "const { MongoClient } = require('mongodb');",
-      "const db = new MongoClient('mongodb://localhost').db('app');",
+    const [page, listed] = driverQueries(
       "async function page(kind, fields, offset, size) { return db.collection('events').find({ kind }, { projection: fields }).sort({ at: -1 }).skip(offset).limit(size).toArray(); }",
       "async function listed(offset) { return db.collection('events').find({ kind: 'click' }).sort({ at: -1 }).skip(offset).limit(10).toArray(); }",
-    ].join('\n');
-    const [page, listed] = findQueries(text, 'script', 'js', {}).queries as Extract<FoundQuery, { engine: 'mongodb' }>[];
+    );
     const p = bindableMongo(page!);
     assert.ok(p?.ok);
     assert.equal(p.standInParts, true);

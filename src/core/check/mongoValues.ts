@@ -7,7 +7,7 @@
 // than $match) leaves the query not explainable, with the reason. Pure: the adapter reads the values.
 
 import { shellValue } from '../advice/mongoText';
-import { explainText, explainValues, fillExplainValues } from '../lint/explainText';
+import { explainText, explainValues, fillExplainValues, placeholderNames } from '../lint/explainText';
 import { isPlaceholder, type FoundQuery } from '../query/find/index';
 import type { MongoCommand } from '../query/mongoShell';
 
@@ -42,7 +42,8 @@ export function mongoVariables(cmd: MongoCommand): MongoVariables {
   const add = (v: MongoVariable): void => {
     if (!out.some((o) => o.name === v.name)) out.push(v);
   };
-  for (const [part, value] of [['sort', cmd.sort], ['projection', cmd.projection], ['hint', cmd.hint], ['collation', cmd.collation]] as const) {
+  // A projection from the code is left out before this (withStandInParts): which fields come back does not choose the index.
+  for (const [part, value] of [['sort', cmd.sort], ['hint', cmd.hint], ['collation', cmd.collation]] as const) {
     const name = firstVariable(value);
     if (name !== undefined) return { ok: false, why: `The ${part} is built from ${name}, a value of the code, which decides the plan` };
   }
@@ -213,17 +214,9 @@ function updateVariables(update: unknown, add: (v: MongoVariable) => void): stri
 }
 
 function firstVariable(value: unknown): string | undefined {
-  return allVariables(value)[0];
+  return placeholderNames([value], 1)[0];
 }
 
 function allVariables(value: unknown): string[] {
-  const out: string[] = [];
-  const stack = [value];
-  while (stack.length > 0 && out.length < 64) {
-    const x = stack.pop();
-    if (isPlaceholder(x)) out.push(x.$placeholder);
-    else if (Array.isArray(x)) stack.push(...x);
-    else if (x !== null && typeof x === 'object') stack.push(...Object.values(x));
-  }
-  return out;
+  return placeholderNames([value], 64);
 }

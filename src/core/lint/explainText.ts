@@ -36,7 +36,7 @@ export function explainText(q: FoundQuery): ExplainText {
     return { ok: true, text: q.sql };
   }
   const cmd = q.command;
-  const variables = placeholders([cmd.filter, cmd.sort, cmd.projection, cmd.pipeline, cmd.update, cmd.hint]);
+  const variables = placeholderNames([cmd.filter, cmd.sort, cmd.projection, cmd.pipeline, cmd.update, cmd.hint]);
   for (const p of q.variableParts) if (!variables.includes(p)) variables.push(p);
   if (variables.length > 0 || q.partial) {
     const asks = q.variableParts.length === 0 && !q.partial;
@@ -119,10 +119,11 @@ function mongoText(cmd: Extract<FoundQuery, { engine: 'mongodb' }>['command']): 
   return text;
 }
 
-function placeholders(values: unknown[]): string[] {
+/** The names of the variables of the code (`{$placeholder: name}`) in `values`, in their order, at most `limit`. */
+export function placeholderNames(values: unknown[], limit = 8): string[] {
   const out: string[] = [];
   const stack = [...values];
-  while (stack.length > 0 && out.length < 8) {
+  while (stack.length > 0 && out.length < limit) {
     const x = stack.pop();
     if (isPlaceholder(x)) out.push(x.$placeholder);
     else if (Array.isArray(x)) stack.push(...x);
